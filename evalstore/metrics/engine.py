@@ -1,0 +1,390 @@
+"""The SQL metric engine: bulk evaluation of many metrics for many runs in DuckDB.
+
+For each evaluation context (a combination of ``rel``, ``judged_only`` and ``gains``) the engine
+builds the ranked judged list once (``sql/ranked_list.sql``), for all requested runs, then runs
+every requested metric's SQL block over it in one UNION ALL statement. Scores are stored in
+``score_data`` (view ``scores``) under the canonical metric name; evaluating the same thing again
+replaces the earlier rows instead of duplicating them.
+
+Evaluation options (apply to all metrics of a call):
+
+* ``convention``: ``'trec_eval'`` (default) or ``'ntcireval'``.
+
+  ============================  =================================  ==================================
+  what                          trec_eval                          ntcireval
+  ============================  =================================  ==================================
+  order of a run's documents    score desc, ties docno desc        file order (res files, TREC lines)
+  topics with no relevant doc   scored 0 and averaged in           dropped (NTCIREVAL prints nothing)
+  truncation                    none (``depth=``, trec_eval -M)     top 1000 (``depth=``, -truncate)
+  ERR's g_max                   top declared gain (same)           top declared gain
+  ============================  =================================  ==================================
+
+* ``complete`` (trec_eval ``-c``): topics of the qrels missing from a run score 0 and enter the
+  mean. Default False: only topics both in the qrels and in the run are evaluated (trec_eval 9,
+  pytrec_eval and ir_measures; trec_eval 10 refuses such runs without -c).
+* ``depth``: evaluate only the top ``depth`` documents of each topic (trec_eval ``-M``).
+"""
+from __future__ import annotations
+
+import math
+import re
+import string
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .. import __version__ as ENGINE_VERSION
+from ..errors import MetricError
+from ..resources import read_sql
+from . import registry
+from .registry import MetricInstance
+
+CONVENTIONS = ("trec_eval", "ntcireval")
+NTCIREVAL_DEFAULT_DEPTH = 1000
+_NO_DEPTH = 2_000_000_000
+_BLOCK_RE = re.compile(r"^--\s*@metric\s+(\S+)\s*$", re.M)
+
+
+# --------------------------------------------------------------------------- SQL blocks
+_blocks_cache: dict[str, dict[str, str]] = {}
+
+
+def sql_blocks(filename: str) -> dict[str, str]:
+    """The ``-- @metric NAME`` blocks of a family SQL file."""
+    if filename not in _blocks_cache:
+        text = read_sql(filename)
+        parts = _BLOCK_RE.split(text)
+        blocks = {}
+        for i in range(1, len(parts), 2):
+            body = parts[i + 1].strip().rstrip(";").strip()
+            blocks[parts[i]] = body
+        _blocks_cache[filename] = blocks
+    return _blocks_cache[filename]
+
+
+def metric_sql(inst: MetricInstance, options: "Options") -> str:
+    filename, _, block = inst.spec.sql.partition("#")
+    blocks = sql_blocks(filename)
+    if block not in blocks:
+        raise MetricError(f"internal: SQL block {block!r} missing from sql/{filename}")
+    values = {k: sql_literal(v) for k, v in inst.params}
+    values["k"] = str(inst.cutoff if inst.cutoff is not None else _NO_DEPTH)
+    values["has_cutoff"] = "TRUE" if inst.cutoff is not None else "FALSE"
+    values["depth"] = str(options.depth_value)
+    values["gmax"] = sql_literal(options.gmax)
+    values["convention"] = sql_literal(options.convention)
+    try:
+        return string.Template(blocks[block]).substitute(values)
+    except KeyError as e:
+        raise MetricError(f"internal: SQL block {inst.spec.sql} uses undefined placeholder {e}") from None
+
+
+def sql_literal(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isinf(v):
+            return "'inf'::DOUBLE"
+        return repr(v) + "::DOUBLE"
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(sql_literal(x) for x in v) + "]"
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+# --------------------------------------------------------------------------- options
+@dataclass
+class Options:
+    convention: str = "trec_eval"
+    complete: bool = False
+    depth: int | None = None
+    gmax: float | None = None          # set per context: the top declared gain
+
+    @property
+    def depth_value(self) -> int:
+        if self.depth is not None:
+            return self.depth
+        return NTCIREVAL_DEFAULT_DEPTH if self.convention == "ntcireval" else _NO_DEPTH
+
+    def canonical_extra(self) -> dict[str, Any]:
+        """Options that change values, appended to the canonical metric name when not default."""
+        extra: dict[str, Any] = {}
+        if self.convention != "trec_eval":
+            extra["convention"] = self.convention
+        if self.complete:
+            extra["complete"] = True
+        if self.depth is not None:
+            extra["depth"] = self.depth
+        return extra
+
+
+def make_options(convention: str = "trec_eval", complete: bool = False, depth: int | None = None) -> Options:
+    if convention not in CONVENTIONS:
+        raise MetricError(f"unknown convention {convention!r}; use one of {', '.join(CONVENTIONS)}")
+    if depth is not None and depth < 1:
+        raise MetricError(f"depth must be a positive number of documents, not {depth}")
+    return Options(convention=convention, complete=bool(complete), depth=depth)
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class EvalResult:
+    """Per-topic scores and per-run summaries of one evaluation."""
+
+    qrels: str
+    metrics: list[str]                       # display names, in request order
+    canonical: dict[str, str]                # display name -> canonical name
+    per_topic: list[tuple[str, str, str, float]] = field(default_factory=list)   # run, topic, metric, value
+    means: list[tuple[str, str, float, int]] = field(default_factory=list)       # run, metric, mean, n_topics
+    aggregates: dict[str, str] = field(default_factory=dict)
+
+    def mean(self, run: str, metric: str) -> float:
+        for r, m, v, _ in self.means:
+            if r == run and m == metric:
+                return v
+        raise KeyError((run, metric))
+
+    def value(self, run: str, topic: str, metric: str) -> float:
+        for r, t, m, v in self.per_topic:
+            if r == run and t == topic and m == metric:
+                return v
+        raise KeyError((run, topic, metric))
+
+    def table(self) -> dict[str, dict[str, float]]:
+        """``{run: {metric: mean}}``."""
+        out: dict[str, dict[str, float]] = {}
+        for r, m, v, _ in self.means:
+            out.setdefault(r, {})[m] = v
+        return out
+
+    def topics(self) -> dict[str, dict[str, dict[str, float]]]:
+        """``{run: {topic: {metric: value}}}``."""
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for r, t, m, v in self.per_topic:
+            out.setdefault(r, {}).setdefault(t, {})[m] = v
+        return out
+
+
+def summarise(values: Sequence[float], aggregate: str) -> float:
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return float("nan")
+    if aggregate == "sum":
+        return float(sum(vals))
+    if aggregate == "gmean":
+        return math.exp(sum(math.log(max(v, 1e-5)) for v in vals) / len(vals))
+    return sum(vals) / len(vals)
+
+
+# --------------------------------------------------------------------------- gains
+def gain_expr(gains: tuple[float, ...] | None) -> str:
+    """SQL mapping a grade to its gain: grade itself for grades > 0 (trec_eval), or the declared
+    gain of level g (levels 1..n; level 0 and negative grades have gain 0)."""
+    if gains is None:
+        return "CASE WHEN grade > 0 THEN grade ELSE 0 END"
+    lst = "[" + ", ".join(repr(float(g)) for g in gains) + "]::DOUBLE[]"
+    return f"CASE WHEN grade > 0 THEN {lst}[grade] ELSE 0 END"
+
+
+def parse_gains(text: str | None) -> tuple[float, ...] | None:
+    if not text:
+        return None
+    return tuple(float(x) for x in text.split(":"))
+
+
+# --------------------------------------------------------------------------- the engine
+def resolve_metrics(metrics: Sequence[str] | str) -> list[MetricInstance]:
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    out: list[MetricInstance] = []
+    for m in metrics:
+        out.extend(registry.parse(m))
+    if not out:
+        raise MetricError("no metric given; e.g. -m AP -m nDCG@10")
+    return out
+
+
+def build_ranked_list(con, qrels_id: int, run_ids: Sequence[int], context: dict[str, Any], options: Options) -> None:
+    """(Re)build the rl_* relations of ``sql/ranked_list.sql`` for one evaluation context."""
+    run_list = ", ".join(str(int(r)) for r in run_ids)
+    if options.convention == "ntcireval":
+        rank_source = (f"SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank "
+                       f"FROM run_row_data WHERE run_id IN ({run_list})")
+    else:
+        rank_source = f"SELECT run_id, topic, doc, rank FROM run_row_data WHERE run_id IN ({run_list})"
+    if options.complete:
+        pairs = f"SELECT r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r CROSS JOIN rl_qtopics q"
+    else:
+        pairs = "SELECT DISTINCT run_id, topic FROM rl_retrieved"
+    values = {
+        "qrels_id": str(int(qrels_id)),
+        "run_ids": run_list,
+        "rel": str(int(context["rel"])),
+        "gain_expr": gain_expr(context["gains"]),
+        "depth": str(options.depth_value),
+        "rank_source": rank_source,
+        "judged_only": "TRUE" if context["judged_only"] else "FALSE",
+        "topic_pairs": pairs,
+        "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
+    }
+    script = string.Template(read_sql("ranked_list.sql")).substitute(values)
+    for stmt in _statements(script):
+        con.execute(stmt)
+
+
+def _statements(script: str) -> list[str]:
+    lines = [ln for ln in script.splitlines() if not ln.lstrip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+def _check_gains(con, qrels_id: int, gains: tuple[float, ...] | None, qrels_name: str) -> None:
+    if gains is None:
+        return
+    top = con.execute("SELECT max(grade) FROM qrels_data WHERE qrels_id = ?", [qrels_id]).fetchone()[0]
+    if top is not None and top > len(gains):
+        raise MetricError(
+            f"gains={':'.join(f'{g:g}' for g in gains)} declares {len(gains)} relevance levels but qrels "
+            f"{qrels_name!r} has grade {top}; give one gain per level 1..{top} (as NTCIREVAL's -g)")
+
+
+def compute(con, qrels_id: int, run_ids: Sequence[int], instances: Sequence[MetricInstance], options: Options,
+            qrels_name: str = "", declared_gains: tuple[float, ...] | None = None, progress=None) -> str:
+    """Compute all instances into temp table ``_eval_out(run_id, topic, metric, value)``.
+
+    Returns the name of that table. ``metric`` holds the canonical name."""
+    contexts: dict[tuple, list[MetricInstance]] = {}
+    for inst in instances:
+        ctx = dict(inst.context())
+        if inst.spec.param("gains") is not None and ctx["gains"] is None and declared_gains is not None:
+            ctx["gains"] = declared_gains
+        key = tuple(sorted(ctx.items()))
+        contexts.setdefault(key, []).append(inst)
+    con.execute("CREATE OR REPLACE TEMP TABLE _eval_out (run_id INTEGER, topic VARCHAR, metric VARCHAR, value DOUBLE)")
+    extra = options.canonical_extra()
+    done: set[str] = set()
+    for key, insts in contexts.items():
+        ctx = dict(key)
+        _check_gains(con, qrels_id, ctx["gains"], qrels_name)
+        opts = Options(options.convention, options.complete, options.depth,
+                       gmax=(max(ctx["gains"]) if ctx["gains"] else None))
+        build_ranked_list(con, qrels_id, run_ids, ctx, opts)
+        if opts.gmax is None:
+            # no declared gains: the top gain is the qrels set's highest grade (gain = grade)
+            top = con.execute("SELECT max(grade) FROM rl_qrels").fetchone()[0]
+            opts.gmax = float(top or 1)
+        selects = []
+        for inst in insts:
+            canon = _canonical_for(inst, ctx, extra)
+            if canon in done:
+                continue
+            done.add(canon)
+            body = metric_sql(inst, opts)
+            missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
+            selects.append(
+                f"SELECT t.run_id, t.topic, {sql_literal(canon)} AS metric, "
+                f"coalesce(m.value::DOUBLE, {missing}) AS value "
+                f"FROM rl_topics t LEFT JOIN ({body}) m USING (run_id, topic)")
+        if not selects:
+            continue
+        try:
+            con.execute("INSERT INTO _eval_out " + "\nUNION ALL\n".join(selects))
+        except Exception as e:  # duckdb.Error, with the metric names for context
+            names = ", ".join(i.display for i in insts)
+            raise MetricError(f"computing {names} failed in DuckDB: {e}") from None
+        if progress is not None:
+            progress.advance(len(insts))
+    return "_eval_out"
+
+
+def _canonical_for(inst: MetricInstance, ctx: dict[str, Any], extra: dict[str, Any]) -> str:
+    """Canonical name with the effective gains (a qrels set's declared gains are spelled out)."""
+    params = dict(inst.params)
+    if "gains" in params and params["gains"] is None and ctx.get("gains") is not None:
+        params["gains"] = ctx["gains"]
+    if "gains" in params and params["gains"] is None:
+        params["gains"] = "grade"
+    fake = MetricInstance(inst.spec, tuple(sorted(params.items())), inst.cutoff, inst.display)
+    return fake.canonical(extra)
+
+
+def evaluate_store(store, qrels: str, runs: Sequence[str] | str | None = None, metrics: Sequence[str] | str = ("AP",),
+                   *, convention: str = "trec_eval", complete: bool = False, depth: int | None = None,
+                   save: bool = True, progress: bool | None = None) -> EvalResult:
+    """Evaluate ``runs`` (names; all runs when None) against the qrels set ``qrels``.
+
+    Computes every metric for all runs at once in DuckDB, stores the per-topic scores (unless
+    ``save=False``) and returns them with per-run summaries."""
+    options = make_options(convention, complete, depth)
+    con = store.con
+    qrels_id = store.qrels_id(qrels)
+    if runs is None:
+        runs = store.run_names()
+        if not runs:
+            raise MetricError("the store has no runs; ingest some with `evalstore ingest run FILE`")
+    elif isinstance(runs, str):
+        runs = [runs]
+    run_ids = {name: store.run_id(name) for name in runs}
+    instances = resolve_metrics(metrics)
+    declared = parse_gains(con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?", [qrels_id]).fetchone()[0])
+
+    from ..progress import progress_bar
+
+    with progress_bar(len(instances), "evaluating", enabled=progress, min_total=1_000_000 if progress is None else 1) as bar:
+        compute(con, qrels_id, list(run_ids.values()), instances, options, qrels_name=qrels,
+                declared_gains=declared, progress=bar)
+
+    # map canonical -> display (several displays may share one canonical name)
+    extra = options.canonical_extra()
+    canonical: dict[str, str] = {}
+    for inst in instances:
+        ctx = dict(inst.context())
+        if inst.spec.param("gains") is not None and ctx["gains"] is None and declared is not None:
+            ctx["gains"] = declared
+        canonical[inst.display] = _canonical_for(inst, ctx, extra)
+    aggregates = {canonical[i.display]: i.spec.aggregate for i in instances}
+
+    if save:
+        with store.transaction():
+            con.execute("""DELETE FROM score_data WHERE qrels_id = ? AND run_id IN (SELECT DISTINCT run_id FROM _eval_out)
+                           AND metric IN (SELECT DISTINCT metric FROM _eval_out)""", [qrels_id])
+            con.execute("""DELETE FROM evaluations WHERE qrels_id = ? AND run_id IN (SELECT DISTINCT run_id FROM _eval_out)
+                           AND metric IN (SELECT DISTINCT metric FROM _eval_out)""", [qrels_id])
+            con.execute("INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
+                        "SELECT run_id, ?, metric, topic, value FROM _eval_out", [qrels_id])
+            agg_rows = list(aggregates.items())
+            con.execute("CREATE OR REPLACE TEMP TABLE _eval_agg (metric VARCHAR, aggregate VARCHAR)")
+            con.executemany("INSERT INTO _eval_agg VALUES (?, ?)", agg_rows)
+            con.execute("""INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version)
+                           SELECT o.run_id, ?, o.metric, a.aggregate, count(o.value), ? FROM _eval_out o
+                           JOIN _eval_agg a USING (metric) GROUP BY o.run_id, o.metric, a.aggregate""",
+                        [qrels_id, ENGINE_VERSION])
+            # runs that returned nothing for any evaluated topic still get an evaluations row
+    return _collect(con, qrels, run_ids, instances, canonical, aggregates)
+
+
+def _collect(con, qrels: str, run_ids: dict[str, int], instances, canonical, aggregates) -> EvalResult:
+    id_to_name = {v: k for k, v in run_ids.items()}
+    rows = con.execute("SELECT run_id, topic, metric, value FROM _eval_out ORDER BY run_id, topic, metric").fetchall()
+    by_canon: dict[str, list[str]] = {}
+    for disp, canon in canonical.items():
+        by_canon.setdefault(canon, []).append(disp)
+    displays = [i.display for i in instances]
+    order = {d: i for i, d in enumerate(dict.fromkeys(displays))}
+    per_topic = []
+    for run_id, topic, canon, value in rows:
+        for disp in by_canon.get(canon, [canon]):
+            per_topic.append((id_to_name[run_id], topic, disp, value))
+    per_topic.sort(key=lambda r: (r[0], r[1], order.get(r[2], 0)))
+    groups: dict[tuple[str, str], list[float]] = {}
+    for run, _, disp, value in per_topic:
+        groups.setdefault((run, disp), []).append(value)
+    means = []
+    for run in run_ids:
+        for disp in order:
+            vals = groups.get((run, disp), [])
+            agg = aggregates[canonical[disp]]
+            means.append((run, disp, summarise(vals, agg), sum(v is not None for v in vals)))
+    return EvalResult(qrels=qrels, metrics=list(order), canonical=canonical, per_topic=per_topic, means=means,
+                      aggregates={d: aggregates[canonical[d]] for d in order})

@@ -1,0 +1,291 @@
+"""The metric registry: every metric's name, parameters, SQL, citation and tests in one place.
+
+A metric is declared once, in the family module of ``evalstore/metrics/families/`` that matches
+its SQL file in ``sql/`` (one family per file). ``evalstore metrics`` (CLI) and
+:func:`describe` list them. Names follow ir_measures' syntax::
+
+    Name(param=value,...)@cutoff        e.g.  nDCG@10   P(rel=2)@10   Q-measure(beta=0.5)
+                                              nDCG(gains=1:2:3,judged_only=true)@20
+
+and trec_eval's names are accepted as aliases (``map``, ``P_10``, ``P.10``, ``ndcg_cut_10``, ...).
+The canonical name stored with every score has all parameters sorted and defaults filled.
+
+Context parameters, shared by every metric that declares them, change the ranked judged list
+that the SQL works on rather than the formula:
+
+* ``rel`` (int, default 1): a document is relevant when its grade >= rel (trec_eval ``-l``);
+* ``judged_only`` (bool, default false): condensed list, unjudged documents removed and ranks
+  renumbered (trec_eval ``-J``; Sakai's AP', Q', nDCG');
+* ``gains`` (gains of levels 1..n, e.g. ``1:2:3``; default: gain = grade, or the qrels set's
+  declared default gains).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import MetricError
+
+CONTEXT_PARAMS = ("rel", "judged_only", "gains")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str                 # 'int', 'float', 'bool', 'gains', 'floats', 'str'
+    default: Any
+    doc: str = ""
+    choices: tuple = ()
+
+
+# Reusable declarations of the context parameters.
+REL = Param("rel", "int", 1, "relevance threshold: grade >= rel is relevant (trec_eval -l)")
+JUDGED_ONLY = Param("judged_only", "bool", False, "condensed list: drop unjudged docs, renumber ranks (trec_eval -J)")
+GAINS = Param("gains", "gains", None, "gains of levels 1..n, e.g. 1:2:3 (default: gain = grade, or the qrels set's declared gains)")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """Declaration of one metric.
+
+    ``sql`` is ``'file.sql#block'``: the block ``-- @metric block`` of ``sql/file.sql``, a SELECT
+    returning ``(run_id, topic, value)`` over the ranked judged list (``rl_judged``, ``rl_topics``,
+    ``rl_ideal``, ``rl_qrels``; see ``sql/ranked_list.sql``) with ``${param}`` placeholders.
+    ``cutoff``: 'none', 'optional' or 'required' (``${k}``, NULL-free: the engine substitutes
+    a very large number when the cutoff is absent and ``cutoff='optional'``).
+    """
+
+    name: str
+    sql: str
+    doc: str
+    citation: str
+    params: tuple[Param, ...] = ()
+    cutoff: str = "none"
+    aggregate: str = "mean"              # 'mean', 'gmean' or 'sum'
+    tests: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    missing: float | None = 0.0          # value of an evaluated topic the SQL returns no row for
+    check: Callable[[dict], None] | None = None   # extra parameter validation
+
+    @property
+    def family(self) -> str:
+        return self.sql.split("#")[0]
+
+    def param(self, name: str) -> Param | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+
+@dataclass(frozen=True)
+class MetricInstance:
+    """A metric with its parameters bound, as requested by a user."""
+
+    spec: MetricSpec
+    params: tuple[tuple[str, Any], ...]   # sorted (name, value), defaults filled
+    cutoff: int | None
+    display: str                          # the name as the user wrote it
+
+    @property
+    def p(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def canonical(self, extra: dict[str, Any] | None = None) -> str:
+        items = dict(self.params)
+        if extra:
+            items.update(extra)
+        inner = ",".join(f"{k}={format_value(v)}" for k, v in sorted(items.items()))
+        s = self.spec.name + (f"({inner})" if inner else "")
+        if self.cutoff is not None:
+            s += f"@{self.cutoff}"
+        return s
+
+    def context(self) -> tuple:
+        """The part of the parameters that shapes the ranked judged list."""
+        p = self.p
+        return tuple((k, p.get(k, {"rel": 1, "judged_only": False, "gains": None}[k])) for k in CONTEXT_PARAMS)
+
+
+_REGISTRY: dict[str, MetricSpec] = {}
+_LOWER: dict[str, str] = {}
+_ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]]]] = []
+
+
+def register(spec: MetricSpec) -> MetricSpec:
+    if spec.name in _REGISTRY:
+        raise ValueError(f"metric {spec.name!r} registered twice")
+    _REGISTRY[spec.name] = spec
+    for n in (spec.name, *spec.aliases):
+        key = n.lower()
+        if key in _LOWER and _LOWER[key] != spec.name:
+            raise ValueError(f"metric name {n!r} is ambiguous ({_LOWER[key]} and {spec.name})")
+        _LOWER[key] = spec.name
+    return spec
+
+
+def alias(pattern: str, expand: str | Callable[[re.Match], list[str] | str]) -> None:
+    """Register a name pattern (full match) rewritten to one or more ir_measures-style names.
+
+    ``expand`` is a template using ``\\1`` group references, or a function of the match."""
+    rx = re.compile(pattern)
+    if isinstance(expand, str):
+        template = expand
+        _ALIASES.append((rx, lambda m: [m.expand(template)]))
+    else:
+        _ALIASES.append((rx, lambda m: (lambda r: [r] if isinstance(r, str) else list(r))(expand(m))))
+
+
+def _load_families() -> None:
+    from . import families  # noqa: F401  (imports every family module, which registers its metrics)
+
+
+def all_metrics() -> list[MetricSpec]:
+    _load_families()
+    return sorted(_REGISTRY.values(), key=lambda s: (s.family, s.name))
+
+
+def get(name: str) -> MetricSpec:
+    _load_families()
+    key = _LOWER.get(name.lower())
+    if key is None:
+        raise MetricError(f"unknown metric {name!r}; `evalstore metrics` lists the metrics and their parameters"
+                          + _suggest(name))
+    return _REGISTRY[key]
+
+
+def _suggest(name: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), list(_LOWER), n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(_LOWER[c] for c in close)}?)" if close else ""
+
+
+# --------------------------------------------------------------------------- values
+def format_value(v: Any) -> str:
+    if v is None:
+        return "default"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (tuple, list)):
+        return ":".join(format_value(x) for x in v)
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() else repr(v)
+    return str(v)
+
+
+def _parse_value(param: Param, text: str, metric: str) -> Any:
+    t = text.strip()
+    try:
+        if param.kind == "int":
+            f = float(t)
+            if not f.is_integer():
+                raise ValueError
+            return int(f)
+        if param.kind == "float":
+            return float(t)
+        if param.kind == "bool":
+            low = t.lower()
+            if low in ("true", "1", "yes", "t"):
+                return True
+            if low in ("false", "0", "no", "f"):
+                return False
+            raise ValueError
+        if param.kind in ("gains", "floats"):
+            if t.lower() in ("default", "none", ""):
+                return None
+            vals = tuple(float(x) for x in re.split(r"[:,]", t.strip("[]()")))
+            if param.kind == "gains":
+                if any(v < 0 for v in vals):
+                    raise MetricError(f"{metric}: gains must be non-negative, got {t}")
+                if any(b < a for a, b in zip(vals, vals[1:])):
+                    raise MetricError(f"{metric}: gains must be non-decreasing from level 1 up (as NTCIREVAL requires), got {t}")
+            return vals
+        if param.kind == "str":
+            if param.choices and t not in param.choices:
+                raise MetricError(f"{metric}: {param.name} must be one of {', '.join(param.choices)}, not {t!r}")
+            return t
+    except ValueError:
+        raise MetricError(f"{metric}: parameter {param.name}={t!r} is not a valid {param.kind}") from None
+    raise MetricError(f"{metric}: unsupported parameter kind {param.kind}")
+
+
+_NAME_RE = re.compile(r"^\s*(?P<name>[A-Za-z0-9_+\-\.]+?)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9.]+))?\s*$")
+
+
+def _split_params(text: str) -> list[str]:
+    return [p for p in (x.strip() for x in text.split(",")) if p]
+
+
+def parse(text: str) -> list[MetricInstance]:
+    """Parse a metric name (ir_measures syntax or a trec_eval alias) into instances.
+
+    A trec_eval name with several cutoffs (``P.5,10``) gives several instances."""
+    _load_families()
+    raw = text.strip()
+    for rx, expand in _ALIASES:
+        m = rx.fullmatch(raw)
+        if m:
+            names = expand(m)
+            out = []
+            for n in names:
+                inst = _parse_one(n, display=raw if len(names) == 1 else n)
+                out.append(inst)
+            return out
+    return [_parse_one(raw, display=raw)]
+
+
+def _parse_one(text: str, display: str | None) -> MetricInstance:
+    m = _NAME_RE.match(text)
+    # parameters may contain ':' and '.' (gains) but not ')' so the regex above is enough,
+    # except that names like 'P+' or 'Q-measure' need the lazy name group.
+    if not m:
+        raise MetricError(f"cannot read metric name {text!r}; write Name, Name@k or Name(param=value,...)@k")
+    spec = get(m.group("name"))
+    values: dict[str, Any] = {}
+    if m.group("params"):
+        # gains=1:2:3 must not be split on ',' inside the value list: we only use ':' for lists.
+        for item in _split_params(m.group("params")):
+            if "=" not in item:
+                raise MetricError(f"{text}: parameter {item!r} should be name=value")
+            k, v = (s.strip() for s in item.split("=", 1))
+            param = spec.param(k)
+            if param is None:
+                allowed = ", ".join(p.name for p in spec.params) or "none"
+                raise MetricError(f"{text}: {spec.name} has no parameter {k!r} (parameters: {allowed})")
+            values[k] = _parse_value(param, v, text)
+    for p in spec.params:
+        values.setdefault(p.name, p.default)
+    cutoff = None
+    if m.group("cutoff") is not None:
+        if spec.cutoff == "none":
+            raise MetricError(f"{text}: {spec.name} takes no @cutoff")
+        c = float(m.group("cutoff"))
+        if not c.is_integer() or c < 1:
+            raise MetricError(f"{text}: the cutoff must be a positive integer")
+        cutoff = int(c)
+    elif spec.cutoff == "required":
+        raise MetricError(f"{text}: {spec.name} needs a cutoff, e.g. {spec.name}@10")
+    if spec.check:
+        spec.check(values)
+    inst = MetricInstance(spec, tuple(sorted(values.items())), cutoff, display or "")
+    if not display:
+        inst = MetricInstance(spec, inst.params, cutoff, inst.canonical())
+    return inst
+
+
+def describe(name: str | None = None) -> list[dict[str, Any]]:
+    """Registry entries as dicts (name, aliases, parameters, SQL location, citation, tests, doc)."""
+    specs = [get(name)] if name else all_metrics()
+    return [{
+        "name": s.name,
+        "aliases": list(s.aliases),
+        "cutoff": s.cutoff,
+        "params": [{"name": p.name, "kind": p.kind, "default": format_value(p.default), "doc": p.doc} for p in s.params],
+        "aggregate": s.aggregate,
+        "sql": "sql/" + s.sql.replace("#", " -- @metric "),
+        "citation": s.citation,
+        "tests": list(s.tests),
+        "doc": s.doc,
+    } for s in specs]
