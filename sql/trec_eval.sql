@@ -16,40 +16,40 @@
 -- A topic with R = 0 scores 0 (trec_eval keeps it in the mean).
 
 -- @metric AP
-SELECT run_id, topic, sum(cnt / rank) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
+SELECT qrels_id, run_id, topic, sum(cnt / rank) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
-GROUP BY run_id, topic
+GROUP BY qrels_id, run_id, topic
 
 -- @metric P
-SELECT run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / ${k} AS value
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / ${k} AS value
 FROM rl_judged
-GROUP BY run_id, topic
+GROUP BY qrels_id, run_id, topic
 
 -- @metric R
-SELECT run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
-GROUP BY run_id, topic
+GROUP BY qrels_id, run_id, topic
 
 -- @metric RR
-SELECT run_id, topic, 1.0 / min(rank) AS value
+SELECT qrels_id, run_id, topic, 1.0 / min(rank) AS value
 FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
-GROUP BY run_id, topic
+GROUP BY qrels_id, run_id, topic
 
 -- @metric nDCG
 WITH idcg AS (
-    SELECT topic, sum(gain / log2(rank + 1)) AS idcg FROM rl_ideal WHERE rank <= ${k} GROUP BY topic
+    SELECT qrels_id, topic, sum(gain / log2(rank + 1)) AS idcg FROM rl_ideal WHERE rank <= ${k} GROUP BY qrels_id, topic
 )
-SELECT j.run_id, j.topic, sum(j.gain / log2(j.rank + 1)) / any_value(i.idcg) AS value
-FROM rl_judged j JOIN idcg i USING (topic)
+SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain / log2(j.rank + 1)) / any_value(i.idcg) AS value
+FROM rl_judged j JOIN idcg i USING (qrels_id, topic)
 WHERE j.rank <= ${k} AND j.gain > 0 AND i.idcg > 0
-GROUP BY j.run_id, j.topic
+GROUP BY j.qrels_id, j.run_id, j.topic
 
 -- @metric NumRet
-SELECT run_id, topic, least(num_ret, ${k}) AS value FROM rl_topics
+SELECT qrels_id, run_id, topic, least(num_ret, ${k}) AS value FROM rl_topics
 
 -- @metric NumRel
-SELECT run_id, topic, R AS value FROM rl_topics
+SELECT qrels_id, run_id, topic, R AS value FROM rl_topics
 
 -- @metric NumRelRet
-SELECT run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) AS value
-FROM rl_judged GROUP BY run_id, topic
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) AS value
+FROM rl_judged GROUP BY qrels_id, run_id, topic

@@ -101,6 +101,7 @@ class Options:
     complete: bool = False
     depth: int | None = None
     gmax: float | None = None          # set per context: the top declared gain
+    pool: bool = True                  # subsamples: parent's dropped docs are "pooled, unjudged"
 
     @property
     def depth_value(self) -> int:
@@ -206,26 +207,32 @@ def resolve_metrics(metrics: Sequence[str] | str) -> list[MetricInstance]:
     return out
 
 
-def build_ranked_list(con, qrels_id: int, run_ids: Sequence[int], context: dict[str, Any], options: Options) -> None:
-    """(Re)build the rl_* relations of ``sql/ranked_list.sql`` for one evaluation context."""
+def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], context: dict[str, Any],
+                      options: Options) -> None:
+    """(Re)build the rl_* relations of ``sql/ranked_list.sql`` for one evaluation context, for all
+    the given qrels sets and runs at once."""
     run_list = ", ".join(str(int(r)) for r in run_ids)
+    qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
     if options.convention == "ntcireval":
         rank_source = (f"SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank "
                        f"FROM run_row_data WHERE run_id IN ({run_list})")
     else:
         rank_source = f"SELECT run_id, topic, doc, rank FROM run_row_data WHERE run_id IN ({run_list})"
     if options.complete:
-        pairs = f"SELECT r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r CROSS JOIN rl_qtopics q"
+        pairs = (f"SELECT q.qrels_id, r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r "
+                 f"CROSS JOIN rl_qtopics q")
     else:
-        pairs = "SELECT DISTINCT run_id, topic FROM rl_retrieved"
+        pairs = ("SELECT q.qrels_id, r.run_id, r.topic FROM (SELECT DISTINCT run_id, topic FROM rl_retrieved) r "
+                 "JOIN rl_qtopics q ON q.topic = r.topic")
     values = {
-        "qrels_id": str(int(qrels_id)),
+        "qrels_ids": qrels_list,
         "run_ids": run_list,
         "rel": str(int(context["rel"])),
         "gain_expr": gain_expr(context["gains"]),
         "depth": str(options.depth_value),
         "rank_source": rank_source,
         "judged_only": "TRUE" if context["judged_only"] else "FALSE",
+        "use_pool": "TRUE" if options.pool else "FALSE",
         "topic_pairs": pairs,
         "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
     }
@@ -239,43 +246,74 @@ def _statements(script: str) -> list[str]:
     return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
 
 
-def _check_gains(con, qrels_id: int, gains: tuple[float, ...] | None, qrels_name: str) -> None:
+def _check_gains(con, qrels_ids: Sequence[int], gains: tuple[float, ...] | None, names: dict[int, str]) -> None:
     if gains is None:
         return
-    top = con.execute("SELECT max(grade) FROM qrels_data WHERE qrels_id = ?", [qrels_id]).fetchone()[0]
-    if top is not None and top > len(gains):
-        raise MetricError(
-            f"gains={':'.join(f'{g:g}' for g in gains)} declares {len(gains)} relevance levels but qrels "
-            f"{qrels_name!r} has grade {top}; give one gain per level 1..{top} (as NTCIREVAL's -g)")
+    for qid in qrels_ids:
+        top = con.execute("SELECT max(grade) FROM qrels_data WHERE qrels_id = ?", [qid]).fetchone()[0]
+        if top is not None and top > len(gains):
+            raise MetricError(
+                f"gains={':'.join(f'{g:g}' for g in gains)} declares {len(gains)} relevance levels but qrels "
+                f"{names.get(qid, qid)!r} has grade {top}; give one gain per level 1..{top} (as NTCIREVAL's -g)")
 
 
-def compute(con, qrels_id: int, run_ids: Sequence[int], instances: Sequence[MetricInstance], options: Options,
-            qrels_name: str = "", declared_gains: tuple[float, ...] | None = None, progress=None) -> str:
-    """Compute all instances into temp table ``_eval_out(run_id, topic, metric, value)``.
+def _top_grade(con, qrels_ids: Sequence[int]) -> float:
+    """Highest grade of the qrels sets and of the sets they were subsampled from."""
+    ids = ", ".join(str(int(q)) for q in qrels_ids)
+    top = con.execute(f"""SELECT max(grade) FROM qrels_data WHERE qrels_id IN ({ids})
+                          OR qrels_id IN (SELECT parent_id FROM subsample_meta WHERE qrels_id IN ({ids}))""").fetchone()[0]
+    return float(top or 1)
 
-    Returns the name of that table. ``metric`` holds the canonical name."""
-    contexts: dict[tuple, list[MetricInstance]] = {}
-    for inst in instances:
-        ctx = dict(inst.context())
-        if inst.spec.param("gains") is not None and ctx["gains"] is None and declared_gains is not None:
-            ctx["gains"] = declared_gains
-        key = tuple(sorted(ctx.items()))
-        contexts.setdefault(key, []).append(inst)
-    con.execute("CREATE OR REPLACE TEMP TABLE _eval_out (run_id INTEGER, topic VARCHAR, metric VARCHAR, value DOUBLE)")
+
+@dataclass
+class _Unit:
+    """One evaluation pass: a context, the qrels sets that share it, the metric instances."""
+
+    context: dict[str, Any]
+    qrels_ids: list[int] = field(default_factory=list)
+    instances: list[MetricInstance] = field(default_factory=list)
+
+
+def effective_context(inst: MetricInstance, declared: tuple[float, ...] | None) -> dict[str, Any]:
+    ctx = dict(inst.context())
+    if inst.spec.param("gains") is not None and ctx["gains"] is None and declared is not None:
+        ctx["gains"] = declared
+    if inst.spec.param("gains") is None:
+        ctx["gains"] = None          # metrics without gains share the context of any gains
+    return ctx
+
+
+def compute(con, qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Sequence[MetricInstance],
+            options: Options, *, declared_gains: dict[int, tuple[float, ...] | None] | None = None,
+            qrels_names: dict[int, str] | None = None, progress=None) -> dict[tuple[int, str], str]:
+    """Compute every instance for every (qrels set, run) into temp table
+    ``_eval_out(qrels_id, run_id, topic, metric, value)`` (metric = canonical name).
+
+    Returns ``{(qrels_id, display name): canonical name}``."""
+    declared_gains = declared_gains or {}
+    units: dict[tuple, _Unit] = {}
+    canon_of: dict[tuple[int, str], str] = {}
     extra = options.canonical_extra()
-    done: set[str] = set()
-    for key, insts in contexts.items():
-        ctx = dict(key)
-        _check_gains(con, qrels_id, ctx["gains"], qrels_name)
-        opts = Options(options.convention, options.complete, options.depth,
-                       gmax=(max(ctx["gains"]) if ctx["gains"] else None))
-        build_ranked_list(con, qrels_id, run_ids, ctx, opts)
-        if opts.gmax is None:
-            # no declared gains: the top gain is the qrels set's highest grade (gain = grade)
-            top = con.execute("SELECT max(grade) FROM rl_qrels").fetchone()[0]
-            opts.gmax = float(top or 1)
-        selects = []
-        for inst in insts:
+    for qid in qrels_ids:
+        for inst in instances:
+            ctx = effective_context(inst, declared_gains.get(qid))
+            key = tuple(sorted(ctx.items()))
+            unit = units.setdefault(key, _Unit(ctx))
+            if qid not in unit.qrels_ids:
+                unit.qrels_ids.append(qid)
+            if inst not in unit.instances:
+                unit.instances.append(inst)
+            canon_of[(qid, inst.display)] = _canonical_for(inst, ctx, extra)
+    con.execute("CREATE OR REPLACE TEMP TABLE _eval_out "
+                "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, metric VARCHAR, value DOUBLE)")
+    for unit in units.values():
+        ctx = unit.context
+        _check_gains(con, unit.qrels_ids, ctx["gains"], qrels_names or {})
+        opts = Options(options.convention, options.complete, options.depth, pool=options.pool)
+        opts.gmax = max(ctx["gains"]) if ctx["gains"] else _top_grade(con, unit.qrels_ids)
+        build_ranked_list(con, unit.qrels_ids, run_ids, ctx, opts)
+        selects, done = [], set()
+        for inst in unit.instances:
             canon = _canonical_for(inst, ctx, extra)
             if canon in done:
                 continue
@@ -283,19 +321,17 @@ def compute(con, qrels_id: int, run_ids: Sequence[int], instances: Sequence[Metr
             body = metric_sql(inst, opts)
             missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
             selects.append(
-                f"SELECT t.run_id, t.topic, {sql_literal(canon)} AS metric, "
+                f"SELECT t.qrels_id, t.run_id, t.topic, {sql_literal(canon)} AS metric, "
                 f"coalesce(m.value::DOUBLE, {missing}) AS value "
-                f"FROM rl_topics t LEFT JOIN ({body}) m USING (run_id, topic)")
-        if not selects:
-            continue
+                f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)")
         try:
             con.execute("INSERT INTO _eval_out " + "\nUNION ALL\n".join(selects))
         except Exception as e:  # duckdb.Error, with the metric names for context
-            names = ", ".join(i.display for i in insts)
+            names = ", ".join(i.display for i in unit.instances)
             raise MetricError(f"computing {names} failed in DuckDB: {e}") from None
         if progress is not None:
-            progress.advance(len(insts))
-    return "_eval_out"
+            progress.advance(len(unit.instances) * len(unit.qrels_ids))
+    return canon_of
 
 
 def _canonical_for(inst: MetricInstance, ctx: dict[str, Any], extra: dict[str, Any]) -> str:
@@ -310,15 +346,32 @@ def _canonical_for(inst: MetricInstance, ctx: dict[str, Any], extra: dict[str, A
 
 
 def evaluate_store(store, qrels: str, runs: Sequence[str] | str | None = None, metrics: Sequence[str] | str = ("AP",),
-                   *, convention: str = "trec_eval", complete: bool = False, depth: int | None = None,
-                   save: bool = True, progress: bool | None = None) -> EvalResult:
+                   **options) -> EvalResult:
     """Evaluate ``runs`` (names; all runs when None) against the qrels set ``qrels``.
 
     Computes every metric for all runs at once in DuckDB, stores the per-topic scores (unless
-    ``save=False``) and returns them with per-run summaries."""
+    ``save=False``) and returns them with per-run summaries. Options: ``convention``,
+    ``complete``, ``depth``, ``pool``, ``save``, ``progress`` (see :func:`evaluate_bulk`)."""
+    return evaluate_bulk(store, [qrels], runs, metrics, **options)[qrels]
+
+
+def evaluate_bulk(store, qrels: Sequence[str], runs: Sequence[str] | str | None = None,
+                  metrics: Sequence[str] | str = ("AP",), *, convention: str = "trec_eval", complete: bool = False,
+                  depth: int | None = None, pool: bool = True, save: bool = True,
+                  progress: bool | None = None) -> dict[str, EvalResult]:
+    """Evaluate runs against several qrels sets (e.g. a qrels set and all its subsamples) in bulk:
+    one ranked judged list per context covers every qrels set and run at once.
+
+    ``pool``: for a subsample, treat the parent's judged documents that it dropped as "in the
+    pool but unjudged" (what infAP needs; no other metric is affected). Returns
+    ``{qrels name: EvalResult}``."""
     options = make_options(convention, complete, depth)
+    options.pool = pool
     con = store.con
-    qrels_id = store.qrels_id(qrels)
+    if isinstance(qrels, str):
+        qrels = [qrels]
+    qrels = list(dict.fromkeys(qrels))
+    qrels_ids = {name: store.qrels_id(name) for name in qrels}
     if runs is None:
         runs = store.run_names()
         if not runs:
@@ -327,56 +380,51 @@ def evaluate_store(store, qrels: str, runs: Sequence[str] | str | None = None, m
         runs = [runs]
     run_ids = {name: store.run_id(name) for name in runs}
     instances = resolve_metrics(metrics)
-    declared = parse_gains(con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?", [qrels_id]).fetchone()[0])
-
+    declared = {qid: parse_gains(con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?",
+                                             [qid]).fetchone()[0]) for qid in qrels_ids.values()}
     from ..progress import progress_bar
 
-    with progress_bar(len(instances), "evaluating", enabled=progress, min_total=1_000_000 if progress is None else 1) as bar:
-        compute(con, qrels_id, list(run_ids.values()), instances, options, qrels_name=qrels,
-                declared_gains=declared, progress=bar)
-
-    # map canonical -> display (several displays may share one canonical name)
-    extra = options.canonical_extra()
-    canonical: dict[str, str] = {}
-    for inst in instances:
-        ctx = dict(inst.context())
-        if inst.spec.param("gains") is not None and ctx["gains"] is None and declared is not None:
-            ctx["gains"] = declared
-        canonical[inst.display] = _canonical_for(inst, ctx, extra)
-    aggregates = {canonical[i.display]: i.spec.aggregate for i in instances}
-
+    total = len(instances) * len(qrels_ids)
+    with progress_bar(total, "evaluating", enabled=progress, min_total=2) as bar:
+        canon_of = compute(con, list(qrels_ids.values()), list(run_ids.values()), instances, options,
+                           declared_gains=declared, qrels_names={v: k for k, v in qrels_ids.items()}, progress=bar)
+    aggregates = {canon_of[(qid, i.display)]: i.spec.aggregate for qid in qrels_ids.values() for i in instances}
     if save:
-        with store.transaction():
-            con.execute("""DELETE FROM score_data WHERE qrels_id = ? AND run_id IN (SELECT DISTINCT run_id FROM _eval_out)
-                           AND metric IN (SELECT DISTINCT metric FROM _eval_out)""", [qrels_id])
-            con.execute("""DELETE FROM evaluations WHERE qrels_id = ? AND run_id IN (SELECT DISTINCT run_id FROM _eval_out)
-                           AND metric IN (SELECT DISTINCT metric FROM _eval_out)""", [qrels_id])
-            con.execute("INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
-                        "SELECT run_id, ?, metric, topic, value FROM _eval_out", [qrels_id])
-            agg_rows = list(aggregates.items())
-            con.execute("CREATE OR REPLACE TEMP TABLE _eval_agg (metric VARCHAR, aggregate VARCHAR)")
-            con.executemany("INSERT INTO _eval_agg VALUES (?, ?)", agg_rows)
-            con.execute("""INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version)
-                           SELECT o.run_id, ?, o.metric, a.aggregate, count(o.value), ? FROM _eval_out o
-                           JOIN _eval_agg a USING (metric) GROUP BY o.run_id, o.metric, a.aggregate""",
-                        [qrels_id, ENGINE_VERSION])
-            # runs that returned nothing for any evaluated topic still get an evaluations row
-    return _collect(con, qrels, run_ids, instances, canonical, aggregates)
+        _save(store, aggregates)
+    return {name: _collect(con, name, qid, run_ids, instances, canon_of, aggregates) for name, qid in qrels_ids.items()}
 
 
-def _collect(con, qrels: str, run_ids: dict[str, int], instances, canonical, aggregates) -> EvalResult:
+def _save(store, aggregates: dict[str, str]) -> None:
+    con = store.con
+    with store.transaction():
+        con.execute("""DELETE FROM score_data WHERE (qrels_id, run_id, metric) IN
+                       (SELECT DISTINCT qrels_id, run_id, metric FROM _eval_out)""")
+        con.execute("""DELETE FROM evaluations WHERE (qrels_id, run_id, metric) IN
+                       (SELECT DISTINCT qrels_id, run_id, metric FROM _eval_out)""")
+        con.execute("INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
+                    "SELECT run_id, qrels_id, metric, topic, value FROM _eval_out")
+        con.execute("CREATE OR REPLACE TEMP TABLE _eval_agg AS SELECT unnest(?::VARCHAR[]) AS metric, "
+                    "unnest(?::VARCHAR[]) AS aggregate", [list(aggregates), list(aggregates.values())])
+        con.execute("""INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version)
+                       SELECT o.run_id, o.qrels_id, o.metric, a.aggregate, count(o.value), ? FROM _eval_out o
+                       JOIN _eval_agg a USING (metric) GROUP BY o.run_id, o.qrels_id, o.metric, a.aggregate""",
+                    [ENGINE_VERSION])
+
+
+def _collect(con, qrels: str, qrels_id: int, run_ids: dict[str, int], instances, canon_of, aggregates) -> EvalResult:
     id_to_name = {v: k for k, v in run_ids.items()}
-    rows = con.execute("SELECT run_id, topic, metric, value FROM _eval_out ORDER BY run_id, topic, metric").fetchall()
+    canonical = {i.display: canon_of[(qrels_id, i.display)] for i in instances}
+    rows = con.execute("SELECT run_id, topic, metric, value FROM _eval_out WHERE qrels_id = ? "
+                       "ORDER BY run_id, topic", [qrels_id]).fetchall()
     by_canon: dict[str, list[str]] = {}
     for disp, canon in canonical.items():
         by_canon.setdefault(canon, []).append(disp)
-    displays = [i.display for i in instances]
-    order = {d: i for i, d in enumerate(dict.fromkeys(displays))}
+    order = {d: i for i, d in enumerate(canonical)}
     per_topic = []
     for run_id, topic, canon, value in rows:
-        for disp in by_canon.get(canon, [canon]):
+        for disp in by_canon.get(canon, []):
             per_topic.append((id_to_name[run_id], topic, disp, value))
-    per_topic.sort(key=lambda r: (r[0], r[1], order.get(r[2], 0)))
+    per_topic.sort(key=lambda r: (r[0], _topic_key(r[1]), order.get(r[2], 0)))
     groups: dict[tuple[str, str], list[float]] = {}
     for run, _, disp, value in per_topic:
         groups.setdefault((run, disp), []).append(value)
@@ -388,3 +436,8 @@ def _collect(con, qrels: str, run_ids: dict[str, int], instances, canonical, agg
             means.append((run, disp, summarise(vals, agg), sum(v is not None for v in vals)))
     return EvalResult(qrels=qrels, metrics=list(order), canonical=canonical, per_topic=per_topic, means=means,
                       aggregates={d: aggregates[canonical[d]] for d in order})
+
+
+def _topic_key(topic: str):
+    """trec_eval prints topics in strcmp order; we sort the same way (byte order)."""
+    return topic.encode("utf-8")
