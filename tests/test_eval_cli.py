@@ -1,0 +1,123 @@
+"""Evaluation through the CLI and the library: stored scores, leaderboard, export, output formats."""
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+import evalstore
+from evalstore.cli import app
+from evalstore.errors import MetricError
+
+from conftest import ROOT, SAMPLE
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = str(tmp_path / "t.duckdb")
+    r = runner.invoke(app, ["ingest", "qrels", str(SAMPLE / "qrels.txt"), "--name", "sample", "--db", path])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["ingest", "run", *map(str, sorted((SAMPLE / "runs").glob("*.txt"))), "--db", path])
+    assert r.exit_code == 0, r.output
+    return path
+
+
+def _rows(path, sql):
+    with evalstore.open(path) as s:
+        return s.sql(sql).rows
+
+
+def test_eval_stores_scores_once(db):
+    for _ in range(2):
+        r = runner.invoke(app, ["eval", "--qrels", "sample", "-m", "AP", "-m", "P_10", "--db", db])
+        assert r.exit_code == 0, r.output
+    # 6 runs x 8 topics x 2 metrics, evaluated twice: no duplicates
+    assert _rows(db, "SELECT count(*) FROM scores")[0][0] == 6 * 8 * 2
+    metrics = {m for (m,) in _rows(db, "SELECT DISTINCT metric FROM scores")}
+    assert metrics == {"AP(judged_only=false,rel=1)", "P(judged_only=false,rel=1)@10"}
+    assert _rows(db, "SELECT DISTINCT engine_version FROM scores")[0][0] == evalstore.__version__
+
+
+def test_leaderboard_view_matches_scores(db):
+    runner.invoke(app, ["eval", "--qrels", "sample", "-m", "AP", "-m", "NumRet", "--db", db])
+    lb = dict(((r, m), (v, n)) for r, m, v, n in _rows(db, "SELECT run, metric, mean, n_topics FROM leaderboard"))
+    ap = _rows(db, "SELECT run, avg(value) FROM scores WHERE metric LIKE 'AP%' GROUP BY run")
+    for run, mean in ap:
+        assert lb[(run, "AP(judged_only=false,rel=1)")] == (pytest.approx(mean, abs=1e-12), 8)
+    # NumRet is summed over topics, as trec_eval's summary does: 8 topics x 50 docs
+    assert lb[("bm25", "NumRet(judged_only=false)")][0] == 400
+
+
+def test_eval_output_formats(db):
+    r = runner.invoke(app, ["eval", "--qrels", "sample", "-m", "AP", "-m", "nDCG@10", "--format", "csv", "--db", db])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    assert rows[0] == ["run", "qrels", "n_topics", "AP", "nDCG@10"]
+    aps = [float(x[3]) for x in rows[1:]]
+    assert aps == sorted(aps, reverse=True) and len(aps) == 6
+
+    r = runner.invoke(app, ["eval", "--qrels", "sample", "-r", "dense", "-m", "map", "--format", "json", "--db", db])
+    recs = json.loads(r.stdout)
+    assert recs[0]["run"] == "dense" and "map" in recs[0]
+
+    r = runner.invoke(app, ["eval", "--qrels", "sample", "-r", "dense", "-m", "map", "-m", "P.5,10",
+                            "--per-topic", "--format", "trec", "--db", db])
+    lines = [ln.split("\t") for ln in r.stdout.splitlines()]
+    assert all(len(x) == 3 for x in lines)
+    names = [x[0].strip() for x in lines]
+    assert set(names) == {"map", "P@5", "P@10"}
+    assert [x[1] for x in lines[-3:]] == ["all", "all", "all"]
+    topics = [x[1] for x in lines if x[0].strip() == "map"]
+    assert topics == [f"S{i:02d}" for i in range(1, 9)] + ["all"]
+    with evalstore.open(db) as s:
+        per_topic = dict(s.sql("SELECT topic, value FROM scores WHERE run = 'dense' AND metric LIKE 'AP%'").rows)
+    for name, topic, value in lines:
+        if name.strip() == "map" and topic != "all":
+            assert float(value) == pytest.approx(per_topic[topic], abs=5e-5)
+
+
+def test_export_leaderboard(db, tmp_path):
+    out = tmp_path / "lb.csv"
+    r = runner.invoke(app, ["export", "leaderboard", "--qrels", "sample", "-m", "nDCG@10", "-m", "AP",
+                            "-o", str(out), "--db", db])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(out.open()))
+    assert [k for k in rows[0]] == ["run", "qrels", "n_topics", "nDCG@10", "AP"]
+    vals = [float(x["nDCG@10"]) for x in rows]
+    assert vals == sorted(vals, reverse=True)
+    assert rows[0]["run"] == "rerank" and rows[-1]["run"] == "random"
+
+    r = runner.invoke(app, ["export", "leaderboard", "--qrels", "sample", "-m", "RR", "-o", "-", "--per-topic", "--db", db])
+    long = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert len(long) == 6 * 8 and set(long[0]) == {"run", "qrels", "topic", "metric", "value"}
+
+
+def test_canonical_names_and_echo():
+    qrels = {"q": {"a": 2, "b": 1, "c": 0}}
+    run = {"s": {"q": {"a": 1.0, "c": 0.5, "b": 0.2}}}
+    res = evalstore.evaluate(qrels, run, ["P(rel=2)@2", "P_2", "ndcg_cut_3"])
+    assert res.metrics == ["P(rel=2)@2", "P_2", "ndcg_cut_3"]
+    assert res.canonical["P(rel=2)@2"] == "P(judged_only=false,rel=2)@2"
+    assert res.canonical["P_2"] == "P(judged_only=false,rel=1)@2"
+    assert res.canonical["ndcg_cut_3"] == "nDCG(gains=grade,judged_only=false)@3"
+    assert res.mean("s", "P(rel=2)@2") == 0.5
+    assert res.mean("s", "P_2") == 0.5
+
+
+def test_unknown_metric_is_a_clear_error(db):
+    with pytest.raises(MetricError, match="unknown metric 'nDGC'.*did you mean nDCG"):
+        evalstore.evaluate({"q": {"a": 1}}, {"s": {"q": {"a": 1.0}}}, ["nDGC@10"])
+    r = subprocess.run([sys.executable, str(ROOT / "cli.py"), "eval", "--qrels", "sample", "-m", "AP(foo=1)", "--db", db],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "has no parameter 'foo'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_top_level_cli_py_help():
+    r = subprocess.run([sys.executable, str(ROOT / "cli.py"), "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "ingest" in r.stdout and "eval" in r.stdout
