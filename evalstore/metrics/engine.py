@@ -186,7 +186,7 @@ def gain_expr(gains: tuple[float, ...] | None) -> str:
     if gains is None:
         return "CASE WHEN grade > 0 THEN grade ELSE 0 END"
     lst = "[" + ", ".join(repr(float(g)) for g in gains) + "]::DOUBLE[]"
-    return f"CASE WHEN grade > 0 THEN {lst}[grade] ELSE 0 END"
+    return f"CASE WHEN grade > 0 THEN ({lst})[grade] ELSE 0 END"
 
 
 def parse_gains(text: str | None) -> tuple[float, ...] | None:
