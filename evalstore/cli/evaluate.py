@@ -29,10 +29,24 @@ def eval_cmd(qrels: str = QrelsOpt, run: Optional[List[str]] = RunOpt, metric: L
              per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Print per-topic scores too."),
              fmt: str = typer.Option("table", "--format", "-f", help="table, csv, json or trec (trec_eval -q layout)."),
              convention: str = ConventionOpt, complete: bool = CompleteOpt, depth: Optional[int] = DepthOpt,
+             subsamples: Optional[str] = typer.Option(
+                 None, "--subsamples", help="Also evaluate subsamples of the qrels set, in one bulk pass: 'all', "
+                                            "names or fractions (comma-separated). Adds fraction/trial columns."),
              db: Optional[str] = DbOption):
     """Compute metrics for runs against a qrels set; store the per-topic scores and print them."""
     from ..export import leaderboard_rows, per_topic_rows, trec_eval_text
 
+    if subsamples:
+        from .. import subsample as ss
+
+        if fmt == "trec":
+            raise typer.BadParameter("--format trec prints one qrels set; use table, csv or json with --subsamples")
+        with open_store(db) as store:
+            results = ss.evaluate_subsamples(store, qrels, run or None, metric, subsamples, convention=convention,
+                                             complete=complete, depth=depth)
+            columns, rows = ss.per_topic_rows(store, results) if per_topic else ss.leaderboard_rows(store, results)
+        render(columns, rows, fmt, title=f"qrels {qrels} and {len(results) - 1} subsample(s)")
+        return
     with open_store(db) as store:
         result = run_evaluation(store, qrels, run, metric, convention, complete, depth)
     if fmt == "trec":
