@@ -1,0 +1,198 @@
+"""Python UDFs for the graded-relevance metrics that are awkward in plain SQL.
+
+Registered in DuckDB on every connection the store opens (see :mod:`evalstore.udfs`), so metric
+SQL and ad-hoc SQL (``evalstore sql``) can call them. Each call receives one topic's lists (one
+row per (run, topic), never one per document) and works on them with numpy.
+
+SQL signatures (docs/graded.md has the formulas):
+
+``pplus_measure(ranks BIGINT[], levels BIGINT[], gains DOUBLE[], ideal_gains DOUBLE[], beta DOUBLE) -> DOUBLE``
+    Sakai's P+-measure (000 Eq. 7). ``ranks``/``levels``/``gains``: the rank, relevance level and
+    gain of retrieved documents (any subset that holds every retrieved relevant document; order
+    does not matter, ranks are 1-based and unique); a document is relevant when its level >= 1.
+    ``ideal_gains``: the gains of the topic's relevant documents (any order; zeros ignored).
+    0 when no relevant document is in the lists.
+
+``ndpm(system DOUBLE[], user DOUBLE[]) -> DOUBLE``
+    Yao's normalised distance performance measure, ``(2 C- + C_u) / (2 C)`` (0 = perfect, 1 =
+    reversed). ``system[i]`` and ``user[i]`` are the system's and the user's values for document
+    i (larger = preferred; equal values are ties, ``-inf`` is a valid "bottom" value). NULL when
+    the user prefers no pair (C = 0).
+
+``kendall_tau_b(system DOUBLE[], user DOUBLE[]) -> DOUBLE``
+    Kendall's tau-b between the two orderings; NULL when either side is all ties.
+
+``spearman_rho(system DOUBLE[], user DOUBLE[]) -> DOUBLE``
+    Spearman's rho (Pearson's r of average ranks); NULL when either side is all ties.
+
+Pairs are counted by sorting, never pair by pair: tied pairs from group sizes, discordant pairs
+by ``searchsorted`` over the groups of the variable with fewer distinct values (at most the
+number of relevance levels plus one for qrels data), so the cost is O(L n log n), L = that
+number of groups.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..udfs import udf_registrar
+
+
+# --------------------------------------------------------------------------- pair counting
+def _tied_pairs(*keys: np.ndarray) -> int:
+    """Number of unordered pairs equal on every key."""
+    n = len(keys[0])
+    if n < 2:
+        return 0
+    order = np.lexsort(keys[::-1])
+    change = np.zeros(n - 1, dtype=bool)
+    for k in keys:
+        ks = k[order]
+        change |= ks[1:] != ks[:-1]
+    bounds = np.flatnonzero(np.concatenate(([True], change, [True])))
+    sizes = np.diff(bounds).astype(np.int64)
+    return int((sizes * (sizes - 1) // 2).sum())
+
+
+def _discordant(s: np.ndarray, u: np.ndarray) -> int:
+    """Pairs (i, j) with u_i > u_j and s_i < s_j (symmetric in the roles of s and u)."""
+    if len(s) < 2:
+        return 0
+    # Group by the variable with fewer distinct values; the pair set is the same either way.
+    if len(np.unique(s)) < len(np.unique(u)):
+        s, u = u, s
+    levels = np.unique(u)
+    if len(levels) < 2:
+        return 0
+    order = np.argsort(-u, kind="stable")          # highest user value first
+    s_ord, u_ord = s[order], u[order]
+    total = 0
+    # for each group below the top one: documents ranked higher by the user whose s is smaller
+    starts = np.searchsorted(-u_ord, -levels[::-1], side="left")   # start of each group, top first
+    ends = np.searchsorted(-u_ord, -levels[::-1], side="right")
+    for g in range(1, len(levels)):
+        hi = np.sort(s_ord[:starts[g]])
+        lo = s_ord[starts[g]:ends[g]]
+        total += int(np.searchsorted(hi, lo, side="left").sum())
+    return total
+
+
+def pair_counts(system, user) -> dict[str, int]:
+    """Pair statistics of two value vectors over the same documents.
+
+    ``n0`` all pairs, ``ties_s`` / ``ties_u`` pairs tied by the system / the user, ``ties_both``
+    pairs tied by both, ``discordant`` pairs ordered oppositely, ``concordant`` pairs ordered alike.
+    """
+    s = np.asarray(system, dtype=float)
+    u = np.asarray(user, dtype=float)
+    if s.shape != u.shape:
+        raise ValueError(f"system and user lists differ in length ({len(s)} vs {len(u)})")
+    if np.isnan(s).any() or np.isnan(u).any():
+        raise ValueError("system and user values must not be NaN (use -inf for 'ranked last')")
+    n = len(s)
+    n0 = n * (n - 1) // 2
+    ties_s = _tied_pairs(s)
+    ties_u = _tied_pairs(u)
+    ties_both = _tied_pairs(s, u)
+    disc = _discordant(s, u)
+    conc = n0 - ties_s - ties_u + ties_both - disc
+    return {"n0": n0, "ties_s": ties_s, "ties_u": ties_u, "ties_both": ties_both,
+            "discordant": disc, "concordant": conc}
+
+
+def ndpm(system, user) -> float | None:
+    """Yao (1995) NDPM: ``(2 C- + C_u) / (2 C)`` over the pairs the user strictly orders."""
+    if system is None or user is None:
+        return None
+    c = pair_counts(system, user)
+    strict = c["n0"] - c["ties_u"]                 # C: pairs the user strictly prefers
+    if strict == 0:
+        return None
+    c_u = c["ties_s"] - c["ties_both"]             # user strict, system tied
+    return (2 * c["discordant"] + c_u) / (2 * strict)
+
+
+def kendall_tau_b(system, user) -> float | None:
+    if system is None or user is None:
+        return None
+    c = pair_counts(system, user)
+    denom = (c["n0"] - c["ties_s"]) * (c["n0"] - c["ties_u"])
+    if denom <= 0:
+        return None
+    return (c["concordant"] - c["discordant"]) / math.sqrt(denom)
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    n = len(x)
+    bounds = np.flatnonzero(np.concatenate(([True], xs[1:] != xs[:-1], [True])))
+    sizes = np.diff(bounds)
+    avg = bounds[:-1] + (sizes + 1) / 2.0          # 1-based average rank of each tie group
+    ranks = np.empty(n)
+    ranks[order] = np.repeat(avg, sizes)
+    return ranks
+
+
+def spearman_rho(system, user) -> float | None:
+    if system is None or user is None:
+        return None
+    s = np.asarray(system, dtype=float)
+    u = np.asarray(user, dtype=float)
+    if s.shape != u.shape:
+        raise ValueError(f"system and user lists differ in length ({len(s)} vs {len(u)})")
+    if len(s) < 2:
+        return None
+    rs, ru = _average_ranks(s), _average_ranks(u)
+    rs -= rs.mean()
+    ru -= ru.mean()
+    denom = math.sqrt(float((rs * rs).sum()) * float((ru * ru).sum()))
+    if denom == 0:
+        return None
+    return float((rs * ru).sum()) / denom
+
+
+# --------------------------------------------------------------------------- P+-measure
+def pplus_measure(ranks, levels, gains, ideal_gains, beta) -> float | None:
+    """Sakai's P+-measure: mean blended ratio over the relevant documents at or above r_p."""
+    if ranks is None or levels is None or gains is None or beta is None:
+        return None
+    r = np.asarray(ranks, dtype=float)
+    lv = np.asarray(levels, dtype=np.int64)
+    g = np.asarray(gains, dtype=float)
+    if not (len(r) == len(lv) == len(g)):
+        raise ValueError("pplus_measure: ranks, levels and gains must have the same length")
+    order = np.argsort(r, kind="stable")
+    r, lv, g = r[order], lv[order], g[order]
+    rel = lv >= 1
+    if not rel.any():
+        return 0.0
+    top = lv[rel].max()
+    r_p = r[rel & (lv == top)].min()               # first document of the highest level present
+    ideal = np.sort(np.asarray(ideal_gains if ideal_gains is not None else [], dtype=float))[::-1]
+    cg_ideal = np.cumsum(ideal[ideal > 0])
+    cg = np.cumsum(g)
+    cnt = np.cumsum(rel)
+    sel = rel & (r <= r_p)
+    rr = r[sel]
+    if len(cg_ideal):
+        cgi = cg_ideal[np.minimum(rr.astype(np.int64), len(cg_ideal)) - 1]
+    else:
+        cgi = np.zeros(len(rr))
+    br = (beta * cg[sel] + cnt[sel]) / (beta * cgi + rr)
+    return float(br.mean())
+
+
+# --------------------------------------------------------------------------- registration
+@udf_registrar
+def register(con) -> None:
+    import duckdb
+
+    dbl = duckdb.sqltype("DOUBLE")
+    dbl_list = duckdb.list_type(dbl)
+    big_list = duckdb.list_type(duckdb.sqltype("BIGINT"))
+    con.create_function("pplus_measure", pplus_measure, [big_list, big_list, dbl_list, dbl_list, dbl], dbl)
+    con.create_function("ndpm", ndpm, [dbl_list, dbl_list], dbl)
+    con.create_function("kendall_tau_b", kendall_tau_b, [dbl_list, dbl_list], dbl)
+    con.create_function("spearman_rho", spearman_rho, [dbl_list, dbl_list], dbl)

@@ -1,0 +1,47 @@
+-- Expected reciprocal rank (Chapelle et al. 2009) in NTCIREVAL's form, and its normalised version.
+--
+-- Source: NTCIREVAL 190111 (ntcir_eval.c), restated in ../shared/reference/metric_definitions.md
+-- Sec. 1. The probability that the user stops at rank r is linear in the gain:
+--
+--   p(r)     = g(r) / (g_max + 1)          g_max = ${gmax}: the gain of the highest DECLARED level
+--                                          (the last gains= value), else the qrels' highest grade;
+--                                          never the highest level of the topic
+--   ERR@k    = sum_{r <= k} (1/r) p(r) prod_{i < r} (1 - p(i))
+--   nERR@k   = ERR@k / ERR@k of the ideal list (every relevant doc, highest gain first)
+-- Unjudged and nonrelevant docs have p = 0 but keep their rank. Without @k the whole list is
+-- used. p(r) < 1 always, so the product is computed as exp(sum ln(1 - p)).
+
+-- @metric ERR
+WITH p AS (
+    SELECT qrels_id, run_id, topic, rank, gain / (${gmax} + 1.0) AS p
+    FROM rl_judged WHERE gain > 0 AND rank <= ${k}
+), s AS (
+    SELECT *, exp(coalesce(sum(ln(1.0 - p)) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank
+                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
+    FROM p
+)
+SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS value
+FROM s GROUP BY qrels_id, run_id, topic
+
+-- @metric nERR
+WITH p AS (
+    SELECT qrels_id, run_id, topic, rank, gain / (${gmax} + 1.0) AS p
+    FROM rl_judged WHERE gain > 0 AND rank <= ${k}
+), s AS (
+    SELECT *, exp(coalesce(sum(ln(1.0 - p)) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank
+                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
+    FROM p
+), err AS (
+    SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS err FROM s GROUP BY qrels_id, run_id, topic
+), ip AS (
+    SELECT qrels_id, topic, rank, gain / (${gmax} + 1.0) AS p FROM rl_ideal WHERE rank <= ${k}
+), iss AS (
+    SELECT *, exp(coalesce(sum(ln(1.0 - p)) OVER (PARTITION BY qrels_id, topic ORDER BY rank
+                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
+    FROM ip
+), ideal AS (
+    SELECT qrels_id, topic, sum(p * go_on / rank) AS err FROM iss GROUP BY qrels_id, topic
+)
+SELECT e.qrels_id, e.run_id, e.topic, e.err / i.err AS value
+FROM err e JOIN ideal i ON i.qrels_id = e.qrels_id AND i.topic = e.topic
+WHERE i.err > 0

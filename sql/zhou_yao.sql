@@ -1,0 +1,185 @@
+-- The measures reviewed by Zhou & Yao, "Evaluating IR system performance based on user
+-- preference" (../shared/papers/003, Sec. 5), restated in ../shared/reference/metric_definitions.md
+-- Sec. 5. d_i = the gain of the doc at rank i (Zhou & Yao's "relevance value"; gains=0.1:0.2:0.3
+-- reproduces their 0.x scale), d_I(i) = the ideal list's gains (every relevant qrels doc, highest
+-- first), n = the cutoff k, or the number of docs retrieved when there is none.
+--
+--   SR@k   = sum_{i<=n} d_i / sum_{i<=n} d_I(i)                          sliding ratio (Pollack 1968)
+--   MSR@k  = sum_{i<=n} d_i/i / sum_{i<=n} d_I(i)/i                      modified sliding ratio (Sagara 2002)
+--   CG@k   = sum_{i<=k} d_i                                              cumulated gain (J-K 2000)
+--   WAP    = (1/R) sum_{r: isrel} cg(r)/cg_I(r)                          weighted AP (Kando et al. 2001)
+--   AGR    = WAP with adjusted gains d'_l = d_l - (R_l/R)(d_l - d_{l-1}) for the system and the
+--            ideal list (Sakai 2003); d_{l-1} = gain of the next lower level (0 below level 1),
+--            R_l = the topic's number of l-relevant docs
+--   NDPM   = (2 C- + C_u) / (2 C)                                        Yao 1995; 0 = perfect
+--   ADM    = 1 - sum_{d in D} |s_d - u_d| / |D|                          Mizzaro 2001
+--   Kendall-tau = tau-b, Spearman = Pearson's r of average ranks, between the system's and the
+--            user's orderings of D
+--
+-- The preference measures (NDPM, ADM, Kendall-tau, Spearman) work on the document set
+-- D = retrieved docs (within the depth) + judged docs of the topic (judged docs only with
+-- judged_only). The user's value u_d = the gain of d's level (0 for judged nonrelevant and
+-- unjudged docs). The system's value s_d = the run's score under the trec_eval convention (equal
+-- scores are ties), -rank (file order, no ties) under ntcireval or when the run has no scores;
+-- unretrieved judged docs are tied below every retrieved doc (s_d = -inf; ADM uses s_d = 0).
+-- NDPM/Kendall-tau/Spearman run as Python UDFs (evalstore/metrics/udf_graded.py); they are NULL
+-- (left out of the mean) when undefined: no pair the user strictly prefers (NDPM) or no variation
+-- on one side (Kendall-tau, Spearman).
+
+-- @metric SR
+WITH n AS (
+    SELECT qrels_id, run_id, topic, R_gain, CASE WHEN ${has_cutoff} THEN ${k} ELSE num_ret END AS n FROM rl_topics
+), sys AS (
+    SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain) AS s
+    FROM rl_judged j JOIN n ON n.qrels_id = j.qrels_id AND n.run_id = j.run_id AND n.topic = j.topic
+    WHERE j.rank <= n.n
+    GROUP BY j.qrels_id, j.run_id, j.topic
+)
+SELECT n.qrels_id, n.run_id, n.topic, coalesce(s.s, 0) / i.cg AS value
+FROM n
+JOIN rl_ideal i ON i.qrels_id = n.qrels_id AND i.topic = n.topic AND i.rank = least(n.n, n.R_gain)
+LEFT JOIN sys s ON s.qrels_id = n.qrels_id AND s.run_id = n.run_id AND s.topic = n.topic
+WHERE i.cg > 0
+
+-- @metric MSR
+WITH n AS (
+    SELECT qrels_id, run_id, topic, R_gain, CASE WHEN ${has_cutoff} THEN ${k} ELSE num_ret END AS n FROM rl_topics
+), sys AS (
+    SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain / j.rank) AS s
+    FROM rl_judged j JOIN n ON n.qrels_id = j.qrels_id AND n.run_id = j.run_id AND n.topic = j.topic
+    WHERE j.rank <= n.n
+    GROUP BY j.qrels_id, j.run_id, j.topic
+), ideal AS (
+    SELECT qrels_id, topic, rank,
+           sum(gain / rank) OVER (PARTITION BY qrels_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS h
+    FROM rl_ideal
+)
+SELECT n.qrels_id, n.run_id, n.topic, coalesce(s.s, 0) / i.h AS value
+FROM n
+JOIN ideal i ON i.qrels_id = n.qrels_id AND i.topic = n.topic AND i.rank = least(n.n, n.R_gain)
+LEFT JOIN sys s ON s.qrels_id = n.qrels_id AND s.run_id = n.run_id AND s.topic = n.topic
+WHERE i.h > 0
+
+-- @metric CG
+SELECT qrels_id, run_id, topic, sum(gain) AS value
+FROM rl_judged WHERE gain > 0 AND rank <= ${k}
+GROUP BY qrels_id, run_id, topic
+
+-- @metric WAP
+SELECT qrels_id, run_id, topic,
+       sum(cg / cg_ideal) FILTER (WHERE isrel = 1 AND rank <= ${k} AND cg_ideal > 0) / any_value(R) AS value
+FROM rl_judged WHERE R > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric AGR
+WITH gl AS (
+    -- the effective gains of levels 1..n (metric's gains=, else the qrels set's declared gains,
+    -- else NULL = gain is the grade), as the engine resolves them for the ranked list
+    SELECT qrels_id, coalesce(${gains}::DOUBLE[], string_split(default_gains, ':')::DOUBLE[]) AS gl
+    FROM qrels_meta WHERE qrels_id IN (SELECT DISTINCT qrels_id FROM rl_topics)
+), lvl AS (
+    SELECT q.qrels_id, q.topic, q.grade, count(*) AS r_l, any_value(q.gain) AS d_l,
+           CASE WHEN q.grade <= 1 THEN 0.0
+                WHEN any_value(g.gl) IS NULL THEN (q.grade - 1)::DOUBLE
+                ELSE any_value(g.gl)[q.grade - 1] END AS d_below
+    FROM rl_qrels q JOIN gl g ON g.qrels_id = q.qrels_id
+    WHERE q.isrel = 1
+    GROUP BY q.qrels_id, q.topic, q.grade
+), adj AS (
+    SELECT l.qrels_id, l.topic, l.grade, l.d_l - (l.r_l / t.R) * (l.d_l - l.d_below) AS d_adj
+    FROM lvl l JOIN rl_qtopics t ON t.qrels_id = l.qrels_id AND t.topic = l.topic
+), ideal AS (
+    SELECT q.qrels_id, q.topic, row_number() OVER w AS rank, sum(a.d_adj) OVER (w ROWS UNBOUNDED PRECEDING) AS cg
+    FROM rl_qrels q JOIN adj a ON a.qrels_id = q.qrels_id AND a.topic = q.topic AND a.grade = q.grade
+    WINDOW w AS (PARTITION BY q.qrels_id, q.topic ORDER BY a.d_adj DESC, q.grade DESC, q.doc)
+), sys AS (
+    SELECT j.qrels_id, j.run_id, j.topic, j.rank, j.isrel, j.R,
+           sum(coalesce(a.d_adj, 0)) OVER (PARTITION BY j.qrels_id, j.run_id, j.topic ORDER BY j.rank
+                                           ROWS UNBOUNDED PRECEDING) AS cg
+    FROM rl_judged j
+    LEFT JOIN adj a ON a.qrels_id = j.qrels_id AND a.topic = j.topic AND a.grade = j.grade AND j.isrel = 1
+    WHERE j.rank <= ${k} AND j.R > 0
+)
+SELECT s.qrels_id, s.run_id, s.topic, sum(s.cg / i.cg) FILTER (WHERE s.isrel = 1 AND i.cg > 0) / any_value(s.R) AS value
+FROM sys s
+JOIN ideal i ON i.qrels_id = s.qrels_id AND i.topic = s.topic AND i.rank = least(s.rank, s.R)
+GROUP BY s.qrels_id, s.run_id, s.topic
+
+-- @metric NDPM
+WITH d AS (
+    SELECT t.qrels_id, t.run_id, t.topic,
+           CASE WHEN ${convention} = 'ntcireval' OR rr.score IS NULL THEN -r.rank::DOUBLE ELSE rr.score END AS s,
+           coalesce(q.gain, 0.0) AS u
+    FROM rl_topics t
+    JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
+    JOIN run_row_data rr ON rr.run_id = r.run_id AND rr.topic = r.topic AND rr.doc = r.doc
+    LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
+    WHERE NOT ${judged_only} OR coalesce(q.judged, false)
+    UNION ALL
+    SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
+    FROM rl_topics t
+    JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
+    ANTI JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic AND r.doc = q.doc
+)
+SELECT qrels_id, run_id, topic, ndpm(list(s), list(u)) AS value
+FROM d GROUP BY qrels_id, run_id, topic
+
+-- @metric Kendall-tau
+WITH d AS (
+    SELECT t.qrels_id, t.run_id, t.topic,
+           CASE WHEN ${convention} = 'ntcireval' OR rr.score IS NULL THEN -r.rank::DOUBLE ELSE rr.score END AS s,
+           coalesce(q.gain, 0.0) AS u
+    FROM rl_topics t
+    JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
+    JOIN run_row_data rr ON rr.run_id = r.run_id AND rr.topic = r.topic AND rr.doc = r.doc
+    LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
+    WHERE NOT ${judged_only} OR coalesce(q.judged, false)
+    UNION ALL
+    SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
+    FROM rl_topics t
+    JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
+    ANTI JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic AND r.doc = q.doc
+)
+SELECT qrels_id, run_id, topic, kendall_tau_b(list(s), list(u)) AS value
+FROM d GROUP BY qrels_id, run_id, topic
+
+-- @metric Spearman
+WITH d AS (
+    SELECT t.qrels_id, t.run_id, t.topic,
+           CASE WHEN ${convention} = 'ntcireval' OR rr.score IS NULL THEN -r.rank::DOUBLE ELSE rr.score END AS s,
+           coalesce(q.gain, 0.0) AS u
+    FROM rl_topics t
+    JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
+    JOIN run_row_data rr ON rr.run_id = r.run_id AND rr.topic = r.topic AND rr.doc = r.doc
+    LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
+    WHERE NOT ${judged_only} OR coalesce(q.judged, false)
+    UNION ALL
+    SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
+    FROM rl_topics t
+    JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
+    ANTI JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic AND r.doc = q.doc
+)
+SELECT qrels_id, run_id, topic, spearman_rho(list(s), list(u)) AS value
+FROM d GROUP BY qrels_id, run_id, topic
+
+-- @metric ADM
+WITH d AS (
+    SELECT t.qrels_id, t.run_id, t.topic, rr.score AS s, coalesce(q.gain, 0.0) AS u, TRUE AS retrieved
+    FROM rl_topics t
+    JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
+    JOIN run_row_data rr ON rr.run_id = r.run_id AND rr.topic = r.topic AND rr.doc = r.doc
+    LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
+    WHERE NOT ${judged_only} OR coalesce(q.judged, false)
+    UNION ALL
+    SELECT t.qrels_id, t.run_id, t.topic, 0.0 AS s, q.gain AS u, FALSE AS retrieved
+    FROM rl_topics t
+    JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
+    ANTI JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic AND r.doc = q.doc
+)
+SELECT d.qrels_id, d.run_id, d.topic,
+       CASE WHEN count(*) FILTER (WHERE d.retrieved AND d.s IS NULL) > 0
+            THEN error('ADM needs run scores on the judgment (gain) scale, but run ' || any_value(m.name)
+                       || ' has no scores (an NTCIR res file?); ADM cannot be computed for it')
+            ELSE 1.0 - sum(abs(d.s - d.u)) / count(*) END AS value
+FROM d JOIN run_meta m ON m.run_id = d.run_id
+GROUP BY d.qrels_id, d.run_id, d.topic
