@@ -1,0 +1,30 @@
+"""Meta-evaluation: how metrics rank systems, how discriminative they are, how robust to
+incomplete judgments (Sakai 2007 IPSJ TOD = paper 000, Sakai SIGIR 2007 = 002, Bompada et al.
+SIGIR 2007 = 004). See docs/meta.md.
+
+Store-level analyses (score columns = qrels sets x metrics; results saved in ``meta_*``)::
+
+    from evalstore import meta
+    meta.kendall(store, "dl20", ["AP(rel=2)", "nDCG@10"])        # 000 Table 2
+    meta.swap(store, "dl20", ["AP(rel=2)"], trials=1000, seed=0)  # 000 Table 3
+    meta.discpower(store, "dl20", ["AP(rel=2)"])                  # 000 Table 4
+    meta.tests(store, "dl20", ["AP(rel=2)"], adjust="holm")       # t, Wilcoxon, randomisation, bootstrap
+    meta.robustness(store, "dl20", ["AP(rel=2)"])                 # 002 Figs. 2-3, 004 Figs. 1-2
+
+Array-level building blocks: :func:`correlate`, :func:`swap_method`, :func:`paired_bootstrap`,
+:func:`paired_t`, :func:`wilcoxon`, :func:`randomisation`, :func:`adjust`; matrices from the store
+with :func:`score_matrix`. Importing this package registers the SQL functions of
+:mod:`evalstore.meta.udfs` (``bootstrap_asl`` etc.) on every store connection.
+"""
+from __future__ import annotations
+
+from . import udfs  # noqa: F401  (declares the UDF registrar)
+from .analyses import Analysis, discpower, kendall, swap, tests  # noqa: F401
+from .bootstrap import BootstrapResult, bootstrap_asl, paired_bootstrap, round_sig  # noqa: F401
+from .correlation import Correlation, correlate, kendall_p, kendall_tau, kendall_z, spearman_rho  # noqa: F401
+from .matrix import Column, ScoreMatrix, score_matrices, score_matrix, top_runs  # noqa: F401
+from .persist import load_table, save_analysis  # noqa: F401
+from .robustness import knee, robustness  # noqa: F401
+from .sampling import MetaError  # noqa: F401
+from .significance import adjust, paired_t, randomisation, wilcoxon  # noqa: F401
+from .swap import SwapResult, difference_bins, swap_method  # noqa: F401

@@ -1,0 +1,200 @@
+"""Paired bootstrap test and Sakai's bootstrap sensitivity method (000 Sec. 4.3, Figs. 5-7).
+
+For a system pair with per-topic scores x, y over the same n topics:
+
+* ``z_i = x_i - y_i``; ``t(z) = zbar / (sigma / sqrt(n))``, sigma with n - 1;
+* ``w_i = z_i - zbar`` (z shifted to obey H0: mu = 0);
+* for b = 1..B, ``w*b`` = w at the topics of the b-th bootstrap sample ``Q*b`` (with
+  replacement), ``t*b = t(w*b)``;
+* ``ASL = #{b : |t*b| >= |t(z)|} / B`` (two-sided); H0 is rejected when ``ASL < alpha``
+  (strictly: ASL = alpha is not significant).
+
+Degenerate samples (sigma = 0: every value equal), decided exactly rather than by a tolerance:
+``t = 0`` when the common value is 0 and ``t = sign(value) * inf`` otherwise. So two identical
+systems (z = 0) have t(z) = 0 and ASL = 1; a constant shift c != 0 has t(z) = +-inf, w = 0 exactly
+(zbar is set to c, not to the rounded mean) and every t*b = 0, so ASL = 0.
+
+Sensitivity (discriminative power) = number of pairs with ASL < alpha among all
+``n_runs (n_runs - 1) / 2`` pairs. Estimated difference required (Fig. 7): for each pair take the
+bootstrap sample whose ``|t*b|`` is the ``B * alpha``-th largest (ties in |t*b| ordered by sample
+number, earliest first) and record its ``|wbar*b|``; the estimate is the maximum over pairs,
+rounded to two significant figures.
+
+All pairs share the same B bootstrap samples (see :mod:`evalstore.meta.sampling`); the work is
+a few matrix products of the ``(B, n)`` sample-count matrix with the ``(n, pairs)`` matrix of w,
+in blocks of pairs, never a Python loop over B.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .sampling import MetaError, block_size, bootstrap_indices, check_trials, counts
+
+
+@dataclass
+class BootstrapResult:
+    """Per-pair output of :func:`paired_bootstrap` (arrays of length ``pairs``)."""
+
+    t_obs: np.ndarray          # t(z)
+    asl: np.ndarray            # achieved significance level
+    diff_at_alpha: np.ndarray  # |wbar*b| of the (B*alpha)-th largest |t*b| (Fig. 7), per pair
+    B: int
+    alpha: float
+    seed: int
+
+    def significant(self) -> np.ndarray:
+        return self.asl < self.alpha
+
+    @property
+    def n_significant(self) -> int:
+        return int(np.count_nonzero(self.significant()))
+
+    @property
+    def estimated_diff(self) -> float:
+        """Max over pairs of the Fig. 7 difference, rounded to two significant figures."""
+        if self.diff_at_alpha.size == 0:
+            return float("nan")
+        return round_sig(float(np.max(self.diff_at_alpha)), 2)
+
+
+def round_sig(x: float, digits: int = 2) -> float:
+    """Round to ``digits`` significant figures (0.1049 -> 0.1, 0.0934 -> 0.093, 0 -> 0)."""
+    if x == 0 or not math.isfinite(x):
+        return x
+    return float(f"{x:.{digits}g}")
+
+
+def _degenerate_t(mean: np.ndarray) -> np.ndarray:
+    """t of a sample with sigma = 0: 0 when its mean is 0, else +-inf."""
+    out = np.zeros_like(mean, dtype=np.float64)
+    nz = mean != 0
+    out[nz] = np.sign(mean[nz]) * np.inf
+    return out
+
+
+def t_statistic(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(t(z), zbar, constant)`` for each row of ``Z`` (pairs x topics).
+
+    Rows whose values are all equal (sigma = 0) get zbar = that value exactly and the degenerate t."""
+    Z = np.asarray(Z, dtype=np.float64)
+    n = Z.shape[1]
+    if n < 2:
+        raise MetaError(f"a paired test needs at least 2 topics, got {n}")
+    const = Z.min(axis=1) == Z.max(axis=1)
+    zbar = Z.mean(axis=1)
+    zbar[const] = Z[const, 0]
+    sd = Z.std(axis=1, ddof=1)
+    t = np.empty(Z.shape[0])
+    ok = ~const
+    t[ok] = zbar[ok] / (sd[ok] / math.sqrt(n))
+    t[const] = _degenerate_t(zbar[const])
+    return t, zbar, const
+
+
+def _max_group(W: np.ndarray) -> np.ndarray:
+    """Largest number of equal values in each row."""
+    s = np.sort(W, axis=1)
+    n = s.shape[1]
+    new = np.ones(s.shape, dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    idx = np.broadcast_to(np.arange(n), s.shape)
+    start = np.maximum.accumulate(np.where(new, idx, 0), axis=1)
+    return (idx - start + 1).max(axis=1)
+
+
+def _fix_degenerate(C: np.ndarray, W: np.ndarray, wbar: np.ndarray, t: np.ndarray, u: np.ndarray,
+                    gmax: np.ndarray) -> np.ndarray:
+    """Exact sigma = 0 handling: a sample is degenerate iff all its sampled w are equal. Only
+    samples with no more distinct topics than the pair's largest group of equal w can be."""
+    degenerate = np.zeros(t.shape, dtype=bool)
+    bs, ps = np.nonzero(u[:, None] <= gmax[None, :])
+    step = max(1, (1 << 22) // max(1, C.shape[1]))
+    for s in range(0, bs.size, step):
+        b, p = bs[s:s + step], ps[s:s + step]
+        present = C[b] > 0
+        vals = W[p]
+        hi = np.where(present, vals, -np.inf).max(axis=1)
+        lo = np.where(present, vals, np.inf).min(axis=1)
+        deg = hi == lo
+        if deg.any():
+            b, p, v = b[deg], p[deg], hi[deg]
+            wbar[b, p] = v
+            t[b, p] = _degenerate_t(v)
+            degenerate[b, p] = True
+    return degenerate
+
+
+def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float = 0.05, *,
+                     indices: np.ndarray | None = None, progress=None) -> BootstrapResult:
+    """Paired bootstrap test for every row of ``Z`` (pairs x topics, z = x - y).
+
+    ``indices``: the ``(B, n)`` bootstrap topic samples (default: drawn from ``seed``, see
+    :func:`evalstore.meta.sampling.bootstrap_indices`). ``progress``: an object with
+    ``advance(k)`` (advanced by the number of pairs done)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise MetaError("Z must be a (pairs x topics) matrix")
+    P, n = Z.shape
+    B = check_trials(B, "bootstrap samples")
+    if not (0 < alpha < 1):
+        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
+    k = int(round(B * alpha))
+    if k < 1:
+        raise MetaError(f"B * alpha = {B * alpha:g} < 1: use more bootstrap samples (B >= {math.ceil(1 / alpha)})")
+    if not np.all(np.isfinite(Z)):
+        raise MetaError("per-topic scores contain NaN or infinite values; choose a missing-topic policy")
+    t_obs, zbar, const = t_statistic(Z)
+    W = Z - zbar[:, None]
+    W[const] = 0.0
+    if indices is None:
+        indices = bootstrap_indices(n, B, seed)
+    if indices.shape != (B, n):
+        raise MetaError(f"bootstrap indices must have shape ({B}, {n}), not {indices.shape}")
+    C = counts(indices, n)
+    u = np.count_nonzero(C, axis=1)
+    gmax = _max_group(W) if P else np.zeros(0, dtype=int)
+    asl = np.empty(P)
+    diff = np.empty(P)
+    abs_t_obs = np.abs(t_obs)
+    step = block_size(B, n)
+    sqrt_n = math.sqrt(n)
+    for s in range(0, P, step):
+        Wb = W[s:s + step]
+        wbar = (C @ Wb.T) / n
+        ss = C @ (Wb * Wb).T
+        var = np.maximum((ss - n * wbar * wbar) / (n - 1), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = wbar / (np.sqrt(var) / sqrt_n)
+        degenerate = _fix_degenerate(C, Wb, wbar, t, u, gmax[s:s + step])
+        lost = (var == 0) & ~degenerate
+        if lost.any():
+            # the one-pass variance cancelled to 0 in a sample whose values are not all equal
+            # (possible only for nearly equal values): recompute those entries in two passes
+            bs, ps = np.nonzero(lost)
+            vals, mult = Wb[ps], C[bs]
+            m = (mult * vals).sum(axis=1) / n
+            v = (mult * (vals - m[:, None]) ** 2).sum(axis=1) / (n - 1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t[bs, ps] = np.where(v > 0, m / (np.sqrt(v) / sqrt_n), _degenerate_t(m))
+            wbar[bs, ps] = m
+        abs_t = np.abs(t)
+        asl[s:s + step] = np.count_nonzero(abs_t >= abs_t_obs[None, s:s + step], axis=0) / B
+        order = np.argsort(-abs_t, axis=0, kind="stable")
+        pick = order[k - 1]
+        diff[s:s + step] = np.abs(wbar[pick, np.arange(Wb.shape[0])])
+        if progress is not None:
+            progress.advance(Wb.shape[0])
+    return BootstrapResult(t_obs=t_obs, asl=asl, diff_at_alpha=diff, B=B, alpha=float(alpha), seed=int(seed))
+
+
+def bootstrap_asl(x, y, B: int = 1000, seed: int = 0) -> float:
+    """ASL of the paired bootstrap test for one pair of per-topic score lists (same topics,
+    same order). Equal to the pair's ASL in :func:`paired_bootstrap` with the same seed."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise MetaError(f"bootstrap_asl needs two score lists of the same length (got {x.shape} and {y.shape})")
+    return float(paired_bootstrap((x - y)[None, :], B=B, seed=seed).asl[0])

@@ -1,0 +1,242 @@
+"""Score matrices: per-topic scores of runs x topics for one (qrels set, metric) column.
+
+:func:`score_matrix` / :func:`score_matrices` read the stored per-topic scores (``score_data``,
+view ``scores``) and evaluate first, in one bulk pass (:func:`evalstore.metrics.engine.evaluate_bulk`),
+whatever (qrels, run, metric) has not been evaluated yet with the same options.
+
+Runs missing topics. Without ``complete=True`` a run is only scored on the topics it retrieved
+something for (trec_eval's default), so some cells of the matrix can be empty. Every paired
+analysis needs one value per run and topic, so the policy is explicit (``missing=``):
+
+* ``'error'`` (default): stop and say which runs miss which topics;
+* ``'zero'``: an unscored topic scores 0 for that run (what trec_eval -c does);
+* ``'drop_topics'``: keep only topics every run was scored on;
+* ``'drop_runs'``: keep only runs scored on every topic (across all columns of the call).
+
+The topics of a column are the topics scored for at least one of its runs (byte order).
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import MetricError
+from .sampling import MetaError
+
+MISSING_POLICIES = ("error", "zero", "drop_topics", "drop_runs")
+
+
+@dataclass
+class ScoreMatrix:
+    """Per-topic scores of one column: ``values[i, j]`` = score of ``runs[i]`` on ``topics[j]``."""
+
+    qrels: str
+    metric: str                     # canonical name, as stored in ``scores.metric``
+    label: str                      # the name as requested (e.g. 'AP(rel=2)')
+    runs: list[str]
+    topics: list[str]
+    values: np.ndarray
+    aggregate: str = "mean"
+    filled: int = 0                 # cells set to 0 by missing='zero'
+    dropped_topics: list[str] = field(default_factory=list)
+    dropped_runs: list[str] = field(default_factory=list)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.values.shape
+
+    def means(self) -> np.ndarray:
+        """Per-run summary with the metric's aggregate (mean, gmean as trec_eval, or sum)."""
+        v = self.values
+        if self.aggregate == "gmean":
+            return np.exp(np.log(np.maximum(v, 1e-5)).mean(axis=1))
+        if self.aggregate == "sum":
+            return v.sum(axis=1)
+        return v.mean(axis=1)
+
+    def subset(self, runs: Sequence[str]) -> "ScoreMatrix":
+        pos = {r: i for i, r in enumerate(self.runs)}
+        idx = [pos[r] for r in runs]
+        return ScoreMatrix(self.qrels, self.metric, self.label, list(runs), list(self.topics), self.values[idx],
+                           self.aggregate, self.filled, list(self.dropped_topics),
+                           list(self.dropped_runs) + [r for r in self.runs if r not in set(runs)])
+
+    def sorted_by_mean(self) -> "ScoreMatrix":
+        """Runs ordered by descending summary score (ties by name), so pairs (i < j) put the
+        better run first."""
+        m = self.means()
+        order = sorted(range(len(self.runs)), key=lambda i: (-m[i], self.runs[i]))
+        return self.subset([self.runs[i] for i in order])
+
+    def sha256(self) -> str:
+        """Fingerprint of the exact input (runs, topics, values as float64 bytes)."""
+        h = hashlib.sha256()
+        h.update("\x1f".join(self.runs).encode())
+        h.update(b"\x1e")
+        h.update("\x1f".join(self.topics).encode())
+        h.update(b"\x1e")
+        h.update(np.ascontiguousarray(self.values, dtype="<f8").tobytes())
+        return h.hexdigest()
+
+    def describe(self) -> dict:
+        return {"qrels": self.qrels, "metric": self.metric, "label": self.label, "runs": list(self.runs),
+                "topics": list(self.topics), "aggregate": self.aggregate, "filled_with_zero": self.filled,
+                "dropped_topics": list(self.dropped_topics), "dropped_runs": list(self.dropped_runs),
+                "sha256": self.sha256()}
+
+
+@dataclass(frozen=True)
+class Column:
+    qrels: str
+    metric: str
+
+    def label(self, multi_qrels: bool) -> str:
+        return f"{self.metric} [{self.qrels}]" if multi_qrels else self.metric
+
+
+def normalise_missing(missing: str) -> str:
+    m = missing.replace("-", "_").lower()
+    if m not in MISSING_POLICIES:
+        raise MetaError(f"unknown missing-topic policy {missing!r}; use one of "
+                        f"{', '.join(p.replace('_', '-') for p in MISSING_POLICIES)}")
+    return m
+
+
+def canonical_metric(store, qrels: str, metric: str, *, convention: str = "trec_eval", complete: bool = False,
+                     depth: int | None = None) -> str:
+    """The canonical name under which ``metric`` evaluated on ``qrels`` with these options is
+    stored (parameters sorted, defaults and the qrels set's declared gains filled in)."""
+    from ..metrics import engine
+
+    insts = engine.resolve_metrics([metric])
+    if len(insts) != 1:
+        raise MetricError(f"{metric!r} names {len(insts)} metrics ({', '.join(i.display for i in insts)}); "
+                          f"give each as its own column")
+    inst = insts[0]
+    options = engine.make_options(convention, complete, depth)
+    qid = store.qrels_id(qrels)
+    declared = engine.parse_gains(store.con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?",
+                                                    [qid]).fetchone()[0])
+    ctx = engine.effective_context(inst, declared)
+    return engine._canonical_for(inst, ctx, options.canonical_extra())
+
+
+def _run_ids(store, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
+    if runs is None:
+        runs = store.run_names()
+        if not runs:
+            raise MetaError("the store has no runs; ingest some with `evalstore ingest run FILE`")
+    runs = list(dict.fromkeys(runs))
+    return runs, [store.run_id(r) for r in runs]
+
+
+def score_matrices(store, columns: Sequence[Column | tuple[str, str]], runs: Sequence[str] | None = None, *,
+                   missing: str = "error", evaluate: bool = True, convention: str = "trec_eval",
+                   complete: bool = False, depth: int | None = None, progress: bool | None = None
+                   ) -> list[ScoreMatrix]:
+    """One :class:`ScoreMatrix` per column, all over the same runs (in the order given; all runs
+    of the store by name when None). Unevaluated (qrels, run, metric) combinations are evaluated
+    first, all in one bulk pass, unless ``evaluate=False`` (then they are an error)."""
+    from ..metrics.engine import evaluate_bulk
+
+    missing = normalise_missing(missing)
+    cols = [c if isinstance(c, Column) else Column(*c) for c in columns]
+    if not cols:
+        raise MetaError("no score column given (a qrels set and a metric)")
+    runs, run_ids = _run_ids(store, runs)
+    opts = dict(convention=convention, complete=complete, depth=depth)
+    canon = [canonical_metric(store, c.qrels, c.metric, **opts) for c in cols]
+    qids = [store.qrels_id(c.qrels) for c in cols]
+    con = store.con
+    todo_qrels: list[str] = []
+    todo_metrics: list[str] = []
+    todo_runs: list[str] = []
+    for c, name, qid in zip(cols, canon, qids):
+        done = {r for (r,) in con.execute(
+            "SELECT run_id FROM evaluations WHERE qrels_id = ? AND metric = ? AND run_id IN (SELECT unnest(?::INTEGER[]))",
+            [qid, name, run_ids]).fetchall()}
+        lacking = [r for r, rid in zip(runs, run_ids) if rid not in done]
+        if lacking:
+            todo_qrels.append(c.qrels)
+            todo_metrics.append(c.metric)
+            todo_runs.extend(lacking)
+    if todo_qrels:
+        if not evaluate:
+            raise MetaError(f"{todo_metrics[0]} has not been evaluated on {todo_qrels[0]} for every run; "
+                            f"run `evalstore eval` first or allow evaluation")
+        evaluate_bulk(store, list(dict.fromkeys(todo_qrels)), list(dict.fromkeys(todo_runs)),
+                      list(dict.fromkeys(todo_metrics)), progress=progress, **opts)
+    mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
+    return _apply_missing(mats, missing)
+
+
+def score_matrix(store, qrels: str, metric: str, runs: Sequence[str] | None = None, **kwargs) -> ScoreMatrix:
+    """Per-topic scores of ``runs`` x topics for one (qrels, metric); see :func:`score_matrices`."""
+    return score_matrices(store, [Column(qrels, metric)], runs, **kwargs)[0]
+
+
+def _fetch(store, col: Column, canonical: str, qid: int, runs: list[str], run_ids: list[int]) -> ScoreMatrix:
+    con = store.con
+    data = con.execute("""SELECT s.run_id, s.topic, s.value FROM score_data s
+                          WHERE s.qrels_id = ? AND s.metric = ? AND s.run_id IN (SELECT unnest(?::INTEGER[]))""",
+                       [qid, canonical, run_ids]).fetchnumpy()
+    agg = con.execute("SELECT any_value(aggregate) FROM evaluations WHERE qrels_id = ? AND metric = ?",
+                      [qid, canonical]).fetchone()[0] or "mean"
+    rid = np.asarray(data["run_id"], dtype=np.int64)
+    topic_arr = np.asarray(data["topic"], dtype=object)
+    vals = np.ma.filled(np.ma.asarray(data["value"], dtype=np.float64), np.nan)
+    topics, tpos = np.unique(topic_arr.astype(str), return_inverse=True) if rid.size else (np.array([], dtype=str), np.array([], dtype=np.int64))
+    order = np.argsort(np.asarray(run_ids))
+    sorted_ids = np.asarray(run_ids)[order]
+    rpos = order[np.searchsorted(sorted_ids, rid)]
+    values = np.full((len(runs), len(topics)), np.nan)
+    values[rpos, tpos] = vals
+    return ScoreMatrix(col.qrels, canonical, col.metric, list(runs), [str(t) for t in topics], values, agg)
+
+
+def _apply_missing(mats: list[ScoreMatrix], policy: str) -> list[ScoreMatrix]:
+    holes = [np.isnan(m.values) for m in mats]
+    if not any(h.any() for h in holes):
+        return mats
+    if policy == "error":
+        m, h = next((m, h) for m, h in zip(mats, holes) if h.any())
+        per_run = h.sum(axis=1)
+        bad = [(m.runs[i], int(per_run[i])) for i in np.nonzero(per_run)[0]]
+        shown = ", ".join(f"{r} ({k} of {len(m.topics)} topics)" for r, k in bad[:5])
+        raise MetaError(
+            f"{len(bad)} run(s) have no {m.label} score on some topics of qrels {m.qrels!r}: {shown}"
+            f"{' ...' if len(bad) > 5 else ''}. Paired analyses need every run on every topic: choose "
+            f"missing='zero' (unscored topics score 0, as trec_eval -c), 'drop_topics' or 'drop_runs' "
+            f"(CLI: --missing zero|drop-topics|drop-runs), or evaluate with complete=True (--complete)")
+    if policy == "zero":
+        for m, h in zip(mats, holes):
+            m.filled = int(h.sum())
+            m.values = np.where(h, 0.0, m.values)
+        return mats
+    if policy == "drop_topics":
+        for m, h in zip(mats, holes):
+            keep = ~h.any(axis=0)
+            m.dropped_topics = [t for t, k in zip(m.topics, keep) if not k]
+            m.topics = [t for t, k in zip(m.topics, keep) if k]
+            m.values = m.values[:, keep]
+        return mats
+    # drop_runs: a run must be complete in every column
+    keep = ~np.any(np.stack([h.any(axis=1) for h in holes]), axis=0)
+    if keep.sum() < 2:
+        raise MetaError("fewer than 2 runs are scored on every topic; use missing='zero' or 'drop_topics'")
+    kept = [r for r, k in zip(mats[0].runs, keep) if k]
+    return [m.subset(kept) for m in mats]
+
+
+def top_runs(store, qrels: str, metric: str, n: int, runs: Sequence[str] | None = None, **kwargs) -> list[str]:
+    """The ``n`` best runs by their summary ``metric`` score on ``qrels`` (as Sakai's "top 30
+    runs by Mean AveP"); ties broken by run name. Missing topics follow ``missing=`` (default
+    'zero' here, so that a run is not excluded for one unscored topic)."""
+    if n < 2:
+        raise MetaError(f"--top must be at least 2 runs, not {n}")
+    kwargs.setdefault("missing", "zero")
+    m = score_matrix(store, qrels, metric, runs, **kwargs)
+    return m.sorted_by_mean().runs[:n]

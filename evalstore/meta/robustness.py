@@ -1,0 +1,154 @@
+"""Robustness of metrics to incomplete judgments (002 Secs. 6-7, Figs. 2-3; 004 Sec. 5, Figs. 1-2,
+Tables 2-5).
+
+Inputs: a full qrels set and its subsamples (``evalstore subsample``; Buckley-Voorhees reduced
+qrels, one per fraction and trial), a set of runs and metrics. For each metric and subsample:
+
+* ``tau``: Kendall's tau between the system ranking on the full qrels and on the subsample
+  (tau_b when either ranking has ties, else tau_a); averaged over trials per fraction;
+* discriminative power: share of run pairs whose paired test (default the bootstrap, 002 Sec. 7;
+  004 uses Wilcoxon: ``test='wilcoxon'``) rejects H0 at ``alpha``; averaged over trials;
+* the 004 confusion matrix: ``C(i, j)``, i = outcome with the full qrels, j = with the
+  subsample, 1 = H0 accepted (p >= alpha), 2 = rejected. Summed over trials per fraction:
+  ``accuracy = (C11 + C22) / total``, ``TP = C11 / (C11 + C12)``, ``P = C11 / (C11 + C21)``,
+  ``g-mean = sqrt(TP * P)``; false positives = C21 (rejected with full, accepted with the
+  subsample), false negatives = C12 (the paper's naming);
+* the knee (004 Tables 3 and 5): the lowest fraction whose tau (accuracy) exceeds ``threshold``
+  (0.9, strictly). The curves need not be monotone; the rule used (``knee``) is the lowest
+  fraction f such that the value exceeds the threshold at f *and at every larger fraction
+  analysed* (the curve stays above from f on); ``knee_first`` is the lowest fraction exceeding
+  the threshold regardless of later dips. The full qrels is the point f = 1 (tau = accuracy = 1),
+  so a curve that never stays above has knee 1.
+
+Every subsample is analysed with the same seed, hence the same bootstrap samples (the topic set
+does not change under Buckley-Voorhees reduction, which keeps at least one relevant document per
+topic), so differences between fractions are not resampling noise.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..progress import progress_bar
+from .analyses import Analysis, _check_alpha, _finite, _inputs, _need_mean, _save, load, run_tests
+from .correlation import correlate
+from .matrix import Column
+from .sampling import MetaError, check_seed, check_trials
+from .significance import TESTS
+
+
+def knee(fractions: Sequence[float], values: Sequence[float], threshold: float = 0.9) -> tuple[float | None, float | None]:
+    """``(knee, knee_first)`` of a curve (see the module docstring); None when no point exceeds."""
+    f = np.asarray(fractions, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    order = np.argsort(f)
+    f, v = f[order], v[order]
+    above = v > threshold              # NaN compares False
+    first = float(f[np.argmax(above)]) if above.any() else None
+    # stays above: suffix-all of `above`
+    suffix = np.logical_and.accumulate(above[::-1])[::-1]
+    stay = float(f[np.argmax(suffix)]) if suffix.any() else None
+    return stay, first
+
+
+def _subsamples(store, qrels: str, subsamples) -> list[dict[str, Any]]:
+    from ..subsample import list_subsamples, resolve_subsamples
+
+    names = resolve_subsamples(store, qrels, subsamples)
+    info = {r["name"]: r for r in list_subsamples(store, qrels).records()}
+    return [info[n] for n in names]
+
+
+def robustness(store, qrels: str, metrics: str | Sequence[str], runs=None, *, subsamples="all",
+               test: str = "bootstrap", trials: int = 1000, seed: int = 0, alpha: float = 0.05,
+               threshold: float = 0.9, save: bool = True, progress: bool | None = None, **kwargs) -> Analysis:
+    """Tau, discriminative power, confusion matrices and knees of each metric over the subsamples
+    of ``qrels`` (``subsamples``: 'all', names, or fractions; see
+    :func:`evalstore.subsample.resolve_subsamples`)."""
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not metrics:
+        raise MetaError("give at least one metric")
+    if test not in TESTS:
+        raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    B, seed, alpha = check_trials(trials), check_seed(seed), _check_alpha(alpha)
+    subs = _subsamples(store, qrels, subsamples)
+    levels = [{"name": qrels, "fraction": 1.0, "trial": 0}] + subs
+    cols = [Column(lv["name"], m) for m in metrics for lv in levels]
+    mats, params = load(store, cols, runs, progress=progress, **kwargs)
+    _need_mean(mats, f"the {test} test")
+    params.update(parent=qrels, test=test, trials=B, alpha=alpha, threshold=threshold,
+                  subsamples=[{"qrels": s["name"], "fraction": s["fraction"], "trial": s["trial"],
+                               "seed": s["seed"], "method": s["method"], "min_rel": s["min_rel"],
+                               "min_nonrel": s["min_nonrel"]} for s in subs],
+                  knee_rule="lowest fraction from which the curve stays above the threshold (knee); "
+                            "lowest fraction above it (knee_first)")
+    L = len(levels)
+    n_runs = len(mats[0].runs)
+    P = n_runs * (n_runs - 1) // 2
+    rows, knees = [], []
+    cache: dict = {}
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    with progress_bar(len(mats), f"robustness ({test} test per qrels set)", enabled=progress) as bar:
+        for k, metric in enumerate(metrics):
+            block = mats[k * L:(k + 1) * L]
+            full = block[0]
+            full_means = full.means()
+            full_sig = None
+            out = []
+            for lv, m in zip(levels, block):
+                res = run_tests(m, [test], trials=B, seed=seed, alpha=alpha, indices_cache=cache)[test]
+                bar.advance(1)
+                sig = res["p"] < alpha
+                if full_sig is None:
+                    full_sig = sig
+                c11 = int(np.count_nonzero(~full_sig & ~sig))
+                c12 = int(np.count_nonzero(~full_sig & sig))
+                c21 = int(np.count_nonzero(full_sig & ~sig))
+                c22 = int(np.count_nonzero(full_sig & sig))
+                tau = correlate(full_means, m.means()).tau
+                row = {"metric": metric, "parent": qrels, "qrels": m.qrels, "fraction": float(lv["fraction"]),
+                       "trial": int(lv["trial"]), "n_runs": len(m.runs), "n_topics": len(m.topics),
+                       "tau": _finite(tau), "n_pairs": P, "n_significant": int(np.count_nonzero(sig)),
+                       "c11": c11, "c12": c12, "c21": c21, "c22": c22}
+                out.append(row)
+            rows.extend(out)
+            by_metric[metric] = out
+            curve = summarise(out)
+            for crit in ("tau", "accuracy"):
+                fr = [c["fraction"] for c in curve]
+                vals = [np.nan if c[crit] is None else c[crit] for c in curve]
+                kn, first = knee(fr, vals, threshold)
+                knees.append({"metric": metric, "criterion": crit, "threshold": threshold, "knee": kn,
+                              "knee_first": first})
+    an = Analysis("robustness", params, seed, _inputs(mats), {"meta_robustness_trials": rows, "meta_knees": knees},
+                  {"metrics": metrics, "curves": {m: summarise(r) for m, r in by_metric.items()}, "matrices": mats})
+    return _save(store, an, save)
+
+
+def summarise(trial_rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per-fraction summary of trial rows (the ``meta_robustness`` view, computed in Python for
+    results that are not saved): tau mean/min/max, discriminative power, confusion sums,
+    accuracy, g-mean, false positives/negatives. Largest fraction first."""
+    groups: dict[float, list[dict[str, Any]]] = {}
+    for r in trial_rows:
+        groups.setdefault(r["fraction"], []).append(r)
+    out = []
+    for f in sorted(groups, reverse=True):
+        g = groups[f]
+        taus = [r["tau"] for r in g if r["tau"] is not None]
+        c = {k: sum(r[k] for r in g) for k in ("c11", "c12", "c21", "c22")}
+        total = sum(c.values())
+        tp = c["c11"] / (c["c11"] + c["c12"]) if c["c11"] + c["c12"] else None
+        pp = c["c11"] / (c["c11"] + c["c21"]) if c["c11"] + c["c21"] else None
+        out.append({"fraction": f, "n_trials": len(g),
+                    "tau_mean": sum(taus) / len(taus) if taus else None,
+                    "tau_min": min(taus) if taus else None, "tau_max": max(taus) if taus else None,
+                    "tau": sum(taus) / len(taus) if taus else None,
+                    "disc_power": sum(r["n_significant"] / r["n_pairs"] for r in g) / len(g) if g[0]["n_pairs"] else None,
+                    **c,
+                    "accuracy": (c["c11"] + c["c22"]) / total if total else None,
+                    "g_mean": math.sqrt(tp * pp) if tp is not None and pp is not None else None,
+                    "false_pos": c["c21"], "false_neg": c["c12"]})
+    return out

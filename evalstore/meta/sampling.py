@@ -1,0 +1,82 @@
+"""Random draws shared by the resampling analyses (swap method, bootstrap, randomisation test).
+
+Every analysis draws ALL its random numbers up front from ``numpy.random.default_rng(seed)``
+(PCG64, NumPy's stable stream), in one call, so a seed fixes the result on any machine and
+independently of how the work is later chunked:
+
+* bootstrap (paired test, 000 Fig. 5):  ``rng.integers(0, n, size=(B, n))``; row b = the topic
+  indices of ``Q*b``;
+* swap method (000 Sec. 4.2):            ``rng.integers(0, n, size=(B, 2, n))``; ``[b, 0]`` = ``Q*b``,
+  ``[b, 1]`` = ``Q'*b``;
+* randomisation test:                    ``rng.integers(0, 2, size=(B, n))``; 1 keeps the sign of
+  topic i's difference in sample b, 0 flips it.
+
+The same samples serve every system pair of an analysis (and every qrels set / metric analysed
+with the same seed and topic count): pairs are compared on common random numbers. The papers do
+not say whether Sakai shared samples across pairs; sharing is what makes the whole analysis a
+handful of matrix products.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import EvalstoreError
+
+
+class MetaError(EvalstoreError):
+    """A meta-evaluation cannot be run as asked (too few runs or topics, bad parameters)."""
+
+
+def check_trials(B: int, what: str = "trials") -> int:
+    if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or int(B) < 1:
+        raise MetaError(f"the number of {what} must be a positive integer, not {B!r}")
+    return int(B)
+
+
+def check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
+        raise MetaError(f"the seed must be a non-negative integer, not {seed!r}")
+    return int(seed)
+
+
+def bootstrap_indices(n: int, B: int, seed: int) -> np.ndarray:
+    """``(B, n)`` topic indices, sampled with replacement (000 Fig. 5)."""
+    rng = np.random.default_rng(check_seed(seed))
+    return rng.integers(0, n, size=(check_trials(B), n))
+
+
+def swap_indices(n: int, B: int, seed: int) -> np.ndarray:
+    """``(B, 2, n)`` topic indices: the pair of topic sets ``Q*b``, ``Q'*b`` of each trial."""
+    rng = np.random.default_rng(check_seed(seed))
+    return rng.integers(0, n, size=(check_trials(B), 2, n))
+
+
+def sign_flips(n: int, B: int, seed: int) -> np.ndarray:
+    """``(B, n)`` signs (+1 keep, -1 flip) for the paired randomisation test."""
+    rng = np.random.default_rng(check_seed(seed))
+    return rng.integers(0, 2, size=(check_trials(B), n)) * 2.0 - 1.0
+
+
+def counts(indices: np.ndarray, n: int) -> np.ndarray:
+    """Multiplicity of each topic in each sample: ``(B, n)`` float64 from ``(B, n)`` indices.
+
+    ``counts @ v / n`` is the mean of ``v`` over the sampled topics (duplicates counted)."""
+    B = indices.shape[0]
+    flat = (indices + (np.arange(B) * n)[:, None]).ravel()
+    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.float64)
+
+
+def resample(values: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """The resampled vectors ``values[indices]`` (000 Fig. 5: ``w*b`` from ``Q*b``)."""
+    return np.asarray(values)[..., np.asarray(indices)]
+
+
+def pair_indices(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """All unordered pairs ``(i, j)``, ``i < j``, in row-major order."""
+    return np.triu_indices(n_runs, 1)
+
+
+def block_size(B: int, n: int, budget: int = 1 << 22) -> int:
+    """How many pairs to process at once so that a ``(B, pairs)`` block stays near ``budget``
+    elements (about 32 MB of float64 per array)."""
+    return max(1, budget // max(1, B))

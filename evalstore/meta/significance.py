@@ -1,0 +1,167 @@
+"""Paired significance tests for many system pairs at once (rows of Z = per-topic differences).
+
+* ``paired_t``: Student's paired t-test, ``t = zbar / (sigma / sqrt n)`` (sigma with n - 1),
+  two-sided p from the t distribution with n - 1 degrees of freedom. sigma = 0: t = 0 and p = 1
+  when all differences are 0, else t = +-inf and p = 0 (the bootstrap's rule).
+* ``wilcoxon``: two-sided Wilcoxon signed-rank test (004 Sec. 4.3). Zero differences are dropped
+  (Wilcoxon's original rule; n_r = non-zero differences); ties among |d| get average ranks.
+  Statistic ``T = min(R+, R-)``. The p-value is exact (the distribution of R+ over the 2^n_r sign
+  patterns, ``p = min(1, 2 min(P(R+ <= r), P(R+ >= r)))``) when n_r <= 50 and there are no ties
+  among the non-zero |d|; otherwise the normal approximation with tie correction
+  ``sigma^2 = n_r(n_r+1)(2n_r+1)/24 - sum(t^3 - t)/48`` and no continuity correction. No non-zero
+  difference at all: T = 0, p = 1. This equals ``scipy.stats.wilcoxon(d, method='exact')`` when
+  there are no ties and ``method='asymptotic', correction=False`` otherwise (scipy's default
+  ``'auto'`` switches to a permutation test when there are zeros or ties and n <= 13).
+* ``randomisation``: two-sided paired randomisation (sign-flip permutation) test on the mean
+  difference: B random sign patterns (shared by all pairs, see :mod:`evalstore.meta.sampling`),
+  ``p = #{b : |mean(s_b z)| >= |mean(z)|} / B``. A resampled statistic within the rounding
+  bound ``eps * sum|z| / n`` of the observed one counts as at least as extreme (the all-plus
+  pattern reproduces the observed mean, up to summation order).
+* ``adjust``: Bonferroni or Holm (step-down) adjusted p-values over the family of all pairs.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from .bootstrap import t_statistic
+from .sampling import MetaError, block_size, check_trials, sign_flips
+
+TESTS = ("bootstrap", "t", "wilcoxon", "randomisation")
+ADJUSTMENTS = ("none", "bonferroni", "holm")
+EXACT_MAX_N = 50
+
+
+def _check(Z) -> np.ndarray:
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise MetaError("Z must be a (pairs x topics) matrix")
+    if Z.shape[1] < 2:
+        raise MetaError(f"a paired test needs at least 2 topics, got {Z.shape[1]}")
+    if not np.all(np.isfinite(Z)):
+        raise MetaError("per-topic scores contain NaN or infinite values; choose a missing-topic policy")
+    return Z
+
+
+def paired_t(Z) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, p)`` per row of Z."""
+    from scipy.stats import t as t_dist
+
+    Z = _check(Z)
+    t, _, _ = t_statistic(Z)
+    p = np.empty_like(t)
+    fin = np.isfinite(t)
+    p[fin] = 2 * t_dist.sf(np.abs(t[fin]), Z.shape[1] - 1)
+    p[~fin] = 0.0
+    return t, np.minimum(p, 1.0)
+
+
+@lru_cache(maxsize=None)
+def _signed_rank_cdf(n: int) -> np.ndarray:
+    """P(R+ <= k), k = 0..n(n+1)/2, under H0 with n non-zero untied differences."""
+    top = n * (n + 1) // 2
+    c = np.zeros(top + 1)
+    c[0] = 1.0
+    for r in range(1, n + 1):          # subset-sum counts: a loop over ranks 1..n (n <= 50)
+        c[r:] = c[r:] + c[:-r].copy()
+    return np.cumsum(c / 2.0 ** n)
+
+
+def _exact_p(r_plus: np.ndarray, n: np.ndarray) -> np.ndarray:
+    p = np.ones_like(r_plus)
+    for m in np.unique(n):            # one cumulative table per distinct n_r (<= 50 of them)
+        if m == 0:
+            continue
+        sel = n == m
+        cdf = _signed_rank_cdf(int(m))
+        r = np.rint(r_plus[sel]).astype(np.int64)
+        lower = cdf[r]                                      # P(R+ <= r)
+        upper = cdf[m * (m + 1) // 2 - r]                   # P(R+ >= r) = P(R+ <= top - r) (symmetry)
+        p[sel] = np.minimum(1.0, 2.0 * np.minimum(lower, upper))
+    return p
+
+
+def wilcoxon(Z) -> tuple[np.ndarray, np.ndarray]:
+    """``(T, p)`` per row of Z, T = min(R+, R-)."""
+    from scipy.stats import norm
+
+    Z = _check(Z)
+    P, n = Z.shape
+    absd = np.where(Z != 0, np.abs(Z), np.nan)
+    nr = np.count_nonzero(Z != 0, axis=1)
+    # average ranks of the non-zero |d| within each row (NaN = dropped zero, sorted last)
+    order = np.argsort(absd, axis=1, kind="stable")
+    s = np.take_along_axis(absd, order, axis=1)
+    valid = ~np.isnan(s)
+    new = np.ones(s.shape, dtype=bool)
+    new[:, 1:] = ~(s[:, 1:] == s[:, :-1])
+    idx = np.broadcast_to(np.arange(n), s.shape)
+    start = np.maximum.accumulate(np.where(new, idx, 0), axis=1)
+    # end of each tie group: reverse running minimum of the next group's start
+    nxt = np.where(new, idx, n)
+    nxt = np.concatenate([nxt[:, 1:], np.full((P, 1), n)], axis=1)
+    end = np.minimum.accumulate(nxt[:, ::-1], axis=1)[:, ::-1]
+    ranks_sorted = np.where(valid, (start + end + 1) / 2.0, 0.0)
+    ranks = np.empty_like(ranks_sorted)
+    np.put_along_axis(ranks, order, ranks_sorted, axis=1)
+    r_plus = np.where(Z > 0, ranks, 0.0).sum(axis=1)
+    r_minus = np.where(Z < 0, ranks, 0.0).sum(axis=1)
+    # tie groups among the non-zero |d|: sum over groups of t^3 - t = sum over members of 3j(j-1)
+    j = (idx - start + 1).astype(np.float64)
+    tie_term = np.where(valid, 3.0 * j * (j - 1.0), 0.0).sum(axis=1)
+    has_ties = tie_term > 0
+    exact = (~has_ties) & (nr <= EXACT_MAX_N)
+    p = np.ones(P)
+    if exact.any():
+        p[exact] = _exact_p(r_plus[exact], nr[exact])
+    approx = ~exact & (nr > 0)
+    if approx.any():
+        m = nr[approx].astype(np.float64)
+        mean = m * (m + 1) / 4
+        var = m * (m + 1) * (2 * m + 1) / 24 - tie_term[approx] / 48
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(var > 0, (r_plus[approx] - mean) / np.sqrt(var), 0.0)
+        p[approx] = np.minimum(1.0, 2 * norm.sf(np.abs(z)))
+    return np.minimum(r_plus, r_minus), p
+
+
+def randomisation(Z, B: int = 10000, seed: int = 0, *, signs: np.ndarray | None = None,
+                  progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(mean difference, p)`` per row of Z (two-sided sign-flip randomisation test)."""
+    Z = _check(Z)
+    P, n = Z.shape
+    B = check_trials(B, "random permutations")
+    if signs is None:
+        signs = sign_flips(n, B, seed)
+    if signs.shape != (B, n):
+        raise MetaError(f"sign patterns must have shape ({B}, {n}), not {signs.shape}")
+    obs = Z.mean(axis=1)
+    tol = np.finfo(np.float64).eps * np.abs(Z).sum(axis=1) / n
+    hits = np.zeros(P, dtype=np.int64)
+    step = block_size(B, n)
+    for s in range(0, P, step):
+        Zb = Z[s:s + step]
+        T = np.abs(signs @ Zb.T) / n
+        hits[s:s + step] = np.count_nonzero(T >= (np.abs(obs[s:s + step]) - tol[s:s + step])[None, :], axis=0)
+        if progress is not None:
+            progress.advance(Zb.shape[0])
+    return obs, hits / B
+
+
+def adjust(p, method: str = "none") -> np.ndarray:
+    """Family-wise adjusted p-values: ``bonferroni`` (p * m) or ``holm`` (step-down), capped at 1."""
+    p = np.asarray(p, dtype=np.float64)
+    if method not in ADJUSTMENTS:
+        raise MetaError(f"unknown p-value adjustment {method!r}; use one of {', '.join(ADJUSTMENTS)}")
+    m = p.size
+    if method == "none" or m == 0:
+        return p.copy()
+    if method == "bonferroni":
+        return np.minimum(1.0, p * m)
+    order = np.argsort(p, kind="stable")
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(1.0, stepped)
+    return out
