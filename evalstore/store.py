@@ -231,7 +231,9 @@ def _schema_version(con) -> int:
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'").fetchone()[0]
     if not exists:
         return 0
-    v = con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+    # fetchall, not fetchone: DuckDB 2.0 keeps a half-read result open, and create_function (UDF
+    # registration right after this) then fails with "connection has an unfinished result".
+    v = con.execute("SELECT max(version) FROM schema_migrations").fetchall()[0][0]
     return int(v or 0)
 
 
