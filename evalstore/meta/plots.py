@@ -1,0 +1,161 @@
+"""PNG figures of meta-evaluation results (matplotlib, Agg backend: no display needed).
+
+* :func:`plot_kendall`: heat map of Kendall's tau between columns (000 Table 2 as a picture);
+* :func:`plot_swap`: swap rate per difference bin, one line per column, the 5 % line (000
+  Fig. 4's output), and the share of comparisons meeting the required difference (000 Fig. 9);
+* :func:`plot_discpower`: discriminative power per column (000 Fig. 10, 002 Table 3);
+* :func:`plot_tests`: discriminative power per test and column;
+* :func:`plot_robustness`: Kendall's tau, discriminative power, accuracy and g-mean against the
+  share of judgments kept (002 Figs. 2-3, 004 Figs. 1-2).
+"""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+import numpy as np
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: str | os.PathLike) -> str:
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    _plt().close(fig)
+    return os.fspath(path)
+
+
+def _short(labels: Sequence[str], qrels: Sequence[str] | None = None) -> list[str]:
+    if qrels is not None and len(set(qrels)) > 1:
+        return [f"{lab} [{q}]" for lab, q in zip(labels, qrels)]
+    return list(labels)
+
+
+def plot_kendall(analysis, path, stat: str = "tau") -> str:
+    plt = _plt()
+    labels = _short(analysis.results["labels"], analysis.results["qrels"])
+    k = len(labels)
+    M = np.eye(k)
+    for r in analysis.rows("meta_correlations"):
+        v = r[stat] if r[stat] is not None else np.nan
+        M[r["col_a"], r["col_b"]] = M[r["col_b"], r["col_a"]] = v
+    fig, ax = plt.subplots(figsize=(1.2 * k + 3, 1.0 * k + 2))
+    im = ax.imshow(M, vmin=min(0.0, float(np.nanmin(M))), vmax=1.0, cmap="viridis")
+    ax.set_xticks(range(k), labels, rotation=45, ha="right")
+    ax.set_yticks(range(k), labels)
+    for i in range(k):
+        for j in range(k):
+            if i != j and np.isfinite(M[i, j]):
+                ax.text(j, i, f"{M[i, j]:.3f}", ha="center", va="center",
+                        color="white" if M[i, j] < 0.7 else "black", fontsize=9)
+    fig.colorbar(im, ax=ax, label=f"Kendall's {stat}" if stat.startswith("tau") else stat)
+    ax.set_title(f"Rank correlation between system rankings ({len(analysis.inputs['runs'])} runs)")
+    return _save(fig, path)
+
+
+def plot_swap(analysis, path) -> str:
+    plt = _plt()
+    results = analysis.results["swap"]
+    labels = _short(analysis.results["labels"], [r["qrels"] for r in analysis.rows("meta_swap")])
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [3, 2]})
+    for lab, r in zip(labels, results):
+        lo = np.array([e[0] for e in r.edges()])
+        ok = r.counts > 0
+        ax.plot(lo[ok], 100 * r.rates[ok], marker="o", ms=3, label=lab)
+    ax.axhline(100 * results[0].max_rate, color="grey", ls="--", lw=1)
+    ax.set_xlabel("absolute difference bin (lower edge; last bin = 0.20 and above)")
+    ax.set_ylabel("swap rate (%)")
+    ax.set_title(f"Swap rate per difference bin (B = {results[0].B})")
+    ax.legend(fontsize=8)
+    share = [100 * (r.share if np.isfinite(r.share) else 0.0) for r in results]
+    y = np.arange(len(labels))
+    ax2.barh(y, share, color="tab:blue")
+    ax2.set_yticks(y, labels, fontsize=8)
+    ax2.invert_yaxis()
+    for yi, (s, r) in enumerate(zip(share, results)):
+        txt = f"{s:.1f}% (diff {r.abs_diff:.2f})" if np.isfinite(r.abs_diff) else "no bin <= 5%"
+        ax2.text(s, yi, " " + txt, va="center", fontsize=8)
+    ax2.set_xlim(0, max(share + [1.0]) * 1.45)
+    ax2.set_xlabel("% comparisons satisfying the required difference")
+    ax2.set_title("Discriminative power (swap method)")
+    return _save(fig, path)
+
+
+def _bars(ax, labels, values, texts, xlabel, title):
+    y = np.arange(len(labels))
+    ax.barh(y, values, color="tab:green")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()
+    for yi, (v, t) in enumerate(zip(values, texts)):
+        ax.text(v, yi, " " + t, va="center", fontsize=8)
+    ax.set_xlim(0, max(list(values) + [1.0]) * 1.35)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+
+
+def plot_discpower(analysis, path) -> str:
+    plt = _plt()
+    rows = analysis.rows("meta_discpower")
+    labels = _short(analysis.results["labels"], [r["qrels"] for r in rows])
+    vals = [100 * (r["disc_power"] or 0.0) for r in rows]
+    texts = [f"{r['n_significant']}/{r['n_pairs']} = {100 * (r['disc_power'] or 0):.1f}%"
+             + (f", diff {r['est_diff']:#.2g}" if r["est_diff"] is not None else "") for r in rows]
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 1.8))
+    a = rows[0]
+    _bars(ax, labels, vals, texts, f"% run pairs with ASL < {a['alpha']:g}",
+          f"Bootstrap sensitivity ({a['n_runs']} runs, {a['n_topics']} topics, B = {analysis.params['trials']})")
+    return _save(fig, path)
+
+
+def plot_tests(analysis, path) -> str:
+    plt = _plt()
+    rows = analysis.rows("meta_discpower")
+    tests = list(dict.fromkeys(r["test"] for r in rows))
+    cols = list(dict.fromkeys((r["qrels"], r["metric"]) for r in rows))
+    labels = _short(analysis.results["labels"], [q for q, _ in cols])
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(cols) + 2), 4.5))
+    width = 0.8 / len(tests)
+    x = np.arange(len(cols))
+    for k, t in enumerate(tests):
+        v = [100 * next((r["disc_power"] or 0.0) for r in rows if r["test"] == t and (r["qrels"], r["metric"]) == c)
+             for c in cols]
+        ax.bar(x + k * width - 0.4 + width / 2, v, width, label=t)
+    ax.set_xticks(x, labels, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel(f"% pairs significant (alpha = {rows[0]['alpha']:g}, adjust = {rows[0]['adjust']})")
+    ax.set_title("Discriminative power per paired test")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_robustness(analysis, path) -> str:
+    plt = _plt()
+    curves = analysis.results["curves"]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    panels = [("tau_mean", "Kendall's tau with the full qrels", "002 Fig. 2 / 004 Fig. 1"),
+              ("disc_power", f"discriminative power ({analysis.params['test']}, alpha = {analysis.params['alpha']:g})",
+               "002 Fig. 3"),
+              ("accuracy", "accuracy of test outcomes vs full qrels", "004 Fig. 2"),
+              ("g_mean", "g-mean of test outcomes vs full qrels", "004 Fig. 2")]
+    for ax, (key, ylabel, ref) in zip(axes.ravel(), panels):
+        for metric, curve in curves.items():
+            f = [100 * c["fraction"] for c in curve]
+            v = [np.nan if c[key] is None else (100 * c[key] if key == "disc_power" else c[key]) for c in curve]
+            ax.plot(f, v, marker="o", ms=3, label=metric)
+        if key in ("tau_mean", "accuracy"):
+            ax.axhline(analysis.params["threshold"], color="grey", ls="--", lw=1)
+        ax.invert_xaxis()
+        ax.set_xlabel("% of judgments kept (reduction rate)")
+        ax.set_ylabel(ylabel + (" (%)" if key == "disc_power" else ""))
+        ax.set_title(ref, fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(f"Robustness to incomplete judgments: {analysis.params['parent']} "
+                 f"({len(analysis.inputs['runs'])} runs)")
+    return _save(fig, path)
