@@ -192,7 +192,10 @@ def register(con) -> None:
     dbl = duckdb.sqltype("DOUBLE")
     dbl_list = duckdb.list_type(dbl)
     big_list = duckdb.list_type(duckdb.sqltype("BIGINT"))
-    con.create_function("pplus_measure", pplus_measure, [big_list, big_list, dbl_list, dbl_list, dbl], dbl)
-    con.create_function("ndpm", ndpm, [dbl_list, dbl_list], dbl)
-    con.create_function("kendall_tau_b", kendall_tau_b, [dbl_list, dbl_list], dbl)
-    con.create_function("spearman_rho", spearman_rho, [dbl_list, dbl_list], dbl)
+    # SPECIAL: the functions see NULL arguments (as None) and may return NULL (undefined values)
+    special = "special"
+    con.create_function("pplus_measure", pplus_measure, [big_list, big_list, dbl_list, dbl_list, dbl], dbl,
+                        null_handling=special)
+    con.create_function("ndpm", ndpm, [dbl_list, dbl_list], dbl, null_handling=special)
+    con.create_function("kendall_tau_b", kendall_tau_b, [dbl_list, dbl_list], dbl, null_handling=special)
+    con.create_function("spearman_rho", spearman_rho, [dbl_list, dbl_list], dbl, null_handling=special)
