@@ -137,6 +137,10 @@ def test_top_runs_and_means_only(sample_store):
     an = meta.discpower(sample_store, "sample", ["AP"], trials=200, top=3, save=False)
     assert an.inputs["runs"] == meta.top_runs(sample_store, "sample", "AP", 3)
     assert an.rows("meta_discpower")[0]["n_pairs"] == 3
+    by = meta.kendall(sample_store, "sample", ["AP", "RR"], top=4, top_by="nDCG@10", save=False)
+    nd = meta.score_matrix(sample_store, "sample", "nDCG@10")
+    assert by.inputs["runs"] == [nd.runs[i] for i in np.argsort(-nd.means(), kind="stable")[:4]]
+    assert by.params["top_by"] == "nDCG@10"
     with pytest.raises(MetaError, match="summarised by gmean"):
         meta.discpower(sample_store, "sample", ["GM_AP"], trials=200, save=False)
 

@@ -23,7 +23,9 @@ app.add_typer(meta_app, name="meta")
 QrelsOpt = typer.Option(..., "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns.")
 MetricOpt = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP(rel=2), Q-measure(gains=1:2:3); repeatable.")
 RunOpt = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
-TopOpt = typer.Option(None, "--top", help="Keep the N best runs by the first metric on the first qrels set.")
+TopOpt = typer.Option(None, "--top", help="Keep the N best runs by --top-by (default: the first metric) on the first "
+                      "qrels set.")
+TopByOpt = typer.Option(None, "--top-by", help="Metric that selects the --top runs, e.g. AP.")
 MissingOpt = typer.Option("error", "--missing", help="Runs missing topics: error, zero (trec_eval -c), drop-topics "
                           "or drop-runs.")
 ConventionOpt = typer.Option("trec_eval", "--convention", help="Evaluation convention: trec_eval or ntcireval.")
@@ -38,8 +40,9 @@ PlotOpt = typer.Option(None, "--plot", help="Also draw a PNG figure to this file
 NoSaveOpt = typer.Option(False, "--no-save", help="Do not store the results in the meta_* relations.")
 
 
-def _common(runs, top, missing, convention, complete, depth) -> dict[str, Any]:
-    return dict(runs=runs or None, top=top, missing=missing, convention=convention, complete=complete, depth=depth)
+def _common(runs, top, top_by, missing, convention, complete, depth) -> dict[str, Any]:
+    return dict(runs=runs or None, top=top, top_by=top_by, missing=missing, convention=convention,
+                complete=complete, depth=depth)
 
 
 def _emit(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, output: Optional[str], title: str,
@@ -88,7 +91,7 @@ def _letters(k: int) -> list[str]:
 # --------------------------------------------------------------------------- kendall
 @meta_app.command("kendall")
 def kendall_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt,
-                top: Optional[int] = TopOpt,
+                top: Optional[int] = TopOpt, top_by: Optional[str] = TopByOpt,
                 stat: str = typer.Option("tau", "--stat", help="Cell value: tau, tau_a, tau_b, spearman, p_value or z."),
                 long: bool = typer.Option(False, "--long", help="One row per column pair with every statistic."),
                 missing: str = MissingOpt, convention: str = ConventionOpt, complete: bool = CompleteOpt,
@@ -104,7 +107,7 @@ def kendall_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run:
         raise typer.BadParameter(f"--stat must be one of {', '.join(stats)}")
     with open_store(db) as store:
         an = kendall(store, qrels, metric, save=not no_save,
-                     **_common(run, top, missing, convention, complete, depth))
+                     **_common(run, top, top_by, missing, convention, complete, depth))
     labels = _labels(an)
     rows = an.rows("meta_correlations")
     n_runs = len(an.inputs["runs"])
@@ -159,7 +162,8 @@ def _labels(an) -> list[str]:
 # --------------------------------------------------------------------------- swap
 @meta_app.command("swap")
 def swap_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt,
-             top: Optional[int] = TopOpt, trials: int = TrialsOpt, seed: int = SeedOpt,
+             top: Optional[int] = TopOpt, top_by: Optional[str] = TopByOpt, trials: int = TrialsOpt,
+             seed: int = SeedOpt,
              max_rate: float = typer.Option(0.05, "--max-rate", help="Swap rate to guarantee (5 %)."),
              bins: bool = typer.Option(False, "--bins", help="Print the swap rate of every difference bin instead."),
              missing: str = MissingOpt, convention: str = ConventionOpt, complete: bool = CompleteOpt,
@@ -172,7 +176,7 @@ def swap_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Op
 
     with open_store(db) as store:
         an = swap(store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not no_save,
-                  **_common(run, top, missing, convention, complete, depth))
+                  **_common(run, top, top_by, missing, convention, complete, depth))
     labels = _labels(an)
     table_mode = fmt == "table" and not output
     if bins:
@@ -210,7 +214,8 @@ def swap_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Op
 # --------------------------------------------------------------------------- discpower
 @meta_app.command("discpower")
 def discpower_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt,
-                  top: Optional[int] = TopOpt, trials: int = TrialsOpt, seed: int = SeedOpt, alpha: float = AlphaOpt,
+                  top: Optional[int] = TopOpt, top_by: Optional[str] = TopByOpt, trials: int = TrialsOpt,
+                  seed: int = SeedOpt, alpha: float = AlphaOpt,
                   pairs: bool = typer.Option(False, "--pairs", help="Print the ASL of every run pair instead."),
                   missing: str = MissingOpt, convention: str = ConventionOpt, complete: bool = CompleteOpt,
                   depth: Optional[int] = DepthOpt, fmt: str = FmtOpt, output: Optional[str] = OutOpt,
@@ -223,7 +228,7 @@ def discpower_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, ru
 
     with open_store(db) as store:
         an = discpower(store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not no_save,
-                       **_common(run, top, missing, convention, complete, depth))
+                       **_common(run, top, top_by, missing, convention, complete, depth))
     labels = _labels(an)
     table_mode = fmt == "table" and not output
     if pairs:
@@ -252,7 +257,7 @@ def discpower_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, ru
 # --------------------------------------------------------------------------- tests
 @meta_app.command("tests")
 def tests_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt,
-              top: Optional[int] = TopOpt,
+              top: Optional[int] = TopOpt, top_by: Optional[str] = TopByOpt,
               test: Optional[List[str]] = typer.Option(None, "--test", "-t", help="t, wilcoxon, randomisation or "
                                                        "bootstrap; repeatable (default: all four)."),
               trials: int = typer.Option(1000, "--trials", "-B", help="Resamples for the bootstrap and "
@@ -277,7 +282,7 @@ def tests_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: O
             raise typer.BadParameter(f"--test must be one of {', '.join(TESTS)}, not {t!r}")
     with open_store(db) as store:
         an = run_tests_fn(store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
-                          save=not no_save, **_common(run, top, missing, convention, complete, depth))
+                          save=not no_save, **_common(run, top, top_by, missing, convention, complete, depth))
     labels = _labels(an)
     lab = {(c["qrels"], c["metric"]): labels[i] for i, c in enumerate(an.inputs["columns"])}
     table_mode = fmt == "table" and not output
@@ -314,6 +319,7 @@ def tests_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: O
 @meta_app.command("robustness")
 def robustness_cmd(qrels: str = typer.Option(..., "--qrels", "-q", help="The full qrels set."),
                    metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt, top: Optional[int] = TopOpt,
+                   top_by: Optional[str] = TopByOpt,
                    subsamples: str = typer.Option("all", "--subsamples", help="Which subsamples: all, names or "
                                                   "fractions (comma-separated)."),
                    fractions: Optional[str] = typer.Option(None, "--fractions", help="Create (if missing) and use "
@@ -352,7 +358,7 @@ def robustness_cmd(qrels: str = typer.Option(..., "--qrels", "-q", help="The ful
             spec = create_subsamples(store, qrels, fractions, trials=subsample_trials, seed=subsample_seed)
         an = robustness(store, qrels, metric, subsamples=spec, test=test, trials=trials, seed=seed, alpha=alpha,
                         threshold=threshold, save=not no_save,
-                        **_common(run, top, missing, convention, complete, depth))
+                        **_common(run, top, top_by, missing, convention, complete, depth))
     curves = an.results["curves"]
     metrics = list(curves)
     table_mode = fmt == "table" and not output

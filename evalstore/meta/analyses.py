@@ -6,7 +6,8 @@ in the ``meta_*`` relations (migration 0003). It returns an :class:`Analysis` wh
 hold exactly the rows stored, plus in-memory result objects in ``results`` (for plots).
 
 Common keyword arguments: ``runs`` (names; default all), ``top`` (keep the ``top`` best runs by
-the first column's summary score, as Sakai's "top 30 runs"), ``missing`` (see
+the summary score of ``top_by``, default the first metric, on the first qrels set, as Sakai's "top
+30 runs by Mean AveP"), ``missing`` (see
 :mod:`evalstore.meta.matrix`), ``convention`` / ``complete`` / ``depth`` (evaluation options, as
 ``evalstore eval``), ``progress`` (progress bars; default: on a terminal).
 """
@@ -54,18 +55,20 @@ def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> lis
     return [Column(q, m) for q in qs for m in ms]
 
 
-def load(store, columns: Sequence[Column], runs=None, *, top: int | None = None, missing: str = "error",
+def load(store, columns: Sequence[Column], runs=None, *, top: int | None = None, top_by: str | None = None,
+         missing: str = "error",
          convention: str = "trec_eval", complete: bool = False, depth: int | None = None,
          progress: bool | None = None) -> tuple[list[ScoreMatrix], dict[str, Any]]:
     """Score matrices of the columns over the same runs, and the evaluation parameters used."""
     eval_opts = dict(convention=convention, complete=complete, depth=depth)
     missing = normalise_missing(missing)
     if top is not None:
-        runs = top_runs(store, columns[0].qrels, columns[0].metric, top, runs, progress=progress, **eval_opts)
+        runs = top_runs(store, columns[0].qrels, top_by or columns[0].metric, top, runs, progress=progress,
+                        **eval_opts)
     mats = score_matrices(store, columns, runs, missing=missing, progress=progress, **eval_opts)
     if len(mats[0].runs) < 2:
         raise MetaError(f"meta-evaluation needs at least 2 runs, got {len(mats[0].runs)}")
-    params = {"missing": missing, "top": top, **eval_opts}
+    params = {"missing": missing, "top": top, "top_by": (top_by or columns[0].metric) if top else None, **eval_opts}
     return mats, params
 
 

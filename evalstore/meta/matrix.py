@@ -188,7 +188,10 @@ def _fetch(store, col: Column, canonical: str, qid: int, runs: list[str], run_id
     rid = np.asarray(data["run_id"], dtype=np.int64)
     topic_arr = np.asarray(data["topic"], dtype=object)
     vals = np.ma.filled(np.ma.asarray(data["value"], dtype=np.float64), np.nan)
-    topics, tpos = np.unique(topic_arr.astype(str), return_inverse=True) if rid.size else (np.array([], dtype=str), np.array([], dtype=np.int64))
+    if rid.size:
+        topics, tpos = np.unique(topic_arr.astype(str), return_inverse=True)
+    else:
+        topics, tpos = np.array([], dtype=str), np.array([], dtype=np.int64)
     order = np.argsort(np.asarray(run_ids))
     sorted_ids = np.asarray(run_ids)[order]
     rpos = order[np.searchsorted(sorted_ids, rid)]
