@@ -306,3 +306,15 @@ def test_knee_rule_for_non_monotone_curves():
     assert knee(f, [0.95] * 5 + [1.0], 0.9) == (0.1, 0.1)
     assert knee([0.5, 1.0], [0.9, 1.0], 0.9) == (1.0, 1.0)     # "exceeds" is strict
     assert knee([0.5], [0.2], 0.9) == (None, None)
+
+
+def test_fig7_selection_orders_ties_by_sample():
+    from evalstore.meta.bootstrap import _kth_largest_index
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        B, P = int(rng.integers(1, 60)), int(rng.integers(1, 8))
+        k = int(rng.integers(1, B + 1))
+        a = rng.integers(0, 5, (B, P)).astype(float)
+        a[rng.random((B, P)) < 0.1] = np.inf
+        assert np.array_equal(_kth_largest_index(a, k), np.argsort(-a, axis=0, kind="stable")[k - 1])

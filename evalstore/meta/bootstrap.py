@@ -127,6 +127,16 @@ def _fix_degenerate(C: np.ndarray, W: np.ndarray, wbar: np.ndarray, t: np.ndarra
     return degenerate
 
 
+def _kth_largest_index(a: np.ndarray, k: int) -> np.ndarray:
+    """Per column, the row of the k-th largest value when values are sorted decreasingly and
+    ties are kept in row order (= ``argsort(-a, axis=0, kind='stable')[k - 1]``, without the sort)."""
+    kth = -np.partition(-a, k - 1, axis=0)[k - 1]
+    above = np.count_nonzero(a > kth, axis=0)
+    eq = a == kth
+    rank_in_ties = np.cumsum(eq, axis=0)
+    return np.argmax(eq & (rank_in_ties == (k - above)[None, :]), axis=0)
+
+
 def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float = 0.05, *,
                      indices: np.ndarray | None = None, progress=None) -> BootstrapResult:
     """Paired bootstrap test for every row of ``Z`` (pairs x topics, z = x - y).
@@ -182,8 +192,7 @@ def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float =
             wbar[bs, ps] = m
         abs_t = np.abs(t)
         asl[s:s + step] = np.count_nonzero(abs_t >= abs_t_obs[None, s:s + step], axis=0) / B
-        order = np.argsort(-abs_t, axis=0, kind="stable")
-        pick = order[k - 1]
+        pick = _kth_largest_index(abs_t, k)
         diff[s:s + step] = np.abs(wbar[pick, np.arange(Wb.shape[0])])
         if progress is not None:
             progress.advance(Wb.shape[0])
