@@ -1,39 +1,73 @@
 """Ingestion of TREC and NTCIR runs and qrels into the store.
 
-Files are parsed by DuckDB's own CSV reader (gzip read transparently), validated in SQL, and
-written inside one transaction per command: either every file of the call is stored or none.
+Files are read by DuckDB's CSV reader (gzip detected by its magic bytes and read transparently),
+split and validated in SQL, and written inside one transaction per call: either every file of the
+call is stored or none is.
 
 Formats
 -------
-* TREC run:   ``topic Q0 doc rank score tag [ignored ...]`` (whitespace separated, as trec_eval)
-* TREC qrels: ``topic iter doc grade`` (grade an integer; <= 0 judged nonrelevant, negative =
-  "in pool but unjudged" as trec_eval reads it)
-* NTCIR qrels: ``topic doc L<n>``; NTCIR per-topic rel file ``doc L<n>`` (topic = file stem)
-* NTCIR run: TREC layout, or per-topic res files with one docID per line in rank order
-  (topic = file stem; all files of the call form one run, which needs ``name=``)
+* TREC run:   ``topic Q0 doc rank score tag [ignored ...]``, whitespace separated (fields after the
+  tag are ignored, as trec_eval does). ``rank`` must be an integer, ``score`` a finite decimal
+  number; neither is used for ordering except the score (see below).
+* TREC qrels: ``topic iteration doc grade``, grade an integer. 0 = judged nonrelevant, negative =
+  "in the pool but unjudged" (as trec_eval reads them); both are kept.
+* NTCIR qrels: ``topic doc L<n>``; NTCIR per-topic rel file ``doc L<n>`` (topic = file name up to
+  its first dot). A level without the ``L`` prefix is an error, as in NTCIREVAL.
+* NTCIR run: TREC layout, or NTCIREVAL per-topic res files with one docno per line in rank order
+  (topic = file name up to its first dot; all files of the call form one run, which needs a name).
 
-Blank lines, CRLF line ends, trailing spaces and ``#`` comment lines are accepted.
+Rules
+-----
+* Blank lines, lines whose first non-blank character is ``#``, CRLF (or CR) line ends and
+  leading/trailing spaces are accepted. Text must be UTF-8 (a BOM is ignored).
+* A run's evaluation rank is trec_eval's order: score descending, ties by docno descending
+  (byte-wise). NTCIR res files carry no score: their rank is the file order. ``line_no`` keeps
+  the file order (the n-th content line of the file) for NTCIREVAL's convention.
+* Run name: ``name``, else the run tag (one tag per file), or the file name with
+  ``name_from='file'``. Qrels set name: ``name``, else the file name without its extension.
+* sha256 is taken over the bytes of the file as stored (what ``sha256sum FILE`` prints); for a
+  run or set made of several files, over their sha256s in order. Re-ingesting identical content
+  under the same name is a no-op; different content under an existing name needs ``replace``.
+* A docno repeated within one topic of a run is an error (trec_eval refuses such runs);
+  ``dedupe=True`` keeps the first occurrence. A docno judged twice in one topic of a qrels set
+  is an error.
+
+Speed: every line is split with ``string_split`` when it is cleanly tab- or single-space
+separated and only otherwise with a regular expression; all files of a call are read by a few
+``UNION ALL`` statements (one ``read_csv`` per file, so DuckDB reads several files in parallel).
 """
 from __future__ import annotations
 
 import glob as _glob
 import gzip
 import hashlib
+import io
 import os
-import sys
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import duckdb
 
+from . import ntcir
 from .errors import IngestError
+from .ntcir import NTCIR_QRELS_EXPECTED, NTCIR_REL_EXPECTED, RES_EXPECTED
 
-RUN_EXPECTED = "6 whitespace-separated fields: topic Q0 docno rank score tag"
+RUN_EXPECTED = ("at least 6 whitespace-separated fields: topic Q0 docno rank score tag "
+                "(rank an integer, score a number; further fields are ignored)")
 QRELS_EXPECTED = "4 whitespace-separated fields: topic iteration docno grade (grade an integer)"
-NTCIR_QRELS_EXPECTED = "3 whitespace-separated fields: topic docno L<level> (e.g. 'T001 doc7 L2')"
-NTCIR_REL_EXPECTED = "2 whitespace-separated fields: docno L<level> (e.g. 'doc7 L2')"
-RES_EXPECTED = "one docno per line, in rank order"
+
+# trec_eval's order: score descending, ties broken by docno descending (byte-wise, strcmp).
+TREC_RANK_SQL = "row_number() OVER (PARTITION BY grp, topic ORDER BY score DESC, doc DESC)"
+# NTCIR res files carry no score: the evaluation rank is the file order.
+FILE_RANK_SQL = "row_number() OVER (PARTITION BY grp, topic ORDER BY ln)"
+
+_WS = " \t\r"
+_SPLIT_RE = re.compile(r"[ \t\r]+")
+_BOM = b"\xef\xbb\xbf"
+_OTHER_COMPRESSION = {b"BZh": ("bzip2", "bunzip2"), b"\xfd7zXZ": ("xz", "unxz"),
+                      b"\x28\xb5\x2f\xfd": ("zstd", "unzstd"), b"PK\x03\x04": ("zip", "unzip")}
 
 
 @dataclass
@@ -49,16 +83,20 @@ class IngestResult:
 
     def summary(self) -> str:
         if self.status == "unchanged":
-            return f"{self.kind} {self.name!r}: identical content already stored (same sha256), nothing to do"
+            return (f"{self.kind} {self.name!r}: identical content already stored under this name "
+                    f"(same sha256), nothing to do")
         s = f"{self.kind} {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics"
         if self.n_dropped_duplicates:
-            s += f", {self.n_dropped_duplicates} duplicate docs dropped (kept first occurrence)"
+            s += (f", {self.n_dropped_duplicates} duplicate document line(s) dropped "
+                  f"(kept the first occurrence)")
+        for m in self.messages:
+            s += f"\n  note: {m}"
         return s
 
 
-# --------------------------------------------------------------------------- file helpers
+# =========================================================================== files
 def expand_paths(paths: str | os.PathLike | Iterable) -> list[Path]:
-    """Expand globs; keep the order given; error for a missing file."""
+    """Expand globs; keep the order given; error for a missing file or a folder."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out: list[Path] = []
@@ -78,11 +116,22 @@ def expand_paths(paths: str | os.PathLike | Iterable) -> list[Path]:
         raise IngestError("no input files given")
     for p in out:
         if p.is_dir():
-            raise IngestError("is a folder, not a file (give the files, or a glob such as 'runs/*.gz')", file=str(p))
+            raise IngestError("is a folder, not a file (give the files, or a glob such as 'runs/*.gz')",
+                              file=str(p))
+    seen: set[str] = set()
+    for p in out:
+        key = os.path.realpath(p)
+        if key in seen:
+            raise IngestError("the same file is given twice in this call", file=str(p))
+        seen.add(key)
     return out
 
 
+builtins_open = open
+
+
 def file_sha256(path: Path) -> str:
+    """sha256 of the file's bytes as stored (what ``sha256sum`` prints)."""
     h = hashlib.sha256()
     with builtins_open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -90,331 +139,615 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-builtins_open = open
+def _combined_sha(paths: Sequence[Path], shas: dict[Path, str]) -> str:
+    if len(paths) == 1:
+        return shas[paths[0]]
+    return hashlib.sha256("".join(shas[p] for p in paths).encode()).hexdigest()
+
+
+def _compression(path: Path) -> str:
+    """'gzip' or 'none', from the magic bytes; other compressions are refused with advice."""
+    try:
+        with builtins_open(path, "rb") as f:
+            magic = f.read(6)
+    except OSError as e:
+        raise IngestError(f"cannot read the file: {e.strerror}", file=str(path)) from None
+    if magic[:2] == b"\x1f\x8b":
+        return "gzip"
+    for m, (kind, tool) in _OTHER_COMPRESSION.items():
+        if magic.startswith(m):
+            raise IngestError(f"the file is {kind}-compressed; evalstore reads plain text and gzip (.gz) "
+                              f"files", file=str(path), expected=f"decompress it first (e.g. {tool} FILE) "
+                                                                 f"or recompress it with gzip")
+    return "none"
 
 
 def _open_bytes(path: Path):
-    with builtins_open(path, "rb") as f:
-        magic = f.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else builtins_open(path, "rb")
+    return gzip.open(path, "rb") if _compression(path) == "gzip" else builtins_open(path, "rb")
 
 
-def _is_gzip(path: Path) -> bool:
-    with builtins_open(path, "rb") as f:
-        return f.read(2) == b"\x1f\x8b"
-
-
-def _content_lines(path: Path):
-    """Yield (physical line number, decoded text) of the non-blank, non-comment lines.
-
-    Used only on error paths, to turn the position of a bad row into a line number."""
+def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(physical line number, bytes without line end). Lines end at LF, CRLF or a lone CR, as in
+    DuckDB's reader; a UTF-8 BOM at the start is dropped."""
+    n = 0
     with _open_bytes(path) as f:
-        for i, raw in enumerate(f, 1):
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            stripped = text.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            yield i, text
+        for raw in f:
+            if n == 0 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            for part in raw.split(b"\r") if b"\r" in raw else (raw,):
+                n += 1
+                yield n, part
+
+
+def _is_content(text: str) -> bool:
+    stripped = text.strip(_WS)
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _content_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(physical line number, text) of the lines that carry data: not blank, not a '#' comment.
+
+    The same definition as the SQL filter of :func:`_branch_sql`; used to sniff the first line
+    and, on error paths, to turn the position of a bad row into a line number."""
+    for n, raw in _raw_lines(path):
+        text = raw.decode("utf-8", errors="replace")
+        if _is_content(text):
+            yield n, text
+
+
+def _first_content_line(path: Path, max_bytes: int = 1 << 20) -> str | None:
+    """The first data line of the file, or None if none in its first ``max_bytes``."""
+    seen = 0
+    for n, raw in _raw_lines(path):
+        text = raw.decode("utf-8", errors="replace")
+        if _is_content(text):
+            return text
+        seen += len(raw) + 1
+        if seen > max_bytes:
+            return None
+    return None
 
 
 def _physical_line(path: Path, content_index: int) -> tuple[int, str]:
-    """Physical line number and text of the content_index-th (1-based) content line."""
+    """Physical line number and text of the content_index-th (1-based) data line."""
     for k, (ln, text) in enumerate(_content_lines(path), 1):
         if k == content_index:
             return ln, text
     return content_index, ""
 
 
+def _fields(text: str) -> list[str]:
+    s = text.strip(_WS)
+    return _SPLIT_RE.split(s) if s else []
+
+
 def _check_decodable(path: Path) -> None:
-    """Raise a clear error for bytes that are not UTF-8 (error path of the reader)."""
-    with _open_bytes(path) as f:
-        for i, raw in enumerate(f, 1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise IngestError(
-                    f"undecodable bytes: byte {raw[e.start:e.start + 1]!r} at column {e.start + 1} is not UTF-8",
-                    file=str(path), line=i, text=raw.decode("utf-8", errors="replace").rstrip("\r\n"),
-                    expected="a UTF-8 (or ASCII) text file; convert it, e.g. with iconv -f latin1 -t utf-8") from None
+    """Raise a clear error at the first bytes that are not UTF-8 (error path of the reader)."""
+    for n, raw in _raw_lines(path):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise IngestError(
+                f"undecodable bytes: byte {raw[e.start:e.start + 1]!r} at column {e.start + 1} is not UTF-8",
+                file=str(path), line=n, text=raw.decode("utf-8", errors="replace"),
+                expected="a UTF-8 (or ASCII) text file; convert it, e.g. with iconv -f latin1 -t utf-8") from None
 
 
-def _read_lines(con, path: Path, table: str) -> None:
-    """Load the file's content lines into temp table ``table(ln, line)`` in file order.
+# =========================================================================== reading in SQL
+# A line is "simple" when splitting it on one tab (or on one space) gives the same fields as the
+# general whitespace split: no other whitespace, no empty field, nothing to trim. Those lines are
+# split with string_split; the rest (mixed or repeated whitespace, padding) with a regexp.
+_SIMPLE_TAB = ("(NOT contains(line, ' ') AND NOT contains(line, '\r') AND NOT contains(line, '\t\t') "
+               "AND NOT starts_with(line, '\t') AND NOT ends_with(line, '\t'))")
+_SIMPLE_SP = ("(NOT contains(line, '\t') AND NOT contains(line, '\r') AND NOT contains(line, '  ') "
+              "AND NOT starts_with(line, ' ') AND NOT ends_with(line, ' '))")
+# Data lines: not blank, first non-blank character not '#'. (CASE, so that the regexps only run on
+# lines that are not simple; trim/ltrim with a character set are slow in DuckDB.)
+_CONTENT = (f"line IS NOT NULL AND line <> '' AND NOT starts_with(line, '#') AND CASE WHEN {_SIMPLE_TAB} OR "
+            f"{_SIMPLE_SP} THEN true ELSE regexp_matches(line, '[^{_WS}]') AND NOT regexp_matches(line, '^[{_WS}]*#') "
+            f"END")
+_SPLIT = (f"CASE WHEN {_SIMPLE_TAB} THEN string_split(line, '\t') WHEN {_SIMPLE_SP} THEN string_split(line, ' ') "
+          f"ELSE regexp_split_to_array(trim(line, '{_WS}'), '[{_WS}]+') END")
+# One VARCHAR per line: \x01 is the delimiter, so a line holding that control character spills
+# into column x, which is then reported (never silently cut).
+_READ_OPTS = ("columns={'line': 'VARCHAR', 'x': 'VARCHAR'}, delim='\x01', quote='', escape='', header=false, "
+              "auto_detect=false, new_line='\\n', strict_mode=false, null_padding=true")
 
-    ln is the position among content lines (blank and '#' comment lines are skipped)."""
+# The syntax is checked first because DuckDB's casts are more lenient than C's strtod/atol (they
+# accept '1_000', '0x10', 'nan', 'inf' and round '1.5' to an integer). (regexp_full_match is
+# much cheaper here than ltrim/translate with a character set.)
+_INT_SQL = "CASE WHEN regexp_full_match({f}, '[+-]?[0-9]+') THEN TRY_CAST({f} AS {t}) END"
+_NUM_SQL = ("CASE WHEN regexp_full_match({f}, '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?') "
+            "THEN TRY_CAST({f} AS DOUBLE) END")
+_LEVEL_SQL = ntcir.LEVEL_SQL
+
+# Row error codes (column err of the parsed rows).
+E_CTL, E_NF, E_SCORE, E_RANK, E_GRADE, E_LEVEL = 1, 2, 3, 4, 5, 6
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the fields of one kind of line become columns."""
+    name: str
+    expected: str
+    n_fields: int
+    at_least: bool
+    columns: str          # SQL select list over f (the fields) and $topic (per-file topic)
+    checks: str           # SQL CASE arms (after control chars and field count) giving err
+
+    def field_count_ok(self) -> str:
+        return f"len(f) >= {self.n_fields}" if self.at_least else f"len(f) = {self.n_fields}"
+
+
+RUN_COLUMNS = "topic VARCHAR, doc VARCHAR, submitted_rank BIGINT, score DOUBLE, tag VARCHAR"
+QRELS_COLUMNS = "topic VARCHAR, doc VARCHAR, grade INTEGER"
+
+LAYOUTS = {
+    "trec_run": Layout("trec_run", RUN_EXPECTED, 6, True,
+                       f"f[1] AS topic, f[3] AS doc, {_INT_SQL.format(f='f[4]', t='BIGINT')} AS submitted_rank, "
+                       f"{_NUM_SQL.format(f='f[5]')} AS score, f[6] AS tag",
+                       f"WHEN score IS NULL OR NOT isfinite(score) THEN {E_SCORE} "
+                       f"WHEN submitted_rank IS NULL THEN {E_RANK}"),
+    "res": Layout("res", RES_EXPECTED, 1, False,
+                  "$topic AS topic, f[1] AS doc, ln AS submitted_rank, NULL::DOUBLE AS score, NULL::VARCHAR AS tag",
+                  ""),
+    "trec_qrels": Layout("trec_qrels", QRELS_EXPECTED, 4, False,
+                         f"f[1] AS topic, f[3] AS doc, {_INT_SQL.format(f='f[4]', t='INTEGER')} AS grade",
+                         f"WHEN grade IS NULL THEN {E_GRADE}"),
+    "ntcir_qrels": Layout("ntcir_qrels", NTCIR_QRELS_EXPECTED, 3, False,
+                          f"f[1] AS topic, f[2] AS doc, {_LEVEL_SQL.format(f='f[3]')} AS grade",
+                          f"WHEN grade IS NULL THEN {E_LEVEL}"),
+    "ntcir_rel": Layout("ntcir_rel", NTCIR_REL_EXPECTED, 2, False,
+                        f"$topic AS topic, f[1] AS doc, {_LEVEL_SQL.format(f='f[2]')} AS grade",
+                        f"WHEN grade IS NULL THEN {E_LEVEL}"),
+}
+
+
+@dataclass
+class _File:
+    idx: int
+    path: Path
+    compression: str
+    layout: str
+    grp: int = 0
+    topic: str | None = None     # res / rel files: the topic taken from the file name
+
+
+def _branch_sql(f: _File, out_cols: str, k: int) -> tuple[str, list]:
+    """SELECT for one file: file_idx, grp, ln, err, then the layout's columns."""
+    lay = LAYOUTS[f.layout]
+    cols = lay.columns.replace("$topic", f"${k + 2}")
+    names = [c.split()[0] for c in out_cols.split(", ")]
+    sql = (f"SELECT {f.idx} AS file_idx, {f.grp} AS grp, ln, "
+           f"(CASE WHEN ctl THEN {E_CTL} WHEN NOT nf_ok THEN {E_NF} {lay.checks} ELSE 0 END)::UTINYINT AS err, "
+           f"{', '.join(names)} FROM ("
+           f"SELECT ln, x IS NOT NULL AS ctl, {lay.field_count_ok()} AS nf_ok, {cols} FROM ("
+           f"SELECT ln, x, {_SPLIT} AS f FROM ("
+           f"SELECT row_number() OVER () AS ln, line, x FROM read_csv(${k + 1}, {_READ_OPTS}, "
+           f"compression='{f.compression}') WHERE {_CONTENT})))")
+    return sql, [str(f.path)] + ([f.topic] if "$topic" in lay.columns else [])
+
+
+def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
+    """Parse the files into ``table`` (file_idx, grp, ln, err, <out_cols>), a few files per
+    statement so that DuckDB reads them in parallel and the progress bar moves."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
+                f"{out_cols})")
     try:
-        con.execute(f"""
-            CREATE OR REPLACE TEMP TABLE {table} AS
-            SELECT row_number() OVER () AS ln, line FROM (
-                SELECT line FROM read_csv(?, columns={{'line': 'VARCHAR'}}, delim='\\x01', quote='',
-                     escape='', header=false, auto_detect=false, compression='{'gzip' if _is_gzip(path) else 'none'}',
-                     new_line='\\n', strict_mode=false)
-                WHERE trim(line, ' \\t\\r') <> '' AND NOT starts_with(ltrim(line, ' \\t'), '#'))""",
-            [str(path)])
-    except duckdb.InvalidInputException as e:
-        msg = str(e)
-        if "unicode" in msg.lower() or "utf" in msg.lower():
-            _check_decodable(path)
-        raise IngestError(f"cannot read the file: {msg.splitlines()[0]}", file=str(path)) from None
-    except duckdb.IOException as e:
-        raise IngestError(f"cannot read the file: {str(e).splitlines()[0]}", file=str(path)) from None
+        threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+    except (duckdb.Error, ValueError, TypeError):
+        threads = 2
+    size = max(8, 2 * threads)
+    for start in range(0, len(files), size):
+        batch = files[start:start + size]
+        parts, params = [], []
+        for f in batch:
+            sql, p = _branch_sql(f, out_cols, len(params))
+            parts.append(sql)
+            params.extend(p)
+        try:
+            con.execute(f"INSERT INTO {table} " + " UNION ALL ".join(parts), params)
+        except (duckdb.IOException, duckdb.InvalidInputException) as e:
+            _read_failed(e, batch)
+        bar.advance(len(batch))
 
 
-def _split_fields(con, src: str, dst: str) -> None:
-    """``dst(ln, line, f)`` with f the whitespace-separated fields of each line."""
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE {dst} AS
-        SELECT ln, line, regexp_split_to_array(trim(line, ' \\t\\r'), '[ \\t\\r]+') AS f FROM {src}""")
+def _read_failed(e: duckdb.Error, batch: list[_File]) -> None:
+    """Turn a reader error into an IngestError naming the file (and line, for bad bytes)."""
+    msg = str(e)
+    named = re.search(r"^\s*file = (.+)$", msg, re.M)
+    suspects = [f for f in batch if named and named.group(1).strip() == str(f.path)] or batch
+    if "unicode" in msg.lower() or "utf" in msg.lower():
+        for f in suspects:
+            _check_decodable(f.path)
+    first = msg.splitlines()[0] if msg else type(e).__name__
+    target = suspects[0].path if len(suspects) == 1 else ", ".join(str(f.path) for f in suspects)
+    raise IngestError(f"cannot read the file: {first}", file=str(target)) from None
 
 
-def _first_bad(con, table: str, condition: str):
-    return con.execute(f"SELECT ln, line FROM {table} WHERE {condition} ORDER BY ln LIMIT 1").fetchone()
-
-
-def _raise_at(path: Path, row, message: str, expected: str | None) -> None:
-    ln, text = _physical_line(path, int(row[0]))
-    raise IngestError(message, file=str(path), line=ln, text=text or row[1], expected=expected)
-
-
-# --------------------------------------------------------------------------- runs
-def _parse_trec_run(con, path: Path) -> None:
-    """Parse one TREC run file into temp table ``_ing_run(ln, topic, doc, submitted_rank, score, tag)``."""
-    _read_lines(con, path, "_ing_lines")
-    n = con.execute("SELECT count(*) FROM _ing_lines").fetchone()[0]
-    if n == 0:
-        raise IngestError("empty file: no run lines found", file=str(path), expected=RUN_EXPECTED)
-    _split_fields(con, "_ing_lines", "_ing_fields")
-    bad = _first_bad(con, "_ing_fields", "len(f) < 6")
-    if bad:
-        _raise_at(path, bad, f"wrong number of columns ({len(bad[1].split())} instead of 6)", RUN_EXPECTED)
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _ing_run AS
-        SELECT ln, line, f[1] AS topic, f[3] AS doc, f[4] AS rank_text, f[5] AS score_text,
-               TRY_CAST(f[4] AS BIGINT) AS submitted_rank, TRY_CAST(f[5] AS DOUBLE) AS score, f[6] AS tag
-        FROM _ing_fields""")
-    bad = _first_bad(con, "_ing_run", "score IS NULL OR isnan(score) OR isinf(score)")
-    if bad:
-        txt = con.execute("SELECT score_text FROM _ing_run WHERE ln = ?", [bad[0]]).fetchone()[0]
-        _raise_at(path, bad, f"score {txt!r} (column 5) is not a finite number", RUN_EXPECTED)
-    bad = _first_bad(con, "_ing_run", "submitted_rank IS NULL")
-    if bad:
-        txt = con.execute("SELECT rank_text FROM _ing_run WHERE ln = ?", [bad[0]]).fetchone()[0]
-        _raise_at(path, bad, f"rank {txt!r} (column 4) is not an integer", RUN_EXPECTED)
-
-
-def _check_duplicates(con, path: Path, dedupe: bool) -> int:
-    """Error on a docno repeated within one topic; with dedupe keep the first occurrence."""
-    dup = con.execute("""
-        SELECT ln, line, topic, doc FROM (
-            SELECT ln, line, topic, doc, row_number() OVER (PARTITION BY topic, doc ORDER BY ln) AS k
-            FROM _ing_run) WHERE k > 1 ORDER BY ln LIMIT 1""").fetchone()
-    if dup is None:
-        return 0
-    if not dedupe:
-        first = con.execute("SELECT min(ln) FROM _ing_run WHERE topic = ? AND doc = ?", [dup[2], dup[3]]).fetchone()[0]
-        first_ln, _ = _physical_line(path, first)
-        _raise_at(path, dup, f"duplicate document {dup[3]!r} in topic {dup[2]!r} (first seen on line {first_ln})",
-                  "each docno at most once per topic; pass --dedupe to keep the first occurrence "
-                  "(the result is then not trec_eval-compatible: trec_eval refuses such runs)")
-    before = con.execute("SELECT count(*) FROM _ing_run").fetchone()[0]
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _ing_run AS
-        SELECT * FROM _ing_run QUALIFY row_number() OVER (PARTITION BY topic, doc ORDER BY ln) = 1""")
-    return before - con.execute("SELECT count(*) FROM _ing_run").fetchone()[0]
-
-
-def _run_name(con, path: Path, name: str | None, name_from: str) -> tuple[str, str | None]:
-    tags = [r[0] for r in con.execute("SELECT DISTINCT tag FROM _ing_run WHERE tag IS NOT NULL ORDER BY tag LIMIT 6").fetchall()]
-    tag = tags[0] if len(tags) == 1 else (",".join(tags[:5]) if tags else None)
-    if name:
-        return name, tag
-    if name_from == "file":
-        stem = path.name
-        for suf in (".gz", ".txt", ".run", ".res", ".trec"):
-            if stem.endswith(suf):
-                stem = stem[: -len(suf)]
-        return stem, tag
-    if len(tags) > 1:
-        row = con.execute("SELECT ln, line FROM _ing_run WHERE tag <> ? ORDER BY ln LIMIT 1", [tags[0]]).fetchone()
-        ln, text = _physical_line(path, row[0])
-        raise IngestError(
-            f"the file has several run tags ({', '.join(tags[:5])}{' ...' if len(tags) > 5 else ''}) and no name was given; "
-            f"this line's tag differs from {tags[0]!r}", file=str(path), line=ln, text=text,
-            expected="one tag per run file, or give the run a name with --name NAME")
-    if not tags:
-        raise IngestError("the run has no tag column; give it a name with --name NAME", file=str(path))
-    return tags[0], tag
-
-
-def _store_run(store, name: str, tag, source: str, fmt: str, sha: str, replace: bool,
-               n_dropped: int, result_files: list[str], rank_sql: str) -> IngestResult:
-    con = store.con
-    existing = con.execute("SELECT run_id, sha256 FROM run_meta WHERE name = ?", [name]).fetchone()
-    stats = con.execute("SELECT count(*), count(DISTINCT topic) FROM _ing_run").fetchone()
-    if existing and existing[1] == sha:
-        return IngestResult("run", name, "unchanged", result_files)
-    if existing and not replace:
-        raise IngestError(
-            f"a run named {name!r} already exists with different content (sha256 {existing[1][:12]} vs {sha[:12]})",
-            file=source, expected="--replace to replace it, or --name to store this file under another name")
-    if existing:
-        run_id = existing[0]
-        con.execute("DELETE FROM run_row_data WHERE run_id = ?", [run_id])
-        con.execute("DELETE FROM score_data WHERE run_id = ?", [run_id])
-        con.execute("DELETE FROM evaluations WHERE run_id = ?", [run_id])
-        con.execute("""UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, n_topics = ?, n_rows = ?,
-                       n_dropped_duplicates = ?, ingested_at = current_timestamp WHERE run_id = ?""",
-                    [tag, source, fmt, sha, stats[1], stats[0], n_dropped, run_id])
-        status = "replaced"
+# =========================================================================== checks
+def _row_error(f: _File, ln: int, err: int) -> IngestError:
+    lay = LAYOUTS[f.layout]
+    line_no, text = _physical_line(f.path, ln)
+    flds = _fields(text)
+    if err == E_CTL:
+        msg = "the line contains the control character \\x01, which is not allowed in these files"
+    elif err == E_NF:
+        want = f"at least {lay.n_fields}" if lay.at_least else str(lay.n_fields)
+        msg = f"wrong number of columns ({len(flds)} instead of {want})"
+        if lay.name == "res":
+            msg = f"a res file has one docno per line, this line has {len(flds)} fields"
+    elif err == E_SCORE:
+        msg = f"score {flds[4]!r} (column 5) is not a finite number"
+    elif err == E_RANK:
+        msg = f"rank {flds[3]!r} (column 4) is not an integer"
+    elif err == E_GRADE:
+        msg = f"grade {flds[3]!r} (column 4) is not an integer"
     else:
-        run_id = con.execute("""INSERT INTO run_meta (name, tag, source, format, sha256, n_topics, n_rows, n_dropped_duplicates)
-                                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
-                             [name, tag, source, fmt, sha, stats[1], stats[0], n_dropped]).fetchone()[0]
-        status = "added"
+        lvl = flds[-1] if flds else ""
+        msg = f"relevance level {lvl!r} is not of the form L<n>{ntcir.level_hint(lvl)}"
+    return IngestError(msg, file=str(f.path), line=line_no, text=text, expected=lay.expected)
+
+
+def _file_stats(con, table: str, extra: str = "") -> dict[int, tuple]:
+    """Per file: (n rows, first bad content line, its error code, number of distinct hashes of
+    (topic, doc), extra aggregates...). Fewer distinct hashes than rows flags possible duplicates
+    (a real duplicate always does; a hash collision only costs an exact check)."""
+    rows = con.execute(f"""
+        SELECT file_idx, count(*), min(ln) FILTER (WHERE err > 0), arg_min(err, ln) FILTER (WHERE err > 0),
+               count(DISTINCT hash(topic, doc)) {extra}
+        FROM {table} GROUP BY file_idx""").fetchall()
+    return {r[0]: r[1:] for r in rows}
+
+
+def _check_file(f: _File, st: tuple | None, *, allow_empty: bool = False, empty_what: str = "lines") -> None:
+    """Raise for an empty file or for the file's first bad line."""
+    if st is None or st[0] == 0:
+        if allow_empty:
+            return
+        raise IngestError(f"empty file: no {empty_what} found (only blank or comment lines, or nothing)",
+                          file=str(f.path), expected=LAYOUTS[f.layout].expected)
+    if st[1] is not None:
+        raise _row_error(f, int(st[1]), int(st[2]))
+
+
+def _duplicates(con, table: str, groups: Sequence["_Group"], stats: dict[int, tuple]) -> dict[int, int]:
+    """Per group: number of surplus lines of (topic, doc) pairs seen more than once. Only groups
+    that may have some (per-file hash count below the row count, or several files) are checked."""
+    suspects = [g.idx for g in groups
+                if len(g.files) > 1 or any(stats[f.idx][3] < stats[f.idx][0] for f in g.files if f.idx in stats)]
+    if not suspects:
+        return {}
+    rows = con.execute(f"""
+        SELECT grp, sum(c - 1) FROM (SELECT grp, topic, doc, count(*) AS c FROM {table}
+                                     WHERE grp IN (SELECT unnest(?)) GROUP BY grp, topic, doc HAVING count(*) > 1)
+        GROUP BY grp""", [suspects]).fetchall()
+    return {g: int(n) for g, n in rows}
+
+
+def _first_duplicate(con, table: str, grp: int) -> tuple:
+    """(file_idx, ln, topic, doc, first_file_idx, first_ln) of the first repeated (topic, doc)."""
+    return con.execute(f"""
+        SELECT file_idx, ln, topic, doc, first_file, first_ln FROM (
+            SELECT file_idx, ln, topic, doc,
+                   first_value(file_idx) OVER w AS first_file, first_value(ln) OVER w AS first_ln,
+                   row_number() OVER w AS k
+            FROM {table} WHERE grp = ? WINDOW w AS (PARTITION BY topic, doc ORDER BY file_idx, ln))
+        WHERE k > 1 ORDER BY file_idx, ln LIMIT 1""", [grp]).fetchall()[0]
+
+
+def _drop_duplicates(con, table: str, groups: Sequence[int]) -> None:
     con.execute(f"""
-        INSERT INTO run_row_data (run_id, topic, doc, rank, line_no, submitted_rank, score)
-        SELECT ?, topic, doc, {rank_sql}, ln, submitted_rank, score FROM _ing_run""", [run_id])
-    return IngestResult("run", name, status, result_files, n_rows=stats[0], n_topics=stats[1],
-                        n_dropped_duplicates=n_dropped)
+        DELETE FROM {table} WHERE rowid IN (
+            SELECT rowid FROM {table} WHERE grp IN (SELECT unnest(?))
+            QUALIFY row_number() OVER (PARTITION BY grp, topic, doc ORDER BY file_idx, ln) > 1)""", [list(groups)])
 
 
-# trec_eval's order: score descending, ties broken by docno descending (byte-wise, strcmp).
-TREC_RANK_SQL = "row_number() OVER (PARTITION BY topic ORDER BY score DESC, doc DESC)"
-# NTCIR res files carry no score: the evaluation rank is the file order.
-FILE_RANK_SQL = "row_number() OVER (PARTITION BY topic ORDER BY ln)"
+def _group_stats(con, table: str, extra: str = "") -> dict[int, tuple]:
+    rows = con.execute(f"SELECT grp, count(*), count(DISTINCT topic) {extra} FROM {table} GROUP BY grp").fetchall()
+    return {r[0]: r[1:] for r in rows}
 
 
 def _progress(enabled: bool | None, total: int, label: str):
     from .progress import progress_bar
 
-    return progress_bar(total, label, enabled=enabled)
+    return progress_bar(total, label, enabled=enabled, min_total=1, transient=True)
+
+
+def _validate_format(format: str) -> None:
+    if format not in ("trec", "ntcir"):
+        raise IngestError(f"unknown format {format!r}; use 'trec' or 'ntcir'")
+
+
+# =========================================================================== runs
+def _strip_suffixes(name: str, suffixes: Sequence[str]) -> str:
+    changed = True
+    while changed:
+        changed = False
+        for suf in suffixes:
+            if name.endswith(suf) and len(name) > len(suf):
+                name = name[: -len(suf)]
+                changed = True
+    return name
+
+
+def _run_stem(path: Path) -> str:
+    return _strip_suffixes(path.name, (".gz", ".txt", ".run", ".res", ".trec", ".tsv"))
+
+
+@dataclass
+class _Group:
+    idx: int
+    files: list[_File]
+    sha: str
+    name: str | None = None          # final name (known before parsing when given or from the file name)
+    guess: str | None = None         # name expected before parsing (first line's tag)
+    tag: str | None = None
 
 
 def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", replace: bool = False,
                 dedupe: bool = False, name_from: str = "tag", progress: bool | None = None) -> list[IngestResult]:
     """Ingest run files: one run per TREC file (named ``name``, else by its tag, or by the file name
-    with ``name_from='file'``). With ``format='ntcir'`` files with one column are NTCIREVAL res files
-    (one per topic, topic = file stem) and together form one run named ``name``.
+    with ``name_from='file'``). With ``format='ntcir'`` files whose lines hold one field are
+    NTCIREVAL res files (one per topic, topic = file name up to its first dot) and together form
+    one run named ``name``.
 
     All files are stored in one transaction: any error stores nothing."""
-    if format not in ("trec", "ntcir"):
-        raise IngestError(f"unknown format {format!r}; use 'trec' or 'ntcir'")
+    _validate_format(format)
     if name_from not in ("tag", "file"):
         raise IngestError(f"name_from must be 'tag' or 'file', not {name_from!r}")
-    files = expand_paths(paths)
-    from . import ntcir
+    if name is not None and not name.strip():
+        raise IngestError("the run name is empty")
+    paths_ = expand_paths(paths)
+    files = [_File(i, p, _compression(p), "trec_run") for i, p in enumerate(paths_)]
+    firsts = {f.idx: _first_content_line(f.path) for f in files}
+    shas = {f.path: file_sha256(f.path) for f in files}
 
-    if format == "ntcir" and ntcir.looks_like_res_files(files):
+    res_mode = False
+    if format == "ntcir":
+        first = next((firsts[f.idx] for f in files if firsts[f.idx] is not None), None)
+        res_mode = first is not None and ntcir.is_res_layout(len(_fields(first)))
+    if res_mode:
         if not name:
             raise IngestError("NTCIR res files (one per topic) form one run: give it a name with --name NAME",
-                              file=str(files[0]))
-        with store.transaction():
-            sha = ntcir.load_res_files(store.con, files)
-            res = _store_run(store, name, None, ",".join(map(str, files)), "ntcir", sha, replace, 0,
-                             [str(f) for f in files], FILE_RANK_SQL)
-        return [res]
-    if name and len(files) > 1:
-        raise IngestError(f"--name names one run but {len(files)} files were given; "
-                          f"ingest them one at a time, or let each run take its tag (or --name-from file)")
-    results: list[IngestResult] = []
-    seen: dict[str, str] = {}
-    with store.transaction(), _progress(progress, len(files), "ingesting runs") as bar:
-        for path in files:
-            _parse_trec_run(store.con, path)
-            n_dropped = _check_duplicates(store.con, path, dedupe)
-            run_name, tag = _run_name(store.con, path, name, name_from)
-            if run_name in seen:
-                raise IngestError(f"two files of this call are both named {run_name!r} (also {seen[run_name]})",
-                                  file=str(path), expected="distinct run tags, or --name-from file")
-            seen[run_name] = str(path)
-            sha = file_sha256(path)
-            results.append(_store_run(store, run_name, tag, str(path), format, sha, replace, n_dropped,
-                                      [str(path)], TREC_RANK_SQL))
-            bar.advance()
-    store.con.execute("DROP TABLE IF EXISTS _ing_run; DROP TABLE IF EXISTS _ing_fields; DROP TABLE IF EXISTS _ing_lines")
+                              file=str(files[0].path))
+        topics: dict[str, Path] = {}
+        for f in files:
+            f.layout, f.topic = "res", ntcir.topic_from_name(f.path)
+            if f.topic in topics:
+                raise IngestError(f"two res files for topic {f.topic!r} (also {topics[f.topic]}); the topic of a "
+                                  f"res file is its name up to the first dot", file=str(f.path))
+            topics[f.topic] = f.path
+        groups = [_Group(0, files, _combined_sha([f.path for f in files], shas), name=name)]
+    else:
+        if name and len(files) > 1:
+            raise IngestError(f"--name names one run but {len(files)} files were given; ingest them one at a "
+                              f"time, or let each run take its tag (or --name-from file)")
+        groups = []
+        for f in files:
+            f.grp = f.idx
+            g = _Group(f.idx, [f], shas[f.path])
+            if name:
+                g.name = name
+            elif name_from == "file":
+                g.name = _run_stem(f.path)
+            else:
+                flds = _fields(firsts[f.idx] or "")
+                g.guess = flds[5] if len(flds) >= 6 else None
+            groups.append(g)
+
+    con = store.con
+    results: dict[int, IngestResult] = {}
+    stored = {r[0]: r[1] for r in con.execute(
+        "SELECT name, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))",
+        [[g.name or g.guess for g in groups if (g.name or g.guess)]]).fetchall()}
+    todo = []
+    for g in groups:
+        nm = g.name or g.guess
+        if nm is not None and stored.get(nm) == g.sha:
+            results[g.idx] = IngestResult("run", nm, "unchanged", [str(f.path) for f in g.files])
+        else:
+            todo.append(g)
+    if todo:
+        todo_files = [f for g in todo for f in g.files]
+        with store.transaction(), _progress(progress, len(todo_files), "reading runs") as bar:
+            _load(con, todo_files, "_ing_rows", RUN_COLUMNS, bar)
+            stats = _file_stats(con, "_ing_rows", ", min(tag), max(tag)")
+            for g in todo:
+                for f in g.files:
+                    _check_file(f, stats.get(f.idx), allow_empty=res_mode, empty_what="run lines")
+                if not res_mode:
+                    _name_run(con, g, stats[g.idx])
+            if res_mode and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
+                raise IngestError("every res file is empty: the run has no documents",
+                                  file=", ".join(str(f.path) for f in todo_files), expected=RES_EXPECTED)
+            _check_names(todo, "run")
+            bar.update(description="checking runs")
+            dups = _duplicates(con, "_ing_rows", todo, stats)
+            if dups and not dedupe:
+                g = next(g for g in todo if g.idx in dups)
+                fi, ln, topic, doc, ffi, fln = _first_duplicate(con, "_ing_rows", g.idx)
+                f, ff = files[fi], files[ffi]
+                first_line = _physical_line(ff.path, int(fln))[0]
+                where = f"line {first_line}" + ("" if ff is f else f" of {ff.path}")
+                err = _row_error_dup(f, int(ln), f"duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
+                                     "each docno at most once per topic; pass --dedupe to keep the first occurrence "
+                                     "(trec_eval refuses runs with duplicate documents)")
+                raise err
+            if dups:
+                _drop_duplicates(con, "_ing_rows", list(dups))
+            bar.update(description="storing runs")
+            gstats = _group_stats(con, "_ing_rows")
+            results.update(_store_runs(store, todo, gstats, dups, replace, "ntcir" if format == "ntcir" else "trec",
+                                       FILE_RANK_SQL if res_mode else TREC_RANK_SQL))
+            con.execute("DROP TABLE IF EXISTS _ing_rows; DROP TABLE IF EXISTS _ing_map")
+    return [results[g.idx] for g in groups]
+
+
+def _row_error_dup(f: _File, ln: int, message: str, expected: str) -> IngestError:
+    line_no, text = _physical_line(f.path, ln)
+    return IngestError(message, file=str(f.path), line=line_no, text=text, expected=expected)
+
+
+def _name_run(con, g: _Group, st: tuple) -> None:
+    """Set the group's tag (and name from the tag when no name was given)."""
+    f = g.files[0]
+    tag_min, tag_max = st[4], st[5]
+    if tag_min == tag_max:
+        g.tag = tag_min
+        if g.name is None:
+            g.name = tag_min
+        return
+    tags = [r[0] for r in con.execute("SELECT DISTINCT tag FROM _ing_rows WHERE file_idx = ? ORDER BY tag LIMIT 6",
+                                      [f.idx]).fetchall()]
+    g.tag = ",".join(tags[:5]) + (",..." if len(tags) > 5 else "")
+    if g.name is not None:
+        return
+    first_tag = con.execute("SELECT tag FROM _ing_rows WHERE file_idx = ? ORDER BY ln LIMIT 1", [f.idx]).fetchall()[0][0]
+    ln = con.execute("SELECT min(ln) FROM _ing_rows WHERE file_idx = ? AND tag <> ?", [f.idx, first_tag]).fetchall()[0][0]
+    line_no, text = _physical_line(f.path, int(ln))
+    raise IngestError(
+        f"the file has several run tags ({', '.join(tags[:5])}{' ...' if len(tags) > 5 else ''}) and no name was "
+        f"given; this line's tag differs from the first line's {first_tag!r}", file=str(f.path), line=line_no,
+        text=text, expected="one tag per run file, or give the run a name with --name NAME")
+
+
+def _check_names(groups: Sequence[_Group], kind: str) -> None:
+    seen: dict[str, _Group] = {}
+    for g in groups:
+        if g.name in seen:
+            other = seen[g.name]
+            raise IngestError(f"two files of this call would both be stored as the {kind} {g.name!r} "
+                              f"(also {other.files[0].path})", file=str(g.files[0].path),
+                              expected="distinct run tags, --name-from file, or one call per file" if kind == "run"
+                              else "distinct file names, or --name NAME to combine the files into one set")
+        seen[g.name] = g
+
+
+def _store_runs(store, groups: Sequence[_Group], gstats: dict, dups: dict, replace: bool, fmt: str,
+                rank_sql: str) -> dict[int, IngestResult]:
+    con = store.con
+    existing = {r[0]: (r[1], r[2]) for r in con.execute(
+        "SELECT name, run_id, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))",
+        [[g.name for g in groups]]).fetchall()}
+    results: dict[int, IngestResult] = {}
+    mapping: list[tuple[int, int]] = []
+    for g in groups:
+        files = [str(f.path) for f in g.files]
+        n_rows, n_topics = gstats.get(g.idx, (0, 0))
+        old = existing.get(g.name)
+        if old and old[1] == g.sha:
+            results[g.idx] = IngestResult("run", g.name, "unchanged", files)
+            continue
+        if old and not replace:
+            raise IngestError(
+                f"a run named {g.name!r} already exists with different content (sha256 {old[1][:12]} vs {g.sha[:12]})",
+                file=", ".join(files), expected="--replace to replace it, or --name to store this file under another name")
+        source = ",".join(files)
+        n_dropped = dups.get(g.idx, 0)
+        if old:
+            run_id = old[0]
+            for table in ("run_row_data", "score_data", "evaluations"):
+                con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+            con.execute("""UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, n_topics = ?, n_rows = ?,
+                           n_dropped_duplicates = ?, ingested_at = current_timestamp WHERE run_id = ?""",
+                        [g.tag, source, fmt, g.sha, n_topics, n_rows, n_dropped, run_id])
+            status = "replaced"
+        else:
+            run_id = con.execute("""INSERT INTO run_meta (name, tag, source, format, sha256, n_topics, n_rows,
+                                    n_dropped_duplicates) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
+                                 [g.name, g.tag, source, fmt, g.sha, n_topics, n_rows, n_dropped]).fetchall()[0][0]
+            status = "added"
+        mapping.append((g.idx, run_id))
+        res = IngestResult("run", g.name, status, files, n_rows=n_rows, n_topics=n_topics,
+                           n_dropped_duplicates=n_dropped)
+        if len(g.files) > 1:
+            empty = [f.topic for f in g.files if f.topic is not None
+                     and not con.execute("SELECT 1 FROM _ing_rows WHERE file_idx = ? LIMIT 1", [f.idx]).fetchall()]
+            if empty:
+                res.messages.append(f"{len(empty)} empty res file(s) (no documents for topic(s) "
+                                    f"{', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''})")
+        results[g.idx] = res
+    if mapping:
+        con.execute("CREATE OR REPLACE TEMP TABLE _ing_map AS SELECT unnest(?)::INTEGER AS grp, unnest(?)::INTEGER AS id",
+                    [[m[0] for m in mapping], [m[1] for m in mapping]])
+        con.execute(f"""
+            INSERT INTO run_row_data (run_id, topic, doc, rank, line_no, submitted_rank, score)
+            SELECT id, topic, doc, {rank_sql}, ln, submitted_rank, score
+            FROM _ing_rows JOIN _ing_map USING (grp)""")
     return results
 
 
-# --------------------------------------------------------------------------- qrels
-def _parse_trec_qrels(con, path: Path) -> None:
-    """One TREC qrels file into temp table ``_ing_q(ln, line, topic, doc, grade)``."""
-    _read_lines(con, path, "_ing_lines")
-    if con.execute("SELECT count(*) FROM _ing_lines").fetchone()[0] == 0:
-        raise IngestError("empty file: no judgments found", file=str(path), expected=QRELS_EXPECTED)
-    _split_fields(con, "_ing_lines", "_ing_fields")
-    bad = _first_bad(con, "_ing_fields", "len(f) <> 4")
-    if bad:
-        _raise_at(path, bad, f"wrong number of columns ({len(bad[1].split())} instead of 4)", QRELS_EXPECTED)
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _ing_q AS
-        SELECT ln, line, f[1] AS topic, f[3] AS doc, f[4] AS grade_text, TRY_CAST(f[4] AS INTEGER) AS grade
-        FROM _ing_fields""")
-    bad = _first_bad(con, "_ing_q", "grade IS NULL OR NOT regexp_full_match(grade_text, '[+-]?[0-9]+')")
-    if bad:
-        txt = con.execute("SELECT grade_text FROM _ing_q WHERE ln = ?", [bad[0]]).fetchone()[0]
-        _raise_at(path, bad, f"grade {txt!r} (column 4) is not an integer", QRELS_EXPECTED)
-
-
-def _check_qrels_duplicates(con, path: Path) -> None:
-    dup = con.execute("""
-        SELECT ln, line, topic, doc FROM (
-            SELECT ln, line, topic, doc, row_number() OVER (PARTITION BY topic, doc ORDER BY ln) AS k FROM _ing_q)
-        WHERE k > 1 ORDER BY ln LIMIT 1""").fetchone()
-    if dup:
-        _raise_at(path, dup, f"document {dup[3]!r} is judged twice for topic {dup[2]!r}",
-                  "one judgment per (topic, docno); trec_eval refuses such qrels too")
-
-
+# =========================================================================== qrels
 def _qrels_name(path: Path) -> str:
-    stem = path.name
-    for suf in (".gz", ".txt", ".qrels", ".rel"):
-        if stem.endswith(suf):
-            stem = stem[: -len(suf)]
-    return stem
+    return _strip_suffixes(path.name, (".gz", ".txt", ".qrels", ".rel", ".tsv"))
 
 
 def ingest_qrels(store, paths, *, name: str | None = None, format: str = "trec", replace: bool = False,
                  gains: str | Sequence[float] | None = None, progress: bool | None = None) -> list[IngestResult]:
     """Ingest qrels file(s). Without ``name`` each file becomes a set named after the file; with
     ``name`` all files form one set (e.g. NTCIR per-topic rel files). ``gains`` declares the set's
-    default gains of levels 1..n (used when a metric is given no ``gains=``)."""
-    if format not in ("trec", "ntcir"):
-        raise IngestError(f"unknown format {format!r}; use 'trec' or 'ntcir'")
-    files = expand_paths(paths)
-    from . import ntcir
+    default gains of levels 1..n (used when a metric is given no ``gains=``).
 
+    All files are stored in one transaction: any error stores nothing."""
+    _validate_format(format)
+    if name is not None and not name.strip():
+        raise IngestError("the qrels set name is empty")
     declared = _normalise_gains(gains)
-    groups: list[tuple[str, list[Path]]]
+    paths_ = expand_paths(paths)
+    files = [_File(i, p, _compression(p), "trec_qrels") for i, p in enumerate(paths_)]
+    if format == "ntcir":
+        for f in files:
+            first = _first_content_line(f.path)
+            f.layout = ntcir.qrels_layout(len(_fields(first)) if first is not None else None)
+            if f.layout == "ntcir_rel":
+                f.topic = ntcir.topic_from_name(f.path)
+    shas = {f.path: file_sha256(f.path) for f in files}
     if name:
-        groups = [(name, files)]
+        groups = [_Group(0, files, _combined_sha([f.path for f in files], shas), name=name)]
     else:
-        groups = [(_qrels_name(p), [p]) for p in files]
-        names = [g[0] for g in groups]
-        dupes = {n for n in names if names.count(n) > 1}
-        if dupes:
-            raise IngestError(f"several files would be named {sorted(dupes)[0]!r}; give --name to combine them into one set")
-    results = []
-    with store.transaction(), _progress(progress, len(files), "ingesting qrels") as bar:
-        for set_name, group in groups:
-            parts = []
-            for i, path in enumerate(group):
-                if format == "ntcir":
-                    ntcir.parse_ntcir_qrels(store.con, path)
-                else:
-                    _parse_trec_qrels(store.con, path)
-                store.con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_q{i} AS SELECT * FROM _ing_q")
-                parts.append(f"SELECT * FROM _ing_q{i}")
-                bar.advance()
-            store.con.execute("CREATE OR REPLACE TEMP TABLE _ing_q AS " + " UNION ALL ".join(parts))
-            _check_qrels_duplicates(store.con, group[0] if len(group) == 1 else Path(",".join(map(str, group))))
-            sha = file_sha256(group[0]) if len(group) == 1 else hashlib.sha256(
-                "".join(file_sha256(p) for p in group).encode()).hexdigest()
-            results.append(_store_qrels(store, set_name, ",".join(map(str, group)), format, sha, replace,
-                                        declared, [str(p) for p in group]))
-            for i in range(len(group)):
-                store.con.execute(f"DROP TABLE IF EXISTS _ing_q{i}")
-    store.con.execute("DROP TABLE IF EXISTS _ing_q; DROP TABLE IF EXISTS _ing_fields; DROP TABLE IF EXISTS _ing_lines")
-    return results
+        groups = []
+        for f in files:
+            f.grp = f.idx
+            groups.append(_Group(f.idx, [f], shas[f.path], name=_qrels_name(f.path)))
+        _check_names(groups, "qrels set")
+
+    con = store.con
+    stored = {r[0]: r[1] for r in con.execute("SELECT name, sha256 FROM qrels_meta WHERE name IN (SELECT unnest(?))",
+                                              [[g.name for g in groups]]).fetchall()}
+    results: dict[int, IngestResult] = {}
+    todo = []
+    for g in groups:
+        if stored.get(g.name) == g.sha:
+            results[g.idx] = IngestResult("qrels", g.name, "unchanged", [str(f.path) for f in g.files])
+        else:
+            todo.append(g)
+    if todo:
+        todo_files = [f for g in todo for f in g.files]
+        with store.transaction(), _progress(progress, len(todo_files), "reading qrels") as bar:
+            _load(con, todo_files, "_ing_q", QRELS_COLUMNS, bar)
+            stats = _file_stats(con, "_ing_q")
+            for f in todo_files:
+                _check_file(f, stats.get(f.idx), empty_what="judgments")
+            dups = _duplicates(con, "_ing_q", todo, stats)
+            if dups:
+                g = next(g for g in todo if g.idx in dups)
+                fi, ln, topic, doc, ffi, fln = _first_duplicate(con, "_ing_q", g.idx)
+                f, ff = files[fi], files[ffi]
+                first_line = _physical_line(ff.path, int(fln))[0]
+                where = f"line {first_line}" + ("" if ff is f else f" of {ff.path}")
+                raise _row_error_dup(f, int(ln), f"document {doc!r} is judged twice for topic {topic!r} "
+                                                 f"(first on {where})",
+                                     "one judgment per (topic, docno); trec_eval refuses such qrels too")
+            gstats = _group_stats(con, "_ing_q", ", max(grade)")
+            for g in todo:
+                results[g.idx] = _store_qrels(store, g, gstats.get(g.idx, (0, 0, None)), format, replace, declared)
+            con.execute("DROP TABLE IF EXISTS _ing_q")
+    return [results[g.idx] for g in groups]
 
 
 def _normalise_gains(gains) -> str | None:
@@ -426,68 +759,114 @@ def _normalise_gains(gains) -> str | None:
         parts = list(gains)
     try:
         vals = [float(x) for x in parts]
-    except ValueError:
+    except (TypeError, ValueError):
         raise IngestError(f"gains {gains!r} must be numbers separated by ':' (gains of levels 1..n, e.g. 1:2:3)") from None
-    if any(b < a for a, b in zip(vals, vals[1:])) or any(v < 0 for v in vals):
+    if not vals or any(b < a for a, b in zip(vals, vals[1:])) or any(v < 0 for v in vals):
         raise IngestError(f"gains {gains!r} must be non-negative and non-decreasing from level 1 up")
     return ":".join(f"{v:g}" for v in vals)
 
 
-def _store_qrels(store, name, source, fmt, sha, replace, gains, files) -> IngestResult:
+def _store_qrels(store, g: _Group, gstat: tuple, fmt: str, replace: bool, gains: str | None) -> IngestResult:
     con = store.con
-    existing = con.execute("SELECT qrels_id, sha256 FROM qrels_meta WHERE name = ?", [name]).fetchone()
-    n_rows, n_topics, max_grade = con.execute("SELECT count(*), count(DISTINCT topic), max(grade) FROM _ing_q").fetchone()
-    if existing and existing[1] == sha:
-        return IngestResult("qrels", name, "unchanged", files)
+    files = [str(f.path) for f in g.files]
+    source = ",".join(files)
+    n_rows, n_topics, max_grade = gstat
+    existing = con.execute("SELECT qrels_id, sha256 FROM qrels_meta WHERE name = ?", [g.name]).fetchall()
+    if existing and existing[0][1] == g.sha:
+        return IngestResult("qrels", g.name, "unchanged", files)
     if existing and not replace:
         raise IngestError(
-            f"a qrels set named {name!r} already exists with different content (sha256 {existing[1][:12]} vs {sha[:12]})",
+            f"a qrels set named {g.name!r} already exists with different content "
+            f"(sha256 {existing[0][1][:12]} vs {g.sha[:12]})",
             file=source, expected="--replace to replace it, or --name to store it under another name")
     if existing:
-        qid = existing[0]
-        con.execute("DELETE FROM qrels_data WHERE qrels_id = ?", [qid])
-        con.execute("DELETE FROM score_data WHERE qrels_id = ?", [qid])
-        con.execute("DELETE FROM evaluations WHERE qrels_id = ?", [qid])
+        qid = existing[0][0]
+        _check_replaceable_qrels(con, g.name, qid)
+        for table in ("qrels_data", "score_data", "evaluations"):
+            con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [qid])
         con.execute("""UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, n_topics = ?, n_judged = ?,
                        max_grade = ?, default_gains = ?, ingested_at = current_timestamp WHERE qrels_id = ?""",
-                    [source, fmt, sha, n_topics, n_rows, max_grade, gains, qid])
+                    [source, fmt, g.sha, n_topics, n_rows, max_grade, gains, qid])
         status = "replaced"
     else:
-        qid = con.execute("""INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade, default_gains)
-                             VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
-                          [name, source, fmt, sha, n_topics, n_rows, max_grade, gains]).fetchone()[0]
+        qid = con.execute("""INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade,
+                             default_gains) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
+                          [g.name, source, fmt, g.sha, n_topics, n_rows, max_grade, gains]).fetchall()[0][0]
         status = "added"
-    con.execute("INSERT INTO qrels_data (qrels_id, topic, doc, grade) SELECT ?, topic, doc, grade FROM _ing_q ORDER BY topic, doc",
-                [qid])
-    return IngestResult("qrels", name, status, files, n_rows=n_rows, n_topics=n_topics)
+    con.execute("INSERT INTO qrels_data (qrels_id, topic, doc, grade) "
+                "SELECT ?, topic, doc, grade FROM _ing_q WHERE grp = ? ORDER BY topic, doc", [qid, g.idx])
+    return IngestResult("qrels", g.name, status, files, n_rows=n_rows, n_topics=n_topics)
 
 
+def _check_replaceable_qrels(con, name: str, qid: int) -> None:
+    """A subsample, or a set that subsamples were drawn from, is not replaced behind their back."""
+    has_table = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'subsample_meta'"
+                            ).fetchall()[0][0]
+    if not has_table:
+        return
+    parent = con.execute("SELECT p.name FROM subsample_meta s JOIN qrels_meta p ON p.qrels_id = s.parent_id "
+                         "WHERE s.qrels_id = ?", [qid]).fetchall()
+    if parent:
+        raise IngestError(f"{name!r} is a subsample of {parent[0][0]!r}, not an ingested qrels set; it cannot be "
+                          f"replaced", expected="ingest under another name, or drop it with "
+                                                f"`evalstore subsample drop {name}`")
+    n = con.execute("SELECT count(*) FROM subsample_meta WHERE parent_id = ?", [qid]).fetchall()[0][0]
+    if n:
+        raise IngestError(f"{n} subsample(s) were drawn from the qrels set {name!r}; replacing its judgments "
+                          f"would leave them stale", expected=f"drop them first with `evalstore subsample drop "
+                                                              f"--qrels {name}`, or ingest under another name")
+
+
+# =========================================================================== dicts (notebook API)
 def qrels_from_dict(store, name: str, qrels: dict, *, replace: bool = False) -> IngestResult:
     """Store ``{topic: {doc: grade}}`` as a qrels set (used by the notebook API)."""
-    rows = [(str(t), str(d), int(g)) for t, docs in qrels.items() for d, g in docs.items()]
-    if not rows:
+    topics = [str(t) for t, docs in qrels.items() for _ in docs]
+    docs = [str(d) for ds in qrels.values() for d in ds]
+    try:
+        grades = [int(g) for ds in qrels.values() for g in ds.values()]
+    except (TypeError, ValueError) as e:
+        raise IngestError(f"qrels {name!r}: grades must be integers ({e})") from None
+    if not topics:
         raise IngestError(f"qrels {name!r} is empty")
     con = store.con
     with store.transaction():
-        con.execute("CREATE OR REPLACE TEMP TABLE _ing_q (ln BIGINT, line VARCHAR, topic VARCHAR, doc VARCHAR, grade INTEGER)")
-        con.executemany("INSERT INTO _ing_q VALUES (NULL, NULL, ?, ?, ?)", rows)
-        sha = hashlib.sha256(repr(sorted(rows)).encode()).hexdigest()
-        return _store_qrels(store, name, "<dict>", "dict", sha, replace, None, ["<dict>"])
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_q (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
+                    f"{QRELS_COLUMNS})")
+        con.execute("INSERT INTO _ing_q SELECT 0, 0, NULL, 0, unnest($1), unnest($2), unnest($3)",
+                    [topics, docs, grades])
+        sha = con.execute("SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || grade, chr(10) "
+                          "ORDER BY topic, doc)) FROM _ing_q").fetchall()[0][0]
+        st = con.execute("SELECT count(*), count(DISTINCT topic), max(grade) FROM _ing_q").fetchall()[0]
+        res = _store_qrels(store, _Group(0, [], sha, name=name), st, "dict", replace, None)
+        res.files = ["<dict>"]
+        con.execute("DROP TABLE IF EXISTS _ing_q")
+        return res
 
 
 def run_from_dict(store, name: str, run: dict, *, replace: bool = False) -> IngestResult:
     """Store ``{topic: {doc: score}}`` as a run, ranked like trec_eval (used by the notebook API)."""
-    rows = [(str(t), str(d), float(s)) for t, docs in run.items() for d, s in docs.items()]
-    if not rows:
+    topics = [str(t) for t, docs in run.items() for _ in docs]
+    docs = [str(d) for ds in run.values() for d in ds]
+    try:
+        scores = [float(s) for ds in run.values() for s in ds.values()]
+    except (TypeError, ValueError) as e:
+        raise IngestError(f"run {name!r}: scores must be numbers ({e})") from None
+    if not topics:
         raise IngestError(f"run {name!r} is empty")
     con = store.con
     with store.transaction():
-        con.execute("CREATE OR REPLACE TEMP TABLE _ing_run (ln BIGINT, topic VARCHAR, doc VARCHAR, submitted_rank BIGINT, score DOUBLE)")
-        con.executemany("INSERT INTO _ing_run VALUES (NULL, ?, ?, NULL, ?)", rows)
-        con.execute("UPDATE _ing_run SET ln = rowid + 1")
-        sha = hashlib.sha256(repr(sorted(rows)).encode()).hexdigest()
-        return _store_run(store, name, name, "<dict>", "dict", sha, replace, 0, ["<dict>"], TREC_RANK_SQL)
-
-
-def _stderr_is_tty() -> bool:
-    return sys.stderr.isatty()
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_rows (file_idx INTEGER, grp INTEGER, ln BIGINT, "
+                    f"err UTINYINT, {RUN_COLUMNS})")
+        con.execute("INSERT INTO _ing_rows SELECT 0, 0, unnest(range(1, len($1) + 1)), 0, unnest($1), unnest($2), "
+                    "NULL, unnest($3), NULL", [topics, docs, scores])
+        bad = con.execute("SELECT topic, doc FROM _ing_rows WHERE NOT isfinite(score) LIMIT 1").fetchall()
+        if bad:
+            raise IngestError(f"run {name!r}: the score of topic {bad[0][0]!r}, document {bad[0][1]!r} is not finite")
+        sha = con.execute("SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || score, chr(10) "
+                          "ORDER BY topic, doc)) FROM _ing_rows").fetchall()[0][0]
+        st = _group_stats(con, "_ing_rows")
+        g = _Group(0, [], sha, name=name)
+        res = _store_runs(store, [g], st, {}, replace, "dict", TREC_RANK_SQL)[0]
+        res.files = ["<dict>"]
+        con.execute("DROP TABLE IF EXISTS _ing_rows; DROP TABLE IF EXISTS _ing_map")
+        return res

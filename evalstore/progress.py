@@ -29,8 +29,13 @@ class _RichBar:
 
 
 @contextmanager
-def progress_bar(total: int, label: str, *, enabled: bool | None = None, min_total: int = 2):
-    """Context manager yielding an object with ``advance(n=1)``."""
+def progress_bar(total: int, label: str, *, enabled: bool | None = None, min_total: int = 2,
+                 transient: bool = False):
+    """Context manager yielding an object with ``advance(n=1)`` and ``update(description=...)``.
+
+    ``enabled=None`` shows the bar when stderr is a terminal and ``total >= min_total``.
+    ``transient=True`` erases the bar when the block ends (for steps that print a summary).
+    """
     if enabled is None:
         enabled = sys.stderr.isatty() and total >= min_total
     if not enabled:
@@ -40,5 +45,5 @@ def progress_bar(total: int, label: str, *, enabled: bool | None = None, min_tot
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=False) as p:
+                  console=Console(stderr=True), transient=transient) as p:
         yield _RichBar(p, p.add_task(label, total=total))
