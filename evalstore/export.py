@@ -53,7 +53,8 @@ def export_leaderboard(result: EvalResult, path: str, *, per_topic: bool = False
 def trec_eval_text(result: EvalResult, *, per_topic: bool = True) -> str:
     """trec_eval ``-q`` layout: ``measure<TAB>topic<TAB>value`` with ``all`` for the summaries.
 
-    Integer-valued sums (NumRet, ...) print as integers, other values with 4 decimals."""
+    Integer-valued sums (NumRet, ...) print as integers, other values with 4 decimals. Metrics
+    summarised by a geometric mean (GM_AP = gm_map, ...) print only the summary, as trec_eval."""
     buf = io.StringIO()
     runs = list(dict.fromkeys(r for r, _, _, _ in result.means))
     multi = len(runs) > 1
@@ -61,7 +62,7 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool = True) -> str:
         prefix = f"{run}\t" if multi else ""
         if per_topic:
             for r, t, m, v in result.per_topic:
-                if r == run:
+                if r == run and result.aggregates.get(m) != "gmean":
                     buf.write(f"{prefix}{m:<22s}\t{t}\t{_fmt(v, result.aggregates.get(m))}\n")
         for r, m, v, _ in result.means:
             if r == run:

@@ -1,19 +1,49 @@
--- trec_eval's binary and gain measures, per (run, topic), over the ranked judged list.
+-- trec_eval's measures, per (qrels set, run, topic), over the ranked judged list (ranked_list.sql).
 --
--- Source: trec_eval 10.0 (usnistgov/trec_eval, m_*.c), restated in
--- ../shared/reference/trec_eval_semantics.md Sec. 6. Notation: r = evaluation rank, isrel(r) = 1 if
--- grade >= rel, count(r) = cnt, R = relevant docs in the qrels, k = cutoff, n = num_ret.
+-- Source: trec_eval 10.0 (usnistgov/trec_eval, tag v10.0, m_*.c), restated in
+-- ../shared/reference/trec_eval_semantics.md Sec. 6; conformance: tests/test_trec_conformance.py.
+-- Notation: r = evaluation rank (1-based; renumbered over judged docs when judged_only, trec_eval
+-- -J); isrel(r) = 1 if grade >= rel (trec_eval -l); count(r) = cnt = relevant docs at ranks <= r;
+-- R = relevant docs in the qrels; N = judged nonrelevant docs in the qrels (0 <= grade < rel);
+-- n = num_ret; k = cutoff; RR_n = num_rel_ret = count(n).
 --
---   AP      = (1/R) sum_{r: isrel(r)} count(r)/r                    (m_map.c; Sakai 000 Eq. 1)
---   AP@k    = (1/R) sum_{r <= k: isrel(r)} count(r)/r               (m_map_cut.c)
---   P@k     = count(k)/k  (denominator k even when n < k)          (m_P.c)
---   R@k     = count(k)/R                                           (m_recall.c)
---   RR      = 1/r_1, r_1 = rank of the first relevant doc           (m_recip_rank.c)
---   nDCG    = sum_r g(r)/log2(r+1) / sum_{i<=|ideal|} g_I(i)/log2(i+1)   (m_ndcg.c; linear gain,
---             the ideal list is every judged doc with gain > 0, not truncated to n)
---   nDCG@k  = the same with both sums truncated at k               (m_ndcg_cut.c)
---   NumRet, NumRel, NumRelRet                                      (m_num_*.c; summed in the summary)
--- A topic with R = 0 scores 0 (trec_eval keeps it in the mean).
+--   AP        = (1/R) sum_{r: isrel(r)} count(r)/r                        m_map.c; Sakai 000 Eq. 1
+--   AP@k      = (1/R) sum_{r <= k: isrel(r)} count(r)/r                   m_map_cut.c
+--   GM_AP     = AP per topic; summary exp(mean ln max(AP, 1e-5))          m_gm_map.c, meas_avg.c
+--   P@k       = count(k)/k  (denominator k even when n < k)               m_P.c
+--   R@k       = count(k)/R                                                m_recall.c
+--   RelP@k    = count(k)/min(k, R)                                        m_rel_P.c
+--   Success@k = 1 if count(k) > 0                                         m_success.c
+--   Rprec     = count(R)/R                                                m_Rprec.c
+--   RprecMult = count(c)/c with c = (long)(mult*R + 0.9)                  m_Rprec_mult.c
+--   RR        = 1/r_1, r_1 = rank of the first relevant doc               m_recip_rank.c
+--   nDCG      = sum_r g(r)/log2(r+1) / sum_{i<=|I|} g_I(i)/log2(i+1)      m_ndcg.c; Jarvelin &
+--               (linear gain = grade or the declared gain of the level;  Kekalainen 2002
+--               ideal list I = every judged doc with gain > 0, never truncated to n)
+--   nDCG@k    = both sums truncated at k                                  m_ndcg_cut.c
+--   Bpref     = (1/R) sum_{relevant retrieved d} (1 - min(m_d, R)/min(N, R)), m_d = judged
+--               nonrelevant docs ranked above d (the term is 1 when m_d = 0) m_bpref.c;
+--               Buckley & Voorhees SIGIR 2004 (trec_eval's corrected bpref)
+--   infAP     = (1/R) sum over relevant retrieved docs at 0-based index j (counting every
+--               retrieved doc) of 1 if j = 0, else
+--               1/(j+1) + j/(j+1) * (rs-1+nr+u)/j * (rs-1+eps)/(rs-1+nr+2 eps), eps = 1e-5,
+--               rs = relevant so far (incl.), nr = judged nonrelevant above, u = pooled-but-
+--               unjudged (qrels grade < 0) above                          m_infap.c; Yilmaz &
+--                                                                        Aslam CIKM 2006
+--   IPrec     = interpolated precision at recall level p: c = lround(p R) (v9: (long)(p R + 0.9));
+--               0 if c > RR_n, else max_{j >= max(c, 1)} j / r_j over the relevant retrieved
+--               docs (r_j = rank of the j-th)                             m_iprec_at_recall.c
+--   11pt_avg  = mean of IPrec over the levels (default 0, 0.1, ..., 1)    m_11pt_avg.c
+--   NumRet, NumRel, NumRelRet, NumNonrelJudgedRet (docs retrieved with 0 <= grade < rel)
+--               summed in the summary                                    m_num_*.c
+--   SetP = RR_n/n, SetR = RR_n/R, SetF = (beta+1) SetP SetR/(beta SetP + SetR) (beta not
+--   squared), SetAP = RR_n^2/(n R), SetRelP = RR_n/min(n, R)              m_set_*.c
+--   Utility   = a RR_n + b (n - RR_n) + c (R - RR_n) + d (num_docs + RR_n - n - R); 0 for a topic
+--               that the run does not retrieve for (trec_eval -c resets it) m_utility.c
+--   Unj@k     = (docs in the top k that are not judged, i.e. not in the qrels or grade < 0)/k
+--                                                                        m_unjudged.c
+-- A topic with R = 0 scores 0 (trec_eval keeps it in the mean). Missing rows get the metric's
+-- `missing` value (0).
 
 -- @metric AP
 SELECT qrels_id, run_id, topic, sum(cnt / rank) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
@@ -30,6 +60,27 @@ SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
+-- @metric RelP
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / least(${k}, any_value(R)) AS value
+FROM rl_judged WHERE R > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric Success
+SELECT qrels_id, run_id, topic, max(isrel) FILTER (WHERE rank <= ${k}) AS value
+FROM rl_judged
+GROUP BY qrels_id, run_id, topic
+
+-- @metric Rprec
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= R) / any_value(R) AS value
+FROM rl_judged WHERE R > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric RprecMult
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= c) / any_value(c) AS value
+FROM (SELECT *, floor(${mult} * R + 0.9) AS c FROM rl_judged)
+WHERE c >= 1
+GROUP BY qrels_id, run_id, topic
+
 -- @metric RR
 SELECT qrels_id, run_id, topic, 1.0 / min(rank) AS value
 FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
@@ -41,8 +92,56 @@ WITH idcg AS (
 )
 SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain / log2(j.rank + 1)) / any_value(i.idcg) AS value
 FROM rl_judged j JOIN idcg i USING (qrels_id, topic)
-WHERE j.rank <= ${k} AND j.gain > 0 AND i.idcg > 0
+WHERE j.rank <= ${k} AND j.gain <> 0 AND i.idcg > 0
 GROUP BY j.qrels_id, j.run_id, j.topic
+
+-- @metric Bpref
+SELECT qrels_id, run_id, topic,
+       sum(CASE WHEN nr = 0 THEN 1.0 ELSE 1.0 - least(nr, R) / least(N, R) END) / any_value(R) AS value
+FROM (SELECT *, sum(CASE WHEN judged AND isrel = 0 THEN 1 ELSE 0 END) OVER (
+                    PARTITION BY qrels_id, run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS nr
+      FROM rl_judged)
+WHERE isrel = 1 AND R > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric infAP
+SELECT qrels_id, run_id, topic,
+       sum(CASE WHEN rank = 1 THEN 1.0
+                ELSE 1.0 / rank
+                     + ((rank - 1.0) / rank) * ((cnt - 1 + nr + u) / (rank - 1.0))
+                       * ((cnt - 1 + 1e-5) / (cnt - 1 + nr + 2e-5)) END) / any_value(R) AS value
+FROM (SELECT *,
+             sum(CASE WHEN judged AND isrel = 0 THEN 1 ELSE 0 END) OVER w AS nr,
+             sum(CASE WHEN NOT judged THEN 1 ELSE 0 END) OVER w AS u
+      FROM rl_judged
+      WINDOW w AS (PARTITION BY qrels_id, run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING))
+WHERE isrel = 1 AND R > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric IPrec
+WITH rel AS (
+    SELECT qrels_id, run_id, topic, cnt, R,
+           max(cnt / rank) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank DESC
+                                 ROWS UNBOUNDED PRECEDING) AS ip
+    FROM rl_judged WHERE isrel = 1
+)
+SELECT qrels_id, run_id, topic, ip AS value
+FROM rel
+WHERE cnt = greatest(CASE WHEN ${rounding} = 'v9' THEN floor(${recall} * R + 0.9) ELSE round(${recall} * R) END, 1)
+
+-- @metric 11pt_avg
+WITH lv AS (
+    SELECT unnest(coalesce(${levels}, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]::DOUBLE[])) AS p
+), rel AS (
+    SELECT qrels_id, run_id, topic, cnt, R,
+           max(cnt / rank) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank DESC
+                                 ROWS UNBOUNDED PRECEDING) AS ip
+    FROM rl_judged WHERE isrel = 1
+)
+SELECT r.qrels_id, r.run_id, r.topic, sum(r.ip) / (SELECT count(*) FROM lv) AS value
+FROM rel r JOIN lv
+  ON r.cnt = greatest(CASE WHEN ${rounding} = 'v9' THEN floor(lv.p * r.R + 0.9) ELSE round(lv.p * r.R) END, 1)
+GROUP BY r.qrels_id, r.run_id, r.topic
 
 -- @metric NumRet
 SELECT qrels_id, run_id, topic, least(num_ret, ${k}) AS value FROM rl_topics
@@ -53,3 +152,55 @@ SELECT qrels_id, run_id, topic, R AS value FROM rl_topics
 -- @metric NumRelRet
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) AS value
 FROM rl_judged GROUP BY qrels_id, run_id, topic
+
+-- @metric NumNonrelJudgedRet
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE judged AND isrel = 0) AS value
+FROM rl_judged GROUP BY qrels_id, run_id, topic
+
+-- @metric SetP
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) / any_value(num_ret) AS value
+FROM rl_judged WHERE num_ret > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric SetR
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) / any_value(R) AS value
+FROM rl_judged WHERE R > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric SetF
+SELECT qrels_id, run_id, topic,
+       CASE WHEN nrr > 0 THEN (${beta} + 1.0) * (nrr / n) * (nrr / R) / (${beta} * (nrr / n) + nrr / R) ELSE 0 END AS value
+FROM (SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) AS nrr,
+             any_value(num_ret) AS n, any_value(R) AS R
+      FROM rl_judged WHERE R > 0 AND num_ret > 0
+      GROUP BY qrels_id, run_id, topic)
+
+-- @metric SetAP
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) ^ 2 / (any_value(num_ret) * any_value(R)) AS value
+FROM rl_judged WHERE R > 0 AND num_ret > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric SetRelP
+SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) / least(any_value(num_ret), any_value(R)) AS value
+FROM rl_judged WHERE R > 0 AND num_ret > 0
+GROUP BY qrels_id, run_id, topic
+
+-- @metric Utility
+WITH nrr AS (
+    SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) AS nrr
+    FROM rl_judged GROUP BY qrels_id, run_id, topic
+), in_run AS (
+    SELECT DISTINCT run_id, topic FROM rl_retrieved
+)
+SELECT t.qrels_id, t.run_id, t.topic,
+       ${a} * coalesce(x.nrr, 0) + ${b} * (t.num_ret - coalesce(x.nrr, 0)) + ${c} * (t.R - coalesce(x.nrr, 0))
+       + ${d} * (${num_docs} + coalesce(x.nrr, 0) - t.num_ret - t.R) AS value
+FROM rl_topics t
+JOIN in_run USING (run_id, topic)
+LEFT JOIN nrr x USING (qrels_id, run_id, topic)
+
+-- @metric Unj
+SELECT t.qrels_id, t.run_id, t.topic, (least(t.num_ret, ${k}) - coalesce(j.n_judged, 0)) / ${k} AS value
+FROM rl_topics t
+LEFT JOIN (SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE judged AND rank <= ${k}) AS n_judged
+           FROM rl_judged GROUP BY qrels_id, run_id, topic) j USING (qrels_id, run_id, topic)

@@ -70,7 +70,7 @@ def test_eval_output_formats(db):
     lines = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert all(len(x) == 3 for x in lines)
     names = [x[0].strip() for x in lines]
-    assert set(names) == {"map", "P@5", "P@10"}
+    assert set(names) == {"map", "P_5", "P_10"}      # an expanded trec_eval list prints as trec_eval does
     assert [x[1] for x in lines[-3:]] == ["all", "all", "all"]
     topics = [x[1] for x in lines if x[0].strip() == "map"]
     assert topics == [f"S{i:02d}" for i in range(1, 9)] + ["all"]

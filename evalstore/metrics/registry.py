@@ -134,7 +134,7 @@ def alias(pattern: str, expand: str | Callable[[re.Match], list[str] | str]) -> 
         template = expand
         _ALIASES.append((rx, lambda m: [m.expand(template)]))
     else:
-        _ALIASES.append((rx, lambda m: (lambda r: [r] if isinstance(r, str) else list(r))(expand(m))))
+        _ALIASES.append((rx, lambda m: (lambda r: [r] if isinstance(r, (str, tuple)) else list(r))(expand(m))))
 
 
 def _load_families() -> None:
@@ -230,8 +230,9 @@ def parse(text: str) -> list[MetricInstance]:
             names = expand(m)
             out = []
             for n in names:
-                inst = _parse_one(n, display=raw if len(names) == 1 else n)
-                out.append(inst)
+                # an expansion item may be (name, display), e.g. ('P@5', 'P_5') for trec_eval's P.5,10
+                n, disp = n if isinstance(n, tuple) else (n, raw if len(names) == 1 else n)
+                out.append(_parse_one(n, display=disp))
             return out
     return [_parse_one(raw, display=raw)]
 

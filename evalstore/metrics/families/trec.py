@@ -1,45 +1,294 @@
-"""trec_eval's measures (sql/trec_eval.sql). Aliases accept trec_eval's own names."""
-from ..registry import GAINS, JUDGED_ONLY, REL, MetricSpec, alias, register
+"""trec_eval's measures (sql/trec_eval.sql), and trec_eval's own names as aliases.
+
+Every measure follows trec_eval 10.0 (usnistgov/trec_eval, tag v10.0); the definitions are restated
+in ``../shared/reference/trec_eval_semantics.md`` and in the header of ``sql/trec_eval.sql``, and
+``tests/test_trec_conformance.py`` checks them against trec_eval's own output. trec_eval's flags
+map onto parameters and options: ``-l L`` -> ``rel=L``, ``-J`` -> ``judged_only=true``, ``-c`` ->
+``complete=True``, ``-M n`` -> ``depth=n``, ``-N n`` -> ``Utility(num_docs=n)``.
+
+trec_eval names are accepted as written and echoed back in results:
+
+* ``map``, ``gm_map``, ``Rprec``, ``bpref``, ``gm_bpref``, ``infAP``, ``recip_rank``, ``ndcg``,
+  ``num_ret``, ``num_rel``, ``num_rel_ret``, ``num_nonrel_judged_ret``, ``set_P``, ``set_recall``,
+  ``set_F``, ``set_map``, ``set_relative_P``, ``utility``, ``11pt_avg``;
+* with a cutoff: ``P_10`` or ``P.10``, and likewise ``recall``, ``ndcg_cut``, ``map_cut``,
+  ``success``, ``relative_P``, ``unj``; a list expands (``P.5,10`` -> ``P_5``, ``P_10``) and the
+  bare name expands to trec_eval's default cutoffs (``P`` -> ``P_5`` ... ``P_1000``);
+* with a level: ``iprec_at_recall_0.10`` (``iprec_at_recall..1,.2``, bare = the 11 levels),
+  ``Rprec_mult_0.20`` (bare = 0.2, 0.4, ..., 2.0), ``set_F.0.5`` (beta),
+  ``utility.2,-1,0,0``, ``11pt_avg..25,.5,.75``, ``ndcg.1=3,2=9`` (gains of the listed levels,
+  the others keep gain = level, as in trec_eval);
+* nicknames ``official`` and ``all_trec`` expand to every implemented measure of that set;
+* any of these may carry parameters: ``map(rel=2)``, ``P_10(rel=2,judged_only=true)``.
+
+Also ir_measures' ``IPrec@0.1``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from ...errors import MetricError
+from ..registry import JUDGED_ONLY, REL, MetricSpec, Param, alias, get, register
 
 TREC = "trec_eval 10.0 (usnistgov/trec_eval); ../shared/reference/trec_eval_semantics.md Sec. 6"
 TESTS = ("tests/test_trec_conformance.py", "tests/test_metrics_trec.py")
+BIN = (REL, JUDGED_ONLY)
 
-register(MetricSpec(
-    "AP", "trec_eval.sql#AP",
-    "Average precision: mean over the R relevant docs of the precision at their rank (unretrieved ones add 0). "
-    "With @k: trec_eval's map_cut (sum over ranks <= k, still divided by R).",
-    TREC + " m_map.c, m_map_cut.c; Sakai 000 Eq. 1", (REL, JUDGED_ONLY), cutoff="optional", tests=TESTS))
-register(MetricSpec(
-    "P", "trec_eval.sql#P", "Precision at k: relevant docs in the top k divided by k (always k).",
-    TREC + " m_P.c", (REL, JUDGED_ONLY), cutoff="required", tests=TESTS))
-register(MetricSpec(
-    "R", "trec_eval.sql#R", "Recall at k: relevant docs in the top k divided by R.",
-    TREC + " m_recall.c", (REL, JUDGED_ONLY), cutoff="required", tests=TESTS, aliases=("Recall",)))
-register(MetricSpec(
-    "RR", "trec_eval.sql#RR", "Reciprocal rank of the first relevant doc (0 if none); @k: only within the top k.",
-    TREC + " m_recip_rank.c", (REL, JUDGED_ONLY), cutoff="optional", tests=TESTS, aliases=("MRR",)))
-register(MetricSpec(
-    "nDCG", "trec_eval.sql#nDCG",
-    "Normalised DCG with linear gains and log2(r+1) discount over the whole list; the ideal list holds every "
-    "judged doc with gain > 0. @k truncates both (trec_eval ndcg_cut).",
-    TREC + " m_ndcg.c, m_ndcg_cut.c; Jarvelin & Kekalainen 2002 (Microsoft discount)", (GAINS, JUDGED_ONLY),
-    cutoff="optional", tests=TESTS))
-register(MetricSpec("NumRet", "trec_eval.sql#NumRet", "Number of documents retrieved (after depth / judged_only).",
-                    TREC + " m_num_ret.c", (JUDGED_ONLY,), cutoff="optional", aggregate="sum", tests=TESTS))
-register(MetricSpec("NumRel", "trec_eval.sql#NumRel", "Number of relevant documents in the qrels (R).",
-                    TREC + " m_num_rel.c", (REL,), aggregate="sum", tests=TESTS))
-register(MetricSpec("NumRelRet", "trec_eval.sql#NumRelRet", "Number of relevant documents retrieved.",
-                    TREC + " m_num_rel_ret.c", (REL, JUDGED_ONLY), cutoff="optional", aggregate="sum", tests=TESTS))
+# nDCG takes any gains, as trec_eval's ndcg does (levels given in any order, 0 or negative gains
+# allowed: trec_eval -m ndcg.1=3,2=9,4=4.5 gives gains 3, 9, 3, 4.5).
+NDCG_GAINS = Param("gains", "floats", None,
+                   "gains of levels 1..n, e.g. 1:2:3 or 3:9:3:4.5 (default: gain = grade, or the qrels set's "
+                   "declared gains); any values, as trec_eval's ndcg.1=g1,2=g2 allows")
+ROUNDING = Param("rounding", "str", "v10",
+                 "recall level -> number of relevant docs: v10 = lround(p*R) (trec_eval 10), "
+                 "v9 = (long)(p*R + 0.9) (trec_eval 9.0.x, pytrec_eval 0.5)", choices=("v10", "v9"))
 
-# trec_eval names
-alias(r"map", "AP")
-alias(r"map_cut[_.](\d+)", r"AP@\1")
-alias(r"P[_.](\d+)", r"P@\1")
-alias(r"P\.(\d+(?:,\d+)+)", lambda m: [f"P@{k}" for k in m.group(1).split(",")])
-alias(r"recall[_.](\d+)", r"R@\1")
-alias(r"ndcg", "nDCG")
-alias(r"ndcg_cut[_.](\d+)", r"nDCG@\1")
-alias(r"recip_rank", "RR")
-alias(r"num_ret", "NumRet")
-alias(r"num_rel", "NumRel")
-alias(r"num_rel_ret", "NumRelRet")
+
+def _need_recall(values: dict) -> None:
+    if values.get("recall") is None:
+        raise MetricError("IPrec needs a recall level, e.g. IPrec@0.1 or IPrec(recall=0.1) (trec_eval iprec_at_recall_0.10)")
+    if not 0.0 <= values["recall"] <= 1.0:
+        raise MetricError(f"IPrec: the recall level must be between 0 and 1, not {values['recall']}")
+
+
+def _need_mult(values: dict) -> None:
+    if values.get("mult") is None or values["mult"] <= 0:
+        raise MetricError("RprecMult needs a positive multiple of R, e.g. RprecMult(mult=0.2) (trec_eval Rprec_mult_0.20)")
+
+
+def _check_levels(values: dict) -> None:
+    levels = values.get("levels")
+    if levels is not None and (not levels or any(not 0.0 <= p <= 1.0 for p in levels)):
+        raise MetricError("11pt_avg: levels must be recall levels between 0 and 1, e.g. levels=0.2:0.5:0.8")
+
+
+def _spec(name, block, doc, source, params=BIN, **kw):
+    return register(MetricSpec(name, f"trec_eval.sql#{block}", doc, f"{TREC} {source}", params, tests=TESTS, **kw))
+
+
+_spec("AP", "AP",
+      "Average precision: sum over the relevant docs retrieved of the precision at their rank, divided by R "
+      "(unretrieved relevant docs add 0). With @k: trec_eval's map_cut (ranks <= k, still divided by R).",
+      "m_map.c, m_map_cut.c; Sakai 000 Eq. 1", cutoff="optional")
+_spec("GM_AP", "AP",
+      "AP per topic, summarised by the geometric mean exp(mean ln max(AP, 1e-5)) (trec_eval gm_map).",
+      "m_gm_map.c, meas_avg.c; Robertson 2006 (GMAP)", cutoff="optional", aggregate="gmean")
+_spec("P", "P", "Precision at k: relevant docs in the top k divided by k (always k, even when fewer are retrieved).",
+      "m_P.c", cutoff="required")
+_spec("R", "R", "Recall at k: relevant docs in the top k divided by R (0 when R = 0).",
+      "m_recall.c", cutoff="required", aliases=("Recall",))
+_spec("RelP", "RelP", "Relative precision at k: relevant docs in the top k divided by min(k, R) (trec_eval relative_P).",
+      "m_rel_P.c", cutoff="required")
+_spec("Success", "Success", "1 if a relevant doc is in the top k, else 0.", "m_success.c", cutoff="required")
+_spec("Rprec", "Rprec", "R-precision: relevant docs in the top R divided by R.", "m_Rprec.c", aliases=("R-prec",))
+_spec("RprecMult", "RprecMult",
+      "Precision at rank c = (long)(mult*R + 0.9) (trec_eval Rprec_mult; truncation as in trec_eval 10); 0 if c = 0.",
+      "m_Rprec_mult.c", (REL, JUDGED_ONLY, Param("mult", "float", None, "multiple of R, e.g. 0.2")),
+      check=_need_mult)
+_spec("RR", "RR", "Reciprocal rank of the first relevant doc (0 if none); @k: only within the top k.",
+      "m_recip_rank.c", cutoff="optional", aliases=("MRR",))
+_spec("nDCG", "nDCG",
+      "Normalised DCG: linear gain (the grade, or gains=), discount log2(r+1), over the whole list; the ideal list "
+      "holds every judged doc with gain > 0 and is not truncated to the run's length. @k truncates both (trec_eval "
+      "ndcg_cut). Ignores rel (trec_eval -l does not affect ndcg).",
+      "m_ndcg.c, m_ndcg_cut.c; Jarvelin & Kekalainen 2002 (Microsoft/Burges discount)", (NDCG_GAINS, JUDGED_ONLY),
+      cutoff="optional")
+_spec("Bpref", "Bpref",
+      "trec_eval's bpref: (1/R) sum over relevant retrieved docs of 1 - min(m, R)/min(N, R), m = judged nonrelevant "
+      "docs above it, N = judged nonrelevant docs; unjudged docs are ignored.",
+      "m_bpref.c; Buckley & Voorhees, SIGIR 2004")
+_spec("GM_Bpref", "Bpref", "Bpref per topic, summarised by the geometric mean (floor 1e-5) (trec_eval gm_bpref).",
+      "m_gm_bpref.c, meas_avg.c", aggregate="gmean")
+_spec("infAP", "infAP",
+      "Inferred AP as trec_eval computes it: qrels grades < 0 mark docs in the pool but unjudged; docs not in the "
+      "qrels are outside the pool (epsilon 1e-5). Equals AP when every retrieved doc is judged.",
+      "m_infap.c; Yilmaz & Aslam, CIKM 2006")
+_spec("IPrec", "IPrec",
+      "Interpolated precision at recall level p: the best precision at or after the rank where lround(p*R) relevant "
+      "docs have been retrieved (0 if never). Write IPrec@0.1 or IPrec(recall=0.1).",
+      "m_iprec_at_recall.c",
+      (REL, JUDGED_ONLY, Param("recall", "float", None, "recall level p in [0, 1]"), ROUNDING), check=_need_recall)
+_spec("11pt_avg", "11pt_avg",
+      "Mean interpolated precision over recall levels (default the 11 levels 0, 0.1, ..., 1).",
+      "m_11pt_avg.c",
+      (REL, JUDGED_ONLY, Param("levels", "floats", None, "recall levels, e.g. 0.2:0.5:0.8 (default 0:0.1:...:1)"),
+       ROUNDING), check=_check_levels)
+_spec("NumRet", "NumRet", "Number of documents retrieved (after depth / judged_only); summed over topics.",
+      "m_num_ret.c", (JUDGED_ONLY,), cutoff="optional", aggregate="sum")
+_spec("NumRel", "NumRel", "Number of relevant documents in the qrels (R); summed over topics.",
+      "m_num_rel.c", (REL,), aggregate="sum")
+_spec("NumRelRet", "NumRelRet", "Number of relevant documents retrieved; summed over topics.",
+      "m_num_rel_ret.c", cutoff="optional", aggregate="sum")
+_spec("NumNonrelJudgedRet", "NumNonrelJudgedRet",
+      "Number of judged nonrelevant documents retrieved (0 <= grade < rel); summed over topics.",
+      "m_num_nonrel_judged_ret.c", aggregate="sum")
+_spec("SetP", "SetP", "Set precision: relevant retrieved / retrieved.", "m_set_P.c")
+_spec("SetR", "SetR", "Set recall: relevant retrieved / R.", "m_set_recall.c")
+_spec("SetF", "SetF",
+      "Set F: (beta+1) P R / (beta P + R) over the retrieved set; beta is NOT squared (trec_eval set_F).",
+      "m_set_F.c; van Rijsbergen 1979", (REL, JUDGED_ONLY, Param("beta", "float", 1.0, "weight of recall (not squared)")))
+_spec("SetAP", "SetAP", "Set average precision: SetP * SetR = relevant retrieved^2 / (retrieved * R) (trec_eval set_map).",
+      "m_set_map.c")
+_spec("SetRelP", "SetRelP", "Relevant retrieved / min(retrieved, R) (trec_eval set_relative_P).", "m_set_rel_P.c")
+_spec("Utility", "Utility",
+      "Set utility a*RelRet + b*NonrelRet + c*RelNotRet + d*NonrelNotRet (NonrelNotRet needs num_docs, trec_eval -N); "
+      "0 for a topic the run retrieves nothing for. Averaged over topics as trec_eval does.",
+      "m_utility.c",
+      (REL, JUDGED_ONLY, Param("a", "float", 1.0, "worth of a relevant retrieved doc"),
+       Param("b", "float", -1.0, "worth of a nonrelevant retrieved doc"),
+       Param("c", "float", 0.0, "worth of a relevant doc not retrieved"),
+       Param("d", "float", 0.0, "worth of a nonrelevant doc not retrieved"),
+       Param("num_docs", "int", 0, "collection size (trec_eval -N)")))
+_spec("Unj", "Unj", "Fraction of the top k that is unjudged (not in the qrels, or qrels grade < 0); denominator k.",
+      "m_unjudged.c", (JUDGED_ONLY,), cutoff="required")
+
+
+# --------------------------------------------------------------------------- trec_eval names
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)"
+_LIST = rf"(?:[._](?P<list>{_NUM}(?:,{_NUM})*))?"
+_PARAMS = r"(?:\((?P<params>[^()]*)\))?"
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+# trec_eval name -> (target metric, fn(list text or None, user params or None) -> [(name, display)])
+_EXPANDERS: dict[str, tuple[str, Callable[[str | None, str | None], list[tuple[str, str]]]]] = {}
+
+
+def _name(target: str, fixed: dict | None, user: str | None, cutoff: int | None = None) -> str:
+    items = [p.strip() for p in (user or "").split(",") if p.strip()]
+    items += [f"{k}={v}" for k, v in (fixed or {}).items()]
+    return target + (f"({','.join(items)})" if items else "") + (f"@{cutoff}" if cutoff is not None else "")
+
+
+def _suffix(user: str | None) -> str:
+    return f"({user})" if user else ""
+
+
+def _items(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def _te(te: str, target: str, tail: str, fn) -> None:
+    """Register trec_eval name ``te`` (regex ``te + tail + (params)``) expanding through ``fn``.
+
+    A single result keeps the name as the user wrote it; several print as trec_eval prints them."""
+    _EXPANDERS[te] = (target, fn)
+
+    def expand(m: re.Match):
+        groups = m.groupdict()
+        items = fn(groups.get("list"), groups.get("params"))
+        return items if len(items) > 1 else [items[0][0]]
+
+    alias(rf"{re.escape(te)}{tail}{_PARAMS}", expand)
+
+
+def _simple(te: str, target: str) -> None:
+    _te(te, target, "", lambda lst, user: [(_name(target, None, user), te + _suffix(user))])
+
+
+def _with_cutoffs(te: str, target: str, defaults=DEFAULT_CUTOFFS) -> None:
+    """``te_10``, ``te.10``, ``te.5,10`` and bare ``te`` (trec_eval's default cutoffs). trec_eval reads
+    cutoffs with atol (23.4 -> 23) and sorts them."""
+
+    def fn(lst, user):
+        ks = sorted({int(float(x)) for x in _items(lst)}) if lst else list(defaults)
+        if not ks or ks[0] < 1:
+            raise MetricError(f"{te}: cutoffs must be positive integers, e.g. {te}.5,10")
+        return [(_name(target, None, user, k), f"{te}_{k}{_suffix(user)}") for k in ks]
+
+    _te(te, target, _LIST, fn)
+
+
+def _with_levels(te: str, target: str, param: str, defaults) -> None:
+    """``te_0.10``, ``te.0.1``, ``te..1,.2`` and bare ``te`` (defaults); several print as ``te_0.10``."""
+
+    def fn(lst, user):
+        vals = sorted({float(x) for x in _items(lst)}) if lst else list(defaults)
+        return [(_name(target, {param: repr(v)}, user), f"{te}_{v:.2f}{_suffix(user)}") for v in vals]
+
+    _te(te, target, _LIST, fn)
+
+
+for _t, _target in [("map", "AP"), ("gm_map", "GM_AP"), ("gm_bpref", "GM_Bpref"), ("recip_rank", "RR"),
+                    ("num_ret", "NumRet"), ("num_rel", "NumRel"), ("num_rel_ret", "NumRelRet"),
+                    ("num_nonrel_judged_ret", "NumNonrelJudgedRet"), ("set_P", "SetP"), ("set_recall", "SetR"),
+                    ("set_map", "SetAP"), ("set_relative_P", "SetRelP"), ("Rprec", "Rprec"), ("bpref", "Bpref"),
+                    ("infAP", "infAP")]:
+    _simple(_t, _target)
+for _t, _target in [("P", "P"), ("recall", "R"), ("ndcg_cut", "nDCG"), ("map_cut", "AP"), ("relative_P", "RelP")]:
+    _with_cutoffs(_t, _target)
+_with_cutoffs("success", "Success", (1, 5, 10))
+_with_cutoffs("unj", "Unj", (5, 10, 20))
+_with_levels("iprec_at_recall", "IPrec", "recall", IPREC_LEVELS)
+_with_levels("Rprec_mult", "RprecMult", "mult", RPREC_MULTS)
+
+# set_F.0.5 / set_F_0.5: beta
+_te("set_F", "SetF", rf"(?:[._](?P<list>{_NUM}))?",
+    lambda lst, user: [(_name("SetF", {"beta": lst} if lst else None, user), "set_F" + _suffix(user))])
+
+
+def _utility(lst, user):
+    """utility.2,-1,0,0: the coefficients a, b, c, d."""
+    vals = _items(lst) if lst else []
+    if lst is not None and len(vals) != 4:
+        raise MetricError(f"utility.{lst}: utility takes 4 coefficients a,b,c,d (e.g. utility.1,-1,0,0), as trec_eval")
+    return [(_name("Utility", dict(zip("abcd", vals)), user), "utility" + _suffix(user))]
+
+
+_te("utility", "Utility", _LIST, _utility)
+# 11pt_avg..25,.5,.75: recall levels
+_te("11pt_avg", "11pt_avg", _LIST,
+    lambda lst, user: [(_name("11pt_avg", {"levels": ":".join(repr(float(x)) for x in _items(lst))} if lst else None,
+                              user), "11pt_avg" + _suffix(user))])
+
+
+def _ndcg(lst, user):
+    """ndcg.1=3,2=9,4=4.5: the listed levels get the listed gains, the others keep gain = level (trec_eval)."""
+    if not lst:
+        return [(_name("nDCG", None, user), "ndcg" + _suffix(user))]
+    given: dict[int, float] = {}
+    for item in _items(lst):
+        level, _, gain = item.partition("=")
+        if int(level) < 1:
+            raise MetricError(f"ndcg.{lst}: a gain for level {level} cannot be expressed; evalstore's gains= covers "
+                              f"levels 1..n (grades <= 0 have gain 0)")
+        given[int(level)] = float(gain)
+    gains = ":".join(repr(given.get(lv, float(lv))) for lv in range(1, max(given) + 1))
+    return [(_name("nDCG", {"gains": gains}, user), "ndcg" + _suffix(user))]
+
+
+_te("ndcg", "nDCG", rf"(?:[._](?P<list>\d+={_NUM}(?:,\d+={_NUM})*))?", _ndcg)
+
+# ir_measures' IPrec@0.1
+alias(rf"IPrec{_PARAMS}@(?P<level>{_NUM})",
+      lambda m: _name("IPrec", {"recall": m.group("level")}, m.group("params")))
+
+# trec_eval's nicknames, restricted to what evalstore implements, in trec_eval's print order
+OFFICIAL = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+            "iprec_at_recall", "P")
+ALL_TREC = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
+            "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "ndcg", "ndcg_cut", "map_cut",
+            "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+            "num_nonrel_judged_ret", "unj")
+
+
+def _nickname(names: tuple[str, ...]):
+    """Expand a nickname; its parameters go to the measures that take them (rel= skips ndcg, ...)."""
+
+    def expand(m: re.Match):
+        user = m.group("params")
+        out = []
+        for te in names:
+            target, fn = _EXPANDERS[te]
+            spec = get(target)
+            mine = ",".join(p for p in _items(user or "") if spec.param(p.partition("=")[0].strip()) is not None)
+            out.extend(fn(None, mine or None))
+        return out
+
+    return expand
+
+
+alias(rf"official{_PARAMS}", _nickname(OFFICIAL))
+alias(rf"all_trec{_PARAMS}", _nickname(ALL_TREC))
