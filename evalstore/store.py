@@ -1,8 +1,13 @@
 """The evaluation store: one DuckDB database holding runs, qrels, subsamples and scores.
 
 ``evalstore.open()`` returns a :class:`Store`. The schema is created and upgraded by the numbered
-SQL files in ``migrations/`` (applied in order, each inside a transaction, recorded in the table
-``schema_migrations``). Opening a store written by a newer evalstore fails with a clear message.
+SQL files in ``migrations/`` (applied in order, each inside a transaction together with its row in
+the table ``schema_migrations``). Opening a store written by a newer evalstore fails with a clear
+message; opening an older one upgrades it.
+
+SQLAlchemy: ``store.sqlalchemy_engine()`` gives an engine on the open store (duckdb-engine);
+without an open store in the same process, ``sqlalchemy.create_engine("duckdb:///path.duckdb")``
+works too.
 """
 from __future__ import annotations
 
@@ -50,20 +55,32 @@ def available_migrations() -> list[Migration]:
     return out
 
 
+_URL_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
 def resolve_location(url_or_path: str | os.PathLike | None) -> str:
-    """Turn a path, an SQLAlchemy URL (``duckdb:///x.duckdb``, ``duckdb:///:memory:``), or None
-    (``$EVALSTORE_DB``, else ``./evalstore.duckdb``) into a DuckDB database location."""
+    """Turn a path, an SQLAlchemy URL (``duckdb:///x.duckdb``, ``duckdb:////abs/x.duckdb``,
+    ``duckdb:///:memory:``), or None (``$EVALSTORE_DB``, else ``./evalstore.duckdb``) into a DuckDB
+    database location."""
     if url_or_path is None:
         url_or_path = os.environ.get(ENV_VAR) or DEFAULT_PATH
     loc = os.fspath(url_or_path)
-    if loc.startswith("duckdb:"):
+    m = _URL_RE.match(loc)
+    if m:
+        scheme = m.group(1).lower()
+        if scheme.split("+")[0] != "duckdb":
+            raise StoreError(f"{loc!r}: only DuckDB stores are supported; give a file path or a URL such as "
+                             f"duckdb:///path/to/store.duckdb")
         from sqlalchemy.engine import make_url
 
-        url = make_url(loc)
+        try:
+            url = make_url(loc)
+        except Exception as e:  # sqlalchemy.exc.ArgumentError and friends
+            raise StoreError(f"{loc!r} is not a valid database URL ({e}); use duckdb:///path/to/store.duckdb") from None
         loc = url.database or ":memory:"
     if loc in ("", ":memory:"):
         return ":memory:"
-    return loc
+    return os.path.expanduser(loc)
 
 
 @dataclass
@@ -90,9 +107,10 @@ class Store:
     ``run_rows``, ``qrels``, ``scores``, ``leaderboard``, ...) can be queried with :meth:`sql`.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, location: str):
+    def __init__(self, con: duckdb.DuckDBPyConnection, location: str, read_only: bool = False):
         self.con = con
         self.location = location
+        self.read_only = read_only
         self._in_tx = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -141,37 +159,74 @@ class Store:
             "SELECT version, name, applied_at FROM schema_migrations ORDER BY version").fetchall()
         return {
             "location": self.location,
+            "exists": True,
+            "state": "current",
             "schema_version": self.schema_version(),
             "code_schema_version": len(available_migrations()),
             "applied": [{"version": v, "name": n, "applied_at": str(a)} for v, n, a in applied],
-            "n_runs": self.con.execute("SELECT count(*) FROM run_meta").fetchone()[0],
-            "n_qrels": self.con.execute("SELECT count(*) FROM qrels_meta").fetchone()[0],
+            "n_runs": self.con.execute("SELECT count(*) FROM run_meta").fetchall()[0][0],
+            "n_qrels": self.con.execute("SELECT count(*) FROM qrels_meta").fetchall()[0][0],
         }
 
     # ------------------------------------------------------------------ queries
     def sql(self, query: str, params: Sequence[Any] | dict | None = None, *, write: bool = False) -> QueryResult:
-        """Run ad-hoc SQL and return all rows. Read-only unless ``write=True``."""
+        """Run ad-hoc SQL (DuckDB dialect) and return all rows of the last statement.
+
+        Read-only unless ``write=True``: only SELECT-like statements (SELECT, WITH, FROM, SHOW,
+        DESCRIBE, SUMMARIZE, EXPLAIN, PRAGMA) are accepted, and they run inside a transaction
+        that is rolled back, so that e.g. ``EXPLAIN ANALYZE INSERT ...`` leaves no trace.
+        Errors are raised as :class:`StoreError` with DuckDB's message."""
+        if not query or not query.strip():
+            raise StoreError("empty SQL query")
+        try:
+            statements = duckdb.extract_statements(query)
+        except duckdb.Error as e:
+            raise StoreError(f"SQL error: {e}") from None
+        if not statements:
+            raise StoreError("empty SQL query (only comments or semicolons)")
         if not write:
-            try:
-                statements = duckdb.extract_statements(query)
-            except duckdb.Error as e:
-                raise StoreError(f"SQL error: {e}") from None
             for st in statements:
                 kind = st.type.name
                 if kind not in _READ_ONLY_TYPES:
                     raise StoreError(
                         f"this statement would change the store ({kind}); ad-hoc SQL is read-only "
                         f"unless you pass write=True (CLI: --write)")
+        sandbox = not write and not self._in_tx
         try:
-            cur = self.con.execute(query, params) if params is not None else self.con.execute(query)
-            cols = [d[0] for d in cur.description] if cur.description else []
-            rows = cur.fetchall() if cur.description else []
+            if sandbox:
+                self.con.execute("BEGIN TRANSACTION")
+            try:
+                cur = self.con.execute(query, params) if params is not None else self.con.execute(query)
+                cols = [d[0] for d in cur.description] if cur.description else []
+                rows = cur.fetchall() if cur.description else []
+            finally:
+                if sandbox:
+                    self.con.execute("ROLLBACK")
         except duckdb.Error as e:
             raise StoreError(f"SQL error: {e}") from None
         return QueryResult(cols, rows)
 
+    def sqlalchemy_engine(self, **kwargs):
+        """An SQLAlchemy engine (duckdb-engine) whose connections are cursors of this store's
+        DuckDB connection, so it sees the same database (also ``:memory:`` stores) and the
+        store's SQL functions. Close the store after disposing of the engine."""
+        import sqlalchemy
+        from duckdb_engine import ConnectionWrapper
+
+        from .udfs import register_udfs
+
+        def creator():
+            if self.con is None:
+                raise StoreError("the store is closed")
+            cur = self.con.cursor()
+            register_udfs(cur)
+            return ConnectionWrapper(cur)
+
+        return sqlalchemy.create_engine("duckdb://", creator=creator, **kwargs)
+
     def run_id(self, name: str) -> int:
-        row = self.con.execute("SELECT run_id FROM run_meta WHERE name = ?", [name]).fetchone()
+        rows = self.con.execute("SELECT run_id FROM run_meta WHERE name = ?", [name]).fetchall()
+        row = rows[0] if rows else None
         if row is None:
             known = [r[0] for r in self.con.execute("SELECT name FROM run_meta ORDER BY name LIMIT 20").fetchall()]
             raise NotFoundError(f"no run named {name!r} in the store"
@@ -180,7 +235,8 @@ class Store:
         return row[0]
 
     def qrels_id(self, name: str) -> int:
-        row = self.con.execute("SELECT qrels_id FROM qrels_meta WHERE name = ?", [name]).fetchone()
+        rows = self.con.execute("SELECT qrels_id FROM qrels_meta WHERE name = ?", [name]).fetchall()
+        row = rows[0] if rows else None
         if row is None:
             known = [r[0] for r in self.con.execute("SELECT name FROM qrels_meta ORDER BY name LIMIT 20").fetchall()]
             raise NotFoundError(f"no qrels set named {name!r} in the store"
@@ -226,9 +282,38 @@ class Store:
         return evaluate_store(self, qrels, runs, metrics, **options)
 
 
+def inspect_store(url_or_path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Schema version and applied migrations of a store, without upgrading or locking it for
+    writing (``evalstore db status``). Works on stores older or newer than this evalstore."""
+    location = resolve_location(url_or_path)
+    newest = len(available_migrations())
+    out: dict[str, Any] = {"location": location, "exists": location == ":memory:" or Path(location).exists(),
+                           "schema_version": 0, "code_schema_version": newest, "applied": [],
+                           "n_runs": None, "n_qrels": None}
+    if location == ":memory:" or not out["exists"]:
+        out["state"] = "missing" if location != ":memory:" else "empty"
+        return out
+    con = connect(location, read_only=True)
+    try:
+        v = _schema_version(con)
+        out["schema_version"] = v
+        if v:
+            out["applied"] = [{"version": a, "name": n, "applied_at": str(t)} for a, n, t in con.execute(
+                "SELECT version, name, applied_at FROM schema_migrations ORDER BY version").fetchall()]
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "run_meta" in tables:
+            out["n_runs"] = con.execute("SELECT count(*) FROM run_meta").fetchall()[0][0]
+        if "qrels_meta" in tables:
+            out["n_qrels"] = con.execute("SELECT count(*) FROM qrels_meta").fetchall()[0][0]
+    finally:
+        con.close()
+    out["state"] = "current" if v == newest else ("newer" if v > newest else "older")
+    return out
+
+
 def _schema_version(con) -> int:
     exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'").fetchone()[0]
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'").fetchall()[0][0]
     if not exists:
         return 0
     # fetchall, not fetchone: DuckDB 2.0 keeps a half-read result open, and create_function (UDF
@@ -246,13 +331,12 @@ def _migrate(con, location: str) -> None:
             f"the store {location} has schema version {current}, but this evalstore only knows "
             f"versions up to {newest}: it was written by a newer evalstore. Upgrade evalstore "
             f"(pip install -U evalstore) to open it.")
-    if current == 0:
-        con.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                    "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                    "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
     for m in migrations[current:]:
         con.execute("BEGIN TRANSACTION")
         try:
+            con.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                        "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                        "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
             con.execute(m.sql())
             con.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [m.version, m.name])
         except duckdb.Error as e:
@@ -267,8 +351,13 @@ def connect(location: str, read_only: bool = False) -> duckdb.DuckDBPyConnection
         parent = Path(location).expanduser().resolve().parent
         if not parent.is_dir():
             raise StoreError(f"cannot create the store {location}: folder {parent} does not exist")
+    elif read_only:
+        read_only = False  # an in-memory database cannot be opened read-only
+    if read_only and not Path(location).expanduser().exists():
+        raise StoreError(f"the store {location} does not exist; create it by ingesting qrels or runs "
+                         f"(evalstore ingest ... --db {location})")
     try:
-        return duckdb.connect(location, read_only=read_only and location != ":memory:")
+        con = duckdb.connect(location, read_only=read_only)
     except duckdb.IOException as e:
         msg = str(e)
         if "lock" in msg.lower():
@@ -280,6 +369,12 @@ def connect(location: str, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise StoreError(f"cannot open the store {location}: {msg}") from None
     except duckdb.Error as e:
         raise StoreError(f"cannot open the store {location}: {e}") from None
+    try:
+        # DuckDB's own progress bar would print into the output of long queries (pipes, CSV).
+        con.execute("SET enable_progress_bar = false")
+    except duckdb.Error:
+        pass
+    return con
 
 
 def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = False) -> Store:  # noqa: A001
@@ -287,15 +382,22 @@ def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = Fals
 
     ``url_or_path``: a file path, an SQLAlchemy URL such as ``duckdb:///path.duckdb`` or
     ``duckdb:///:memory:``, ``":memory:"``, or None for ``$EVALSTORE_DB`` / ``./evalstore.duckdb``.
+    ``read_only=True`` opens an existing, up-to-date store without taking the write lock (several
+    readers may share it); DuckDB then refuses every change.
     """
     location = resolve_location(url_or_path)
     con = connect(location, read_only=read_only)
+    read_only = read_only and location != ":memory:"
     try:
         if read_only:
             v = _schema_version(con)
-            if v != len(available_migrations()):
+            newest = len(available_migrations())
+            if v > newest:
+                _migrate(con, location)  # raises the "newer evalstore" error
+            if v != newest:
                 raise StoreError(f"the store {location} has schema version {v} and needs upgrading "
-                                 f"to {len(available_migrations())}; open it once without read-only.")
+                                 f"to {newest}; open it once for writing (`evalstore db upgrade`, or "
+                                 f"evalstore.open() without read_only).")
         else:
             _migrate(con, location)
         from .udfs import register_udfs
@@ -304,4 +406,4 @@ def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = Fals
     except BaseException:
         con.close()
         raise
-    return Store(con, location)
+    return Store(con, location, read_only=read_only)
