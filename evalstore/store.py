@@ -213,13 +213,11 @@ class Store:
         import sqlalchemy
         from duckdb_engine import ConnectionWrapper
 
-        from .udfs import register_udfs
-
         def creator():
             if self.con is None:
                 raise StoreError("the store is closed")
             cur = self.con.cursor()
-            register_udfs(cur)
+            _register_udfs(cur)
             return ConnectionWrapper(cur)
 
         return sqlalchemy.create_engine("duckdb://", creator=creator, **kwargs)
@@ -345,6 +343,19 @@ def _migrate(con, location: str) -> None:
         con.execute("COMMIT")
 
 
+def _register_udfs(con) -> None:
+    """Register evalstore's SQL functions on a connection. Connections to the same database in one
+    process (a store opened twice, cursors) share one DuckDB instance, where the functions may
+    already be registered: that is fine."""
+    from .udfs import register_udfs
+
+    try:
+        register_udfs(con)
+    except duckdb.CatalogException as e:
+        if "already exists" not in str(e):
+            raise
+
+
 def connect(location: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB database, translating DuckDB's lock error into a plain message."""
     if location != ":memory:":
@@ -400,9 +411,7 @@ def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = Fals
                                  f"evalstore.open() without read_only).")
         else:
             _migrate(con, location)
-        from .udfs import register_udfs
-
-        register_udfs(con)
+        _register_udfs(con)
     except BaseException:
         con.close()
         raise
