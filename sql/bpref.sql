@@ -7,8 +7,9 @@
 -- value is the same with or without judged_only, and a depth (-M / -truncate) keeps the judged
 -- docs among the original top k (NTCIREVAL's `label -truncate k -j`).
 --
--- Notation (condensed list): isrel(r') = grade >= rel; count(r') = relevant docs at ranks <= r'
--- (= cnt: grade < 0 rows are never relevant); np(r') = r' - count(r') = judged nonrelevant docs
+-- Notation (condensed list): r' = jrank (judged docs at ranks <= r, see sql/ranked_list.sql);
+-- isrel(r') = grade >= rel; count(r') = relevant docs at ranks <= r' (= cnt: grade < 0 rows are
+-- never relevant); np(r') = r' - count(r') = judged nonrelevant docs
 -- above a relevant doc; R = relevant docs in the qrels, N = judged nonrelevant docs in the qrels
 -- (0 <= grade < rel), N_ret = judged nonrelevant docs retrieved; g(r') = gain; gain(H) = ${gmax},
 -- the top declared gain (or the highest grade of the qrels set and its parent);
@@ -30,120 +31,104 @@
 -- bpref, so N = 0 or N_ret = 0 give 1 per retrieved relevant doc; NTCIREVAL -j refuses topics with
 -- N = 0). Relevant docs not retrieved add 0. Topics with R = 0 (cg_I(R) = 0 for rpref) score 0.
 --
--- penalty(r') without a self-join: for each gain value v of a retrieved relevant doc, a running
--- count and gain sum of the judged docs with gain < v; then
--- penalty(r') = (n_below(r') * g(r') - g_below(r')) / g(r') at the rows where v = g(r').
+-- old_bpref without a window: sum over relevant docs of 1 - min(R, np)/min(R, N_ret) =
+-- #relevant retrieved - (sum of min(R, np)) / min(R, N_ret), all aggregates of the topic.
+-- penalty(r') without a self-join: the judged docs above with gain 0 each add 1; there are
+-- z(r') = (r' - 1) - (docs with gain > 0 above) of them. For the docs with gain > 0, for each gain
+-- value v of a retrieved one, a running count n_below and gain sum g_below of the docs with
+-- 0 < gain < v (computed over the docs with 0 < gain <= v); at the rows where v = g(r'):
+-- penalty(r') = z(r') + n_below(r') - g_below(r')/g(r').
 
 -- @metric bpref_R
-WITH c AS (
-    SELECT qrels_id, run_id, topic, isrel, cnt, R,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank) AS rp
-    FROM rl_judged WHERE judged AND R > 0
-)
 SELECT qrels_id, run_id, topic,
-       sum(1.0 - least(R, rp - cnt)::DOUBLE / R) FILTER (WHERE isrel = 1) / any_value(R) AS value
-FROM c GROUP BY qrels_id, run_id, topic
+       sum(1.0 - least(R, jrank - cnt)::DOUBLE / R) FILTER (WHERE isrel = 1) / any_value(R) AS value
+FROM rl_judged WHERE judged AND R > 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric bpref_N
-WITH c AS (
-    SELECT qrels_id, run_id, topic, isrel, cnt, R, N,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank) AS rp
-    FROM rl_judged WHERE judged AND R > 0
-)
 SELECT qrels_id, run_id, topic,
-       sum(CASE WHEN rp - cnt = 0 THEN 1.0 ELSE 1.0 - (rp - cnt)::DOUBLE / N END)
+       sum(CASE WHEN jrank = cnt THEN 1.0 ELSE 1.0 - (jrank - cnt)::DOUBLE / N END)
            FILTER (WHERE isrel = 1) / any_value(R) AS value
-FROM c GROUP BY qrels_id, run_id, topic
+FROM rl_judged WHERE judged AND R > 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric bpref_relative
-WITH c AS (
-    SELECT qrels_id, run_id, topic, isrel, cnt, R,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank) AS rp
-    FROM rl_judged WHERE judged AND R > 0
-)
 SELECT qrels_id, run_id, topic,
-       coalesce(sum(1.0 - (rp - cnt)::DOUBLE / (rp - 1)) FILTER (WHERE isrel = 1 AND rp > 1), 0)
+       coalesce(sum(1.0 - (jrank - cnt)::DOUBLE / (jrank - 1)) FILTER (WHERE isrel = 1 AND jrank > 1), 0)
            / any_value(R) AS value
-FROM c GROUP BY qrels_id, run_id, topic
+FROM rl_judged WHERE judged AND R > 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric bpref_relative2
-WITH c AS (
-    SELECT qrels_id, run_id, topic, isrel, cnt, R,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank) AS rp
-    FROM rl_judged WHERE judged AND R > 0
-)
-SELECT qrels_id, run_id, topic, sum(cnt::DOUBLE / rp) FILTER (WHERE isrel = 1) / any_value(R) AS value
-FROM c GROUP BY qrels_id, run_id, topic
+SELECT qrels_id, run_id, topic, sum(cnt::DOUBLE / jrank) FILTER (WHERE isrel = 1) / any_value(R) AS value
+FROM rl_judged WHERE judged AND R > 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric old_bpref
-WITH c AS (
-    SELECT qrels_id, run_id, topic, isrel, cnt, R,
-           row_number() OVER w AS rp,
-           count(*) FILTER (WHERE isrel = 0) OVER (PARTITION BY qrels_id, run_id, topic) AS n_ret
-    FROM rl_judged WHERE judged AND R > 0
-    WINDOW w AS (PARTITION BY qrels_id, run_id, topic ORDER BY rank)
-)
 SELECT qrels_id, run_id, topic,
-       sum(CASE WHEN rp - cnt = 0 THEN 1.0 ELSE 1.0 - least(R, rp - cnt)::DOUBLE / least(R, n_ret) END)
-           FILTER (WHERE isrel = 1) / any_value(R) AS value
-FROM c GROUP BY qrels_id, run_id, topic
+       (count(*) FILTER (WHERE isrel = 1)
+        - coalesce(sum(least(R, jrank - cnt)) FILTER (WHERE isrel = 1 AND jrank > cnt), 0)::DOUBLE
+          / greatest(least(any_value(R), count(*) FILTER (WHERE isrel = 0)), 1)) / any_value(R) AS value
+FROM rl_judged WHERE judged AND R > 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_N
-WITH j AS (
-    SELECT qrels_id, run_id, topic, gain, R, N, ideal_total,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank) AS rp
-    FROM rl_judged WHERE judged AND ideal_total > 0
+WITH pos AS (
+    SELECT qrels_id, run_id, topic, jrank, gain, R, N, ideal_total,
+           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY jrank) - 1 AS pos_above
+    FROM rl_judged WHERE judged AND gain > 0 AND ideal_total > 0
 ), lv AS (
-    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM j WHERE gain > 0
+    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM pos
 ), p AS (
-    SELECT j.qrels_id, j.run_id, j.topic, j.rp, j.gain, lv.v, j.R, j.N, j.ideal_total,
-           sum(CASE WHEN j.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
-           sum(CASE WHEN j.gain < lv.v THEN j.gain ELSE 0 END) OVER w AS g_below
-    FROM j JOIN lv USING (qrels_id, run_id, topic)
-    WINDOW w AS (PARTITION BY j.qrels_id, j.run_id, j.topic, lv.v ORDER BY j.rp ROWS UNBOUNDED PRECEDING)
+    SELECT pos.*, lv.v,
+           sum(CASE WHEN pos.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
+           sum(CASE WHEN pos.gain < lv.v THEN pos.gain ELSE 0 END) OVER w AS g_below
+    FROM pos JOIN lv ON lv.qrels_id = pos.qrels_id AND lv.run_id = pos.run_id AND lv.topic = pos.topic
+                    AND pos.gain <= lv.v
+    WINDOW w AS (PARTITION BY pos.qrels_id, pos.run_id, pos.topic, lv.v ORDER BY pos.jrank ROWS UNBOUNDED PRECEDING)
+), x AS (
+    SELECT *, (jrank - 1 - pos_above) + n_below - g_below / gain AS penalty FROM p WHERE gain = v
 )
-SELECT qrels_id, run_id, topic,
-       sum(CASE WHEN n_below = 0 THEN gain
-                ELSE gain * (1.0 - ((n_below * gain - g_below) / gain)
-                                   / (R + N - ideal_total / ${gmax})) END) / any_value(ideal_total) AS value
-FROM p WHERE gain = v
-GROUP BY qrels_id, run_id, topic
+SELECT qrels_id, run_id, topic, sum(CASE WHEN penalty = 0 THEN gain
+                ELSE gain * (1.0 - penalty / (R + N - ideal_total / ${gmax})) END) / any_value(ideal_total) AS value
+FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative
-WITH j AS (
-    SELECT qrels_id, run_id, topic, gain, ideal_total,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank) AS rp
-    FROM rl_judged WHERE judged AND ideal_total > 0
+WITH pos AS (
+    SELECT qrels_id, run_id, topic, jrank, gain, ideal_total,
+           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY jrank) - 1 AS pos_above
+    FROM rl_judged WHERE judged AND gain > 0 AND ideal_total > 0
 ), lv AS (
-    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM j WHERE gain > 0
+    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM pos
 ), p AS (
-    SELECT j.qrels_id, j.run_id, j.topic, j.rp, j.gain, lv.v, j.ideal_total,
-           sum(CASE WHEN j.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
-           sum(CASE WHEN j.gain < lv.v THEN j.gain ELSE 0 END) OVER w AS g_below
-    FROM j JOIN lv USING (qrels_id, run_id, topic)
-    WINDOW w AS (PARTITION BY j.qrels_id, j.run_id, j.topic, lv.v ORDER BY j.rp ROWS UNBOUNDED PRECEDING)
+    SELECT pos.*, lv.v,
+           sum(CASE WHEN pos.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
+           sum(CASE WHEN pos.gain < lv.v THEN pos.gain ELSE 0 END) OVER w AS g_below
+    FROM pos JOIN lv ON lv.qrels_id = pos.qrels_id AND lv.run_id = pos.run_id AND lv.topic = pos.topic
+                    AND pos.gain <= lv.v
+    WINDOW w AS (PARTITION BY pos.qrels_id, pos.run_id, pos.topic, lv.v ORDER BY pos.jrank ROWS UNBOUNDED PRECEDING)
+), x AS (
+    SELECT *, (jrank - 1 - pos_above) + n_below - g_below / gain AS penalty FROM p WHERE gain = v
 )
-SELECT qrels_id, run_id, topic,
-       coalesce(sum(gain * (1.0 - ((n_below * gain - g_below) / gain) / (rp - 1))) FILTER (WHERE rp > 1), 0)
-           / any_value(ideal_total) AS value
-FROM p WHERE gain = v
-GROUP BY qrels_id, run_id, topic
+SELECT qrels_id, run_id, topic, coalesce(sum(gain * (1.0 - penalty / (jrank - 1))) FILTER (WHERE jrank > 1), 0) / any_value(ideal_total) AS value
+FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative2
-WITH j AS (
-    SELECT qrels_id, run_id, topic, gain, ideal_total,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank) AS rp
-    FROM rl_judged WHERE judged AND ideal_total > 0
+WITH pos AS (
+    SELECT qrels_id, run_id, topic, jrank, gain, ideal_total,
+           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY jrank) - 1 AS pos_above
+    FROM rl_judged WHERE judged AND gain > 0 AND ideal_total > 0
 ), lv AS (
-    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM j WHERE gain > 0
+    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM pos
 ), p AS (
-    SELECT j.qrels_id, j.run_id, j.topic, j.rp, j.gain, lv.v, j.ideal_total,
-           sum(CASE WHEN j.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
-           sum(CASE WHEN j.gain < lv.v THEN j.gain ELSE 0 END) OVER w AS g_below
-    FROM j JOIN lv USING (qrels_id, run_id, topic)
-    WINDOW w AS (PARTITION BY j.qrels_id, j.run_id, j.topic, lv.v ORDER BY j.rp ROWS UNBOUNDED PRECEDING)
+    SELECT pos.*, lv.v,
+           sum(CASE WHEN pos.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
+           sum(CASE WHEN pos.gain < lv.v THEN pos.gain ELSE 0 END) OVER w AS g_below
+    FROM pos JOIN lv ON lv.qrels_id = pos.qrels_id AND lv.run_id = pos.run_id AND lv.topic = pos.topic
+                    AND pos.gain <= lv.v
+    WINDOW w AS (PARTITION BY pos.qrels_id, pos.run_id, pos.topic, lv.v ORDER BY pos.jrank ROWS UNBOUNDED PRECEDING)
+), x AS (
+    SELECT *, (jrank - 1 - pos_above) + n_below - g_below / gain AS penalty FROM p WHERE gain = v
 )
-SELECT qrels_id, run_id, topic,
-       sum(gain * (1.0 - ((n_below * gain - g_below) / gain) / rp)) / any_value(ideal_total) AS value
-FROM p WHERE gain = v
-GROUP BY qrels_id, run_id, topic
+SELECT qrels_id, run_id, topic, sum(gain * (1.0 - penalty / jrank)) / any_value(ideal_total) AS value
+FROM x GROUP BY qrels_id, run_id, topic

@@ -24,13 +24,15 @@
 --       the evaluated (qrels, run, topic) triples; num_ret = docs retrieved (after depth, and
 --       counting judged docs only when judged_only)
 --   rl_judged(qrels_id, run_id, topic, doc, rank, grade, gain, isrel, judged, cnt, cg, cg_ideal,
---             gain_ideal, num_ret, R, N, R_gain, ideal_total, max_grade)
+--             gain_ideal, num_ret, R, N, R_gain, ideal_total, max_grade, jrank)
 --       the retrieved docs that appear in rl_qrels (judged, or grade < 0 = pooled but
 --       unjudged), in evaluation order:
 --       rank        evaluation rank r (1-based; renumbered over judged docs when judged_only)
 --       isrel       1 if grade >= rel (and grade >= 0), else 0
 --       judged      grade >= 0
 --       cnt         count(r)  = relevant docs at ranks <= r
+--       jrank       judged docs (grade >= 0) at ranks <= r: the condensed rank r' of a judged row
+--                   (= rank when judged_only)
 --       cg          cg(r)     = sum of gains at ranks <= r
 --       cg_ideal    cg_I(r)   = cumulative ideal gain at rank r (constant after the ideal list ends)
 --       gain_ideal  g_I(r)
@@ -120,7 +122,8 @@ SELECT k.qrels_id, k.run_id, k.topic, k.doc, k.rank::INTEGER AS rank, k.grade, k
        sum(k.gain) OVER w AS cg,
        coalesce(i.cg, t.ideal_total) AS cg_ideal,
        coalesce(i.gain, 0) AS gain_ideal,
-       t.num_ret, t.R, t.N, t.R_gain, t.ideal_total, t.max_grade
+       t.num_ret, t.R, t.N, t.R_gain, t.ideal_total, t.max_grade,
+       sum(CASE WHEN k.judged THEN 1 ELSE 0 END) OVER w AS jrank
 FROM ranked k
 JOIN rl_topics t ON t.qrels_id = k.qrels_id AND t.run_id = k.run_id AND t.topic = k.topic
 LEFT JOIN rl_ideal i ON i.qrels_id = k.qrels_id AND i.topic = k.topic AND i.rank = k.rank
