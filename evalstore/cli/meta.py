@@ -7,6 +7,7 @@ its results in the ``meta_*`` relations (``--no-save`` to skip). The library fun
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, List, Optional, Sequence
 
 import typer
@@ -53,6 +54,7 @@ def _emit(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, outpu
         typer.echo(f"wrote {output}", err=True)
         return
     render(columns, rows, fmt, title=title, digits=None if fmt != "table" else digits)
+    sys.stdout.flush()          # before notes on stderr, so that a shared log keeps the order
 
 
 def _done(an, plot: Optional[str], plotter) -> None:
@@ -66,6 +68,16 @@ def _done(an, plot: Optional[str], plotter) -> None:
 
 def _pct(x: Optional[float], digits: int = 1) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}%"
+
+
+def _share(x: Optional[float]) -> str:
+    """Percent as 000 Table 3 prints it: 43%, 5.6%, and two significant figures below 1 %."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    p = 100 * x
+    if p == 0 or p >= 10:
+        return f"{p:.0f}%"
+    return f"{p:.1f}%" if p >= 1 else f"{p:.2g}%"
 
 
 def _fix(x: Optional[float], digits: int = 4) -> str:
@@ -199,7 +211,7 @@ def swap_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Op
         if table_mode:
             head = ["metric", "abs. diff.", "max.", "(ii)/(iii)", "%pairs satisfying (ii)"]
             out = [(lab, "n/a" if r["abs_diff"] is None else f"{r['abs_diff']:.2f}", _fix(r["max_diff"]),
-                    _pct(r["rel_diff"], 0), _pct(r["share"], 1 if (r["share"] or 0) < 0.1 else 0)) for lab, r in rows]
+                    _pct(r["rel_diff"], 0), _share(r["share"])) for lab, r in rows]
         else:
             head = ["metric", "qrels", "canonical", "n_runs", "n_topics", "n_pairs", "trials", "abs_diff",
                     "abs_diff_first", "max_diff", "rel_diff", "share"]
@@ -377,7 +389,7 @@ def robustness_cmd(qrels: str = typer.Option(..., "--qrels", "-q", help="The ful
         if "tau" in shows:
             out = [(m, *[_fix(c["tau_mean"], 3) for c in curves[m]]) for m in metrics]
             render(["metric"] + fhead, out, "table", title=f"Kendall's tau with the full-qrels ranking ({n_runs} runs"
-                   f"{f', mean of {ntr} trials' if ntr > 1 else ''}) - 002 Fig. 2")
+                   f"{f', mean of {ntr} trials' if ntr > 1 else ''}) - 002 Fig. 2, 004 Fig. 1")
         if "discpower" in shows:
             out = [(m, *[_pct(c["disc_power"]) for c in curves[m]]) for m in metrics]
             render(["metric"] + fhead, out, "table", title=f"Discriminative power ({test}, alpha = {alpha:g}) - "

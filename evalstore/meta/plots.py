@@ -80,7 +80,7 @@ def plot_swap(analysis, path) -> str:
     ax2.set_yticks(y, labels, fontsize=8)
     ax2.invert_yaxis()
     for yi, (s, r) in enumerate(zip(share, results)):
-        txt = f"{s:.1f}% (diff {r.abs_diff:.2f})" if np.isfinite(r.abs_diff) else "no bin <= 5%"
+        txt = f"{s:.2g}% (diff {r.abs_diff:.2f})" if np.isfinite(r.abs_diff) else "no bin <= 5%"
         ax2.text(s, yi, " " + txt, va="center", fontsize=8)
     ax2.set_xlim(0, max(share + [1.0]) * 1.45)
     ax2.set_xlabel("% comparisons satisfying the required difference")
