@@ -20,6 +20,9 @@
 --       R_gain = docs with gain > 0 (length of the ideal list), ideal_total = cg_I(R_gain)
 --   rl_ideal(qrels_id, topic, rank, gain, cg)
 --       the ideal list: every doc with gain > 0, highest gain first; cg = cg_I(rank)
+--   rl_retrieved(run_id, topic, doc, rank, score)
+--       every retrieved row of the selected runs, judged or not, with its evaluation rank (after
+--       depth truncation) and the run's score (NULL for NTCIR res files); not keyed by qrels_id
 --   rl_topics(qrels_id, run_id, topic, num_ret, R, N, R_gain, ideal_total, max_grade, n_pool)
 --       the evaluated (qrels, run, topic) triples; num_ret = docs retrieved (after depth, and
 --       counting judged docs only when judged_only)
@@ -80,7 +83,7 @@ WINDOW w AS (PARTITION BY qrels_id, topic ORDER BY gain DESC, grade DESC, doc);
 -- The retrieved rows of the selected runs with their evaluation rank, truncated at the depth,
 -- on topics that some selected qrels set judges (run topics without judgments are ignored).
 CREATE OR REPLACE TEMP TABLE rl_retrieved AS
-SELECT run_id, topic, doc, rank
+SELECT run_id, topic, doc, rank, score
 FROM (${rank_source}) s
 WHERE rank <= ${depth}
   AND topic IN (SELECT DISTINCT topic FROM rl_qtopics);

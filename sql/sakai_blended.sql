@@ -54,5 +54,5 @@ SELECT j.qrels_id, j.run_id, j.topic,
                      coalesce(any_value(i.gains), []::DOUBLE[]), ${beta}) AS value
 FROM rl_judged j
 LEFT JOIN ideal i ON i.qrels_id = j.qrels_id AND i.topic = j.topic
-WHERE j.rank <= ${k}
+WHERE j.rank <= ${k} AND j.isrel = 1          -- nonrelevant rows add nothing to cg(r) or count(r)
 GROUP BY j.qrels_id, j.run_id, j.topic

@@ -108,18 +108,17 @@ GROUP BY s.qrels_id, s.run_id, s.topic
 -- @metric NDPM
 WITH d AS (
     SELECT t.qrels_id, t.run_id, t.topic,
-           CASE WHEN ${convention} = 'ntcireval' OR rr.score IS NULL THEN -r.rank::DOUBLE ELSE rr.score END AS s,
+           CASE WHEN ${convention} = 'ntcireval' OR r.score IS NULL THEN -r.rank::DOUBLE ELSE r.score END AS s,
            coalesce(q.gain, 0.0) AS u
     FROM rl_topics t
     JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
-    JOIN run_row_data rr ON rr.run_id = r.run_id AND rr.topic = r.topic AND rr.doc = r.doc
     LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
     WHERE NOT ${judged_only} OR coalesce(q.judged, false)
     UNION ALL
     SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
     FROM rl_topics t
     JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
-    ANTI JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic AND r.doc = q.doc
+    ANTI JOIN rl_judged j ON j.qrels_id = t.qrels_id AND j.run_id = t.run_id AND j.topic = t.topic AND j.doc = q.doc
 )
 SELECT qrels_id, run_id, topic, ndpm(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
@@ -127,18 +126,17 @@ FROM d GROUP BY qrels_id, run_id, topic
 -- @metric Kendall-tau
 WITH d AS (
     SELECT t.qrels_id, t.run_id, t.topic,
-           CASE WHEN ${convention} = 'ntcireval' OR rr.score IS NULL THEN -r.rank::DOUBLE ELSE rr.score END AS s,
+           CASE WHEN ${convention} = 'ntcireval' OR r.score IS NULL THEN -r.rank::DOUBLE ELSE r.score END AS s,
            coalesce(q.gain, 0.0) AS u
     FROM rl_topics t
     JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
-    JOIN run_row_data rr ON rr.run_id = r.run_id AND rr.topic = r.topic AND rr.doc = r.doc
     LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
     WHERE NOT ${judged_only} OR coalesce(q.judged, false)
     UNION ALL
     SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
     FROM rl_topics t
     JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
-    ANTI JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic AND r.doc = q.doc
+    ANTI JOIN rl_judged j ON j.qrels_id = t.qrels_id AND j.run_id = t.run_id AND j.topic = t.topic AND j.doc = q.doc
 )
 SELECT qrels_id, run_id, topic, kendall_tau_b(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
@@ -146,35 +144,33 @@ FROM d GROUP BY qrels_id, run_id, topic
 -- @metric Spearman
 WITH d AS (
     SELECT t.qrels_id, t.run_id, t.topic,
-           CASE WHEN ${convention} = 'ntcireval' OR rr.score IS NULL THEN -r.rank::DOUBLE ELSE rr.score END AS s,
+           CASE WHEN ${convention} = 'ntcireval' OR r.score IS NULL THEN -r.rank::DOUBLE ELSE r.score END AS s,
            coalesce(q.gain, 0.0) AS u
     FROM rl_topics t
     JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
-    JOIN run_row_data rr ON rr.run_id = r.run_id AND rr.topic = r.topic AND rr.doc = r.doc
     LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
     WHERE NOT ${judged_only} OR coalesce(q.judged, false)
     UNION ALL
     SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
     FROM rl_topics t
     JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
-    ANTI JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic AND r.doc = q.doc
+    ANTI JOIN rl_judged j ON j.qrels_id = t.qrels_id AND j.run_id = t.run_id AND j.topic = t.topic AND j.doc = q.doc
 )
 SELECT qrels_id, run_id, topic, spearman_rho(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
 
 -- @metric ADM
 WITH d AS (
-    SELECT t.qrels_id, t.run_id, t.topic, rr.score AS s, coalesce(q.gain, 0.0) AS u, TRUE AS retrieved
+    SELECT t.qrels_id, t.run_id, t.topic, r.score AS s, coalesce(q.gain, 0.0) AS u, TRUE AS retrieved
     FROM rl_topics t
     JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
-    JOIN run_row_data rr ON rr.run_id = r.run_id AND rr.topic = r.topic AND rr.doc = r.doc
     LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
     WHERE NOT ${judged_only} OR coalesce(q.judged, false)
     UNION ALL
     SELECT t.qrels_id, t.run_id, t.topic, 0.0 AS s, q.gain AS u, FALSE AS retrieved
     FROM rl_topics t
     JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
-    ANTI JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic AND r.doc = q.doc
+    ANTI JOIN rl_judged j ON j.qrels_id = t.qrels_id AND j.run_id = t.run_id AND j.topic = t.topic AND j.doc = q.doc
 )
 SELECT d.qrels_id, d.run_id, d.topic,
        CASE WHEN count(*) FILTER (WHERE d.retrieved AND d.s IS NULL) > 0

@@ -214,10 +214,10 @@ def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], con
     run_list = ", ".join(str(int(r)) for r in run_ids)
     qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
     if options.convention == "ntcireval":
-        rank_source = (f"SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank "
+        rank_source = (f"SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank, score "
                        f"FROM run_row_data WHERE run_id IN ({run_list})")
     else:
-        rank_source = f"SELECT run_id, topic, doc, rank FROM run_row_data WHERE run_id IN ({run_list})"
+        rank_source = f"SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE run_id IN ({run_list})"
     if options.complete:
         pairs = (f"SELECT q.qrels_id, r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r "
                  f"CROSS JOIN rl_qtopics q")

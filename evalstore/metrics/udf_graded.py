@@ -25,10 +25,10 @@ SQL signatures (docs/graded.md has the formulas):
 ``spearman_rho(system DOUBLE[], user DOUBLE[]) -> DOUBLE``
     Spearman's rho (Pearson's r of average ranks); NULL when either side is all ties.
 
-Pairs are counted by sorting, never pair by pair: tied pairs from group sizes, discordant pairs
-by ``searchsorted`` over the groups of the variable with fewer distinct values (at most the
-number of relevance levels plus one for qrels data), so the cost is O(L n log n), L = that
-number of groups.
+Pairs are counted by sorting, never pair by pair: tied pairs from the sizes of runs of equal
+values after one sort, discordant pairs from a running one-hot count over the groups of the
+variable with fewer distinct values (G <= number of relevance levels + 1 for qrels data): O(n log n
++ n G). When both sides have more than 64 distinct values, ``searchsorted`` per group instead.
 """
 from __future__ import annotations
 
@@ -40,41 +40,43 @@ from ..udfs import udf_registrar
 
 
 # --------------------------------------------------------------------------- pair counting
-def _tied_pairs(*keys: np.ndarray) -> int:
-    """Number of unordered pairs equal on every key."""
-    n = len(keys[0])
-    if n < 2:
-        return 0
-    order = np.lexsort(keys[::-1])
-    change = np.zeros(n - 1, dtype=bool)
-    for k in keys:
-        ks = k[order]
-        change |= ks[1:] != ks[:-1]
-    bounds = np.flatnonzero(np.concatenate(([True], change, [True])))
+_ONEHOT_MAX_GROUPS = 64
+
+
+def _pairs_in_runs(new_run: np.ndarray) -> int:
+    """Unordered pairs inside runs of equal values; ``new_run[i]`` is True where a run starts."""
+    bounds = np.flatnonzero(np.concatenate((new_run, [True])))
     sizes = np.diff(bounds).astype(np.int64)
     return int((sizes * (sizes - 1) // 2).sum())
 
 
-def _discordant(s: np.ndarray, u: np.ndarray) -> int:
-    """Pairs (i, j) with u_i > u_j and s_i < s_j (symmetric in the roles of s and u)."""
-    if len(s) < 2:
-        return 0
-    # Group by the variable with fewer distinct values; the pair set is the same either way.
-    if len(np.unique(s)) < len(np.unique(u)):
-        s, u = u, s
+def _discordant_sorted(ss: np.ndarray, new_s: np.ndarray, gi: np.ndarray, n_groups: int) -> int:
+    """Pairs (i, j) with s_i < s_j and g_i > g_j, the documents sorted by s (ties in s adjacent).
+
+    For every document j: how many documents of a higher group lie strictly below it in s, read
+    from a running one-hot count of the groups (O(n G), G = number of groups)."""
+    n = len(ss)
+    cum = np.zeros((n + 1, n_groups), dtype=np.int64)
+    np.cumsum(np.eye(n_groups, dtype=np.int64)[gi], axis=0, out=cum[1:])
+    run_start = np.flatnonzero(new_s)[np.cumsum(new_s) - 1]       # first position of j's s-tie run
+    before = cum[run_start]                                         # group counts strictly below in s
+    higher = np.cumsum(before[:, ::-1], axis=1)[:, ::-1]            # counts of groups >= g
+    higher = np.concatenate((higher[:, 1:], np.zeros((n, 1), dtype=np.int64)), axis=1)   # groups > g
+    return int(higher[np.arange(n), gi].sum())
+
+
+def _discordant_by_groups(s: np.ndarray, u: np.ndarray) -> int:
+    """Fallback for many distinct values on both sides: per user-value group, ``searchsorted`` in
+    the sorted s of the documents the user ranks higher (O(G n log n))."""
     levels = np.unique(u)
-    if len(levels) < 2:
-        return 0
-    order = np.argsort(-u, kind="stable")          # highest user value first
+    order = np.argsort(-u, kind="stable")
     s_ord, u_ord = s[order], u[order]
-    total = 0
-    # for each group below the top one: documents ranked higher by the user whose s is smaller
-    starts = np.searchsorted(-u_ord, -levels[::-1], side="left")   # start of each group, top first
+    starts = np.searchsorted(-u_ord, -levels[::-1], side="left")
     ends = np.searchsorted(-u_ord, -levels[::-1], side="right")
+    total = 0
     for g in range(1, len(levels)):
         hi = np.sort(s_ord[:starts[g]])
-        lo = s_ord[starts[g]:ends[g]]
-        total += int(np.searchsorted(hi, lo, side="left").sum())
+        total += int(np.searchsorted(hi, s_ord[starts[g]:ends[g]], side="left").sum())
     return total
 
 
@@ -83,6 +85,8 @@ def pair_counts(system, user) -> dict[str, int]:
 
     ``n0`` all pairs, ``ties_s`` / ``ties_u`` pairs tied by the system / the user, ``ties_both``
     pairs tied by both, ``discordant`` pairs ordered oppositely, ``concordant`` pairs ordered alike.
+    One sort by (system, user); discordant pairs from a one-hot running count over the groups of
+    the variable with fewer distinct values (the pair set is symmetric in the two roles).
     """
     s = np.asarray(system, dtype=float)
     u = np.asarray(user, dtype=float)
@@ -92,10 +96,27 @@ def pair_counts(system, user) -> dict[str, int]:
         raise ValueError("system and user values must not be NaN (use -inf for 'ranked last')")
     n = len(s)
     n0 = n * (n - 1) // 2
-    ties_s = _tied_pairs(s)
-    ties_u = _tied_pairs(u)
-    ties_both = _tied_pairs(s, u)
-    disc = _discordant(s, u)
+    if n < 2:
+        return {"n0": n0, "ties_s": 0, "ties_u": 0, "ties_both": 0, "discordant": 0, "concordant": 0}
+    u_vals, u_idx, u_cnt = np.unique(u, return_inverse=True, return_counts=True)
+    s_vals, s_idx, s_cnt = np.unique(s, return_inverse=True, return_counts=True)
+    ties_u = int((u_cnt * (u_cnt - 1) // 2).sum())
+    ties_s = int((s_cnt * (s_cnt - 1) // 2).sum())
+    # sort by the variable with more distinct values, group by the other one
+    if len(u_vals) <= len(s_vals):
+        key, key_idx, grp, n_groups = s, s_idx, u_idx, len(u_vals)
+    else:
+        key, key_idx, grp, n_groups = u, u_idx, s_idx, len(s_vals)
+    order = np.lexsort((grp, key_idx))
+    ks, gs = key_idx[order], grp[order]
+    new_k = np.concatenate(([True], ks[1:] != ks[:-1]))
+    ties_both = _pairs_in_runs(new_k | np.concatenate(([True], gs[1:] != gs[:-1])))
+    if n_groups < 2:
+        disc = 0
+    elif n_groups <= _ONEHOT_MAX_GROUPS:
+        disc = _discordant_sorted(ks, new_k, gs, n_groups)
+    else:
+        disc = _discordant_by_groups(s, u)
     conc = n0 - ties_s - ties_u + ties_both - disc
     return {"n0": n0, "ties_s": ties_s, "ties_u": ties_u, "ties_both": ties_both,
             "discordant": disc, "concordant": conc}
