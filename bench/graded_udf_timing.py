@@ -1,7 +1,9 @@
 """Time the graded-relevance metrics that run as Python UDFs (P+-measure, NDPM, Kendall-tau,
 Spearman) against SQL-only metrics on TREC DL 2020 passage (59 runs, 54 judged topics).
 
-    python bench/graded_udf_timing.py [--data ../shared/data/trec-dl-2020-passage] [--repeat 3]
+    python bench/graded_udf_timing.py [--data ../shared/data/trec-dl-2020-passage] [--repeat 3] [--db FILE]
+
+``--db FILE`` keeps the ingested collection in a store file and reuses it on the next call.
 
 Each metric is evaluated alone for all runs (``store.evaluate(..., save=False)``), ``--repeat``
 times; the best time is printed, and the net time after subtracting the baseline (NumRet: the
@@ -42,17 +44,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--db", default=":memory:", help="store file to keep (and reuse) the ingested collection")
     args = ap.parse_args()
     if not args.data.exists():
         raise SystemExit(f"{args.data} not found; pass --data DIR (a TREC DL folder with qrels.txt and runs/)")
 
-    store = evalstore.open(":memory:")
+    store = evalstore.open(args.db)
     t = time.perf_counter()
-    store.ingest_qrels(args.data / "qrels.txt", name="dl20", progress=False)
-    store.ingest_run(sorted((args.data / "runs").glob("*")), progress=False)
+    if "dl20" not in store.qrels_names():
+        store.ingest_qrels(args.data / "qrels.txt", name="dl20", progress=False)
+        store.ingest_run(sorted((args.data / "runs").glob("*")), progress=False)
+        print(f"ingested the qrels and runs in {time.perf_counter() - t:.2f} s")
     n_runs = len(store.run_names())
     n_rows = store.sql("SELECT count(*) FROM run_rows").rows[0][0]
-    print(f"ingested {n_runs} runs ({n_rows} rows) and the qrels in {time.perf_counter() - t:.2f} s")
+    print(f"{n_runs} runs, {n_rows} run rows")
 
     base, _ = best_time(store, BASELINE, args.repeat)
     print(f"\nbest of {args.repeat}, all {n_runs} runs; net = minus the baseline {BASELINE} ({base:.3f} s)\n")
