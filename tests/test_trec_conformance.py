@@ -320,7 +320,7 @@ def test_cli_trec_format_matches_trec_eval(tmp_path):
     seen, topics = set(), []
     for line in lines:
         measure, topic, value = line.split("\t")
-        assert measure == measure.rstrip().ljust(22)[:max(22, len(measure))]   # %-22s
+        assert measure == f"{measure.rstrip():<22s}"          # trec_eval's %-22s
         measure = measure.rstrip()
         key = (measure, topic)
         assert key in exp.values, f"{key} is not in trec_eval's output"
@@ -335,3 +335,27 @@ def test_cli_trec_format_matches_trec_eval(tmp_path):
     assert topics == sorted(t for t in topics if t != "all") + ["all"] * topics.count("all")
     missing = {k for k in exp.values if base_name(k[0]) not in NOT_COMPARED} - seen
     assert missing == set()
+
+
+@pytest.mark.parametrize("qrels, run", [("qrels-302.test", "results-302.test"), ("qrels.rel_level", "results.test")])
+def test_v9_rounding_matches_pytrec_eval(kit_store, qrels, run):
+    """``rounding=v9`` reproduces trec_eval 9.0.8's iprec_at_recall/11pt_avg, as embedded in pytrec_eval
+    (topic 302: iprec_at_recall_0.60 is 0.1528 in v10 but 0.1420 in 9.0.8)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    q: dict[str, dict[str, int]] = {}
+    for line in locate(qrels).read_text().splitlines():
+        t, _, d, g = line.split()
+        q.setdefault(t, {})[d] = int(g)
+    r: dict[str, dict[str, float]] = {}
+    for line in locate(run).read_text().splitlines():
+        f = line.split()
+        r.setdefault(f[0], {})[f[2]] = float(f[4])
+    theirs = pytrec_eval.RelevanceEvaluator(q, {"iprec_at_recall", "11pt_avg"}).evaluate(r)
+    qname, rname = load(kit_store, qrels, run)
+    names = [f"iprec_at_recall_{p:.2f}(rounding=v9)" for p in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)]
+    names.append("11pt_avg(rounding=v9)")
+    ours = kit_store.evaluate(qname, [rname], names, save=False).topics()[rname]
+    assert set(ours) == set(theirs)
+    for topic, vals in theirs.items():
+        for name in names:
+            assert abs(ours[topic][name] - vals[name.split("(")[0]]) < 1e-9, (topic, name)

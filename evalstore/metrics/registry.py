@@ -128,7 +128,8 @@ def register(spec: MetricSpec) -> MetricSpec:
 def alias(pattern: str, expand: str | Callable[[re.Match], list[str] | str]) -> None:
     """Register a name pattern (full match) rewritten to one or more ir_measures-style names.
 
-    ``expand`` is a template using ``\\1`` group references, or a function of the match."""
+    ``expand`` is a template using ``\\1`` group references, or a function of the match returning
+    names, or ``(name, display)`` pairs to choose the displayed name of each expanded item."""
     rx = re.compile(pattern)
     if isinstance(expand, str):
         template = expand

@@ -63,8 +63,19 @@ def _check_levels(values: dict) -> None:
         raise MetricError("11pt_avg: levels must be recall levels between 0 and 1, e.g. levels=0.2:0.5:0.8")
 
 
-def _spec(name, block, doc, source, params=BIN, **kw):
-    return register(MetricSpec(name, f"trec_eval.sql#{block}", doc, f"{TREC} {source}", params, tests=TESTS, **kw))
+# trec_eval's base names, listed as aliases (``evalstore metrics`` shows them); the forms with
+# cutoffs, levels and parameters (P_10, iprec_at_recall_0.10, utility.2,-1,0,0) are the alias() patterns below.
+TREC_NAMES = {"AP": ("map", "map_cut"), "GM_AP": ("gm_map",), "RelP": ("relative_P",),
+              "RprecMult": ("Rprec_mult",), "RR": ("recip_rank",), "nDCG": ("ndcg_cut",), "GM_Bpref": ("gm_bpref",),
+              "IPrec": ("iprec_at_recall",), "NumRet": ("num_ret",), "NumRel": ("num_rel",),
+              "NumRelRet": ("num_rel_ret",), "NumNonrelJudgedRet": ("num_nonrel_judged_ret",), "SetP": ("set_P",),
+              "SetR": ("set_recall",), "SetF": ("set_F",), "SetAP": ("set_map",), "SetRelP": ("set_relative_P",),
+              "Unj": ("unj",)}
+
+
+def _spec(name, block, doc, source, params=BIN, aliases=(), **kw):
+    return register(MetricSpec(name, f"trec_eval.sql#{block}", doc, f"{TREC} {source}", params, tests=TESTS,
+                               aliases=tuple(aliases) + TREC_NAMES.get(name, ()), **kw))
 
 
 _spec("AP", "AP",
