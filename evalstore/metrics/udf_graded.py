@@ -50,19 +50,20 @@ def _pairs_in_runs(new_run: np.ndarray) -> int:
     return int((sizes * (sizes - 1) // 2).sum())
 
 
-def _discordant_sorted(ss: np.ndarray, new_s: np.ndarray, gi: np.ndarray, n_groups: int) -> int:
-    """Pairs (i, j) with s_i < s_j and g_i > g_j, the documents sorted by s (ties in s adjacent).
+def _discordant_sorted(new_k: np.ndarray, gi: np.ndarray, n_groups: int) -> int:
+    """Pairs (i, j) with key_i < key_j and g_i > g_j, the documents sorted by key (``new_k[i]``
+    True where a run of equal keys starts), ``gi`` their group numbers 0..n_groups-1.
 
-    For every document j: how many documents of a higher group lie strictly below it in s, read
+    For every document j: how many documents of a higher group lie strictly below it in key, read
     from a running one-hot count of the groups (O(n G), G = number of groups)."""
-    n = len(ss)
+    n = len(gi)
     cum = np.zeros((n + 1, n_groups), dtype=np.int64)
     np.cumsum(np.eye(n_groups, dtype=np.int64)[gi], axis=0, out=cum[1:])
-    run_start = np.flatnonzero(new_s)[np.cumsum(new_s) - 1]       # first position of j's s-tie run
-    before = cum[run_start]                                         # group counts strictly below in s
-    higher = np.cumsum(before[:, ::-1], axis=1)[:, ::-1]            # counts of groups >= g
-    higher = np.concatenate((higher[:, 1:], np.zeros((n, 1), dtype=np.int64)), axis=1)   # groups > g
-    return int(higher[np.arange(n), gi].sum())
+    run_start = np.flatnonzero(new_k)[np.cumsum(new_k) - 1]       # first position of j's key run
+    below = cum[run_start]                                          # group counts strictly below in key
+    # documents strictly below in key with a group > g_j = all of them minus those with group <= g_j
+    at_most = np.cumsum(below, axis=1)[np.arange(n), gi]
+    return int((run_start - at_most).sum())
 
 
 def _discordant_by_groups(s: np.ndarray, u: np.ndarray) -> int:
@@ -78,6 +79,10 @@ def _discordant_by_groups(s: np.ndarray, u: np.ndarray) -> int:
         hi = np.sort(s_ord[:starts[g]])
         total += int(np.searchsorted(hi, s_ord[starts[g]:ends[g]], side="left").sum())
     return total
+
+
+def _runs(sorted_values: np.ndarray) -> np.ndarray:
+    return np.concatenate(([True], sorted_values[1:] != sorted_values[:-1]))
 
 
 def pair_counts(system, user) -> dict[str, int]:
@@ -99,22 +104,22 @@ def pair_counts(system, user) -> dict[str, int]:
     if n < 2:
         return {"n0": n0, "ties_s": 0, "ties_u": 0, "ties_both": 0, "discordant": 0, "concordant": 0}
     u_vals, u_idx, u_cnt = np.unique(u, return_inverse=True, return_counts=True)
-    s_vals, s_idx, s_cnt = np.unique(s, return_inverse=True, return_counts=True)
     ties_u = int((u_cnt * (u_cnt - 1) // 2).sum())
-    ties_s = int((s_cnt * (s_cnt - 1) // 2).sum())
-    # sort by the variable with more distinct values, group by the other one
-    if len(u_vals) <= len(s_vals):
-        key, key_idx, grp, n_groups = s, s_idx, u_idx, len(u_vals)
-    else:
-        key, key_idx, grp, n_groups = u, u_idx, s_idx, len(s_vals)
-    order = np.lexsort((grp, key_idx))
-    ks, gs = key_idx[order], grp[order]
-    new_k = np.concatenate(([True], ks[1:] != ks[:-1]))
-    ties_both = _pairs_in_runs(new_k | np.concatenate(([True], gs[1:] != gs[:-1])))
-    if n_groups < 2:
+    order = np.lexsort((u_idx, s))                 # by system value, then user value
+    new_s = _runs(s[order])
+    g_sorted = u_idx[order]
+    ties_s = _pairs_in_runs(new_s)
+    ties_both = _pairs_in_runs(new_s | _runs(g_sorted))
+    n_u, n_s = len(u_vals), int(new_s.sum())
+    if n_u < 2 or n_s < 2:
         disc = 0
-    elif n_groups <= _ONEHOT_MAX_GROUPS:
-        disc = _discordant_sorted(ks, new_k, gs, n_groups)
+    elif n_u <= _ONEHOT_MAX_GROUPS:                # usual case: few relevance levels
+        disc = _discordant_sorted(new_s, g_sorted, n_u)
+    elif n_s <= _ONEHOT_MAX_GROUPS:                # few distinct system values: swap the roles
+        s_idx = np.empty(n, dtype=np.int64)
+        s_idx[order] = np.cumsum(new_s) - 1
+        order_u = np.lexsort((s_idx, u))
+        disc = _discordant_sorted(_runs(u[order_u]), s_idx[order_u], n_s)
     else:
         disc = _discordant_by_groups(s, u)
     conc = n0 - ties_s - ties_u + ties_both - disc
