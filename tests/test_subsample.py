@@ -319,8 +319,10 @@ def test_cli_create_list_show_export_drop(db, tmp_path):
     assert r.exit_code == 0, r.output
     table = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(table) == 10 and table[0]["name"] == "sample@bv0.9#0" and table[0]["seed"] == "4"
-    r = runner.invoke(app, ["subsample", "list", "--qrels", "sample", "-f", "csv", "--db", db])
-    assert r.exit_code == 0 and len(list(csv.DictReader(io.StringIO(r.stdout)))) == 10
+    for args in (["subsample", "list", "--qrels", "sample", "-f", "csv", "--db", db],
+                 ["subsample", "--db", db, "list", "--qrels", "sample", "-f", "csv"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 0 and len(list(csv.DictReader(io.StringIO(r.stdout)))) == 10, args
     r = runner.invoke(app, ["subsample", "show", "sample@bv0.5#1", "-f", "csv", "--db", db])
     assert r.exit_code == 0 and len(list(csv.DictReader(io.StringIO(r.stdout)))) == 8
     out = tmp_path / "x.qrels"

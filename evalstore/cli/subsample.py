@@ -34,6 +34,7 @@ def create(ctx: typer.Context,
            replace: bool = typer.Option(False, "--replace", help="Recreate same-named subsamples made differently."),
            fmt: str = FmtOpt, db: Optional[str] = DbOption):
     """Create subsamples of a qrels set, or run a sub-command (list, show, export, drop)."""
+    ctx.obj = {"db": db}            # `subsample --db X list` works like `subsample list --db X`
     if ctx.invoked_subcommand is not None:
         if qrels or fractions:
             raise typer.BadParameter(f"--qrels/--fractions create subsamples; they do not go with "
@@ -46,7 +47,7 @@ def create(ctx: typer.Context,
         raise typer.BadParameter("creating subsamples needs both --qrels NAME and --fractions LIST")
     from ..subsample import create_subsamples, list_subsamples
 
-    with open_store(db) as store:
+    with open_store(db or _group_db(ctx)) as store:
         names = create_subsamples(store, qrels, fractions, trials=trials, seed=seed, min_rel=min_rel,
                                   min_nonrel=min_nonrel, method=method, prefix=prefix, replace=replace)
         res = list_subsamples(store, qrels)
@@ -57,42 +58,42 @@ def create(ctx: typer.Context,
 
 
 @subsample_app.command("list")
-def list_cmd(parent: Optional[str] = typer.Option(None, "--qrels", "-q", help="Only the subsamples of this qrels set."),
+def list_cmd(ctx: typer.Context, parent: Optional[str] = typer.Option(None, "--qrels", "-q", help="Only the subsamples of this qrels set."),
              fmt: str = FmtOpt, db: Optional[str] = DbOption):
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
     from ..subsample import list_subsamples
 
-    with open_store(db) as store:
+    with open_store(db or _group_db(ctx)) as store:
         res = list_subsamples(store, parent)
         render(res.columns, res.rows, fmt, title="subsamples")
 
 
 @subsample_app.command("show")
-def show_cmd(name: str = typer.Argument(..., help="Subsample name, e.g. 'dl19@bv0.5#0'."),
+def show_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Subsample name, e.g. 'dl19@bv0.5#0'."),
              fmt: str = FmtOpt, db: Optional[str] = DbOption):
     """Per-topic sizes of a subsample next to its parent's."""
     from ..subsample import topic_sizes
 
-    with open_store(db) as store:
+    with open_store(db or _group_db(ctx)) as store:
         res = topic_sizes(store, name)
         render(res.columns, res.rows, fmt, title=name)
 
 
 @subsample_app.command("export")
-def export_cmd(name: str = typer.Argument(..., help="Subsample (or any qrels set) to write."),
+def export_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Subsample (or any qrels set) to write."),
                output: str = typer.Option(..., "--output", "-o", help="Qrels file to write, or - for stdout."),
                db: Optional[str] = DbOption):
     """Write a subsample as a TREC qrels file (topic 0 docno grade; no comments or blank lines)."""
     from ..subsample import export_qrels
 
-    with open_store(db) as store:
+    with open_store(db or _group_db(ctx)) as store:
         n = export_qrels(store, name, output)
     if output != "-":
         typer.echo(f"wrote {n} judgments of {name!r} to {output}", err=True)
 
 
 @subsample_app.command("drop")
-def drop_cmd(names: Optional[List[str]] = typer.Argument(None, help="Subsample names."),
+def drop_cmd(ctx: typer.Context, names: Optional[List[str]] = typer.Argument(None, help="Subsample names."),
              parent: Optional[str] = typer.Option(None, "--qrels", "-q", help="Drop every subsample of this qrels set."),
              db: Optional[str] = DbOption):
     """Delete subsamples with their judgments and scores."""
@@ -100,7 +101,11 @@ def drop_cmd(names: Optional[List[str]] = typer.Argument(None, help="Subsample n
 
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
-    with open_store(db) as store:
+    with open_store(db or _group_db(ctx)) as store:
         todo = list(names or []) + (subsample_names(store, parent) if parent else [])
         n = drop_subsamples(store, list(dict.fromkeys(todo)))
     typer.echo(f"dropped {n} subsample(s)", err=True)
+
+
+def _group_db(ctx: typer.Context):
+    return (ctx.obj or {}).get("db")
