@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pytest
 import scipy.stats as st
+from hypothesis import given, settings
+from hypothesis import strategies as st_h
 
 from evalstore.meta import (adjust, correlate, difference_bins, kendall_p, kendall_z, paired_bootstrap, paired_t,
                             randomisation, round_sig, swap_method, wilcoxon)
@@ -318,3 +320,16 @@ def test_fig7_selection_orders_ties_by_sample():
         a = rng.integers(0, 5, (B, P)).astype(float)
         a[rng.random((B, P)) < 0.1] = np.inf
         assert np.array_equal(_kth_largest_index(a, k), np.argsort(-a, axis=0, kind="stable")[k - 1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st_h.lists(st_h.floats(-1, 1, allow_nan=False), min_size=2, max_size=12), st_h.integers(0, 2**31))
+def test_bootstrap_and_tests_are_symmetric_in_the_pair(z, seed):
+    # comparing Y with X instead of X with Y flips every sign: ASL and p-values must not change
+    Z = np.array([z, [-v for v in z]])
+    r = paired_bootstrap(Z, 200, seed)
+    assert r.asl[0] == r.asl[1] and 0 <= r.asl[0] <= 1
+    assert r.diff_at_alpha[0] == r.diff_at_alpha[1]
+    assert paired_t(Z)[1][0] == paired_t(Z)[1][1]
+    assert wilcoxon(Z)[1][0] == wilcoxon(Z)[1][1]
+    assert randomisation(Z, 200, seed)[1][0] == randomisation(Z, 200, seed)[1][1]

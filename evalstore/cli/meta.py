@@ -142,7 +142,7 @@ def kendall_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run:
             for j in range(1, k):
                 v = cell.get((i, j))
                 if table_mode:
-                    line.append("-" if j <= i else (_fix(v, 4) if stat not in ("z",) else f"{v:.2f}"))
+                    line.append("-" if j <= i else (_fix(v, 4) if stat != "z" else ("" if v is None else f"{v:.2f}")))
                 else:
                     line.append(v if j > i else None)
             out.append(line)

@@ -75,6 +75,16 @@ def _degenerate_t(mean: np.ndarray) -> np.ndarray:
     return out
 
 
+def row_scale(A: np.ndarray) -> np.ndarray:
+    """A power of two per row with ``max|row| / scale`` in [0.5, 1) (1 for all-zero rows).
+
+    t statistics are scale-free; computing them on rows divided by a power of two (an exact
+    operation) keeps squares of tiny differences from underflowing to 0."""
+    m = np.abs(A).max(axis=1) if A.shape[1] else np.zeros(A.shape[0])
+    _, e = np.frexp(m)
+    return np.where(m > 0, np.ldexp(1.0, e), 1.0)
+
+
 def t_statistic(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(t(z), zbar, constant)`` for each row of ``Z`` (pairs x topics).
 
@@ -84,12 +94,15 @@ def t_statistic(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if n < 2:
         raise MetaError(f"a paired test needs at least 2 topics, got {n}")
     const = Z.min(axis=1) == Z.max(axis=1)
-    zbar = Z.mean(axis=1)
+    scale = row_scale(Z)
+    Zs = Z / scale[:, None]
+    zbar_s = Zs.mean(axis=1)
+    zbar = zbar_s * scale
     zbar[const] = Z[const, 0]
-    sd = Z.std(axis=1, ddof=1)
+    sd_s = Zs.std(axis=1, ddof=1)
     t = np.empty(Z.shape[0])
     ok = ~const
-    t[ok] = zbar[ok] / (sd[ok] / math.sqrt(n))
+    t[ok] = zbar_s[ok] / (sd_s[ok] / math.sqrt(n))
     t[const] = _degenerate_t(zbar[const])
     return t, zbar, const
 
@@ -159,6 +172,8 @@ def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float =
     t_obs, zbar, const = t_statistic(Z)
     W = Z - zbar[:, None]
     W[const] = 0.0
+    scale = row_scale(W)
+    W = W / scale[:, None]          # exact (powers of two); |wbar*| is scaled back below
     if indices is None:
         indices = bootstrap_indices(n, B, seed)
     if indices.shape != (B, n):
@@ -193,7 +208,7 @@ def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float =
         abs_t = np.abs(t)
         asl[s:s + step] = np.count_nonzero(abs_t >= abs_t_obs[None, s:s + step], axis=0) / B
         pick = _kth_largest_index(abs_t, k)
-        diff[s:s + step] = np.abs(wbar[pick, np.arange(Wb.shape[0])])
+        diff[s:s + step] = np.abs(wbar[pick, np.arange(Wb.shape[0])]) * scale[s:s + step]
         if progress is not None:
             progress.advance(Wb.shape[0])
     return BootstrapResult(t_obs=t_obs, asl=asl, diff_at_alpha=diff, B=B, alpha=float(alpha), seed=int(seed))
