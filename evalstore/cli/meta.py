@@ -101,7 +101,9 @@ def _letters(k: int) -> list[str]:
 
 
 # --------------------------------------------------------------------------- kendall
-@meta_app.command("kendall")
+@meta_app.command("kendall", help=(
+    "Kendall's tau (000 Eq. 8, tau-b with ties; Z test of Eq. 9) and Spearman's rho between the "
+    "system rankings of every two columns (metrics x qrels sets), as 000 Table 2 / 002 Table 2."))
 def kendall_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt,
                 top: Optional[int] = TopOpt, top_by: Optional[str] = TopByOpt,
                 stat: str = typer.Option("tau", "--stat", help="Cell value: tau, tau_a, tau_b, spearman, p_value or z."),
@@ -109,8 +111,6 @@ def kendall_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run:
                 missing: str = MissingOpt, convention: str = ConventionOpt, complete: bool = CompleteOpt,
                 depth: Optional[int] = DepthOpt, fmt: str = FmtOpt, output: Optional[str] = OutOpt,
                 plot: Optional[str] = PlotOpt, no_save: bool = NoSaveOpt, db: Optional[str] = DbOption):
-    """Kendall's tau (000 Eq. 8, tau-b with ties; Z test of Eq. 9) and Spearman's rho between the
-    system rankings of every two columns (metrics x qrels sets), as 000 Table 2 / 002 Table 2."""
     from ..meta import kendall
     from ..meta.plots import plot_kendall
 
@@ -172,7 +172,9 @@ def _labels(an) -> list[str]:
 
 
 # --------------------------------------------------------------------------- swap
-@meta_app.command("swap")
+@meta_app.command("swap", help=(
+    "Swap method with bootstrap topic sets (000 Sec. 4.2, Fig. 4): 000 Table 3's columns, or the swap"
+    " rate per difference bin (--bins)."))
 def swap_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt,
              top: Optional[int] = TopOpt, top_by: Optional[str] = TopByOpt, trials: int = TrialsOpt,
              seed: int = SeedOpt,
@@ -181,8 +183,6 @@ def swap_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Op
              missing: str = MissingOpt, convention: str = ConventionOpt, complete: bool = CompleteOpt,
              depth: Optional[int] = DepthOpt, fmt: str = FmtOpt, output: Optional[str] = OutOpt,
              plot: Optional[str] = PlotOpt, no_save: bool = NoSaveOpt, db: Optional[str] = DbOption):
-    """Swap method with bootstrap topic sets (000 Sec. 4.2, Fig. 4): 000 Table 3's columns, or the
-    swap rate per difference bin (--bins)."""
     from ..meta import swap
     from ..meta.plots import plot_swap
 
@@ -224,7 +224,10 @@ def swap_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Op
 
 
 # --------------------------------------------------------------------------- discpower
-@meta_app.command("discpower")
+@meta_app.command("discpower", help=(
+    "Bootstrap sensitivity (000 Sec. 4.3, Figs. 5-7): paired bootstrap test for every run pair, "
+    "discriminative power (pairs with ASL < alpha) and the estimated difference required, as 000 "
+    "Table 4 / 002 Table 3."))
 def discpower_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt,
                   top: Optional[int] = TopOpt, top_by: Optional[str] = TopByOpt, trials: int = TrialsOpt,
                   seed: int = SeedOpt, alpha: float = AlphaOpt,
@@ -232,9 +235,6 @@ def discpower_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, ru
                   missing: str = MissingOpt, convention: str = ConventionOpt, complete: bool = CompleteOpt,
                   depth: Optional[int] = DepthOpt, fmt: str = FmtOpt, output: Optional[str] = OutOpt,
                   plot: Optional[str] = PlotOpt, no_save: bool = NoSaveOpt, db: Optional[str] = DbOption):
-    """Bootstrap sensitivity (000 Sec. 4.3, Figs. 5-7): paired bootstrap test for every run pair,
-    discriminative power (pairs with ASL < alpha) and the estimated difference required, as 000
-    Table 4 / 002 Table 3."""
     from ..meta import discpower
     from ..meta.plots import plot_discpower
 
@@ -267,7 +267,10 @@ def discpower_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, ru
 
 
 # --------------------------------------------------------------------------- tests
-@meta_app.command("tests")
+@meta_app.command("tests", help=(
+    "Paired significance tests for every run pair (t-test, Wilcoxon signed-rank, randomisation, "
+    "bootstrap) with optional Holm/Bonferroni adjustment; prints each test's discriminative power, or"
+    " every pair's p-values with --pairs."))
 def tests_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt,
               top: Optional[int] = TopOpt, top_by: Optional[str] = TopByOpt,
               test: Optional[List[str]] = typer.Option(None, "--test", "-t", help="t, wilcoxon, randomisation or "
@@ -281,9 +284,6 @@ def tests_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: O
               missing: str = MissingOpt, convention: str = ConventionOpt, complete: bool = CompleteOpt,
               depth: Optional[int] = DepthOpt, fmt: str = FmtOpt, output: Optional[str] = OutOpt,
               plot: Optional[str] = PlotOpt, no_save: bool = NoSaveOpt, db: Optional[str] = DbOption):
-    """Paired significance tests for every run pair (t-test, Wilcoxon signed-rank, randomisation,
-    bootstrap) with optional Holm/Bonferroni adjustment; prints each test's discriminative power,
-    or every pair's p-values with --pairs."""
     from ..meta import tests as run_tests_fn
     from ..meta.plots import plot_tests
     from ..meta.significance import TESTS
@@ -328,7 +328,10 @@ def tests_cmd(qrels: List[str] = QrelsOpt, metric: List[str] = MetricOpt, run: O
 
 
 # --------------------------------------------------------------------------- robustness
-@meta_app.command("robustness")
+@meta_app.command("robustness", help=(
+    "Robustness to incomplete judgments over subsamples of a qrels set: Kendall's tau with the full "
+    "ranking and discriminative power per fraction (002 Figs. 2-3), 004's confusion matrix of test "
+    "outcomes (accuracy, g-mean, false positives/negatives) and the knees (004 Tables 3, 5)."))
 def robustness_cmd(qrels: str = typer.Option(..., "--qrels", "-q", help="The full qrels set."),
                    metric: List[str] = MetricOpt, run: Optional[List[str]] = RunOpt, top: Optional[int] = TopOpt,
                    top_by: Optional[str] = TopByOpt,
@@ -350,9 +353,6 @@ def robustness_cmd(qrels: str = typer.Option(..., "--qrels", "-q", help="The ful
                    missing: str = MissingOpt, convention: str = ConventionOpt, complete: bool = CompleteOpt,
                    depth: Optional[int] = DepthOpt, fmt: str = FmtOpt, output: Optional[str] = OutOpt,
                    plot: Optional[str] = PlotOpt, no_save: bool = NoSaveOpt, db: Optional[str] = DbOption):
-    """Robustness to incomplete judgments over subsamples of a qrels set: Kendall's tau with the
-    full ranking and discriminative power per fraction (002 Figs. 2-3), 004's confusion matrix of
-    test outcomes (accuracy, g-mean, false positives/negatives) and the knees (004 Tables 3, 5)."""
     from ..meta import robustness
     from ..meta.plots import plot_robustness
 
