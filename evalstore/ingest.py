@@ -265,8 +265,9 @@ _NUM_SQL = ("CASE WHEN regexp_full_match({f}, '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)
             "THEN TRY_CAST({f} AS DOUBLE) END")
 _LEVEL_SQL = ntcir.LEVEL_SQL
 
-# Row error codes (column err of the parsed rows).
-E_CTL, E_NF, E_SCORE, E_RANK, E_GRADE, E_LEVEL = 1, 2, 3, 4, 5, 6
+# Row error codes (column err of the parsed rows). E_MESSY: the fast reader met a line it cannot
+# read exactly like the general reader; the file is then read again by the general reader.
+E_CTL, E_NF, E_SCORE, E_RANK, E_GRADE, E_LEVEL, E_MESSY = 1, 2, 3, 4, 5, 6, 255
 
 
 @dataclass(frozen=True)
@@ -315,6 +316,19 @@ class _File:
     layout: str
     grp: int = 0
     topic: str | None = None     # res / rel files: the topic taken from the file name
+    delim: str | None = None     # TREC runs whose first line is cleanly tab or space separated
+
+
+def _fast_delimiter(first_line: str | None) -> str | None:
+    """'\t' or ' ' when the line has exactly 6 fields separated by single tabs (or single spaces)
+    and no other whitespace: such files are read by DuckDB's CSV parser directly."""
+    if not first_line or "\r" in first_line or "\x01" in first_line or first_line.startswith("#"):
+        return None
+    for d, other in (("\t", " "), (" ", "\t")):
+        parts = first_line.split(d)
+        if other not in first_line and len(parts) == 6 and all(parts):
+            return d
+    return None
 
 
 def _branch_sql(f: _File, out_cols: str, k: int) -> tuple[str, list]:
@@ -324,7 +338,7 @@ def _branch_sql(f: _File, out_cols: str, k: int) -> tuple[str, list]:
     names = [c.split()[0] for c in out_cols.split(", ")]
     sql = (f"SELECT {f.idx} AS file_idx, {f.grp} AS grp, ln, "
            f"(CASE WHEN ctl THEN {E_CTL} WHEN NOT nf_ok THEN {E_NF} {lay.checks} ELSE 0 END)::UTINYINT AS err, "
-           f"{', '.join(names)} FROM ("
+           f"{', '.join(names)}, hash(topic, doc) AS h FROM ("
            f"SELECT ln, x IS NOT NULL AS ctl, {lay.field_count_ok()} AS nf_ok, {cols} FROM ("
            f"SELECT ln, x, {_SPLIT} AS f FROM ("
            f"SELECT row_number() OVER () AS ln, line, x FROM read_csv(${k + 1}, {_READ_OPTS}, "
@@ -332,28 +346,94 @@ def _branch_sql(f: _File, out_cols: str, k: int) -> tuple[str, list]:
     return sql, [str(f.path)] + ([f.topic] if "$topic" in lay.columns else [])
 
 
-def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
-    """Parse the files into ``table`` (file_idx, grp, ln, err, <out_cols>), a few files per
-    statement so that DuckDB reads them in parallel and the progress bar moves."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
-                f"{out_cols})")
+_FAST_COLUMNS = ("columns={'topic': 'VARCHAR', 'q0': 'VARCHAR', 'doc': 'VARCHAR', 'rank': 'VARCHAR', "
+                 "'score': 'VARCHAR', 'tag': 'VARCHAR'}")
+
+
+def _fast_branch_sql(f: _File, k: int) -> tuple[str, list]:
+    """SELECT for one cleanly delimited TREC run, read by DuckDB's CSV parser (strict: exactly 6
+    fields per line). A line that the general reader would split or judge differently (another
+    whitespace or a control character inside a field, an empty field, a '#' line, a bad number)
+    gets err = E_MESSY, and the file is then read again by the general reader, which gives the
+    exact error or the same rows. So both readers always store the same thing."""
+    other = " " if f.delim == "\t" else "\t"
+    inside = " OR ".join(f"contains({c}, '{ch}')" for c in ("topic", "q0", "doc", "tag") for ch in (other, "\x01"))
+    messy = (f"topic IS NULL OR q0 IS NULL OR doc IS NULL OR tag IS NULL OR starts_with(topic, '#') OR "
+             f"contains(tag, '\r') OR {inside}")
+    sql = (f"SELECT {f.idx} AS file_idx, {f.grp} AS grp, ln, "
+           f"(CASE WHEN messy OR submitted_rank IS NULL OR score IS NULL OR NOT isfinite(score) THEN {E_MESSY} "
+           f"ELSE 0 END)::UTINYINT AS err, topic, doc, submitted_rank, score, tag, hash(topic, doc) AS h FROM ("
+           f"SELECT row_number() OVER () AS ln, topic, doc, {_INT_SQL.format(f='rank', t='BIGINT')} AS submitted_rank, "
+           f"{_NUM_SQL.format(f='score')} AS score, tag, ({messy}) AS messy "
+           f"FROM read_csv(${k + 1}, {_FAST_COLUMNS}, delim='{f.delim}', quote='', escape='', header=false, "
+           f"auto_detect=false, strict_mode=true, compression='{f.compression}'))")
+    return sql, [str(f.path)]
+
+
+def _batches(files: list[_File], con) -> Iterator[list[_File]]:
     try:
         threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
     except (duckdb.Error, ValueError, TypeError):
         threads = 2
     size = max(8, 2 * threads)
     for start in range(0, len(files), size):
-        batch = files[start:start + size]
-        parts, params = [], []
+        yield files[start:start + size]
+
+
+def _insert_union(con, table: str, branches: list[tuple[str, list]]) -> None:
+    parts, params = [], []
+    for sql, p in branches:
+        # renumber this branch's $n parameters after those of the previous branches
+        parts.append(re.sub(r"\$(\d+)", lambda m: f"${int(m.group(1)) + len(params)}", sql))
+        params.extend(p)
+    con.execute(f"INSERT INTO {table} " + " UNION ALL ".join(parts), params)
+
+
+def _culprit(e: duckdb.Error, batch: list[_File]) -> _File | None:
+    named = re.search(r"^\s*file = (.+)$", str(e), re.M)
+    if named:
         for f in batch:
-            sql, p = _branch_sql(f, out_cols, len(params))
-            parts.append(sql)
-            params.extend(p)
+            if named.group(1).strip() == str(f.path):
+                return f
+    return None
+
+
+def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
+    """Parse the files into ``table`` (file_idx, grp, ln, err, <out_cols>, h = hash(topic, doc)),
+    a few files per statement so that DuckDB reads them in parallel and the progress bar moves.
+
+    Cleanly delimited TREC runs (``f.delim``) are read by the fast reader; a file it cannot read
+    exactly (see :func:`_fast_branch_sql`) is read again by the general reader."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
+                f"{out_cols}, h UBIGINT)")
+    general = [f for f in files if not f.delim]
+    fallback: list[_File] = []
+    for batch in _batches([f for f in files if f.delim], con):
+        todo = list(batch)
+        while todo:
+            try:
+                _insert_union(con, table, [_fast_branch_sql(f, 0) for f in todo])
+                break
+            except (duckdb.IOException, duckdb.InvalidInputException) as e:
+                bad = _culprit(e, todo)
+                if bad is None:          # cannot tell which file: read them all the general way
+                    fallback.extend(todo)
+                    break
+                fallback.append(bad)
+                todo.remove(bad)
+        bar.advance(len(batch))
+    messy = [r[0] for r in con.execute(f"SELECT DISTINCT file_idx FROM {table} WHERE err = {E_MESSY}").fetchall()]
+    if messy:
+        con.execute(f"DELETE FROM {table} WHERE file_idx IN (SELECT unnest(?))", [messy])
+        fallback.extend(f for f in files if f.idx in set(messy))
+    for f in fallback:
+        f.delim = None
+    for batch in _batches(sorted(general + fallback, key=lambda f: f.idx), con):
         try:
-            con.execute(f"INSERT INTO {table} " + " UNION ALL ".join(parts), params)
+            _insert_union(con, table, [_branch_sql(f, out_cols, 0) for f in batch])
         except (duckdb.IOException, duckdb.InvalidInputException) as e:
             _read_failed(e, batch)
-        bar.advance(len(batch))
+        bar.advance(sum(1 for f in batch if f in general))
 
 
 def _read_failed(e: duckdb.Error, batch: list[_File]) -> None:
@@ -394,12 +474,9 @@ def _row_error(f: _File, ln: int, err: int) -> IngestError:
 
 
 def _file_stats(con, table: str, extra: str = "") -> dict[int, tuple]:
-    """Per file: (n rows, first bad content line, its error code, number of distinct hashes of
-    (topic, doc), extra aggregates...). Fewer distinct hashes than rows flags possible duplicates
-    (a real duplicate always does; a hash collision only costs an exact check)."""
+    """Per file: (n rows, first bad content line, its error code, extra aggregates...)."""
     rows = con.execute(f"""
-        SELECT file_idx, count(*), min(ln) FILTER (WHERE err > 0), arg_min(err, ln) FILTER (WHERE err > 0),
-               count(DISTINCT hash(topic, doc)) {extra}
+        SELECT file_idx, count(*), min(ln) FILTER (WHERE err > 0), arg_min(err, ln) FILTER (WHERE err > 0) {extra}
         FROM {table} GROUP BY file_idx""").fetchall()
     return {r[0]: r[1:] for r in rows}
 
@@ -415,11 +492,14 @@ def _check_file(f: _File, st: tuple | None, *, allow_empty: bool = False, empty_
         raise _row_error(f, int(st[1]), int(st[2]))
 
 
-def _duplicates(con, table: str, groups: Sequence["_Group"], stats: dict[int, tuple]) -> dict[int, int]:
-    """Per group: number of surplus lines of (topic, doc) pairs seen more than once. Only groups
-    that may have some (per-file hash count below the row count, or several files) are checked."""
-    suspects = [g.idx for g in groups
-                if len(g.files) > 1 or any(stats[f.idx][3] < stats[f.idx][0] for f in g.files if f.idx in stats)]
+def _duplicates(con, table: str) -> dict[int, int]:
+    """Per group: number of surplus lines of (topic, doc) pairs seen more than once.
+
+    Groups are first screened with h = hash(topic, doc): sorted by h, a repeated pair gives two
+    equal neighbours (a collision of different pairs merely sends the group to the exact check)."""
+    suspects = [r[0] for r in con.execute(f"""
+        SELECT DISTINCT grp FROM (SELECT grp, h = lag(h) OVER (PARTITION BY grp ORDER BY h) AS same FROM {table})
+        WHERE same""").fetchall()]
     if not suspects:
         return {}
     rows = con.execute(f"""
@@ -507,6 +587,8 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
     firsts = {f.idx: _first_content_line(f.path) for f in files}
     shas = {f.path: file_sha256(f.path) for f in files}
 
+    for f in files:
+        f.delim = _fast_delimiter(firsts[f.idx])
     res_mode = False
     if format == "ntcir":
         first = next((firsts[f.idx] for f in files if firsts[f.idx] is not None), None)
@@ -517,7 +599,7 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
                               file=str(files[0].path))
         topics: dict[str, Path] = {}
         for f in files:
-            f.layout, f.topic = "res", ntcir.topic_from_name(f.path)
+            f.layout, f.topic, f.delim = "res", ntcir.topic_from_name(f.path), None
             if f.topic in topics:
                 raise IngestError(f"two res files for topic {f.topic!r} (also {topics[f.topic]}); the topic of a "
                                   f"res file is its name up to the first dot", file=str(f.path))
@@ -552,11 +634,18 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
             results[g.idx] = IngestResult("run", nm, "unchanged", [str(f.path) for f in g.files])
         else:
             todo.append(g)
-    if todo:
-        todo_files = [f for g in todo for f in g.files]
-        with store.transaction(), _progress(progress, len(todo_files), "reading runs") as bar:
+    if not todo:
+        return [results[g.idx] for g in groups]
+    todo_files = [f for g in todo for f in g.files]
+    # Parsing and checks fill temporary tables only; the store itself is written in one
+    # transaction at the end. (Outside a transaction a failed fast read can simply be retried.)
+    if store._in_tx:
+        for f in todo_files:
+            f.delim = None
+    try:
+        with _progress(progress, len(todo_files), "reading runs") as bar:
             _load(con, todo_files, "_ing_rows", RUN_COLUMNS, bar)
-            stats = _file_stats(con, "_ing_rows", ", min(tag), max(tag)")
+            stats = _file_stats(con, "_ing_rows", ", min(tag), max(tag), count(DISTINCT topic)")
             for g in todo:
                 for f in g.files:
                     _check_file(f, stats.get(f.idx), allow_empty=res_mode, empty_what="run lines")
@@ -567,36 +656,50 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
                                   file=", ".join(str(f.path) for f in todo_files), expected=RES_EXPECTED)
             _check_names(todo, "run")
             bar.update(description="checking runs")
-            dups = _duplicates(con, "_ing_rows", todo, stats)
+            dups = _duplicates(con, "_ing_rows")
             if dups and not dedupe:
                 g = next(g for g in todo if g.idx in dups)
-                fi, ln, topic, doc, ffi, fln = _first_duplicate(con, "_ing_rows", g.idx)
-                f, ff = files[fi], files[ffi]
-                first_line = _physical_line(ff.path, int(fln))[0]
-                where = f"line {first_line}" + ("" if ff is f else f" of {ff.path}")
-                err = _row_error_dup(f, int(ln), f"duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
-                                     "each docno at most once per topic; pass --dedupe to keep the first occurrence "
-                                     "(trec_eval refuses runs with duplicate documents)")
-                raise err
+                raise _duplicate_error(con, "_ing_rows", g, files, "duplicate document {doc!r} in topic {topic!r} "
+                                       "(first seen on {where})",
+                                       "each docno at most once per topic; pass --dedupe to keep the first "
+                                       "occurrence (trec_eval refuses runs with duplicate documents)")
             if dups:
                 _drop_duplicates(con, "_ing_rows", list(dups))
             bar.update(description="storing runs")
-            gstats = _group_stats(con, "_ing_rows")
-            results.update(_store_runs(store, todo, gstats, dups, replace, "ntcir" if format == "ntcir" else "trec",
-                                       FILE_RANK_SQL if res_mode else TREC_RANK_SQL))
-            con.execute("DROP TABLE IF EXISTS _ing_rows; DROP TABLE IF EXISTS _ing_map")
+            if res_mode or dups:
+                gstats = _group_stats(con, "_ing_rows")
+            else:                                    # one file per run: the file's counts
+                gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
+            with store.transaction():
+                results.update(_store_runs(store, todo, gstats, dups, replace, "ntcir" if format == "ntcir" else "trec",
+                                           FILE_RANK_SQL if res_mode else TREC_RANK_SQL))
+    finally:
+        _drop_temp(con, "_ing_rows", "_ing_map")
     return [results[g.idx] for g in groups]
 
 
-def _row_error_dup(f: _File, ln: int, message: str, expected: str) -> IngestError:
-    line_no, text = _physical_line(f.path, ln)
-    return IngestError(message, file=str(f.path), line=line_no, text=text, expected=expected)
+def _drop_temp(con, *tables: str) -> None:
+    for t in tables:
+        try:
+            con.execute(f"DROP TABLE IF EXISTS {t}")
+        except duckdb.Error:      # e.g. inside a caller's transaction that an error aborted
+            pass
+
+
+def _duplicate_error(con, table: str, g: _Group, files: list[_File], message: str, expected: str) -> IngestError:
+    """The error for the first repeated (topic, doc) of group g: its line, and where it was first seen."""
+    fi, ln, topic, doc, ffi, fln = _first_duplicate(con, table, g.idx)
+    f, ff = files[fi], files[ffi]
+    where = f"line {_physical_line(ff.path, int(fln))[0]}" + ("" if ff is f else f" of {ff.path}")
+    line_no, text = _physical_line(f.path, int(ln))
+    return IngestError(message.format(doc=doc, topic=topic, where=where), file=str(f.path), line=line_no, text=text,
+                       expected=expected)
 
 
 def _name_run(con, g: _Group, st: tuple) -> None:
     """Set the group's tag (and name from the tag when no name was given)."""
     f = g.files[0]
-    tag_min, tag_max = st[4], st[5]
+    tag_min, tag_max = st[3], st[4]
     if tag_min == tag_max:
         g.tag = tag_min
         if g.name is None:
@@ -726,27 +829,28 @@ def ingest_qrels(store, paths, *, name: str | None = None, format: str = "trec",
             results[g.idx] = IngestResult("qrels", g.name, "unchanged", [str(f.path) for f in g.files])
         else:
             todo.append(g)
-    if todo:
-        todo_files = [f for g in todo for f in g.files]
-        with store.transaction(), _progress(progress, len(todo_files), "reading qrels") as bar:
+    if not todo:
+        return [results[g.idx] for g in groups]
+    todo_files = [f for g in todo for f in g.files]
+    try:
+        with _progress(progress, len(todo_files), "reading qrels") as bar:
             _load(con, todo_files, "_ing_q", QRELS_COLUMNS, bar)
             stats = _file_stats(con, "_ing_q")
             for f in todo_files:
                 _check_file(f, stats.get(f.idx), empty_what="judgments")
-            dups = _duplicates(con, "_ing_q", todo, stats)
+            dups = _duplicates(con, "_ing_q")
             if dups:
                 g = next(g for g in todo if g.idx in dups)
-                fi, ln, topic, doc, ffi, fln = _first_duplicate(con, "_ing_q", g.idx)
-                f, ff = files[fi], files[ffi]
-                first_line = _physical_line(ff.path, int(fln))[0]
-                where = f"line {first_line}" + ("" if ff is f else f" of {ff.path}")
-                raise _row_error_dup(f, int(ln), f"document {doc!r} is judged twice for topic {topic!r} "
-                                                 f"(first on {where})",
-                                     "one judgment per (topic, docno); trec_eval refuses such qrels too")
+                raise _duplicate_error(con, "_ing_q", g, files, "document {doc!r} is judged twice for topic "
+                                       "{topic!r} (first on {where})",
+                                       "one judgment per (topic, docno); trec_eval refuses such qrels too")
             gstats = _group_stats(con, "_ing_q", ", max(grade)")
-            for g in todo:
-                results[g.idx] = _store_qrels(store, g, gstats.get(g.idx, (0, 0, None)), format, replace, declared)
-            con.execute("DROP TABLE IF EXISTS _ing_q")
+            with store.transaction():
+                for g in todo:
+                    results[g.idx] = _store_qrels(store, g, gstats.get(g.idx, (0, 0, None)), format, replace,
+                                                  declared)
+    finally:
+        _drop_temp(con, "_ing_q")
     return [results[g.idx] for g in groups]
 
 

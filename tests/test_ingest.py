@@ -332,3 +332,66 @@ def test_progress_bar_only_on_a_terminal(store, capsys, monkeypatch):
     store.ingest_run(SMALL_RUN, name="other", progress=None)
     err = capsys.readouterr().err
     assert "runs" in err and "\x1b[" in err       # drawn (and erased: the bar is transient)
+
+
+# --------------------------------------------------------------------------- fast and general readers
+CLEAN_LINES = ["q1\tQ0\tdA\t1\t3.5\tsysA", "q1\tQ0\tdB\t2\t2.0\tsysA", "q1\tQ0\tdC\t3\t2.0\tsysA",
+               "q2\tQ0\tdA\t1\t10\tsysA", "q2\tQ0\tdE\t2\t1e-3\tsysA"]
+# Each variant starts with clean lines (so the fast reader is tried) and has one odd line later.
+READER_VARIANTS = {
+    "clean tabs": CLEAN_LINES,
+    "clean spaces": [ln.replace("\t", " ") for ln in CLEAN_LINES],
+    "space inside a field": CLEAN_LINES[:3] + ["q2\tQ0\td A\t1\t10\tsysA"],
+    "tab in a space file": [ln.replace("\t", " ") for ln in CLEAN_LINES[:3]] + ["q2 Q0\tdA 1 10 sysA"],
+    "double tab": CLEAN_LINES[:3] + ["q2\tQ0\t\tdA\t1\t10\tsysA"],
+    "empty field": CLEAN_LINES[:3] + ["q2\tQ0\t\t1\t10\tsysA"],
+    "seventh field": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t10\tsysA\tjunk"],
+    "trailing tab": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t10\tsysA\t"],
+    "trailing space": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t10\tsysA  "],
+    "comment and blank lines": CLEAN_LINES[:2] + ["# note", "", "  "] + CLEAN_LINES[2:],
+    "control character": CLEAN_LINES[:3] + ["q2\tQ0\td\x01A\t1\t10\tsysA"],
+    "score with underscore": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t1_0\tsysA"],
+    "hex score": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t0x10\tsysA"],
+    "rank 1.0": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1.0\t10\tsysA"],
+    "inf score": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\tinf\tsysA"],
+    "topic starting with #": CLEAN_LINES[:3] + ["#q2\tQ0\tdA\t1\t10\tsysA"],
+    "second tag": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t10\tsysB"],
+    "duplicate": CLEAN_LINES + ["q1\tQ0\tdA\t9\t0.1\tsysA"],
+    "crlf": None,   # CLEAN_LINES with CRLF line ends
+    "mixed line ends": None,
+}
+
+
+def _variant_bytes(label):
+    if label == "crlf":
+        return ("\r\n".join(CLEAN_LINES) + "\r\n").encode()
+    if label == "mixed line ends":
+        return ("\n".join(CLEAN_LINES[:2]) + "\r\n" + "\n".join(CLEAN_LINES[2:]) + "\n").encode()
+    return ("\n".join(READER_VARIANTS[label]) + "\n").encode()
+
+
+def _ingest_outcome(path):
+    with evalstore.open(":memory:") as s:
+        try:
+            res = s.ingest_run(path, progress=False)
+        except IngestError as e:
+            return ("error", str(e))
+        return ("ok", [(r.name, r.n_rows, r.status) for r in res],
+                s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows,
+                s.sql("SELECT name, tag, n_topics, n_rows FROM runs").rows)
+
+
+@pytest.mark.parametrize("label", list(READER_VARIANTS))
+def test_fast_and_general_readers_store_the_same(label, tmp_path, monkeypatch):
+    """Whatever the fast reader accepts, the general reader reads identically; whatever it cannot
+    read exactly goes to the general reader. So the outcome (rows or error message) never depends
+    on which reader was tried first."""
+    import evalstore.ingest as ing
+
+    p = tmp_path / "v.run"
+    p.write_bytes(_variant_bytes(label))
+    assert ing._fast_delimiter(ing._first_content_line(p)) in ("\t", " ")   # the fast reader is tried
+    fast = _ingest_outcome(p)
+    monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)       # general reader only
+    general = _ingest_outcome(p)
+    assert fast == general
