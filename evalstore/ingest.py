@@ -32,16 +32,24 @@ Rules
   ``dedupe=True`` keeps the first occurrence. A docno judged twice in one topic of a qrels set
   is an error.
 
-Speed: every line is split with ``string_split`` when it is cleanly tab- or single-space
-separated and only otherwise with a regular expression; all files of a call are read by a few
-``UNION ALL`` statements (one ``read_csv`` per file, so DuckDB reads several files in parallel).
+Speed
+-----
+All files of a call are parsed into a temporary table by a few ``INSERT ... UNION ALL``
+statements, one ``read_csv`` per file, so that DuckDB reads several files in parallel. A TREC run
+whose first line is cleanly tab- or single-space separated is read by DuckDB's CSV parser itself
+(strict, six fields: the *fast reader*); every other file, and any file in which the fast reader
+meets a line it cannot read exactly like the general reader, is read line by line and split in
+SQL (``string_split`` for clean lines, a regular expression only for messy ones: the *general
+reader*). Both readers store exactly the same rows (tests/test_ingest.py checks this). Checks
+(field counts, numbers, tags, duplicates) are set-based queries; Python only looks at a file
+again to quote the offending line of an error. The store is written in one transaction at the
+end (one INSERT for all runs, ranked by a window function).
 """
 from __future__ import annotations
 
 import glob as _glob
 import gzip
 import hashlib
-import io
 import os
 import re
 from dataclasses import dataclass, field
@@ -220,6 +228,16 @@ def _physical_line(path: Path, content_index: int) -> tuple[int, str]:
     return content_index, ""
 
 
+def _duckdb_path(path: Path) -> str:
+    """The path as a DuckDB file pattern that matches only this file: DuckDB treats * ? [ in
+    read_csv paths as glob characters (a file 'run[1].txt' would read 'run1.txt')."""
+    return str(path).replace("[", "[[]").replace("*", "[*]").replace("?", "[?]")
+
+
+def _same_file(name: str, path: Path) -> bool:
+    return name.strip() in (str(path), _duckdb_path(path))
+
+
 def _fields(text: str) -> list[str]:
     s = text.strip(_WS)
     return _SPLIT_RE.split(s) if s else []
@@ -343,7 +361,7 @@ def _branch_sql(f: _File, out_cols: str, k: int) -> tuple[str, list]:
            f"SELECT ln, x, {_SPLIT} AS f FROM ("
            f"SELECT row_number() OVER () AS ln, line, x FROM read_csv(${k + 1}, {_READ_OPTS}, "
            f"compression='{f.compression}') WHERE {_CONTENT})))")
-    return sql, [str(f.path)] + ([f.topic] if "$topic" in lay.columns else [])
+    return sql, [_duckdb_path(f.path)] + ([f.topic] if "$topic" in lay.columns else [])
 
 
 _FAST_COLUMNS = ("columns={'topic': 'VARCHAR', 'q0': 'VARCHAR', 'doc': 'VARCHAR', 'rank': 'VARCHAR', "
@@ -367,7 +385,7 @@ def _fast_branch_sql(f: _File, k: int) -> tuple[str, list]:
            f"{_NUM_SQL.format(f='score')} AS score, tag, ({messy}) AS messy "
            f"FROM read_csv(${k + 1}, {_FAST_COLUMNS}, delim='{f.delim}', quote='', escape='', header=false, "
            f"auto_detect=false, strict_mode=true, compression='{f.compression}'))")
-    return sql, [str(f.path)]
+    return sql, [_duckdb_path(f.path)]
 
 
 def _batches(files: list[_File], con) -> Iterator[list[_File]]:
@@ -393,7 +411,7 @@ def _culprit(e: duckdb.Error, batch: list[_File]) -> _File | None:
     named = re.search(r"^\s*file = (.+)$", str(e), re.M)
     if named:
         for f in batch:
-            if named.group(1).strip() == str(f.path):
+            if _same_file(named.group(1), f.path):
                 return f
     return None
 
@@ -439,8 +457,8 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
 def _read_failed(e: duckdb.Error, batch: list[_File]) -> None:
     """Turn a reader error into an IngestError naming the file (and line, for bad bytes)."""
     msg = str(e)
-    named = re.search(r"^\s*file = (.+)$", msg, re.M)
-    suspects = [f for f in batch if named and named.group(1).strip() == str(f.path)] or batch
+    culprit = _culprit(e, batch)
+    suspects = [culprit] if culprit else batch
     if "unicode" in msg.lower() or "utf" in msg.lower():
         for f in suspects:
             _check_decodable(f.path)

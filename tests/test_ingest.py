@@ -395,3 +395,17 @@ def test_fast_and_general_readers_store_the_same(label, tmp_path, monkeypatch):
     monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)       # general reader only
     general = _ingest_outcome(p)
     assert fast == general
+
+
+def test_file_names_with_glob_characters_are_read_literally(store, tmp_path):
+    # DuckDB's reader treats * ? [ as glob characters: 'run[1].txt' must not read 'run1.txt'.
+    (tmp_path / "run[1].txt").write_text("q1 Q0 literal 1 1.0 lit\n")
+    (tmp_path / "run1.txt").write_text("q1 Q0 other 1 1.0 other\n")
+    (tmp_path / "a*b?.txt").write_text("q1\tQ0\tstar\t1\t1.0\tstar\n")
+    (tmp_path / "axxbz.txt").write_text("q1\tQ0\twrong\t1\t1.0\twrong\n")
+    res = store.ingest_run([tmp_path / "run[1].txt", tmp_path / "a*b?.txt"], progress=False)
+    assert [r.name for r in res] == ["lit", "star"]
+    assert store.sql("SELECT doc FROM run_rows ORDER BY doc").rows == [("literal",), ("star",)]
+    (tmp_path / "q[x].txt").write_text("q1 0 d 1\nq1 0 d 1\n")
+    with pytest.raises(IngestError, match=r"q\[x\]\.txt, line 2: document 'd' is judged twice"):
+        store.ingest_qrels(tmp_path / "q[x].txt", progress=False)
