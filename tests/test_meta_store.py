@@ -53,7 +53,7 @@ def test_kendall_persisted_and_queryable(sample_store):
     lb = sample_store.sql("SELECT run, metric, mean FROM leaderboard").rows
     means = {}
     for run, metric, mean in lb:
-        means.setdefault(metric, {})[run] = mean
+        means.setdefault(metric, {})[run] = round(mean, 12)   # as meta's ScoreMatrix.means()
     runs = sorted(means[rows[0][0]])
     for ma, mb, tau, tau_b, p, rho in rows:
         a, b = [means[ma][r] for r in runs], [means[mb][r] for r in runs]
