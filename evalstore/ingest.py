@@ -52,6 +52,7 @@ import gzip
 import hashlib
 import os
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
@@ -178,17 +179,23 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """(physical line number, bytes without line end). Lines end at LF, CRLF or a lone CR, as in
     DuckDB's reader; a UTF-8 BOM at the start is dropped."""
     n = 0
-    with _open_bytes(path) as f:
-        for raw in f:
-            if n == 0 and raw.startswith(_BOM):
-                raw = raw[len(_BOM):]
-            if raw.endswith(b"\n"):
-                raw = raw[:-1]
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            for part in raw.split(b"\r") if b"\r" in raw else (raw,):
-                n += 1
-                yield n, part
+    try:
+        with _open_bytes(path) as f:
+            for raw in f:
+                if n == 0 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM):]
+                if raw.endswith(b"\n"):
+                    raw = raw[:-1]
+                if raw.endswith(b"\r"):
+                    raw = raw[:-1]
+                for part in raw.split(b"\r") if b"\r" in raw else (raw,):
+                    n += 1
+                    yield n, part
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise IngestError(f"the gzip data is damaged or truncated after line {n} ({e})", file=str(path),
+                          expected="a complete gzip file (check it with gzip -t FILE)") from None
+    except OSError as e:
+        raise IngestError(f"cannot read the file: {e.strerror or e}", file=str(path)) from None
 
 
 def _is_content(text: str) -> bool:
@@ -408,12 +415,15 @@ def _insert_union(con, table: str, branches: list[tuple[str, list]]) -> None:
 
 
 def _culprit(e: duckdb.Error, batch: list[_File]) -> _File | None:
-    named = re.search(r"^\s*file = (.+)$", str(e), re.M)
+    """The file of the batch that a DuckDB reader error is about, if the message names one."""
+    msg = str(e)
+    named = re.search(r"^\s*file = (.+)$", msg, re.M)
     if named:
         for f in batch:
             if _same_file(named.group(1), f.path):
                 return f
-    return None
+    mentioned = [f for f in batch if str(f.path) in msg or _duckdb_path(f.path) in msg]
+    return max(mentioned, key=lambda f: len(str(f.path))) if mentioned else None
 
 
 def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
@@ -459,9 +469,8 @@ def _read_failed(e: duckdb.Error, batch: list[_File]) -> None:
     msg = str(e)
     culprit = _culprit(e, batch)
     suspects = [culprit] if culprit else batch
-    if "unicode" in msg.lower() or "utf" in msg.lower():
-        for f in suspects:
-            _check_decodable(f.path)
+    for f in suspects:      # bad bytes or damaged gzip data: found again, with the line, by Python
+        _check_decodable(f.path)
     first = msg.splitlines()[0] if msg else type(e).__name__
     target = suspects[0].path if len(suspects) == 1 else ", ".join(str(f.path) for f in suspects)
     raise IngestError(f"cannot read the file: {first}", file=str(target)) from None
