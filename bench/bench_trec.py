@@ -40,7 +40,7 @@ What each tool does (each in its own subprocess, so its peak RSS is its own):
 Columns: ``import`` (importing the tool), ``load`` (parse/ingest: files to the tool's structures),
 ``eval`` (evaluation incl. means), ``total`` = load + eval, ``cpu`` = user+sys CPU seconds of the
 child for load + eval (DuckDB and numba use both cores; pytrec_eval one), ``peak MB`` = the
-child's peak RSS (getrusage ru_maxrss, incl. interpreter and libraries), ``+MB`` = peak minus the
+child's peak RSS (VmHWM, incl. interpreter and libraries), ``+MB`` = peak minus the
 RSS right after the imports. Ratios are against pytrec_eval on the same collection (time: total;
 memory: peak). Each (tool, collection) runs ``--repeat`` times; the repetition with the lowest
 total is shown (best of N: on a shared machine, other load only ever adds time), with the range
@@ -113,16 +113,29 @@ def open_text(path: str):
     return gzip.open(path, "rt") if gz else open(path)
 
 
+def _proc_status_mb(key: str) -> float | None:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 def rss_now_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    v = _proc_status_mb("VmRSS")
+    return float("nan") if v is None else v
 
 
 def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # KiB on Linux
+    """Peak RSS of this process. Linux's VmHWM belongs to the process image, while getrusage's
+    ru_maxrss survives exec: a child would report its parent's size at fork if that was larger."""
+    v = _proc_status_mb("VmHWM")
+    if v is not None:
+        return v
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # KiB on Linux (macOS: bytes)
 
 
 def cpu_seconds() -> float:
@@ -405,11 +418,11 @@ def main(argv=None) -> int:
     bad = [t for t in tools if t not in TOOLS]
     if bad:
         ap.error(f"unknown tool(s) {bad}; choose from {','.join(TOOLS)}")
-    if "ranx" in tools:
-        try:
-            import ranx  # noqa: F401
-        except Exception as e:  # ImportError, or numba failing to load
-            print(f"note: ranx unavailable ({type(e).__name__}: {e}); pip install ranx to include it")
+    if "ranx" in tools:            # checked in a child: importing ranx here would only bloat this process
+        probe = subprocess.run([sys.executable, "-c", "import ranx"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            last = (probe.stderr.strip().splitlines() or ["import failed"])[-1]
+            print(f"note: ranx unavailable ({last}); pip install ranx to include it")
             tools.remove("ranx")
     work = Path(a.work_dir)
     work.mkdir(parents=True, exist_ok=True)
