@@ -565,9 +565,12 @@ def _progress(enabled: bool | None, total: int, label: str):
     return progress_bar(total, label, enabled=enabled, min_total=1, transient=True)
 
 
-def _validate_format(format: str) -> None:
+def _validate_call(store, format: str) -> None:
     if format not in ("trec", "ntcir"):
         raise IngestError(f"unknown format {format!r}; use 'trec' or 'ntcir'")
+    if getattr(store, "read_only", False):
+        raise IngestError(f"the store {store.location} is open read-only; open it with evalstore.open(path) "
+                          f"(without read_only=True) to ingest")
 
 
 # =========================================================================== runs
@@ -604,7 +607,7 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
     one run named ``name``.
 
     All files are stored in one transaction: any error stores nothing."""
-    _validate_format(format)
+    _validate_call(store, format)
     if name_from not in ("tag", "file"):
         raise IngestError(f"name_from must be 'tag' or 'file', not {name_from!r}")
     if name is not None and not name.strip():
@@ -824,7 +827,7 @@ def ingest_qrels(store, paths, *, name: str | None = None, format: str = "trec",
     default gains of levels 1..n (used when a metric is given no ``gains=``).
 
     All files are stored in one transaction: any error stores nothing."""
-    _validate_format(format)
+    _validate_call(store, format)
     if name is not None and not name.strip():
         raise IngestError("the qrels set name is empty")
     declared = _normalise_gains(gains)

@@ -150,6 +150,8 @@ def test_read_only_store(tmp_path):
         assert a.read_only and a.qrels_names() == b.qrels_names() == ["q"]
         with pytest.raises(StoreError, match="SQL error: .*read-only"):
             a.sql("DELETE FROM qrels_data", write=True)
+        with pytest.raises(evalstore.IngestError, match="open read-only"):
+            a.ingest_run(FIX / "run_small.txt", progress=False)
     with pytest.raises(StoreError, match="does not exist"):
         evalstore.open(tmp_path / "missing.duckdb", read_only=True)
 
