@@ -780,7 +780,7 @@ def _store_runs(store, groups: Sequence[_Group], gstats: dict, dups: dict, repla
             raise IngestError(
                 f"a run named {g.name!r} already exists with different content (sha256 {old[1][:12]} vs {g.sha[:12]})",
                 file=", ".join(files), expected="--replace to replace it, or --name to store this file under another name")
-        source = ",".join(files)
+        source = ",".join(files) or "<dict>"
         n_dropped = dups.get(g.idx, 0)
         if old:
             run_id = old[0]
@@ -903,7 +903,7 @@ def _normalise_gains(gains) -> str | None:
 def _store_qrels(store, g: _Group, gstat: tuple, fmt: str, replace: bool, gains: str | None) -> IngestResult:
     con = store.con
     files = [str(f.path) for f in g.files]
-    source = ",".join(files)
+    source = ",".join(files) or "<dict>"
     n_rows, n_topics, max_grade = gstat
     existing = con.execute("SELECT qrels_id, sha256 FROM qrels_meta WHERE name = ?", [g.name]).fetchall()
     if existing and existing[0][1] == g.sha:

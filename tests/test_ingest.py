@@ -238,6 +238,8 @@ def test_dicts_are_stored_like_files(store):
                                       "q2": {"dA": 10, "dE": 1e-3}}).status == "unchanged"
     q = qrels_from_dict(store, "dq", {"q1": {"dA": 2, "dX": -1}})
     assert (q.n_rows, q.n_topics) == (2, 1)
+    assert store.sql("SELECT source, format FROM qrels_sets UNION ALL SELECT source, format FROM runs WHERE name = 'd'"
+                     ).rows == [("<dict>", "dict")] * 2
     with pytest.raises(IngestError, match="not finite"):
         run_from_dict(store, "bad", {"q": {"d": float("nan")}})
 
