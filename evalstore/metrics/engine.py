@@ -309,7 +309,11 @@ def compute(con, qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Se
     for unit in units.values():
         ctx = unit.context
         _check_gains(con, unit.qrels_ids, ctx["gains"], qrels_names or {})
-        opts = Options(options.convention, options.complete, options.depth, pool=options.pool)
+        # The parent's dropped documents (pool rows of a subsample) only matter to metrics that
+        # read pooled-but-unjudged rows (infAP); every other metric treats them as unjudged, so
+        # they are added only when such a metric is in the unit.
+        opts = Options(options.convention, options.complete, options.depth,
+                       pool=options.pool and any(i.spec.needs_pool for i in unit.instances))
         opts.gmax = max(ctx["gains"]) if ctx["gains"] else _top_grade(con, unit.qrels_ids)
         build_ranked_list(con, unit.qrels_ids, run_ids, ctx, opts)
         selects, done = [], set()

@@ -67,6 +67,7 @@ class MetricSpec:
     aliases: tuple[str, ...] = ()
     missing: float | None = 0.0          # value of an evaluated topic the SQL returns no row for
     check: Callable[[dict], None] | None = None   # extra parameter validation
+    needs_pool: bool = False             # reads pooled-but-unjudged rows (grade < 0) added for subsamples
 
     @property
     def family(self) -> str:

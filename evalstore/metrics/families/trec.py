@@ -114,7 +114,7 @@ _spec("GM_Bpref", "Bpref", "Bpref per topic, summarised by the geometric mean (f
 _spec("infAP", "infAP",
       "Inferred AP as trec_eval computes it: qrels grades < 0 mark docs in the pool but unjudged; docs not in the "
       "qrels are outside the pool (epsilon 1e-5). Equals AP when every retrieved doc is judged.",
-      "m_infap.c; Yilmaz & Aslam, CIKM 2006")
+      "m_infap.c; Yilmaz & Aslam, CIKM 2006", needs_pool=True)
 _spec("IPrec", "IPrec",
       "Interpolated precision at recall level p: the best precision at or after the rank where lround(p*R) relevant "
       "docs have been retrieved (0 if never). Write IPrec@0.1 or IPrec(recall=0.1).",
