@@ -38,6 +38,26 @@
 -- value v of a retrieved one, a running count n_below and gain sum g_below of the docs with
 -- 0 < gain < v (computed over the docs with 0 < gain <= v); at the rows where v = g(r'):
 -- penalty(r') = z(r') + n_below(r') - g_below(r')/g(r').
+--
+-- Fragment rpref_penalty (shared by the three rpref blocks): x = one row per retrieved judged doc with gain > 0, with its penalty(r').
+
+-- @fragment rpref_penalty
+pos AS (
+    SELECT qrels_id, run_id, topic, jrank, gain, R, N, ideal_total,
+           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY jrank) - 1 AS pos_above
+    FROM rl_judged WHERE judged AND gain > 0 AND ideal_total > 0
+), lv AS (
+    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM pos
+), p AS (
+    SELECT pos.*, lv.v,
+           sum(CASE WHEN pos.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
+           sum(CASE WHEN pos.gain < lv.v THEN pos.gain ELSE 0 END) OVER w AS g_below
+    FROM pos JOIN lv ON lv.qrels_id = pos.qrels_id AND lv.run_id = pos.run_id AND lv.topic = pos.topic
+                    AND pos.gain <= lv.v
+    WINDOW w AS (PARTITION BY pos.qrels_id, pos.run_id, pos.topic, lv.v ORDER BY pos.jrank ROWS UNBOUNDED PRECEDING)
+), x AS (
+    SELECT *, (jrank - 1 - pos_above) + n_below - g_below / gain AS penalty FROM p WHERE gain = v
+)
 
 -- @metric bpref_R
 SELECT qrels_id, run_id, topic,
@@ -73,62 +93,17 @@ FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_N
-WITH pos AS (
-    SELECT qrels_id, run_id, topic, jrank, gain, R, N, ideal_total,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY jrank) - 1 AS pos_above
-    FROM rl_judged WHERE judged AND gain > 0 AND ideal_total > 0
-), lv AS (
-    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM pos
-), p AS (
-    SELECT pos.*, lv.v,
-           sum(CASE WHEN pos.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
-           sum(CASE WHEN pos.gain < lv.v THEN pos.gain ELSE 0 END) OVER w AS g_below
-    FROM pos JOIN lv ON lv.qrels_id = pos.qrels_id AND lv.run_id = pos.run_id AND lv.topic = pos.topic
-                    AND pos.gain <= lv.v
-    WINDOW w AS (PARTITION BY pos.qrels_id, pos.run_id, pos.topic, lv.v ORDER BY pos.jrank ROWS UNBOUNDED PRECEDING)
-), x AS (
-    SELECT *, (jrank - 1 - pos_above) + n_below - g_below / gain AS penalty FROM p WHERE gain = v
-)
+WITH ${rpref_penalty}
 SELECT qrels_id, run_id, topic, sum(CASE WHEN penalty = 0 THEN gain
                 ELSE gain * (1.0 - penalty / (R + N - ideal_total / ${gmax})) END) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative
-WITH pos AS (
-    SELECT qrels_id, run_id, topic, jrank, gain, ideal_total,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY jrank) - 1 AS pos_above
-    FROM rl_judged WHERE judged AND gain > 0 AND ideal_total > 0
-), lv AS (
-    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM pos
-), p AS (
-    SELECT pos.*, lv.v,
-           sum(CASE WHEN pos.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
-           sum(CASE WHEN pos.gain < lv.v THEN pos.gain ELSE 0 END) OVER w AS g_below
-    FROM pos JOIN lv ON lv.qrels_id = pos.qrels_id AND lv.run_id = pos.run_id AND lv.topic = pos.topic
-                    AND pos.gain <= lv.v
-    WINDOW w AS (PARTITION BY pos.qrels_id, pos.run_id, pos.topic, lv.v ORDER BY pos.jrank ROWS UNBOUNDED PRECEDING)
-), x AS (
-    SELECT *, (jrank - 1 - pos_above) + n_below - g_below / gain AS penalty FROM p WHERE gain = v
-)
+WITH ${rpref_penalty}
 SELECT qrels_id, run_id, topic, coalesce(sum(gain * (1.0 - penalty / (jrank - 1))) FILTER (WHERE jrank > 1), 0) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative2
-WITH pos AS (
-    SELECT qrels_id, run_id, topic, jrank, gain, ideal_total,
-           row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY jrank) - 1 AS pos_above
-    FROM rl_judged WHERE judged AND gain > 0 AND ideal_total > 0
-), lv AS (
-    SELECT DISTINCT qrels_id, run_id, topic, gain AS v FROM pos
-), p AS (
-    SELECT pos.*, lv.v,
-           sum(CASE WHEN pos.gain < lv.v THEN 1 ELSE 0 END) OVER w AS n_below,
-           sum(CASE WHEN pos.gain < lv.v THEN pos.gain ELSE 0 END) OVER w AS g_below
-    FROM pos JOIN lv ON lv.qrels_id = pos.qrels_id AND lv.run_id = pos.run_id AND lv.topic = pos.topic
-                    AND pos.gain <= lv.v
-    WINDOW w AS (PARTITION BY pos.qrels_id, pos.run_id, pos.topic, lv.v ORDER BY pos.jrank ROWS UNBOUNDED PRECEDING)
-), x AS (
-    SELECT *, (jrank - 1 - pos_above) + n_below - g_below / gain AS penalty FROM p WHERE gain = v
-)
+WITH ${rpref_penalty}
 SELECT qrels_id, run_id, topic, sum(gain * (1.0 - penalty / jrank)) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic

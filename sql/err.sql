@@ -10,9 +10,11 @@
 --   nERR@k   = ERR@k / ERR@k of the ideal list (every relevant doc, highest gain first)
 -- Unjudged and nonrelevant docs have p = 0 but keep their rank. Without @k the whole list is
 -- used. p(r) < 1 always, so the product is computed as exp(sum ln(1 - p)).
+--
+-- Fragment err_run (ERR, nERR): p = stop probability of each judged doc with gain > 0 at rank <= k, s adds go_on = prod_{i<r} (1 - p(i)).
 
--- @metric ERR
-WITH p AS (
+-- @fragment err_run
+p AS (
     SELECT qrels_id, run_id, topic, rank, gain / (${gmax} + 1.0) AS p
     FROM rl_judged WHERE gain > 0 AND rank <= ${k}
 ), s AS (
@@ -20,18 +22,14 @@ WITH p AS (
                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
     FROM p
 )
+
+-- @metric ERR
+WITH ${err_run}
 SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS value
 FROM s GROUP BY qrels_id, run_id, topic
 
 -- @metric nERR
-WITH p AS (
-    SELECT qrels_id, run_id, topic, rank, gain / (${gmax} + 1.0) AS p
-    FROM rl_judged WHERE gain > 0 AND rank <= ${k}
-), s AS (
-    SELECT *, exp(coalesce(sum(ln(1.0 - p)) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank
-                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
-    FROM p
-), err AS (
+WITH ${err_run}, err AS (
     SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS err FROM s GROUP BY qrels_id, run_id, topic
 ), ip AS (
     SELECT qrels_id, topic, rank, gain / (${gmax} + 1.0) AS p FROM rl_ideal WHERE rank <= ${k}

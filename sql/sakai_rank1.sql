@@ -13,9 +13,12 @@
 -- beta(B)=4 is [4, 3, 2]). NULL = the default beta(l) = n + 2 - l (top level 2, one more per
 -- level below), n = the qrels set's number of levels: the length of its declared default gains,
 -- else its highest grade (for a subsample, the larger of its own and its parent's).
+--
+-- Fragment first_relevant (shared by both blocks): lv = the number of levels n of each qrels set,
+-- first = r_1, L_1 and the topic's top level M per (qrels, run, topic), pen = the penalty list.
 
--- @metric WRR
-WITH lv AS (
+-- @fragment first_relevant
+lv AS (
     SELECT m.qrels_id,
            coalesce(len(string_split(coalesce(m.default_gains, p.default_gains), ':')),
                     greatest(m.max_grade, p.max_grade)) AS n_levels
@@ -32,6 +35,9 @@ WITH lv AS (
                          list_transform(range(1, lv.n_levels + 1), lambda l: (lv.n_levels + 2 - l)::DOUBLE)) AS pl
     FROM first f JOIN lv USING (qrels_id)
 )
+
+-- @metric WRR
+WITH ${first_relevant}
 SELECT qrels_id, run_id, topic,
        CASE WHEN top > len(pl)
             THEN error('WRR: topic ' || topic || ' has relevance level ' || top || ' but the penalties cover levels 1..'
@@ -40,23 +46,7 @@ SELECT qrels_id, run_id, topic,
 FROM pen
 
 -- @metric NWRR
-WITH lv AS (
-    SELECT m.qrels_id,
-           coalesce(len(string_split(coalesce(m.default_gains, p.default_gains), ':')),
-                    greatest(m.max_grade, p.max_grade)) AS n_levels
-    FROM qrels_meta m
-    LEFT JOIN subsample_meta s ON s.qrels_id = m.qrels_id
-    LEFT JOIN qrels_meta p ON p.qrels_id = s.parent_id
-    WHERE m.qrels_id IN (SELECT DISTINCT qrels_id FROM rl_topics)
-), first AS (
-    SELECT qrels_id, run_id, topic, min(rank) AS r1, arg_min(grade, rank) AS l1, any_value(max_grade) AS top
-    FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
-    GROUP BY qrels_id, run_id, topic
-), pen AS (
-    SELECT f.*, coalesce(${penalties}::DOUBLE[],
-                         list_transform(range(1, lv.n_levels + 1), lambda l: (lv.n_levels + 2 - l)::DOUBLE)) AS pl
-    FROM first f JOIN lv USING (qrels_id)
-)
+WITH ${first_relevant}
 SELECT qrels_id, run_id, topic,
        CASE WHEN top > len(pl)
             THEN error('NWRR: topic ' || topic || ' has relevance level ' || top || ' but the penalties cover levels 1..'

@@ -25,6 +25,24 @@
 -- NDPM/Kendall-tau/Spearman run as Python UDFs (evalstore/metrics/udf_graded.py); they are NULL
 -- (left out of the mean) when undefined: no pair the user strictly prefers (NDPM) or no variation
 -- on one side (Kendall-tau, Spearman).
+--
+-- Fragment preference_docs (NDPM, Kendall-tau, Spearman): d = per (qrels, run, topic) every retrieved doc (s = its score, or minus its rank under ntcireval / without scores) and every judged doc not retrieved (s = -inf, tied at the bottom), with u = the user's gain.
+
+-- @fragment preference_docs
+d AS (
+    SELECT t.qrels_id, t.run_id, t.topic,
+           CASE WHEN ${convention} = 'ntcireval' OR r.score IS NULL THEN -r.rank::DOUBLE ELSE r.score END AS s,
+           coalesce(q.gain, 0.0) AS u
+    FROM rl_topics t
+    JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
+    LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
+    WHERE NOT ${judged_only} OR coalesce(q.judged, false)
+    UNION ALL
+    SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
+    FROM rl_topics t
+    JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
+    ANTI JOIN rl_judged j ON j.qrels_id = t.qrels_id AND j.run_id = t.run_id AND j.topic = t.topic AND j.doc = q.doc
+)
 
 -- @metric SR
 WITH n AS (
@@ -106,56 +124,17 @@ JOIN ideal i ON i.qrels_id = s.qrels_id AND i.topic = s.topic AND i.rank = least
 GROUP BY s.qrels_id, s.run_id, s.topic
 
 -- @metric NDPM
-WITH d AS (
-    SELECT t.qrels_id, t.run_id, t.topic,
-           CASE WHEN ${convention} = 'ntcireval' OR r.score IS NULL THEN -r.rank::DOUBLE ELSE r.score END AS s,
-           coalesce(q.gain, 0.0) AS u
-    FROM rl_topics t
-    JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
-    LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
-    WHERE NOT ${judged_only} OR coalesce(q.judged, false)
-    UNION ALL
-    SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
-    FROM rl_topics t
-    JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
-    ANTI JOIN rl_judged j ON j.qrels_id = t.qrels_id AND j.run_id = t.run_id AND j.topic = t.topic AND j.doc = q.doc
-)
+WITH ${preference_docs}
 SELECT qrels_id, run_id, topic, ndpm(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
 
 -- @metric Kendall-tau
-WITH d AS (
-    SELECT t.qrels_id, t.run_id, t.topic,
-           CASE WHEN ${convention} = 'ntcireval' OR r.score IS NULL THEN -r.rank::DOUBLE ELSE r.score END AS s,
-           coalesce(q.gain, 0.0) AS u
-    FROM rl_topics t
-    JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
-    LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
-    WHERE NOT ${judged_only} OR coalesce(q.judged, false)
-    UNION ALL
-    SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
-    FROM rl_topics t
-    JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
-    ANTI JOIN rl_judged j ON j.qrels_id = t.qrels_id AND j.run_id = t.run_id AND j.topic = t.topic AND j.doc = q.doc
-)
+WITH ${preference_docs}
 SELECT qrels_id, run_id, topic, kendall_tau_b(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
 
 -- @metric Spearman
-WITH d AS (
-    SELECT t.qrels_id, t.run_id, t.topic,
-           CASE WHEN ${convention} = 'ntcireval' OR r.score IS NULL THEN -r.rank::DOUBLE ELSE r.score END AS s,
-           coalesce(q.gain, 0.0) AS u
-    FROM rl_topics t
-    JOIN rl_retrieved r ON r.run_id = t.run_id AND r.topic = t.topic
-    LEFT JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = r.topic AND q.doc = r.doc
-    WHERE NOT ${judged_only} OR coalesce(q.judged, false)
-    UNION ALL
-    SELECT t.qrels_id, t.run_id, t.topic, '-inf'::DOUBLE AS s, q.gain AS u
-    FROM rl_topics t
-    JOIN rl_qrels q ON q.qrels_id = t.qrels_id AND q.topic = t.topic AND q.judged
-    ANTI JOIN rl_judged j ON j.qrels_id = t.qrels_id AND j.run_id = t.run_id AND j.topic = t.topic AND j.doc = q.doc
-)
+WITH ${preference_docs}
 SELECT qrels_id, run_id, topic, spearman_rho(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
 

@@ -41,23 +41,33 @@ from .registry import MetricInstance
 CONVENTIONS = ("trec_eval", "ntcireval")
 NTCIREVAL_DEFAULT_DEPTH = 1000
 _NO_DEPTH = 2_000_000_000
-_BLOCK_RE = re.compile(r"^--\s*@metric\s+(\S+)\s*$", re.M)
+_BLOCK_RE = re.compile(r"^--\s*@(metric|fragment)\s+(\S+)\s*$", re.M)
 
 
 # --------------------------------------------------------------------------- SQL blocks
-_blocks_cache: dict[str, dict[str, str]] = {}
+_blocks_cache: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
 
 
 def sql_blocks(filename: str) -> dict[str, str]:
     """The ``-- @metric NAME`` blocks of a family SQL file."""
+    return _parse_sql_file(filename)[0]
+
+
+def sql_fragments(filename: str) -> dict[str, str]:
+    """The ``-- @fragment NAME`` blocks of a family SQL file: pieces of SQL (typically CTEs) that
+    several metric blocks of the same file share, included as ``${NAME}``."""
+    return _parse_sql_file(filename)[1]
+
+
+def _parse_sql_file(filename: str) -> tuple[dict[str, str], dict[str, str]]:
     if filename not in _blocks_cache:
-        text = read_sql(filename)
-        parts = _BLOCK_RE.split(text)
-        blocks = {}
-        for i in range(1, len(parts), 2):
-            body = parts[i + 1].strip().rstrip(";").strip()
-            blocks[parts[i]] = body
-        _blocks_cache[filename] = blocks
+        parts = _BLOCK_RE.split(read_sql(filename))
+        blocks: dict[str, str] = {}
+        fragments: dict[str, str] = {}
+        for i in range(1, len(parts), 3):
+            body = parts[i + 2].strip().rstrip(";").strip()
+            (blocks if parts[i] == "metric" else fragments)[parts[i + 1]] = body
+        _blocks_cache[filename] = (blocks, fragments)
     return _blocks_cache[filename]
 
 
@@ -73,6 +83,8 @@ def metric_sql(inst: MetricInstance, options: "Options") -> str:
     values["gmax"] = sql_literal(options.gmax)
     values["convention"] = sql_literal(options.convention)
     try:
+        for name, fragment in sql_fragments(filename).items():
+            values[name] = string.Template(fragment).substitute(values)
         return string.Template(blocks[block]).substitute(values)
     except KeyError as e:
         raise MetricError(f"internal: SQL block {inst.spec.sql} uses undefined placeholder {e}") from None

@@ -52,6 +52,8 @@ class MetricSpec:
     ``sql`` is ``'file.sql#block'``: the block ``-- @metric block`` of ``sql/file.sql``, a SELECT
     returning ``(run_id, topic, value)`` over the ranked judged list (``rl_judged``, ``rl_topics``,
     ``rl_ideal``, ``rl_qrels``; see ``sql/ranked_list.sql``) with ``${param}`` placeholders.
+    CTEs that several blocks of one file share are written once as ``-- @fragment NAME`` and
+    included as ``${NAME}``.
     ``cutoff``: 'none', 'optional' or 'required' (``${k}``, NULL-free: the engine substitutes
     a very large number when the cutoff is absent and ``cutoff='optional'``).
     """
