@@ -82,7 +82,10 @@ WINDOW w AS (PARTITION BY qrels_id, topic ORDER BY gain DESC, grade DESC, doc);
 
 -- The retrieved rows of the selected runs with their evaluation rank, truncated at the depth,
 -- on topics that some selected qrels set judges (run topics without judgments are ignored).
-CREATE OR REPLACE TEMP TABLE rl_retrieved AS
+-- A view: only the judged rows are materialised (rl_hits). Under the trec_eval convention the
+-- ranks are stored, so the scan is cheap; under ntcireval the engine first materialises the
+-- file-order ranks (temp table rl_file_order) and ${rank_source} reads it.
+CREATE OR REPLACE TEMP VIEW rl_retrieved AS
 SELECT run_id, topic, doc, rank, score
 FROM (${rank_source}) s
 WHERE rank <= ${depth}

@@ -226,8 +226,10 @@ def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], con
     run_list = ", ".join(str(int(r)) for r in run_ids)
     qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
     if options.convention == "ntcireval":
-        rank_source = (f"SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank, score "
-                       f"FROM run_row_data WHERE run_id IN ({run_list})")
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE rl_file_order AS
+            SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank, score
+            FROM run_row_data WHERE run_id IN ({run_list})""")
+        rank_source = "SELECT run_id, topic, doc, rank, score FROM rl_file_order"
     else:
         rank_source = f"SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE run_id IN ({run_list})"
     if options.complete:
