@@ -6,8 +6,8 @@ order), ingested with ``format='ntcir'`` and evaluated with ``convention='ntcire
 file is kept in tests/fixtures/ntcireval/ (a copy of ../shared/conformance/ntcireval/cases.json)
 so these tests run without ../shared.
 
-The bpref/rpref cases (NTCIREVAL ``-j`` output) belong to the incomplete-judgments family and are
-tested with it; they are skipped here.
+The bpref/rpref cases (NTCIREVAL ``-j`` output) run here too: evalstore's bpref family condenses
+the list itself, so they are evaluated on the original ranking.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ CASES_FILE = Path(__file__).resolve().parent / "fixtures" / "ntcireval" / "cases
 DATA = json.loads(CASES_FILE.read_text())
 FIXTURES = DATA["fixtures"]
 CASES = DATA["cases"]
-OTHER_FAMILY = {"bpref", "bpref_R", "bpref_N", "bpref_relative", "rpref_N", "rpref_relative", "rpref_relative2"}
+BPREF_FAMILY = {"bpref": "Bpref", "bpref_R": "bpref_R", "bpref_N": "bpref_N", "bpref_relative": "bpref_relative"}
+RPREF_FAMILY = {"rpref_N", "rpref_relative", "rpref_relative2"}
 
 
 def _gains(args) -> str:
@@ -41,6 +42,10 @@ def metric_name(case: dict) -> str:
     fn = case["function"]
     g = _gains(a)
     cut = a.get("cutoff")
+    if fn in BPREF_FAMILY:
+        return BPREF_FAMILY[fn]
+    if fn in RPREF_FAMILY:
+        return _with(fn, g, None)
     if fn == "rr":
         return "RR"
     if fn == "o_measure":
@@ -95,7 +100,7 @@ def computed(ntcir_store):
     out = {}
     for name in FIXTURES:
         names = sorted({metric_name(c) for c in CASES
-                        if c["args"]["$fixture"] == name and c["metric"] not in OTHER_FAMILY})
+                        if c["args"]["$fixture"] == name})
         if not names:
             continue
         res = ntcir_store.evaluate(name, [name], names, convention="ntcireval", save=False)
@@ -105,8 +110,6 @@ def computed(ntcir_store):
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_ntcireval_case(case, computed):
-    if case["metric"] in OTHER_FAMILY:
-        pytest.skip(f"{case['metric']} is the bpref/rpref family (incomplete judgments), tested with that family")
     fixture = case["args"]["$fixture"]
     name = metric_name(case)
     got = computed[fixture][name]
@@ -114,12 +117,11 @@ def test_ntcireval_case(case, computed):
         f"{case['id']}: {name} = {got}, NTCIREVAL printed {case['expected']} ({case['origin']})"
 
 
-def test_every_non_bpref_case_is_mapped():
-    """No case silently falls through: 105 of the 112 cases are ours, the 7 others are bpref/rpref."""
-    ours = [c for c in CASES if c["metric"] not in OTHER_FAMILY]
-    assert len(ours) + len([c for c in CASES if c["metric"] in OTHER_FAMILY]) == len(CASES)
-    assert len(ours) == 105
-    assert all(metric_name(c) for c in ours)
+def test_every_case_is_mapped():
+    """No case silently falls through: all 112 cases map to an evalstore metric (the parametrised
+    test above runs each of them)."""
+    assert len(CASES) == 112
+    assert all(metric_name(c) for c in CASES)
 
 
 def test_condensed_cases_equal_judged_only_on_the_original_list(ntcir_store, computed):
