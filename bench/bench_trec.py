@@ -42,9 +42,10 @@ Columns: ``import`` (importing the tool), ``load`` (parse/ingest: files to the t
 child for load + eval (DuckDB and numba use both cores; pytrec_eval one), ``peak MB`` = the
 child's peak RSS (VmHWM, incl. interpreter and libraries), ``+MB`` = peak minus the
 RSS right after the imports. Ratios are against pytrec_eval on the same collection (time: total;
-memory: peak). Each (tool, collection) runs ``--repeat`` times; the repetition with the lowest
-total is shown (best of N: on a shared machine, other load only ever adds time), with the range
-of totals.
+memory: peak). Each (tool, collection) runs ``--repeat`` times, interleaved with the other tools
+(so that a change of the machine's speed during the run hits all alike); the repetition with the
+lowest total is shown (best of N: on a shared machine, other load only ever adds time), with the
+range of totals.
 
 Agreement: the mean of every (run, measure) of every tool is compared with pytrec_eval's (trec_eval
 is the reference) and the number of evaluated topics per run too; evalstore must agree within 1e-4,
@@ -341,8 +342,8 @@ def agreement(results: dict, measures: list[str]) -> tuple[list[str], bool]:
     lines, ok = [], True
     ref_name = "pytrec_eval" if "pytrec_eval" in results else "evalstore"
     ref = results.get(ref_name)
-    if ref is None:
-        return ["(no reference tool run: nothing to compare)"], True
+    if ref is None or len(results) == 1:
+        return ["(only one tool was run: nothing to compare)"], True
     for variant, res in results.items():
         if variant == ref_name or variant in ("ranx-warm", "ranx-jit"):
             continue                    # same numbers as 'ranx'
@@ -452,7 +453,8 @@ def main(argv=None) -> int:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; Python "
           f"{platform.python_version()}; evalstore {evalstore.__version__}, duckdb {duckdb.__version__}"
           + _versions(tools))
-    print(f"measures: {', '.join(measures)}; repeat {a.repeat}; evalstore store: {a.store}")
+    print(f"measures: {', '.join(measures)}; repeat {a.repeat}; evalstore store: {a.store}; "
+          f"load average at start {_loadavg()}")
     all_rows, all_results, evalstore_ok = [], {}, True
     with tempfile.TemporaryDirectory(dir=work) as tmp_s:
         tmp = Path(tmp_s)
@@ -463,10 +465,14 @@ def main(argv=None) -> int:
             if "ranx" in tools:          # fill numba's on-disk cache (untimed) for 'ranx' and 'ranx-warm'
                 run_child("ranx", "ranx-warm", {**col, "runs": col["runs"][:1]}, measures, a.store, tmp,
                           numba_shared)
-            for variant in variants:
-                tool = "ranx" if variant.startswith("ranx") else variant
-                reps = []
-                for _ in range(1 if variant == "ranx-jit" else a.repeat):
+            # Repetitions are interleaved (every tool once, then again ...), so that a change in the
+            # machine's speed during the run (other jobs, a noisy VM neighbour) hits all tools alike.
+            reps: dict[str, list] = {v: [] for v in variants}
+            for i in range(a.repeat):
+                for variant in variants:
+                    if variant == "ranx-jit" and i > 0:
+                        continue
+                    tool = "ranx" if variant.startswith("ranx") else variant
                     numba_dir = None
                     if tool == "ranx":
                         numba_dir = numba_shared
@@ -475,11 +481,12 @@ def main(argv=None) -> int:
                             shutil.rmtree(numba_dir, ignore_errors=True)
                     r = run_child(tool, variant, col, measures, a.store, tmp, numba_dir)
                     r["timing"]["total"] = r["timing"]["load"] + r["timing"]["eval"]
-                    reps.append(r)
+                    reps[variant].append(r)
                     print(f"   {variant:12s} total {r['timing']['total']:7.2f} s  (load {r['timing']['load']:.2f}, "
                           f"eval {r['timing']['eval']:.2f}), peak {r['timing']['peak_rss_mb']:.0f} MB", flush=True)
-                totals = sorted(x["timing"]["total"] for x in reps)
-                best = min(reps, key=lambda x: x["timing"]["total"])
+            for variant in variants:
+                totals = sorted(x["timing"]["total"] for x in reps[variant])
+                best = min(reps[variant], key=lambda x: x["timing"]["total"])
                 results[variant] = best
                 rows.append({"collection": col["name"], "variant": variant, **best["timing"],
                              "total_min": totals[0], "total_max": totals[-1],
@@ -501,7 +508,7 @@ def main(argv=None) -> int:
             all_rows += rows
             all_results[col["name"]] = {v: {"timing": r["timing"], "n_topics": r["n_topics"]} for v, r in results.items()}
             all_results[col["name"]]["agreement"] = lines
-    print("\nsummary (best of repetitions):")
+    print(f"\nsummary (best of repetitions; load average at the end {_loadavg()}):")
     print(fmt_table(all_rows))
     if a.json:
         Path(a.json).write_text(json.dumps({"rows": all_rows, "results": all_results, "measures": measures}, indent=1))
@@ -509,6 +516,13 @@ def main(argv=None) -> int:
         print("\nFAIL: evalstore's means disagree with pytrec_eval's (see above)")
         return 1
     return 0
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
 
 
 def _versions(tools) -> str:
