@@ -440,8 +440,8 @@ def main(argv=None) -> int:
         cols.append(synth_collection(work))
     cols = [c for c in cols if c]
     if not cols:
-        print("nothing to run")
-        return 1
+        print("nothing to run: no collection available (see the notes above)")
+        return 0
 
     variants = []
     for t in tools:
