@@ -409,7 +409,22 @@ def evaluate_bulk(store, qrels: Sequence[str], runs: Sequence[str] | str | None 
     aggregates = {canon_of[(qid, i.display)]: i.spec.aggregate for qid in qrels_ids.values() for i in instances}
     if save:
         _save(store, aggregates)
-    return {name: _collect(con, name, qid, run_ids, instances, canon_of, aggregates) for name, qid in qrels_ids.items()}
+    results = {name: _collect(con, name, qid, run_ids, instances, canon_of, aggregates)
+               for name, qid in qrels_ids.items()}
+    drop_work_tables(con)
+    return results
+
+
+# temporary relations of one evaluation (ranked list + output); dropped when it is done so that a
+# long-lived connection does not keep hundreds of MB of judged rows alive
+_WORK_TABLES = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_file_order", "rl_hits", "rl_topics", "rl_judged",
+                "_eval_out", "_eval_agg")
+
+
+def drop_work_tables(con) -> None:
+    con.execute("DROP VIEW IF EXISTS rl_retrieved")
+    for t in _WORK_TABLES:
+        con.execute(f"DROP TABLE IF EXISTS {t}")
 
 
 def _save(store, aggregates: dict[str, str]) -> None:
