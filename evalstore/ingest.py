@@ -34,11 +34,13 @@ Rules
 
 Speed
 -----
-All files of a call are parsed into a temporary table by a few ``INSERT ... UNION ALL``
-statements, one ``read_csv`` per file, so that DuckDB reads several files in parallel. A TREC run
-whose first line is cleanly tab- or single-space separated is read by DuckDB's CSV parser itself
-(strict, six fields: the *fast reader*); every other file, and any file in which the fast reader
-meets a line it cannot read exactly like the general reader, is read line by line and split in
+All files of a call are parsed into a temporary table. A TREC run whose first line is cleanly
+tab- or single-space separated is read by DuckDB's CSV parser itself (strict, six fields: the
+*fast reader*), with one multi-file ``read_csv`` per delimiter and compression (and ~128 MB of
+text), which DuckDB reads in parallel over the files; the line index of a row is its position in
+its file, kept by the insertion order of the staging table. Every other file, and any file in
+which the fast reader meets a line it cannot read exactly like the general reader, is read line
+by line (a few files per ``INSERT ... UNION ALL`` statement, one ``read_csv`` per file) and split in
 SQL (``string_split`` for clean lines, a regular expression only for messy ones: the *general
 reader*). Both readers store exactly the same rows (tests/test_ingest.py checks this). Checks
 (field counts, numbers, tags, duplicates) are set-based queries; Python only looks at a file
@@ -375,24 +377,78 @@ _FAST_COLUMNS = ("columns={'topic': 'VARCHAR', 'q0': 'VARCHAR', 'doc': 'VARCHAR'
                  "'score': 'VARCHAR', 'tag': 'VARCHAR'}")
 
 
-def _fast_branch_sql(f: _File, k: int) -> tuple[str, list]:
-    """SELECT for one cleanly delimited TREC run, read by DuckDB's CSV parser (strict: exactly 6
-    fields per line). A line that the general reader would split or judge differently (another
-    whitespace or a control character inside a field, an empty field, a '#' line, a bad number)
-    gets err = E_MESSY, and the file is then read again by the general reader, which gives the
-    exact error or the same rows. So both readers always store the same thing."""
-    other = " " if f.delim == "\t" else "\t"
+def _fast_select_sql(delim: str, compression: str) -> str:
+    """SELECT over one multi-file ``read_csv`` ($1 = list of paths) of cleanly delimited TREC runs,
+    read by DuckDB's CSV parser (strict: exactly 6 fields per line). A line that the general reader
+    would split or judge differently (another whitespace or a control character inside a field, an
+    empty field, a '#' line, a bad number) gets err = E_MESSY, and its file is then read again by
+    the general reader, which gives the exact error or the same rows. So both readers always store
+    the same thing. The file order of the rows is kept by the table it fills (insertion order)."""
+    other = " " if delim == "\t" else "\t"
     inside = " OR ".join(f"contains({c}, '{ch}')" for c in ("topic", "q0", "doc", "tag") for ch in (other, "\x01"))
     messy = (f"topic IS NULL OR q0 IS NULL OR doc IS NULL OR tag IS NULL OR starts_with(topic, '#') OR "
              f"contains(tag, '\r') OR {inside}")
-    sql = (f"SELECT {f.idx} AS file_idx, {f.grp} AS grp, ln, "
-           f"(CASE WHEN messy OR submitted_rank IS NULL OR score IS NULL OR NOT isfinite(score) THEN {E_MESSY} "
-           f"ELSE 0 END)::UTINYINT AS err, topic, doc, submitted_rank, score, tag, hash(topic, doc) AS h FROM ("
-           f"SELECT row_number() OVER () AS ln, topic, doc, {_INT_SQL.format(f='rank', t='BIGINT')} AS submitted_rank, "
-           f"{_NUM_SQL.format(f='score')} AS score, tag, ({messy}) AS messy "
-           f"FROM read_csv(${k + 1}, {_FAST_COLUMNS}, delim='{f.delim}', quote='', escape='', header=false, "
-           f"auto_detect=false, strict_mode=true, compression='{f.compression}'))")
-    return sql, [_duckdb_path(f.path)]
+    return (f"SELECT filename, (CASE WHEN messy OR submitted_rank IS NULL OR score IS NULL OR NOT isfinite(score) "
+            f"THEN {E_MESSY} ELSE 0 END)::UTINYINT AS err, topic, doc, submitted_rank, score, tag, "
+            f"hash(topic, doc) AS h FROM ("
+            f"SELECT filename, topic, doc, {_INT_SQL.format(f='rank', t='BIGINT')} AS submitted_rank, "
+            f"{_NUM_SQL.format(f='score')} AS score, tag, ({messy}) AS messy "
+            f"FROM read_csv($1, {_FAST_COLUMNS}, delim='{delim}', quote='', escape='', header=false, "
+            f"auto_detect=false, strict_mode=true, compression='{compression}', filename=true))")
+
+
+def _fast_batches(files: list[_File], max_bytes: int = 128 << 20) -> Iterator[list[_File]]:
+    """Files with the same delimiter and compression, a batch at most ~max_bytes of text (gzip
+    counted five times its size), so that the temporary copy of one batch stays small."""
+    by_kind: dict[tuple, list[_File]] = {}
+    for f in files:
+        by_kind.setdefault((f.delim, f.compression), []).append(f)
+    for kind_files in by_kind.values():
+        batch: list[_File] = []
+        size = 0
+        for f in kind_files:
+            try:
+                n = os.path.getsize(f.path) * (5 if f.compression == "gzip" else 1)
+            except OSError:
+                n = 0
+            if batch and size + n > max_bytes:
+                yield batch
+                batch, size = [], 0
+            batch.append(f)
+            size += n
+        if batch:
+            yield batch
+
+
+def _load_fast(con, table: str, batch: list[_File]) -> None:
+    """Read a batch of cleanly delimited runs with one multi-file read_csv (DuckDB reads the files
+    in parallel) and append them to ``table``. ``ln``, the content-line index within its file, is
+    the row's position in the file: the staging table keeps the reader's order (insertion order),
+    in which each file's rows are contiguous, so ln = rowid - (the file's first rowid) + 1."""
+    f0 = batch[0]
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_fast AS {_fast_select_sql(f0.delim, f0.compression)}",
+                [[_duckdb_path(f.path) for f in batch]])
+    try:
+        spans = con.execute("SELECT filename, min(rowid), max(rowid), count(*) FROM _ing_fast GROUP BY filename"
+                            ).fetchall()
+        fname, base, idx, grp = [], [], [], []
+        for name, lo, hi, n in spans:
+            f = next((f for f in batch if _same_file(name, f.path)), None)
+            if f is None:
+                raise IngestError(f"internal error: the CSV reader returned rows of an unexpected file {name!r}")
+            fname.append(name)
+            base.append(lo)
+            idx.append(f.idx)
+            grp.append(f.grp)
+        contiguous = all(hi - lo + 1 == n for _, lo, hi, n in spans)
+        ln = ("_ing_fast.rowid - base + 1" if contiguous else
+              "row_number() OVER (PARTITION BY filename ORDER BY _ing_fast.rowid)")
+        con.execute("CREATE OR REPLACE TEMP TABLE _ing_fmap AS SELECT unnest(?) AS filename, unnest(?)::BIGINT AS base, "
+                    "unnest(?)::INTEGER AS file_idx, unnest(?)::INTEGER AS grp", [fname, base, idx, grp])
+        con.execute(f"INSERT INTO {table} SELECT file_idx, grp, {ln} AS ln, err, topic, doc, submitted_rank, score, "
+                    f"tag, h FROM _ing_fast JOIN _ing_fmap USING (filename)")
+    finally:
+        _drop_temp(con, "_ing_fast", "_ing_fmap")
 
 
 def _batches(files: list[_File], con) -> Iterator[list[_File]]:
@@ -431,16 +487,16 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
     a few files per statement so that DuckDB reads them in parallel and the progress bar moves.
 
     Cleanly delimited TREC runs (``f.delim``) are read by the fast reader; a file it cannot read
-    exactly (see :func:`_fast_branch_sql`) is read again by the general reader."""
+    exactly (see :func:`_fast_select_sql`) is read again by the general reader."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
                 f"{out_cols}, h UBIGINT)")
     general = [f for f in files if not f.delim]
     fallback: list[_File] = []
-    for batch in _batches([f for f in files if f.delim], con):
+    for batch in _fast_batches([f for f in files if f.delim]):
         todo = list(batch)
         while todo:
             try:
-                _insert_union(con, table, [_fast_branch_sql(f, 0) for f in todo])
+                _load_fast(con, table, todo)
                 break
             except (duckdb.IOException, duckdb.InvalidInputException) as e:
                 bad = _culprit(e, todo)
