@@ -15,7 +15,6 @@ All runs of a year are ingested once (module fixture) and evaluated in one call.
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 

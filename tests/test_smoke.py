@@ -3,7 +3,7 @@ import evalstore
 from evalstore.cli import app
 from typer.testing import CliRunner
 
-from conftest import SAMPLE
+
 
 
 def test_sample_leaderboard(sample_store):

@@ -21,7 +21,6 @@
 """
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import numpy as np

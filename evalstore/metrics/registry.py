@@ -22,7 +22,7 @@ that the SQL works on rather than the formula:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import MetricError
