@@ -1008,16 +1008,22 @@ def _check_replaceable_qrels(con, name: str, qid: int) -> None:
 
 
 # =========================================================================== dicts (notebook API)
+def _flatten(nested: dict, cast, what: str, rule: str) -> tuple[list[str], list[str], list]:
+    """``{topic: {doc: value}}`` as three parallel columns (topics, docs, cast values)."""
+    topics = [str(t) for t, docs in nested.items() for _ in docs]
+    docs = [str(d) for ds in nested.values() for d in ds]
+    try:
+        values = [cast(v) for ds in nested.values() for v in ds.values()]
+    except (TypeError, ValueError) as e:
+        raise IngestError(f"{what}: {rule} ({e})") from None
+    if not topics:
+        raise IngestError(f"{what} is empty")
+    return topics, docs, values
+
+
 def qrels_from_dict(store, name: str, qrels: dict, *, replace: bool = False) -> IngestResult:
     """Store ``{topic: {doc: grade}}`` as a qrels set (used by the notebook API)."""
-    topics = [str(t) for t, docs in qrels.items() for _ in docs]
-    docs = [str(d) for ds in qrels.values() for d in ds]
-    try:
-        grades = [int(g) for ds in qrels.values() for g in ds.values()]
-    except (TypeError, ValueError) as e:
-        raise IngestError(f"qrels {name!r}: grades must be integers ({e})") from None
-    if not topics:
-        raise IngestError(f"qrels {name!r} is empty")
+    topics, docs, grades = _flatten(qrels, int, f"qrels {name!r}", "grades must be integers")
     con = store.con
     with store.transaction():
         con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_q (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
@@ -1035,14 +1041,7 @@ def qrels_from_dict(store, name: str, qrels: dict, *, replace: bool = False) -> 
 
 def run_from_dict(store, name: str, run: dict, *, replace: bool = False) -> IngestResult:
     """Store ``{topic: {doc: score}}`` as a run, ranked like trec_eval (used by the notebook API)."""
-    topics = [str(t) for t, docs in run.items() for _ in docs]
-    docs = [str(d) for ds in run.values() for d in ds]
-    try:
-        scores = [float(s) for ds in run.values() for s in ds.values()]
-    except (TypeError, ValueError) as e:
-        raise IngestError(f"run {name!r}: scores must be numbers ({e})") from None
-    if not topics:
-        raise IngestError(f"run {name!r} is empty")
+    topics, docs, scores = _flatten(run, float, f"run {name!r}", "scores must be numbers")
     con = store.con
     with store.transaction():
         con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_rows (file_idx INTEGER, grp INTEGER, ln BIGINT, "
