@@ -37,8 +37,10 @@ Speed
 All files of a call are parsed into a temporary table. A TREC run whose first line is cleanly
 tab- or single-space separated is read by DuckDB's CSV parser itself (strict, six fields: the
 *fast reader*), with one multi-file ``read_csv`` per delimiter and compression (and ~128 MB of
-text), which DuckDB reads in parallel over the files; the line index of a row is its position in
-its file, kept by the insertion order of the staging table. Every other file, and any file in
+text), which DuckDB reads in parallel over the files, straight into the staging table; the line
+index of a row is its position in its file, kept by the insertion order of the staging table and
+set afterwards from the rowid. The fast reader copies neither the Q0 column nor the tag (every
+line must carry the first line's tag, else the file goes to the general reader). Every other file, and any file in
 which the fast reader meets a line it cannot read exactly like the general reader, is read line
 by line (a few files per ``INSERT ... UNION ALL`` statement, one ``read_csv`` per file) and split in
 SQL (``string_split`` for clean lines, a regular expression only for messy ones: the *general
@@ -344,6 +346,7 @@ class _File:
     grp: int = 0
     topic: str | None = None     # res / rel files: the topic taken from the file name
     delim: str | None = None     # TREC runs whose first line is cleanly tab or space separated
+    tag0: str | None = None      # the run tag of the first line (fast reader: every line's tag)
 
 
 def _fast_delimiter(first_line: str | None) -> str | None:
@@ -365,7 +368,7 @@ def _branch_sql(f: _File, out_cols: str, k: int) -> tuple[str, list]:
     names = [c.split()[0] for c in out_cols.split(", ")]
     sql = (f"SELECT {f.idx} AS file_idx, {f.grp} AS grp, ln, "
            f"(CASE WHEN ctl THEN {E_CTL} WHEN NOT nf_ok THEN {E_NF} {lay.checks} ELSE 0 END)::UTINYINT AS err, "
-           f"{', '.join(names)}, hash(topic, doc) AS h FROM ("
+           f"{', '.join(names)} FROM ("
            f"SELECT ln, x IS NOT NULL AS ctl, {lay.field_count_ok()} AS nf_ok, {cols} FROM ("
            f"SELECT ln, x, {_SPLIT} AS f FROM ("
            f"SELECT row_number() OVER () AS ln, line, x FROM read_csv(${k + 1}, {_READ_OPTS}, "
@@ -378,28 +381,35 @@ _FAST_COLUMNS = ("columns={'topic': 'VARCHAR', 'q0': 'VARCHAR', 'doc': 'VARCHAR'
 
 
 def _fast_select_sql(delim: str, compression: str) -> str:
-    """SELECT over one multi-file ``read_csv`` ($1 = list of paths) of cleanly delimited TREC runs,
-    read by DuckDB's CSV parser (strict: exactly 6 fields per line). A line that the general reader
-    would split or judge differently (another whitespace or a control character inside a field, an
-    empty field, a '#' line, a bad number) gets err = E_MESSY, and its file is then read again by
-    the general reader, which gives the exact error or the same rows. So both readers always store
-    the same thing. The file order of the rows is kept by the table it fills (insertion order)."""
+    """INSERT source over one multi-file ``read_csv`` of cleanly delimited TREC runs, read by DuckDB's
+    CSV parser (strict: exactly 6 fields per line). Parameters: $1 the paths as given to read_csv,
+    $2 the plain paths, $3 each file's first-line tag, $4 file_idx and $5 grp of each file.
+
+    Columns: those of the staging table (file_idx, grp, ln, err, topic, doc, submitted_rank, score,
+    tag), with ln and tag NULL: ln is filled afterwards from the row's position (see :func:`_load`),
+    and the tag is the first line's for every row (a line with another tag is messy), so it is not
+    copied 5 million times. A line that the general reader would split or judge differently
+    (another whitespace or a control character inside a field, an empty field, a '#' line, a bad
+    number, another tag) gets err = E_MESSY, and its file is then read again by the general reader,
+    which gives the exact error or the same rows. So both readers always store the same thing.
+    file_idx is -1 if DuckDB reports a file name that is none of the paths given."""
     other = " " if delim == "\t" else "\t"
     inside = " OR ".join(f"contains({c}, '{ch}')" for c in ("topic", "q0", "doc", "tag") for ch in (other, "\x01"))
     messy = (f"topic IS NULL OR q0 IS NULL OR doc IS NULL OR tag IS NULL OR starts_with(topic, '#') OR "
-             f"contains(tag, '\r') OR {inside}")
-    return (f"SELECT filename, (CASE WHEN messy OR submitted_rank IS NULL OR score IS NULL OR NOT isfinite(score) "
-            f"THEN {E_MESSY} ELSE 0 END)::UTINYINT AS err, topic, doc, submitted_rank, score, tag, "
-            f"hash(topic, doc) AS h FROM ("
-            f"SELECT filename, topic, doc, {_INT_SQL.format(f='rank', t='BIGINT')} AS submitted_rank, "
-            f"{_NUM_SQL.format(f='score')} AS score, tag, ({messy}) AS messy "
+             f"contains(tag, '\r') OR tag <> $3[fpos] OR {inside}")
+    return (f"SELECT coalesce($4[fpos], -1) AS file_idx, coalesce($5[fpos], -1) AS grp, NULL::BIGINT AS ln, "
+            f"(CASE WHEN messy OR submitted_rank IS NULL OR score IS NULL OR NOT isfinite(score) "
+            f"THEN {E_MESSY} ELSE 0 END)::UTINYINT AS err, topic, doc, submitted_rank, score, NULL::VARCHAR AS tag "
+            f"FROM (SELECT fpos, topic, doc, {_INT_SQL.format(f='rank', t='BIGINT')} AS submitted_rank, "
+            f"{_NUM_SQL.format(f='score')} AS score, ({messy}) AS messy "
+            f"FROM (SELECT coalesce(list_position($1, filename), list_position($2, filename)) AS fpos, * "
             f"FROM read_csv($1, {_FAST_COLUMNS}, delim='{delim}', quote='', escape='', header=false, "
-            f"auto_detect=false, strict_mode=true, compression='{compression}', filename=true))")
+            f"auto_detect=false, strict_mode=true, compression='{compression}', filename=true)))")
 
 
 def _fast_batches(files: list[_File], max_bytes: int = 128 << 20) -> Iterator[list[_File]]:
     """Files with the same delimiter and compression, a batch at most ~max_bytes of text (gzip
-    counted five times its size), so that the temporary copy of one batch stays small."""
+    counted five times its size), so that DuckDB's read buffers for one statement stay small."""
     by_kind: dict[tuple, list[_File]] = {}
     for f in files:
         by_kind.setdefault((f.delim, f.compression), []).append(f)
@@ -420,35 +430,47 @@ def _fast_batches(files: list[_File], max_bytes: int = 128 << 20) -> Iterator[li
             yield batch
 
 
+class _UnknownFileName(Exception):
+    """DuckDB reported a file name that matches none of the batch's paths."""
+
+
 def _load_fast(con, table: str, batch: list[_File]) -> None:
     """Read a batch of cleanly delimited runs with one multi-file read_csv (DuckDB reads the files
-    in parallel) and append them to ``table``. ``ln``, the content-line index within its file, is
-    the row's position in the file: the staging table keeps the reader's order (insertion order),
-    in which each file's rows are contiguous, so ln = rowid - (the file's first rowid) + 1."""
+    in parallel) straight into ``table``, in the reader's order (insertion order: each file's rows
+    are contiguous and in file order), with ln NULL; :func:`_fill_fast_ln` then numbers them."""
     f0 = batch[0]
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_fast AS {_fast_select_sql(f0.delim, f0.compression)}",
-                [[_duckdb_path(f.path) for f in batch]])
-    try:
-        spans = con.execute("SELECT filename, min(rowid), max(rowid), count(*) FROM _ing_fast GROUP BY filename"
-                            ).fetchall()
-        fname, base, idx, grp = [], [], [], []
-        for name, lo, hi, n in spans:
-            f = next((f for f in batch if _same_file(name, f.path)), None)
-            if f is None:
-                raise IngestError(f"internal error: the CSV reader returned rows of an unexpected file {name!r}")
-            fname.append(name)
-            base.append(lo)
-            idx.append(f.idx)
-            grp.append(f.grp)
-        contiguous = all(hi - lo + 1 == n for _, lo, hi, n in spans)
-        ln = ("_ing_fast.rowid - base + 1" if contiguous else
-              "row_number() OVER (PARTITION BY filename ORDER BY _ing_fast.rowid)")
-        con.execute("CREATE OR REPLACE TEMP TABLE _ing_fmap AS SELECT unnest(?) AS filename, unnest(?)::BIGINT AS base, "
-                    "unnest(?)::INTEGER AS file_idx, unnest(?)::INTEGER AS grp", [fname, base, idx, grp])
-        con.execute(f"INSERT INTO {table} SELECT file_idx, grp, {ln} AS ln, err, topic, doc, submitted_rank, score, "
-                    f"tag, h FROM _ing_fast JOIN _ing_fmap USING (filename)")
-    finally:
-        _drop_temp(con, "_ing_fast", "_ing_fmap")
+    con.execute(f"INSERT INTO {table} {_fast_select_sql(f0.delim, f0.compression)}",
+                [[_duckdb_path(f.path) for f in batch], [str(f.path) for f in batch], [f.tag0 for f in batch],
+                 [f.idx for f in batch], [f.grp for f in batch]])
+    if con.execute(f"SELECT count(*) FROM {table} WHERE file_idx = -1").fetchall()[0][0]:
+        con.execute(f"DELETE FROM {table} WHERE file_idx = -1 OR file_idx IN (SELECT unnest(?))",
+                    [[f.idx for f in batch]])
+        raise _UnknownFileName
+
+
+def _fill_fast_ln(con, table: str) -> None:
+    """Set ln (the content-line index within its file) of the rows read by the fast reader: their
+    position in the staging table, whose insertion order keeps each file's rows contiguous and in
+    file order, so ln = rowid - (the file's first rowid) + 1. A file whose rows are not contiguous
+    (not expected, but not assumed either) is numbered by a window over rowid instead."""
+    spans = con.execute(f"SELECT file_idx, min(rowid), max(rowid), count(*) FROM {table} WHERE ln IS NULL "
+                        f"GROUP BY file_idx").fetchall()
+    if not spans:
+        return
+    contiguous = [(fi, lo) for fi, lo, hi, n in spans if hi - lo + 1 == n]
+    scattered = [fi for fi, lo, hi, n in spans if hi - lo + 1 != n]
+    if contiguous:       # bases as a list indexed by file_idx: much cheaper than an UPDATE ... FROM join
+        bases: list[int | None] = [None] * (max(c[0] for c in contiguous) + 1)
+        for fi, lo in contiguous:
+            bases[fi] = lo
+        con.execute(f"UPDATE {table} SET ln = rowid - ($1::BIGINT[])[file_idx + 1] + 1 "
+                    f"WHERE ln IS NULL AND file_idx IN (SELECT unnest($2::INTEGER[]))",
+                    [bases, [c[0] for c in contiguous]])
+    if scattered:
+        con.execute(f"UPDATE {table} SET ln = w.ln FROM "
+                    f"(SELECT rowid AS rid, row_number() OVER (PARTITION BY file_idx ORDER BY rowid) AS ln "
+                    f" FROM {table} WHERE ln IS NULL AND file_idx IN (SELECT unnest(?))) w "
+                    f"WHERE {table}.rowid = w.rid", [scattered])
 
 
 def _batches(files: list[_File], con) -> Iterator[list[_File]]:
@@ -483,13 +505,13 @@ def _culprit(e: duckdb.Error, batch: list[_File]) -> _File | None:
 
 
 def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
-    """Parse the files into ``table`` (file_idx, grp, ln, err, <out_cols>, h = hash(topic, doc)),
+    """Parse the files into ``table`` (file_idx, grp, ln, err, <out_cols>),
     a few files per statement so that DuckDB reads them in parallel and the progress bar moves.
 
     Cleanly delimited TREC runs (``f.delim``) are read by the fast reader; a file it cannot read
     exactly (see :func:`_fast_select_sql`) is read again by the general reader."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
-                f"{out_cols}, h UBIGINT)")
+                f"{out_cols})")
     general = [f for f in files if not f.delim]
     fallback: list[_File] = []
     for batch in _fast_batches([f for f in files if f.delim]):
@@ -497,6 +519,9 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
         while todo:
             try:
                 _load_fast(con, table, todo)
+                break
+            except _UnknownFileName:     # cannot tell the files apart: read them all the general way
+                fallback.extend(todo)
                 break
             except (duckdb.IOException, duckdb.InvalidInputException) as e:
                 bad = _culprit(e, todo)
@@ -512,6 +537,7 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
         fallback.extend(f for f in files if f.idx in set(messy))
     for f in fallback:
         f.delim = None
+    _fill_fast_ln(con, table)
     for batch in _batches(sorted(general + fallback, key=lambda f: f.idx), con):
         try:
             _insert_union(con, table, [_branch_sql(f, out_cols, 0) for f in batch])
@@ -581,7 +607,8 @@ def _duplicates(con, table: str) -> dict[int, int]:
     Groups are first screened with h = hash(topic, doc): sorted by h, a repeated pair gives two
     equal neighbours (a collision of different pairs merely sends the group to the exact check)."""
     suspects = [r[0] for r in con.execute(f"""
-        SELECT DISTINCT grp FROM (SELECT grp, h = lag(h) OVER (PARTITION BY grp ORDER BY h) AS same FROM {table})
+        SELECT DISTINCT grp FROM (SELECT grp, h = lag(h) OVER (PARTITION BY grp ORDER BY h) AS same
+                                  FROM (SELECT grp, hash(topic, doc) AS h FROM {table}))
         WHERE same""").fetchall()]
     if not suspects:
         return {}
@@ -675,6 +702,8 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
 
     for f in files:
         f.delim = _fast_delimiter(firsts[f.idx])
+        if f.delim:
+            f.tag0 = firsts[f.idx].split(f.delim)[5]
     res_mode = False
     if format == "ntcir":
         first = next((firsts[f.idx] for f in files if firsts[f.idx] is not None), None)
@@ -732,6 +761,10 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
         with _progress(progress, len(todo_files), "reading runs") as bar:
             _load(con, todo_files, "_ing_rows", RUN_COLUMNS, bar)
             stats = _file_stats(con, "_ing_rows", ", min(tag), max(tag), count(DISTINCT topic)")
+            for f in todo_files:      # the fast reader stores no tag: every line has the first line's
+                if f.delim and f.idx in stats:
+                    st = stats[f.idx]
+                    stats[f.idx] = st[:3] + (f.tag0, f.tag0) + st[5:]
             for g in todo:
                 for f in g.files:
                     _check_file(f, stats.get(f.idx), allow_empty=res_mode, empty_what="run lines")
