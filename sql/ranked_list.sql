@@ -5,7 +5,8 @@
 -- requested runs and all requested qrels sets (e.g. a qrels set and its subsamples) at once.
 -- Placeholders: ${qrels_ids}, ${run_ids}, ${rel}, ${gain_expr} (grade -> gain), ${depth}
 -- (truncation; a huge number when none), ${rank_source} (the rows with their evaluation rank),
--- ${judged_only}, ${use_pool}, ${topic_pairs}, ${topic_filter}.
+-- ${judged_only}, ${use_pool}, ${topic_pairs}, ${topic_filter}, and (multi-line, so not spelled here
+-- with the dollar sign) running_columns, ideal_join, running_window: the optional columns of rl_judged.
 --
 -- Every relation is keyed by qrels_id (and run_id, topic where it applies); metric SQL groups by
 -- (qrels_id, run_id, topic).
@@ -39,6 +40,9 @@
 --       cg          cg(r)     = sum of gains at ranks <= r
 --       cg_ideal    cg_I(r)   = cumulative ideal gain at rank r (constant after the ideal list ends)
 --       gain_ideal  g_I(r)
+--       The running and ideal columns (cnt, jrank, cg, cg_ideal, gain_ideal) are computed only
+--       when the SQL of a metric being evaluated names them (engine.RUNNING_COLUMNS): each is a
+--       window aggregate or a join over every judged row, and most metric sets need one or two.
 -- Unjudged retrieved docs (not in the qrels) have no row in rl_judged: they have gain 0, are not
 -- relevant and still occupy their rank (unless judged_only). Metrics that need the number of
 -- retrieved docs read num_ret. A metric must test `judged`/`isrel`, never mere presence of a row.
@@ -124,13 +128,9 @@ WITH ranked AS (
     FROM rl_hits
 )
 SELECT k.qrels_id, k.run_id, k.topic, k.doc, k.rank::INTEGER AS rank, k.grade, k.gain, k.isrel, k.judged,
-       sum(k.isrel) OVER w AS cnt,
-       sum(k.gain) OVER w AS cg,
-       coalesce(i.cg, t.ideal_total) AS cg_ideal,
-       coalesce(i.gain, 0) AS gain_ideal,
-       t.num_ret, t.R, t.N, t.R_gain, t.ideal_total, t.max_grade,
-       sum(CASE WHEN k.judged THEN 1 ELSE 0 END) OVER w AS jrank
+       t.num_ret, t.R, t.N, t.R_gain, t.ideal_total, t.max_grade
+       ${running_columns}
 FROM ranked k
 JOIN rl_topics t ON t.qrels_id = k.qrels_id AND t.run_id = k.run_id AND t.topic = k.topic
-LEFT JOIN rl_ideal i ON i.qrels_id = k.qrels_id AND i.topic = k.topic AND i.rank = k.rank
-WINDOW w AS (PARTITION BY k.qrels_id, k.run_id, k.topic ORDER BY k.rank ROWS UNBOUNDED PRECEDING);
+${ideal_join}
+${running_window};

@@ -219,10 +219,28 @@ def resolve_metrics(metrics: Sequence[str] | str) -> list[MetricInstance]:
     return out
 
 
+# Optional columns of rl_judged: name -> SQL (over ranked k, rl_ideal i, window w). Each costs a
+# window aggregate or a join over every judged row, so only those that a metric names are built.
+RUNNING_COLUMNS = {
+    "cnt": "sum(k.isrel) OVER w",
+    "cg": "sum(k.gain) OVER w",
+    "jrank": "sum(CASE WHEN k.judged THEN 1 ELSE 0 END) OVER w",
+    "cg_ideal": "coalesce(i.cg, t.ideal_total)",
+    "gain_ideal": "coalesce(i.gain, 0)",
+}
+
+
+def columns_named(sql_texts: Sequence[str]) -> set[str]:
+    """The optional rl_judged columns that some of the given metric SQL texts name."""
+    return {c for c in RUNNING_COLUMNS if any(re.search(rf"\b{c}\b", t) for t in sql_texts)}
+
+
 def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], context: dict[str, Any],
-                      options: Options) -> None:
+                      options: Options, columns: set[str] | None = None) -> None:
     """(Re)build the rl_* relations of ``sql/ranked_list.sql`` for one evaluation context, for all
-    the given qrels sets and runs at once."""
+    the given qrels sets and runs at once. ``columns``: the optional rl_judged columns to build
+    (default: all of :data:`RUNNING_COLUMNS`)."""
+    columns = set(RUNNING_COLUMNS) if columns is None else set(columns)
     run_list = ", ".join(str(int(r)) for r in run_ids)
     qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
     if options.convention == "ntcireval":
@@ -249,6 +267,11 @@ def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], con
         "use_pool": "TRUE" if options.pool else "FALSE",
         "topic_pairs": pairs,
         "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
+        "running_columns": "".join(f",\n       {RUNNING_COLUMNS[c]} AS {c}" for c in RUNNING_COLUMNS if c in columns),
+        "ideal_join": ("LEFT JOIN rl_ideal i ON i.qrels_id = k.qrels_id AND i.topic = k.topic AND i.rank = k.rank"
+                       if columns & {"cg_ideal", "gain_ideal"} else ""),
+        "running_window": ("WINDOW w AS (PARTITION BY k.qrels_id, k.run_id, k.topic ORDER BY k.rank "
+                           "ROWS UNBOUNDED PRECEDING)" if columns & {"cnt", "cg", "jrank"} else ""),
     }
     script = string.Template(read_sql("ranked_list.sql")).substitute(values)
     for stmt in _statements(script):
@@ -329,14 +352,15 @@ def compute(con, qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Se
         opts = Options(options.convention, options.complete, options.depth,
                        pool=options.pool and any(i.spec.needs_pool for i in unit.instances))
         opts.gmax = max(ctx["gains"]) if ctx["gains"] else _top_grade(con, unit.qrels_ids)
-        build_ranked_list(con, unit.qrels_ids, run_ids, ctx, opts)
-        selects, done = [], set()
+        bodies: dict[str, tuple[MetricInstance, str]] = {}
         for inst in unit.instances:
             canon = _canonical_for(inst, ctx, extra)
-            if canon in done:
-                continue
-            done.add(canon)
-            body = metric_sql(inst, opts)
+            if canon not in bodies:
+                bodies[canon] = (inst, metric_sql(inst, opts))
+        build_ranked_list(con, unit.qrels_ids, run_ids, ctx, opts,
+                          columns=columns_named([b for _, b in bodies.values()]))
+        selects = []
+        for canon, (inst, body) in bodies.items():
             missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
             selects.append(
                 f"SELECT t.qrels_id, t.run_id, t.topic, {sql_literal(canon)} AS metric, "
