@@ -394,9 +394,13 @@ def _fast_select_sql(delim: str, compression: str) -> str:
     which gives the exact error or the same rows. So both readers always store the same thing.
     file_idx is -1 if DuckDB reports a file name that is none of the paths given."""
     other = " " if delim == "\t" else "\t"
-    inside = " OR ".join(f"contains({c}, '{ch}')" for c in ("topic", "q0", "doc", "tag") for ch in (other, "\x01"))
-    messy = (f"topic IS NULL OR q0 IS NULL OR doc IS NULL OR tag IS NULL OR starts_with(topic, '#') OR "
-             f"contains(tag, '\r') OR tag <> $3[fpos] OR {inside}")
+    # The first line (checked in Python by _fast_delimiter) holds no other whitespace, \r or \x01,
+    # so a tag equal to it is clean, and so is a Q0 column that reads 'Q0'; only the topic and the
+    # docno (and an unusual Q0 column) are searched for the other delimiter and \x01.
+    inside = " OR ".join(f"contains({c}, '{ch}')" for c in ("topic", "doc") for ch in (other, "\x01"))
+    messy = (f"topic IS NULL OR q0 IS NULL OR doc IS NULL OR tag IS NULL OR tag <> $3[fpos] OR "
+             f"starts_with(topic, '#') OR {inside} OR "
+             f"(q0 <> 'Q0' AND (contains(q0, '{other}') OR contains(q0, '\x01')))")
     return (f"SELECT coalesce($4[fpos], -1) AS file_idx, coalesce($5[fpos], -1) AS grp, NULL::BIGINT AS ln, "
             f"(CASE WHEN messy OR submitted_rank IS NULL OR score IS NULL OR NOT isfinite(score) "
             f"THEN {E_MESSY} ELSE 0 END)::UTINYINT AS err, topic, doc, submitted_rank, score, NULL::VARCHAR AS tag "

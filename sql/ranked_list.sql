@@ -6,7 +6,9 @@
 -- Placeholders: ${qrels_ids}, ${run_ids}, ${rel}, ${gain_expr} (grade -> gain), ${depth}
 -- (truncation; a huge number when none), ${rank_source} (the rows with their evaluation rank),
 -- ${judged_only}, ${use_pool}, ${topic_pairs}, ${topic_filter}, and (multi-line, so not spelled here
--- with the dollar sign) running_columns, ideal_join, running_window: the optional columns of rl_judged.
+-- with the dollar sign) running_columns, ideal_join, running_window: the optional columns of rl_judged;
+-- condensed_rank: with judged_only, row_number() over the judged rows by orig_rank, else orig_rank
+-- (chosen in Python: DuckDB computes a window even under a constant-false CASE).
 --
 -- Every relation is keyed by qrels_id (and run_id, topic where it applies); metric SQL groups by
 -- (qrels_id, run_id, topic).
@@ -122,9 +124,7 @@ WHERE ${topic_filter};
 CREATE OR REPLACE TEMP TABLE rl_judged AS
 WITH ranked AS (
     SELECT qrels_id, run_id, topic, doc, grade, gain, isrel, judged,
-           CASE WHEN ${judged_only}
-                THEN row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)
-                ELSE orig_rank END AS rank
+           ${condensed_rank} AS rank
     FROM rl_hits
 )
 SELECT k.qrels_id, k.run_id, k.topic, k.doc, k.rank::INTEGER AS rank, k.grade, k.gain, k.isrel, k.judged,

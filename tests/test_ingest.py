@@ -358,6 +358,11 @@ READER_VARIANTS = {
     "inf score": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\tinf\tsysA"],
     "topic starting with #": CLEAN_LINES[:3] + ["#q2\tQ0\tdA\t1\t10\tsysA"],
     "second tag": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t10\tsysB"],
+    "tag with a space": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t10\tsys A"],
+    "another Q0 column": CLEAN_LINES[:3] + ["q2\t0\tdA\t1\t10\tsysA"],
+    "space inside the Q0 column": CLEAN_LINES[:3] + ["q2\tQ 0\tdA\t1\t10\tsysA"],
+    "tab inside the Q0 column of a space file": ([ln.replace("\t", " ") for ln in CLEAN_LINES[:3]]
+                                                 + ["q2 X\tY dA 1 10 sysA"]),
     "duplicate": CLEAN_LINES + ["q1\tQ0\tdA\t9\t0.1\tsysA"],
     "crlf": None,   # CLEAN_LINES with CRLF line ends
     "mixed line ends": None,

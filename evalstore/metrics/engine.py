@@ -267,6 +267,8 @@ def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], con
         "use_pool": "TRUE" if options.pool else "FALSE",
         "topic_pairs": pairs,
         "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
+        "condensed_rank": ("row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)"
+                           if context["judged_only"] else "orig_rank"),
         "running_columns": "".join(f",\n       {RUNNING_COLUMNS[c]} AS {c}" for c in RUNNING_COLUMNS if c in columns),
         "ideal_join": ("LEFT JOIN rl_ideal i ON i.qrels_id = k.qrels_id AND i.topic = k.topic AND i.rank = k.rank"
                        if columns & {"cg_ideal", "gain_ideal"} else ""),
