@@ -441,7 +441,7 @@ class _UnknownFileName(Exception):
 def _load_fast(con, table: str, batch: list[_File]) -> None:
     """Read a batch of cleanly delimited runs with one multi-file read_csv (DuckDB reads the files
     in parallel) straight into ``table``, in the reader's order (insertion order: each file's rows
-    are contiguous and in file order), with ln NULL; :func:`_fill_fast_ln` then numbers them."""
+    are contiguous and in file order), with ln NULL; :func:`_fast_ln_sql` then numbers them."""
     f0 = batch[0]
     con.execute(f"INSERT INTO {table} {_fast_select_sql(f0.delim, f0.compression)}",
                 [[_duckdb_path(f.path) for f in batch], [str(f.path) for f in batch], [f.tag0 for f in batch],
@@ -452,29 +452,29 @@ def _load_fast(con, table: str, batch: list[_File]) -> None:
         raise _UnknownFileName
 
 
-def _fill_fast_ln(con, table: str) -> None:
-    """Set ln (the content-line index within its file) of the rows read by the fast reader: their
-    position in the staging table, whose insertion order keeps each file's rows contiguous and in
-    file order, so ln = rowid - (the file's first rowid) + 1. A file whose rows are not contiguous
-    (not expected, but not assumed either) is numbered by a window over rowid instead."""
-    spans = con.execute(f"SELECT file_idx, min(rowid), max(rowid), count(*) FROM {table} WHERE ln IS NULL "
+def _fast_ln_sql(con, raw: str) -> str:
+    """The SQL expression for ln (the content-line index within its file) over table ``raw``.
+
+    The fast reader leaves ln NULL: a row's line index is its position in the staging table, whose
+    insertion order keeps each file's rows contiguous and in file order, so ln = rowid - (the
+    file's first rowid) + 1, computed when read (an UPDATE of millions of rows would cost time and
+    memory). A file whose rows are not contiguous (not expected, but not assumed either) gets ln
+    written by a window over rowid instead."""
+    spans = con.execute(f"SELECT file_idx, min(rowid), max(rowid), count(*) FROM {raw} WHERE ln IS NULL "
                         f"GROUP BY file_idx").fetchall()
-    if not spans:
-        return
-    contiguous = [(fi, lo) for fi, lo, hi, n in spans if hi - lo + 1 == n]
     scattered = [fi for fi, lo, hi, n in spans if hi - lo + 1 != n]
-    if contiguous:       # bases as a list indexed by file_idx: much cheaper than an UPDATE ... FROM join
-        bases: list[int | None] = [None] * (max(c[0] for c in contiguous) + 1)
-        for fi, lo in contiguous:
-            bases[fi] = lo
-        con.execute(f"UPDATE {table} SET ln = rowid - ($1::BIGINT[])[file_idx + 1] + 1 "
-                    f"WHERE ln IS NULL AND file_idx IN (SELECT unnest($2::INTEGER[]))",
-                    [bases, [c[0] for c in contiguous]])
     if scattered:
-        con.execute(f"UPDATE {table} SET ln = w.ln FROM "
+        con.execute(f"UPDATE {raw} SET ln = w.ln FROM "
                     f"(SELECT rowid AS rid, row_number() OVER (PARTITION BY file_idx ORDER BY rowid) AS ln "
-                    f" FROM {table} WHERE ln IS NULL AND file_idx IN (SELECT unnest(?))) w "
-                    f"WHERE {table}.rowid = w.rid", [scattered])
+                    f" FROM {raw} WHERE ln IS NULL AND file_idx IN (SELECT unnest(?))) w "
+                    f"WHERE {raw}.rowid = w.rid", [scattered])
+    contiguous = [(fi, lo) for fi, lo, hi, n in spans if hi - lo + 1 == n]
+    if not contiguous:
+        return "ln"
+    bases = ["NULL"] * (max(fi for fi, _ in contiguous) + 1)
+    for fi, lo in contiguous:
+        bases[fi] = str(int(lo))
+    return f"coalesce(ln, rowid - ([{', '.join(bases)}]::BIGINT[])[file_idx + 1] + 1)"
 
 
 def _batches(files: list[_File], con) -> Iterator[list[_File]]:
@@ -509,12 +509,15 @@ def _culprit(e: duckdb.Error, batch: list[_File]) -> _File | None:
 
 
 def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
-    """Parse the files into ``table`` (file_idx, grp, ln, err, <out_cols>),
+    """Parse the files into the temporary table ``<table>_raw`` and define the view ``table``
+    (file_idx, grp, ln, err, <out_cols>, rid = the raw row's rowid) over it,
     a few files per statement so that DuckDB reads them in parallel and the progress bar moves.
 
     Cleanly delimited TREC runs (``f.delim``) are read by the fast reader; a file it cannot read
     exactly (see :func:`_fast_select_sql`) is read again by the general reader."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
+    _drop_temp(con, table)
+    raw = f"{table}_raw"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
                 f"{out_cols})")
     general = [f for f in files if not f.delim]
     fallback: list[_File] = []
@@ -522,7 +525,7 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
         todo = list(batch)
         while todo:
             try:
-                _load_fast(con, table, todo)
+                _load_fast(con, raw, todo)
                 break
             except _UnknownFileName:     # cannot tell the files apart: read them all the general way
                 fallback.extend(todo)
@@ -535,19 +538,22 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
                 fallback.append(bad)
                 todo.remove(bad)
         bar.advance(len(batch))
-    messy = [r[0] for r in con.execute(f"SELECT DISTINCT file_idx FROM {table} WHERE err = {E_MESSY}").fetchall()]
+    messy = [r[0] for r in con.execute(f"SELECT DISTINCT file_idx FROM {raw} WHERE err = {E_MESSY}").fetchall()]
     if messy:
-        con.execute(f"DELETE FROM {table} WHERE file_idx IN (SELECT unnest(?))", [messy])
+        con.execute(f"DELETE FROM {raw} WHERE file_idx IN (SELECT unnest(?))", [messy])
         fallback.extend(f for f in files if f.idx in set(messy))
     for f in fallback:
         f.delim = None
-    _fill_fast_ln(con, table)
+    ln_sql = _fast_ln_sql(con, raw)
     for batch in _batches(sorted(general + fallback, key=lambda f: f.idx), con):
         try:
-            _insert_union(con, table, [_branch_sql(f, out_cols, 0) for f in batch])
+            _insert_union(con, raw, [_branch_sql(f, out_cols, 0) for f in batch])
         except (duckdb.IOException, duckdb.InvalidInputException) as e:
             _read_failed(e, batch)
         bar.advance(sum(1 for f in batch if f in general))
+    names = ", ".join(c.split()[0] for c in out_cols.split(", "))
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT file_idx, grp, {ln_sql} AS ln, err, {names}, "
+                f"rowid AS rid FROM {raw}")
 
 
 def _read_failed(e: duckdb.Error, batch: list[_File]) -> None:
@@ -635,10 +641,16 @@ def _first_duplicate(con, table: str, grp: int) -> tuple:
 
 
 def _drop_duplicates(con, table: str, groups: Sequence[int]) -> None:
+    """Delete all but the first occurrence of each repeated (topic, doc) of the groups from the
+    view ``table``'s raw table. The groups' line indexes are written first, so that they do not
+    depend on the row positions that the deletion changes."""
+    raw, g = f"{table}_raw", list(groups)
+    con.execute(f"UPDATE {raw} SET ln = v.ln FROM (SELECT rid, ln FROM {table} WHERE grp IN (SELECT unnest(?))) v "
+                f"WHERE {raw}.rowid = v.rid AND {raw}.ln IS NULL", [g])
     con.execute(f"""
-        DELETE FROM {table} WHERE rowid IN (
-            SELECT rowid FROM {table} WHERE grp IN (SELECT unnest(?))
-            QUALIFY row_number() OVER (PARTITION BY grp, topic, doc ORDER BY file_idx, ln) > 1)""", [list(groups)])
+        DELETE FROM {raw} WHERE rowid IN (
+            SELECT rid FROM {table} WHERE grp IN (SELECT unnest(?))
+            QUALIFY row_number() OVER (PARTITION BY grp, topic, doc ORDER BY file_idx, ln) > 1)""", [g])
 
 
 def _group_stats(con, table: str, extra: str = "") -> dict[int, tuple]:
@@ -802,11 +814,13 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
 
 
 def _drop_temp(con, *tables: str) -> None:
+    """Drop temporary tables, or views and their ``_raw`` tables (see :func:`_load`)."""
     for t in tables:
-        try:
-            con.execute(f"DROP TABLE IF EXISTS {t}")
-        except duckdb.Error:      # e.g. inside a caller's transaction that an error aborted
-            pass
+        for stmt in (f"DROP VIEW IF EXISTS {t}", f"DROP TABLE IF EXISTS {t}", f"DROP TABLE IF EXISTS {t}_raw"):
+            try:
+                con.execute(stmt)
+            except duckdb.Error:  # the other kind of object, or a caller's transaction that an error aborted
+                pass
 
 
 def _duplicate_error(con, table: str, g: _Group, files: list[_File], message: str, expected: str) -> IngestError:
@@ -901,11 +915,24 @@ def _store_runs(store, groups: Sequence[_Group], gstats: dict, dups: dict, repla
     if mapping:
         con.execute("CREATE OR REPLACE TEMP TABLE _ing_map AS SELECT unnest(?)::INTEGER AS grp, unnest(?)::INTEGER AS id",
                     [[m[0] for m in mapping], [m[1] for m in mapping]])
-        con.execute(f"""
-            INSERT INTO run_row_data (run_id, topic, doc, rank, line_no, submitted_rank, score)
-            SELECT id, topic, doc, {rank_sql}, ln, submitted_rank, score
-            FROM _ing_rows JOIN _ing_map USING (grp)""")
+        # A few runs per statement (about a million rows): the ranking window partitions by run
+        # anyway, and its sort buffers then stay a fraction of the whole call's rows.
+        sizes = {grp: gstats.get(grp, (0, 0))[0] for grp, _ in mapping}
+        chunk: list[int] = []
+        n = 0
+        for grp, _ in mapping:
+            chunk.append(grp)
+            n += sizes[grp]
+            if n >= _RANK_CHUNK_ROWS or grp == mapping[-1][0]:
+                con.execute(f"""
+                    INSERT INTO run_row_data (run_id, topic, doc, rank, line_no, submitted_rank, score)
+                    SELECT id, topic, doc, {rank_sql}, ln, submitted_rank, score
+                    FROM _ing_rows JOIN _ing_map USING (grp) WHERE grp IN (SELECT unnest(?::INTEGER[]))""", [chunk])
+                chunk, n = [], 0
     return results
+
+
+_RANK_CHUNK_ROWS = 1_000_000
 
 
 # =========================================================================== qrels

@@ -464,9 +464,12 @@ def test_fast_reader_numbers_rows_that_are_not_contiguous_by_their_order(store):
     con.execute("CREATE TEMP TABLE _t (file_idx INTEGER, ln BIGINT)")
     con.execute("INSERT INTO _t VALUES (0, NULL), (1, NULL), (0, NULL), (1, NULL), (1, NULL), (2, 7), (3, NULL), "
                 "(3, NULL)")
-    ing._fill_fast_ln(con, "_t")
-    assert con.execute("SELECT file_idx, ln FROM _t ORDER BY rowid").fetchall() == [
-        (0, 1), (1, 1), (0, 2), (1, 2), (1, 3), (2, 7), (3, 1), (3, 2)]
+    con.execute("INSERT INTO _t VALUES (4, NULL), (4, NULL), (4, NULL)")
+    ln = ing._fast_ln_sql(con, "_t")
+    assert con.execute(f"SELECT file_idx, {ln} FROM _t ORDER BY rowid").fetchall() == [
+        (0, 1), (1, 1), (0, 2), (1, 2), (1, 3), (2, 7), (3, 1), (3, 2), (4, 1), (4, 2), (4, 3)]
+    # files 3 and 4 were contiguous: their ln is computed, not written
+    assert con.execute("SELECT count(*) FROM _t WHERE ln IS NULL").fetchall()[0][0] == 5
     con.execute("DROP TABLE _t")
 
 
