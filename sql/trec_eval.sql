@@ -98,8 +98,7 @@ GROUP BY j.qrels_id, j.run_id, j.topic
 -- @metric Bpref
 SELECT qrels_id, run_id, topic,
        sum(CASE WHEN nr = 0 THEN 1.0 ELSE 1.0 - least(nr, R) / least(N, R) END) / any_value(R) AS value
-FROM (SELECT *, sum(CASE WHEN judged AND isrel = 0 THEN 1 ELSE 0 END) OVER (
-                    PARTITION BY qrels_id, run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS nr
+FROM (SELECT *, jrank - cnt AS nr   /* at a relevant row: the judged nonrelevant docs above it */
       FROM rl_judged)
 WHERE isrel = 1 AND R > 0
 GROUP BY qrels_id, run_id, topic

@@ -254,7 +254,7 @@ def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], con
         pairs = (f"SELECT q.qrels_id, r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r "
                  f"CROSS JOIN rl_qtopics q")
     else:
-        pairs = ("SELECT q.qrels_id, r.run_id, r.topic FROM (SELECT DISTINCT run_id, topic FROM rl_retrieved) r "
+        pairs = ("SELECT q.qrels_id, r.run_id, r.topic FROM ret r "
                  "JOIN rl_qtopics q ON q.topic = r.topic")
     values = {
         "qrels_ids": qrels_list,
