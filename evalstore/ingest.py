@@ -642,11 +642,11 @@ def _first_duplicate(con, table: str, grp: int) -> tuple:
 
 def _drop_duplicates(con, table: str, groups: Sequence[int]) -> None:
     """Delete all but the first occurrence of each repeated (topic, doc) of the groups from the
-    view ``table``'s raw table. The groups' line indexes are written first, so that they do not
-    depend on the row positions that the deletion changes."""
+    view ``table``'s raw table. Every computed line index (see :func:`_fast_ln_sql`) is written
+    first, for all groups: DuckDB may renumber the rowids of the rows after deleted ones."""
     raw, g = f"{table}_raw", list(groups)
-    con.execute(f"UPDATE {raw} SET ln = v.ln FROM (SELECT rid, ln FROM {table} WHERE grp IN (SELECT unnest(?))) v "
-                f"WHERE {raw}.rowid = v.rid AND {raw}.ln IS NULL", [g])
+    con.execute(f"UPDATE {raw} SET ln = v.ln FROM (SELECT rid, ln FROM {table}) v "
+                f"WHERE {raw}.rowid = v.rid AND {raw}.ln IS NULL")
     con.execute(f"""
         DELETE FROM {raw} WHERE rowid IN (
             SELECT rid FROM {table} WHERE grp IN (SELECT unnest(?))
