@@ -544,13 +544,15 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
         fallback.extend(f for f in files if f.idx in set(messy))
     for f in fallback:
         f.delim = None
-    ln_sql = _fast_ln_sql(con, raw)
     for batch in _batches(sorted(general + fallback, key=lambda f: f.idx), con):
         try:
             _insert_union(con, raw, [_branch_sql(f, out_cols, 0) for f in batch])
         except (duckdb.IOException, duckdb.InvalidInputException) as e:
             _read_failed(e, batch)
         bar.advance(sum(1 for f in batch if f in general))
+    # the rowid bases are taken after every insert and delete of the load: DuckDB may compact
+    # the table (and renumber rowids) when rows were deleted before
+    ln_sql = _fast_ln_sql(con, raw)
     names = ", ".join(c.split()[0] for c in out_cols.split(", "))
     con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT file_idx, grp, {ln_sql} AS ln, err, {names}, "
                 f"rowid AS rid FROM {raw}")
