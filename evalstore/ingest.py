@@ -39,15 +39,15 @@ tab- or single-space separated is read by DuckDB's CSV parser itself (strict, si
 *fast reader*), with one multi-file ``read_csv`` per delimiter and compression (and ~128 MB of
 text), which DuckDB reads in parallel over the files, straight into the staging table; the line
 index of a row is its position in its file, kept by the insertion order of the staging table and
-set afterwards from the rowid. The fast reader copies neither the Q0 column nor the tag (every
-line must carry the first line's tag, else the file goes to the general reader). Every other file, and any file in
-which the fast reader meets a line it cannot read exactly like the general reader, is read line
-by line (a few files per ``INSERT ... UNION ALL`` statement, one ``read_csv`` per file) and split in
-SQL (``string_split`` for clean lines, a regular expression only for messy ones: the *general
-reader*). Both readers store exactly the same rows (tests/test_ingest.py checks this). Checks
+computed from the rowid (a view). The fast reader copies neither the Q0 column nor the tag
+(every line must carry the first line's tag, else the file goes to the general reader). Every
+other file, and any file in which the fast reader meets a line it cannot read exactly like the
+general reader, is read line by line (a few files per ``INSERT ... UNION ALL`` statement, one
+``read_csv`` per file) and split in SQL (``string_split`` for clean lines, a regular expression
+only for messy ones: the *general reader*). Both readers store exactly the same rows (tests/test_ingest.py checks this). Checks
 (field counts, numbers, tags, duplicates) are set-based queries; Python only looks at a file
 again to quote the offending line of an error. The store is written in one transaction at the
-end (one INSERT for all runs, ranked by a window function).
+end (the runs ranked by a window function, about a million rows per INSERT).
 """
 from __future__ import annotations
 
@@ -779,10 +779,6 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
         with _progress(progress, len(todo_files), "reading runs") as bar:
             _load(con, todo_files, "_ing_rows", RUN_COLUMNS, bar)
             stats = _file_stats(con, "_ing_rows", ", min(tag), max(tag), count(DISTINCT topic)")
-            for f in todo_files:      # the fast reader stores no tag: every line has the first line's
-                if f.delim and f.idx in stats:
-                    st = stats[f.idx]
-                    stats[f.idx] = st[:3] + (f.tag0, f.tag0) + st[5:]
             for g in todo:
                 for f in g.files:
                     _check_file(f, stats.get(f.idx), allow_empty=res_mode, empty_what="run lines")
@@ -838,7 +834,8 @@ def _duplicate_error(con, table: str, g: _Group, files: list[_File], message: st
 def _name_run(con, g: _Group, st: tuple) -> None:
     """Set the group's tag (and name from the tag when no name was given)."""
     f = g.files[0]
-    tag_min, tag_max = st[3], st[4]
+    # the fast reader stores no tag (every line carries the first line's), so min/max are NULL
+    tag_min, tag_max = (f.tag0, f.tag0) if f.delim else (st[3], st[4])
     if tag_min == tag_max:
         g.tag = tag_min
         if g.name is None:
@@ -919,18 +916,19 @@ def _store_runs(store, groups: Sequence[_Group], gstats: dict, dups: dict, repla
                     [[m[0] for m in mapping], [m[1] for m in mapping]])
         # A few runs per statement (about a million rows): the ranking window partitions by run
         # anyway, and its sort buffers then stay a fraction of the whole call's rows.
-        sizes = {grp: gstats.get(grp, (0, 0))[0] for grp, _ in mapping}
-        chunk: list[int] = []
+        chunks: list[list[int]] = [[]]
         n = 0
         for grp, _ in mapping:
-            chunk.append(grp)
-            n += sizes[grp]
-            if n >= _RANK_CHUNK_ROWS or grp == mapping[-1][0]:
-                con.execute(f"""
-                    INSERT INTO run_row_data (run_id, topic, doc, rank, line_no, submitted_rank, score)
-                    SELECT id, topic, doc, {rank_sql}, ln, submitted_rank, score
-                    FROM _ing_rows JOIN _ing_map USING (grp) WHERE grp IN (SELECT unnest(?::INTEGER[]))""", [chunk])
-                chunk, n = [], 0
+            if n >= _RANK_CHUNK_ROWS:
+                chunks.append([])
+                n = 0
+            chunks[-1].append(grp)
+            n += gstats.get(grp, (0, 0))[0]
+        for chunk in chunks:
+            con.execute(f"""
+                INSERT INTO run_row_data (run_id, topic, doc, rank, line_no, submitted_rank, score)
+                SELECT id, topic, doc, {rank_sql}, ln, submitted_rank, score
+                FROM _ing_rows JOIN _ing_map USING (grp) WHERE grp IN (SELECT unnest(?::INTEGER[]))""", [chunk])
     return results
 
 

@@ -8,7 +8,7 @@
 -- ${judged_only}, ${use_pool}, ${topic_pairs}, ${topic_filter}, and (multi-line, so not spelled here
 -- with the dollar sign) running_columns, ideal_join, running_window: the optional columns of rl_judged;
 -- condensed_rank: with judged_only, row_number() over the judged rows by orig_rank, else orig_rank
--- (chosen in Python: DuckDB computes a window even under a constant-false CASE).
+-- (chosen in Python, so that the window is not in the plan when it is not needed).
 --
 -- Every relation is keyed by qrels_id (and run_id, topic where it applies); metric SQL groups by
 -- (qrels_id, run_id, topic).
