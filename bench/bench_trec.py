@@ -62,6 +62,7 @@ Usage:
                              [--tools evalstore,pytrec_eval,ranx] [--store memory|file]
                              [--ranx-jit] [--work-dir DIR] [--json OUT.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -135,7 +136,7 @@ def peak_rss_mb() -> float:
     v = _proc_status_mb("VmHWM")
     if v is not None:
         return v
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # KiB on Linux (macOS: bytes)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux (macOS: bytes)
 
 
 def cpu_seconds() -> float:
@@ -280,8 +281,12 @@ def synth_collection(work_dir: Path) -> dict | None:
         shutil.rmtree(out, ignore_errors=True)
         subprocess.run([sys.executable, str(GEN_SYNTH), "--out", str(out), *SYNTH_ARGS, "--quiet"], check=True)
     runs = sorted(str(p) for p in (out / "runs").glob("*.txt"))
-    return {"name": "synth", "qrels": str(out / "qrels.txt"), "runs": runs,
-            "describe": "synthetic, 100 runs x 50 topics x 1000 docs (gen_synth.py seed 0)"}
+    return {
+        "name": "synth",
+        "qrels": str(out / "qrels.txt"),
+        "runs": runs,
+        "describe": "synthetic, 100 runs x 50 topics x 1000 docs (gen_synth.py seed 0)",
+    }
 
 
 def dl19_collection() -> dict | None:
@@ -289,8 +294,12 @@ def dl19_collection() -> dict | None:
         print(f"note: skipping dl19: {DL19_DIR} not present (the project's shared/ folder)")
         return None
     runs = sorted(str(p) for p in (DL19_DIR / "runs").glob("*.run.gz"))
-    return {"name": "dl19", "qrels": str(DL19_DIR / "qrels.txt"), "runs": runs,
-            "describe": f"TREC DL 2019 passage, {len(runs)} official runs x 43 topics (gzipped)"}
+    return {
+        "name": "dl19",
+        "qrels": str(DL19_DIR / "qrels.txt"),
+        "runs": runs,
+        "describe": f"TREC DL 2019 passage, {len(runs)} official runs x 43 topics (gzipped)",
+    }
 
 
 def collection_size(col: dict) -> str:
@@ -312,10 +321,17 @@ def evalstore_has(metric: str) -> bool:
     return True
 
 
-def run_child(tool: str, variant: str, col: dict, measures: list[str], store: str, tmp: Path,
-              numba_dir: Path | None) -> dict:
-    spec = {"tool": tool, "variant": variant, "qrels": col["qrels"], "runs": col["runs"], "measures": measures,
-            "store_path": None}
+def run_child(
+    tool: str, variant: str, col: dict, measures: list[str], store: str, tmp: Path, numba_dir: Path | None
+) -> dict:
+    spec = {
+        "tool": tool,
+        "variant": variant,
+        "qrels": col["qrels"],
+        "runs": col["runs"],
+        "measures": measures,
+        "store_path": None,
+    }
     if tool == "evalstore" and store == "file":
         spec["store_path"] = str(tmp / "bench.duckdb")
         for suffix in ("", ".wal"):
@@ -326,8 +342,9 @@ def run_child(tool: str, variant: str, col: dict, measures: list[str], store: st
     env = dict(os.environ)
     if numba_dir is not None:
         env["NUMBA_CACHE_DIR"] = str(numba_dir)
-    proc = subprocess.run([sys.executable, __file__, "--child", str(spec_path), str(out_path)], env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", str(spec_path), str(out_path)], env=env, capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"{variant} on {col['name']} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     if spec["store_path"]:
@@ -345,7 +362,7 @@ def agreement(results: dict, measures: list[str]) -> tuple[list[str], bool]:
         return ["(only one tool was run: nothing to compare)"], True
     for variant, res in results.items():
         if variant == ref_name or variant in ("ranx-warm", "ranx-jit"):
-            continue                    # same numbers as 'ranx'
+            continue  # same numbers as 'ranx'
         diffs = {m: 0.0 for m in measures}
         worst = {m: None for m in measures}
         over = 0
@@ -363,50 +380,94 @@ def agreement(results: dict, measures: list[str]) -> tuple[list[str], bool]:
         good = over == 0 and not missing and not topic_mismatch
         if variant == "evalstore":
             ok = ok and good
-        lines.append(f"{variant} vs {ref_name}: {'AGREE' if good else 'DISAGREE'} "
-                     f"({len(ref['means'])} runs x {len(measures)} measures, tolerance {TOLERANCE:g}; "
-                     f"{over} means differ by more)")
-        lines.append("    max |diff| per measure: " + ", ".join(
-            f"{m} {diffs[m]:.2e}" + (f" ({worst[m]})" if diffs[m] > TOLERANCE else "") for m in measures))
+        lines.append(
+            f"{variant} vs {ref_name}: {'AGREE' if good else 'DISAGREE'} "
+            f"({len(ref['means'])} runs x {len(measures)} measures, tolerance {TOLERANCE:g}; "
+            f"{over} means differ by more)"
+        )
+        lines.append(
+            "    max |diff| per measure: "
+            + ", ".join(f"{m} {diffs[m]:.2e}" + (f" ({worst[m]})" if diffs[m] > TOLERANCE else "") for m in measures)
+        )
         if missing:
             lines.append(f"    runs not in both: {missing[:5]}")
         if topic_mismatch:
-            lines.append(f"    evaluated topic counts differ for {len(topic_mismatch)} runs, e.g. {topic_mismatch[0]}: "
-                         f"{ref['n_topics'][topic_mismatch[0]]} vs {res['n_topics'].get(topic_mismatch[0])}")
+            lines.append(
+                f"    evaluated topic counts differ for {len(topic_mismatch)} runs, e.g. {topic_mismatch[0]}: "
+                f"{ref['n_topics'][topic_mismatch[0]]} vs {res['n_topics'].get(topic_mismatch[0])}"
+            )
     return lines, ok
 
 
 def fmt_table(rows: list[dict]) -> str:
-    head = ["collection", "tool", "import s", "load s", "eval s", "total s", "(min-max)", "cpu s", "peak MB",
-            "+MB", "time/pytrec", "mem/pytrec"]
+    head = [
+        "collection",
+        "tool",
+        "import s",
+        "load s",
+        "eval s",
+        "total s",
+        "(min-max)",
+        "cpu s",
+        "peak MB",
+        "+MB",
+        "time/pytrec",
+        "mem/pytrec",
+    ]
     body = []
     for r in rows:
-        body.append([r["collection"], r["variant"], f"{r['import']:.2f}", f"{r['load']:.2f}", f"{r['eval']:.2f}",
-                     f"{r['total']:.2f}", f"{r['total_min']:.2f}-{r['total_max']:.2f}", f"{r['cpu']:.2f}",
-                     f"{r['peak_rss_mb']:.0f}", f"{r['peak_rss_mb'] - r['base_rss_mb']:.0f}",
-                     r["time_ratio"], r["mem_ratio"]])
+        body.append(
+            [
+                r["collection"],
+                r["variant"],
+                f"{r['import']:.2f}",
+                f"{r['load']:.2f}",
+                f"{r['eval']:.2f}",
+                f"{r['total']:.2f}",
+                f"{r['total_min']:.2f}-{r['total_max']:.2f}",
+                f"{r['cpu']:.2f}",
+                f"{r['peak_rss_mb']:.0f}",
+                f"{r['peak_rss_mb'] - r['base_rss_mb']:.0f}",
+                r["time_ratio"],
+                r["mem_ratio"],
+            ]
+        )
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
-    out = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |",
-           "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out = [
+        "| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |",
+        "|" + "|".join("-" * (w + 2) for w in widths) + "|",
+    ]
     for b in body:
-        out.append("| " + " | ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(b, widths)))
-                   + " |")
+        out.append(
+            "| " + " | ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(b, widths))) + " |"
+        )
     return "\n".join(out)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 epilog="See the module docstring (and bench/README.md) for what is measured.")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="See the module docstring (and bench/README.md) for what is measured.",
+    )
     ap.add_argument("--collection", choices=("dl19", "synth", "all"), default="all")
     ap.add_argument("--repeat", type=int, default=3, help="repetitions per (tool, collection); best shown")
-    ap.add_argument("--tools", default="evalstore,pytrec_eval,ranx",
-                    help="comma-separated subset of evalstore,pytrec_eval,ranx")
-    ap.add_argument("--store", choices=("memory", "file"), default="memory",
-                    help="evalstore store: in memory, or a DuckDB file in the work dir")
-    ap.add_argument("--work-dir", default=os.path.join(tempfile.gettempdir(), "evalstore-bench"),
-                    help="where the synthetic collection and scratch files go")
-    ap.add_argument("--ranx-jit", action="store_true",
-                    help="also time ranx with an empty numba cache (full JIT compile; minutes)")
+    ap.add_argument(
+        "--tools", default="evalstore,pytrec_eval,ranx", help="comma-separated subset of evalstore,pytrec_eval,ranx"
+    )
+    ap.add_argument(
+        "--store",
+        choices=("memory", "file"),
+        default="memory",
+        help="evalstore store: in memory, or a DuckDB file in the work dir",
+    )
+    ap.add_argument(
+        "--work-dir",
+        default=os.path.join(tempfile.gettempdir(), "evalstore-bench"),
+        help="where the synthetic collection and scratch files go",
+    )
+    ap.add_argument(
+        "--ranx-jit", action="store_true", help="also time ranx with an empty numba cache (full JIT compile; minutes)"
+    )
     ap.add_argument("--json", help="also write all measurements to this JSON file")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -418,7 +479,7 @@ def main(argv=None) -> int:
     bad = [t for t in tools if t not in TOOLS]
     if bad:
         ap.error(f"unknown tool(s) {bad}; choose from {','.join(TOOLS)}")
-    if "ranx" in tools:            # checked in a child: importing ranx here would only bloat this process
+    if "ranx" in tools:  # checked in a child: importing ranx here would only bloat this process
         probe = subprocess.run([sys.executable, "-c", "import ranx"], capture_output=True, text=True)
         if probe.returncode != 0:
             last = (probe.stderr.strip().splitlines() or ["import failed"])[-1]
@@ -447,13 +508,18 @@ def main(argv=None) -> int:
         variants += (["ranx-jit"] if a.ranx_jit else []) + ["ranx", "ranx-warm"] if t == "ranx" else [t]
 
     import duckdb
+
     import evalstore
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; Python "
-          f"{platform.python_version()}; evalstore {evalstore.__version__}, duckdb {duckdb.__version__}"
-          + _versions(tools))
-    print(f"measures: {', '.join(measures)}; repeat {a.repeat}; evalstore store: {a.store}; "
-          f"load average at start {_loadavg()}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; Python "
+        f"{platform.python_version()}; evalstore {evalstore.__version__}, duckdb {duckdb.__version__}"
+        + _versions(tools)
+    )
+    print(
+        f"measures: {', '.join(measures)}; repeat {a.repeat}; evalstore store: {a.store}; "
+        f"load average at start {_loadavg()}"
+    )
     all_rows, all_results, evalstore_ok = [], {}, True
     with tempfile.TemporaryDirectory(dir=work) as tmp_s:
         tmp = Path(tmp_s)
@@ -461,9 +527,8 @@ def main(argv=None) -> int:
         for col in cols:
             print(f"\n== {col['name']}: {col['describe']}; {collection_size(col)}", flush=True)
             results, rows = {}, []
-            if "ranx" in tools:          # fill numba's on-disk cache (untimed) for 'ranx' and 'ranx-warm'
-                run_child("ranx", "ranx-warm", {**col, "runs": col["runs"][:1]}, measures, a.store, tmp,
-                          numba_shared)
+            if "ranx" in tools:  # fill numba's on-disk cache (untimed) for 'ranx' and 'ranx-warm'
+                run_child("ranx", "ranx-warm", {**col, "runs": col["runs"][:1]}, measures, a.store, tmp, numba_shared)
             # Repetitions are interleaved (every tool once, then again ...), so that a change in the
             # machine's speed during the run (other jobs, a noisy VM neighbour) hits all tools alike.
             reps: dict[str, list] = {v: [] for v in variants}
@@ -481,15 +546,25 @@ def main(argv=None) -> int:
                     r = run_child(tool, variant, col, measures, a.store, tmp, numba_dir)
                     r["timing"]["total"] = r["timing"]["load"] + r["timing"]["eval"]
                     reps[variant].append(r)
-                    print(f"   {variant:12s} total {r['timing']['total']:7.2f} s  (load {r['timing']['load']:.2f}, "
-                          f"eval {r['timing']['eval']:.2f}), peak {r['timing']['peak_rss_mb']:.0f} MB", flush=True)
+                    print(
+                        f"   {variant:12s} total {r['timing']['total']:7.2f} s  (load {r['timing']['load']:.2f}, "
+                        f"eval {r['timing']['eval']:.2f}), peak {r['timing']['peak_rss_mb']:.0f} MB",
+                        flush=True,
+                    )
             for variant in variants:
                 totals = sorted(x["timing"]["total"] for x in reps[variant])
                 best = min(reps[variant], key=lambda x: x["timing"]["total"])
                 results[variant] = best
-                rows.append({"collection": col["name"], "variant": variant, **best["timing"],
-                             "total_min": totals[0], "total_max": totals[-1],
-                             "totals": totals})
+                rows.append(
+                    {
+                        "collection": col["name"],
+                        "variant": variant,
+                        **best["timing"],
+                        "total_min": totals[0],
+                        "total_max": totals[-1],
+                        "totals": totals,
+                    }
+                )
             base = results.get("pytrec_eval")
             for r in rows:
                 if base:
@@ -505,7 +580,9 @@ def main(argv=None) -> int:
             for line in lines:
                 print("  " + line)
             all_rows += rows
-            all_results[col["name"]] = {v: {"timing": r["timing"], "n_topics": r["n_topics"]} for v, r in results.items()}
+            all_results[col["name"]] = {
+                v: {"timing": r["timing"], "n_topics": r["n_topics"]} for v, r in results.items()
+            }
             all_results[col["name"]]["agreement"] = lines
     print(f"\nsummary (best of repetitions; load average at the end {_loadavg()}):")
     print(fmt_table(all_rows))

@@ -13,6 +13,7 @@ engine's ranked-list build plus a trivial SQL block). Pairs to compare:
 * NDPM / Kendall-tau / Spearman (UDFs over D = retrieved + judged docs, ~1000-1200 docs per topic)
   vs ADM (SQL over the very same D: the cost of building D is the same, only the aggregate differs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,8 +70,13 @@ def main() -> None:
             results[m] = sec
             print(f"{m:<14} {kind:<5} {sec:8.3f} {sec - base:8.3f}   {mean:.4f}")
     print("\nratios (UDF / SQL, total time):")
-    for udf, sql in (("P-plus", "P-measure"), ("P-plus", "O-measure"), ("NDPM", "ADM"), ("Kendall-tau", "ADM"),
-                     ("Spearman", "ADM")):
+    for udf, sql in (
+        ("P-plus", "P-measure"),
+        ("P-plus", "O-measure"),
+        ("NDPM", "ADM"),
+        ("Kendall-tau", "ADM"),
+        ("Spearman", "ADM"),
+    ):
         print(f"  {udf:<12} / {sql:<10} = {results[udf] / results[sql]:.2f}")
     store.close()
 

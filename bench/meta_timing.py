@@ -13,6 +13,7 @@ evaluates AP(rel=2), then times, for B resamples:
 
 Prints the best of ``--repeat`` runs of each (the first call also pays for imports).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,13 +71,17 @@ def main() -> None:
     print(f"{len(m.runs)} runs, {len(ii)} pairs, {len(m.topics)} topics, B = {B}, best of {args.repeat}:")
 
     tb, r = best(lambda: meta.paired_bootstrap(Z, B, 0), args.repeat)
-    print(f"  bootstrap sensitivity (arrays):        {tb:7.3f} s   {r.n_significant}/{len(ii)} pairs with "
-          f"ASL < 0.05, estimated diff {r.estimated_diff:#.2g}")
+    print(
+        f"  bootstrap sensitivity (arrays):        {tb:7.3f} s   {r.n_significant}/{len(ii)} pairs with "
+        f"ASL < 0.05, estimated diff {r.estimated_diff:#.2g}"
+    )
     td, a = best(lambda: meta.discpower(store, "dl20", [args.metric], trials=B, seed=0), args.repeat)
     print(f"  meta.discpower (store, saved):         {td:7.3f} s")
     ts, w = best(lambda: meta.swap_method(m.values, B, 0), args.repeat)
-    print(f"  swap method (arrays):                  {ts:7.3f} s   abs. diff {w.abs_diff:.2f}, max {w.max_diff:.4f}, "
-          f"{100 * w.share:.0f}% of comparisons")
+    print(
+        f"  swap method (arrays):                  {ts:7.3f} s   abs. diff {w.abs_diff:.2f}, max {w.max_diff:.4f}, "
+        f"{100 * w.share:.0f}% of comparisons"
+    )
     tw, _ = best(lambda: meta.swap(store, "dl20", [args.metric], trials=B, seed=0), args.repeat)
     print(f"  meta.swap (store, saved):              {tw:7.3f} s")
     tt, _ = best(lambda: meta.paired_t(Z), args.repeat)

@@ -8,6 +8,7 @@ Prints the time of each step (ingest, subsampling, bulk evaluation) and the size
 the bulk evaluation also the CPU time of the process (all DuckDB threads), which is less affected
 by other load on the machine than the wall-clock time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,18 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "trec-dl-2019-passage"
 
 # Ten metrics over two ranked-list contexts (full list and condensed list); trec_eval's Bpref and
 # infAP are used when registered, else two more bpref variants take their places.
-METRICS = ["AP", "nDCG@10", "P@10", "RR", "AP(judged_only=true)", "nDCG(judged_only=true)@10",
-           "Bpref", "infAP", "bpref_relative", "rpref_relative2"]
+METRICS = [
+    "AP",
+    "nDCG@10",
+    "P@10",
+    "RR",
+    "AP(judged_only=true)",
+    "nDCG(judged_only=true)@10",
+    "Bpref",
+    "infAP",
+    "bpref_relative",
+    "rpref_relative2",
+]
 FALLBACK = {"Bpref": "bpref_R", "infAP": "bpref_N"}
 
 
@@ -64,10 +75,12 @@ def main() -> None:
         results = evaluate_subsamples(store, "dl19", None, metrics, "all", progress=False)
         t4, c4 = time.perf_counter(), time.process_time()
         n_scores = store.sql("SELECT count(*) FROM score_data").rows[0][0]
-        print(f"bulk eval #{i + 1}: {n_runs} runs x {len(results)} qrels sets (parent + {len(results) - 1} "
-              f"subsamples) x {len(metrics)} metrics = {n_runs * len(results) * len(metrics)} run-level "
-              f"scores, {n_scores} per-topic scores stored: {t4 - t3:.2f} s wall, {c4 - c3:.2f} s CPU "
-              f"(all threads)")
+        print(
+            f"bulk eval #{i + 1}: {n_runs} runs x {len(results)} qrels sets (parent + {len(results) - 1} "
+            f"subsamples) x {len(metrics)} metrics = {n_runs * len(results) * len(metrics)} run-level "
+            f"scores, {n_scores} per-topic scores stored: {t4 - t3:.2f} s wall, {c4 - c3:.2f} s CPU "
+            f"(all threads)"
+        )
     store.close()
 
 

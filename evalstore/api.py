@@ -1,9 +1,10 @@
 """Notebook entry point: evaluate qrels and runs given as files or dicts, without a store file."""
+
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from .metrics.engine import EvalResult
 

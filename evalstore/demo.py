@@ -1,4 +1,5 @@
 """``evalstore demo``: the bundled sample collection, end to end."""
+
 from __future__ import annotations
 
 import typer
@@ -6,9 +7,11 @@ import typer
 from .resources import sample_dir
 
 DEMO_METRICS = ["AP", "nDCG@10", "P@10", "RR", "R@50"]
-DEMO_QUERY = ("SELECT run, round(avg(value), 4) AS mean_nDCG10, round(min(value), 4) AS worst_topic, "
-              "count(*) FILTER (WHERE value = 0) AS topics_at_zero FROM scores "
-              "WHERE metric LIKE 'nDCG%@10' GROUP BY run ORDER BY mean_nDCG10 DESC")
+DEMO_QUERY = (
+    "SELECT run, round(avg(value), 4) AS mean_nDCG10, round(min(value), 4) AS worst_topic, "
+    "count(*) FILTER (WHERE value = 0) AS topics_at_zero FROM scores "
+    "WHERE metric LIKE 'nDCG%@10' GROUP BY run ORDER BY mean_nDCG10 DESC"
+)
 
 
 def run_demo(db: str | None = None, out=None) -> None:
@@ -32,7 +35,7 @@ def run_demo(db: str | None = None, out=None) -> None:
         result = store.evaluate("sample", None, DEMO_METRICS)
         cols, rows = leaderboard_rows(result)
         render(cols, rows, "table", title="leaderboard (qrels: sample)", out=out)
-        echo(f"\n$ evalstore sql \"{DEMO_QUERY}\"")
+        echo(f'\n$ evalstore sql "{DEMO_QUERY}"')
         res = store.sql(DEMO_QUERY)
         render(res.columns, res.rows, "table", digits=4, out=out)
     finally:

@@ -1,4 +1,5 @@
 """Errors meant for people: each says what is wrong, where, and what to do."""
+
 from __future__ import annotations
 
 
@@ -17,8 +18,15 @@ class StoreLockedError(StoreError):
 class IngestError(EvalstoreError):
     """Bad input file. Carries the file, the 1-based line number and the offending text."""
 
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
-                 text: str | None = None, expected: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        text: str | None = None,
+        expected: str | None = None,
+    ):
         self.file, self.line, self.text, self.expected = file, line, text, expected
         parts = []
         where = file or "<input>"

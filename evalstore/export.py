@@ -7,13 +7,15 @@ Leaderboard CSV columns (one row per run, sorted by the first metric, best first
 ``n_topics`` is the number of topics averaged for the first metric. With ``per_topic=True`` the
 CSV is long instead: ``run, qrels, topic, metric, value`` (one row per score).
 """
+
 from __future__ import annotations
 
 import csv
 import io
 import math
 import sys
-from typing import IO, Sequence
+from collections.abc import Sequence
+from typing import IO
 
 from .metrics.engine import EvalResult
 
@@ -24,9 +26,13 @@ def leaderboard_rows(result: EvalResult) -> tuple[list[str], list[tuple]]:
     table = result.table()
     n_topics = {r: n for r, m, _, n in result.means if m == metrics[0]}
     rows = [(run, result.qrels, n_topics.get(run, 0), *[table[run].get(m) for m in metrics]) for run in table]
-    first = 3
-    rows.sort(key=lambda r: (-(r[first] if r[first] is not None and not math.isnan(r[first]) else -math.inf), r[0]))
+    rows.sort(key=lambda r: (-_sortable(r[3]), r[0]))
     return ["run", "qrels", "n_topics", *metrics], rows
+
+
+def _sortable(v) -> float:
+    """A mean for sorting best first: missing or NaN values sort last."""
+    return -math.inf if v is None or math.isnan(v) else float(v)
 
 
 def per_topic_rows(result: EvalResult) -> tuple[list[str], list[tuple]]:

@@ -44,11 +44,13 @@ computed from the rowid (a view). The fast reader copies neither the Q0 column n
 other file, and any file in which the fast reader meets a line it cannot read exactly like the
 general reader, is read line by line (a few files per ``INSERT ... UNION ALL`` statement, one
 ``read_csv`` per file) and split in SQL (``string_split`` for clean lines, a regular expression
-only for messy ones: the *general reader*). Both readers store exactly the same rows (tests/test_ingest.py checks this). Checks
-(field counts, numbers, tags, duplicates) are set-based queries; Python only looks at a file
-again to quote the offending line of an error. The store is written in one transaction at the
-end (the runs ranked by a window function, about a million rows per INSERT).
+only for messy ones: the *general reader*). Both readers store exactly the same rows
+(tests/test_ingest.py checks this). Checks (field counts, numbers, tags, duplicates) are
+set-based queries; Python only looks at a file again to quote the offending line of an error.
+The store is written in one transaction at the end (the runs ranked by a window function, about
+a million rows per INSERT).
 """
+
 from __future__ import annotations
 
 import glob as _glob
@@ -57,9 +59,9 @@ import hashlib
 import os
 import re
 import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 import duckdb
 
@@ -67,8 +69,10 @@ from . import ntcir
 from .errors import IngestError
 from .ntcir import NTCIR_QRELS_EXPECTED, NTCIR_REL_EXPECTED, RES_EXPECTED
 
-RUN_EXPECTED = ("at least 6 whitespace-separated fields: topic Q0 docno rank score tag "
-                "(rank an integer, score a number; further fields are ignored)")
+RUN_EXPECTED = (
+    "at least 6 whitespace-separated fields: topic Q0 docno rank score tag "
+    "(rank an integer, score a number; further fields are ignored)"
+)
 QRELS_EXPECTED = "4 whitespace-separated fields: topic iteration docno grade (grade an integer)"
 
 # trec_eval's order: score descending, ties broken by docno descending (byte-wise, strcmp).
@@ -79,15 +83,19 @@ FILE_RANK_SQL = "row_number() OVER (PARTITION BY grp, topic ORDER BY ln)"
 _WS = " \t\r"
 _SPLIT_RE = re.compile(r"[ \t\r]+")
 _BOM = b"\xef\xbb\xbf"
-_OTHER_COMPRESSION = {b"BZh": ("bzip2", "bunzip2"), b"\xfd7zXZ": ("xz", "unxz"),
-                      b"\x28\xb5\x2f\xfd": ("zstd", "unzstd"), b"PK\x03\x04": ("zip", "unzip")}
+_OTHER_COMPRESSION = {
+    b"BZh": ("bzip2", "bunzip2"),
+    b"\xfd7zXZ": ("xz", "unxz"),
+    b"\x28\xb5\x2f\xfd": ("zstd", "unzstd"),
+    b"PK\x03\x04": ("zip", "unzip"),
+}
 
 
 @dataclass
 class IngestResult:
-    kind: str            # 'run' or 'qrels'
+    kind: str  # 'run' or 'qrels'
     name: str
-    status: str          # 'added', 'replaced', 'unchanged'
+    status: str  # 'added', 'replaced', 'unchanged'
     files: list[str]
     n_rows: int = 0
     n_topics: int = 0
@@ -96,12 +104,13 @@ class IngestResult:
 
     def summary(self) -> str:
         if self.status == "unchanged":
-            return (f"{self.kind} {self.name!r}: identical content already stored under this name "
-                    f"(same sha256), nothing to do")
+            return (
+                f"{self.kind} {self.name!r}: identical content already stored under this name "
+                f"(same sha256), nothing to do"
+            )
         s = f"{self.kind} {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics"
         if self.n_dropped_duplicates:
-            s += (f", {self.n_dropped_duplicates} duplicate document line(s) dropped "
-                  f"(kept the first occurrence)")
+            s += f", {self.n_dropped_duplicates} duplicate document line(s) dropped (kept the first occurrence)"
         for m in self.messages:
             s += f"\n  note: {m}"
         return s
@@ -129,8 +138,7 @@ def expand_paths(paths: str | os.PathLike | Iterable) -> list[Path]:
         raise IngestError("no input files given")
     for p in out:
         if p.is_dir():
-            raise IngestError("is a folder, not a file (give the files, or a glob such as 'runs/*.gz')",
-                              file=str(p))
+            raise IngestError("is a folder, not a file (give the files, or a glob such as 'runs/*.gz')", file=str(p))
     seen: set[str] = set()
     for p in out:
         key = os.path.realpath(p)
@@ -169,9 +177,11 @@ def _compression(path: Path) -> str:
         return "gzip"
     for m, (kind, tool) in _OTHER_COMPRESSION.items():
         if magic.startswith(m):
-            raise IngestError(f"the file is {kind}-compressed; evalstore reads plain text and gzip (.gz) "
-                              f"files", file=str(path), expected=f"decompress it first (e.g. {tool} FILE) "
-                                                                 f"or recompress it with gzip")
+            raise IngestError(
+                f"the file is {kind}-compressed; evalstore reads plain text and gzip (.gz) files",
+                file=str(path),
+                expected=f"decompress it first (e.g. {tool} FILE) or recompress it with gzip",
+            )
     return "none"
 
 
@@ -187,7 +197,7 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
         with _open_bytes(path) as f:
             for raw in f:
                 if n == 0 and raw.startswith(_BOM):
-                    raw = raw[len(_BOM):]
+                    raw = raw[len(_BOM) :]
                 if raw.endswith(b"\n"):
                     raw = raw[:-1]
                 if raw.endswith(b"\r"):
@@ -196,8 +206,11 @@ def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                     n += 1
                     yield n, part
     except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-        raise IngestError(f"the gzip data is damaged or truncated after line {n} ({e})", file=str(path),
-                          expected="a complete gzip file (check it with gzip -t FILE)") from None
+        raise IngestError(
+            f"the gzip data is damaged or truncated after line {n} ({e})",
+            file=str(path),
+            expected="a complete gzip file (check it with gzip -t FILE)",
+        ) from None
     except OSError as e:
         raise IngestError(f"cannot read the file: {e.strerror or e}", file=str(path)) from None
 
@@ -221,7 +234,7 @@ def _content_lines(path: Path) -> Iterator[tuple[int, str]]:
 def _first_content_line(path: Path, max_bytes: int = 1 << 20) -> str | None:
     """The first data line of the file, or None if none in its first ``max_bytes``."""
     seen = 0
-    for n, raw in _raw_lines(path):
+    for _, raw in _raw_lines(path):
         text = raw.decode("utf-8", errors="replace")
         if _is_content(text):
             return text
@@ -261,37 +274,52 @@ def _check_decodable(path: Path) -> None:
             raw.decode("utf-8")
         except UnicodeDecodeError as e:
             raise IngestError(
-                f"undecodable bytes: byte {raw[e.start:e.start + 1]!r} at column {e.start + 1} is not UTF-8",
-                file=str(path), line=n, text=raw.decode("utf-8", errors="replace"),
-                expected="a UTF-8 (or ASCII) text file; convert it, e.g. with iconv -f latin1 -t utf-8") from None
+                f"undecodable bytes: byte {raw[e.start : e.start + 1]!r} at column {e.start + 1} is not UTF-8",
+                file=str(path),
+                line=n,
+                text=raw.decode("utf-8", errors="replace"),
+                expected="a UTF-8 (or ASCII) text file; convert it, e.g. with iconv -f latin1 -t utf-8",
+            ) from None
 
 
 # =========================================================================== reading in SQL
 # A line is "simple" when splitting it on one tab (or on one space) gives the same fields as the
 # general whitespace split: no other whitespace, no empty field, nothing to trim. Those lines are
 # split with string_split; the rest (mixed or repeated whitespace, padding) with a regexp.
-_SIMPLE_TAB = ("(NOT contains(line, ' ') AND NOT contains(line, '\r') AND NOT contains(line, '\t\t') "
-               "AND NOT starts_with(line, '\t') AND NOT ends_with(line, '\t'))")
-_SIMPLE_SP = ("(NOT contains(line, '\t') AND NOT contains(line, '\r') AND NOT contains(line, '  ') "
-              "AND NOT starts_with(line, ' ') AND NOT ends_with(line, ' '))")
+_SIMPLE_TAB = (
+    "(NOT contains(line, ' ') AND NOT contains(line, '\r') AND NOT contains(line, '\t\t') "
+    "AND NOT starts_with(line, '\t') AND NOT ends_with(line, '\t'))"
+)
+_SIMPLE_SP = (
+    "(NOT contains(line, '\t') AND NOT contains(line, '\r') AND NOT contains(line, '  ') "
+    "AND NOT starts_with(line, ' ') AND NOT ends_with(line, ' '))"
+)
 # Data lines: not blank, first non-blank character not '#'. (CASE, so that the regexps only run on
 # lines that are not simple; trim/ltrim with a character set are slow in DuckDB.)
-_CONTENT = (f"line IS NOT NULL AND line <> '' AND NOT starts_with(line, '#') AND CASE WHEN {_SIMPLE_TAB} OR "
-            f"{_SIMPLE_SP} THEN true ELSE regexp_matches(line, '[^{_WS}]') AND NOT regexp_matches(line, '^[{_WS}]*#') "
-            f"END")
-_SPLIT = (f"CASE WHEN {_SIMPLE_TAB} THEN string_split(line, '\t') WHEN {_SIMPLE_SP} THEN string_split(line, ' ') "
-          f"ELSE regexp_split_to_array(trim(line, '{_WS}'), '[{_WS}]+') END")
+_CONTENT = (
+    f"line IS NOT NULL AND line <> '' AND NOT starts_with(line, '#') AND CASE WHEN {_SIMPLE_TAB} OR "
+    f"{_SIMPLE_SP} THEN true ELSE regexp_matches(line, '[^{_WS}]') AND NOT regexp_matches(line, '^[{_WS}]*#') "
+    f"END"
+)
+_SPLIT = (
+    f"CASE WHEN {_SIMPLE_TAB} THEN string_split(line, '\t') WHEN {_SIMPLE_SP} THEN string_split(line, ' ') "
+    f"ELSE regexp_split_to_array(trim(line, '{_WS}'), '[{_WS}]+') END"
+)
 # One VARCHAR per line: \x01 is the delimiter, so a line holding that control character spills
 # into column x, which is then reported (never silently cut).
-_READ_OPTS = ("columns={'line': 'VARCHAR', 'x': 'VARCHAR'}, delim='\x01', quote='', escape='', header=false, "
-              "auto_detect=false, new_line='\\n', strict_mode=false, null_padding=true")
+_READ_OPTS = (
+    "columns={'line': 'VARCHAR', 'x': 'VARCHAR'}, delim='\x01', quote='', escape='', header=false, "
+    "auto_detect=false, new_line='\\n', strict_mode=false, null_padding=true"
+)
 
 # The syntax is checked first because DuckDB's casts are more lenient than C's strtod/atol (they
 # accept '1_000', '0x10', 'nan', 'inf' and round '1.5' to an integer). (regexp_full_match is
 # much cheaper here than ltrim/translate with a character set.)
 _INT_SQL = "CASE WHEN regexp_full_match({f}, '[+-]?[0-9]+') THEN TRY_CAST({f} AS {t}) END"
-_NUM_SQL = ("CASE WHEN regexp_full_match({f}, '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?') "
-            "THEN TRY_CAST({f} AS DOUBLE) END")
+_NUM_SQL = (
+    "CASE WHEN regexp_full_match({f}, '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?') "
+    "THEN TRY_CAST({f} AS DOUBLE) END"
+)
 _LEVEL_SQL = ntcir.LEVEL_SQL
 
 # Row error codes (column err of the parsed rows). E_MESSY: the fast reader met a line it cannot
@@ -302,12 +330,13 @@ E_CTL, E_NF, E_SCORE, E_RANK, E_GRADE, E_LEVEL, E_MESSY = 1, 2, 3, 4, 5, 6, 255
 @dataclass(frozen=True)
 class Layout:
     """How the fields of one kind of line become columns."""
+
     name: str
     expected: str
     n_fields: int
     at_least: bool
-    columns: str          # SQL select list over f (the fields) and $topic (per-file topic)
-    checks: str           # SQL CASE arms (after control chars and field count) giving err
+    columns: str  # SQL select list over f (the fields) and $topic (per-file topic)
+    checks: str  # SQL CASE arms (after control chars and field count) giving err
 
     def field_count_ok(self) -> str:
         return f"len(f) >= {self.n_fields}" if self.at_least else f"len(f) = {self.n_fields}"
@@ -317,23 +346,47 @@ RUN_COLUMNS = "topic VARCHAR, doc VARCHAR, submitted_rank BIGINT, score DOUBLE, 
 QRELS_COLUMNS = "topic VARCHAR, doc VARCHAR, grade INTEGER"
 
 LAYOUTS = {
-    "trec_run": Layout("trec_run", RUN_EXPECTED, 6, True,
-                       f"f[1] AS topic, f[3] AS doc, {_INT_SQL.format(f='f[4]', t='BIGINT')} AS submitted_rank, "
-                       f"{_NUM_SQL.format(f='f[5]')} AS score, f[6] AS tag",
-                       f"WHEN score IS NULL OR NOT isfinite(score) THEN {E_SCORE} "
-                       f"WHEN submitted_rank IS NULL THEN {E_RANK}"),
-    "res": Layout("res", RES_EXPECTED, 1, False,
-                  "$topic AS topic, f[1] AS doc, ln AS submitted_rank, NULL::DOUBLE AS score, NULL::VARCHAR AS tag",
-                  ""),
-    "trec_qrels": Layout("trec_qrels", QRELS_EXPECTED, 4, False,
-                         f"f[1] AS topic, f[3] AS doc, {_INT_SQL.format(f='f[4]', t='INTEGER')} AS grade",
-                         f"WHEN grade IS NULL THEN {E_GRADE}"),
-    "ntcir_qrels": Layout("ntcir_qrels", NTCIR_QRELS_EXPECTED, 3, False,
-                          f"f[1] AS topic, f[2] AS doc, {_LEVEL_SQL.format(f='f[3]')} AS grade",
-                          f"WHEN grade IS NULL THEN {E_LEVEL}"),
-    "ntcir_rel": Layout("ntcir_rel", NTCIR_REL_EXPECTED, 2, False,
-                        f"$topic AS topic, f[1] AS doc, {_LEVEL_SQL.format(f='f[2]')} AS grade",
-                        f"WHEN grade IS NULL THEN {E_LEVEL}"),
+    "trec_run": Layout(
+        "trec_run",
+        RUN_EXPECTED,
+        6,
+        True,
+        f"f[1] AS topic, f[3] AS doc, {_INT_SQL.format(f='f[4]', t='BIGINT')} AS submitted_rank, "
+        f"{_NUM_SQL.format(f='f[5]')} AS score, f[6] AS tag",
+        f"WHEN score IS NULL OR NOT isfinite(score) THEN {E_SCORE} WHEN submitted_rank IS NULL THEN {E_RANK}",
+    ),
+    "res": Layout(
+        "res",
+        RES_EXPECTED,
+        1,
+        False,
+        "$topic AS topic, f[1] AS doc, ln AS submitted_rank, NULL::DOUBLE AS score, NULL::VARCHAR AS tag",
+        "",
+    ),
+    "trec_qrels": Layout(
+        "trec_qrels",
+        QRELS_EXPECTED,
+        4,
+        False,
+        f"f[1] AS topic, f[3] AS doc, {_INT_SQL.format(f='f[4]', t='INTEGER')} AS grade",
+        f"WHEN grade IS NULL THEN {E_GRADE}",
+    ),
+    "ntcir_qrels": Layout(
+        "ntcir_qrels",
+        NTCIR_QRELS_EXPECTED,
+        3,
+        False,
+        f"f[1] AS topic, f[2] AS doc, {_LEVEL_SQL.format(f='f[3]')} AS grade",
+        f"WHEN grade IS NULL THEN {E_LEVEL}",
+    ),
+    "ntcir_rel": Layout(
+        "ntcir_rel",
+        NTCIR_REL_EXPECTED,
+        2,
+        False,
+        f"$topic AS topic, f[1] AS doc, {_LEVEL_SQL.format(f='f[2]')} AS grade",
+        f"WHEN grade IS NULL THEN {E_LEVEL}",
+    ),
 }
 
 
@@ -344,9 +397,9 @@ class _File:
     compression: str
     layout: str
     grp: int = 0
-    topic: str | None = None     # res / rel files: the topic taken from the file name
-    delim: str | None = None     # TREC runs whose first line is cleanly tab or space separated
-    tag0: str | None = None      # the run tag of the first line (fast reader: every line's tag)
+    topic: str | None = None  # res / rel files: the topic taken from the file name
+    delim: str | None = None  # TREC runs whose first line is cleanly tab or space separated
+    tag0: str | None = None  # the run tag of the first line (fast reader: every line's tag)
 
 
 def _fast_delimiter(first_line: str | None) -> str | None:
@@ -366,18 +419,22 @@ def _branch_sql(f: _File, out_cols: str, k: int) -> tuple[str, list]:
     lay = LAYOUTS[f.layout]
     cols = lay.columns.replace("$topic", f"${k + 2}")
     names = [c.split()[0] for c in out_cols.split(", ")]
-    sql = (f"SELECT {f.idx} AS file_idx, {f.grp} AS grp, ln, "
-           f"(CASE WHEN ctl THEN {E_CTL} WHEN NOT nf_ok THEN {E_NF} {lay.checks} ELSE 0 END)::UTINYINT AS err, "
-           f"{', '.join(names)} FROM ("
-           f"SELECT ln, x IS NOT NULL AS ctl, {lay.field_count_ok()} AS nf_ok, {cols} FROM ("
-           f"SELECT ln, x, {_SPLIT} AS f FROM ("
-           f"SELECT row_number() OVER () AS ln, line, x FROM read_csv(${k + 1}, {_READ_OPTS}, "
-           f"compression='{f.compression}') WHERE {_CONTENT})))")
+    sql = (
+        f"SELECT {f.idx} AS file_idx, {f.grp} AS grp, ln, "
+        f"(CASE WHEN ctl THEN {E_CTL} WHEN NOT nf_ok THEN {E_NF} {lay.checks} ELSE 0 END)::UTINYINT AS err, "
+        f"{', '.join(names)} FROM ("
+        f"SELECT ln, x IS NOT NULL AS ctl, {lay.field_count_ok()} AS nf_ok, {cols} FROM ("
+        f"SELECT ln, x, {_SPLIT} AS f FROM ("
+        f"SELECT row_number() OVER () AS ln, line, x FROM read_csv(${k + 1}, {_READ_OPTS}, "
+        f"compression='{f.compression}') WHERE {_CONTENT})))"
+    )
     return sql, [_duckdb_path(f.path)] + ([f.topic] if "$topic" in lay.columns else [])
 
 
-_FAST_COLUMNS = ("columns={'topic': 'VARCHAR', 'q0': 'VARCHAR', 'doc': 'VARCHAR', 'rank': 'VARCHAR', "
-                 "'score': 'VARCHAR', 'tag': 'VARCHAR'}")
+_FAST_COLUMNS = (
+    "columns={'topic': 'VARCHAR', 'q0': 'VARCHAR', 'doc': 'VARCHAR', 'rank': 'VARCHAR', "
+    "'score': 'VARCHAR', 'tag': 'VARCHAR'}"
+)
 
 
 def _fast_select_sql(delim: str, compression: str) -> str:
@@ -398,17 +455,21 @@ def _fast_select_sql(delim: str, compression: str) -> str:
     # so a tag equal to it is clean, and so is a Q0 column that reads 'Q0'; only the topic and the
     # docno (and an unusual Q0 column) are searched for the other delimiter and \x01.
     inside = " OR ".join(f"contains({c}, '{ch}')" for c in ("topic", "doc") for ch in (other, "\x01"))
-    messy = (f"topic IS NULL OR q0 IS NULL OR doc IS NULL OR tag IS NULL OR tag <> $3[fpos] OR "
-             f"starts_with(topic, '#') OR {inside} OR "
-             f"(q0 <> 'Q0' AND (contains(q0, '{other}') OR contains(q0, '\x01')))")
-    return (f"SELECT coalesce($4[fpos], -1) AS file_idx, coalesce($5[fpos], -1) AS grp, NULL::BIGINT AS ln, "
-            f"(CASE WHEN messy OR submitted_rank IS NULL OR score IS NULL OR NOT isfinite(score) "
-            f"THEN {E_MESSY} ELSE 0 END)::UTINYINT AS err, topic, doc, submitted_rank, score, NULL::VARCHAR AS tag "
-            f"FROM (SELECT fpos, topic, doc, {_INT_SQL.format(f='rank', t='BIGINT')} AS submitted_rank, "
-            f"{_NUM_SQL.format(f='score')} AS score, ({messy}) AS messy "
-            f"FROM (SELECT coalesce(list_position($1, filename), list_position($2, filename)) AS fpos, * "
-            f"FROM read_csv($1, {_FAST_COLUMNS}, delim='{delim}', quote='', escape='', header=false, "
-            f"auto_detect=false, strict_mode=true, compression='{compression}', filename=true)))")
+    messy = (
+        f"topic IS NULL OR q0 IS NULL OR doc IS NULL OR tag IS NULL OR tag <> $3[fpos] OR "
+        f"starts_with(topic, '#') OR {inside} OR "
+        f"(q0 <> 'Q0' AND (contains(q0, '{other}') OR contains(q0, '\x01')))"
+    )
+    return (
+        f"SELECT coalesce($4[fpos], -1) AS file_idx, coalesce($5[fpos], -1) AS grp, NULL::BIGINT AS ln, "
+        f"(CASE WHEN messy OR submitted_rank IS NULL OR score IS NULL OR NOT isfinite(score) "
+        f"THEN {E_MESSY} ELSE 0 END)::UTINYINT AS err, topic, doc, submitted_rank, score, NULL::VARCHAR AS tag "
+        f"FROM (SELECT fpos, topic, doc, {_INT_SQL.format(f='rank', t='BIGINT')} AS submitted_rank, "
+        f"{_NUM_SQL.format(f='score')} AS score, ({messy}) AS messy "
+        f"FROM (SELECT coalesce(list_position($1, filename), list_position($2, filename)) AS fpos, * "
+        f"FROM read_csv($1, {_FAST_COLUMNS}, delim='{delim}', quote='', escape='', header=false, "
+        f"auto_detect=false, strict_mode=true, compression='{compression}', filename=true)))"
+    )
 
 
 def _fast_batches(files: list[_File], max_bytes: int = 128 << 20) -> Iterator[list[_File]]:
@@ -443,12 +504,21 @@ def _load_fast(con, table: str, batch: list[_File]) -> None:
     in parallel) straight into ``table``, in the reader's order (insertion order: each file's rows
     are contiguous and in file order), with ln NULL; :func:`_fast_ln_sql` then numbers them."""
     f0 = batch[0]
-    con.execute(f"INSERT INTO {table} {_fast_select_sql(f0.delim, f0.compression)}",
-                [[_duckdb_path(f.path) for f in batch], [str(f.path) for f in batch], [f.tag0 for f in batch],
-                 [f.idx for f in batch], [f.grp for f in batch]])
+    assert f0.delim is not None, "internal: the fast reader reads delimited files only"
+    con.execute(
+        f"INSERT INTO {table} {_fast_select_sql(f0.delim, f0.compression)}",
+        [
+            [_duckdb_path(f.path) for f in batch],
+            [str(f.path) for f in batch],
+            [f.tag0 for f in batch],
+            [f.idx for f in batch],
+            [f.grp for f in batch],
+        ],
+    )
     if con.execute(f"SELECT count(*) FROM {table} WHERE file_idx = -1").fetchall()[0][0]:
-        con.execute(f"DELETE FROM {table} WHERE file_idx = -1 OR file_idx IN (SELECT unnest(?))",
-                    [[f.idx for f in batch]])
+        con.execute(
+            f"DELETE FROM {table} WHERE file_idx = -1 OR file_idx IN (SELECT unnest(?))", [[f.idx for f in batch]]
+        )
         raise _UnknownFileName
 
 
@@ -460,14 +530,18 @@ def _fast_ln_sql(con, raw: str) -> str:
     file's first rowid) + 1, computed when read (an UPDATE of millions of rows would cost time and
     memory). A file whose rows are not contiguous (not expected, but not assumed either) gets ln
     written by a window over rowid instead."""
-    spans = con.execute(f"SELECT file_idx, min(rowid), max(rowid), count(*) FROM {raw} WHERE ln IS NULL "
-                        f"GROUP BY file_idx").fetchall()
+    spans = con.execute(
+        f"SELECT file_idx, min(rowid), max(rowid), count(*) FROM {raw} WHERE ln IS NULL GROUP BY file_idx"
+    ).fetchall()
     scattered = [fi for fi, lo, hi, n in spans if hi - lo + 1 != n]
     if scattered:
-        con.execute(f"UPDATE {raw} SET ln = w.ln FROM "
-                    f"(SELECT rowid AS rid, row_number() OVER (PARTITION BY file_idx ORDER BY rowid) AS ln "
-                    f" FROM {raw} WHERE ln IS NULL AND file_idx IN (SELECT unnest(?))) w "
-                    f"WHERE {raw}.rowid = w.rid", [scattered])
+        con.execute(
+            f"UPDATE {raw} SET ln = w.ln FROM "
+            f"(SELECT rowid AS rid, row_number() OVER (PARTITION BY file_idx ORDER BY rowid) AS ln "
+            f" FROM {raw} WHERE ln IS NULL AND file_idx IN (SELECT unnest(?))) w "
+            f"WHERE {raw}.rowid = w.rid",
+            [scattered],
+        )
     contiguous = [(fi, lo) for fi, lo, hi, n in spans if hi - lo + 1 == n]
     if not contiguous:
         return "ln"
@@ -484,11 +558,12 @@ def _batches(files: list[_File], con) -> Iterator[list[_File]]:
         threads = 2
     size = max(8, 2 * threads)
     for start in range(0, len(files), size):
-        yield files[start:start + size]
+        yield files[start : start + size]
 
 
 def _insert_union(con, table: str, branches: list[tuple[str, list]]) -> None:
-    parts, params = [], []
+    parts: list[str] = []
+    params: list = []
     for sql, p in branches:
         # renumber this branch's $n parameters after those of the previous branches
         parts.append(re.sub(r"\$(\d+)", lambda m: f"${int(m.group(1)) + len(params)}", sql))
@@ -517,8 +592,9 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
     exactly (see :func:`_fast_select_sql`) is read again by the general reader."""
     _drop_temp(con, table)
     raw = f"{table}_raw"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
-                f"{out_cols})")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {raw} (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, {out_cols})"
+    )
     general = [f for f in files if not f.delim]
     fallback: list[_File] = []
     for batch in _fast_batches([f for f in files if f.delim]):
@@ -527,12 +603,12 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
             try:
                 _load_fast(con, raw, todo)
                 break
-            except _UnknownFileName:     # cannot tell the files apart: read them all the general way
+            except _UnknownFileName:  # cannot tell the files apart: read them all the general way
                 fallback.extend(todo)
                 break
             except (duckdb.IOException, duckdb.InvalidInputException) as e:
                 bad = _culprit(e, todo)
-                if bad is None:          # cannot tell which file: read them all the general way
+                if bad is None:  # cannot tell which file: read them all the general way
                     fallback.extend(todo)
                     break
                 fallback.append(bad)
@@ -554,8 +630,10 @@ def _load(con, files: list[_File], table: str, out_cols: str, bar) -> None:
     # the table (and renumber rowids) when rows were deleted before
     ln_sql = _fast_ln_sql(con, raw)
     names = ", ".join(c.split()[0] for c in out_cols.split(", "))
-    con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT file_idx, grp, {ln_sql} AS ln, err, {names}, "
-                f"rowid AS rid FROM {raw}")
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT file_idx, grp, {ln_sql} AS ln, err, {names}, "
+        f"rowid AS rid FROM {raw}"
+    )
 
 
 def _read_failed(e: duckdb.Error, batch: list[_File]) -> None:
@@ -563,7 +641,7 @@ def _read_failed(e: duckdb.Error, batch: list[_File]) -> None:
     msg = str(e)
     culprit = _culprit(e, batch)
     suspects = [culprit] if culprit else batch
-    for f in suspects:      # bad bytes or damaged gzip data: found again, with the line, by Python
+    for f in suspects:  # bad bytes or damaged gzip data: found again, with the line, by Python
         _check_decodable(f.path)
     first = msg.splitlines()[0] if msg else type(e).__name__
     target = suspects[0].path if len(suspects) == 1 else ", ".join(str(f.path) for f in suspects)
@@ -607,8 +685,11 @@ def _check_file(f: _File, st: tuple | None, *, allow_empty: bool = False, empty_
     if st is None or st[0] == 0:
         if allow_empty:
             return
-        raise IngestError(f"empty file: no {empty_what} found (only blank or comment lines, or nothing)",
-                          file=str(f.path), expected=LAYOUTS[f.layout].expected)
+        raise IngestError(
+            f"empty file: no {empty_what} found (only blank or comment lines, or nothing)",
+            file=str(f.path),
+            expected=LAYOUTS[f.layout].expected,
+        )
     if st[1] is not None:
         raise _row_error(f, int(st[1]), int(st[2]))
 
@@ -618,28 +699,37 @@ def _duplicates(con, table: str) -> dict[int, int]:
 
     Groups are first screened with h = hash(topic, doc): sorted by h, a repeated pair gives two
     equal neighbours (a collision of different pairs merely sends the group to the exact check)."""
-    suspects = [r[0] for r in con.execute(f"""
+    suspects = [
+        r[0]
+        for r in con.execute(f"""
         SELECT DISTINCT grp FROM (SELECT grp, h = lag(h) OVER (PARTITION BY grp ORDER BY h) AS same
                                   FROM (SELECT grp, hash(topic, doc) AS h FROM {table}))
-        WHERE same""").fetchall()]
+        WHERE same""").fetchall()
+    ]
     if not suspects:
         return {}
-    rows = con.execute(f"""
+    rows = con.execute(
+        f"""
         SELECT grp, sum(c - 1) FROM (SELECT grp, topic, doc, count(*) AS c FROM {table}
                                      WHERE grp IN (SELECT unnest(?)) GROUP BY grp, topic, doc HAVING count(*) > 1)
-        GROUP BY grp""", [suspects]).fetchall()
+        GROUP BY grp""",
+        [suspects],
+    ).fetchall()
     return {g: int(n) for g, n in rows}
 
 
 def _first_duplicate(con, table: str, grp: int) -> tuple:
     """(file_idx, ln, topic, doc, first_file_idx, first_ln) of the first repeated (topic, doc)."""
-    return con.execute(f"""
+    return con.execute(
+        f"""
         SELECT file_idx, ln, topic, doc, first_file, first_ln FROM (
             SELECT file_idx, ln, topic, doc,
                    first_value(file_idx) OVER w AS first_file, first_value(ln) OVER w AS first_ln,
                    row_number() OVER w AS k
             FROM {table} WHERE grp = ? WINDOW w AS (PARTITION BY topic, doc ORDER BY file_idx, ln))
-        WHERE k > 1 ORDER BY file_idx, ln LIMIT 1""", [grp]).fetchall()[0]
+        WHERE k > 1 ORDER BY file_idx, ln LIMIT 1""",
+        [grp],
+    ).fetchall()[0]
 
 
 def _drop_duplicates(con, table: str, groups: Sequence[int]) -> None:
@@ -647,12 +737,17 @@ def _drop_duplicates(con, table: str, groups: Sequence[int]) -> None:
     view ``table``'s raw table. Every computed line index (see :func:`_fast_ln_sql`) is written
     first, for all groups: DuckDB may renumber the rowids of the rows after deleted ones."""
     raw, g = f"{table}_raw", list(groups)
-    con.execute(f"UPDATE {raw} SET ln = v.ln FROM (SELECT rid, ln FROM {table}) v "
-                f"WHERE {raw}.rowid = v.rid AND {raw}.ln IS NULL")
-    con.execute(f"""
+    con.execute(
+        f"UPDATE {raw} SET ln = v.ln FROM (SELECT rid, ln FROM {table}) v "
+        f"WHERE {raw}.rowid = v.rid AND {raw}.ln IS NULL"
+    )
+    con.execute(
+        f"""
         DELETE FROM {raw} WHERE rowid IN (
             SELECT rid FROM {table} WHERE grp IN (SELECT unnest(?))
-            QUALIFY row_number() OVER (PARTITION BY grp, topic, doc ORDER BY file_idx, ln) > 1)""", [g])
+            QUALIFY row_number() OVER (PARTITION BY grp, topic, doc ORDER BY file_idx, ln) > 1)""",
+        [g],
+    )
 
 
 def _group_stats(con, table: str, extra: str = "") -> dict[int, tuple]:
@@ -670,8 +765,10 @@ def _validate_call(store, format: str) -> None:
     if format not in ("trec", "ntcir"):
         raise IngestError(f"unknown format {format!r}; use 'trec' or 'ntcir'")
     if getattr(store, "read_only", False):
-        raise IngestError(f"the store {store.location} is open read-only; open it with evalstore.open(path) "
-                          f"(without read_only=True) to ingest")
+        raise IngestError(
+            f"the store {store.location} is open read-only; open it with evalstore.open(path) "
+            f"(without read_only=True) to ingest"
+        )
 
 
 # =========================================================================== runs
@@ -695,13 +792,28 @@ class _Group:
     idx: int
     files: list[_File]
     sha: str
-    name: str | None = None          # final name (known before parsing when given or from the file name)
-    guess: str | None = None         # name expected before parsing (first line's tag)
+    name: str | None = None  # final name (known before parsing when given or from the file name)
+    guess: str | None = None  # name expected before parsing (first line's tag)
     tag: str | None = None
 
+    @property
+    def final(self) -> str:
+        """The name, once decided (given, from the file name, or from the run tag)."""
+        assert self.name is not None, "internal: the group is stored before it was named"
+        return self.name
 
-def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", replace: bool = False,
-                dedupe: bool = False, name_from: str = "tag", progress: bool | None = None) -> list[IngestResult]:
+
+def ingest_runs(
+    store,
+    paths,
+    *,
+    name: str | None = None,
+    format: str = "trec",
+    replace: bool = False,
+    dedupe: bool = False,
+    name_from: str = "tag",
+    progress: bool | None = None,
+) -> list[IngestResult]:
     """Ingest run files: one run per TREC file (named ``name``, else by its tag, or by the file name
     with ``name_from='file'``). With ``format='ntcir'`` files whose lines hold one field are
     NTCIREVAL res files (one per topic, topic = file name up to its first dot) and together form
@@ -720,28 +832,35 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
 
     for f in files:
         f.delim = _fast_delimiter(firsts[f.idx])
-        if f.delim:
-            f.tag0 = firsts[f.idx].split(f.delim)[5]
+        first_line = firsts[f.idx]
+        if f.delim and first_line is not None:
+            f.tag0 = first_line.split(f.delim)[5]
     res_mode = False
     if format == "ntcir":
         first = next((firsts[f.idx] for f in files if firsts[f.idx] is not None), None)
         res_mode = first is not None and ntcir.is_res_layout(len(_fields(first)))
     if res_mode:
         if not name:
-            raise IngestError("NTCIR res files (one per topic) form one run: give it a name with --name NAME",
-                              file=str(files[0].path))
+            raise IngestError(
+                "NTCIR res files (one per topic) form one run: give it a name with --name NAME", file=str(files[0].path)
+            )
         topics: dict[str, Path] = {}
         for f in files:
             f.layout, f.topic, f.delim = "res", ntcir.topic_from_name(f.path), None
             if f.topic in topics:
-                raise IngestError(f"two res files for topic {f.topic!r} (also {topics[f.topic]}); the topic of a "
-                                  f"res file is its name up to the first dot", file=str(f.path))
+                raise IngestError(
+                    f"two res files for topic {f.topic!r} (also {topics[f.topic]}); the topic of a "
+                    f"res file is its name up to the first dot",
+                    file=str(f.path),
+                )
             topics[f.topic] = f.path
         groups = [_Group(0, files, _combined_sha([f.path for f in files], shas), name=name)]
     else:
         if name and len(files) > 1:
-            raise IngestError(f"--name names one run but {len(files)} files were given; ingest them one at a "
-                              f"time, or let each run take its tag (or --name-from file)")
+            raise IngestError(
+                f"--name names one run but {len(files)} files were given; ingest them one at a "
+                f"time, or let each run take its tag (or --name-from file)"
+            )
         groups = []
         for f in files:
             f.grp = f.idx
@@ -757,9 +876,13 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
 
     con = store.con
     results: dict[int, IngestResult] = {}
-    stored = {r[0]: r[1] for r in con.execute(
-        "SELECT name, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))",
-        [[g.name or g.guess for g in groups if (g.name or g.guess)]]).fetchall()}
+    stored = {
+        r[0]: r[1]
+        for r in con.execute(
+            "SELECT name, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))",
+            [[g.name or g.guess for g in groups if (g.name or g.guess)]],
+        ).fetchall()
+    }
     todo = []
     for g in groups:
         nm = g.name or g.guess
@@ -785,27 +908,44 @@ def ingest_runs(store, paths, *, name: str | None = None, format: str = "trec", 
                 if not res_mode:
                     _name_run(con, g, stats[g.idx])
             if res_mode and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
-                raise IngestError("every res file is empty: the run has no documents",
-                                  file=", ".join(str(f.path) for f in todo_files), expected=RES_EXPECTED)
+                raise IngestError(
+                    "every res file is empty: the run has no documents",
+                    file=", ".join(str(f.path) for f in todo_files),
+                    expected=RES_EXPECTED,
+                )
             _check_names(todo, "run")
             bar.update(description="checking runs")
             dups = _duplicates(con, "_ing_rows")
             if dups and not dedupe:
                 g = next(g for g in todo if g.idx in dups)
-                raise _duplicate_error(con, "_ing_rows", g, files, "duplicate document {doc!r} in topic {topic!r} "
-                                       "(first seen on {where})",
-                                       "each docno at most once per topic; pass --dedupe to keep the first "
-                                       "occurrence (trec_eval refuses runs with duplicate documents)")
+                raise _duplicate_error(
+                    con,
+                    "_ing_rows",
+                    g,
+                    files,
+                    "duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
+                    "each docno at most once per topic; pass --dedupe to keep the first "
+                    "occurrence (trec_eval refuses runs with duplicate documents)",
+                )
             if dups:
                 _drop_duplicates(con, "_ing_rows", list(dups))
             bar.update(description="storing runs")
             if res_mode or dups:
                 gstats = _group_stats(con, "_ing_rows")
-            else:                                    # one file per run: the file's counts
+            else:  # one file per run: the file's counts
                 gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
             with store.transaction():
-                results.update(_store_runs(store, todo, gstats, dups, replace, "ntcir" if format == "ntcir" else "trec",
-                                           FILE_RANK_SQL if res_mode else TREC_RANK_SQL))
+                results.update(
+                    _store_runs(
+                        store,
+                        todo,
+                        gstats,
+                        dups,
+                        replace,
+                        "ntcir" if format == "ntcir" else "trec",
+                        FILE_RANK_SQL if res_mode else TREC_RANK_SQL,
+                    )
+                )
     finally:
         _drop_temp(con, "_ing_rows", "_ing_map")
     return [results[g.idx] for g in groups]
@@ -827,8 +967,9 @@ def _duplicate_error(con, table: str, g: _Group, files: list[_File], message: st
     f, ff = files[fi], files[ffi]
     where = f"line {_physical_line(ff.path, int(fln))[0]}" + ("" if ff is f else f" of {ff.path}")
     line_no, text = _physical_line(f.path, int(ln))
-    return IngestError(message.format(doc=doc, topic=topic, where=where), file=str(f.path), line=line_no, text=text,
-                       expected=expected)
+    return IngestError(
+        message.format(doc=doc, topic=topic, where=where), file=str(f.path), line=line_no, text=text, expected=expected
+    )
 
 
 def _name_run(con, g: _Group, st: tuple) -> None:
@@ -841,18 +982,30 @@ def _name_run(con, g: _Group, st: tuple) -> None:
         if g.name is None:
             g.name = tag_min
         return
-    tags = [r[0] for r in con.execute("SELECT DISTINCT tag FROM _ing_rows WHERE file_idx = ? ORDER BY tag LIMIT 6",
-                                      [f.idx]).fetchall()]
+    tags = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT tag FROM _ing_rows WHERE file_idx = ? ORDER BY tag LIMIT 6", [f.idx]
+        ).fetchall()
+    ]
     g.tag = ",".join(tags[:5]) + (",..." if len(tags) > 5 else "")
     if g.name is not None:
         return
-    first_tag = con.execute("SELECT tag FROM _ing_rows WHERE file_idx = ? ORDER BY ln LIMIT 1", [f.idx]).fetchall()[0][0]
-    ln = con.execute("SELECT min(ln) FROM _ing_rows WHERE file_idx = ? AND tag <> ?", [f.idx, first_tag]).fetchall()[0][0]
+    first_tag = con.execute("SELECT tag FROM _ing_rows WHERE file_idx = ? ORDER BY ln LIMIT 1", [f.idx]).fetchall()[0][
+        0
+    ]
+    ln = con.execute("SELECT min(ln) FROM _ing_rows WHERE file_idx = ? AND tag <> ?", [f.idx, first_tag]).fetchall()[0][
+        0
+    ]
     line_no, text = _physical_line(f.path, int(ln))
     raise IngestError(
         f"the file has several run tags ({', '.join(tags[:5])}{' ...' if len(tags) > 5 else ''}) and no name was "
-        f"given; this line's tag differs from the first line's {first_tag!r}", file=str(f.path), line=line_no,
-        text=text, expected="one tag per run file, or give the run a name with --name NAME")
+        f"given; this line's tag differs from the first line's {first_tag!r}",
+        file=str(f.path),
+        line=line_no,
+        text=text,
+        expected="one tag per run file, or give the run a name with --name NAME",
+    )
 
 
 def _check_names(groups: Sequence[_Group], kind: str) -> None:
@@ -860,19 +1013,26 @@ def _check_names(groups: Sequence[_Group], kind: str) -> None:
     for g in groups:
         if g.name in seen:
             other = seen[g.name]
-            raise IngestError(f"two files of this call would both be stored as the {kind} {g.name!r} "
-                              f"(also {other.files[0].path})", file=str(g.files[0].path),
-                              expected="distinct run tags, --name-from file, or one call per file" if kind == "run"
-                              else "distinct file names, or --name NAME to combine the files into one set")
-        seen[g.name] = g
+            raise IngestError(
+                f"two files of this call would both be stored as the {kind} {g.name!r} (also {other.files[0].path})",
+                file=str(g.files[0].path),
+                expected="distinct run tags, --name-from file, or one call per file"
+                if kind == "run"
+                else "distinct file names, or --name NAME to combine the files into one set",
+            )
+        seen[g.final] = g
 
 
-def _store_runs(store, groups: Sequence[_Group], gstats: dict, dups: dict, replace: bool, fmt: str,
-                rank_sql: str) -> dict[int, IngestResult]:
+def _store_runs(
+    store, groups: Sequence[_Group], gstats: dict, dups: dict, replace: bool, fmt: str, rank_sql: str
+) -> dict[int, IngestResult]:
     con = store.con
-    existing = {r[0]: (r[1], r[2]) for r in con.execute(
-        "SELECT name, run_id, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))",
-        [[g.name for g in groups]]).fetchall()}
+    existing = {
+        r[0]: (r[1], r[2])
+        for r in con.execute(
+            "SELECT name, run_id, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))", [[g.name for g in groups]]
+        ).fetchall()
+    }
     results: dict[int, IngestResult] = {}
     mapping: list[tuple[int, int]] = []
     for g in groups:
@@ -880,40 +1040,55 @@ def _store_runs(store, groups: Sequence[_Group], gstats: dict, dups: dict, repla
         n_rows, n_topics = gstats.get(g.idx, (0, 0))
         old = existing.get(g.name)
         if old and old[1] == g.sha:
-            results[g.idx] = IngestResult("run", g.name, "unchanged", files)
+            results[g.idx] = IngestResult("run", g.final, "unchanged", files)
             continue
         if old and not replace:
             raise IngestError(
                 f"a run named {g.name!r} already exists with different content (sha256 {old[1][:12]} vs {g.sha[:12]})",
-                file=", ".join(files), expected="--replace to replace it, or --name to store this file under another name")
+                file=", ".join(files),
+                expected="--replace to replace it, or --name to store this file under another name",
+            )
         source = ",".join(files) or "<dict>"
         n_dropped = dups.get(g.idx, 0)
         if old:
             run_id = old[0]
             for table in ("run_row_data", "score_data", "evaluations"):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
-            con.execute("""UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, n_topics = ?, n_rows = ?,
+            con.execute(
+                """UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, n_topics = ?, n_rows = ?,
                            n_dropped_duplicates = ?, ingested_at = current_timestamp WHERE run_id = ?""",
-                        [g.tag, source, fmt, g.sha, n_topics, n_rows, n_dropped, run_id])
+                [g.tag, source, fmt, g.sha, n_topics, n_rows, n_dropped, run_id],
+            )
             status = "replaced"
         else:
-            run_id = con.execute("""INSERT INTO run_meta (name, tag, source, format, sha256, n_topics, n_rows,
+            run_id = con.execute(
+                """INSERT INTO run_meta (name, tag, source, format, sha256, n_topics, n_rows,
                                     n_dropped_duplicates) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
-                                 [g.name, g.tag, source, fmt, g.sha, n_topics, n_rows, n_dropped]).fetchall()[0][0]
+                [g.name, g.tag, source, fmt, g.sha, n_topics, n_rows, n_dropped],
+            ).fetchall()[0][0]
             status = "added"
         mapping.append((g.idx, run_id))
-        res = IngestResult("run", g.name, status, files, n_rows=n_rows, n_topics=n_topics,
-                           n_dropped_duplicates=n_dropped)
+        res = IngestResult(
+            "run", g.final, status, files, n_rows=n_rows, n_topics=n_topics, n_dropped_duplicates=n_dropped
+        )
         if len(g.files) > 1:
-            empty = [f.topic for f in g.files if f.topic is not None
-                     and not con.execute("SELECT 1 FROM _ing_rows WHERE file_idx = ? LIMIT 1", [f.idx]).fetchall()]
+            empty = [
+                f.topic
+                for f in g.files
+                if f.topic is not None
+                and not con.execute("SELECT 1 FROM _ing_rows WHERE file_idx = ? LIMIT 1", [f.idx]).fetchall()
+            ]
             if empty:
-                res.messages.append(f"{len(empty)} empty res file(s) (no documents for topic(s) "
-                                    f"{', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''})")
+                res.messages.append(
+                    f"{len(empty)} empty res file(s) (no documents for topic(s) "
+                    f"{', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''})"
+                )
         results[g.idx] = res
     if mapping:
-        con.execute("CREATE OR REPLACE TEMP TABLE _ing_map AS SELECT unnest(?)::INTEGER AS grp, unnest(?)::INTEGER AS id",
-                    [[m[0] for m in mapping], [m[1] for m in mapping]])
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _ing_map AS SELECT unnest(?)::INTEGER AS grp, unnest(?)::INTEGER AS id",
+            [[m[0] for m in mapping], [m[1] for m in mapping]],
+        )
         # A few runs per statement (about a million rows): the ranking window partitions by run
         # anyway, and its sort buffers then stay a fraction of the whole call's rows.
         chunks: list[list[int]] = [[]]
@@ -925,10 +1100,13 @@ def _store_runs(store, groups: Sequence[_Group], gstats: dict, dups: dict, repla
             chunks[-1].append(grp)
             n += gstats.get(grp, (0, 0))[0]
         for chunk in chunks:
-            con.execute(f"""
+            con.execute(
+                f"""
                 INSERT INTO run_row_data (run_id, topic, doc, rank, line_no, submitted_rank, score)
                 SELECT id, topic, doc, {rank_sql}, ln, submitted_rank, score
-                FROM _ing_rows JOIN _ing_map USING (grp) WHERE grp IN (SELECT unnest(?::INTEGER[]))""", [chunk])
+                FROM _ing_rows JOIN _ing_map USING (grp) WHERE grp IN (SELECT unnest(?::INTEGER[]))""",
+                [chunk],
+            )
     return results
 
 
@@ -940,8 +1118,16 @@ def _qrels_name(path: Path) -> str:
     return _strip_suffixes(path.name, (".gz", ".txt", ".qrels", ".rel", ".tsv"))
 
 
-def ingest_qrels(store, paths, *, name: str | None = None, format: str = "trec", replace: bool = False,
-                 gains: str | Sequence[float] | None = None, progress: bool | None = None) -> list[IngestResult]:
+def ingest_qrels(
+    store,
+    paths,
+    *,
+    name: str | None = None,
+    format: str = "trec",
+    replace: bool = False,
+    gains: str | Sequence[float] | None = None,
+    progress: bool | None = None,
+) -> list[IngestResult]:
     """Ingest qrels file(s). Without ``name`` each file becomes a set named after the file; with
     ``name`` all files form one set (e.g. NTCIR per-topic rel files). ``gains`` declares the set's
     default gains of levels 1..n (used when a metric is given no ``gains=``).
@@ -970,13 +1156,17 @@ def ingest_qrels(store, paths, *, name: str | None = None, format: str = "trec",
         _check_names(groups, "qrels set")
 
     con = store.con
-    stored = {r[0]: r[1] for r in con.execute("SELECT name, sha256 FROM qrels_meta WHERE name IN (SELECT unnest(?))",
-                                              [[g.name for g in groups]]).fetchall()}
+    stored = {
+        r[0]: r[1]
+        for r in con.execute(
+            "SELECT name, sha256 FROM qrels_meta WHERE name IN (SELECT unnest(?))", [[g.name for g in groups]]
+        ).fetchall()
+    }
     results: dict[int, IngestResult] = {}
     todo = []
     for g in groups:
         if stored.get(g.name) == g.sha:
-            results[g.idx] = IngestResult("qrels", g.name, "unchanged", [str(f.path) for f in g.files])
+            results[g.idx] = IngestResult("qrels", g.final, "unchanged", [str(f.path) for f in g.files])
         else:
             todo.append(g)
     if not todo:
@@ -991,14 +1181,18 @@ def ingest_qrels(store, paths, *, name: str | None = None, format: str = "trec",
             dups = _duplicates(con, "_ing_q")
             if dups:
                 g = next(g for g in todo if g.idx in dups)
-                raise _duplicate_error(con, "_ing_q", g, files, "document {doc!r} is judged twice for topic "
-                                       "{topic!r} (first on {where})",
-                                       "one judgment per (topic, docno); trec_eval refuses such qrels too")
+                raise _duplicate_error(
+                    con,
+                    "_ing_q",
+                    g,
+                    files,
+                    "document {doc!r} is judged twice for topic {topic!r} (first on {where})",
+                    "one judgment per (topic, docno); trec_eval refuses such qrels too",
+                )
             gstats = _group_stats(con, "_ing_q", ", max(grade)")
             with store.transaction():
                 for g in todo:
-                    results[g.idx] = _store_qrels(store, g, gstats.get(g.idx, (0, 0, None)), format, replace,
-                                                  declared)
+                    results[g.idx] = _store_qrels(store, g, gstats.get(g.idx, (0, 0, None)), format, replace, declared)
     finally:
         _drop_temp(con, "_ing_q")
     return [results[g.idx] for g in groups]
@@ -1014,7 +1208,9 @@ def _normalise_gains(gains) -> str | None:
     try:
         vals = [float(x) for x in parts]
     except (TypeError, ValueError):
-        raise IngestError(f"gains {gains!r} must be numbers separated by ':' (gains of levels 1..n, e.g. 1:2:3)") from None
+        raise IngestError(
+            f"gains {gains!r} must be numbers separated by ':' (gains of levels 1..n, e.g. 1:2:3)"
+        ) from None
     if not vals or any(b < a for a, b in zip(vals, vals[1:])) or any(v < 0 for v in vals):
         raise IngestError(f"gains {gains!r} must be non-negative and non-decreasing from level 1 up")
     return ":".join(f"{v:g}" for v in vals)
@@ -1027,52 +1223,65 @@ def _store_qrels(store, g: _Group, gstat: tuple, fmt: str, replace: bool, gains:
     n_rows, n_topics, max_grade = gstat
     existing = con.execute("SELECT qrels_id, sha256 FROM qrels_meta WHERE name = ?", [g.name]).fetchall()
     if existing and existing[0][1] == g.sha:
-        return IngestResult("qrels", g.name, "unchanged", files)
+        return IngestResult("qrels", g.final, "unchanged", files)
     if existing and not replace:
         raise IngestError(
             f"a qrels set named {g.name!r} already exists with different content "
             f"(sha256 {existing[0][1][:12]} vs {g.sha[:12]})",
-            file=source, expected="--replace to replace it, or --name to store it under another name")
+            file=source,
+            expected="--replace to replace it, or --name to store it under another name",
+        )
     if existing:
         qid = existing[0][0]
-        _check_replaceable_qrels(con, g.name, qid)
+        _check_replaceable_qrels(con, g.final, qid)
         for table in ("qrels_data", "score_data", "evaluations"):
             con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [qid])
-        con.execute("""UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, n_topics = ?, n_judged = ?,
+        con.execute(
+            """UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, n_topics = ?, n_judged = ?,
                        max_grade = ?, default_gains = ?, ingested_at = current_timestamp WHERE qrels_id = ?""",
-                    [source, fmt, g.sha, n_topics, n_rows, max_grade, gains, qid])
+            [source, fmt, g.sha, n_topics, n_rows, max_grade, gains, qid],
+        )
         status = "replaced"
     else:
-        qid = con.execute("""INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade,
+        qid = con.execute(
+            """INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade,
                              default_gains) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
-                          [g.name, source, fmt, g.sha, n_topics, n_rows, max_grade, gains]).fetchall()[0][0]
+            [g.name, source, fmt, g.sha, n_topics, n_rows, max_grade, gains],
+        ).fetchall()[0][0]
         status = "added"
-    con.execute("INSERT INTO qrels_data (qrels_id, topic, doc, grade) "
-                "SELECT ?, topic, doc, grade FROM _ing_q WHERE grp = ? ORDER BY topic, doc", [qid, g.idx])
-    return IngestResult("qrels", g.name, status, files, n_rows=n_rows, n_topics=n_topics)
+    con.execute(
+        "INSERT INTO qrels_data (qrels_id, topic, doc, grade) "
+        "SELECT ?, topic, doc, grade FROM _ing_q WHERE grp = ? ORDER BY topic, doc",
+        [qid, g.idx],
+    )
+    return IngestResult("qrels", g.final, status, files, n_rows=n_rows, n_topics=n_topics)
 
 
 def _check_replaceable_qrels(con, name: str, qid: int) -> None:
     """A subsample, or a set that subsamples were drawn from, is not replaced behind their back."""
-    has_table = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'subsample_meta'"
-                            ).fetchall()[0][0]
+    has_table = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'subsample_meta'"
+    ).fetchall()[0][0]
     if not has_table:
         return
-    parent = con.execute("SELECT p.name FROM subsample_meta s JOIN qrels_meta p ON p.qrels_id = s.parent_id "
-                         "WHERE s.qrels_id = ?", [qid]).fetchall()
+    parent = con.execute(
+        "SELECT p.name FROM subsample_meta s JOIN qrels_meta p ON p.qrels_id = s.parent_id WHERE s.qrels_id = ?", [qid]
+    ).fetchall()
     if parent:
-        raise IngestError(f"{name!r} is a subsample of {parent[0][0]!r}, not an ingested qrels set; it cannot be "
-                          f"replaced", expected="ingest under another name, or drop it with "
-                                                f"`evalstore subsample drop {name}`")
+        raise IngestError(
+            f"{name!r} is a subsample of {parent[0][0]!r}, not an ingested qrels set; it cannot be replaced",
+            expected=f"ingest under another name, or drop it with `evalstore subsample drop {name}`",
+        )
     n = con.execute("SELECT count(*) FROM subsample_meta WHERE parent_id = ?", [qid]).fetchall()[0][0]
     if n:
-        raise IngestError(f"{n} subsample(s) were drawn from the qrels set {name!r}; replacing its judgments "
-                          f"would leave them stale", expected=f"drop them first with `evalstore subsample drop "
-                                                              f"--qrels {name}`, or ingest under another name")
+        raise IngestError(
+            f"{n} subsample(s) were drawn from the qrels set {name!r}; replacing its judgments would leave them stale",
+            expected=f"drop them first with `evalstore subsample drop --qrels {name}`, or ingest under another name",
+        )
 
 
 # =========================================================================== dicts (notebook API)
-def _flatten(nested: dict, cast, what: str, rule: str) -> tuple[list[str], list[str], list]:
+def _flatten(nested: Mapping, cast, what: str, rule: str) -> tuple[list[str], list[str], list]:
     """``{topic: {doc: value}}`` as three parallel columns (topics, docs, cast values)."""
     topics = [str(t) for t, docs in nested.items() for _ in docs]
     docs = [str(d) for ds in nested.values() for d in ds]
@@ -1085,17 +1294,22 @@ def _flatten(nested: dict, cast, what: str, rule: str) -> tuple[list[str], list[
     return topics, docs, values
 
 
-def qrels_from_dict(store, name: str, qrels: dict, *, replace: bool = False) -> IngestResult:
+def qrels_from_dict(store, name: str, qrels: Mapping, *, replace: bool = False) -> IngestResult:
     """Store ``{topic: {doc: grade}}`` as a qrels set (used by the notebook API)."""
     topics, docs, grades = _flatten(qrels, int, f"qrels {name!r}", "grades must be integers")
     con = store.con
     with store.transaction():
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_q (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
-                    f"{QRELS_COLUMNS})")
-        con.execute("INSERT INTO _ing_q SELECT 0, 0, NULL, 0, unnest($1), unnest($2), unnest($3)",
-                    [topics, docs, grades])
-        sha = con.execute("SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || grade, chr(10) "
-                          "ORDER BY topic, doc)) FROM _ing_q").fetchall()[0][0]
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE _ing_q (file_idx INTEGER, grp INTEGER, ln BIGINT, err UTINYINT, "
+            f"{QRELS_COLUMNS})"
+        )
+        con.execute(
+            "INSERT INTO _ing_q SELECT 0, 0, NULL, 0, unnest($1), unnest($2), unnest($3)", [topics, docs, grades]
+        )
+        sha = con.execute(
+            "SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || grade, chr(10) "
+            "ORDER BY topic, doc)) FROM _ing_q"
+        ).fetchall()[0][0]
         st = con.execute("SELECT count(*), count(DISTINCT topic), max(grade) FROM _ing_q").fetchall()[0]
         res = _store_qrels(store, _Group(0, [], sha, name=name), st, "dict", replace, None)
         res.files = ["<dict>"]
@@ -1108,15 +1322,22 @@ def run_from_dict(store, name: str, run: dict, *, replace: bool = False) -> Inge
     topics, docs, scores = _flatten(run, float, f"run {name!r}", "scores must be numbers")
     con = store.con
     with store.transaction():
-        con.execute(f"CREATE OR REPLACE TEMP TABLE _ing_rows (file_idx INTEGER, grp INTEGER, ln BIGINT, "
-                    f"err UTINYINT, {RUN_COLUMNS})")
-        con.execute("INSERT INTO _ing_rows SELECT 0, 0, unnest(range(1, len($1) + 1)), 0, unnest($1), unnest($2), "
-                    "NULL, unnest($3), NULL", [topics, docs, scores])
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE _ing_rows (file_idx INTEGER, grp INTEGER, ln BIGINT, "
+            f"err UTINYINT, {RUN_COLUMNS})"
+        )
+        con.execute(
+            "INSERT INTO _ing_rows SELECT 0, 0, unnest(range(1, len($1) + 1)), 0, unnest($1), unnest($2), "
+            "NULL, unnest($3), NULL",
+            [topics, docs, scores],
+        )
         bad = con.execute("SELECT topic, doc FROM _ing_rows WHERE NOT isfinite(score) LIMIT 1").fetchall()
         if bad:
             raise IngestError(f"run {name!r}: the score of topic {bad[0][0]!r}, document {bad[0][1]!r} is not finite")
-        sha = con.execute("SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || score, chr(10) "
-                          "ORDER BY topic, doc)) FROM _ing_rows").fetchall()[0][0]
+        sha = con.execute(
+            "SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || score, chr(10) "
+            "ORDER BY topic, doc)) FROM _ing_rows"
+        ).fetchall()[0][0]
         st = _group_stats(con, "_ing_rows")
         g = _Group(0, [], sha, name=name)
         res = _store_runs(store, [g], st, {}, replace, "dict", TREC_RANK_SQL)[0]

@@ -10,6 +10,7 @@ Levels are ``L0``, ``L1``, ...; a level without the ``L`` prefix is an error (NT
 too). Runs in TREC layout are read like TREC runs. The parsing itself is done by
 :mod:`evalstore.ingest`; this module holds what is specific to NTCIR.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -3,6 +3,7 @@
 Shown on a terminal (stderr is a TTY) unless disabled; ``enabled=True`` forces them on,
 ``False`` off. Without a terminal nothing is printed, so pipes and CI logs stay clean.
 """
+
 from __future__ import annotations
 
 import sys
@@ -29,8 +30,7 @@ class _RichBar:
 
 
 @contextmanager
-def progress_bar(total: int, label: str, *, enabled: bool | None = None, min_total: int = 2,
-                 transient: bool = False):
+def progress_bar(total: int, label: str, *, enabled: bool | None = None, min_total: int = 2, transient: bool = False):
     """Context manager yielding an object with ``advance(n=1)`` and ``update(description=...)``.
 
     ``enabled=None`` shows the bar when stderr is a terminal and ``total >= min_total``.
@@ -44,6 +44,12 @@ def progress_bar(total: int, label: str, *, enabled: bool | None = None, min_tot
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=transient) as p:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=transient,
+    ) as p:
         yield _RichBar(p, p.add_task(label, total=total))

@@ -4,9 +4,10 @@ In a wheel, ``sql/`` and ``migrations/`` are shipped inside the package as ``eva
 ``evalstore/_migrations``; in a source checkout (editable install, ``python cli.py``) they are the
 top-level folders of the repository.
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 _PKG = Path(__file__).resolve().parent
@@ -22,12 +23,12 @@ def _find(packaged: str, toplevel: str) -> Path:
     raise FileNotFoundError(f"evalstore installation is incomplete: neither {inside} nor {repo} exists")
 
 
-@lru_cache(maxsize=None)
+@cache
 def sql_dir() -> Path:
     return _find("_sql", "sql")
 
 
-@lru_cache(maxsize=None)
+@cache
 def migrations_dir() -> Path:
     return _find("_migrations", "migrations")
 
@@ -37,6 +38,6 @@ def sample_dir() -> Path:
     return _PKG / "data" / "sample"
 
 
-@lru_cache(maxsize=None)
+@cache
 def read_sql(name: str) -> str:
     return (sql_dir() / name).read_text(encoding="utf-8")

@@ -9,14 +9,16 @@ SQLAlchemy: ``store.sqlalchemy_engine()`` gives an engine on the open store (duc
 without an open store in the same process, ``sqlalchemy.create_engine("duckdb:///path.duckdb")``
 works too.
 """
+
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import duckdb
 
@@ -69,8 +71,10 @@ def resolve_location(url_or_path: str | os.PathLike | None) -> str:
     if m:
         scheme = m.group(1).lower()
         if scheme.split("+")[0] != "duckdb":
-            raise StoreError(f"{loc!r}: only DuckDB stores are supported; give a file path or a URL such as "
-                             f"duckdb:///path/to/store.duckdb")
+            raise StoreError(
+                f"{loc!r}: only DuckDB stores are supported; give a file path or a URL such as "
+                f"duckdb:///path/to/store.duckdb"
+            )
         from sqlalchemy.engine import make_url
 
         try:
@@ -108,7 +112,7 @@ class Store:
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, location: str, read_only: bool = False):
-        self.con = con
+        self.con: duckdb.DuckDBPyConnection = con
         self.location = location
         self.read_only = read_only
         self._in_tx = False
@@ -117,9 +121,9 @@ class Store:
     def close(self) -> None:
         if self.con is not None:
             self.con.close()
-            self.con = None
+            self.con = None  # type: ignore[assignment]  # closed: any further use fails loudly
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -156,7 +160,8 @@ class Store:
     def status(self) -> dict[str, Any]:
         """Schema version of the store, newest version this code knows, applied migrations."""
         applied = self.con.execute(
-            "SELECT version, name, applied_at FROM schema_migrations ORDER BY version").fetchall()
+            "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
+        ).fetchall()
         return {
             "location": self.location,
             "exists": True,
@@ -190,7 +195,8 @@ class Store:
                 if kind not in _READ_ONLY_TYPES:
                     raise StoreError(
                         f"this statement would change the store ({kind}); ad-hoc SQL is read-only "
-                        f"unless you pass write=True (CLI: --write)")
+                        f"unless you pass write=True (CLI: --write)"
+                    )
         sandbox = not write and not self._in_tx
         try:
             if sandbox:
@@ -227,9 +233,14 @@ class Store:
         row = rows[0] if rows else None
         if row is None:
             known = [r[0] for r in self.con.execute("SELECT name FROM run_meta ORDER BY name LIMIT 20").fetchall()]
-            raise NotFoundError(f"no run named {name!r} in the store"
-                                + (f" (runs: {', '.join(known)}{' ...' if len(known) == 20 else ''})" if known
-                                   else "; ingest one with `evalstore ingest run FILE`"))
+            raise NotFoundError(
+                f"no run named {name!r} in the store"
+                + (
+                    f" (runs: {', '.join(known)}{' ...' if len(known) == 20 else ''})"
+                    if known
+                    else "; ingest one with `evalstore ingest run FILE`"
+                )
+            )
         return row[0]
 
     def qrels_id(self, name: str) -> int:
@@ -237,9 +248,10 @@ class Store:
         row = rows[0] if rows else None
         if row is None:
             known = [r[0] for r in self.con.execute("SELECT name FROM qrels_meta ORDER BY name LIMIT 20").fetchall()]
-            raise NotFoundError(f"no qrels set named {name!r} in the store"
-                                + (f" (qrels sets: {', '.join(known)})" if known
-                                   else "; ingest one with `evalstore ingest qrels FILE`"))
+            raise NotFoundError(
+                f"no qrels set named {name!r} in the store"
+                + (f" (qrels sets: {', '.join(known)})" if known else "; ingest one with `evalstore ingest qrels FILE`")
+            )
         return row[0]
 
     def run_names(self) -> list[str]:
@@ -249,12 +261,16 @@ class Store:
         return [r[0] for r in self.con.execute("SELECT name FROM qrels_meta ORDER BY name").fetchall()]
 
     def list_runs(self) -> QueryResult:
-        return self.sql("SELECT name, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
-                        "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM runs ORDER BY name")
+        return self.sql(
+            "SELECT name, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
+            "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM runs ORDER BY name"
+        )
 
     def list_qrels(self) -> QueryResult:
-        return self.sql("SELECT name, format, n_topics, n_judged, max_grade, sha256[1:12] AS sha256, "
-                        "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM qrels_sets ORDER BY name")
+        return self.sql(
+            "SELECT name, format, n_topics, n_judged, max_grade, sha256[1:12] AS sha256, "
+            "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM qrels_sets ORDER BY name"
+        )
 
     # ------------------------------------------------------------------ ingestion (evalstore.ingest)
     def ingest_run(self, paths: str | os.PathLike | Iterable, **kwargs):
@@ -285,9 +301,15 @@ def inspect_store(url_or_path: str | os.PathLike | None = None) -> dict[str, Any
     writing (``evalstore db status``). Works on stores older or newer than this evalstore."""
     location = resolve_location(url_or_path)
     newest = len(available_migrations())
-    out: dict[str, Any] = {"location": location, "exists": location == ":memory:" or Path(location).exists(),
-                           "schema_version": 0, "code_schema_version": newest, "applied": [],
-                           "n_runs": None, "n_qrels": None}
+    out: dict[str, Any] = {
+        "location": location,
+        "exists": location == ":memory:" or Path(location).exists(),
+        "schema_version": 0,
+        "code_schema_version": newest,
+        "applied": [],
+        "n_runs": None,
+        "n_qrels": None,
+    }
     if location == ":memory:" or not out["exists"]:
         out["state"] = "missing" if location != ":memory:" else "empty"
         return out
@@ -296,8 +318,12 @@ def inspect_store(url_or_path: str | os.PathLike | None = None) -> dict[str, Any
         v = _schema_version(con)
         out["schema_version"] = v
         if v:
-            out["applied"] = [{"version": a, "name": n, "applied_at": str(t)} for a, n, t in con.execute(
-                "SELECT version, name, applied_at FROM schema_migrations ORDER BY version").fetchall()]
+            out["applied"] = [
+                {"version": a, "name": n, "applied_at": str(t)}
+                for a, n, t in con.execute(
+                    "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
+                ).fetchall()
+            ]
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         if "run_meta" in tables:
             out["n_runs"] = con.execute("SELECT count(*) FROM run_meta").fetchall()[0][0]
@@ -311,7 +337,8 @@ def inspect_store(url_or_path: str | os.PathLike | None = None) -> dict[str, Any
 
 def _schema_version(con) -> int:
     exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'").fetchall()[0][0]
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    ).fetchall()[0][0]
     if not exists:
         return 0
     # fetchall, not fetchone: DuckDB 2.0 keeps a half-read result open, and create_function (UDF
@@ -328,18 +355,23 @@ def _migrate(con, location: str) -> None:
         raise StoreError(
             f"the store {location} has schema version {current}, but this evalstore only knows "
             f"versions up to {newest}: it was written by a newer evalstore. Upgrade evalstore "
-            f"(pip install -U evalstore) to open it.")
+            f"(pip install -U evalstore) to open it."
+        )
     for m in migrations[current:]:
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                        "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                        "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+            )
             con.execute(m.sql())
             con.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [m.version, m.name])
         except duckdb.Error as e:
             con.execute("ROLLBACK")
-            raise StoreError(f"upgrading {location} to schema version {m.version} ({m.path.name}) failed: {e}") from None
+            raise StoreError(
+                f"upgrading {location} to schema version {m.version} ({m.path.name}) failed: {e}"
+            ) from None
         con.execute("COMMIT")
 
 
@@ -365,8 +397,10 @@ def connect(location: str, read_only: bool = False) -> duckdb.DuckDBPyConnection
     elif read_only:
         read_only = False  # an in-memory database cannot be opened read-only
     if read_only and not Path(location).expanduser().exists():
-        raise StoreError(f"the store {location} does not exist; create it by ingesting qrels or runs "
-                         f"(evalstore ingest ... --db {location})")
+        raise StoreError(
+            f"the store {location} does not exist; create it by ingesting qrels or runs "
+            f"(evalstore ingest ... --db {location})"
+        )
     try:
         con = duckdb.connect(location, read_only=read_only)
     except duckdb.IOException as e:
@@ -376,7 +410,8 @@ def connect(location: str, read_only: bool = False) -> duckdb.DuckDBPyConnection
             raise StoreLockedError(
                 f"the store {location} is open for writing in another process"
                 f"{' (PID ' + pid.group(1) + ')' if pid else ''}; close that program or wait "
-                f"for it to finish, then try again.") from None
+                f"for it to finish, then try again."
+            ) from None
         raise StoreError(f"cannot open the store {location}: {msg}") from None
     except duckdb.Error as e:
         raise StoreError(f"cannot open the store {location}: {e}") from None
@@ -406,9 +441,11 @@ def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = Fals
             if v > newest:
                 _migrate(con, location)  # raises the "newer evalstore" error
             if v != newest:
-                raise StoreError(f"the store {location} has schema version {v} and needs upgrading "
-                                 f"to {newest}; open it once for writing (`evalstore db upgrade`, or "
-                                 f"evalstore.open() without read_only).")
+                raise StoreError(
+                    f"the store {location} has schema version {v} and needs upgrading "
+                    f"to {newest}; open it once for writing (`evalstore db upgrade`, or "
+                    f"evalstore.open() without read_only)."
+                )
         else:
             _migrate(con, location)
         _register_udfs(con)

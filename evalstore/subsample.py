@@ -31,13 +31,14 @@ fraction written in its shortest exact form (``0.05``, ``0.5``, ``1``) and 0-bas
 different parameters (another seed, other minimums, a changed parent) is an error unless
 ``replace=True``; use ``prefix=`` to keep several seeds side by side.
 """
+
 from __future__ import annotations
 
 import hashlib
 import math
 import os
 import sys
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -79,7 +80,8 @@ def parse_fractions(spec: str | float | Iterable[float]) -> list[float]:
                 except ValueError:
                     raise SubsampleError(
                         f"fraction {part!r} is not a number; give fractions such as 0.9,0.5,0.1 (or 50%), "
-                        f"or a preset: {', '.join(PRESETS)}") from None
+                        f"or a preset: {', '.join(PRESETS)}"
+                    ) from None
     elif isinstance(spec, (int, float)):
         values = [float(spec)]
     else:
@@ -105,7 +107,7 @@ def subsample_name(prefix: str, fraction: float, trial: int, method: str = "buck
 
 def topic_seed(seed: int, trial: int, topic: str, method: str = "buckley_voorhees") -> int:
     """The 128-bit PCG64 seed of one (seed, trial, topic) shuffle."""
-    digest = hashlib.sha256(f"{method}|{int(seed)}|{int(trial)}|{topic}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{method}|{int(seed)}|{int(trial)}|{topic}".encode()).digest()
     return int.from_bytes(digest[:16], "little")
 
 
@@ -118,9 +120,19 @@ def _check_int(name: str, value, minimum: int, maximum: int = 2**63 - 1) -> int:
 
 
 # --------------------------------------------------------------------------- creation
-def create_subsamples(store, qrels: str, fractions: str | Iterable[float], trials: int = 1, seed: int = 0,
-                      min_rel: int = 1, min_nonrel: int = 10, method: str = "buckley_voorhees", *,
-                      prefix: str | None = None, replace: bool = False) -> list[str]:
+def create_subsamples(
+    store,
+    qrels: str,
+    fractions: str | Iterable[float],
+    trials: int = 1,
+    seed: int = 0,
+    min_rel: int = 1,
+    min_nonrel: int = 10,
+    method: str = "buckley_voorhees",
+    *,
+    prefix: str | None = None,
+    replace: bool = False,
+) -> list[str]:
     """Create Buckley–Voorhees subsamples of the qrels set ``qrels``; return their names.
 
     One subsample per (fraction, trial), named ``<prefix>@bv<fraction>#<trial>`` (``prefix``
@@ -136,25 +148,31 @@ def create_subsamples(store, qrels: str, fractions: str | Iterable[float], trial
     min_nonrel = _check_int("min_nonrel", min_nonrel, 0, 2**31 - 1)
     con = store.con
     parent_id = store.qrels_id(qrels)
-    grandparent = con.execute("SELECT p.name FROM subsample_meta s JOIN qrels_meta p ON p.qrels_id = s.parent_id "
-                              "WHERE s.qrels_id = ?", [parent_id]).fetchone()
+    grandparent = con.execute(
+        "SELECT p.name FROM subsample_meta s JOIN qrels_meta p ON p.qrels_id = s.parent_id WHERE s.qrels_id = ?",
+        [parent_id],
+    ).fetchone()
     if grandparent:
         raise SubsampleError(
             f"{qrels!r} is itself a subsample of {grandparent[0]!r}; subsample {grandparent[0]!r} instead "
-            f"(the fractions of one trial are nested, so a smaller fraction of it is a subset of {qrels!r})")
+            f"(the fractions of one trial are nested, so a smaller fraction of it is a subset of {qrels!r})"
+        )
     prefix = qrels if prefix is None else prefix
     if not prefix:
         raise SubsampleError("the name prefix must not be empty")
-    parent_gains, parent_sha = con.execute("SELECT default_gains, sha256 FROM qrels_meta WHERE qrels_id = ?",
-                                           [parent_id]).fetchone()
+    parent_gains, parent_sha = con.execute(
+        "SELECT default_gains, sha256 FROM qrels_meta WHERE qrels_id = ?", [parent_id]
+    ).fetchone()
     targets = [(subsample_name(prefix, f, t, method), f, t) for f in fracs for t in range(trials)]
 
     with store.transaction():
         _shuffle(con, parent_id, seed, trials, method)
-        con.execute("CREATE OR REPLACE TEMP TABLE _ss_targets (pos INTEGER, name VARCHAR, fraction DOUBLE, "
-                    "trial INTEGER)")
-        con.executemany("INSERT INTO _ss_targets VALUES (?, ?, ?, ?)",
-                        [(i, n, f, t) for i, (n, f, t) in enumerate(targets)])
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _ss_targets (pos INTEGER, name VARCHAR, fraction DOUBLE, trial INTEGER)"
+        )
+        con.executemany(
+            "INSERT INTO _ss_targets VALUES (?, ?, ?, ?)", [(i, n, f, t) for i, (n, f, t) in enumerate(targets)]
+        )
         # The kept rows of every target, plus the parent's pooled-but-unjudged rows (grade < 0).
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE _ss_rows AS
@@ -166,11 +184,14 @@ def create_subsamples(store, qrels: str, fractions: str | Iterable[float], trial
             SELECT g.pos, q.topic, q.doc, q.grade
             FROM qrels_data q CROSS JOIN _ss_targets g
             WHERE q.qrels_id = {int(parent_id)} AND q.grade < 0""")
-        stats = {row[0]: row[1:] for row in con.execute("""
+        stats = {
+            row[0]: row[1:]
+            for row in con.execute("""
             SELECT g.pos, count(r.doc), count(DISTINCT r.topic), max(r.grade),
                    sha256(coalesce(string_agg(r.topic || ' ' || r.doc || ' ' || r.grade::VARCHAR, chr(10)
                                               ORDER BY r.topic, r.doc), ''))
-            FROM _ss_targets g LEFT JOIN _ss_rows r USING (pos) GROUP BY g.pos""").fetchall()}
+            FROM _ss_targets g LEFT JOIN _ss_rows r USING (pos) GROUP BY g.pos""").fetchall()
+        }
         ids: dict[int, int] = {}
         for pos, (name, f, t) in enumerate(targets):
             n_rows, n_topics, max_grade, sha = stats[pos]
@@ -178,44 +199,74 @@ def create_subsamples(store, qrels: str, fractions: str | Iterable[float], trial
             existing = con.execute(
                 "SELECT q.qrels_id, q.sha256, s.parent_id, s.method, s.fraction, s.seed, s.trial, s.min_rel, "
                 "s.min_nonrel FROM qrels_meta q LEFT JOIN subsample_meta s USING (qrels_id) WHERE q.name = ?",
-                [name]).fetchone()
+                [name],
+            ).fetchone()
             if existing is not None:
                 if existing[2] is None:
-                    raise SubsampleError(f"a qrels set named {name!r} already exists and is not a subsample; "
-                                         f"choose another name prefix (--prefix)")
+                    raise SubsampleError(
+                        f"a qrels set named {name!r} already exists and is not a subsample; "
+                        f"choose another name prefix (--prefix)"
+                    )
                 if tuple(existing[2:]) == params and existing[1] == sha:
-                    continue                                   # same derivation, same content: keep
+                    continue  # same derivation, same content: keep
                 if not replace:
                     old = dict(zip(("method", "fraction", "seed", "trial", "min_rel", "min_nonrel"), existing[3:]))
-                    why = ("its parent's judgments changed since" if tuple(existing[2:]) == params else
-                           f"it was made with {_describe_params(old)}")
+                    why = (
+                        "its parent's judgments changed since"
+                        if tuple(existing[2:]) == params
+                        else f"it was made with {_describe_params(old)}"
+                    )
                     raise SubsampleError(
                         f"subsample {name!r} already exists and {why}; pass replace=True (--replace) to "
-                        f"recreate it, or prefix= (--prefix) to store these under other names")
+                        f"recreate it, or prefix= (--prefix) to store these under other names"
+                    )
                 qid = existing[0]
                 _delete_contents(con, [qid])
-                con.execute("""UPDATE qrels_meta SET source = ?, sha256 = ?, n_topics = ?, n_judged = ?,
+                con.execute(
+                    """UPDATE qrels_meta SET source = ?, sha256 = ?, n_topics = ?, n_judged = ?,
                                max_grade = ?, default_gains = ?, ingested_at = current_timestamp
                                WHERE qrels_id = ?""",
-                            [_source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel), sha, n_topics,
-                             n_rows, max_grade, parent_gains, qid])
+                    [
+                        _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel),
+                        sha,
+                        n_topics,
+                        n_rows,
+                        max_grade,
+                        parent_gains,
+                        qid,
+                    ],
+                )
             else:
                 qid = con.execute(
                     """INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade,
                        default_gains) VALUES (?, ?, 'subsample', ?, ?, ?, ?, ?) RETURNING qrels_id""",
-                    [name, _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel), sha, n_topics,
-                     n_rows, max_grade, parent_gains]).fetchone()[0]
-            con.execute("""INSERT INTO subsample_meta (qrels_id, parent_id, method, fraction, seed, trial,
-                           min_rel, min_nonrel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""", [qid, *params])
+                    [
+                        name,
+                        _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel),
+                        sha,
+                        n_topics,
+                        n_rows,
+                        max_grade,
+                        parent_gains,
+                    ],
+                ).fetchone()[0]
+            con.execute(
+                """INSERT INTO subsample_meta (qrels_id, parent_id, method, fraction, seed, trial,
+                           min_rel, min_nonrel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                [qid, *params],
+            )
             ids[pos] = qid
         if ids:
-            con.execute("CREATE OR REPLACE TEMP TABLE _ss_ids AS SELECT unnest(?::INTEGER[]) AS pos, "
-                        "unnest(?::INTEGER[]) AS qrels_id", [list(ids), list(ids.values())])
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE _ss_ids AS SELECT unnest(?::INTEGER[]) AS pos, "
+                "unnest(?::INTEGER[]) AS qrels_id",
+                [list(ids), list(ids.values())],
+            )
             con.execute("""INSERT INTO qrels_data (qrels_id, topic, doc, grade)
                            SELECT i.qrels_id, r.topic, r.doc, r.grade FROM _ss_rows r JOIN _ss_ids i USING (pos)
                            ORDER BY i.qrels_id, r.topic, r.doc""")
-    for t in ("_ss_base", "_ss_keys_tbl", "_ss_ranked", "_ss_targets", "_ss_rows", "_ss_ids"):
-        con.execute(f"DROP TABLE IF EXISTS {t}")
+    for table in ("_ss_base", "_ss_keys_tbl", "_ss_ranked", "_ss_targets", "_ss_rows", "_ss_ids"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
     return [name for name, _, _ in targets]
 
 
@@ -224,28 +275,35 @@ def _describe_params(p: dict) -> str:
 
 
 def _source(parent, parent_sha, method, fraction, seed, trial, min_rel, min_nonrel) -> str:
-    return (f"subsample of {parent} (sha256 {parent_sha[:12]}): {method} fraction={fraction_label(fraction)} "
-            f"seed={seed} trial={trial} min_rel={min_rel} min_nonrel={min_nonrel}")
+    return (
+        f"subsample of {parent} (sha256 {parent_sha[:12]}): {method} fraction={fraction_label(fraction)} "
+        f"seed={seed} trial={trial} min_rel={min_rel} min_nonrel={min_nonrel}"
+    )
 
 
 def _shuffle(con, parent_id: int, seed: int, trials: int, method: str) -> None:
     """Temp table ``_ss_ranked(trial, topic, doc, grade, rel, pos, size)``: per trial and topic, the
     judged relevant and nonrelevant documents, each class in its shuffled order (pos 1..size)."""
-    con.execute("""CREATE OR REPLACE TEMP TABLE _ss_base AS
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE _ss_base AS
                    SELECT topic, doc, grade, grade >= 1 AS rel,
                           row_number() OVER (ORDER BY topic, doc) - 1 AS idx
-                   FROM qrels_data WHERE qrels_id = ? AND grade >= 0""", [parent_id])
+                   FROM qrels_data WHERE qrels_id = ? AND grade >= 0""",
+        [parent_id],
+    )
     counts = con.execute("SELECT topic, count(*) FROM _ss_base GROUP BY topic ORDER BY topic").fetchall()
     n = sum(c for _, c in counts)
     keys = np.empty((trials, n), dtype=np.uint64)
-    for t in range(trials):                       # a loop over trials x topics; numpy draws the keys
+    for t in range(trials):  # a loop over trials x topics; numpy draws the keys
         start = 0
         for topic, c in counts:
-            keys[t, start:start + c] = np.random.PCG64(topic_seed(seed, t, topic, method)).random_raw(c)
+            keys[t, start : start + c] = np.random.PCG64(topic_seed(seed, t, topic, method)).random_raw(c)
             start += c
-    _ss_keys = {"trial": np.repeat(np.arange(trials, dtype=np.int32), n),  # noqa: F841 (scanned by DuckDB)
-                "idx": np.tile(np.arange(n, dtype=np.int64), trials),
-                "key": keys.ravel()}
+    _ss_keys = {
+        "trial": np.repeat(np.arange(trials, dtype=np.int32), n),  # noqa: F841 (scanned by DuckDB)
+        "idx": np.tile(np.arange(n, dtype=np.int64), trials),
+        "key": keys.ravel(),
+    }
     con.execute("CREATE OR REPLACE TEMP TABLE _ss_keys_tbl AS SELECT trial, idx, key FROM _ss_keys")
     con.execute("""CREATE OR REPLACE TEMP TABLE _ss_ranked AS
                    SELECT k.trial, b.topic, b.doc, b.grade, b.rel,
@@ -284,8 +342,10 @@ def resolve_subsamples(store, parent: str, spec: str | Sequence[str] = "all") ->
     if isinstance(spec, str):
         if spec.strip().lower() == "all":
             if not known:
-                raise NotFoundError(f"qrels {parent!r} has no subsamples; create some with "
-                                    f"`evalstore subsample --qrels {parent} --fractions 0.9,0.7,0.5,0.3,0.1`")
+                raise NotFoundError(
+                    f"qrels {parent!r} has no subsamples; create some with "
+                    f"`evalstore subsample --qrels {parent} --fractions 0.9,0.7,0.5,0.3,0.1`"
+                )
             return [k["name"] for k in known]
         items = [s.strip() for s in spec.split(",") if s.strip()]
     else:
@@ -299,15 +359,21 @@ def resolve_subsamples(store, parent: str, spec: str | Sequence[str] = "all") ->
         try:
             f = float(item)
         except ValueError:
-            raise NotFoundError(f"{item!r} is not a subsample of {parent!r}"
-                                + (f" (its subsamples: {', '.join(list(by_name)[:8])}"
-                                   f"{' ...' if len(by_name) > 8 else ''})" if by_name else
-                                   "; it has none yet (`evalstore subsample --qrels ...`)")) from None
+            raise NotFoundError(
+                f"{item!r} is not a subsample of {parent!r}"
+                + (
+                    f" (its subsamples: {', '.join(list(by_name)[:8])}{' ...' if len(by_name) > 8 else ''})"
+                    if by_name
+                    else "; it has none yet (`evalstore subsample --qrels ...`)"
+                )
+            ) from None
         hits = [k["name"] for k in known if abs(k["fraction"] - f) < 1e-12]
         if not hits:
             have = sorted({k["fraction"] for k in known}, reverse=True)
-            raise NotFoundError(f"qrels {parent!r} has no subsample at fraction {item}"
-                                + (f" (fractions: {', '.join(fraction_label(x) for x in have)})" if have else ""))
+            raise NotFoundError(
+                f"qrels {parent!r} has no subsample at fraction {item}"
+                + (f" (fractions: {', '.join(fraction_label(x) for x in have)})" if have else "")
+            )
         out.extend(hits)
     return list(dict.fromkeys(out))
 
@@ -319,7 +385,8 @@ def topic_sizes(store, name: str):
     row = store.con.execute("SELECT parent_id FROM subsample_meta WHERE qrels_id = ?", [qid]).fetchone()
     if row is None:
         raise NotFoundError(f"qrels set {name!r} is not a subsample (see `evalstore subsample list`)")
-    return store.sql("""
+    return store.sql(
+        """
         WITH c AS (
             SELECT qrels_id, topic, count(*) FILTER (WHERE grade >= 1) AS n_rel,
                    count(*) FILTER (WHERE grade = 0) AS n_nonrel
@@ -327,7 +394,9 @@ def topic_sizes(store, name: str):
         SELECT p.topic, p.n_rel AS parent_rel, p.n_nonrel AS parent_nonrel,
                coalesce(s.n_rel, 0) AS n_rel, coalesce(s.n_nonrel, 0) AS n_nonrel
         FROM c p LEFT JOIN c s ON s.qrels_id = ? AND s.topic = p.topic
-        WHERE p.qrels_id = ? ORDER BY p.topic""", [row[0], qid, qid, row[0]])
+        WHERE p.qrels_id = ? ORDER BY p.topic""",
+        [row[0], qid, qid, row[0]],
+    )
 
 
 def drop_subsamples(store, names: Sequence[str]) -> int:
@@ -350,8 +419,11 @@ def qrels_text(store, name: str) -> str:
     """A qrels set (e.g. a subsample) in TREC qrels format: ``topic 0 docno grade`` per line,
     sorted by topic and docno (byte order), no comments or blank lines."""
     qid = store.qrels_id(name)
-    text = store.con.execute("""SELECT string_agg(topic || ' 0 ' || doc || ' ' || grade::VARCHAR, chr(10)
-                                ORDER BY topic, doc) FROM qrels_data WHERE qrels_id = ?""", [qid]).fetchone()[0]
+    text = store.con.execute(
+        """SELECT string_agg(topic || ' 0 ' || doc || ' ' || grade::VARCHAR, chr(10)
+                                ORDER BY topic, doc) FROM qrels_data WHERE qrels_id = ?""",
+        [qid],
+    ).fetchone()[0]
     return (text + "\n") if text else ""
 
 
@@ -367,9 +439,16 @@ def export_qrels(store, name: str, path: str | os.PathLike) -> int:
 
 
 # --------------------------------------------------------------------------- evaluation
-def evaluate_subsamples(store, qrels: str, runs: Sequence[str] | str | None = None,
-                        metrics: Sequence[str] | str = ("AP",), subsamples: str | Sequence[str] = "all", *,
-                        include_parent: bool = True, **options):
+def evaluate_subsamples(
+    store,
+    qrels: str,
+    runs: Sequence[str] | str | None = None,
+    metrics: Sequence[str] | str = ("AP",),
+    subsamples: str | Sequence[str] = "all",
+    *,
+    include_parent: bool = True,
+    **options,
+):
     """Evaluate runs against ``qrels`` and its subsamples in one bulk pass
     (:func:`evalstore.metrics.engine.evaluate_bulk`: one ranked judged list per context covers
     every qrels set). Returns ``{qrels name: EvalResult}``, parent first, then the subsamples
@@ -388,8 +467,12 @@ def leaderboard_rows(store, results: dict) -> tuple[list[str], list[tuple]]:
     first metric, best first. The parent (not a subsample) has fraction 1 and an empty trial."""
     from .export import leaderboard_rows as one
 
-    meta = {r[0]: (r[1], r[2]) for r in store.con.execute(
-        "SELECT q.name, s.fraction, s.trial FROM subsample_meta s JOIN qrels_meta q USING (qrels_id)").fetchall()}
+    meta = {
+        r[0]: (r[1], r[2])
+        for r in store.con.execute(
+            "SELECT q.name, s.fraction, s.trial FROM subsample_meta s JOIN qrels_meta q USING (qrels_id)"
+        ).fetchall()
+    }
     columns: list[str] | None = None
     rows: list[tuple] = []
     for name, result in results.items():

@@ -4,10 +4,11 @@ Modules declare a registrar with :func:`udf_registrar`; :func:`register_udfs` im
 families (and the meta-evaluation package) so every registrar is known, then calls them all. The
 functions are then callable from ad-hoc SQL (``evalstore sql``) as well as from metric SQL.
 """
+
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 _REGISTRARS: list[Callable] = []
 # Packages whose import declares UDF registrars.

@@ -1,5 +1,6 @@
 """Shared fixtures. Tests that need ../shared (real TREC/CLEF data, conformance files) skip with a
 clear reason when it is absent; CI always has it."""
+
 from __future__ import annotations
 
 import os

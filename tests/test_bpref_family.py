@@ -5,17 +5,17 @@ NTCIREVAL's setting), independent Python implementations of the original definit
 for bpref, Eqs. 2-8 for rpref, with the judged relevance phi = gain/gain(H)), trec_eval's bpref
 (pytrec_eval) and the identities stated in 002.
 """
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
+from conftest import NTCIREVAL_DIR, need_shared
 
 import evalstore
 from evalstore.metrics import registry
-
-from conftest import NTCIREVAL_DIR, need_shared
 
 BINARY = ["bpref_R", "bpref_N", "bpref_relative", "bpref_relative2", "old_bpref"]
 GRADED = ["rpref_N", "rpref_relative", "rpref_relative2"]
@@ -31,8 +31,19 @@ def evaluate(qrels, runs, metrics, **opts):
 
 
 # --------------------------------------------------------------------------- NTCIREVAL
-SAMPLE_QRELS = {"dummy01": 3, "dummy02": 3, "dummy03": 3, "dummy04": 2, "dummy05": 2, "dummy06": 2,
-                "dummy07": 1, "dummy08": 1, "dummy09": 1, "dummy10": 1, "dummy11": 0}
+SAMPLE_QRELS = {
+    "dummy01": 3,
+    "dummy02": 3,
+    "dummy03": 3,
+    "dummy04": 2,
+    "dummy05": 2,
+    "dummy06": 2,
+    "dummy07": 1,
+    "dummy08": 1,
+    "dummy09": 1,
+    "dummy10": 1,
+    "dummy11": 0,
+}
 
 
 def test_ntcireval_sample_by_hand():
@@ -43,14 +54,18 @@ def test_ntcireval_sample_by_hand():
       rpref_N  = (3(1 - 1/(14/3)) + 2(1 - 1/(14/3)))/19 = 0.206767
       rpref_relative  = (3(1 - 1/1) + 2(1 - 1/2))/19 = 1/19
       rpref_relative2 = (3(1 - 1/2) + 2(1 - 1/3))/19 = 0.149123"""
-    res = evaluate({"T": SAMPLE_QRELS}, {"s": {"T": ranked(["dummy11", "dummy01", "dummy12", "dummy04"])}},
-                   BINARY + [f"{m}(gains=1:2:3)" for m in GRADED], convention="ntcireval")
+    res = evaluate(
+        {"T": SAMPLE_QRELS},
+        {"s": {"T": ranked(["dummy11", "dummy01", "dummy12", "dummy04"])}},
+        BINARY + [f"{m}(gains=1:2:3)" for m in GRADED],
+        convention="ntcireval",
+    )
     v = lambda m: res.value("s", "T", m)  # noqa: E731
     assert v("bpref_R") == pytest.approx(0.18, abs=1e-12)
     assert v("bpref_N") == 0.0
     assert v("bpref_relative") == pytest.approx(0.05, abs=1e-12)
     assert v("bpref_relative2") == pytest.approx((1 / 2 + 2 / 3) / 10, abs=1e-12)
-    assert v("old_bpref") == 0.0             # N_ret = N = 1 here: same as bpref
+    assert v("old_bpref") == 0.0  # N_ret = N = 1 here: same as bpref
     assert v("rpref_N(gains=1:2:3)") == pytest.approx(5 * (1 - 3 / 14) / 19, abs=1e-12)
     assert v("rpref_relative(gains=1:2:3)") == pytest.approx(1 / 19, abs=1e-12)
     assert v("rpref_relative2(gains=1:2:3)") == pytest.approx((1.5 + 4 / 3) / 19, abs=1e-12)
@@ -69,7 +84,7 @@ def _ntcir_cases():
 def test_ntcireval_conformance(case, fixtures):
     need_shared(NTCIREVAL_DIR)
     metric = case["metric"]
-    if metric == "bpref":               # NTCIREVAL's bpref is trec_eval's (the trec_eval family's Bpref)
+    if metric == "bpref":  # NTCIREVAL's bpref is trec_eval's (the trec_eval family's Bpref)
         metric = "Bpref"
     fx = fixtures[case["args"]["$fixture"]]
     gains = case["args"].get("gains", [1, 2, 3])
@@ -105,7 +120,7 @@ def test_ntcireval_style_hand_case_graded():
     assert v("bpref_N") == pytest.approx((1 + (2 / 3) * 2) / 4)
     assert v("bpref_relative") == pytest.approx((0.5 + 2 / 3) / 4)
     assert v("bpref_relative2") == pytest.approx((1 + 2 / 3 + 3 / 4) / 4)
-    assert v("old_bpref") == pytest.approx((1 + (1 - 1 / 2) * 2) / 4)   # N_ret = 2: min(R, N_ret) = 2
+    assert v("old_bpref") == pytest.approx((1 + (1 - 1 / 2) * 2) / 4)  # N_ret = 2: min(R, N_ret) = 2
 
 
 def test_gain_H_is_the_top_declared_gain():
@@ -142,36 +157,45 @@ def test_relative_flaws_rank_1_and_rank_2():
     """002 Sec. 4.2: one relevant doc at rank 1 gives bpref_relative 0; at rank 2 (below a judged
     nonrelevant doc) also 0, since penalty and r'-1 cancel. bpref_relative2 gives 1 and 1/2."""
     qrels = {"T": {"a": 1, "n": 0}}
-    res = evaluate(qrels, {"top": {"T": ranked(["a", "n"])}, "second": {"T": ranked(["n", "u", "a"])}},
-                   ["bpref_relative", "bpref_relative2", "rpref_relative", "rpref_relative2"])
+    res = evaluate(
+        qrels,
+        {"top": {"T": ranked(["a", "n"])}, "second": {"T": ranked(["n", "u", "a"])}},
+        ["bpref_relative", "bpref_relative2", "rpref_relative", "rpref_relative2"],
+    )
     assert res.value("top", "T", "bpref_relative") == 0.0
     assert res.value("second", "T", "bpref_relative") == 0.0
     assert res.value("top", "T", "rpref_relative") == 0.0
     assert res.value("second", "T", "rpref_relative") == 0.0
     assert res.value("top", "T", "bpref_relative2") == 1.0
-    assert res.value("second", "T", "bpref_relative2") == 0.5     # condensed rank 2: u is skipped
+    assert res.value("second", "T", "bpref_relative2") == 0.5  # condensed rank 2: u is skipped
     assert res.value("second", "T", "rpref_relative2") == 0.5
 
 
 def test_no_judged_nonrelevant_docs_and_old_bpref():
     """N = 0: every retrieved relevant doc scores 1 (trec_eval's convention). old_bpref uses
     min(R, N_ret): with N = 3 but one nonrelevant doc retrieved, a relevant doc below it scores 0."""
-    res = evaluate({"T": {"a": 1, "b": 1, "c": 1}}, {"s": {"T": ranked(["a", "u", "b"])}},
-                   ["bpref_N", "bpref_R", "rpref_N", "old_bpref"])
+    res = evaluate(
+        {"T": {"a": 1, "b": 1, "c": 1}},
+        {"s": {"T": ranked(["a", "u", "b"])}},
+        ["bpref_N", "bpref_R", "rpref_N", "old_bpref"],
+    )
     for m in ("bpref_N", "bpref_R", "rpref_N", "old_bpref"):
         assert res.value("s", "T", m) == pytest.approx(2 / 3), m
     qrels = {"T": {"a": 1, "b": 1, "n1": 0, "n2": 0, "n3": 0}}
     res = evaluate(qrels, {"s": {"T": ranked(["a", "n1", "b"])}}, ["old_bpref", "bpref_R"])
-    assert res.value("s", "T", "old_bpref") == pytest.approx((1 + 0) / 2)          # 1 - 1/min(2, 1)
-    assert res.value("s", "T", "bpref_R") == pytest.approx((1 + 0.5) / 2)          # 1 - 1/min(2, 3)
+    assert res.value("s", "T", "old_bpref") == pytest.approx((1 + 0) / 2)  # 1 - 1/min(2, 1)
+    assert res.value("s", "T", "bpref_R") == pytest.approx((1 + 0.5) / 2)  # 1 - 1/min(2, 3)
 
 
 def test_alias_and_no_row_topics():
-    res = evaluate({"T": {"a": 1, "n": 0}, "Z": {"n": 0}}, {"s": {"T": ranked(["n", "a"]), "Z": ranked(["n"])}},
-                   ["bpref_allnonrel", "bpref_N", "rpref_N"])
+    res = evaluate(
+        {"T": {"a": 1, "n": 0}, "Z": {"n": 0}},
+        {"s": {"T": ranked(["n", "a"]), "Z": ranked(["n"])}},
+        ["bpref_allnonrel", "bpref_N", "rpref_N"],
+    )
     assert res.value("s", "T", "bpref_allnonrel") == res.value("s", "T", "bpref_N") == 0.0
     assert res.canonical["bpref_allnonrel"] == res.canonical["bpref_N"]
-    assert res.value("s", "Z", "bpref_N") == 0.0 and res.value("s", "Z", "rpref_N") == 0.0    # R = 0
+    assert res.value("s", "Z", "bpref_N") == 0.0 and res.value("s", "Z", "rpref_N") == 0.0  # R = 0
 
 
 # --------------------------------------------------------------------------- random topics vs references
@@ -183,11 +207,11 @@ def _random_collection(seed=7, n_topics=40):
         n_judged = int(rng.integers(2, 30))
         grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=n_judged)
         if t % 7 == 0:
-            grades[:] = rng.choice([1, 2, 3], size=n_judged)        # N = 0
+            grades[:] = rng.choice([1, 2, 3], size=n_judged)  # N = 0
         if t % 11 == 3:
-            grades[: n_judged // 2] = 0                             # many nonrelevant
+            grades[: n_judged // 2] = 0  # many nonrelevant
         q = {f"d{i}": int(g) for i, g in enumerate(grades)}
-        q.update({f"p{i}": -1 for i in range(3)})                   # pooled, unjudged
+        q.update({f"p{i}": -1 for i in range(3)})  # pooled, unjudged
         qrels[topic] = q
         pool = list(q) + [f"u{i}" for i in range(15)]
         for k in range(3):
@@ -229,7 +253,7 @@ def _ref_rpref(ranking, q, gains, which):
         if which == "rpref_N":
             total += phi[d] * (1 - (pen / Np if pen else 0))
         elif which == "rpref_relative":
-            total += phi[d] * (1 - pen / k) if k >= 1 else 0.0            # N_k = k judged docs above
+            total += phi[d] * (1 - pen / k) if k >= 1 else 0.0  # N_k = k judged docs above
         else:
             total += phi[d] * (1 - pen / (k + 1))
     return total / Rp
@@ -264,8 +288,12 @@ def _ref_binary(ranking, q, which, rel=1):
 @pytest.fixture(scope="module")
 def random_results():
     qrels, runs = _random_collection()
-    metrics = BINARY + [f"{m}(gains=1:2:3)" for m in GRADED] + [f"{m}(gains=1:1:1)" for m in GRADED] + \
-        ["bpref_R(rel=2)", "bpref_N(rel=2)", "AP(judged_only=true)", "Bpref"]
+    metrics = (
+        BINARY
+        + [f"{m}(gains=1:2:3)" for m in GRADED]
+        + [f"{m}(gains=1:1:1)" for m in GRADED]
+        + ["bpref_R(rel=2)", "bpref_N(rel=2)", "AP(judged_only=true)", "Bpref"]
+    )
     return qrels, runs, evaluate(qrels, runs, metrics)
 
 
@@ -277,20 +305,23 @@ def test_random_topics_match_reference_definitions(random_results):
             ranking = sorted(docs, key=lambda d: -docs[d])
             q = qrels[topic]
             R, N = sum(g >= 1 for g in q.values()), sum(g == 0 for g in q.values())
-            if R <= N:      # 002 Eq. 1 (first R judged nonrelevant docs) reduces to bpref_R ...
+            if R <= N:  # 002 Eq. 1 (first R judged nonrelevant docs) reduces to bpref_R ...
                 assert res.value(run, topic, "bpref_R") == pytest.approx(_ref_bpref_eq1(ranking, q), abs=1e-12)
-            if R >= N:      # ... and to bpref_N (Eqs. 10-11)
+            if R >= N:  # ... and to bpref_N (Eqs. 10-11)
                 assert res.value(run, topic, "bpref_N") == pytest.approx(_ref_bpref_eq1(ranking, q), abs=1e-12)
             for m in BINARY:
                 assert res.value(run, topic, m) == pytest.approx(_ref_binary(ranking, q, m), abs=1e-12), (m, topic)
             for m in ("bpref_R", "bpref_N"):
                 assert res.value(run, topic, f"{m}(rel=2)") == pytest.approx(
-                    _ref_binary(ranking, q, m, rel=2), abs=1e-12), (m, topic)
+                    _ref_binary(ranking, q, m, rel=2), abs=1e-12
+                ), (m, topic)
             for m in GRADED:
                 assert res.value(run, topic, f"{m}(gains=1:2:3)") == pytest.approx(
-                    _ref_rpref(ranking, q, (1, 2, 3), m), abs=1e-12), (m, topic)
+                    _ref_rpref(ranking, q, (1, 2, 3), m), abs=1e-12
+                ), (m, topic)
                 assert res.value(run, topic, f"{m}(gains=1:1:1)") == pytest.approx(
-                    _ref_rpref(ranking, q, (1, 1, 1), m), abs=1e-12), (m, topic)
+                    _ref_rpref(ranking, q, (1, 1, 1), m), abs=1e-12
+                ), (m, topic)
             n += 1
     assert n == 3 * 40
 
@@ -305,8 +336,11 @@ def test_identities_on_random_topics(random_results):
         for topic in topics:
             v = lambda m: res.value(run, topic, m)  # noqa: E731
             assert v("bpref_relative2") == pytest.approx(v("AP(judged_only=true)"), abs=1e-12)
-            for b, r in (("bpref_N", "rpref_N"), ("bpref_relative", "rpref_relative"),
-                         ("bpref_relative2", "rpref_relative2")):
+            for b, r in (
+                ("bpref_N", "rpref_N"),
+                ("bpref_relative", "rpref_relative"),
+                ("bpref_relative2", "rpref_relative2"),
+            ):
                 assert v(f"{r}(gains=1:1:1)") == pytest.approx(v(b), abs=1e-12), (r, topic)
             if "Bpref" in res.metrics:
                 R = sum(g >= 1 for g in qrels[topic].values())
@@ -341,8 +375,11 @@ def test_condensed_measures_ignore_unjudged_docs_and_judged_only():
     full = ["u1", "n1", "a", "p", "u2", "b", "n2", "u3", "c"]
     condensed = [d for d in full if qrels["T"].get(d, -1) >= 0]
     metrics = BINARY + GRADED
-    res = evaluate(qrels, {"full": {"T": ranked(full)}, "cond": {"T": ranked(condensed)},
-                           "top2": {"T": ranked(condensed[:2])}}, metrics)
+    res = evaluate(
+        qrels,
+        {"full": {"T": ranked(full)}, "cond": {"T": ranked(condensed)}, "top2": {"T": ranked(condensed[:2])}},
+        metrics,
+    )
     for m in metrics:
         assert res.value("full", "T", m) == pytest.approx(res.value("cond", "T", m), abs=1e-15), m
     # depth 5: the original top 5 (u1 n1 a p u2) holds the judged docs n1, a = condensed[:2]
@@ -356,5 +393,5 @@ def test_metrics_are_registered_with_citations():
     for m in BINARY + GRADED:
         spec = registry.get(m)
         assert spec.sql.startswith("bpref.sql#") and "002" in spec.citation
-        assert spec.param("judged_only") is None       # condensed by definition
+        assert spec.param("judged_only") is None  # condensed by definition
     assert registry.get("bpref_allnonrel").name == "bpref_N"

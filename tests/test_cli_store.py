@@ -1,6 +1,7 @@
 """The store commands through the real entry point (evalstore.cli.main): ingest (good and bad
 input), list, sql, db status/upgrade. Errors: exit code 1, a message naming file, line and
 offending text, no traceback, and nothing stored."""
+
 from __future__ import annotations
 
 import bz2
@@ -15,12 +16,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from test_store import HOLD_LOCK, _store_at_migration_1
 
 import evalstore
 from evalstore.cli import main
 from evalstore.store import available_migrations
-
-from test_store import HOLD_LOCK, _store_at_migration_1
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "ingest"
 
@@ -67,7 +67,8 @@ def snapshot(path: Path):
         return con.execute("""SELECT
             (SELECT list((name, sha256, n_rows, ingested_at) ORDER BY name) FROM run_meta),
             (SELECT list((name, sha256, n_judged, ingested_at) ORDER BY name) FROM qrels_meta),
-            (SELECT count(*) FROM run_row_data), (SELECT sum(hash(run_id, topic, doc, rank, line_no, score)) FROM run_row_data),
+            (SELECT count(*) FROM run_row_data),
+            (SELECT sum(hash(run_id, topic, doc, rank, line_no, score)) FROM run_row_data),
             (SELECT count(*) FROM qrels_data), (SELECT sum(hash(qrels_id, topic, doc, grade)) FROM qrels_data)
         """).fetchall()
     finally:
@@ -78,48 +79,132 @@ GOOD_RUN = b"q1 Q0 a 1 1.0 t\n"
 
 # (label, command, files {name: bytes}, extra args, expected pieces of the message)
 BAD_INPUTS = [
-    ("run: too few columns", "run", {"r.txt": b"q1 Q0 a 1 1.0 t\nq1 Q0 b 2 0.5\n"}, [],
-     ["line 2", "wrong number of columns (5 instead of at least 6)", "'q1 Q0 b 2 0.5'", "expected: at least 6"]),
-    ("run: non-numeric score", "run", {"r.txt": b"q1\tQ0\ta\t1\t1.0\tt\nq1\tQ0\tb\t2\thigh\tt\n"}, [],
-     ["line 2", "score 'high' (column 5) is not a finite number", "'q1\\tQ0\\tb\\t2\\thigh\\tt'"]),
+    (
+        "run: too few columns",
+        "run",
+        {"r.txt": b"q1 Q0 a 1 1.0 t\nq1 Q0 b 2 0.5\n"},
+        [],
+        ["line 2", "wrong number of columns (5 instead of at least 6)", "'q1 Q0 b 2 0.5'", "expected: at least 6"],
+    ),
+    (
+        "run: non-numeric score",
+        "run",
+        {"r.txt": b"q1\tQ0\ta\t1\t1.0\tt\nq1\tQ0\tb\t2\thigh\tt\n"},
+        [],
+        ["line 2", "score 'high' (column 5) is not a finite number", "'q1\\tQ0\\tb\\t2\\thigh\\tt'"],
+    ),
     ("run: score nan", "run", {"r.txt": b"q1 Q0 a 1 nan t\n"}, [], ["line 1", "score 'nan'", "'q1 Q0 a 1 nan t'"]),
-    ("run: non-numeric rank", "run", {"r.txt": b"\n# header\nq1 Q0 a first 1.0 t\n"}, [],
-     ["line 3", "rank 'first' (column 4) is not an integer", "'q1 Q0 a first 1.0 t'"]),
-    ("run: several tags, no --name", "run", {"r.txt": b"q1 Q0 a 1 1.0 t1\nq1 Q0 b 2 0.5 t1\nq2 Q0 a 1 1.0 t2\n"}, [],
-     ["line 3", "several run tags (t1, t2)", "'q2 Q0 a 1 1.0 t2'", "--name NAME"]),
-    ("run: duplicate doc in a topic", "run", {"r.txt": b"q1 Q0 a 1 1.0 t\nq1 Q0 b 2 0.9 t\nq1 Q0 a 3 0.8 t\n"}, [],
-     ["line 3", "duplicate document 'a' in topic 'q1' (first seen on line 1)", "'q1 Q0 a 3 0.8 t'", "--dedupe"]),
-    ("run: undecodable bytes", "run", {"r.txt": b"q1 Q0 a 1 1.0 t\nq1 Q0 b\xe9 2 0.5 t\n"}, [],
-     ["line 2", "byte b'\\xe9' at column 8 is not UTF-8", "'q1 Q0 b\ufffd 2 0.5 t'", "iconv"]),
-    ("run: undecodable bytes in .gz", "run", {"r.txt.gz": gzip.compress(b"q1 Q0 a 1 1.0 t\r\n\r\nq1 Q0 \xff 2 0.5 t\r\n")},
-     [], ["line 3", "is not UTF-8", "'q1 Q0 \ufffd 2 0.5 t'"]),
-    ("run: control character", "run", {"r.txt": b"q1 Q0 a 1 1.0 t\nq1 Q0 b\x01c 2 0.5 t\n"}, [],
-     ["line 2", "control character \\x01", "'q1 Q0 b\\x01c 2 0.5 t'"]),
+    (
+        "run: non-numeric rank",
+        "run",
+        {"r.txt": b"\n# header\nq1 Q0 a first 1.0 t\n"},
+        [],
+        ["line 3", "rank 'first' (column 4) is not an integer", "'q1 Q0 a first 1.0 t'"],
+    ),
+    (
+        "run: several tags, no --name",
+        "run",
+        {"r.txt": b"q1 Q0 a 1 1.0 t1\nq1 Q0 b 2 0.5 t1\nq2 Q0 a 1 1.0 t2\n"},
+        [],
+        ["line 3", "several run tags (t1, t2)", "'q2 Q0 a 1 1.0 t2'", "--name NAME"],
+    ),
+    (
+        "run: duplicate doc in a topic",
+        "run",
+        {"r.txt": b"q1 Q0 a 1 1.0 t\nq1 Q0 b 2 0.9 t\nq1 Q0 a 3 0.8 t\n"},
+        [],
+        ["line 3", "duplicate document 'a' in topic 'q1' (first seen on line 1)", "'q1 Q0 a 3 0.8 t'", "--dedupe"],
+    ),
+    (
+        "run: undecodable bytes",
+        "run",
+        {"r.txt": b"q1 Q0 a 1 1.0 t\nq1 Q0 b\xe9 2 0.5 t\n"},
+        [],
+        ["line 2", "byte b'\\xe9' at column 8 is not UTF-8", "'q1 Q0 b\ufffd 2 0.5 t'", "iconv"],
+    ),
+    (
+        "run: undecodable bytes in .gz",
+        "run",
+        {"r.txt.gz": gzip.compress(b"q1 Q0 a 1 1.0 t\r\n\r\nq1 Q0 \xff 2 0.5 t\r\n")},
+        [],
+        ["line 3", "is not UTF-8", "'q1 Q0 \ufffd 2 0.5 t'"],
+    ),
+    (
+        "run: control character",
+        "run",
+        {"r.txt": b"q1 Q0 a 1 1.0 t\nq1 Q0 b\x01c 2 0.5 t\n"},
+        [],
+        ["line 2", "control character \\x01", "'q1 Q0 b\\x01c 2 0.5 t'"],
+    ),
     ("run: empty file", "run", {"r.txt": b""}, [], ["empty file", "expected: at least 6"]),
     ("run: only comments and blank lines", "run", {"r.txt": b"# nothing\n\n   \n"}, [], ["empty file"]),
     ("run: file not found", "run", {}, ["missing.run"], ["missing.run: file not found"]),
-    ("run: truncated gzip", "run",
-     {"r.txt.gz": gzip.compress("".join(f"q1 Q0 d{i} {i} 1.0 t\n" for i in range(5000)).encode())[:3000]}, [],
-     ["gzip data is damaged or truncated", "gzip -t"]),
+    (
+        "run: truncated gzip",
+        "run",
+        {"r.txt.gz": gzip.compress("".join(f"q1 Q0 d{i} {i} 1.0 t\n" for i in range(5000)).encode())[:3000]},
+        [],
+        ["gzip data is damaged or truncated", "gzip -t"],
+    ),
     ("run: bzip2", "run", {"r.txt.bz2": bz2.compress(GOOD_RUN)}, [], ["bzip2-compressed", "bunzip2"]),
-    ("run: second file of the call is bad", "run", {"a.txt": b"q1 Q0 a 1 1.0 ok1\n", "b.txt": b"q1 Q0 a 1 x ok2\n"},
-     [], ["b.txt, line 1", "score 'x'"]),
-    ("run: new content under a stored name", "run", {"r.txt": b"q1 Q0 z 1 1.0 sysA\n"}, [],
-     ["a run named 'sysA' already exists with different content", "--replace"]),
-    ("res: two fields in a res file", "run", {"0001.res": b"d1\nd2 extra\n"}, ["--format", "ntcir", "--name", "r"],
-     ["line 2", "a res file has one docno per line", "'d2 extra'"]),
-    ("qrels: non-numeric grade", "qrels", {"q.txt": b"q1 0 a 1\nq1 0 b rel\n"}, [],
-     ["line 2", "grade 'rel' (column 4) is not an integer", "'q1 0 b rel'", "expected: 4 whitespace"]),
+    (
+        "run: second file of the call is bad",
+        "run",
+        {"a.txt": b"q1 Q0 a 1 1.0 ok1\n", "b.txt": b"q1 Q0 a 1 x ok2\n"},
+        [],
+        ["b.txt, line 1", "score 'x'"],
+    ),
+    (
+        "run: new content under a stored name",
+        "run",
+        {"r.txt": b"q1 Q0 z 1 1.0 sysA\n"},
+        [],
+        ["a run named 'sysA' already exists with different content", "--replace"],
+    ),
+    (
+        "res: two fields in a res file",
+        "run",
+        {"0001.res": b"d1\nd2 extra\n"},
+        ["--format", "ntcir", "--name", "r"],
+        ["line 2", "a res file has one docno per line", "'d2 extra'"],
+    ),
+    (
+        "qrels: non-numeric grade",
+        "qrels",
+        {"q.txt": b"q1 0 a 1\nq1 0 b rel\n"},
+        [],
+        ["line 2", "grade 'rel' (column 4) is not an integer", "'q1 0 b rel'", "expected: 4 whitespace"],
+    ),
     ("qrels: grade 1.5", "qrels", {"q.txt": b"q1 0 a 1.5\n"}, [], ["line 1", "grade '1.5'"]),
-    ("qrels: wrong number of columns", "qrels", {"q.txt": b"q1 0 a 1\nq1 a 1\n"}, [],
-     ["line 2", "wrong number of columns (3 instead of 4)", "'q1 a 1'"]),
-    ("qrels: judged twice", "qrels", {"q.txt": b"q1 0 a 1\nq1 0 b 0\nq1 0 a 2\n"}, [],
-     ["line 3", "document 'a' is judged twice for topic 'q1' (first on line 1)", "'q1 0 a 2'"]),
+    (
+        "qrels: wrong number of columns",
+        "qrels",
+        {"q.txt": b"q1 0 a 1\nq1 a 1\n"},
+        [],
+        ["line 2", "wrong number of columns (3 instead of 4)", "'q1 a 1'"],
+    ),
+    (
+        "qrels: judged twice",
+        "qrels",
+        {"q.txt": b"q1 0 a 1\nq1 0 b 0\nq1 0 a 2\n"},
+        [],
+        ["line 3", "document 'a' is judged twice for topic 'q1' (first on line 1)", "'q1 0 a 2'"],
+    ),
     ("qrels: empty file", "qrels", {"q.txt": b"\n\n"}, [], ["empty file: no judgments"]),
-    ("qrels: NTCIR level without L", "qrels", {"q.txt": b"q1 a L1\nq1 b 2\n"}, ["--format", "ntcir"],
-     ["line 2", "relevance level '2' is not of the form L<n> (NTCIR levels need the L prefix: L2)", "'q1 b 2'"]),
-    ("qrels: NTCIR rel file level without L", "qrels", {"0001.rel": b"a L1\nb 1\n"}, ["--format", "ntcir"],
-     ["line 2", "relevance level '1'", "'b 1'", "expected: 2 whitespace"]),
+    (
+        "qrels: NTCIR level without L",
+        "qrels",
+        {"q.txt": b"q1 a L1\nq1 b 2\n"},
+        ["--format", "ntcir"],
+        ["line 2", "relevance level '2' is not of the form L<n> (NTCIR levels need the L prefix: L2)", "'q1 b 2'"],
+    ),
+    (
+        "qrels: NTCIR rel file level without L",
+        "qrels",
+        {"0001.rel": b"a L1\nb 1\n"},
+        ["--format", "ntcir"],
+        ["line 2", "relevance level '1'", "'b 1'", "expected: 2 whitespace"],
+    ),
 ]
 
 
@@ -145,8 +230,9 @@ def test_bad_input_is_reported_and_nothing_is_stored(cli, db, tmp_path, label, k
 def test_locked_store_is_reported_plainly(cli, tmp_path):
     path = tmp_path / "locked.duckdb"
     assert cli("ingest", "run", FIX / "run_small.txt", "--db", path)[0] == 0
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "ready"
         for args in (["ingest", "qrels", FIX / "qrels_small.txt"], ["list", "runs"], ["sql", "SELECT 1"]):
@@ -157,13 +243,15 @@ def test_locked_store_is_reported_plainly(cli, tmp_path):
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
-    assert snapshot(path)[0][1] is None      # the qrels were not stored
+    assert snapshot(path)[0][1] is None  # the qrels were not stored
 
 
 def test_ingest_globs_reingest_replace_and_dedupe(cli, tmp_path):
     path = tmp_path / "s.duckdb"
     for i in range(3):
-        (tmp_path / f"run{i}.txt.gz").write_bytes(gzip.compress(f"q1 Q0 a 1 {i}.5 sys{i}\nq1 Q0 b 2 0.1 sys{i}\n".encode()))
+        (tmp_path / f"run{i}.txt.gz").write_bytes(
+            gzip.compress(f"q1 Q0 a 1 {i}.5 sys{i}\nq1 Q0 b 2 0.1 sys{i}\n".encode())
+        )
     code, out, err = cli("ingest", "run", str(tmp_path / "run*.txt.gz"), "--db", path)
     assert code == 0 and out == ""
     assert err.splitlines() == [f"run 'sys{i}' added: 2 rows, 1 topics" for i in range(3)]
@@ -180,8 +268,19 @@ def test_ingest_globs_reingest_replace_and_dedupe(cli, tmp_path):
 
 def test_ingest_name_and_ntcir_formats(cli, tmp_path):
     path = tmp_path / "n.duckdb"
-    code, _, err = cli("ingest", "qrels", str(FIX / "ntcir_rel" / "*.rel"), "--format", "ntcir", "--name", "nq",
-                       "--gains", "1:2", "--db", path)
+    code, _, err = cli(
+        "ingest",
+        "qrels",
+        str(FIX / "ntcir_rel" / "*.rel"),
+        "--format",
+        "ntcir",
+        "--name",
+        "nq",
+        "--gains",
+        "1:2",
+        "--db",
+        path,
+    )
     assert code == 0 and "qrels 'nq' added: 5 rows, 2 topics" in err
     code, _, err = cli("ingest", "run", str(FIX / "ntcir_res" / "*.res"), "-f", "ntcir", "-n", "nr", "--db", path)
     assert code == 0 and "run 'nr' added: 5 rows, 2 topics" in err
@@ -193,8 +292,11 @@ def test_ingest_name_and_ntcir_formats(cli, tmp_path):
 
 def test_list_and_sql_output_pipes_cleanly(cli, db):
     code, out, err = cli("list", "runs", "--db", db)
-    assert code == 0 and "\x1b[" not in out and out.splitlines()[1].split()[:5] == ["name", "tag", "format",
-                                                                                  "n_topics", "n_rows"]
+    assert (
+        code == 0
+        and "\x1b[" not in out
+        and out.splitlines()[1].split()[:5] == ["name", "tag", "format", "n_topics", "n_rows"]
+    )
     code, out, _ = cli("list", "qrels", "-f", "json", "--db", db)
     [q] = json.loads(out)
     assert (q["name"], q["n_judged"], q["max_grade"]) == ("qrels_small", 6, 2)
@@ -203,16 +305,18 @@ def test_list_and_sql_output_pipes_cleanly(cli, db):
     assert code == 0 and err == ""
     got = list(csv.reader(io.StringIO(out)))
     assert got[0] == ["topic", "doc", "rank", "score", "third"]
-    assert got[2] == ["q1", "dC", "2", "2.0", repr(2.0 / 3)]             # full precision, no rounding
+    assert got[2] == ["q1", "dC", "2", "2.0", repr(2.0 / 3)]  # full precision, no rounding
     code, out, _ = cli("sql", query, "-f", "json", "--db", db)
     recs = json.loads(out)
     assert recs[0] == {"topic": "q1", "doc": "dA", "rank": 1, "score": 3.5, "third": 3.5 / 3}
     assert len(recs) == 6
-    code, out, _ = cli("sql", "SELECT 1.25 AS d, [1, 2] AS l, {'a': 'x'} AS s, DATE '2024-01-02' AS day",
-                       "-f", "json", "--db", db)
+    code, out, _ = cli(
+        "sql", "SELECT 1.25 AS d, [1, 2] AS l, {'a': 'x'} AS s, DATE '2024-01-02' AS day", "-f", "json", "--db", db
+    )
     assert json.loads(out) == [{"d": 1.25, "l": [1, 2], "s": {"a": "x"}, "day": "2024-01-02"}]
-    code, out, _ = cli("sql", "SELECT doc, rank FROM run_rows WHERE topic = 'q2' ORDER BY rank", "-f", "tsv",
-                       "--db", db)
+    code, out, _ = cli(
+        "sql", "SELECT doc, rank FROM run_rows WHERE topic = 'q2' ORDER BY rank", "-f", "tsv", "--db", db
+    )
     assert out == "doc\trank\ndA\t1\ndE\t2\n"
     code, out, _ = cli("sql", "SELECT doc, score FROM run_rows WHERE topic = 'q2' ORDER BY rank", "--db", db)
     assert out == "doc  score\ndA   10.000000\ndE   0.001000\n"
@@ -226,7 +330,7 @@ def test_sql_errors_and_write(cli, db):
     assert code == 1 and "would change the store (DELETE)" in err and "--write" in err
     assert snapshot(db) == before
     code, out, err = cli("sql", "UPDATE run_meta SET tag = 'changed'", "--write", "-f", "csv", "--db", db)
-    assert code == 0 and out == "Count\n1\n"            # DuckDB reports the number of rows changed
+    assert code == 0 and out == "Count\n1\n"  # DuckDB reports the number of rows changed
     assert cli("sql", "SELECT tag FROM runs", "-f", "csv", "--db", db)[1] == "tag\nchanged\n"
     code, out, err = cli("sql", "SELECT 1", "--db", db.parent / "absent.duckdb")
     assert code == 1 and "does not exist" in err and not (db.parent / "absent.duckdb").exists()

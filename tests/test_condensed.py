@@ -5,6 +5,7 @@ its value on the run with the unjudged documents (absent from the qrels, or pool
 grade < 0) physically removed and the ranks renumbered; the ideal list does not change. The test
 walks the registry, so metrics added later are covered too. Hand-computed cases follow.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,14 +28,14 @@ def _collection(seed=3):
         topic = f"q{t}"
         n = int(rng.integers(4, 14))
         q = {f"j{i}": int(g) for i, g in enumerate(rng.choice([0, 0, 1, 1, 2, 3], size=n))}
-        q[f"j{n}"] = 2 + t % 2                    # every topic has a relevant doc
+        q[f"j{n}"] = 2 + t % 2  # every topic has a relevant doc
         q.update({f"p{i}": -1 for i in range(2)})
         qrels[topic] = q
         pool = list(q) + [f"u{i}" for i in range(10)]
         for k in range(3):
             docs = list(rng.permutation(pool)[: int(rng.integers(3, len(pool)))])
             if k == 0:
-                docs = [d for d in docs if d not in q] + [d for d in docs if d in q]   # unjudged docs first
+                docs = [d for d in docs if d not in q] + [d for d in docs if d in q]  # unjudged docs first
             runs.setdefault(f"r{k}", {})[topic] = docs
     return qrels, runs
 
@@ -56,8 +57,12 @@ def _variants(spec):
     return out
 
 
-CASES = [pytest.param(plain, cond, id=cond) for spec in registry.all_metrics() if spec.param("judged_only")
-         for plain, cond in _variants(spec)]
+CASES = [
+    pytest.param(plain, cond, id=cond)
+    for spec in registry.all_metrics()
+    if spec.param("judged_only")
+    for plain, cond in _variants(spec)
+]
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +73,11 @@ def condensed_store():
     for name, topics in runs.items():
         run_from_dict(store, name, {t: ranked(d) for t, d in topics.items()})
         # the condensed run: the same docs with the same scores, minus the unjudged ones
-        run_from_dict(store, name + "_c", {t: {d: s for d, s in ranked(docs).items() if qrels[t].get(d, -1) >= 0}
-                                           for t, docs in topics.items()})
+        run_from_dict(
+            store,
+            name + "_c",
+            {t: {d: s for d, s in ranked(docs).items() if qrels[t].get(d, -1) >= 0} for t, docs in topics.items()},
+        )
     cache: dict = {}
     yield store, list(runs), cache
     store.close()
@@ -120,18 +128,29 @@ def test_registry_has_condensed_metrics():
 
 # --------------------------------------------------------------------------- hand-computed cases
 QRELS = {"T": {"a": 1, "b": 2, "c": 2, "n1": 0, "n2": 0, "p": -1}}
-RUN = ["u1", "a", "p", "n1", "u2", "b", "u3", "n2"]      # condensed: a n1 b n2 (c not retrieved)
+RUN = ["u1", "a", "p", "n1", "u2", "b", "u3", "n2"]  # condensed: a n1 b n2 (c not retrieved)
 
 
 def test_hand_computed_condensed_values():
-    res = evalstore.evaluate(QRELS, {"s": {"T": ranked(RUN)}},
-                             ["AP", "AP(judged_only=true)", "P(judged_only=true)@2", "P@2", "RR(judged_only=true)",
-                              "nDCG(judged_only=true)", "nDCG", "NumRet(judged_only=true)"])
+    res = evalstore.evaluate(
+        QRELS,
+        {"s": {"T": ranked(RUN)}},
+        [
+            "AP",
+            "AP(judged_only=true)",
+            "P(judged_only=true)@2",
+            "P@2",
+            "RR(judged_only=true)",
+            "nDCG(judged_only=true)",
+            "nDCG",
+            "NumRet(judged_only=true)",
+        ],
+    )
     v = lambda m: res.value("s", "T", m)  # noqa: E731
     # full list: a at 2, b at 6 -> AP = (1/2 + 2/6)/3 ; condensed: a at 1, b at 3 -> AP' = (1 + 2/3)/3
     assert v("AP") == pytest.approx((1 / 2 + 2 / 6) / 3)
     assert v("AP(judged_only=true)") == pytest.approx((1 + 2 / 3) / 3)
-    assert v("P@2") == 0.5 and v("P(judged_only=true)@2") == 0.5      # condensed top 2 = a, n1
+    assert v("P@2") == 0.5 and v("P(judged_only=true)@2") == 0.5  # condensed top 2 = a, n1
     assert v("RR(judged_only=true)") == 1.0
     assert v("NumRet(judged_only=true)") == 4
     # the ideal list is unchanged (c, b at gain 2, then a): nDCG' = (1 + 2/log2 4) / (2 + 2/log2 3 + 1/log2 4)
@@ -143,14 +162,17 @@ def test_hand_computed_condensed_values():
 def test_condensed_ap_is_ap_under_complete_judgments():
     """AP' = AP when every retrieved doc is judged; AP' = bpref_relative2 always."""
     qrels = {"T": {"a": 1, "b": 1, "c": 1, "n1": 0, "n2": 0, "n3": 0}, "U": {"x": 2, "y": 0, "z": 1}}
-    runs = {"s": {"T": ranked(["n1", "a", "n2", "b", "c"]), "U": ranked(["y", "z", "x"])},
-            "t": {"T": ranked(["c", "u", "n1", "a"]), "U": ranked(["u", "x"])}}
+    runs = {
+        "s": {"T": ranked(["n1", "a", "n2", "b", "c"]), "U": ranked(["y", "z", "x"])},
+        "t": {"T": ranked(["c", "u", "n1", "a"]), "U": ranked(["u", "x"])},
+    }
     res = evalstore.evaluate(qrels, runs, ["AP", "AP(judged_only=true)", "bpref_relative2"])
     for topic in ("T", "U"):
         assert res.value("s", topic, "AP(judged_only=true)") == pytest.approx(res.value("s", topic, "AP"))
         for run in runs:
             assert res.value(run, topic, "AP(judged_only=true)") == pytest.approx(
-                res.value(run, topic, "bpref_relative2"), abs=1e-15)
+                res.value(run, topic, "bpref_relative2"), abs=1e-15
+            )
     assert res.value("t", "T", "AP(judged_only=true)") > res.value("t", "T", "AP")
 
 
@@ -161,12 +183,18 @@ def test_condense_then_cut_off():
         registry.parse("Q-measure")
     except MetricError:
         have_q = False
-    metrics = ["AP(judged_only=true)@2", "nDCG(judged_only=true)@2"] + (["Q-measure(judged_only=true)@2"] if have_q else [])
+    metrics = ["AP(judged_only=true)@2", "nDCG(judged_only=true)@2"] + (
+        ["Q-measure(judged_only=true)@2"] if have_q else []
+    )
     full = evalstore.evaluate(QRELS, {"s": {"T": ranked(RUN)}}, metrics)
-    cond = evalstore.evaluate(QRELS, {"s": {"T": ranked(["a", "n1", "b", "n2"])}},
-                              [m.replace("judged_only=true", "judged_only=false") for m in metrics])
+    cond = evalstore.evaluate(
+        QRELS,
+        {"s": {"T": ranked(["a", "n1", "b", "n2"])}},
+        [m.replace("judged_only=true", "judged_only=false") for m in metrics],
+    )
     for m in metrics:
         assert full.value("s", "T", m) == pytest.approx(
-            cond.value("s", "T", m.replace("judged_only=true", "judged_only=false")))
+            cond.value("s", "T", m.replace("judged_only=true", "judged_only=false"))
+        )
     # AP@2 (trec_eval's map_cut) on the condensed list: a at 1 only -> 1/3
     assert full.value("s", "T", "AP(judged_only=true)@2") == pytest.approx(1 / 3)

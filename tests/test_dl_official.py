@@ -12,21 +12,30 @@ and counts grade >= 2 as relevant for the binary measures (trec_eval -l 2). Per 
 
 All runs of a year are ingested once (module fixture) and evaluated in one call.
 """
+
 from __future__ import annotations
 
 import csv
 
 import pytest
+from conftest import DATA_DIR, need_shared
 
 import evalstore
-
-from conftest import DATA_DIR, need_shared
 
 pytestmark = pytest.mark.slow
 TOL = 5e-5 + 1e-9
 
-BINARY = {"map": "AP", "recip_rank": "RR", "bpref": "Bpref", "P_10": "P{p}@10", "P_100": "P{p}@100",
-          "P_1000": "P{p}@1000", "recall_10": "R{p}@10", "recall_100": "R{p}@100", "recall_1000": "R{p}@1000"}
+BINARY = {
+    "map": "AP",
+    "recip_rank": "RR",
+    "bpref": "Bpref",
+    "P_10": "P{p}@10",
+    "P_100": "P{p}@100",
+    "P_1000": "P{p}@1000",
+    "recall_10": "R{p}@10",
+    "recall_100": "R{p}@100",
+    "recall_1000": "R{p}@1000",
+}
 GAIN = {"ndcg": "nDCG{g}", "ndcg_cut_10": "nDCG{g}@10", "ndcg_cut_100": "nDCG{g}@100", "ndcg_cut_1000": "nDCG{g}@1000"}
 
 
@@ -40,12 +49,18 @@ def metric_for(measure: str, rel: int, gains: str | None) -> str:
 
 def official(year: str) -> list[tuple[str, str, str, float]]:
     with open(DATA_DIR / f"trec-dl-{year}-passage" / "official_nist_scores.tsv", encoding="utf-8") as f:
-        return [(r["run_tag"], r["summary"], r["measure"], float(r["value"])) for r in csv.DictReader(f, delimiter="\t")]
+        return [
+            (r["run_tag"], r["summary"], r["measure"], float(r["value"])) for r in csv.DictReader(f, delimiter="\t")
+        ]
 
 
 # (year, summary) -> (relevance threshold of the binary measures, nDCG gains)
-SETTINGS = {("2019", "passages-eval"): (2, None), ("2019", "trec_eval"): (1, None),
-            ("2020", "passages-eval"): (2, None), ("2020", "trec_eval"): (2, "0:2:3")}
+SETTINGS = {
+    ("2019", "passages-eval"): (2, None),
+    ("2019", "trec_eval"): (1, None),
+    ("2020", "passages-eval"): (2, None),
+    ("2020", "trec_eval"): (2, "0:2:3"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +68,7 @@ def dl_store():
     need_shared(DATA_DIR / "trec-dl-2019-passage")
     need_shared(DATA_DIR / "trec-dl-2020-passage")
     stores = {}
-    for year in ("2019", "2020"):      # one store per year: run tags repeat across years
+    for year in ("2019", "2020"):  # one store per year: run tags repeat across years
         d = DATA_DIR / f"trec-dl-{year}-passage"
         s = stores[year] = evalstore.open(":memory:")
         s.ingest_qrels(d / "qrels.txt", name=f"dl{year}", progress=False)
@@ -66,8 +81,10 @@ def dl_store():
 
 # The track's headline measures (nDCG@10 with grades as gains, AP and RR at rel=2), in the rows that
 # PROVENANCE.md names as the reference: they must match with evalstore's defaults, no excuse.
-HEADLINE = {"2019": {("passages-eval", "ndcg_cut_10"), ("passages-eval", "map"), ("passages-eval", "recip_rank")},
-            "2020": {("passages-eval", "ndcg_cut_10"), ("trec_eval", "map"), ("trec_eval", "recip_rank")}}
+HEADLINE = {
+    "2019": {("passages-eval", "ndcg_cut_10"), ("passages-eval", "map"), ("passages-eval", "recip_rank")},
+    "2020": {("passages-eval", "ndcg_cut_10"), ("trec_eval", "map"), ("trec_eval", "recip_rank")},
+}
 
 
 def float32_scores(store, qrels: str, run: str, metric: str) -> float:
@@ -95,15 +112,20 @@ def test_every_run_matches_nist(dl_store, year):
     store = dl_store[year]
     res = store.evaluate(f"dl{year}", runs, sorted(set(wanted.values())), save=False)
     table = res.table()
-    bad = [(run, summary, measure, value) for run, summary, measure, value in rows
-           if abs(table[run][wanted[(summary, measure)]] - value) > TOL]
+    bad = [
+        (run, summary, measure, value)
+        for run, summary, measure, value in rows
+        if abs(table[run][wanted[(summary, measure)]] - value) > TOL
+    ]
     # the headline measures match for every run, as evalstore computes them by default
     assert not [b for b in bad if (b[1], b[2]) in HEADLINE[year]], bad
     # any other difference must be NIST's older trec_eval reading scores in single precision
-    unexplained = [f"{run} {summary} {measure} [{wanted[(summary, measure)]}]: "
-                   f"evalstore {table[run][wanted[(summary, measure)]]:.5f}, NIST {value:.4f}"
-                   for run, summary, measure, value in bad
-                   if abs(float32_scores(store, f"dl{year}", run, wanted[(summary, measure)]) - value) > TOL]
+    unexplained = [
+        f"{run} {summary} {measure} [{wanted[(summary, measure)]}]: "
+        f"evalstore {table[run][wanted[(summary, measure)]]:.5f}, NIST {value:.4f}"
+        for run, summary, measure, value in bad
+        if abs(float32_scores(store, f"dl{year}", run, wanted[(summary, measure)]) - value) > TOL
+    ]
     assert not unexplained, f"{len(unexplained)} of {len(rows)} official scores differ:\n" + "\n".join(unexplained[:30])
     # the headline measures are published for every run
     for key in HEADLINE[year]:
@@ -126,7 +148,7 @@ def test_headline_measures_use_the_track_settings(dl_store):
     res = dl_store["2019"].evaluate("dl2019", ["bm25base_p"], ["nDCG@10", "AP(rel=2)", "AP", "RR(rel=2)"], save=False)
     nist = {(s, m): v for r, s, m, v in official("2019") if r == "bm25base_p"}
     t = res.table()["bm25base_p"]
-    assert abs(t["AP(rel=2)"] - nist[("passages-eval", "map")]) <= TOL     # 0.3013 (PROVENANCE.md)
-    assert abs(t["AP"] - nist[("trec_eval", "map")]) <= TOL                # 0.3773 at rel >= 1
+    assert abs(t["AP(rel=2)"] - nist[("passages-eval", "map")]) <= TOL  # 0.3013 (PROVENANCE.md)
+    assert abs(t["AP"] - nist[("trec_eval", "map")]) <= TOL  # 0.3773 at rel >= 1
     assert abs(t["nDCG@10"] - nist[("passages-eval", "ndcg_cut_10")]) <= TOL
     assert abs(t["RR(rel=2)"] - nist[("passages-eval", "recip_rank")]) <= TOL

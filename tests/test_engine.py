@@ -1,4 +1,5 @@
 """Engine-level properties: contexts, pool rows, bulk evaluation."""
+
 import pytest
 
 from evalstore.subsample import create_subsamples
@@ -38,8 +39,9 @@ def test_ranked_list_builds_only_the_running_columns_that_metrics_name(sample_st
     assert engine.columns_named(q_bodies) >= {"cnt", "cg", "cg_ideal"}
     runs = [s.run_id(r) for r in ("bm25", "rerank")]
     engine.build_ranked_list(s.con, [s.qrels_id("sample")], runs, ctx, opts)
-    full = s.con.execute("SELECT qrels_id, run_id, topic, rank, cnt, cg, jrank, cg_ideal, gain_ideal FROM rl_judged "
-                         "ORDER BY ALL").fetchall()
+    full = s.con.execute(
+        "SELECT qrels_id, run_id, topic, rank, cnt, cg, jrank, cg_ideal, gain_ideal FROM rl_judged ORDER BY ALL"
+    ).fetchall()
     engine.build_ranked_list(s.con, [s.qrels_id("sample")], runs, ctx, opts, columns={"cnt"})
     cols = [r[0] for r in s.con.execute("DESCRIBE rl_judged").fetchall()]
     assert "cnt" in cols and not {"cg", "jrank", "cg_ideal", "gain_ideal"} & set(cols)

@@ -1,4 +1,5 @@
 """Evaluation through the CLI and the library: stored scores, leaderboard, export, output formats."""
+
 import csv
 import io
 import json
@@ -6,13 +7,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT, SAMPLE
 from typer.testing import CliRunner
 
 import evalstore
 from evalstore.cli import app
 from evalstore.errors import MetricError
-
-from conftest import ROOT, SAMPLE
 
 runner = CliRunner()
 
@@ -65,12 +65,29 @@ def test_eval_output_formats(db):
     recs = json.loads(r.stdout)
     assert recs[0]["run"] == "dense" and "map" in recs[0]
 
-    r = runner.invoke(app, ["eval", "--qrels", "sample", "-r", "dense", "-m", "map", "-m", "P.5,10",
-                            "--per-topic", "--format", "trec", "--db", db])
+    r = runner.invoke(
+        app,
+        [
+            "eval",
+            "--qrels",
+            "sample",
+            "-r",
+            "dense",
+            "-m",
+            "map",
+            "-m",
+            "P.5,10",
+            "--per-topic",
+            "--format",
+            "trec",
+            "--db",
+            db,
+        ],
+    )
     lines = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert all(len(x) == 3 for x in lines)
     names = [x[0].strip() for x in lines]
-    assert set(names) == {"map", "P_5", "P_10"}      # an expanded trec_eval list prints as trec_eval does
+    assert set(names) == {"map", "P_5", "P_10"}  # an expanded trec_eval list prints as trec_eval does
     assert [x[1] for x in lines[-3:]] == ["all", "all", "all"]
     topics = [x[1] for x in lines if x[0].strip() == "map"]
     assert topics == [f"S{i:02d}" for i in range(1, 9)] + ["all"]
@@ -83,8 +100,9 @@ def test_eval_output_formats(db):
 
 def test_export_leaderboard(db, tmp_path):
     out = tmp_path / "lb.csv"
-    r = runner.invoke(app, ["export", "leaderboard", "--qrels", "sample", "-m", "nDCG@10", "-m", "AP",
-                            "-o", str(out), "--db", db])
+    r = runner.invoke(
+        app, ["export", "leaderboard", "--qrels", "sample", "-m", "nDCG@10", "-m", "AP", "-o", str(out), "--db", db]
+    )
     assert r.exit_code == 0, r.output
     rows = list(csv.DictReader(out.open()))
     assert [k for k in rows[0]] == ["run", "qrels", "n_topics", "nDCG@10", "AP"]
@@ -92,7 +110,9 @@ def test_export_leaderboard(db, tmp_path):
     assert vals == sorted(vals, reverse=True)
     assert rows[0]["run"] == "rerank" and rows[-1]["run"] == "random"
 
-    r = runner.invoke(app, ["export", "leaderboard", "--qrels", "sample", "-m", "RR", "-o", "-", "--per-topic", "--db", db])
+    r = runner.invoke(
+        app, ["export", "leaderboard", "--qrels", "sample", "-m", "RR", "-o", "-", "--per-topic", "--db", db]
+    )
     long = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(long) == 6 * 8 and set(long[0]) == {"run", "qrels", "topic", "metric", "value"}
 
@@ -112,8 +132,11 @@ def test_canonical_names_and_echo():
 def test_unknown_metric_is_a_clear_error(db):
     with pytest.raises(MetricError, match="unknown metric 'nDGC'.*did you mean nDCG"):
         evalstore.evaluate({"q": {"a": 1}}, {"s": {"q": {"a": 1.0}}}, ["nDGC@10"])
-    r = subprocess.run([sys.executable, str(ROOT / "cli.py"), "eval", "--qrels", "sample", "-m", "AP(foo=1)", "--db", db],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "eval", "--qrels", "sample", "-m", "AP(foo=1)", "--db", db],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1
     assert "has no parameter 'foo'" in r.stderr and "Traceback" not in r.stderr
 

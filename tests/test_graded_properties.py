@@ -9,6 +9,7 @@ public interface (dicts in, scores out). Each example is a batch of topics evalu
 * the blended-ratio measures lie in [0, 1];
 * NDPM / Kendall-tau through the engine equal a brute-force count over D = retrieved + judged docs.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -31,13 +32,13 @@ def collections(draw):
     for t in range(draw(st.integers(1, 6))):
         n = draw(st.integers(1, 10))
         docs = [f"d{i}" for i in range(n)]
-        grades = draw(st.lists(st.integers(-1, 3), min_size=n, max_size=n))      # -1: not judged
+        grades = draw(st.lists(st.integers(-1, 3), min_size=n, max_size=n))  # -1: not judged
         qrels = {d: g for d, g in zip(docs, grades) if g >= 0}
         qrels.update({f"x{i}": g for i, g in enumerate(draw(st.lists(st.integers(0, 3), max_size=3)))})  # unretrieved
         if not qrels:
             qrels = {"x_only": 1}
         order = draw(st.permutations(docs))
-        ranking = list(order[:draw(st.integers(1, n))])
+        ranking = list(order[: draw(st.integers(1, n))])
         out[f"q{t}"] = (qrels, ranking)
     return out
 
@@ -65,9 +66,24 @@ penalties_st = st.lists(st.floats(1.01, 10.0), min_size=3, max_size=3).map(lambd
 @given(coll=collections(), gains=gains_st, pen=penalties_st, k=st.integers(1, 10))
 def test_blended_ratio_and_rank1_properties(coll, gains, pen, k):
     pen_s = ":".join(repr(p) for p in pen)
-    ms = ["O-measure(gains=1:1:1)", "RR", "O-measure", "P-measure", "P-plus", f"O-measure(gains={gains})",
-          f"P-measure(gains={gains})", f"P-plus(gains={gains})", f"Q-measure(beta=0,gains={gains})", "Q-measure",
-          "AP", "NWRR", f"NWRR(penalties={pen_s})", f"WRR(penalties={pen_s})", f"MSnDCG@{k}", f"nDCG@{k}"]
+    ms = [
+        "O-measure(gains=1:1:1)",
+        "RR",
+        "O-measure",
+        "P-measure",
+        "P-plus",
+        f"O-measure(gains={gains})",
+        f"P-measure(gains={gains})",
+        f"P-plus(gains={gains})",
+        f"Q-measure(beta=0,gains={gains})",
+        "Q-measure",
+        "AP",
+        "NWRR",
+        f"NWRR(penalties={pen_s})",
+        f"WRR(penalties={pen_s})",
+        f"MSnDCG@{k}",
+        f"nDCG@{k}",
+    ]
     qrels, run = _as_inputs(coll)
     res = evalstore.evaluate(qrels, run, ms)
     for t, (q, ranking) in coll.items():

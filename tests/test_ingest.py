@@ -1,5 +1,6 @@
 """Ingestion through the library: formats, tolerated variations, ranks, naming, re-ingest,
 --replace atomicity, NTCIR layouts, dicts and the trec_eval conformance inputs."""
+
 from __future__ import annotations
 
 import gzip
@@ -8,11 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import DATA_DIR, TREC_EVAL_DIR, need_shared
 
 import evalstore
 from evalstore.errors import IngestError
-
-from conftest import DATA_DIR, TREC_EVAL_DIR, need_shared
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "ingest"
 SMALL_RUN = FIX / "run_small.txt"
@@ -20,13 +20,17 @@ SMALL_QRELS = FIX / "qrels_small.txt"
 
 
 def rows(store, run):
-    return store.sql("SELECT topic, doc, rank, line_no, submitted_rank, score FROM run_rows WHERE run = ? "
-                     "ORDER BY topic, rank", [run]).rows
+    return store.sql(
+        "SELECT topic, doc, rank, line_no, submitted_rank, score FROM run_rows WHERE run = ? ORDER BY topic, rank",
+        [run],
+    ).rows
 
 
 def counts(store):
-    return store.sql("SELECT (SELECT count(*) FROM run_meta), (SELECT count(*) FROM run_row_data), "
-                     "(SELECT count(*) FROM qrels_meta), (SELECT count(*) FROM qrels_data)").rows[0]
+    return store.sql(
+        "SELECT (SELECT count(*) FROM run_meta), (SELECT count(*) FROM run_row_data), "
+        "(SELECT count(*) FROM qrels_meta), (SELECT count(*) FROM qrels_data)"
+    ).rows[0]
 
 
 def data_lines(path: Path) -> list[list[str]]:
@@ -43,8 +47,13 @@ def test_small_run_ranks_line_numbers_and_metadata(store):
     assert (res.name, res.status, res.n_rows, res.n_topics) == ("sysA", "added", 6, 2)
     # rank: score desc, ties by docno desc (dC before dB); line_no: the n-th data line of the file.
     assert rows(store, "sysA") == [
-        ("q1", "dA", 1, 1, 1, 3.5), ("q1", "dC", 2, 3, 3, 2.0), ("q1", "dB", 3, 2, 2, 2.0),
-        ("q1", "dD", 4, 4, 4, -1.25), ("q2", "dA", 1, 5, 1, 10.0), ("q2", "dE", 2, 6, 2, 0.001)]
+        ("q1", "dA", 1, 1, 1, 3.5),
+        ("q1", "dC", 2, 3, 3, 2.0),
+        ("q1", "dB", 3, 2, 2, 2.0),
+        ("q1", "dD", 4, 4, 4, -1.25),
+        ("q2", "dA", 1, 5, 1, 10.0),
+        ("q2", "dE", 2, 6, 2, 0.001),
+    ]
     meta = store.sql("SELECT name, tag, source, sha256, n_topics, n_rows, format FROM runs").rows[0]
     assert meta == ("sysA", "sysA", str(SMALL_RUN), hashlib.sha256(SMALL_RUN.read_bytes()).hexdigest(), 2, 6, "trec")
 
@@ -53,7 +62,7 @@ def test_messy_whitespace_crlf_bom_blank_and_comment_lines_give_the_same_run(sto
     clean = [ln.split("\t") for ln in SMALL_RUN.read_text().splitlines() if not ln.startswith("#")]
     variants = {
         "spaces": "\n".join(" ".join(f) for f in clean) + "\n",
-        "mixed": "\n".join("  " + " \t ".join(f) + " \t " for f in clean),          # padding, no final EOL
+        "mixed": "\n".join("  " + " \t ".join(f) + " \t " for f in clean),  # padding, no final EOL
         "crlf": "\r\n".join("\t".join(f) for f in clean) + "\r\n",
         "blank_comments": "\n\n# comment\n" + "\n   \n".join("\t".join(f) for f in clean) + "\n  # indented\n\n",
         "bom": "\ufeff" + "\n".join(" ".join(f) for f in clean) + "\n",
@@ -63,23 +72,28 @@ def test_messy_whitespace_crlf_bom_blank_and_comment_lines_give_the_same_run(sto
         p = tmp_path / f"{label}.run"
         p.write_bytes(text.encode("utf-8"))
         [res] = store.ingest_run(p, name=label, progress=False)
-        got = [r[:3] + r[4:] for r in rows(store, label)]     # line_no differs with blank/comment lines
+        got = [r[:3] + r[4:] for r in rows(store, label)]  # line_no differs with blank/comment lines
         assert res.n_rows == 6
         if expected is None:
             expected = got
         assert got == expected, label
     # line_no counts data lines only, so it is the same in every variant
-    assert store.sql("SELECT count(DISTINCT l), count(*) FROM (SELECT list(line_no ORDER BY topic, doc) AS l "
-                     "FROM run_rows GROUP BY run)").rows == [(1, len(variants))]
+    assert store.sql(
+        "SELECT count(DISTINCT l), count(*) FROM (SELECT list(line_no ORDER BY topic, doc) AS l "
+        "FROM run_rows GROUP BY run)"
+    ).rows == [(1, len(variants))]
 
 
 def test_extra_fields_after_the_tag_are_ignored_and_numbers_are_read_like_strtod(store, tmp_path):
     p = tmp_path / "x.run"
-    p.write_text("t1 Q0 a 1 1e2 tagX some junk here\nt1 Q0 b 2 +.5 tagX\nt1 Q0 c 3 -0 tagX 1 2 3\n"
-                 "t1 Q0 d 04 7. tagX\n")
+    p.write_text("t1 Q0 a 1 1e2 tagX some junk here\nt1 Q0 b 2 +.5 tagX\nt1 Q0 c 3 -0 tagX 1 2 3\nt1 Q0 d 04 7. tagX\n")
     store.ingest_run(p, progress=False)
-    assert [(r[1], r[5], r[4]) for r in rows(store, "tagX")] == [("a", 100.0, 1), ("d", 7.0, 4), ("b", 0.5, 2),
-                                                                ("c", 0.0, 3)]
+    assert [(r[1], r[5], r[4]) for r in rows(store, "tagX")] == [
+        ("a", 100.0, 1),
+        ("d", 7.0, 4),
+        ("b", 0.5, 2),
+        ("c", 0.0, 3),
+    ]
 
 
 def test_gzip_is_read_transparently_whatever_the_file_name(store, tmp_path):
@@ -144,7 +158,7 @@ def test_failed_replace_leaves_the_old_runs_intact(store, tmp_path):
     store.ingest_run([a, b], progress=False)
     before = store.sql("SELECT * FROM run_rows ORDER BY run, topic, rank").rows
     meta = store.sql("SELECT name, sha256, n_rows, ingested_at FROM runs ORDER BY name").rows
-    a.write_text("q1 Q0 d9 1 5.0 runA\n")                      # new, valid content for runA
+    a.write_text("q1 Q0 d9 1 5.0 runA\n")  # new, valid content for runA
     b.write_text("q1 Q0 d1 1 2.0 runB\nq1 Q0 d3 2 oops runB\n")  # the second file of the call is bad
     with pytest.raises(IngestError, match="line 2: score 'oops'"):
         store.ingest_run([a, b], replace=True, progress=False)
@@ -168,7 +182,13 @@ def test_trec_qrels_keep_zero_and_negative_grades(store):
     [res] = store.ingest_qrels(SMALL_QRELS, progress=False)
     assert (res.name, res.n_rows, res.n_topics) == ("qrels_small", 6, 2)
     assert store.sql("SELECT topic, doc, grade FROM qrels ORDER BY topic, doc").rows == [
-        ("q1", "dA", 2), ("q1", "dB", 0), ("q1", "dC", 1), ("q1", "dX", -1), ("q2", "dE", 1), ("q2", "dY", 0)]
+        ("q1", "dA", 2),
+        ("q1", "dB", 0),
+        ("q1", "dC", 1),
+        ("q1", "dX", -1),
+        ("q2", "dE", 1),
+        ("q2", "dY", 0),
+    ]
     assert store.sql("SELECT n_topics, n_judged, max_grade FROM qrels_sets").rows == [(2, 6, 2)]
 
 
@@ -204,13 +224,20 @@ def test_ntcir_qrels_rel_files_and_res_files(store):
     [q] = store.ingest_qrels(FIX / "qrels_ntcir.txt", name="nq", format="ntcir", progress=False)
     [r] = store.ingest_qrels(sorted((FIX / "ntcir_rel").glob("*.rel")), name="nrel", format="ntcir", progress=False)
     assert (q.n_rows, q.n_topics, r.n_rows, r.n_topics) == (5, 2, 5, 2)
-    assert (store.sql("SELECT topic, doc, grade FROM qrels WHERE qrels = 'nq' ORDER BY ALL").rows
-            == store.sql("SELECT topic, doc, grade FROM qrels WHERE qrels = 'nrel' ORDER BY ALL").rows)
+    assert (
+        store.sql("SELECT topic, doc, grade FROM qrels WHERE qrels = 'nq' ORDER BY ALL").rows
+        == store.sql("SELECT topic, doc, grade FROM qrels WHERE qrels = 'nrel' ORDER BY ALL").rows
+    )
     [res] = store.ingest_run(str(FIX / "ntcir_res" / "*.res"), name="nres", format="ntcir", progress=False)
     assert (res.n_rows, res.n_topics) == (5, 2)
     # NTCIREVAL order: the file order (no scores); rank = line_no within the per-topic file
-    assert [r[:4] for r in rows(store, "nres")] == [("q1", "dC", 1, 1), ("q1", "dA", 2, 2), ("q1", "dZ", 3, 3),
-                                                   ("q2", "dE", 1, 1), ("q2", "dA", 2, 2)]
+    assert [r[:4] for r in rows(store, "nres")] == [
+        ("q1", "dC", 1, 1),
+        ("q1", "dA", 2, 2),
+        ("q1", "dZ", 3, 3),
+        ("q2", "dE", 1, 1),
+        ("q2", "dA", 2, 2),
+    ]
     assert store.sql("SELECT format, tag FROM runs").rows == [("ntcir", None)]
 
 
@@ -234,12 +261,20 @@ def test_dicts_are_stored_like_files(store):
     assert (r.n_rows, r.n_topics) == (6, 2)
     store.ingest_run(SMALL_RUN, progress=False)
     assert [x[:3] for x in rows(store, "d")] == [x[:3] for x in rows(store, "sysA")]
-    assert run_from_dict(store, "d", {"q1": {"dA": 3.5, "dB": 2.0, "dC": 2.0, "dD": -1.25},
-                                      "q2": {"dA": 10, "dE": 1e-3}}).status == "unchanged"
+    assert (
+        run_from_dict(
+            store, "d", {"q1": {"dA": 3.5, "dB": 2.0, "dC": 2.0, "dD": -1.25}, "q2": {"dA": 10, "dE": 1e-3}}
+        ).status
+        == "unchanged"
+    )
     q = qrels_from_dict(store, "dq", {"q1": {"dA": 2, "dX": -1}})
     assert (q.n_rows, q.n_topics) == (2, 1)
-    assert store.sql("SELECT source, format FROM qrels_sets UNION ALL SELECT source, format FROM runs WHERE name = 'd'"
-                     ).rows == [("<dict>", "dict")] * 2
+    assert (
+        store.sql(
+            "SELECT source, format FROM qrels_sets UNION ALL SELECT source, format FROM runs WHERE name = 'd'"
+        ).rows
+        == [("<dict>", "dict")] * 2
+    )
     with pytest.raises(IngestError, match="not finite"):
         run_from_dict(store, "bad", {"q": {"d": float("nan")}})
 
@@ -257,21 +292,39 @@ def test_trec_eval_conformance_inputs(store):
     for q in qrels:
         lines = data_lines(d / q)
         assert got[res[qrels.index(q)].name][0] == len(lines)
-    assert store.sql("SELECT count(*) FROM qrels WHERE qrels = 'qrels.rel_level' AND grade = -1 "
-                     "AND topic = '303'").rows == [(304,)]
+    assert store.sql(
+        "SELECT count(*) FROM qrels WHERE qrels = 'qrels.rel_level' AND grade = -1 AND topic = '303'"
+    ).rows == [(304,)]
     # '#' inside docnos is data, not a comment
-    assert store.sql("SELECT count(*) FROM qrels WHERE qrels = 'qrels.comment.test' AND doc LIKE '%#%'"
-                     ).rows[0][0] > 0
+    assert store.sql("SELECT count(*) FROM qrels WHERE qrels = 'qrels.comment.test' AND doc LIKE '%#%'").rows[0][0] > 0
 
     runs = ["results.test", "results.trunc", "results.comment.test.gz", "synthetic/edge.run"]
     res = store.ingest_run([d / r for r in runs], name_from="file", progress=False)
     got = {r.name: (r.n_rows, r.n_topics) for r in res}
-    assert got == {"results.test": (1500, 3), "results.trunc": (584, 2), "results.comment.test": (30100, 301),
-                   "edge": (12, 3)}
-    assert store.sql("SELECT tag FROM runs ORDER BY name").rows == [("edgeA,edgeB",), ("comment.test",),
-                                                                    ("STANDARD",), ("STANDARD",)]
+    assert got == {
+        "results.test": (1500, 3),
+        "results.trunc": (584, 2),
+        "results.comment.test": (30100, 301),
+        "edge": (12, 3),
+    }
+    assert store.sql("SELECT tag FROM runs ORDER BY name").rows == [
+        ("edgeA,edgeB",),
+        ("comment.test",),
+        ("STANDARD",),
+        ("STANDARD",),
+    ]
     # trec_eval's ranking of T1 (README: relstring_20 = 0121-3.00): d9, d3, d1, D10, u1, d4, d6, d2, d5
-    assert [r[1] for r in rows(store, "edge") if r[0] == "T1"] == ["d9", "d3", "d1", "D10", "u1", "d4", "d6", "d2", "d5"]
+    assert [r[1] for r in rows(store, "edge") if r[0] == "T1"] == [
+        "d9",
+        "d3",
+        "d1",
+        "D10",
+        "u1",
+        "d4",
+        "d6",
+        "d2",
+        "d5",
+    ]
     # every stored row is the file's line: same docno at the same data-line position
     for r in runs:
         lines = data_lines(d / r)
@@ -296,7 +349,7 @@ def test_all_dl2019_runs(store):
     [q] = store.ingest_qrels(d / "qrels.txt", name="dl19", progress=False)
     assert q.n_topics == 43
     # the stored rows equal the files' lines (file order), for a few runs read independently
-    for f in files[:: 12]:
+    for f in files[::12]:
         lines = data_lines(f)
         name = lines[0][5]
         stored = store.sql("SELECT topic, doc, line_no FROM run_rows WHERE run = ? ORDER BY line_no", [name]).rows
@@ -327,18 +380,23 @@ def test_file_order_survives_a_parallel_scan_of_a_large_uncompressed_file(store,
 
 
 def test_progress_bar_only_on_a_terminal(store, capsys, monkeypatch):
-    store.ingest_run(SMALL_RUN, progress=None)          # stderr is not a terminal under pytest
+    store.ingest_run(SMALL_RUN, progress=None)  # stderr is not a terminal under pytest
     assert capsys.readouterr().err == ""
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     monkeypatch.setenv("TERM", "xterm")
     store.ingest_run(SMALL_RUN, name="other", progress=None)
     err = capsys.readouterr().err
-    assert "runs" in err and "\x1b[" in err       # drawn (and erased: the bar is transient)
+    assert "runs" in err and "\x1b[" in err  # drawn (and erased: the bar is transient)
 
 
 # --------------------------------------------------------------------------- fast and general readers
-CLEAN_LINES = ["q1\tQ0\tdA\t1\t3.5\tsysA", "q1\tQ0\tdB\t2\t2.0\tsysA", "q1\tQ0\tdC\t3\t2.0\tsysA",
-               "q2\tQ0\tdA\t1\t10\tsysA", "q2\tQ0\tdE\t2\t1e-3\tsysA"]
+CLEAN_LINES = [
+    "q1\tQ0\tdA\t1\t3.5\tsysA",
+    "q1\tQ0\tdB\t2\t2.0\tsysA",
+    "q1\tQ0\tdC\t3\t2.0\tsysA",
+    "q2\tQ0\tdA\t1\t10\tsysA",
+    "q2\tQ0\tdE\t2\t1e-3\tsysA",
+]
 # Each variant starts with clean lines (so the fast reader is tried) and has one odd line later.
 READER_VARIANTS = {
     "clean tabs": CLEAN_LINES,
@@ -361,10 +419,11 @@ READER_VARIANTS = {
     "tag with a space": CLEAN_LINES[:3] + ["q2\tQ0\tdA\t1\t10\tsys A"],
     "another Q0 column": CLEAN_LINES[:3] + ["q2\t0\tdA\t1\t10\tsysA"],
     "space inside the Q0 column": CLEAN_LINES[:3] + ["q2\tQ 0\tdA\t1\t10\tsysA"],
-    "tab inside the Q0 column of a space file": ([ln.replace("\t", " ") for ln in CLEAN_LINES[:3]]
-                                                 + ["q2 X\tY dA 1 10 sysA"]),
+    "tab inside the Q0 column of a space file": (
+        [ln.replace("\t", " ") for ln in CLEAN_LINES[:3]] + ["q2 X\tY dA 1 10 sysA"]
+    ),
     "duplicate": CLEAN_LINES + ["q1\tQ0\tdA\t9\t0.1\tsysA"],
-    "crlf": None,   # CLEAN_LINES with CRLF line ends
+    "crlf": None,  # CLEAN_LINES with CRLF line ends
     "mixed line ends": None,
 }
 
@@ -383,9 +442,12 @@ def _ingest_outcome(path):
             res = s.ingest_run(path, progress=False)
         except IngestError as e:
             return ("error", str(e))
-        return ("ok", [(r.name, r.n_rows, r.status) for r in res],
-                s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows,
-                s.sql("SELECT name, tag, n_topics, n_rows FROM runs").rows)
+        return (
+            "ok",
+            [(r.name, r.n_rows, r.status) for r in res],
+            s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows,
+            s.sql("SELECT name, tag, n_topics, n_rows FROM runs").rows,
+        )
 
 
 @pytest.mark.parametrize("label", list(READER_VARIANTS))
@@ -397,9 +459,9 @@ def test_fast_and_general_readers_store_the_same(label, tmp_path, monkeypatch):
 
     p = tmp_path / "v.run"
     p.write_bytes(_variant_bytes(label))
-    assert ing._fast_delimiter(ing._first_content_line(p)) in ("\t", " ")   # the fast reader is tried
+    assert ing._fast_delimiter(ing._first_content_line(p)) in ("\t", " ")  # the fast reader is tried
     fast = _ingest_outcome(p)
-    monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)       # general reader only
+    monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)  # general reader only
     general = _ingest_outcome(p)
     assert fast == general
 
@@ -441,12 +503,13 @@ def test_fast_reader_reading_many_files_at_once_stores_what_the_general_reader_s
 
     batches = []
     real = ing._load_fast
-    monkeypatch.setattr(ing, "_load_fast", lambda con, table, batch: (batches.append(len(batch)),
-                                                                      real(con, table, batch))[1])
+    monkeypatch.setattr(
+        ing, "_load_fast", lambda con, table, batch: (batches.append(len(batch)), real(con, table, batch))[1]
+    )
     with evalstore.open(":memory:") as s:
         s.ingest_run(paths, name_from="file", dedupe=True, progress=False)
         fast = s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows
-    assert max(batches) > 3                      # several files per read_csv
+    assert max(batches) > 3  # several files per read_csv
     monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)
     with evalstore.open(":memory:") as s:
         s.ingest_run(paths, name_from="file", dedupe=True, progress=False)
@@ -462,12 +525,24 @@ def test_fast_reader_numbers_rows_that_are_not_contiguous_by_their_order(store):
 
     con = store.con
     con.execute("CREATE TEMP TABLE _t (file_idx INTEGER, ln BIGINT)")
-    con.execute("INSERT INTO _t VALUES (0, NULL), (1, NULL), (0, NULL), (1, NULL), (1, NULL), (2, 7), (3, NULL), "
-                "(3, NULL)")
+    con.execute(
+        "INSERT INTO _t VALUES (0, NULL), (1, NULL), (0, NULL), (1, NULL), (1, NULL), (2, 7), (3, NULL), (3, NULL)"
+    )
     con.execute("INSERT INTO _t VALUES (4, NULL), (4, NULL), (4, NULL)")
     ln = ing._fast_ln_sql(con, "_t")
     assert con.execute(f"SELECT file_idx, {ln} FROM _t ORDER BY rowid").fetchall() == [
-        (0, 1), (1, 1), (0, 2), (1, 2), (1, 3), (2, 7), (3, 1), (3, 2), (4, 1), (4, 2), (4, 3)]
+        (0, 1),
+        (1, 1),
+        (0, 2),
+        (1, 2),
+        (1, 3),
+        (2, 7),
+        (3, 1),
+        (3, 2),
+        (4, 1),
+        (4, 2),
+        (4, 3),
+    ]
     # files 3 and 4 were contiguous: their ln is computed, not written
     assert con.execute("SELECT count(*) FROM _t WHERE ln IS NULL").fetchall()[0][0] == 5
     con.execute("DROP TABLE _t")
@@ -487,16 +562,20 @@ def test_fast_reader_falls_back_when_duckdb_names_a_file_differently(tmp_path, m
         s.ingest_run(paths, progress=False)
         expected = s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows
     real = ing._fast_select_sql
-    monkeypatch.setattr(ing, "_fast_select_sql", lambda d, c: real(d, c).replace("list_position($2, filename)",
-                                                                                "NULL").replace(
-        "list_position($1, filename)", "NULL"))
+    monkeypatch.setattr(
+        ing,
+        "_fast_select_sql",
+        lambda d, c: (
+            real(d, c).replace("list_position($2, filename)", "NULL").replace("list_position($1, filename)", "NULL")
+        ),
+    )
     loads = []
     real_branch = ing._branch_sql
     monkeypatch.setattr(ing, "_branch_sql", lambda f, cols, k: (loads.append(f.path), real_branch(f, cols, k))[1])
     with evalstore.open(":memory:") as s:
         s.ingest_run(paths, progress=False)
         got = s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows
-    assert sorted(loads) == paths           # all three went to the general reader
+    assert sorted(loads) == paths  # all three went to the general reader
     assert got == expected and len(got) == 600
 
 
@@ -512,12 +591,33 @@ def test_dedupe_after_a_messy_file_keeps_the_line_numbers(tmp_path, monkeypatch)
     import evalstore.ingest as ing
 
     rnd = random.Random(0)
-    spec = [(250000, False, " "), (130000, False, " "), (130000, True, " "), (50, False, " "), (250000, False, " "),
-            (20000, False, " "), (250000, False, " "), (50, False, "\t"), (50, False, " "), (1000, False, "\t")]
+    spec = [
+        (250000, False, " "),
+        (130000, False, " "),
+        (130000, True, " "),
+        (50, False, " "),
+        (250000, False, " "),
+        (20000, False, " "),
+        (250000, False, " "),
+        (50, False, "\t"),
+        (50, False, " "),
+        (1000, False, "\t"),
+    ]
     paths = []
     for i, (n, messy, delim) in enumerate(spec):
-        lines = [delim.join([f"t{k % 7}", "Q0", f"d{rnd.randrange(n * 2) if rnd.random() < .3 else k}", str(k),
-                             f"{rnd.randrange(100)}.5", f"tag{i}"]) for k in range(n)]
+        lines = [
+            delim.join(
+                [
+                    f"t{k % 7}",
+                    "Q0",
+                    f"d{rnd.randrange(n * 2) if rnd.random() < 0.3 else k}",
+                    str(k),
+                    f"{rnd.randrange(100)}.5",
+                    f"tag{i}",
+                ]
+            )
+            for k in range(n)
+        ]
         if messy:
             lines[n // 2] = lines[n // 2].replace(f"tag{i}", f"tag\t{i}")
         p = tmp_path / f"r{i}.run"
@@ -527,8 +627,9 @@ def test_dedupe_after_a_messy_file_keeps_the_line_numbers(tmp_path, monkeypatch)
     def line_numbers():
         with evalstore.open(":memory:") as s:
             s.ingest_run(paths, dedupe=True, name_from="file", progress=False)
-            return s.sql("SELECT run, min(line_no), max(line_no), sum(line_no), count(*) FROM run_rows "
-                         "GROUP BY run ORDER BY run").rows
+            return s.sql(
+                "SELECT run, min(line_no), max(line_no), sum(line_no), count(*) FROM run_rows GROUP BY run ORDER BY run"
+            ).rows
 
     fast = line_numbers()
     monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)

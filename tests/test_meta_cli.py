@@ -1,15 +1,15 @@
 """`evalstore meta ...` on the bundled sample collection."""
+
 import csv
 import io
 
 import pytest
+from conftest import SAMPLE
 from typer.testing import CliRunner
 
 import evalstore
 from evalstore.cli import app
 from evalstore.meta import MetaError
-
-from conftest import SAMPLE
 
 
 @pytest.fixture
@@ -61,8 +61,10 @@ def test_discpower_table_matches_store(db, tmp_path):
     r = run(db, "discpower", "-q", "sample", "-m", "AP", "-m", "P@10", "-B", "300", "--seed", "7", "-f", "csv")
     rows = {row["metric"]: row for row in _csv(r.stdout)}
     with evalstore.open(db) as s:
-        n = s.sql("SELECT metric, n_significant, est_diff FROM meta_discpower d JOIN meta_runs USING (analysis_id) "
-                  "WHERE kind = 'discpower' AND seed = 7").rows
+        n = s.sql(
+            "SELECT metric, n_significant, est_diff FROM meta_discpower d JOIN meta_runs USING (analysis_id) "
+            "WHERE kind = 'discpower' AND seed = 7"
+        ).rows
     got = {m.split("(")[0]: (k, e) for m, k, e in n}
     assert int(rows["AP"]["n_significant"]) == got["AP"][0]
     assert float(rows["P@10"]["est_diff"]) == got["P"][1]
@@ -88,8 +90,24 @@ def test_tests_summary_and_pairs(db, tmp_path):
 
 def test_robustness_creates_subsamples(db, tmp_path):
     png = tmp_path / "rob.png"
-    r = run(db, "robustness", "-q", "sample", "-m", "AP", "-m", "nDCG@10", "--fractions", "0.7,0.3",
-            "--subsample-trials", "2", "-B", "200", "--plot", str(png))
+    r = run(
+        db,
+        "robustness",
+        "-q",
+        "sample",
+        "-m",
+        "AP",
+        "-m",
+        "nDCG@10",
+        "--fractions",
+        "0.7,0.3",
+        "--subsample-trials",
+        "2",
+        "-B",
+        "200",
+        "--plot",
+        str(png),
+    )
     for title in ("002 Fig. 2", "002 Fig. 3", "004 Table 2", "Knees"):
         assert title in r.stdout
     assert png.read_bytes()[:4] == b"\x89PNG"
@@ -102,8 +120,7 @@ def test_robustness_creates_subsamples(db, tmp_path):
 
 
 def test_errors_are_for_people(db):
-    r = CliRunner().invoke(app, ["meta", "discpower", "-q", "sample", "-m", "AP", "--missing", "sometimes",
-                                 "--db", db])
+    r = CliRunner().invoke(app, ["meta", "discpower", "-q", "sample", "-m", "AP", "--missing", "sometimes", "--db", db])
     assert r.exit_code != 0 and isinstance(r.exception, MetaError)
     assert "drop-topics" in str(r.exception)
     r = CliRunner().invoke(app, ["meta", "tests", "-q", "sample", "-m", "AP", "-t", "sign", "--db", db])

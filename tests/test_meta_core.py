@@ -3,6 +3,7 @@
 Worked examples from Sakai (IPSJ TOD 2007, "000"): Eq. 9's claims, the Fig. 5 resampling
 example, the bin edges of Sec. 4.2; the vectorised code is checked against literal
 implementations of Figs. 4, 6 and 7 on the same random draws."""
+
 import math
 
 import numpy as np
@@ -11,8 +12,19 @@ import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as st_h
 
-from evalstore.meta import (adjust, correlate, difference_bins, kendall_p, kendall_z, paired_bootstrap, paired_t,
-                            randomisation, round_sig, swap_method, wilcoxon)
+from evalstore.meta import (
+    adjust,
+    correlate,
+    difference_bins,
+    kendall_p,
+    kendall_z,
+    paired_bootstrap,
+    paired_t,
+    randomisation,
+    round_sig,
+    swap_method,
+    wilcoxon,
+)
 from evalstore.meta.robustness import knee
 from evalstore.meta.sampling import MetaError, bootstrap_indices, counts, resample, sign_flips, swap_indices
 
@@ -24,7 +36,7 @@ def test_kendall_and_spearman_match_scipy(seed):
     n = int(rng.integers(5, 40))
     a = rng.random(n)
     b = a + rng.normal(0, 0.3, n)
-    if seed % 2:       # introduce ties in both rankings
+    if seed % 2:  # introduce ties in both rankings
         a = np.round(a, 1)
         b = np.round(b, 1)
     c = correlate(a, b)
@@ -49,7 +61,7 @@ def test_kendall_z_test_claims_of_000_eq9():
     # "with n_s = 30 runs, the rank correlation is significant at alpha = 0.01 if it is over 0.34"
     assert kendall_p(0.34, 30) < 0.01
     assert kendall_p(0.34, 30) == pytest.approx(0.0083, abs=5e-5)
-    assert kendall_p(0.33, 30) > 0.01                          # exact 1 % threshold is 0.332
+    assert kendall_p(0.33, 30) > 0.01  # exact 1 % threshold is 0.332
     assert kendall_p(0.21, 30) == pytest.approx(0.10, abs=0.005)
     assert kendall_z(0.34, 30) == pytest.approx(0.34 / math.sqrt(130 / (9 * 30 * 29)))
     assert kendall_p(-0.34, 30) == kendall_p(0.34, 30)
@@ -114,7 +126,7 @@ def literal_swap(S, idx, n_bins=21):
 def test_swap_matches_fig4_literally():
     rng = np.random.default_rng(3)
     S = np.round(rng.random((5, 12)), 2)
-    S[4] = S[3]                               # an identical pair: D = D' = 0 -> always a swap
+    S[4] = S[3]  # an identical pair: D = D' = 0 -> always a swap
     idx = swap_indices(12, 60, 11)
     r = swap_method(S, 60, 11)
     cnt, swp = literal_swap(S, idx)
@@ -126,9 +138,9 @@ def test_swap_matches_fig4_literally():
 def test_swap_identical_and_constant_difference():
     S = np.array([[0.5, 0.2, 0.9, 0.1], [0.5, 0.2, 0.9, 0.1]])
     r = swap_method(S, 200, 0)
-    assert r.counts[0] == 200 and r.swaps[0] == 200       # D * D' = 0 counts as a swap
-    assert np.isnan(r.abs_diff)                           # no bin with swap rate <= 5 %
-    S = np.array([[0.29, 0.3, 0.31, 0.35], [0.26, 0.27, 0.28, 0.32]])   # every difference is 0.03
+    assert r.counts[0] == 200 and r.swaps[0] == 200  # D * D' = 0 counts as a swap
+    assert np.isnan(r.abs_diff)  # no bin with swap rate <= 5 %
+    S = np.array([[0.29, 0.3, 0.31, 0.35], [0.26, 0.27, 0.28, 0.32]])  # every difference is 0.03
     r = swap_method(S, 200, 0)
     assert r.counts[3] == 200 and r.swaps.sum() == 0
     assert r.abs_diff == 0.03 and r.share == 1.0
@@ -141,7 +153,7 @@ def test_swap_summary_rules():
     cnt = np.zeros(21, int)
     swp = np.zeros(21, int)
     cnt[[0, 1, 2, 3, 5]] = [100, 100, 100, 100, 100]
-    swp[[0, 1, 2, 3, 5]] = [50, 4, 10, 3, 1]       # rates .5, .04, .1, .03, (empty 4), .01
+    swp[[0, 1, 2, 3, 5]] = [50, 4, 10, 3, 1]  # rates .5, .04, .1, .03, (empty 4), .01
     r = SwapResult(counts=cnt, swaps=swp, max_diff=0.5, n_pairs=10, B=50, seed=0)
     assert r.first_bin == 1 and r.abs_diff_first == 0.01
     assert r.guaranteed_bin == 3 and r.abs_diff == 0.03
@@ -167,7 +179,7 @@ def literal_bootstrap(z, idx, alpha):
     stats = [t([w[i] for i in idx[b]]) for b in range(idx.shape[0])]
     asl = sum(abs(s) >= abs(t_obs) for s, _ in stats) / idx.shape[0]
     k = int(round(idx.shape[0] * alpha))
-    order = sorted(range(len(stats)), key=lambda b: -abs(stats[b][0]))      # stable: ties by b
+    order = sorted(range(len(stats)), key=lambda b: -abs(stats[b][0]))  # stable: ties by b
     return asl, abs(stats[order[k - 1]][1])
 
 
@@ -175,7 +187,7 @@ def test_bootstrap_matches_figs_5_to_7():
     rng = np.random.default_rng(5)
     X = np.round(rng.random((4, 15)), 3)
     Z = np.array([X[i] - X[j] for i in range(4) for j in range(i + 1, 4)])
-    Z = np.vstack([Z, np.where(np.arange(15) == 2, 0.3, 0.0)])   # nonzero on one topic: many sigma = 0 samples
+    Z = np.vstack([Z, np.where(np.arange(15) == 2, 0.3, 0.0)])  # nonzero on one topic: many sigma = 0 samples
     B = 400
     idx = bootstrap_indices(15, B, 1)
     r = paired_bootstrap(Z, B, 1, 0.05)
@@ -186,11 +198,11 @@ def test_bootstrap_matches_figs_5_to_7():
 
 
 def test_bootstrap_known_answers():
-    x = np.array([0.125, 0.5, 0.25, 0.875, 0.0, 0.75])      # dyadic: x + 0.25 - x is exactly 0.25
+    x = np.array([0.125, 0.5, 0.25, 0.875, 0.0, 0.75])  # dyadic: x + 0.25 - x is exactly 0.25
     r = paired_bootstrap(np.vstack([x - x, (x + 0.25) - x, x - (x + 0.25)]), 1000, 0)
-    assert r.asl[0] == 1.0 and not r.significant()[0]     # identical systems: never significant
+    assert r.asl[0] == 1.0 and not r.significant()[0]  # identical systems: never significant
     assert r.t_obs[0] == 0
-    assert r.asl[1] == 0.0 and r.asl[2] == 0.0             # a constant shift: ASL = 0
+    assert r.asl[1] == 0.0 and r.asl[2] == 0.0  # a constant shift: ASL = 0
     assert r.t_obs[1] == math.inf and r.t_obs[2] == -math.inf
     assert r.n_significant == 2
 
@@ -250,7 +262,7 @@ def test_paired_t_matches_scipy():
 def test_wilcoxon_exact_without_ties_matches_scipy():
     rng = np.random.default_rng(4)
     Z = rng.normal(0.05, 0.2, (20, 18))
-    Z[3, :5] = 0.0                                         # zeros are dropped (n_r = 13), still exact
+    Z[3, :5] = 0.0  # zeros are dropped (n_r = 13), still exact
     T, p = wilcoxon(Z)
     for i in range(Z.shape[0]):
         ref = st.wilcoxon(Z[i], zero_method="wilcox", method="exact")
@@ -260,7 +272,7 @@ def test_wilcoxon_exact_without_ties_matches_scipy():
 
 def test_wilcoxon_ties_use_normal_approximation_with_tie_correction():
     rng = np.random.default_rng(6)
-    Z = np.round(rng.normal(0.05, 0.2, (20, 30)), 1)       # many tied |d| and zeros
+    Z = np.round(rng.normal(0.05, 0.2, (20, 30)), 1)  # many tied |d| and zeros
     T, p = wilcoxon(Z)
     for i in range(Z.shape[0]):
         ref = st.wilcoxon(Z[i], zero_method="wilcox", method="asymptotic", correction=False)
@@ -303,10 +315,10 @@ def test_adjustments_hand_example():
 # --------------------------------------------------------------------------- knee
 def test_knee_rule_for_non_monotone_curves():
     f = [0.1, 0.3, 0.5, 0.7, 0.9, 1.0]
-    v = [0.5, 0.93, 0.88, 0.95, 0.97, 1.0]         # dips below 0.9 at 0.5
+    v = [0.5, 0.93, 0.88, 0.95, 0.97, 1.0]  # dips below 0.9 at 0.5
     assert knee(f, v, 0.9) == (0.7, 0.3)
     assert knee(f, [0.95] * 5 + [1.0], 0.9) == (0.1, 0.1)
-    assert knee([0.5, 1.0], [0.9, 1.0], 0.9) == (1.0, 1.0)     # "exceeds" is strict
+    assert knee([0.5, 1.0], [0.9, 1.0], 0.9) == (1.0, 1.0)  # "exceeds" is strict
     assert knee([0.5], [0.2], 0.9) == (None, None)
 
 

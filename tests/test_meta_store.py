@@ -1,4 +1,5 @@
 """Meta-evaluation on the store: score matrices, persisted analyses, SQL functions, robustness."""
+
 import json
 
 import numpy as np
@@ -15,8 +16,9 @@ def test_score_matrix_matches_scores_view(sample_store):
     m = meta.score_matrix(sample_store, "sample", "AP")
     assert m.runs == sample_store.run_names() and m.topics == [f"S0{i}" for i in range(1, 9)]
     assert m.values.shape == (6, 8) and m.metric == "AP(judged_only=false,rel=1)" and m.aggregate == "mean"
-    rows = sample_store.sql("SELECT run, topic, value FROM scores WHERE qrels = 'sample' AND metric = ?",
-                            [m.metric]).rows
+    rows = sample_store.sql(
+        "SELECT run, topic, value FROM scores WHERE qrels = 'sample' AND metric = ?", [m.metric]
+    ).rows
     assert len(rows) == 48
     for run, topic, value in rows:
         assert m.values[m.runs.index(run), m.topics.index(topic)] == value
@@ -47,21 +49,25 @@ def test_missing_topics_are_explicit(sample_store):
 def test_kendall_persisted_and_queryable(sample_store):
     an = meta.kendall(sample_store, "sample", ["AP", "nDCG@10", "P@10"])
     assert an.analysis_id is not None
-    rows = sample_store.sql("SELECT metric_a, metric_b, tau, tau_b, p_value, spearman FROM meta_correlations "
-                            "WHERE analysis_id = ? ORDER BY col_a, col_b", [an.analysis_id]).rows
+    rows = sample_store.sql(
+        "SELECT metric_a, metric_b, tau, tau_b, p_value, spearman FROM meta_correlations "
+        "WHERE analysis_id = ? ORDER BY col_a, col_b",
+        [an.analysis_id],
+    ).rows
     assert len(rows) == 3
     lb = sample_store.sql("SELECT run, metric, mean FROM leaderboard").rows
     means = {}
     for run, metric, mean in lb:
-        means.setdefault(metric, {})[run] = round(mean, 12)   # as meta's ScoreMatrix.means()
+        means.setdefault(metric, {})[run] = round(mean, 12)  # as meta's ScoreMatrix.means()
     runs = sorted(means[rows[0][0]])
     for ma, mb, tau, tau_b, p, rho in rows:
         a, b = [means[ma][r] for r in runs], [means[mb][r] for r in runs]
         assert tau_b == pytest.approx(st.kendalltau(a, b).statistic, abs=1e-12)
         assert rho == pytest.approx(st.spearmanr(a, b).statistic, abs=1e-12)
         assert p == pytest.approx(meta.kendall_p(tau, 6))
-    kind, seed, params, inputs = sample_store.sql("SELECT kind, seed, params, inputs FROM meta_runs WHERE analysis_id = ?",
-                                                  [an.analysis_id]).rows[0]
+    kind, seed, params, inputs = sample_store.sql(
+        "SELECT kind, seed, params, inputs FROM meta_runs WHERE analysis_id = ?", [an.analysis_id]
+    ).rows[0]
     assert kind == "kendall" and seed is None
     assert json.loads(params)["missing"] == "error"
     cols = json.loads(inputs)["columns"]
@@ -88,19 +94,24 @@ def test_discpower_reproducible_with_seed(sample_store):
     assert len(ta) == 30 and _strip(ta) == _strip(tb) and _strip(ta) != _strip(tc)
     da = load_table(sample_store, "meta_discpower", a.analysis_id, "metric")
     assert _strip(da) == _strip(load_table(sample_store, "meta_discpower", b.analysis_id, "metric"))
-    n_sig = sample_store.sql("SELECT count(*) FILTER (WHERE significant) FROM meta_pair_tests WHERE analysis_id = ? "
-                             "AND metric LIKE 'AP%'", [a.analysis_id]).rows[0][0]
+    n_sig = sample_store.sql(
+        "SELECT count(*) FILTER (WHERE significant) FROM meta_pair_tests WHERE analysis_id = ? AND metric LIKE 'AP%'",
+        [a.analysis_id],
+    ).rows[0][0]
     assert n_sig == [r for r in da if r["metric"].startswith("AP")][0]["n_significant"]
     # run_a is the run with the higher mean
     assert all(r["mean_a"] >= r["mean_b"] for r in ta)
-    assert sample_store.sql("SELECT seed, params->>'trials' FROM meta_runs WHERE analysis_id = ?",
-                            [a.analysis_id]).rows[0] == (3, "500")
+    assert sample_store.sql(
+        "SELECT seed, params->>'trials' FROM meta_runs WHERE analysis_id = ?", [a.analysis_id]
+    ).rows[0] == (3, "500")
 
 
 def test_sql_functions_agree_with_the_analyses(sample_store):
-    an = meta.tests(sample_store, "sample", ["AP"], tests=["bootstrap", "t", "wilcoxon", "randomisation"],
-                    trials=400, seed=11)
-    got = sample_store.sql("""
+    an = meta.tests(
+        sample_store, "sample", ["AP"], tests=["bootstrap", "t", "wilcoxon", "randomisation"], trials=400, seed=11
+    )
+    got = sample_store.sql(
+        """
         SELECT p.test, p.p_value,
                CASE p.test WHEN 'bootstrap' THEN bootstrap_asl(x, y, 400, 11)
                            WHEN 't' THEN paired_t_p(x, y)
@@ -112,7 +123,9 @@ def test_sql_functions_agree_with_the_analyses(sample_store):
               FROM scores a JOIN scores b USING (qrels, metric, topic)
               WHERE a.qrels = 'sample' AND a.metric = 'AP(judged_only=false,rel=1)'
               GROUP BY a.run, b.run) l USING (run_a, run_b)
-        WHERE p.analysis_id = ?""", [an.analysis_id]).rows
+        WHERE p.analysis_id = ?""",
+        [an.analysis_id],
+    ).rows
     assert len(got) == 60
     for test, p, udf in got:
         assert udf == pytest.approx(p, rel=1e-12, abs=1e-15), test
@@ -122,12 +135,15 @@ def test_sql_functions_agree_with_the_analyses(sample_store):
 
 def test_swap_persisted_bins(sample_store):
     an = meta.swap(sample_store, "sample", ["AP"], trials=300, seed=1)
-    n = sample_store.sql("SELECT sum(comparisons), sum(swaps), count(*) FROM meta_swap_bins WHERE analysis_id = ?",
-                         [an.analysis_id]).rows[0]
+    n = sample_store.sql(
+        "SELECT sum(comparisons), sum(swaps), count(*) FROM meta_swap_bins WHERE analysis_id = ?", [an.analysis_id]
+    ).rows[0]
     assert n[0] == 15 * 300 and n[2] == 21 and 0 < n[1] < n[0]
     s = load_table(sample_store, "meta_swap", an.analysis_id)[0]
     assert s["abs_diff"] == pytest.approx(an.results["swap"][0].abs_diff)
-    hi = sample_store.sql("SELECT hi FROM meta_swap_bins WHERE analysis_id = ? AND bin = 20", [an.analysis_id]).rows[0][0]
+    hi = sample_store.sql("SELECT hi FROM meta_swap_bins WHERE analysis_id = ? AND bin = 20", [an.analysis_id]).rows[0][
+        0
+    ]
     assert hi == float("inf")
     again = meta.swap(sample_store, "sample", ["AP"], trials=300, seed=1, save=False)
     assert again.rows("meta_swap") == an.rows("meta_swap") and again.rows("meta_swap_bins") == an.rows("meta_swap_bins")
@@ -154,9 +170,11 @@ def test_robustness_over_subsamples(sample_store):
     assert len(trials) == 2 * (1 + 4)
     full = [r for r in trials if r["fraction"] == 1.0]
     assert all(r["tau"] == 1.0 and r["c12"] == 0 and r["c21"] == 0 for r in full)
-    view = sample_store.sql("SELECT metric, fraction, n_trials, tau_mean, disc_power, accuracy, g_mean, false_pos, "
-                            "false_neg FROM meta_robustness WHERE analysis_id = ? ORDER BY metric, fraction DESC",
-                            [an.analysis_id]).records()
+    view = sample_store.sql(
+        "SELECT metric, fraction, n_trials, tau_mean, disc_power, accuracy, g_mean, false_pos, "
+        "false_neg FROM meta_robustness WHERE analysis_id = ? ORDER BY metric, fraction DESC",
+        [an.analysis_id],
+    ).records()
     curves = an.results["curves"]
     for v in view:
         c = next(c for c in curves[v["metric"]] if c["fraction"] == v["fraction"])

@@ -6,6 +6,7 @@ rules (several gain settings in one command are distinct metrics).
 Levels: S = 3, A = 2, B = 1, judged nonrelevant = 0; the papers' default gains 3:2:1 are the
 default gain = grade (or gains=1:2:3, NTCIREVAL order).
 """
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,7 @@ def test_fig2_nwrr_one_fifth_and_o_measure_two_thirds_vs_one_third():
     """An S doc at rank 3: NWRR = (1 - 1/2)/(3 - 1/2) = 1/5 for any topic; O-measure = (3+1)/(3+3)
     = 2/3 for Topic 1 (one S doc, nothing else relevant) and (3+1)/(9+3) = 1/3 for a topic with
     three S docs."""
-    qrels = {"t1": {"S1": 3, "x": 0, "y": 0},
-             "t3": {"S1": 3, "S2": 3, "S3": 3, "x": 0, "y": 0}}
+    qrels = {"t1": {"S1": 3, "x": 0, "y": 0}, "t3": {"S1": 3, "S2": 3, "S3": 3, "x": 0, "y": 0}}
     run = {"sys": {"t1": ranked(["x", "y", "S1"]), "t3": ranked(["x", "y", "S1"])}}
     res = evalstore.evaluate(qrels, run, ["NWRR", "O-measure", "WRR"])
     assert res.value("sys", "t1", "NWRR") == pytest.approx(1 / 5, abs=1e-12)
@@ -41,17 +41,34 @@ def test_fig2_nwrr_one_fifth_and_o_measure_two_thirds_vs_one_third():
 
 # --------------------------------------------------------------------------- 000 Secs. 3.2-3.3, Fig. 3
 FIG3_QRELS = {"t3": {"S": 3, "A": 2, "B": 1, "n1": 0, "n2": 0}}
-FIG3_RUNS = {"X": {"t3": ranked(["B", "n1", "n2"])},       # B at rank 1
-             "Y": {"t3": ranked(["n1", "S", "n2"])},       # S at rank 2
-             "Z": {"t3": ranked(["B", "S", "n1"])},        # B at 1, S at 2
-             "INV": {"t3": ranked(["B", "A", "S"])}}       # the perfect inverse of the ideal S, A, B
+FIG3_RUNS = {
+    "X": {"t3": ranked(["B", "n1", "n2"])},  # B at rank 1
+    "Y": {"t3": ranked(["n1", "S", "n2"])},  # S at rank 2
+    "Z": {"t3": ranked(["B", "S", "n1"])},  # B at 1, S at 2
+    "INV": {"t3": ranked(["B", "A", "S"])},
+}  # the perfect inverse of the ideal S, A, B
 
 
 @pytest.fixture(scope="module")
 def fig3():
-    return evalstore.evaluate(FIG3_QRELS, FIG3_RUNS,
-                              ["O-measure", "P-measure", "P-plus", "P+", "NWRR", "O-measure(gains=1:1.5:2)",
-                               "ERR", "nDCG-JK@3", "nDCG-JK(b=0)@3", "nDCG-JK(b=10)@3", "Hit@1", "Hit@2"])
+    return evalstore.evaluate(
+        FIG3_QRELS,
+        FIG3_RUNS,
+        [
+            "O-measure",
+            "P-measure",
+            "P-plus",
+            "P+",
+            "NWRR",
+            "O-measure(gains=1:1.5:2)",
+            "ERR",
+            "nDCG-JK@3",
+            "nDCG-JK(b=0)@3",
+            "nDCG-JK(b=10)@3",
+            "Hit@1",
+            "Hit@2",
+        ],
+    )
 
 
 def test_fig3_systems_x_y_z(fig3):
@@ -60,10 +77,10 @@ def test_fig3_systems_x_y_z(fig3):
     assert v("X", "O-measure") == pytest.approx(2 / 4, abs=1e-12) and round(v("X", "O-measure"), 2) == 0.50
     assert v("Y", "O-measure") == pytest.approx(4 / 7, abs=1e-12) and round(v("Y", "O-measure"), 2) == 0.57
     assert v("Z", "P-measure") == pytest.approx(6 / 7, abs=1e-12) and round(v("Z", "P-measure"), 2) == 0.86
-    for run in ("X", "Y"):                            # r_p = r_1: P+ = P = O
+    for run in ("X", "Y"):  # r_p = r_1: P+ = P = O
         assert v(run, "P-measure") == pytest.approx(v(run, "O-measure"), abs=1e-12)
         assert v(run, "P-plus") == pytest.approx(v(run, "O-measure"), abs=1e-12)
-    assert v("Z", "O-measure") == pytest.approx(v("X", "O-measure"), abs=1e-12)   # Z = X under O and NWRR
+    assert v("Z", "O-measure") == pytest.approx(v("X", "O-measure"), abs=1e-12)  # Z = X under O and NWRR
     assert v("Z", "NWRR") == pytest.approx(v("X", "NWRR"), abs=1e-12)
 
 
@@ -74,8 +91,8 @@ def test_fig3_nwrr_prefers_b_at_rank1_over_s_at_rank2(fig3):
     assert v("X", "NWRR") == pytest.approx(2 / 3, abs=1e-12)
     assert v("Y", "NWRR") == pytest.approx(1 / 3, abs=1e-12)
     assert v("Y", "O-measure") > v("X", "O-measure")
-    assert v("X", "O-measure(gains=1:1.5:2)") == pytest.approx(2 / 3, abs=1e-12)        # (1+1)/(2+1)
-    assert v("Y", "O-measure(gains=1:1.5:2)") == pytest.approx(3 / 5.5, abs=1e-12)      # (2+1)/(3.5+2)
+    assert v("X", "O-measure(gains=1:1.5:2)") == pytest.approx(2 / 3, abs=1e-12)  # (1+1)/(2+1)
+    assert v("Y", "O-measure(gains=1:1.5:2)") == pytest.approx(3 / 5.5, abs=1e-12)  # (2+1)/(3.5+2)
     res = evalstore.evaluate(FIG3_QRELS, FIG3_RUNS, ["NWRR(penalties=1.5:1.2:1.1)", "NWRR(penalties=100:50:2)"])
     for m in ("NWRR(penalties=1.5:1.2:1.1)", "NWRR(penalties=100:50:2)"):
         assert res.value("X", "t3", m) > res.value("Y", "t3", m)
@@ -87,7 +104,7 @@ def test_fig3_perfect_inverse_p_is_1_and_p_plus_is_074(fig3):
     assert fig3.value("INV", "t3", "P-measure") == pytest.approx(1.0, abs=1e-12)
     pplus = fig3.value("INV", "t3", "P-plus")
     assert pplus == pytest.approx((2 / 4 + 5 / 7 + 1) / 3, abs=1e-12) and round(pplus, 2) == 0.74
-    assert fig3.value("INV", "t3", "P+") == pplus                 # alias
+    assert fig3.value("INV", "t3", "P+") == pplus  # alias
     assert fig3.canonical["P+"] == fig3.canonical["P-plus"] == "P-plus(beta=1,gains=grade,judged_only=false)"
 
 
@@ -98,8 +115,9 @@ def test_err_ndcg_jk_and_hit_by_hand(fig3):
     v = lambda run, m: fig3.value(run, "t3", m)
     assert v("Z", "ERR") == pytest.approx(1 / 4 + 0.5 * 0.75 * 0.75, abs=1e-12)
     assert v("Z", "nDCG-JK@3") == pytest.approx(4 / (5 + 1 / math.log2(3)), abs=1e-12)
-    assert v("Z", "nDCG-JK(b=0)@3") == pytest.approx((1 + 3 / math.log(2)) / (3 + 2 / math.log(2) + 1 / math.log(3)),
-                                                   abs=1e-12)
+    assert v("Z", "nDCG-JK(b=0)@3") == pytest.approx(
+        (1 + 3 / math.log(2)) / (3 + 2 / math.log(2) + 1 / math.log(3)), abs=1e-12
+    )
     assert v("Z", "nDCG-JK(b=10)@3") == pytest.approx(4 / 6, abs=1e-12)
     assert (v("Y", "Hit@1"), v("Y", "Hit@2"), v("X", "Hit@1")) == (0.0, 1.0, 1.0)
 
@@ -114,7 +132,7 @@ def test_appendix_ntcir5j_topic034_p_measure_0440_o_measure_0250():
     A = [f"A{i}" for i in range(288)]
     B = [f"B{i}" for i in range(61)]
     qrels = {"034": {**{d: 3 for d in S}, **{d: 2 for d in A}, **{d: 1 for d in B}}}
-    middle = A[:137] + B[1:29] + [f"u{i}" for i in range(421 - 165)]      # ranks 3..423, unjudged u*
+    middle = A[:137] + B[1:29] + [f"u{i}" for i in range(421 - 165)]  # ranks 3..423, unjudged u*
     ranking = ["u_top", B[0]] + middle[::2] + middle[1::2] + [S[0]]
     assert len(ranking) == 424
     res = evalstore.evaluate(qrels, {"run": {"034": ranked(ranking)}}, ["P-measure", "O-measure", "P-plus"])
@@ -128,8 +146,9 @@ def test_appendix_ntcir3c_topic020_br913():
     """NTCIR-3 Chinese Topic 020: 10 S, 6 A, 36 B, the only relevant doc retrieved is an S doc at
     rank 913, so P+ = P = O = BR(913) = (3 + 1)/(cg_I + 913). The paper writes cg_I = 3*10 + 2*6 +
     1*36 = 48; the sum is 78 (arithmetic slip), giving 4/991 = 0.00404, printed as 0.004."""
-    qrels = {"020": {**{f"S{i}": 3 for i in range(10)}, **{f"A{i}": 2 for i in range(6)},
-                     **{f"B{i}": 1 for i in range(36)}}}
+    qrels = {
+        "020": {**{f"S{i}": 3 for i in range(10)}, **{f"A{i}": 2 for i in range(6)}, **{f"B{i}": 1 for i in range(36)}}
+    }
     ranking = [f"u{i}" for i in range(912)] + ["S0"]
     res = evalstore.evaluate(qrels, {"run": {"020": ranked(ranking)}}, ["P-plus", "P-measure", "O-measure"])
     for m in ("P-plus", "P-measure", "O-measure"):
@@ -140,14 +159,21 @@ def test_appendix_ntcir3c_topic020_br913():
 # --------------------------------------------------------------------------- parameters
 def test_gain_scaling_equals_beta():
     """000 Sec. 5.5 / metric_definitions Sec. 2: multiplying all gains by c is the same as beta = c."""
-    ms = ["Q-measure(gains=3:6:9)", "Q-measure(beta=3,gains=1:2:3)", "P-plus(gains=3:6:9)", "P-plus(beta=3,gains=1:2:3)",
-          "O-measure(gains=3:6:9)", "O-measure(beta=3,gains=1:2:3)"]
+    ms = [
+        "Q-measure(gains=3:6:9)",
+        "Q-measure(beta=3,gains=1:2:3)",
+        "P-plus(gains=3:6:9)",
+        "P-plus(beta=3,gains=1:2:3)",
+        "O-measure(gains=3:6:9)",
+        "O-measure(beta=3,gains=1:2:3)",
+    ]
     res = evalstore.evaluate(FIG3_QRELS, FIG3_RUNS, ms)
     for run in FIG3_RUNS:
         for a, b in zip(ms[::2], ms[1::2]):
             assert res.value(run, "t3", a) == pytest.approx(res.value(run, "t3", b), abs=1e-12)
     assert res.value("INV", "t3", "Q-measure(gains=3:6:9)") != pytest.approx(
-        evalstore.evaluate(FIG3_QRELS, FIG3_RUNS, ["Q-measure"]).value("INV", "t3", "Q-measure"))
+        evalstore.evaluate(FIG3_QRELS, FIG3_RUNS, ["Q-measure"]).value("INV", "t3", "Q-measure")
+    )
 
 
 def test_wrr_bound_and_infinite_penalties_give_rr():
@@ -209,8 +235,11 @@ def test_at_k_forms_divide_by_min_k_r():
     docs at ranks 1 and 2, k = 2: AP-ntcir@2 = (1 + 1)/2 = 1, AP@2 = 2/3; Q@2 with gains 1:1:1 =
     (2/2 + 4/4)/2 = 1; plain Q-measure = (2/2 + 4/4 + 0)/3."""
     qrels = {"t": {"a": 1, "b": 1, "c": 1, "n": 0}}
-    res = evalstore.evaluate(qrels, {"r": {"t": ranked(["a", "b", "n"])}},
-                             ["AP-ntcir@2", "AP@2", "Q-measure(gains=1)@2", "Q-measure(gains=1)", "AP-ntcir", "AP"])
+    res = evalstore.evaluate(
+        qrels,
+        {"r": {"t": ranked(["a", "b", "n"])}},
+        ["AP-ntcir@2", "AP@2", "Q-measure(gains=1)@2", "Q-measure(gains=1)", "AP-ntcir", "AP"],
+    )
     v = lambda m: res.value("r", "t", m)
     assert v("AP-ntcir@2") == pytest.approx(1.0, abs=1e-12)
     assert v("AP@2") == pytest.approx(2 / 3, abs=1e-12)
@@ -245,13 +274,18 @@ def test_several_gain_settings_in_one_command_are_distinct_metrics(tmp_path):
     their own rows, and the values differ exactly where the gains matter: Q-measure depends on the
     scale and the ratios; MSnDCG only on the ratios (1:2:3 = 0.1:0.2:0.3 = 10:20:30); NDPM only
     on the order of the levels (1:1:1 merges them)."""
-    (tmp_path / "q.txt").write_text("".join(f"q{t} 0 {d} {g}\n" for t in (1, 2)
-                                            for d, g in [("s", 3), ("a", 2), ("b", 1), ("n", 0), ("a2", 2)]))
-    (tmp_path / "r.txt").write_text("".join(f"q{t} Q0 {d} {i + 1} {10 - i} sys\n" for t in (1, 2)
-                                            for i, d in enumerate(["b", "n", "a", "s"])))
+    (tmp_path / "q.txt").write_text(
+        "".join(f"q{t} 0 {d} {g}\n" for t in (1, 2) for d, g in [("s", 3), ("a", 2), ("b", 1), ("n", 0), ("a2", 2)])
+    )
+    (tmp_path / "r.txt").write_text(
+        "".join(f"q{t} Q0 {d} {i + 1} {10 - i} sys\n" for t in (1, 2) for i, d in enumerate(["b", "n", "a", "s"]))
+    )
     db = str(tmp_path / "s.duckdb")
     runner = CliRunner()
-    for args in (["ingest", "qrels", str(tmp_path / "q.txt"), "--name", "q"], ["ingest", "run", str(tmp_path / "r.txt")]):
+    for args in (
+        ["ingest", "qrels", str(tmp_path / "q.txt"), "--name", "q"],
+        ["ingest", "run", str(tmp_path / "r.txt")],
+    ):
         r = runner.invoke(app, args + ["--db", db])
         assert r.exit_code == 0, r.output
     measures = ["Q-measure", "MSnDCG@10", "NDPM", "P-plus"]
@@ -267,20 +301,26 @@ def test_several_gain_settings_in_one_command_are_distinct_metrics(tmp_path):
     by_metric: dict[str, dict[str, float]] = {}
     for metric, topic, value in rows:
         by_metric.setdefault(metric, {})[topic] = value
-    assert len(by_metric) == len(measures) * len(GAIN_SETTINGS)          # 20 distinct canonical names
-    assert all(set(v) == {"q1", "q2"} for v in by_metric.values())       # each with its own rows
+    assert len(by_metric) == len(measures) * len(GAIN_SETTINGS)  # 20 distinct canonical names
+    assert all(set(v) == {"q1", "q2"} for v in by_metric.values())  # each with its own rows
     for m in measures:
         name = m.split("@")[0]
         names = [k for k in by_metric if k.startswith(name + "(")]
         assert sorted(k.split("gains=")[1].split(",")[0].split(")")[0] for k in names) == sorted(GAIN_SETTINGS)
 
     def val(measure: str, gains: str) -> float:
-        [key] = [k for k in by_metric if k.startswith(measure + "(") and f"gains={gains}," in k + ","
-                 or k.startswith(measure + "(") and f"gains={gains})" in k]
+        [key] = [
+            k
+            for k in by_metric
+            if k.startswith(measure + "(")
+            and f"gains={gains}," in k + ","
+            or k.startswith(measure + "(")
+            and f"gains={gains})" in k
+        ]
         return by_metric[key]["q1"]
 
     q = {g: val("Q-measure", g) for g in GAIN_SETTINGS}
-    assert len({round(x, 12) for x in q.values()}) == 5                  # every setting gives its own Q
+    assert len({round(x, 12) for x in q.values()}) == 5  # every setting gives its own Q
     ms = {g: val("MSnDCG", g) for g in GAIN_SETTINGS}
     assert ms["1:2:3"] == pytest.approx(ms["0.1:0.2:0.3"], abs=1e-12) == pytest.approx(ms["10:20:30"], abs=1e-12)
     assert ms["1:5:10"] != pytest.approx(ms["1:2:3"]) and ms["1:1:1"] != pytest.approx(ms["1:2:3"])

@@ -16,6 +16,7 @@ So at rel=1: R = 4 (d1, d2, d4, d7), N = 2 judged nonrelevant (d3, d5), n = 7 re
 retrieved. At rel=2: R = 2 (d1, d7), N = 4. Other topics: q2 has no relevant document (R = 0),
 q3 has one that the run misses, q4 is judged but absent from the run.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,12 +33,14 @@ QRELS = {
     "q3": {"f1": 1},
     "q4": {"h1": 1, "h2": 0},
 }
-RUN = {"sys": {
-    "q1": {"d3": 0.9, "d1": 0.8, "u1": 0.7, "d6": 0.6, "d2": 0.5, "d5": 0.4, "d4": 0.3},
-    "q2": {"e1": 2.0, "e3": 1.0},
-    "q3": {"f2": 1.0},
-}}
-EPS = 1e-5          # trec_eval's INFAP_EPSILON
+RUN = {
+    "sys": {
+        "q1": {"d3": 0.9, "d1": 0.8, "u1": 0.7, "d6": 0.6, "d2": 0.5, "d5": 0.4, "d4": 0.3},
+        "q2": {"e1": 2.0, "e3": 1.0},
+        "q3": {"f2": 1.0},
+    }
+}
+EPS = 1e-5  # trec_eval's INFAP_EPSILON
 L2 = math.log2
 
 
@@ -56,32 +59,41 @@ def close(a, b):
 # --------------------------------------------------------------------------- binary measures
 BINARY = [
     ("AP", (1 / 2 + 2 / 5 + 3 / 7) / 4),
-    ("AP@5", (1 / 2 + 2 / 5) / 4),                       # map_cut: still divided by R
+    ("AP@5", (1 / 2 + 2 / 5) / 4),  # map_cut: still divided by R
     ("AP(rel=2)", (1 / 2) / 2),
     ("P@5", 2 / 5),
-    ("P@10", 3 / 10),                                    # run shorter than k: denominator stays k
+    ("P@10", 3 / 10),  # run shorter than k: denominator stays k
     ("P(rel=2)@5", 1 / 5),
     ("R@5", 2 / 4),
     ("R@1000", 3 / 4),
     ("RR", 1 / 2),
     ("RR(rel=2)", 1 / 2),
     ("RR@1", 0.0),
-    ("Rprec", 1 / 4),                                    # top R = 4 holds only d1
+    ("Rprec", 1 / 4),  # top R = 4 holds only d1
     ("Rprec(rel=2)", 1 / 2),
     ("Success@1", 0.0),
     ("Success@2", 1.0),
-    ("RelP@2", 1 / 2),                                   # count(2)/min(2, R)
-    ("RelP@10", 3 / 4),                                  # count(10)/min(10, R)
-    ("RprecMult(mult=0.5)", 1 / 2),                      # c = (long)(0.5*4 + 0.9) = 2
-    ("RprecMult(mult=2)", 3 / 8),                        # c = 8 > n: count(n)/c
-    ("NumRet", 7), ("NumRet@3", 3), ("NumRel", 4), ("NumRel(rel=2)", 2), ("NumRelRet", 3),
-    ("NumRelRet@5", 2), ("NumNonrelJudgedRet", 2), ("NumNonrelJudgedRet(rel=2)", 4),
-    ("SetP", 3 / 7), ("SetR", 3 / 4), ("SetAP", 9 / 28), ("SetRelP", 3 / 4),
+    ("RelP@2", 1 / 2),  # count(2)/min(2, R)
+    ("RelP@10", 3 / 4),  # count(10)/min(10, R)
+    ("RprecMult(mult=0.5)", 1 / 2),  # c = (long)(0.5*4 + 0.9) = 2
+    ("RprecMult(mult=2)", 3 / 8),  # c = 8 > n: count(n)/c
+    ("NumRet", 7),
+    ("NumRet@3", 3),
+    ("NumRel", 4),
+    ("NumRel(rel=2)", 2),
+    ("NumRelRet", 3),
+    ("NumRelRet@5", 2),
+    ("NumNonrelJudgedRet", 2),
+    ("NumNonrelJudgedRet(rel=2)", 4),
+    ("SetP", 3 / 7),
+    ("SetR", 3 / 4),
+    ("SetAP", 9 / 28),
+    ("SetRelP", 3 / 4),
     ("SetF", 2 * (3 / 7) * (3 / 4) / (3 / 7 + 3 / 4)),
-    ("SetF(beta=0.5)", 1.5 * (3 / 7) * (3 / 4) / (0.5 * 3 / 7 + 3 / 4)),   # beta is not squared
-    ("Utility", 3 - 4),                                  # a*3 + b*4 with a = 1, b = -1
+    ("SetF(beta=0.5)", 1.5 * (3 / 7) * (3 / 4) / (0.5 * 3 / 7 + 3 / 4)),  # beta is not squared
+    ("Utility", 3 - 4),  # a*3 + b*4 with a = 1, b = -1
     ("Utility(a=2,b=-1,c=-0.5,d=0.1,num_docs=100)", 2 * 3 - 4 - 0.5 * 1 + 0.1 * (100 + 3 - 7 - 4)),
-    ("Unj@5", 2 / 5),                                    # u1 and d6 (grade -1) in the top 5
+    ("Unj@5", 2 / 5),  # u1 and d6 (grade -1) in the top 5
     ("Unj@10", 2 / 10),
 ]
 
@@ -109,13 +121,13 @@ def test_bpref_skips_unjudged_and_uses_min_n_r():
 
 def test_infap_by_hand():
     # j (0-based, every retrieved doc counts); nr = judged nonrel above; u = pooled-unjudged above
-    d1 = 1 / 2 + (1 / 2) * ((0 + 1 + 0) / 1) * ((0 + EPS) / (0 + 1 + 2 * EPS))        # j=1, rs=1, nr=1, u=0
-    d2 = 1 / 5 + (4 / 5) * ((1 + 1 + 1) / 4) * ((1 + EPS) / (1 + 1 + 2 * EPS))       # j=4, rs=2, nr=1, u=1
-    d4 = 1 / 7 + (6 / 7) * ((2 + 2 + 1) / 6) * ((2 + EPS) / (2 + 2 + 2 * EPS))       # j=6, rs=3, nr=2, u=1
+    d1 = 1 / 2 + (1 / 2) * ((0 + 1 + 0) / 1) * ((0 + EPS) / (0 + 1 + 2 * EPS))  # j=1, rs=1, nr=1, u=0
+    d2 = 1 / 5 + (4 / 5) * ((1 + 1 + 1) / 4) * ((1 + EPS) / (1 + 1 + 2 * EPS))  # j=4, rs=2, nr=1, u=1
+    d4 = 1 / 7 + (6 / 7) * ((2 + 2 + 1) / 6) * ((2 + EPS) / (2 + 2 + 2 * EPS))  # j=6, rs=3, nr=2, u=1
     assert close(q1("infAP"), (d1 + d2 + d4) / 4)
     # -J: u1 and d6 removed, ranks renumbered
-    d2j = 1 / 3 + (2 / 3) * ((1 + 1 + 0) / 2) * ((1 + EPS) / (1 + 1 + 2 * EPS))      # j=2
-    d4j = 1 / 5 + (4 / 5) * ((2 + 2 + 0) / 4) * ((2 + EPS) / (2 + 2 + 2 * EPS))      # j=4
+    d2j = 1 / 3 + (2 / 3) * ((1 + 1 + 0) / 2) * ((1 + EPS) / (1 + 1 + 2 * EPS))  # j=2
+    d4j = 1 / 5 + (4 / 5) * ((2 + 2 + 0) / 4) * ((2 + EPS) / (2 + 2 + 2 * EPS))  # j=4
     assert close(q1("infAP(judged_only=true)"), (d1 + d2j + d4j) / 4)
 
 
@@ -129,12 +141,37 @@ def test_infap_equals_ap_when_everything_is_judged():
 def test_iprec_and_11pt_v10_and_v9_rounding():
     # interpolated precision at the c-th relevant doc: c=1 -> max(1/2, 2/5, 3/7) = 1/2; c=2,3 -> 3/7
     # v10: c = lround(p*4); v9: c = (long)(p*4 + 0.9)
-    v10 = {0.0: 1 / 2, 0.1: 1 / 2, 0.2: 1 / 2, 0.3: 1 / 2, 0.4: 3 / 7, 0.5: 3 / 7, 0.6: 3 / 7, 0.7: 3 / 7,
-           0.8: 3 / 7, 0.9: 0.0, 1.0: 0.0}                  # 0.9*4 = 3.6 -> 4 > 3 relevant retrieved
-    v9 = {0.0: 1 / 2, 0.1: 1 / 2, 0.2: 1 / 2, 0.3: 3 / 7, 0.4: 3 / 7, 0.5: 3 / 7, 0.6: 3 / 7, 0.7: 3 / 7,
-          0.8: 0.0, 0.9: 0.0, 1.0: 0.0}                     # 0.3*4 + 0.9 = 2.1 -> 2; 0.8*4 + 0.9 -> 4
-    names = [f"IPrec@{p}" for p in v10] + [f"IPrec(rounding=v9)@{p}" for p in v9] + \
-        ["11pt_avg", "11pt_avg(rounding=v9)", "11pt_avg(levels=0.2:0.5:0.8)"]
+    v10 = {
+        0.0: 1 / 2,
+        0.1: 1 / 2,
+        0.2: 1 / 2,
+        0.3: 1 / 2,
+        0.4: 3 / 7,
+        0.5: 3 / 7,
+        0.6: 3 / 7,
+        0.7: 3 / 7,
+        0.8: 3 / 7,
+        0.9: 0.0,
+        1.0: 0.0,
+    }  # 0.9*4 = 3.6 -> 4 > 3 relevant retrieved
+    v9 = {
+        0.0: 1 / 2,
+        0.1: 1 / 2,
+        0.2: 1 / 2,
+        0.3: 3 / 7,
+        0.4: 3 / 7,
+        0.5: 3 / 7,
+        0.6: 3 / 7,
+        0.7: 3 / 7,
+        0.8: 0.0,
+        0.9: 0.0,
+        1.0: 0.0,
+    }  # 0.3*4 + 0.9 = 2.1 -> 2; 0.8*4 + 0.9 -> 4
+    names = (
+        [f"IPrec@{p}" for p in v10]
+        + [f"IPrec(rounding=v9)@{p}" for p in v9]
+        + ["11pt_avg", "11pt_avg(rounding=v9)", "11pt_avg(levels=0.2:0.5:0.8)"]
+    )
     res = ev(names)
     for p, want in v10.items():
         assert close(res.value("sys", "q1", f"IPrec@{p}"), want), p
@@ -146,14 +183,14 @@ def test_iprec_and_11pt_v10_and_v9_rounding():
 
 
 # --------------------------------------------------------------------------- nDCG
-DCG = 2 / L2(3) + 1 / L2(6) + 1 / L2(8)                     # gains 2, 1, 1 at ranks 2, 5, 7
-IDCG = 3 / L2(2) + 2 / L2(3) + 1 / L2(4) + 1 / L2(5)          # every judged doc with gain > 0: 3, 2, 1, 1
+DCG = 2 / L2(3) + 1 / L2(6) + 1 / L2(8)  # gains 2, 1, 1 at ranks 2, 5, 7
+IDCG = 3 / L2(2) + 2 / L2(3) + 1 / L2(4) + 1 / L2(5)  # every judged doc with gain > 0: 3, 2, 1, 1
 
 
 def test_ndcg_linear_gain_full_ideal():
     assert close(q1("nDCG"), DCG / IDCG)
     assert close(q1("nDCG@5"), (2 / L2(3) + 1 / L2(6)) / IDCG)
-    assert close(q1("nDCG@2"), (2 / L2(3)) / (3 + 2 / L2(3)))     # ideal truncated at k too
+    assert close(q1("nDCG@2"), (2 / L2(3)) / (3 + 2 / L2(3)))  # ideal truncated at k too
     # gains of levels 1..n
     g = {1: 1.0, 2: 10.0, 3: 100.0}
     dcg = g[2] / L2(3) + g[1] / L2(6) + g[1] / L2(8)
@@ -175,8 +212,16 @@ def test_ndcg_ignores_rel_and_condenses_with_judged_only():
 
 def test_judged_only_renumbers_ranks():
     # condensed ranking: d3, d1, d2, d5, d4
-    res = ev(["AP(judged_only=true)", "P(judged_only=true)@5", "NumRet(judged_only=true)", "Unj(judged_only=true)@5",
-              "Rprec(judged_only=true)", "RR(judged_only=true)"])
+    res = ev(
+        [
+            "AP(judged_only=true)",
+            "P(judged_only=true)@5",
+            "NumRet(judged_only=true)",
+            "Unj(judged_only=true)@5",
+            "Rprec(judged_only=true)",
+            "RR(judged_only=true)",
+        ]
+    )
     v = res.topics()["sys"]["q1"]
     assert close(v["AP(judged_only=true)"], (1 / 2 + 2 / 3 + 3 / 5) / 4)
     assert close(v["P(judged_only=true)@5"], 3 / 5)
@@ -187,8 +232,30 @@ def test_judged_only_renumbers_ranks():
 
 
 # --------------------------------------------------------------------------- edge cases
-ALL = ["AP", "AP@5", "P@5", "R@5", "RR", "Rprec", "nDCG", "nDCG@5", "Bpref", "infAP", "Success@5", "RelP@5",
-       "RprecMult(mult=1)", "IPrec@0", "IPrec@0.5", "11pt_avg", "SetP", "SetR", "SetF", "SetAP", "SetRelP", "NumRelRet"]
+ALL = [
+    "AP",
+    "AP@5",
+    "P@5",
+    "R@5",
+    "RR",
+    "Rprec",
+    "nDCG",
+    "nDCG@5",
+    "Bpref",
+    "infAP",
+    "Success@5",
+    "RelP@5",
+    "RprecMult(mult=1)",
+    "IPrec@0",
+    "IPrec@0.5",
+    "11pt_avg",
+    "SetP",
+    "SetR",
+    "SetF",
+    "SetAP",
+    "SetRelP",
+    "NumRelRet",
+]
 
 
 def test_topic_without_relevant_documents_scores_zero():
@@ -200,14 +267,14 @@ def test_topic_without_relevant_documents_scores_zero():
 def test_no_relevant_document_retrieved_scores_zero():
     v = ev(ALL + ["NumRel", "Utility"]).topics()["sys"]["q3"]
     assert {m: v[m] for m in ALL} == {m: 0.0 for m in ALL}
-    assert v["NumRel"] == 1 and v["Utility"] == -1.0        # one nonrelevant retrieved
+    assert v["NumRel"] == 1 and v["Utility"] == -1.0  # one nonrelevant retrieved
 
 
 def test_summaries_sum_mean_and_geometric_mean():
     res = ev(["AP", "GM_AP", "NumRet", "NumRel", "Bpref", "GM_Bpref"])
     ap1 = (1 / 2 + 2 / 5 + 3 / 7) / 4
-    assert res.topics()["sys"]["q1"]["GM_AP"] == res.topics()["sys"]["q1"]["AP"]    # per topic: AP
-    assert close(res.mean("sys", "AP"), ap1 / 3)                                    # q1..q3 (q4 not in run)
+    assert res.topics()["sys"]["q1"]["GM_AP"] == res.topics()["sys"]["q1"]["AP"]  # per topic: AP
+    assert close(res.mean("sys", "AP"), ap1 / 3)  # q1..q3 (q4 not in run)
     assert close(res.mean("sys", "GM_AP"), math.exp((math.log(ap1) + 2 * math.log(1e-5)) / 3))
     assert close(res.mean("sys", "GM_Bpref"), math.exp((math.log(0.25) + 2 * math.log(1e-5)) / 3))
     assert res.mean("sys", "NumRet") == 7 + 2 + 1 and res.mean("sys", "NumRel") == 4 + 0 + 1
@@ -216,10 +283,10 @@ def test_summaries_sum_mean_and_geometric_mean():
 def test_complete_adds_missing_topics_as_zero():
     res = ev(["AP", "NumRel", "NumRet", "Utility(c=-1)"], complete=True)
     v = res.topics()["sys"]["q4"]
-    assert v == {"AP": 0.0, "NumRel": 1, "NumRet": 0, "Utility(c=-1)": 0.0}   # trec_eval -c resets utility
-    assert close(res.mean("sys", "AP"), ((1 / 2 + 2 / 5 + 3 / 7) / 4) / 4)    # mean over the 4 qrels topics
+    assert v == {"AP": 0.0, "NumRel": 1, "NumRet": 0, "Utility(c=-1)": 0.0}  # trec_eval -c resets utility
+    assert close(res.mean("sys", "AP"), ((1 / 2 + 2 / 5 + 3 / 7) / 4) / 4)  # mean over the 4 qrels topics
     assert res.mean("sys", "NumRel") == 6
-    assert ev(["Utility(c=-1)"]).value("sys", "q3", "Utility(c=-1)") == -1.0 - 1.0   # a topic in the run: c*R counts
+    assert ev(["Utility(c=-1)"]).value("sys", "q3", "Utility(c=-1)") == -1.0 - 1.0  # a topic in the run: c*R counts
 
 
 def test_depth_truncates_like_trec_eval_M():
@@ -239,7 +306,7 @@ def test_ties_are_broken_by_docno_descending():
 
 def test_gains_parameter_validation():
     with pytest.raises(MetricError, match="gains"):
-        q1("nDCG(gains=1:2)")                 # q1 has grade 3: one gain per level 1..3 is needed
+        q1("nDCG(gains=1:2)")  # q1 has grade 3: one gain per level 1..3 is needed
     with pytest.raises(MetricError, match="level 0"):
         registry.parse("ndcg.0=1")
     with pytest.raises(MetricError, match="recall level"):
@@ -249,18 +316,46 @@ def test_gains_parameter_validation():
 
 
 # --------------------------------------------------------------------------- names
-@pytest.mark.parametrize("name, canonical", [
-    ("map", "AP"), ("P_10", "P@10"), ("P.10", "P@10"), ("ndcg_cut_10", "nDCG@10"), ("ndcg_cut.10", "nDCG@10"),
-    ("recip_rank", "RR"), ("recall_100", "R@100"), ("success_10", "Success@10"), ("num_rel_ret", "NumRelRet"),
-    ("num_ret", "NumRet"), ("num_rel", "NumRel"), ("gm_map", "GM_AP"), ("iprec_at_recall_0.10", "IPrec(recall=0.1)"),
-    ("IPrec@0.1", "IPrec(recall=0.1)"), ("map_cut_10", "AP@10"), ("Rprec", "Rprec"), ("bpref", "Bpref"),
-    ("infAP", "infAP"), ("set_F", "SetF"), ("set_P", "SetP"), ("set_recall", "SetR"), ("set_map", "SetAP"),
-    ("set_relative_P", "SetRelP"), ("relative_P_5", "RelP@5"), ("Rprec_mult_0.20", "RprecMult(mult=0.2)"),
-    ("11pt_avg", "11pt_avg"), ("gm_bpref", "GM_Bpref"), ("num_nonrel_judged_ret", "NumNonrelJudgedRet"),
-    ("utility", "Utility"), ("unj_10", "Unj@10"), ("ndcg", "nDCG"), ("ndcg.1=3,2=9,4=4.5", "nDCG(gains=3:9:3:4.5)"),
-    ("set_F.0.5", "SetF(beta=0.5)"), ("map(rel=2)", "AP(rel=2)"), ("P_10(rel=2,judged_only=true)",
-                                                                     "P(judged_only=true,rel=2)@10"),
-])
+@pytest.mark.parametrize(
+    "name, canonical",
+    [
+        ("map", "AP"),
+        ("P_10", "P@10"),
+        ("P.10", "P@10"),
+        ("ndcg_cut_10", "nDCG@10"),
+        ("ndcg_cut.10", "nDCG@10"),
+        ("recip_rank", "RR"),
+        ("recall_100", "R@100"),
+        ("success_10", "Success@10"),
+        ("num_rel_ret", "NumRelRet"),
+        ("num_ret", "NumRet"),
+        ("num_rel", "NumRel"),
+        ("gm_map", "GM_AP"),
+        ("iprec_at_recall_0.10", "IPrec(recall=0.1)"),
+        ("IPrec@0.1", "IPrec(recall=0.1)"),
+        ("map_cut_10", "AP@10"),
+        ("Rprec", "Rprec"),
+        ("bpref", "Bpref"),
+        ("infAP", "infAP"),
+        ("set_F", "SetF"),
+        ("set_P", "SetP"),
+        ("set_recall", "SetR"),
+        ("set_map", "SetAP"),
+        ("set_relative_P", "SetRelP"),
+        ("relative_P_5", "RelP@5"),
+        ("Rprec_mult_0.20", "RprecMult(mult=0.2)"),
+        ("11pt_avg", "11pt_avg"),
+        ("gm_bpref", "GM_Bpref"),
+        ("num_nonrel_judged_ret", "NumNonrelJudgedRet"),
+        ("utility", "Utility"),
+        ("unj_10", "Unj@10"),
+        ("ndcg", "nDCG"),
+        ("ndcg.1=3,2=9,4=4.5", "nDCG(gains=3:9:3:4.5)"),
+        ("set_F.0.5", "SetF(beta=0.5)"),
+        ("map(rel=2)", "AP(rel=2)"),
+        ("P_10(rel=2,judged_only=true)", "P(judged_only=true,rel=2)@10"),
+    ],
+)
 def test_trec_eval_names_are_echoed_and_mean_the_same(name, canonical):
     (inst,) = registry.parse(name)
     assert inst.display == name

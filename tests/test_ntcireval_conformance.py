@@ -9,6 +9,7 @@ so these tests run without ../shared.
 The bpref/rpref cases (NTCIREVAL ``-j`` output) run here too: evalstore's bpref family condenses
 the list itself, so they are evaluated on the original ranking.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,7 +56,7 @@ def metric_name(case: dict) -> str:
     if fn == "p_plus_measure":
         return _with("P-plus", g, None)
     if fn == "average_precision":
-        return "AP" if cut is None else f"AP-ntcir@{cut}"        # NTCIREVAL AP@l divides by min(l, R)
+        return "AP" if cut is None else f"AP-ntcir@{cut}"  # NTCIREVAL AP@l divides by min(l, R)
     if fn == "q_measure":
         return _with("Q-measure", g, cut)
     if fn == "err":
@@ -99,8 +100,7 @@ def computed(ntcir_store):
     """{fixture: {metric name: value}}, each fixture evaluated once with all its metrics."""
     out = {}
     for name in FIXTURES:
-        names = sorted({metric_name(c) for c in CASES
-                        if c["args"]["$fixture"] == name})
+        names = sorted({metric_name(c) for c in CASES if c["args"]["$fixture"] == name})
         if not names:
             continue
         res = ntcir_store.evaluate(name, [name], names, convention="ntcireval", save=False)
@@ -113,8 +113,9 @@ def test_ntcireval_case(case, computed):
     fixture = case["args"]["$fixture"]
     name = metric_name(case)
     got = computed[fixture][name]
-    assert got == pytest.approx(case["expected"], abs=case["tolerance"]), \
+    assert got == pytest.approx(case["expected"], abs=case["tolerance"]), (
         f"{case['id']}: {name} = {got}, NTCIREVAL printed {case['expected']} ({case['origin']})"
+    )
 
 
 def test_every_case_is_mapped():
@@ -130,8 +131,12 @@ def test_condensed_cases_equal_judged_only_on_the_original_list(ntcir_store, com
     cond = [c for c in CASES if c["args"]["$fixture"] == "ntcireval_sample_condensed"]
     assert cond
     names = sorted({metric_name(c) for c in cond})
-    jo = [n.replace("(", "(judged_only=true,") if "(" in n else n.split("@")[0] + "(judged_only=true)"
-          + ("@" + n.split("@")[1] if "@" in n else "") for n in names]
+    jo = [
+        n.replace("(", "(judged_only=true,")
+        if "(" in n
+        else n.split("@")[0] + "(judged_only=true)" + ("@" + n.split("@")[1] if "@" in n else "")
+        for n in names
+    ]
     res = ntcir_store.evaluate("ntcireval_sample", ["ntcireval_sample"], jo, convention="ntcireval", save=False)
     for c in cond:
         i = names.index(metric_name(c))
@@ -149,8 +154,9 @@ def test_declared_gains_give_the_same_values(tmp_path):
     with evalstore.open(":memory:") as store:
         store.ingest_qrels(tmp_path / "0001.rel", name="q", format="ntcir", gains="1:2", progress=False)
         store.ingest_run(tmp_path / "0001.res", name="r", format="ntcir", progress=False)
-        res = store.evaluate("q", ["r"], ["ERR", "nERR@10", "Q-measure", "ERR(gains=1:1)"], convention="ntcireval",
-                             save=False)
+        res = store.evaluate(
+            "q", ["r"], ["ERR", "nERR@10", "Q-measure", "ERR(gains=1:1)"], convention="ntcireval", save=False
+        )
     expected = {c["metric"]: c["expected"] for c in CASES if c["args"]["$fixture"] == name}
     assert res.value("r", "0001", "ERR") == pytest.approx(expected["ERR"], abs=5e-5)
     assert res.value("r", "0001", "nERR@10") == pytest.approx(expected["nERR@0010"], abs=5e-5)

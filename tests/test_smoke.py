@@ -1,9 +1,9 @@
 """End-to-end smoke tests of the public interfaces on the bundled sample."""
-import evalstore
-from evalstore.cli import app
+
 from typer.testing import CliRunner
 
-
+import evalstore
+from evalstore.cli import app
 
 
 def test_sample_leaderboard(sample_store):

@@ -1,5 +1,6 @@
 """The store: locations and URLs, migrations (upgrade from migration 1, newer-store error), the
 write lock, read-only opening, ad-hoc SQL and SQLAlchemy."""
+
 from __future__ import annotations
 
 import subprocess
@@ -26,9 +27,9 @@ def test_default_location_env_var_and_urls(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALSTORE_DB", str(tmp_path / "env.duckdb"))
     with evalstore.open() as s:
         assert s.location == str(tmp_path / "env.duckdb")
-    with evalstore.open(f"duckdb:///{tmp_path / 'evalstore.duckdb'}") as s:   # absolute: duckdb:////...
+    with evalstore.open(f"duckdb:///{tmp_path / 'evalstore.duckdb'}") as s:  # absolute: duckdb:////...
         assert s.qrels_names() == ["q"]
-    with evalstore.open("duckdb:///evalstore.duckdb") as s:                   # relative to the cwd
+    with evalstore.open("duckdb:///evalstore.duckdb") as s:  # relative to the cwd
         assert s.qrels_names() == ["q"]
     with evalstore.open("duckdb:///:memory:") as s:
         assert s.location == ":memory:" and s.qrels_names() == []
@@ -42,15 +43,21 @@ def _store_at_migration_1(path: Path) -> None:
     """A store as evalstore wrote it when only migration 0001 existed, with some data."""
     first = available_migrations()[0]
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+        "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+    )
     con.execute(first.sql())
     con.execute("INSERT INTO schema_migrations (version, name) VALUES (1, ?)", [first.name])
-    con.execute("INSERT INTO run_meta (name, tag, source, format, sha256, n_topics, n_rows) "
-                "VALUES ('old', 'old', 'old.run', 'trec', 'abc', 1, 2)")
+    con.execute(
+        "INSERT INTO run_meta (name, tag, source, format, sha256, n_topics, n_rows) "
+        "VALUES ('old', 'old', 'old.run', 'trec', 'abc', 1, 2)"
+    )
     con.execute("INSERT INTO run_row_data VALUES (1, 'q1', 'dA', 1, 1, 1, 2.0), (1, 'q1', 'dB', 2, 2, 2, 1.0)")
-    con.execute("INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade) "
-                "VALUES ('oldq', 'q.txt', 'trec', 'def', 1, 1, 1)")
+    con.execute(
+        "INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade) "
+        "VALUES ('oldq', 'q.txt', 'trec', 'def', 1, 1, 1)"
+    )
     con.execute("INSERT INTO qrels_data VALUES (1, 'q1', 'dA', 1)")
     con.close()
 
@@ -67,7 +74,9 @@ def test_opening_a_store_at_migration_1_upgrades_it_and_keeps_the_data(tmp_path)
         assert s.schema_version() == newest > 1
         assert [a["version"] for a in s.status()["applied"]] == list(range(1, newest + 1))
         assert s.sql("SELECT run, topic, doc, rank FROM run_rows ORDER BY rank").rows == [
-            ("old", "q1", "dA", 1), ("old", "q1", "dB", 2)]
+            ("old", "q1", "dA", 1),
+            ("old", "q1", "dB", 2),
+        ]
         assert s.sql("SELECT qrels, doc, grade FROM qrels").rows == [("oldq", "dA", 1)]
         # the upgraded store is fully usable: ingest and evaluate
         s.ingest_run(FIX / "run_small.txt", progress=False)
@@ -105,8 +114,9 @@ def test_a_failing_migration_is_rolled_back(tmp_path, monkeypatch):
         evalstore.open(path)
     con = duckdb.connect(str(path))
     assert con.execute("SELECT max(version) FROM schema_migrations").fetchall() == [(1,)]
-    assert con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'half_done'"
-                       ).fetchall() == [(0,)]
+    assert con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'half_done'").fetchall() == [
+        (0,)
+    ]
     con.close()
 
 
@@ -123,8 +133,9 @@ def locked_store(tmp_path):
     """A store file held open for writing by another process (until the fixture ends)."""
     path = tmp_path / "locked.duckdb"
     evalstore.open(path).close()
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "ready"
         yield path, proc.pid
@@ -162,8 +173,14 @@ def test_sql_is_read_only_unless_asked(sample_store):
     res = s.sql("SELECT run, count(*) AS n FROM run_rows GROUP BY run ORDER BY run LIMIT 2")
     assert res.columns == ["run", "n"] and len(res) == 2 and res.records()[0]["run"] == "bm25"
     assert s.sql("SELECT ? + 1 AS x", [41]).rows == [(42,)]
-    for q in ("DELETE FROM run_row_data", "DROP VIEW runs", "CREATE TABLE t (x INT)", "COPY runs TO 'x.csv'",
-              "SELECT 1; DELETE FROM run_meta", "ATTACH 'other.duckdb'"):
+    for q in (
+        "DELETE FROM run_row_data",
+        "DROP VIEW runs",
+        "CREATE TABLE t (x INT)",
+        "COPY runs TO 'x.csv'",
+        "SELECT 1; DELETE FROM run_meta",
+        "ATTACH 'other.duckdb'",
+    ):
         with pytest.raises(StoreError, match="would change the store"):
             s.sql(q)
     # EXPLAIN ANALYZE runs its statement: the rolled-back transaction keeps nothing
@@ -184,7 +201,9 @@ def test_sqlalchemy_engine(sample_store, tmp_path):
     with engine.connect() as c:
         got = c.execute(sa.text("SELECT name, n_rows FROM runs WHERE name = :n"), {"n": "bm25"}).fetchall()
         assert got == sample_store.sql("SELECT name, n_rows FROM runs WHERE name = 'bm25'").rows
-    assert {"runs", "qrels_sets", "run_rows", "qrels", "scores", "leaderboard"} <= set(sa.inspect(engine).get_view_names())
+    assert {"runs", "qrels_sets", "run_rows", "qrels", "scores", "leaderboard"} <= set(
+        sa.inspect(engine).get_view_names()
+    )
     engine.dispose()
     assert sample_store.sql("SELECT count(*) FROM runs").rows == [(6,)]
     # a store file not open in this process: a plain duckdb:/// URL

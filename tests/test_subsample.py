@@ -1,4 +1,5 @@
 """Judgment subsamples (evalstore.subsample, `evalstore subsample`, `evalstore eval --subsamples`)."""
+
 from __future__ import annotations
 
 import csv
@@ -6,8 +7,8 @@ import hashlib
 import io
 
 import numpy as np
-
 import pytest
+from conftest import SAMPLE
 from typer.testing import CliRunner
 
 import evalstore
@@ -15,11 +16,21 @@ from evalstore.cli import app
 from evalstore.errors import NotFoundError
 from evalstore.ingest import qrels_from_dict
 from evalstore.metrics import engine
-from evalstore.subsample import (BOMPADA_FRACTIONS, SubsampleError, create_subsamples, drop_subsamples,
-                                 evaluate_subsamples, export_qrels, fraction_label, list_subsamples,
-                                 parse_fractions, qrels_text, resolve_subsamples, subsample_name, topic_sizes)
-
-from conftest import SAMPLE
+from evalstore.subsample import (
+    BOMPADA_FRACTIONS,
+    SubsampleError,
+    create_subsamples,
+    drop_subsamples,
+    evaluate_subsamples,
+    export_qrels,
+    fraction_label,
+    list_subsamples,
+    parse_fractions,
+    qrels_text,
+    resolve_subsamples,
+    subsample_name,
+    topic_sizes,
+)
 
 runner = CliRunner()
 
@@ -89,7 +100,7 @@ def test_other_minimums(sized):
     assert sizes(sized, "zero@bv0.5#0") == {"A": (5, 50), "B": (1, 2), "C": (50, 10), "D": (0, 15)}
     # with both minimums 0 topic D keeps nothing at 0.01 and is absent from the subsample
     assert sizes(sized, "zero@bv0.01#0") == {"A": (0, 1), "B": (0, 0), "C": (1, 0), "D": (0, 0)}
-    assert {t for t, _, _ in rows_of(sized, "zero@bv0.01#0")} == {"A", "C"}   # A: pooled rows, C: one relevant
+    assert {t for t, _, _ in rows_of(sized, "zero@bv0.01#0")} == {"A", "C"}  # A: pooled rows, C: one relevant
     create_subsamples(sized, "base", [0.1], min_rel=5, min_nonrel=50, prefix="big")
     assert sizes(sized, "big@bv0.1#0") == {"A": (5, 50), "B": (3, 5), "C": (10, 20), "D": (0, 30)}
 
@@ -100,9 +111,19 @@ def test_relation_lists_derivation_and_sizes(sized):
     create_subsamples(store, "base", "0.5,0.1", trials=2, seed=3)
     res = list_subsamples(store, "base").records()
     assert [(r["name"], r["fraction"], r["trial"]) for r in res] == [
-        ("base@bv0.5#0", 0.5, 0), ("base@bv0.5#1", 0.5, 1), ("base@bv0.1#0", 0.1, 0), ("base@bv0.1#1", 0.1, 1)]
+        ("base@bv0.5#0", 0.5, 0),
+        ("base@bv0.5#1", 0.5, 1),
+        ("base@bv0.1#0", 0.1, 0),
+        ("base@bv0.1#1", 0.1, 1),
+    ]
     r = res[0]
-    assert (r["parent"], r["method"], r["seed"], r["min_rel"], r["min_nonrel"]) == ("base", "buckley_voorhees", 3, 1, 10)
+    assert (r["parent"], r["method"], r["seed"], r["min_rel"], r["min_nonrel"]) == (
+        "base",
+        "buckley_voorhees",
+        3,
+        1,
+        10,
+    )
     assert (r["n_rel"], r["n_nonrel"], r["n_topics"]) == (5 + 1 + 50 + 0, 50 + 5 + 10 + 15, 4)
     assert r["n_judged"] == r["n_rel"] + r["n_nonrel"] + 5
     meta = store.sql("SELECT format, default_gains, max_grade FROM qrels_sets WHERE name = 'base@bv0.1#1'").rows[0]
@@ -179,7 +200,7 @@ def test_recreate_conflict_replace_prefix_and_drop(sample_store):
     names = create_subsamples(s, "sample", [0.5])
     s.evaluate("sample@bv0.5#0", None, ["AP"])
     before = rows_of(s, "sample@bv0.5#0")
-    assert create_subsamples(s, "sample", [0.5]) == names                # same parameters: kept as is
+    assert create_subsamples(s, "sample", [0.5]) == names  # same parameters: kept as is
     assert s.sql("SELECT count(*) FROM scores WHERE qrels = 'sample@bv0.5#0'").rows[0][0] == 6 * 8
     with pytest.raises(SubsampleError, match="seed=0"):
         create_subsamples(s, "sample", [0.5], seed=1)
@@ -204,10 +225,17 @@ def test_recreate_conflict_replace_prefix_and_drop(sample_store):
 def test_resolve_selection(sample_store):
     create_subsamples(sample_store, "sample", [0.5, 0.1], trials=2)
     assert resolve_subsamples(sample_store, "sample", "all") == [
-        "sample@bv0.5#0", "sample@bv0.5#1", "sample@bv0.1#0", "sample@bv0.1#1"]
+        "sample@bv0.5#0",
+        "sample@bv0.5#1",
+        "sample@bv0.1#0",
+        "sample@bv0.1#1",
+    ]
     assert resolve_subsamples(sample_store, "sample", "0.1") == ["sample@bv0.1#0", "sample@bv0.1#1"]
     assert resolve_subsamples(sample_store, "sample", "sample@bv0.5#1,0.1") == [
-        "sample@bv0.5#1", "sample@bv0.1#0", "sample@bv0.1#1"]
+        "sample@bv0.5#1",
+        "sample@bv0.1#0",
+        "sample@bv0.1#1",
+    ]
     with pytest.raises(NotFoundError, match="fraction"):
         resolve_subsamples(sample_store, "sample", "0.3")
     with pytest.raises(NotFoundError):
@@ -253,8 +281,12 @@ def test_pool_rows_for_subsamples(sample_store):
     pool = set(s.con.execute("SELECT topic, doc FROM rl_qrels WHERE qrels_id = ? AND grade = -1", [sub]).fetchall())
     dropped = {(t, d) for t, d, _ in rows_of(s, "sample")} - {(t, d) for t, d, _ in rows_of(s, "sample@bv0.3#0")}
     assert pool == dropped and len(pool) > 200
-    assert s.con.execute("SELECT count(*) FROM rl_qrels WHERE grade = -1 AND (judged OR isrel = 1 OR gain <> 0)"
-                         ).fetchone()[0] == 0
+    assert (
+        s.con.execute(
+            "SELECT count(*) FROM rl_qrels WHERE grade = -1 AND (judged OR isrel = 1 OR gain <> 0)"
+        ).fetchone()[0]
+        == 0
+    )
     opts.pool = False
     engine.build_ranked_list(s.con, [sub], [s.run_id("bm25")], {"rel": 1, "judged_only": False, "gains": None}, opts)
     assert s.con.execute("SELECT count(*) FROM rl_qrels WHERE grade < 0").fetchone()[0] == 0
@@ -296,20 +328,45 @@ def test_infap_uses_the_parent_pool(sample_store):
 @pytest.fixture
 def db(tmp_path):
     path = str(tmp_path / "t.duckdb")
-    assert runner.invoke(app, ["ingest", "qrels", str(SAMPLE / "qrels.txt"), "--name", "sample", "--db", path]).exit_code == 0
+    assert (
+        runner.invoke(app, ["ingest", "qrels", str(SAMPLE / "qrels.txt"), "--name", "sample", "--db", path]).exit_code
+        == 0
+    )
     runs = list(map(str, sorted((SAMPLE / "runs").glob("*.txt"))))
     assert runner.invoke(app, ["ingest", "run", *runs, "--db", path]).exit_code == 0
     return path
 
 
 def test_cli_create_list_show_export_drop(db, tmp_path):
-    r = runner.invoke(app, ["subsample", "--qrels", "sample", "--fractions", "0.9,0.7,0.5,0.3,0.1", "--trials", "2",
-                            "--seed", "4", "--min-rel", "1", "--min-nonrel", "2", "-f", "csv", "--db", db])
+    r = runner.invoke(
+        app,
+        [
+            "subsample",
+            "--qrels",
+            "sample",
+            "--fractions",
+            "0.9,0.7,0.5,0.3,0.1",
+            "--trials",
+            "2",
+            "--seed",
+            "4",
+            "--min-rel",
+            "1",
+            "--min-nonrel",
+            "2",
+            "-f",
+            "csv",
+            "--db",
+            db,
+        ],
+    )
     assert r.exit_code == 0, r.output
     table = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(table) == 10 and table[0]["name"] == "sample@bv0.9#0" and table[0]["seed"] == "4"
-    for args in (["subsample", "list", "--qrels", "sample", "-f", "csv", "--db", db],
-                 ["subsample", "--db", db, "list", "--qrels", "sample", "-f", "csv"]):
+    for args in (
+        ["subsample", "list", "--qrels", "sample", "-f", "csv", "--db", db],
+        ["subsample", "--db", db, "list", "--qrels", "sample", "-f", "csv"],
+    ):
         r = runner.invoke(app, args)
         assert r.exit_code == 0 and len(list(csv.DictReader(io.StringIO(r.stdout)))) == 10, args
     r = runner.invoke(app, ["subsample", "show", "sample@bv0.5#1", "-f", "csv", "--db", db])
@@ -329,19 +386,23 @@ def test_cli_create_list_show_export_drop(db, tmp_path):
 
 def test_cli_eval_with_subsamples(db):
     assert runner.invoke(app, ["subsample", "--qrels", "sample", "--fractions", "0.5,0.1", "--db", db]).exit_code == 0
-    r = runner.invoke(app, ["eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-m", "bpref_R",
-                            "-f", "csv", "--db", db])
+    r = runner.invoke(
+        app, ["eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-m", "bpref_R", "-f", "csv", "--db", db]
+    )
     assert r.exit_code == 0, r.output
     table = list(csv.DictReader(io.StringIO(r.stdout)))
     assert list(table[0]) == ["run", "qrels", "fraction", "trial", "n_topics", "AP", "bpref_R"]
     assert [row["qrels"] for row in table[::6]] == ["sample", "sample@bv0.5#0", "sample@bv0.1#0"]
     assert table[0]["fraction"] == "1.0" and table[0]["trial"] == "" and table[6]["trial"] == "0"
     with evalstore.open(db) as s:
-        lb = dict(((run, q), m) for run, q, m in s.sql(
-            "SELECT run, qrels, mean FROM leaderboard WHERE metric LIKE 'bpref_R%'").rows)
+        lb = dict(
+            ((run, q), m)
+            for run, q, m in s.sql("SELECT run, qrels, mean FROM leaderboard WHERE metric LIKE 'bpref_R%'").rows
+        )
     assert all(float(row["bpref_R"]) == pytest.approx(lb[(row["run"], row["qrels"])]) for row in table)
-    r = runner.invoke(app, ["eval", "--qrels", "sample", "--subsamples", "0.1", "-m", "AP", "-f", "csv", "-p",
-                            "--db", db])
+    r = runner.invoke(
+        app, ["eval", "--qrels", "sample", "--subsamples", "0.1", "-m", "AP", "-f", "csv", "-p", "--db", db]
+    )
     assert r.exit_code == 0 and len(r.stdout.strip().splitlines()) == 1 + 2 * 6 * 8
     r = runner.invoke(app, ["eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-f", "trec", "--db", db])
     assert r.exit_code != 0

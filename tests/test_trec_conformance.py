@@ -27,6 +27,7 @@ The core inputs and expected outputs are copied in ``tests/fixtures/trec_eval`` 
 licence), so these tests run without ../shared; the TREC RAG 2024 comment set (1 MB) is read from
 ../shared only and is skipped when it is absent.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,13 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from conftest import TREC_EVAL_DIR
 from typer.testing import CliRunner
 
 import evalstore
 from evalstore.cli import app
 from evalstore.metrics import registry
-
-from conftest import TREC_EVAL_DIR
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trec_eval"
 TOL = 5e-5 + 1e-9
@@ -77,57 +77,157 @@ class Case:
     judged_only: bool = False
     complete: bool = False
     depth: int | None = None
-    rounding: str = "v10"            # v9 = trec_eval 9.0.8's iprec_at_recall rounding
+    rounding: str = "v10"  # v9 = trec_eval 9.0.8's iprec_at_recall rounding
     command: str = ""
 
 
 CASES = [
-    Case("all_trec.q.txt", "qrels.test", "results.test", complete=True,
-         command="trec_eval -q -c -m all_trec qrels.test results.test"),
-    Case("all_trec.J.q.txt", "qrels.test", "results.test", judged_only=True,
-         command="trec_eval -q -J -m all_trec qrels.test results.test"),
-    Case("all_trec.rel_level.q.txt", "qrels.rel_level", "results.test",
-         command="trec_eval -q -m all_trec qrels.rel_level results.test"),
-    Case("all_trec.rel_level.J.q.txt", "qrels.rel_level", "results.test", judged_only=True,
-         command="trec_eval -q -J -m all_trec qrels.rel_level results.test"),
-    Case("all_trec.rel_level.l2.q.txt", "qrels.rel_level", "results.test", rel=2,
-         command="trec_eval -q -l2 -m all_trec qrels.rel_level results.test"),
-    Case("all_trec.rel_level.l2.J.q.txt", "qrels.rel_level", "results.test", rel=2, judged_only=True,
-         command="trec_eval -q -J -l2 -m all_trec qrels.rel_level results.test"),
-    Case("all_trec.rel_level.c.trunc.q.txt", "qrels.rel_level", "results.trunc", complete=True,
-         command="trec_eval -q -c -m all_trec qrels.rel_level results.trunc"),
-    Case("all_trec.rel_level.l2.c.trunc.q.txt", "qrels.rel_level", "results.trunc", rel=2, complete=True,
-         command="trec_eval -q -c -l2 -m all_trec qrels.rel_level results.trunc"),
-    Case("all_trec.302.q.txt", "qrels-302.test", "results-302.test",
-         command="trec_eval -q -m all_trec qrels-302.test results-302.test"),
-    Case("all_trec.comment.q.txt", "qrels.comment.test", "results.comment.test.gz", complete=True,
-         command="zcat results.comment.test.gz | trec_eval -q -c -m all_trec qrels.comment.test -"),
-    Case("cutoffs.rel_level.q.txt", "qrels.rel_level", "results.test",
-         command="trec_eval -q -m P.1,3,5,10,20 -m recall.1,3,5,10,100 -m ndcg_cut.1,3,5,10,20 "
-                 "-m map_cut.10,100 -m success.1,3,5,10 qrels.rel_level results.test"),
+    Case(
+        "all_trec.q.txt",
+        "qrels.test",
+        "results.test",
+        complete=True,
+        command="trec_eval -q -c -m all_trec qrels.test results.test",
+    ),
+    Case(
+        "all_trec.J.q.txt",
+        "qrels.test",
+        "results.test",
+        judged_only=True,
+        command="trec_eval -q -J -m all_trec qrels.test results.test",
+    ),
+    Case(
+        "all_trec.rel_level.q.txt",
+        "qrels.rel_level",
+        "results.test",
+        command="trec_eval -q -m all_trec qrels.rel_level results.test",
+    ),
+    Case(
+        "all_trec.rel_level.J.q.txt",
+        "qrels.rel_level",
+        "results.test",
+        judged_only=True,
+        command="trec_eval -q -J -m all_trec qrels.rel_level results.test",
+    ),
+    Case(
+        "all_trec.rel_level.l2.q.txt",
+        "qrels.rel_level",
+        "results.test",
+        rel=2,
+        command="trec_eval -q -l2 -m all_trec qrels.rel_level results.test",
+    ),
+    Case(
+        "all_trec.rel_level.l2.J.q.txt",
+        "qrels.rel_level",
+        "results.test",
+        rel=2,
+        judged_only=True,
+        command="trec_eval -q -J -l2 -m all_trec qrels.rel_level results.test",
+    ),
+    Case(
+        "all_trec.rel_level.c.trunc.q.txt",
+        "qrels.rel_level",
+        "results.trunc",
+        complete=True,
+        command="trec_eval -q -c -m all_trec qrels.rel_level results.trunc",
+    ),
+    Case(
+        "all_trec.rel_level.l2.c.trunc.q.txt",
+        "qrels.rel_level",
+        "results.trunc",
+        rel=2,
+        complete=True,
+        command="trec_eval -q -c -l2 -m all_trec qrels.rel_level results.trunc",
+    ),
+    Case(
+        "all_trec.302.q.txt",
+        "qrels-302.test",
+        "results-302.test",
+        command="trec_eval -q -m all_trec qrels-302.test results-302.test",
+    ),
+    Case(
+        "all_trec.comment.q.txt",
+        "qrels.comment.test",
+        "results.comment.test.gz",
+        complete=True,
+        command="zcat results.comment.test.gz | trec_eval -q -c -m all_trec qrels.comment.test -",
+    ),
+    Case(
+        "cutoffs.rel_level.q.txt",
+        "qrels.rel_level",
+        "results.test",
+        command="trec_eval -q -m P.1,3,5,10,20 -m recall.1,3,5,10,100 -m ndcg_cut.1,3,5,10,20 "
+        "-m map_cut.10,100 -m success.1,3,5,10 qrels.rel_level results.test",
+    ),
     Case("out.test", "qrels.test", "results.test", command="trec_eval qrels.test results.test"),
     Case("out.test.a", "qrels.test", "results.test", command="trec_eval -m all_trec qrels.test results.test"),
     Case("out.test.aq", "qrels.test", "results.test", command="trec_eval -m all_trec -q qrels.test results.test"),
-    Case("out.test.aqc", "qrels.test", "results.trunc", complete=True,
-         command="trec_eval -m all_trec -q -c qrels.test results.trunc"),
-    Case("out.test.aqcM", "qrels.test", "results.trunc", complete=True, depth=100,
-         command="trec_eval -m all_trec -q -c -M100 qrels.test results.trunc"),
-    Case("out.test.aql", "qrels.rel_level", "results.test", rel=2,
-         command="trec_eval -m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test"),
-    Case("out.test.meas_params", "qrels.test", "results.test",
-         command="trec_eval -q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
-                 "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 -mndcg.1=3,2=9,4=4.5 "
-                 "-mndcg_cut.10,20,23.4 -msuccess.2,5,20 qrels.test results.test"),
-    Case("out.comment.test", "qrels.comment.test", "results.comment.test.gz",
-         command="zcat results.comment.test.gz | trec_eval qrels.comment.test -"),
-    Case("synthetic/edge.all_trec.c.q.txt", "synthetic/edge.qrels", "synthetic/edge.run", complete=True,
-         command="trec_eval -q -c -m all_trec -m relstring.20 edge.qrels edge.run"),
-    Case("synthetic/edge.all_trec.c.J.q.txt", "synthetic/edge.qrels", "synthetic/edge.run", complete=True,
-         judged_only=True, command="trec_eval -q -c -J -m all_trec -m relstring.20 edge.qrels edge.run"),
-    Case("synthetic/edge.all_trec.c.l2.q.txt", "synthetic/edge.qrels", "synthetic/edge.run", complete=True, rel=2,
-         command="trec_eval -q -c -l2 -m all_trec -m relstring.20 edge.qrels edge.run"),
-    Case("synthetic/edge.all_trec.noc.v9_0_8.q.txt", "synthetic/edge.qrels", "synthetic/edge.run", rounding="v9",
-         command="trec_eval 9.0.8: trec_eval -q -m all_trec -m relstring.20 edge.qrels edge.run"),
+    Case(
+        "out.test.aqc",
+        "qrels.test",
+        "results.trunc",
+        complete=True,
+        command="trec_eval -m all_trec -q -c qrels.test results.trunc",
+    ),
+    Case(
+        "out.test.aqcM",
+        "qrels.test",
+        "results.trunc",
+        complete=True,
+        depth=100,
+        command="trec_eval -m all_trec -q -c -M100 qrels.test results.trunc",
+    ),
+    Case(
+        "out.test.aql",
+        "qrels.rel_level",
+        "results.test",
+        rel=2,
+        command="trec_eval -m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test",
+    ),
+    Case(
+        "out.test.meas_params",
+        "qrels.test",
+        "results.test",
+        command="trec_eval -q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
+        "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 -mndcg.1=3,2=9,4=4.5 "
+        "-mndcg_cut.10,20,23.4 -msuccess.2,5,20 qrels.test results.test",
+    ),
+    Case(
+        "out.comment.test",
+        "qrels.comment.test",
+        "results.comment.test.gz",
+        command="zcat results.comment.test.gz | trec_eval qrels.comment.test -",
+    ),
+    Case(
+        "synthetic/edge.all_trec.c.q.txt",
+        "synthetic/edge.qrels",
+        "synthetic/edge.run",
+        complete=True,
+        command="trec_eval -q -c -m all_trec -m relstring.20 edge.qrels edge.run",
+    ),
+    Case(
+        "synthetic/edge.all_trec.c.J.q.txt",
+        "synthetic/edge.qrels",
+        "synthetic/edge.run",
+        complete=True,
+        judged_only=True,
+        command="trec_eval -q -c -J -m all_trec -m relstring.20 edge.qrels edge.run",
+    ),
+    Case(
+        "synthetic/edge.all_trec.c.l2.q.txt",
+        "synthetic/edge.qrels",
+        "synthetic/edge.run",
+        complete=True,
+        rel=2,
+        command="trec_eval -q -c -l2 -m all_trec -m relstring.20 edge.qrels edge.run",
+    ),
+    Case(
+        "synthetic/edge.all_trec.noc.v9_0_8.q.txt",
+        "synthetic/edge.qrels",
+        "synthetic/edge.run",
+        rounding="v9",
+        command="trec_eval 9.0.8: trec_eval -q -m all_trec -m relstring.20 edge.qrels edge.run",
+    ),
 ]
 
 
@@ -141,8 +241,8 @@ def locate(name: str) -> Path:
 
 @dataclass
 class Expected:
-    values: dict[tuple[str, str], str] = field(default_factory=dict)     # (measure, topic) -> printed value
-    measures: list[str] = field(default_factory=list)                   # in file order
+    values: dict[tuple[str, str], str] = field(default_factory=dict)  # (measure, topic) -> printed value
+    measures: list[str] = field(default_factory=list)  # in file order
 
     def topics(self, measure: str) -> set[str]:
         return {t for (m, t) in self.values if m == measure and t != "all"}
@@ -168,8 +268,11 @@ def base_name(measure: str) -> str:
 def query_name(measure: str, case: Case) -> str:
     """trec_eval's printed name with the case's options as parameters (only those the metric takes)."""
     spec = registry.parse(measure)[0].spec
-    opts = {"rel": case.rel if case.rel != 1 else None, "judged_only": "true" if case.judged_only else None,
-            "rounding": case.rounding if case.rounding != "v10" else None}
+    opts = {
+        "rel": case.rel if case.rel != 1 else None,
+        "judged_only": "true" if case.judged_only else None,
+        "rounding": case.rounding if case.rounding != "v10" else None,
+    }
     params = [f"{k}={v}" for k, v in opts.items() if v is not None and spec.param(k) is not None]
     return measure + (f"({','.join(params)})" if params else "")
 
@@ -230,7 +333,7 @@ def test_conformance(kit_store, case):
     compared, problems = 0, []
     nan_measures = {m for (m, t), v in exp.values.items() if "nan" in v}
     for measure in measures:
-        gm = measure.startswith("gm_")        # trec_eval prints gm_* only in the summary
+        gm = measure.startswith("gm_")  # trec_eval prints gm_* only in the summary
         if not gm and exp.topics(measure):
             got_topics = {t for (m, t) in ours if m == measure and t != "all"}
             if got_topics != exp.topics(measure):
@@ -239,11 +342,11 @@ def test_conformance(kit_store, case):
             if m != measure or (gm and topic != "all"):
                 continue
             if "nan" in text:
-                if topic != "all":     # trec_eval's 0/0; evalstore's value for the topic is 0
+                if topic != "all":  # trec_eval's 0/0; evalstore's value for the topic is 0
                     assert ours[(measure, topic)] == 0.0, (case.expected, measure, topic)
                 continue
             if topic == "all" and measure in nan_measures:
-                continue               # the summary of a column holding trec_eval's nan
+                continue  # the summary of a column holding trec_eval's nan
             want = float(text)
             if measure == "num_rel" and topic == "all" and case.complete and case.rel != 1:
                 # trec_eval quirk (m_num_rel.c): with -c the summary counts qrels entries with grade > 0
@@ -257,17 +360,20 @@ def test_conformance(kit_store, case):
     if ("num_q", "all") in exp.values:
         want_q = int(exp.values[("num_q", "all")])
         assert all(n == want_q for n in n_topics.values()), f"num_q {want_q} vs topics averaged {n_topics}"
-    assert not problems, f"{case.expected} ({case.command}): {len(problems)} of {compared} values differ:\n" + \
-        "\n".join(problems[:40])
+    assert not problems, (
+        f"{case.expected} ({case.command}): {len(problems)} of {compared} values differ:\n" + "\n".join(problems[:40])
+    )
     assert compared > 0
 
 
 def test_every_expected_file_is_covered():
     """Each expected output in the kit is a conformance case or is listed as not applicable."""
     base = TREC_EVAL_DIR if TREC_EVAL_DIR.exists() else FIXTURES
-    files = sorted(p.relative_to(base).as_posix() for pattern in ("all_trec*.txt", "cutoffs*.txt", "out.*",
-                                                                  "synthetic/*.txt")
-                   for p in base.glob(pattern))
+    files = sorted(
+        p.relative_to(base).as_posix()
+        for pattern in ("all_trec*.txt", "cutoffs*.txt", "out.*", "synthetic/*.txt")
+        for p in base.glob(pattern)
+    )
     assert files
     known = {c.expected for c in CASES} | set(NOT_APPLICABLE)
     assert [f for f in files if f not in known] == []
@@ -287,8 +393,13 @@ def test_fixture_copies_identical_to_kit():
 def test_trec_eval_measure_lists_parse_as_trec_eval_prints_them():
     """out.test.meas_params: each -m argument expands to the names trec_eval prints (sorted cutoffs, atol)."""
     expect = {
-        "iprec_at_recall..10,.20,.25,.75,.50": ["iprec_at_recall_0.10", "iprec_at_recall_0.20", "iprec_at_recall_0.25",
-                                                "iprec_at_recall_0.50", "iprec_at_recall_0.75"],
+        "iprec_at_recall..10,.20,.25,.75,.50": [
+            "iprec_at_recall_0.10",
+            "iprec_at_recall_0.20",
+            "iprec_at_recall_0.25",
+            "iprec_at_recall_0.50",
+            "iprec_at_recall_0.75",
+        ],
         "P.5,7,3": ["P_3", "P_5", "P_7"],
         "recall.20,2000": ["recall_20", "recall_2000"],
         "Rprec_mult.5.0,0.2,0.35": ["Rprec_mult_0.20", "Rprec_mult_0.35", "Rprec_mult_5.00"],
@@ -309,8 +420,10 @@ def test_cli_trec_format_matches_trec_eval(tmp_path):
     """``evalstore eval --format trec -p -m all_trec`` prints trec_eval -q's layout and numbers."""
     db = str(tmp_path / "s.duckdb")
     runner = CliRunner()
-    for args in (["ingest", "qrels", str(locate("qrels.test")), "--name", "qrels.test"],
-                 ["ingest", "run", str(locate("results.test"))]):
+    for args in (
+        ["ingest", "qrels", str(locate("qrels.test")), "--name", "qrels.test"],
+        ["ingest", "run", str(locate("results.test"))],
+    ):
         r = runner.invoke(app, args + ["--db", db])
         assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["eval", "-q", "qrels.test", "-m", "all_trec", "--format", "trec", "-p", "--db", db])
@@ -320,13 +433,13 @@ def test_cli_trec_format_matches_trec_eval(tmp_path):
     seen, topics = set(), []
     for line in lines:
         measure, topic, value = line.split("\t")
-        assert measure == f"{measure.rstrip():<22s}"          # trec_eval's %-22s
+        assert measure == f"{measure.rstrip():<22s}"  # trec_eval's %-22s
         measure = measure.rstrip()
         key = (measure, topic)
         assert key in exp.values, f"{key} is not in trec_eval's output"
         want = exp.values[key]
         if measure.startswith("num_"):
-            assert value == want               # integers print as integers
+            assert value == want  # integers print as integers
         else:
             assert re.fullmatch(r"-?\d+\.\d{4}", value) and abs(float(value) - float(want)) <= TOL, (key, value, want)
         seen.add(key)

@@ -7,6 +7,7 @@ values such as 0.3/0.2/0.1 are the gains of levels 3/2/1 (gains=0.1:0.2:0.3; a 7
 levels 1..6 with gains 0.1..0.6); a system's values for documents d1..d5 are the run's scores; the
 table columns ndpm are printed as the performance 1 - NDPM.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -37,7 +38,7 @@ def test_example2_spearman_minus_03():
     ur, irs = [0.6, 0.1, 0.3, 0.5, 0.4], [0.5, 0.6, 0.4, 0.3, 0.2]
     res = evalstore.evaluate({"q": grades(ur)}, {"irs": {"q": scores(irs)}}, [f"Spearman({SEVEN})", "Spearman"])
     assert res.value("irs", "q", f"Spearman({SEVEN})") == pytest.approx(-0.3, abs=1e-12)
-    assert res.value("irs", "q", "Spearman") == pytest.approx(-0.3, abs=1e-12)     # only the order matters
+    assert res.value("irs", "q", "Spearman") == pytest.approx(-0.3, abs=1e-12)  # only the order matters
 
 
 def test_example3_kendall_067():
@@ -49,7 +50,7 @@ def test_example3_kendall_067():
     assert res.value("irs", "q", "tau-b") == tau
 
 
-EX4_QRELS = {"q": {"a": 3, "b": 2, "c": 2, "d": 1, "e": 1, "n": 0}}       # 0.3, 0.2, 0.2, 0.1, 0.1
+EX4_QRELS = {"q": {"a": 3, "b": 2, "c": 2, "d": 1, "e": 1, "n": 0}}  # 0.3, 0.2, 0.2, 0.1, 0.1
 
 
 def test_example4_sliding_ratio_and_modified_sliding_ratio():
@@ -60,8 +61,8 @@ def test_example4_sliding_ratio_and_modified_sliding_ratio():
     res = evalstore.evaluate(EX4_QRELS, runs, [f"SR({g})@5", f"SR({g})", f"MSR({g})@5", f"MSR({g})", "SR@5"])
     for run in runs:
         assert res.value(run, "q", f"SR({g})@5") == pytest.approx(7 / 9, abs=1e-12)
-        assert res.value(run, "q", f"SR({g})") == res.value(run, "q", f"SR({g})@5")    # n = 5 retrieved
-        assert res.value(run, "q", "SR@5") == pytest.approx(7 / 9, abs=1e-12)           # scale-free
+        assert res.value(run, "q", f"SR({g})") == res.value(run, "q", f"SR({g})@5")  # n = 5 retrieved
+        assert res.value(run, "q", "SR@5") == pytest.approx(7 / 9, abs=1e-12)  # scale-free
     ideal = 0.3 + 0.2 / 2 + 0.2 / 3 + 0.1 / 4 + 0.1 / 5
     msr1 = res.value("IRS1", "q", f"MSR({g})@5")
     msr2 = res.value("IRS2", "q", f"MSR({g})@5")
@@ -73,16 +74,21 @@ def test_example4_sliding_ratio_and_modified_sliding_ratio():
 def test_cumulated_gain():
     """cg = sum of the relevance values: IRS1 of Example 4 has 0.3 + 0.2 + 0.1 + 0.1 = 0.7 in its
     top 5 and 0.5 in its top 2."""
-    res = evalstore.evaluate(EX4_QRELS, {"IRS1": {"q": ranked(["a", "b", "d", "e", "n"])}},
-                             ["CG(gains=0.1:0.2:0.3)@5", "CG(gains=0.1:0.2:0.3)@2", "CG"])
+    res = evalstore.evaluate(
+        EX4_QRELS,
+        {"IRS1": {"q": ranked(["a", "b", "d", "e", "n"])}},
+        ["CG(gains=0.1:0.2:0.3)@5", "CG(gains=0.1:0.2:0.3)@2", "CG"],
+    )
     assert res.value("IRS1", "q", "CG(gains=0.1:0.2:0.3)@5") == pytest.approx(0.7, abs=1e-12)
     assert res.value("IRS1", "q", "CG(gains=0.1:0.2:0.3)@2") == pytest.approx(0.5, abs=1e-12)
-    assert res.value("IRS1", "q", "CG") == pytest.approx(3 + 2 + 1 + 1, abs=1e-12)          # gain = grade
+    assert res.value("IRS1", "q", "CG") == pytest.approx(3 + 2 + 1 + 1, abs=1e-12)  # gain = grade
 
 
-EX5_QRELS = {"q": {"h": 3, "m": 2, "l": 1, "x1": 0, "x2": 0, "x3": 0, "x4": 0}}    # ideal 0.3, 0.2, 0.1
-EX5_RUNS = {"IRS1": {"q": ranked(["x1", "x2", "m", "x3", "x4"])},                # (0, 0, 0.2, 0, 0)
-            "IRS2": {"q": ranked(["x1", "x2", "x3", "x4", "m"])}}                # (0, 0, 0, 0, 0.2)
+EX5_QRELS = {"q": {"h": 3, "m": 2, "l": 1, "x1": 0, "x2": 0, "x3": 0, "x4": 0}}  # ideal 0.3, 0.2, 0.1
+EX5_RUNS = {
+    "IRS1": {"q": ranked(["x1", "x2", "m", "x3", "x4"])},  # (0, 0, 0.2, 0, 0)
+    "IRS2": {"q": ranked(["x1", "x2", "x3", "x4", "m"])},
+}  # (0, 0, 0, 0, 0.2)
 
 
 def test_example5_wap_and_q():
@@ -90,12 +96,13 @@ def test_example5_wap_and_q():
     them: 3/(6+3)/3 = 0.11 and 3/(6+5)/3 = 0.09 with the printed arithmetic (gains 3:2:1, i.e.
     Sakai's Q-measure with beta = 1); on the 0.x scale IRS2 gets 1.2/5.6/3 = 0.071 (the paper's 0.09
     only holds for gains x10, see metric_definitions.md Sec. 5)."""
-    res = evalstore.evaluate(EX5_QRELS, EX5_RUNS, ["WAP(gains=0.1:0.2:0.3)", "WAP", "Q-measure(gains=1:2:3)",
-                                                   "Q-measure(gains=0.1:0.2:0.3)"])
+    res = evalstore.evaluate(
+        EX5_QRELS, EX5_RUNS, ["WAP(gains=0.1:0.2:0.3)", "WAP", "Q-measure(gains=1:2:3)", "Q-measure(gains=0.1:0.2:0.3)"]
+    )
     for run in EX5_RUNS:
         w = res.value(run, "q", "WAP(gains=0.1:0.2:0.3)")
         assert w == pytest.approx((0.2 / 0.6) / 3, abs=1e-12) and round(w, 2) == 0.11
-        assert res.value(run, "q", "WAP") == pytest.approx(w, abs=1e-12)                 # ratio only
+        assert res.value(run, "q", "WAP") == pytest.approx(w, abs=1e-12)  # ratio only
     q1 = res.value("IRS1", "q", "Q-measure(gains=1:2:3)")
     q2 = res.value("IRS2", "q", "Q-measure(gains=1:2:3)")
     assert q1 == pytest.approx(3 / 9 / 3, abs=1e-12) and round(q1, 2) == 0.11
@@ -147,16 +154,25 @@ def test_adm_example_sec61():
 
 
 TABLE2_UR = [0.6, 0.5, 0.4, 0.3, 0.1]
-TABLE2 = {"IRS1": ([0.6, 0.5, 0.3, 0.2, 0.1], 1.00, 0.96), "IRS2": ([0.5, 0.3, 0.4, 0.2, 0.1], 0.90, 0.92),
-          "IRS3": ([0.4, 0.6, 0.2, 0.3, 0.1], 0.80, 0.90), "IRS4": ([0.1, 0.2, 0.2, 0.4, 0.5], 0.05, 0.70)}
+TABLE2 = {
+    "IRS1": ([0.6, 0.5, 0.3, 0.2, 0.1], 1.00, 0.96),
+    "IRS2": ([0.5, 0.3, 0.4, 0.2, 0.1], 0.90, 0.92),
+    "IRS3": ([0.4, 0.6, 0.2, 0.3, 0.1], 0.80, 0.90),
+    "IRS4": ([0.1, 0.2, 0.2, 0.4, 0.5], 0.05, 0.70),
+}
 TABLE4_UR = [0.3, 0.3, 0.2, 0.1, 0.1]
 # IRS3 is printed (0, 0, 0.2, 0.1, 0.1); every column matches (0, 0, 0.2, 0.2, 0.1) instead (typo).
-TABLE4 = {"IRS1": ([0.2, 0.2, 0.0, 0.0, 0.0], 0.875, 0.88), "IRS2": ([0.0, 0.3, 0.2, 0.1, 0.1], 0.63, 0.94),
-          "IRS3": ([0.0, 0.0, 0.2, 0.2, 0.1], 0.19, 0.86), "IRS4": ([0.0, 0.0, 0.0, 0.1, 0.1], 0.13, 0.84)}
+TABLE4 = {
+    "IRS1": ([0.2, 0.2, 0.0, 0.0, 0.0], 0.875, 0.88),
+    "IRS2": ([0.0, 0.3, 0.2, 0.1, 0.1], 0.63, 0.94),
+    "IRS3": ([0.0, 0.0, 0.2, 0.2, 0.1], 0.19, 0.86),
+    "IRS4": ([0.0, 0.0, 0.0, 0.1, 0.1], 0.13, 0.84),
+}
 
 
-@pytest.mark.parametrize("ur,table,gains", [(TABLE2_UR, TABLE2, SEVEN), (TABLE4_UR, TABLE4, "gains=0.1:0.2:0.3")],
-                         ids=["table2", "table4"])
+@pytest.mark.parametrize(
+    "ur,table,gains", [(TABLE2_UR, TABLE2, SEVEN), (TABLE4_UR, TABLE4, "gains=0.1:0.2:0.3")], ids=["table2", "table4"]
+)
 def test_tables_2_and_4_ndpm_and_adm_columns(ur, table, gains):
     """The ndpm columns are 1 - NDPM, the adm columns ADM, with each IRS row read as the run's scores
     for d1..d5. Table 4 IRS1 prints .89; the pair counts give C- = 0, C_u = 2 (d3-d4, d3-d5), C = 8:
@@ -165,7 +181,7 @@ def test_tables_2_and_4_ndpm_and_adm_columns(ur, table, gains):
     res = evalstore.evaluate({"q": grades(ur)}, runs, [f"NDPM({gains})", f"ADM({gains})"])
     for name, (_, perf, adm) in table.items():
         perf_got = 1 - res.value(name, "q", f"NDPM({gains})")
-        tol = 1e-12 if perf == 0.875 else 0.005 + 1e-9          # printed to 2 decimals (0.625 -> .63)
+        tol = 1e-12 if perf == 0.875 else 0.005 + 1e-9  # printed to 2 decimals (0.625 -> .63)
         assert perf_got == pytest.approx(perf, abs=tol), name
         assert res.value(name, "q", f"ADM({gains})") == pytest.approx(adm, abs=0.005 + 1e-9), name
 
@@ -219,13 +235,16 @@ def test_udfs_in_ad_hoc_sql_and_without_quadratic_pairs():
     import time
 
     with evalstore.open(":memory:") as store:
-        row = store.sql("SELECT ndpm([4, 4, 3, 3, 2, 1]::DOUBLE[], [4, 4, 3, 2, 2, 1]::DOUBLE[]), "
-                        "kendall_tau_b([1, 2, 3]::DOUBLE[], [1, 2, 3]::DOUBLE[]), "
-                        "spearman_rho([3, 2, 1]::DOUBLE[], [1, 2, 3]::DOUBLE[])").rows[0]
+        row = store.sql(
+            "SELECT ndpm([4, 4, 3, 3, 2, 1]::DOUBLE[], [4, 4, 3, 2, 2, 1]::DOUBLE[]), "
+            "kendall_tau_b([1, 2, 3]::DOUBLE[], [1, 2, 3]::DOUBLE[]), "
+            "spearman_rho([3, 2, 1]::DOUBLE[], [1, 2, 3]::DOUBLE[])"
+        ).rows[0]
         assert row == (pytest.approx(1 / 26), 1.0, -1.0)
         t = time.perf_counter()
-        big = store.sql("SELECT ndpm(list(-i::DOUBLE ORDER BY i), list((i % 4)::DOUBLE ORDER BY i)) "
-                        "FROM range(20000) t(i)").rows[0][0]
+        big = store.sql(
+            "SELECT ndpm(list(-i::DOUBLE ORDER BY i), list((i % 4)::DOUBLE ORDER BY i)) FROM range(20000) t(i)"
+        ).rows[0][0]
         elapsed = time.perf_counter() - t
     assert 0.4 < big < 0.6
     assert elapsed < 30

@@ -4,6 +4,7 @@
 8 topics with graded judgments (0..3), 6 runs of depth 50 with different quality, some
 unjudged retrieved documents and a few score ties. Run: python tools/make_sample.py
 """
+
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ def main():
                 latent[:JUDGED] = grades[t]
                 score = q * latent + rng.standard_normal(POOL)
                 top = np.argsort(-score, kind="stable")[:DEPTH]
-                s = np.round(score[top], 2)          # 2 decimals: a few ties on purpose
+                s = np.round(score[top], 2)  # 2 decimals: a few ties on purpose
                 for rank, (d, sc) in enumerate(zip(top, s), 1):
                     f.write(f"{t} Q0 doc-{t}-{d:03d} {rank} {sc:.2f} {name}\n")
 

@@ -3,10 +3,10 @@
 Each command is a few lines over a function of ``evalstore`` that a notebook can call too.
 Sub-command groups live in their own modules of this package and are mounted here.
 """
+
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 import typer
 
@@ -20,11 +20,15 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-DbOption = typer.Option(None, "--db", envvar="EVALSTORE_DB",
-                        help="Store file or SQLAlchemy URL (default ./evalstore.duckdb, or $EVALSTORE_DB).")
+DbOption = typer.Option(
+    None,
+    "--db",
+    envvar="EVALSTORE_DB",
+    help="Store file or SQLAlchemy URL (default ./evalstore.duckdb, or $EVALSTORE_DB).",
+)
 
 
-def open_store(db: Optional[str], read_only: bool = False):
+def open_store(db: str | None, read_only: bool = False):
     import evalstore
 
     return evalstore.open(db, read_only=read_only)

@@ -1,4 +1,5 @@
 """Store commands: ingest, list, sql, db status/upgrade, metrics."""
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -6,7 +7,7 @@ import decimal
 import json
 import sys
 import uuid
-from typing import Any, List, Optional
+from typing import Any
 
 import typer
 
@@ -14,8 +15,9 @@ from ..errors import StoreError
 from . import DbOption, app, open_store
 from .output import render
 
-ingest_app = typer.Typer(help="Ingest runs and qrels (TREC or NTCIR formats, .gz read transparently).",
-                         no_args_is_help=True)
+ingest_app = typer.Typer(
+    help="Ingest runs and qrels (TREC or NTCIR formats, .gz read transparently).", no_args_is_help=True
+)
 db_app = typer.Typer(help="Store administration: schema version and upgrades.", no_args_is_help=True)
 list_app = typer.Typer(help="Summarise what is stored.", no_args_is_help=True)
 app.add_typer(ingest_app, name="ingest")
@@ -32,17 +34,20 @@ def _check_choice(value: str, choices, option: str) -> str:
     return value
 
 
-def open_for_reading(db: Optional[str]):
+def open_for_reading(db: str | None):
     """Open the store read-only (no write lock; several readers may share it). A store that needs
     a schema upgrade is opened for writing once, which upgrades it; a missing store is an error."""
     import evalstore
+
     from ..store import available_migrations, inspect_store
 
     info = inspect_store(db)
     if info["state"] == "missing":
-        raise StoreError(f"the store {info['location']} does not exist; ingest qrels or runs into it first "
-                         f"(evalstore ingest ... --db {info['location']}), or point --db / $EVALSTORE_DB at "
-                         f"an existing store")
+        raise StoreError(
+            f"the store {info['location']} does not exist; ingest qrels or runs into it first "
+            f"(evalstore ingest ... --db {info['location']}), or point --db / $EVALSTORE_DB at "
+            f"an existing store"
+        )
     if info["state"] == "older" or info["schema_version"] < len(available_migrations()):
         return open_store(db)
     return evalstore.open(db, read_only=True)
@@ -54,36 +59,45 @@ def _echo_results(results) -> None:
 
 
 @ingest_app.command("run")
-def ingest_run(files: List[str] = typer.Argument(..., help="Run files or globs (quote globs to pass them through); "
-                                                          ".gz files are read transparently."),
-               name: Optional[str] = typer.Option(None, "--name", "-n", help="Run name (default: the run tag)."),
-               fmt: str = FormatOpt,
-               name_from: str = typer.Option("tag", "--name-from", help="Name runs by their 'tag' or by 'file' name."),
-               replace: bool = typer.Option(False, "--replace", help="Replace a stored run of the same name "
-                                                                      "(atomically; its stored scores are dropped)."),
-               dedupe: bool = typer.Option(False, "--dedupe", help="Keep the first of duplicate docs in a topic "
-                                                                    "(default: a duplicate is an error)."),
-               db: Optional[str] = DbOption):
+def ingest_run(
+    files: list[str] = typer.Argument(
+        ..., help="Run files or globs (quote globs to pass them through); .gz files are read transparently."
+    ),
+    name: str | None = typer.Option(None, "--name", "-n", help="Run name (default: the run tag)."),
+    fmt: str = FormatOpt,
+    name_from: str = typer.Option("tag", "--name-from", help="Name runs by their 'tag' or by 'file' name."),
+    replace: bool = typer.Option(
+        False, "--replace", help="Replace a stored run of the same name (atomically; its stored scores are dropped)."
+    ),
+    dedupe: bool = typer.Option(
+        False, "--dedupe", help="Keep the first of duplicate docs in a topic (default: a duplicate is an error)."
+    ),
+    db: str | None = DbOption,
+):
     """Ingest TREC runs (topic Q0 doc rank score tag) or NTCIR res files (one docno per line).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
     _check_choice(fmt, ("trec", "ntcir"), "--format")
     _check_choice(name_from, ("tag", "file"), "--name-from")
     with open_store(db) as store:
-        _echo_results(store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe,
-                                       name_from=name_from))
+        _echo_results(
+            store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
+        )
 
 
 @ingest_app.command("qrels")
-def ingest_qrels(files: List[str] = typer.Argument(..., help="Qrels files or globs; .gz read transparently."),
-                 name: Optional[str] = typer.Option(None, "--name", "-n",
-                                                    help="Set name (default: file name); several files form one set."),
-                 fmt: str = FormatOpt,
-                 gains: Optional[str] = typer.Option(None, "--gains", help="Declared default gains of levels 1..n, "
-                                                                           "e.g. 1:2:3."),
-                 replace: bool = typer.Option(False, "--replace", help="Replace a stored set of the same name "
-                                                                        "(atomically; its stored scores are dropped)."),
-                 db: Optional[str] = DbOption):
+def ingest_qrels(
+    files: list[str] = typer.Argument(..., help="Qrels files or globs; .gz read transparently."),
+    name: str | None = typer.Option(
+        None, "--name", "-n", help="Set name (default: file name); several files form one set."
+    ),
+    fmt: str = FormatOpt,
+    gains: str | None = typer.Option(None, "--gains", help="Declared default gains of levels 1..n, e.g. 1:2:3."),
+    replace: bool = typer.Option(
+        False, "--replace", help="Replace a stored set of the same name (atomically; its stored scores are dropped)."
+    ),
+    db: str | None = DbOption,
+):
     """Ingest TREC qrels (topic iter doc grade) or NTCIR qrels (topic doc L<n>, or per-topic doc L<n>).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
@@ -93,8 +107,9 @@ def ingest_qrels(files: List[str] = typer.Argument(..., help="Qrels files or glo
 
 
 @list_app.command("runs")
-def list_runs(fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."),
-              db: Optional[str] = DbOption):
+def list_runs(
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."), db: str | None = DbOption
+):
     """List stored runs."""
     _check_choice(fmt, OUTPUT_FORMATS, "--format")
     with open_for_reading(db) as store:
@@ -103,8 +118,9 @@ def list_runs(fmt: str = typer.Option("table", "--format", "-f", help="table, cs
 
 
 @list_app.command("qrels")
-def list_qrels(fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."),
-               db: Optional[str] = DbOption):
+def list_qrels(
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."), db: str | None = DbOption
+):
     """List stored qrels sets."""
     _check_choice(fmt, OUTPUT_FORMATS, "--format")
     with open_for_reading(db) as store:
@@ -113,17 +129,20 @@ def list_qrels(fmt: str = typer.Option("table", "--format", "-f", help="table, c
 
 
 @app.command("sql")
-def sql(query: str = typer.Argument(..., help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, "
-                                               "scores, leaderboard, ..."),
-        fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."),
-        write: bool = typer.Option(False, "--write", help="Allow statements that change the store."),
-        db: Optional[str] = DbOption):
+def sql(
+    query: str = typer.Argument(
+        ..., help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ..."
+    ),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."),
+    write: bool = typer.Option(False, "--write", help="Allow statements that change the store."),
+    db: str | None = DbOption,
+):
     """Run ad-hoc SQL against the store (read-only unless --write); results go to stdout.
 
     csv/tsv/json are exact (floats printed to full precision) and a table is plain text when
     stdout is not a terminal, so the output pipes cleanly."""
     _check_choice(fmt, OUTPUT_FORMATS, "--format")
-    with (open_store(db) if write else open_for_reading(db)) as store:
+    with open_store(db) if write else open_for_reading(db) as store:
         res = store.sql(query, write=write)
     if res.columns:
         _print_rows(res.columns, res.rows, fmt)
@@ -152,7 +171,7 @@ def _plain(v: Any) -> Any:
     return str(v)
 
 
-def _print_rows(columns, rows, fmt: str, title: Optional[str] = None) -> None:
+def _print_rows(columns, rows, fmt: str, title: str | None = None) -> None:
     if fmt == "json":
         records = [dict(zip(columns, (_plain(v) for v in r))) for r in rows]
         sys.stdout.write(json.dumps(records, indent=1, ensure_ascii=False) + "\n")
@@ -161,8 +180,7 @@ def _print_rows(columns, rows, fmt: str, title: Optional[str] = None) -> None:
 
 
 @db_app.command("status")
-def db_status(fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
-              db: Optional[str] = DbOption):
+def db_status(fmt: str = typer.Option("table", "--format", "-f", help="table or json."), db: str | None = DbOption):
     """Show the store's schema version and the migrations applied (does not upgrade the store)."""
     from ..store import inspect_store
 
@@ -177,20 +195,22 @@ def db_status(fmt: str = typer.Option("table", "--format", "-f", help="table or 
         return
     typer.echo(f"schema version:  {st['schema_version']} (this evalstore knows up to {st['code_schema_version']})")
     if st["state"] == "older":
-        typer.echo("state:           needs an upgrade: run `evalstore db upgrade` (any command that writes "
-                   "upgrades it too)")
+        typer.echo(
+            "state:           needs an upgrade: run `evalstore db upgrade` (any command that writes upgrades it too)"
+        )
     elif st["state"] == "newer":
         typer.echo("state:           written by a newer evalstore; upgrade evalstore to use it")
     else:
         typer.echo("state:           up to date")
     if st["n_runs"] is not None:
         typer.echo(f"runs: {st['n_runs']}   qrels sets: {st['n_qrels']}")
-    render(["version", "name", "applied_at"], [(a["version"], a["name"], a["applied_at"]) for a in st["applied"]],
-           "table")
+    render(
+        ["version", "name", "applied_at"], [(a["version"], a["name"], a["applied_at"]) for a in st["applied"]], "table"
+    )
 
 
 @db_app.command("upgrade")
-def db_upgrade(db: Optional[str] = DbOption):
+def db_upgrade(db: str | None = DbOption):
     """Apply the pending schema migrations (each in its own transaction)."""
     from ..store import inspect_store
 
@@ -206,8 +226,10 @@ def db_upgrade(db: Optional[str] = DbOption):
 
 
 @app.command("metrics")
-def metrics(name: Optional[str] = typer.Argument(None, help="Show one metric in full."),
-            fmt: str = typer.Option("table", "--format", "-f", help="table or json.")):
+def metrics(
+    name: str | None = typer.Argument(None, help="Show one metric in full."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+):
     """List the metrics: names, aliases, parameters, SQL location, citation and tests."""
     from ..metrics import describe
 
@@ -215,6 +237,14 @@ def metrics(name: Optional[str] = typer.Argument(None, help="Show one metric in 
     if fmt == "json" or name:
         typer.echo(json.dumps(entries if not name else entries[0], indent=1))
         return
-    rows = [(e["name"], ", ".join(e["aliases"]) or "", ", ".join(f"{p['name']}={p['default']}" for p in e["params"]),
-             e["cutoff"], e["sql"]) for e in entries]
+    rows = [
+        (
+            e["name"],
+            ", ".join(e["aliases"]) or "",
+            ", ".join(f"{p['name']}={p['default']}" for p in e["params"]),
+            e["cutoff"],
+            e["sql"],
+        )
+        for e in entries
+    ]
     render(["metric", "aliases", "parameters", "@k", "sql"], rows, "table")

@@ -1,7 +1,6 @@
 """Evaluation commands: eval, export leaderboard, demo."""
-from __future__ import annotations
 
-from typing import List, Optional
+from __future__ import annotations
 
 import typer
 
@@ -14,9 +13,14 @@ app.add_typer(export_app, name="export")
 QrelsOpt = typer.Option(..., "--qrels", "-q", help="Name of the qrels set (see `evalstore list qrels`).")
 RunOpt = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
 MetricOpt = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
-ConventionOpt = typer.Option("trec_eval", "--convention", help="trec_eval (score order) or ntcireval (file order, "
-                             "R=0 topics dropped, depth 1000).")
-CompleteOpt = typer.Option(False, "--complete", "-c", help="Topics of the qrels missing from a run score 0 (trec_eval -c).")
+ConventionOpt = typer.Option(
+    "trec_eval",
+    "--convention",
+    help="trec_eval (score order) or ntcireval (file order, R=0 topics dropped, depth 1000).",
+)
+CompleteOpt = typer.Option(
+    False, "--complete", "-c", help="Topics of the qrels missing from a run score 0 (trec_eval -c)."
+)
 DepthOpt = typer.Option(None, "--depth", "-M", help="Evaluate only the top N documents per topic (trec_eval -M).")
 
 
@@ -25,14 +29,23 @@ def run_evaluation(store, qrels, runs, metrics, convention, complete, depth, sub
 
 
 @app.command("eval")
-def eval_cmd(qrels: str = QrelsOpt, run: Optional[List[str]] = RunOpt, metric: List[str] = MetricOpt,
-             per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Print per-topic scores too."),
-             fmt: str = typer.Option("table", "--format", "-f", help="table, csv, json or trec (trec_eval -q layout)."),
-             convention: str = ConventionOpt, complete: bool = CompleteOpt, depth: Optional[int] = DepthOpt,
-             subsamples: Optional[str] = typer.Option(
-                 None, "--subsamples", help="Also evaluate subsamples of the qrels set, in one bulk pass: 'all', "
-                                            "names or fractions (comma-separated). Adds fraction/trial columns."),
-             db: Optional[str] = DbOption):
+def eval_cmd(
+    qrels: str = QrelsOpt,
+    run: list[str] | None = RunOpt,
+    metric: list[str] = MetricOpt,
+    per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Print per-topic scores too."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, json or trec (trec_eval -q layout)."),
+    convention: str = ConventionOpt,
+    complete: bool = CompleteOpt,
+    depth: int | None = DepthOpt,
+    subsamples: str | None = typer.Option(
+        None,
+        "--subsamples",
+        help="Also evaluate subsamples of the qrels set, in one bulk pass: 'all', "
+        "names or fractions (comma-separated). Adds fraction/trial columns.",
+    ),
+    db: str | None = DbOption,
+):
     """Compute metrics for runs against a qrels set; store the per-topic scores and print them."""
     from ..export import leaderboard_rows, per_topic_rows, trec_eval_text
 
@@ -42,8 +55,9 @@ def eval_cmd(qrels: str = QrelsOpt, run: Optional[List[str]] = RunOpt, metric: L
         if fmt == "trec":
             raise typer.BadParameter("--format trec prints one qrels set; use table, csv or json with --subsamples")
         with open_store(db) as store:
-            results = ss.evaluate_subsamples(store, qrels, run or None, metric, subsamples, convention=convention,
-                                             complete=complete, depth=depth)
+            results = ss.evaluate_subsamples(
+                store, qrels, run or None, metric, subsamples, convention=convention, complete=complete, depth=depth
+            )
             columns, rows = ss.per_topic_rows(store, results) if per_topic else ss.leaderboard_rows(store, results)
         render(columns, rows, fmt, title=f"qrels {qrels} and {len(results) - 1} subsample(s)")
         return
@@ -57,13 +71,17 @@ def eval_cmd(qrels: str = QrelsOpt, run: Optional[List[str]] = RunOpt, metric: L
 
 
 @export_app.command("leaderboard")
-def export_leaderboard_cmd(qrels: str = QrelsOpt, metric: List[str] = MetricOpt,
-                           output: str = typer.Option(..., "--output", "-o", help="CSV file, or - for stdout."),
-                           run: Optional[List[str]] = RunOpt,
-                           per_topic: bool = typer.Option(False, "--per-topic", "-p",
-                                                          help="Long format: one row per (run, topic, metric)."),
-                           convention: str = ConventionOpt, complete: bool = CompleteOpt,
-                           depth: Optional[int] = DepthOpt, db: Optional[str] = DbOption):
+def export_leaderboard_cmd(
+    qrels: str = QrelsOpt,
+    metric: list[str] = MetricOpt,
+    output: str = typer.Option(..., "--output", "-o", help="CSV file, or - for stdout."),
+    run: list[str] | None = RunOpt,
+    per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
+    convention: str = ConventionOpt,
+    complete: bool = CompleteOpt,
+    depth: int | None = DepthOpt,
+    db: str | None = DbOption,
+):
     """Write a leaderboard CSV: one row per run, a column per metric, sorted by the first metric."""
     from ..export import export_leaderboard
 
@@ -75,7 +93,7 @@ def export_leaderboard_cmd(qrels: str = QrelsOpt, metric: List[str] = MetricOpt,
 
 
 @app.command("demo")
-def demo(db: Optional[str] = typer.Option(None, "--db", help="Store file for the demo (default: in memory).")):
+def demo(db: str | None = typer.Option(None, "--db", help="Store file for the demo (default: in memory).")):
     """Build a store from the bundled sample collection, evaluate it and show a leaderboard and a query."""
     from ..demo import run_demo
 

@@ -1,4 +1,5 @@
 """Printing query results: rich tables on a terminal, plain text, CSV or JSON for pipes."""
+
 from __future__ import annotations
 
 import csv
@@ -6,7 +7,8 @@ import io
 import json
 import math
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 FORMATS = ("table", "csv", "json", "tsv")
 
@@ -23,8 +25,15 @@ def _cell(v: Any, digits: int | None) -> str:
     return str(v)
 
 
-def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table", *,
-           title: str | None = None, digits: int | None = 4, out=None) -> None:
+def render(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    fmt: str = "table",
+    *,
+    title: str | None = None,
+    digits: int | None = 4,
+    out=None,
+) -> None:
     """Write rows to ``out`` (stdout) in the given format."""
     out = out or sys.stdout
     if fmt not in FORMATS:

@@ -1,8 +1,7 @@
 """Judgment subsamples: `evalstore subsample --qrels NAME --fractions ...` and its sub-commands
 (list, show, export, drop). The library functions are in :mod:`evalstore.subsample`."""
-from __future__ import annotations
 
-from typing import List, Optional
+from __future__ import annotations
 
 import typer
 
@@ -11,34 +10,42 @@ from .output import render
 
 subsample_app = typer.Typer(
     help="Create reproducible judgment subsamples (Buckley & Voorhees reduced qrels) and list, show, export or "
-         "drop them.\n\nCreate: evalstore subsample --qrels NAME --fractions 0.9,0.7,0.5,0.3,0.1 [--trials K] "
-         "[--seed S] [--min-rel 1] [--min-nonrel 10]. Names are <qrels>@bv<fraction>#<trial>.",
-    invoke_without_command=True)
+    "drop them.\n\nCreate: evalstore subsample --qrels NAME --fractions 0.9,0.7,0.5,0.3,0.1 [--trials K] "
+    "[--seed S] [--min-rel 1] [--min-nonrel 10]. Names are <qrels>@bv<fraction>#<trial>.",
+    invoke_without_command=True,
+)
 app.add_typer(subsample_app, name="subsample")
 
 FmtOpt = typer.Option("table", "--format", "-f", help="table, csv, tsv or json.")
 
 
 @subsample_app.callback()
-def create(ctx: typer.Context,
-           qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="The qrels set to subsample."),
-           fractions: Optional[str] = typer.Option(
-               None, "--fractions", help="Fractions kept, e.g. 0.9,0.7,0.5,0.3,0.1 (or 50%), or a preset: "
-                                         "'bompada' (0.01-0.05, 0.1-0.9: 14 values), 'sakai' (0.9,0.7,0.5,0.3,0.1)."),
-           trials: int = typer.Option(1, "--trials", "-k", help="Independent shuffles per fraction (trials 0..K-1)."),
-           seed: int = typer.Option(0, "--seed", help="Random seed; the same seed gives the same subsamples anywhere."),
-           min_rel: int = typer.Option(1, "--min-rel", help="Keep at least this many relevant docs per topic."),
-           min_nonrel: int = typer.Option(10, "--min-nonrel", help="Keep at least this many nonrelevant docs per topic."),
-           method: str = typer.Option("buckley_voorhees", "--method", help="Subsampling method (buckley_voorhees)."),
-           prefix: Optional[str] = typer.Option(None, "--prefix", help="Name prefix (default: the qrels name)."),
-           replace: bool = typer.Option(False, "--replace", help="Recreate same-named subsamples made differently."),
-           fmt: str = FmtOpt, db: Optional[str] = DbOption):
+def create(
+    ctx: typer.Context,
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help="The qrels set to subsample."),
+    fractions: str | None = typer.Option(
+        None,
+        "--fractions",
+        help="Fractions kept, e.g. 0.9,0.7,0.5,0.3,0.1 (or 50%), or a preset: "
+        "'bompada' (0.01-0.05, 0.1-0.9: 14 values), 'sakai' (0.9,0.7,0.5,0.3,0.1).",
+    ),
+    trials: int = typer.Option(1, "--trials", "-k", help="Independent shuffles per fraction (trials 0..K-1)."),
+    seed: int = typer.Option(0, "--seed", help="Random seed; the same seed gives the same subsamples anywhere."),
+    min_rel: int = typer.Option(1, "--min-rel", help="Keep at least this many relevant docs per topic."),
+    min_nonrel: int = typer.Option(10, "--min-nonrel", help="Keep at least this many nonrelevant docs per topic."),
+    method: str = typer.Option("buckley_voorhees", "--method", help="Subsampling method (buckley_voorhees)."),
+    prefix: str | None = typer.Option(None, "--prefix", help="Name prefix (default: the qrels name)."),
+    replace: bool = typer.Option(False, "--replace", help="Recreate same-named subsamples made differently."),
+    fmt: str = FmtOpt,
+    db: str | None = DbOption,
+):
     """Create subsamples of a qrels set, or run a sub-command (list, show, export, drop)."""
-    ctx.obj = {"db": db}            # `subsample --db X list` works like `subsample list --db X`
+    ctx.obj = {"db": db}  # `subsample --db X list` works like `subsample list --db X`
     if ctx.invoked_subcommand is not None:
         if qrels or fractions:
-            raise typer.BadParameter(f"--qrels/--fractions create subsamples; they do not go with "
-                                     f"`subsample {ctx.invoked_subcommand}`")
+            raise typer.BadParameter(
+                f"--qrels/--fractions create subsamples; they do not go with `subsample {ctx.invoked_subcommand}`"
+            )
         return
     if not qrels or not fractions:
         if not qrels and not fractions:
@@ -48,8 +55,18 @@ def create(ctx: typer.Context,
     from ..subsample import create_subsamples, list_subsamples
 
     with open_store(db or _group_db(ctx)) as store:
-        names = create_subsamples(store, qrels, fractions, trials=trials, seed=seed, min_rel=min_rel,
-                                  min_nonrel=min_nonrel, method=method, prefix=prefix, replace=replace)
+        names = create_subsamples(
+            store,
+            qrels,
+            fractions,
+            trials=trials,
+            seed=seed,
+            min_rel=min_rel,
+            min_nonrel=min_nonrel,
+            method=method,
+            prefix=prefix,
+            replace=replace,
+        )
         res = list_subsamples(store, qrels)
         idx = res.columns.index("name")
         rows = [r[:-1] for r in res.rows if r[idx] in set(names)]
@@ -58,8 +75,12 @@ def create(ctx: typer.Context,
 
 
 @subsample_app.command("list")
-def list_cmd(ctx: typer.Context, parent: Optional[str] = typer.Option(None, "--qrels", "-q", help="Only the subsamples of this qrels set."),
-             fmt: str = FmtOpt, db: Optional[str] = DbOption):
+def list_cmd(
+    ctx: typer.Context,
+    parent: str | None = typer.Option(None, "--qrels", "-q", help="Only the subsamples of this qrels set."),
+    fmt: str = FmtOpt,
+    db: str | None = DbOption,
+):
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
     from ..subsample import list_subsamples
 
@@ -69,8 +90,12 @@ def list_cmd(ctx: typer.Context, parent: Optional[str] = typer.Option(None, "--q
 
 
 @subsample_app.command("show")
-def show_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Subsample name, e.g. 'dl19@bv0.5#0'."),
-             fmt: str = FmtOpt, db: Optional[str] = DbOption):
+def show_cmd(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="Subsample name, e.g. 'dl19@bv0.5#0'."),
+    fmt: str = FmtOpt,
+    db: str | None = DbOption,
+):
     """Per-topic sizes of a subsample next to its parent's."""
     from ..subsample import topic_sizes
 
@@ -80,9 +105,12 @@ def show_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Subsample
 
 
 @subsample_app.command("export")
-def export_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Subsample (or any qrels set) to write."),
-               output: str = typer.Option(..., "--output", "-o", help="Qrels file to write, or - for stdout."),
-               db: Optional[str] = DbOption):
+def export_cmd(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="Subsample (or any qrels set) to write."),
+    output: str = typer.Option(..., "--output", "-o", help="Qrels file to write, or - for stdout."),
+    db: str | None = DbOption,
+):
     """Write a subsample as a TREC qrels file (topic 0 docno grade; no comments or blank lines)."""
     from ..subsample import export_qrels
 
@@ -93,9 +121,12 @@ def export_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Subsamp
 
 
 @subsample_app.command("drop")
-def drop_cmd(ctx: typer.Context, names: Optional[List[str]] = typer.Argument(None, help="Subsample names."),
-             parent: Optional[str] = typer.Option(None, "--qrels", "-q", help="Drop every subsample of this qrels set."),
-             db: Optional[str] = DbOption):
+def drop_cmd(
+    ctx: typer.Context,
+    names: list[str] | None = typer.Argument(None, help="Subsample names."),
+    parent: str | None = typer.Option(None, "--qrels", "-q", help="Drop every subsample of this qrels set."),
+    db: str | None = DbOption,
+):
     """Delete subsamples with their judgments and scores."""
     from ..subsample import drop_subsamples, subsample_names
 

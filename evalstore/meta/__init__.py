@@ -16,6 +16,7 @@ Array-level building blocks: :func:`correlate`, :func:`swap_method`, :func:`pair
 with :func:`score_matrix`. Importing this package registers the SQL functions of
 :mod:`evalstore.meta.udfs` (``bootstrap_asl`` etc.) on every store connection.
 """
+
 from __future__ import annotations
 
 from . import udfs  # noqa: F401  (declares the UDF registrar)

@@ -11,12 +11,14 @@ the summary score of ``top_by``, default the first metric, on the first qrels se
 :mod:`evalstore.meta.matrix`), ``convention`` / ``complete`` / ``depth`` (evaluation options, as
 ``evalstore eval``), ``progress`` (progress bars; default: on a terminal).
 """
+
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +27,8 @@ from .bootstrap import paired_bootstrap
 from .correlation import correlate
 from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_runs
 from .sampling import MetaError, bootstrap_indices, check_seed, check_trials, pair_indices, sign_flips, swap_indices
-from .significance import ADJUSTMENTS, TESTS, adjust as adjust_p, paired_t, randomisation, wilcoxon
+from .significance import ADJUSTMENTS, TESTS, paired_t, randomisation, wilcoxon
+from .significance import adjust as adjust_p
 from .swap import BIN_WIDTH, N_BINS, swap_method
 
 
@@ -55,16 +58,24 @@ def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> lis
     return [Column(q, m) for q in qs for m in ms]
 
 
-def load(store, columns: Sequence[Column], runs=None, *, top: int | None = None, top_by: str | None = None,
-         missing: str = "error",
-         convention: str = "trec_eval", complete: bool = False, depth: int | None = None,
-         progress: bool | None = None) -> tuple[list[ScoreMatrix], dict[str, Any]]:
+def load(
+    store,
+    columns: Sequence[Column],
+    runs=None,
+    *,
+    top: int | None = None,
+    top_by: str | None = None,
+    missing: str = "error",
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    progress: bool | None = None,
+) -> tuple[list[ScoreMatrix], dict[str, Any]]:
     """Score matrices of the columns over the same runs, and the evaluation parameters used."""
-    eval_opts = dict(convention=convention, complete=complete, depth=depth)
+    eval_opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     missing = normalise_missing(missing)
     if top is not None:
-        runs = top_runs(store, columns[0].qrels, top_by or columns[0].metric, top, runs, progress=progress,
-                        **eval_opts)
+        runs = top_runs(store, columns[0].qrels, top_by or columns[0].metric, top, runs, progress=progress, **eval_opts)
     mats = score_matrices(store, columns, runs, missing=missing, progress=progress, **eval_opts)
     if len(mats[0].runs) < 2:
         raise MetaError(f"meta-evaluation needs at least 2 runs, got {len(mats[0].runs)}")
@@ -101,8 +112,9 @@ def _save(store, analysis: Analysis, save: bool) -> Analysis:
 
 
 # --------------------------------------------------------------------------- Kendall
-def kendall(store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=None, *, save: bool = True,
-            **kwargs) -> Analysis:
+def kendall(
+    store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=None, *, save: bool = True, **kwargs
+) -> Analysis:
     """Kendall's tau (with Z test) and Spearman's rho between the system rankings of every two
     columns (000 Table 2, 002 Table 2). Runs are ranked by each column's summary score."""
     cols = columns_for(qrels, metrics)
@@ -113,27 +125,66 @@ def kendall(store, qrels: str | Sequence[str], metrics: str | Sequence[str], run
     rows = []
     for a, b in itertools.combinations(range(len(mats)), 2):
         c = correlate(means[a], means[b])
-        rows.append({"col_a": a, "col_b": b, "qrels_a": mats[a].qrels, "metric_a": mats[a].metric,
-                     "qrels_b": mats[b].qrels, "metric_b": mats[b].metric, "n_runs": c.n,
-                     "tau": _num(c.tau), "tau_a": _num(c.tau_a), "tau_b": _num(c.tau_b),
-                     "concordant": c.concordant, "discordant": c.discordant, "ties_a": c.ties_a,
-                     "ties_b": c.ties_b, "ties_both": c.ties_both, "z": _num(c.z), "p_value": _num(c.p_value),
-                     "spearman": _num(c.spearman)})
-    an = Analysis("kendall", params, None, _inputs(mats), {"meta_correlations": rows},
-                  {"labels": [m.label for m in mats], "qrels": [m.qrels for m in mats], "matrices": mats})
+        rows.append(
+            {
+                "col_a": a,
+                "col_b": b,
+                "qrels_a": mats[a].qrels,
+                "metric_a": mats[a].metric,
+                "qrels_b": mats[b].qrels,
+                "metric_b": mats[b].metric,
+                "n_runs": c.n,
+                "tau": _num(c.tau),
+                "tau_a": _num(c.tau_a),
+                "tau_b": _num(c.tau_b),
+                "concordant": c.concordant,
+                "discordant": c.discordant,
+                "ties_a": c.ties_a,
+                "ties_b": c.ties_b,
+                "ties_both": c.ties_both,
+                "z": _num(c.z),
+                "p_value": _num(c.p_value),
+                "spearman": _num(c.spearman),
+            }
+        )
+    an = Analysis(
+        "kendall",
+        params,
+        None,
+        _inputs(mats),
+        {"meta_correlations": rows},
+        {"labels": [m.label for m in mats], "qrels": [m.qrels for m in mats], "matrices": mats},
+    )
     return _save(store, an, save)
 
 
 # --------------------------------------------------------------------------- swap method
-def swap(store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=None, *, trials: int = 1000,
-         seed: int = 0, max_rate: float = 0.05, bin_width: float = BIN_WIDTH, n_bins: int = N_BINS,
-         save: bool = True, progress: bool | None = None, **kwargs) -> Analysis:
+def swap(
+    store,
+    qrels: str | Sequence[str],
+    metrics: str | Sequence[str],
+    runs=None,
+    *,
+    trials: int = 1000,
+    seed: int = 0,
+    max_rate: float = 0.05,
+    bin_width: float = BIN_WIDTH,
+    n_bins: int = N_BINS,
+    save: bool = True,
+    progress: bool | None = None,
+    **kwargs,
+) -> Analysis:
     """The swap method for each column (000 Sec. 4.2, Table 3)."""
     B, seed = check_trials(trials), check_seed(seed)
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
     _need_mean(mats, "the swap method")
-    params.update(trials=B, max_rate=max_rate, bin_width=bin_width, n_bins=n_bins,
-                  sampling="rng.integers(0, n, size=(B, 2, n)); shared by all pairs")
+    params.update(
+        trials=B,
+        max_rate=max_rate,
+        bin_width=bin_width,
+        n_bins=n_bins,
+        sampling="rng.integers(0, n, size=(B, 2, n)); shared by all pairs",
+    )
     summary, bins, results = [], [], []
     n_pairs = len(mats[0].runs) * (len(mats[0].runs) - 1) // 2
     with progress_bar(n_pairs * len(mats), "swap method", enabled=progress) as bar:
@@ -142,46 +193,115 @@ def swap(store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=N
             n = len(m.topics)
             if n not in idx_cache:
                 idx_cache[n] = swap_indices(n, B, seed)
-            r = swap_method(m.values, B, seed, bin_width=bin_width, n_bins=n_bins, max_rate=max_rate,
-                            indices=idx_cache[n], progress=bar)
+            r = swap_method(
+                m.values,
+                B,
+                seed,
+                bin_width=bin_width,
+                n_bins=n_bins,
+                max_rate=max_rate,
+                indices=idx_cache[n],
+                progress=bar,
+            )
             results.append(r)
-            summary.append({"qrels": m.qrels, "metric": m.metric, "n_runs": len(m.runs), "n_topics": n,
-                            "n_pairs": r.n_pairs, "trials": B, "max_rate": max_rate, "abs_diff": _finite(r.abs_diff),
-                            "abs_diff_first": _finite(r.abs_diff_first), "max_diff": r.max_diff,
-                            "rel_diff": _finite(r.rel_diff), "share": _finite(r.share)})
+            summary.append(
+                {
+                    "qrels": m.qrels,
+                    "metric": m.metric,
+                    "n_runs": len(m.runs),
+                    "n_topics": n,
+                    "n_pairs": r.n_pairs,
+                    "trials": B,
+                    "max_rate": max_rate,
+                    "abs_diff": _finite(r.abs_diff),
+                    "abs_diff_first": _finite(r.abs_diff_first),
+                    "max_diff": r.max_diff,
+                    "rel_diff": _finite(r.rel_diff),
+                    "share": _finite(r.share),
+                }
+            )
             for i, (lo, hi) in enumerate(r.edges()):
-                bins.append({"qrels": m.qrels, "metric": m.metric, "bin": i, "lo": lo, "hi": hi,
-                             "comparisons": int(r.counts[i]), "swaps": int(r.swaps[i]),
-                             "swap_rate": _finite(r.rates[i])})
-    an = Analysis("swap", params, seed, _inputs(mats), {"meta_swap": summary, "meta_swap_bins": bins},
-                  {"labels": [m.label for m in mats], "swap": results, "matrices": mats})
+                bins.append(
+                    {
+                        "qrels": m.qrels,
+                        "metric": m.metric,
+                        "bin": i,
+                        "lo": lo,
+                        "hi": hi,
+                        "comparisons": int(r.counts[i]),
+                        "swaps": int(r.swaps[i]),
+                        "swap_rate": _finite(r.rates[i]),
+                    }
+                )
+    an = Analysis(
+        "swap",
+        params,
+        seed,
+        _inputs(mats),
+        {"meta_swap": summary, "meta_swap_bins": bins},
+        {"labels": [m.label for m in mats], "swap": results, "matrices": mats},
+    )
     return _save(store, an, save)
 
 
 def _need_mean(mats: Sequence[ScoreMatrix], what: str) -> None:
     for m in mats:
         if m.aggregate != "mean":
-            raise MetaError(f"{what} compares arithmetic means of per-topic scores, but {m.label} is summarised "
-                            f"by {m.aggregate}; use a metric averaged arithmetically")
+            raise MetaError(
+                f"{what} compares arithmetic means of per-topic scores, but {m.label} is summarised "
+                f"by {m.aggregate}; use a metric averaged arithmetically"
+            )
 
 
 # --------------------------------------------------------------------------- paired tests
-def _pair_rows(m: ScoreMatrix, test: str, stat: np.ndarray, p: np.ndarray, p_adj: np.ndarray, alpha: float,
-               means: np.ndarray, diffs: np.ndarray) -> list[dict[str, Any]]:
+def _pair_rows(
+    m: ScoreMatrix,
+    test: str,
+    stat: np.ndarray,
+    p: np.ndarray,
+    p_adj: np.ndarray,
+    alpha: float,
+    means: np.ndarray,
+    diffs: np.ndarray,
+) -> list[dict[str, Any]]:
     ii, jj = pair_indices(len(m.runs))
     sig = p_adj < alpha
-    return [{"qrels": m.qrels, "metric": m.metric, "run_a": m.runs[i], "run_b": m.runs[j],
-             "mean_a": float(means[i]), "mean_b": float(means[j]), "diff": float(d), "test": test,
-             "statistic": _num(s), "p_value": float(pv), "p_adjusted": float(pa), "significant": bool(g)}
-            for i, j, d, s, pv, pa, g in zip(ii.tolist(), jj.tolist(), diffs.tolist(), stat.tolist(), p.tolist(),
-                                            p_adj.tolist(), sig.tolist())]
+    return [
+        {
+            "qrels": m.qrels,
+            "metric": m.metric,
+            "run_a": m.runs[i],
+            "run_b": m.runs[j],
+            "mean_a": float(means[i]),
+            "mean_b": float(means[j]),
+            "diff": float(d),
+            "test": test,
+            "statistic": _num(s),
+            "p_value": float(pv),
+            "p_adjusted": float(pa),
+            "significant": bool(g),
+        }
+        for i, j, d, s, pv, pa, g in zip(
+            ii.tolist(), jj.tolist(), diffs.tolist(), stat.tolist(), p.tolist(), p_adj.tolist(), sig.tolist()
+        )
+    ]
 
 
 def _disc_row(m: ScoreMatrix, test: str, alpha: float, adjust: str, n_sig: int, est_diff=None) -> dict[str, Any]:
     P = len(m.runs) * (len(m.runs) - 1) // 2
-    return {"qrels": m.qrels, "metric": m.metric, "test": test, "alpha": alpha, "adjust": adjust,
-            "n_runs": len(m.runs), "n_topics": len(m.topics), "n_pairs": P, "n_significant": int(n_sig),
-            "disc_power": n_sig / P if P else None, "est_diff": est_diff}
+    return {
+        "qrels": m.qrels,
+        "metric": m.metric,
+        "test": test,
+        "alpha": alpha,
+        "adjust": adjust,
+        "n_runs": len(m.runs),
+        "n_topics": len(m.topics),
+        "n_pairs": P,
+        "n_significant": int(n_sig),
+        "disc_power": n_sig / P if P else None,
+        "est_diff": est_diff,
+    }
 
 
 def _pairs_z(m: ScoreMatrix) -> np.ndarray:
@@ -189,13 +309,21 @@ def _pairs_z(m: ScoreMatrix) -> np.ndarray:
     return m.values[ii] - m.values[jj]
 
 
-def run_tests(m: ScoreMatrix, tests: Sequence[str], *, trials: int, seed: int, alpha: float,
-              indices_cache: dict | None = None, bar=None) -> dict[str, dict[str, np.ndarray]]:
+def run_tests(
+    m: ScoreMatrix,
+    tests: Sequence[str],
+    *,
+    trials: int,
+    seed: int,
+    alpha: float,
+    indices_cache: dict | None = None,
+    bar=None,
+) -> dict[str, dict[str, Any]]:
     """Run the named tests on every pair of the (sorted) matrix: ``{test: {stat, p, ...}}``."""
     Z = _pairs_z(m)
     n = len(m.topics)
     cache = indices_cache if indices_cache is not None else {}
-    out: dict[str, dict[str, np.ndarray]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for test in tests:
         if test == "bootstrap":
             key = ("boot", n)
@@ -226,38 +354,72 @@ def _check_alpha(alpha: float) -> float:
     return float(alpha)
 
 
-def discpower(store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=None, *, trials: int = 1000,
-              seed: int = 0, alpha: float = 0.05, save: bool = True, progress: bool | None = None,
-              **kwargs) -> Analysis:
+def discpower(
+    store,
+    qrels: str | Sequence[str],
+    metrics: str | Sequence[str],
+    runs=None,
+    *,
+    trials: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    save: bool = True,
+    progress: bool | None = None,
+    **kwargs,
+) -> Analysis:
     """Bootstrap sensitivity (000 Sec. 4.3, Table 4; 002 Table 3): paired bootstrap test for every
     run pair of each column, discriminative power and the estimated difference required."""
     B, seed, alpha = check_trials(trials), check_seed(seed), _check_alpha(alpha)
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
     _need_mean(mats, "the paired bootstrap test")
-    params.update(trials=B, alpha=alpha, test="bootstrap", statistic="studentised, shifted to H0",
-                  sampling="rng.integers(0, n, size=(B, n)); shared by all pairs",
-                  est_diff="max over pairs of |wbar*| at the (B*alpha)-th largest |t*|, 2 significant figures")
+    params.update(
+        trials=B,
+        alpha=alpha,
+        test="bootstrap",
+        statistic="studentised, shifted to H0",
+        sampling="rng.integers(0, n, size=(B, n)); shared by all pairs",
+        est_diff="max over pairs of |wbar*| at the (B*alpha)-th largest |t*|, 2 significant figures",
+    )
     disc, pairs, results = [], [], []
     cache: dict = {}
     n_pairs = len(mats[0].runs) * (len(mats[0].runs) - 1) // 2
     with progress_bar(n_pairs * len(mats), "bootstrap", enabled=progress) as bar:
         for m in mats:
             m = m.sorted_by_mean()
-            res = run_tests(m, ["bootstrap"], trials=B, seed=seed, alpha=alpha, indices_cache=cache, bar=bar)["bootstrap"]
+            res = run_tests(m, ["bootstrap"], trials=B, seed=seed, alpha=alpha, indices_cache=cache, bar=bar)[
+                "bootstrap"
+            ]
             means, diffs = m.values.mean(axis=1), _pairs_z(m).mean(axis=1)
             pairs.extend(_pair_rows(m, "bootstrap", res["stat"], res["p"], res["p"], alpha, means, diffs))
             n_sig = int(np.count_nonzero(res["p"] < alpha))
             disc.append(_disc_row(m, "bootstrap", alpha, "none", n_sig, _finite(res["est_diff"])))
             results.append(res["result"])
-    an = Analysis("discpower", params, seed, _inputs(mats), {"meta_discpower": disc, "meta_pair_tests": pairs},
-                  {"labels": [m.label for m in mats], "bootstrap": results, "matrices": mats})
+    an = Analysis(
+        "discpower",
+        params,
+        seed,
+        _inputs(mats),
+        {"meta_discpower": disc, "meta_pair_tests": pairs},
+        {"labels": [m.label for m in mats], "bootstrap": results, "matrices": mats},
+    )
     return _save(store, an, save)
 
 
-def tests(store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=None, *,
-          tests: Sequence[str] = ("t", "wilcoxon", "randomisation", "bootstrap"), trials: int = 1000, seed: int = 0,
-          alpha: float = 0.05, adjust: str = "none", save: bool = True, progress: bool | None = None,
-          **kwargs) -> Analysis:
+def tests(
+    store,
+    qrels: str | Sequence[str],
+    metrics: str | Sequence[str],
+    runs=None,
+    *,
+    tests: Sequence[str] = ("t", "wilcoxon", "randomisation", "bootstrap"),
+    trials: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    adjust: str = "none",
+    save: bool = True,
+    progress: bool | None = None,
+    **kwargs,
+) -> Analysis:
     """Paired tests for every run pair of each column, with optional Holm/Bonferroni adjustment
     over the pairs of a column, and the discriminative power of each test."""
     B, seed, alpha = check_trials(trials), check_seed(seed), _check_alpha(alpha)
@@ -269,10 +431,15 @@ def tests(store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=
         raise MetaError(f"unknown p-value adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
     _need_mean(mats, "paired tests")
-    params.update(tests=names, trials=B, alpha=alpha, adjust=adjust,
-                  wilcoxon="zeros dropped; exact if n <= 50 and no ties, else normal with tie correction, "
-                           "no continuity correction",
-                  randomisation="sign flips rng.integers(0, 2, size=(B, n)); p = hits / B")
+    params.update(
+        tests=names,
+        trials=B,
+        alpha=alpha,
+        adjust=adjust,
+        wilcoxon="zeros dropped; exact if n <= 50 and no ties, else normal with tie correction, "
+        "no continuity correction",
+        randomisation="sign flips rng.integers(0, 2, size=(B, n)); p = hits / B",
+    )
     disc, pairs = [], []
     cache: dict = {}
     n_pairs = len(mats[0].runs) * (len(mats[0].runs) - 1) // 2
@@ -287,6 +454,12 @@ def tests(store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=
                 pairs.extend(_pair_rows(m, t, res[t]["stat"], res[t]["p"], p_adj, alpha, means, diffs))
                 est = _finite(res[t]["est_diff"]) if t == "bootstrap" and adjust == "none" else None
                 disc.append(_disc_row(m, t, alpha, adjust, int(np.count_nonzero(p_adj < alpha)), est))
-    an = Analysis("tests", params, seed, _inputs(mats), {"meta_discpower": disc, "meta_pair_tests": pairs},
-                  {"labels": [m.label for m in mats], "matrices": mats})
+    an = Analysis(
+        "tests",
+        params,
+        seed,
+        _inputs(mats),
+        {"meta_discpower": disc, "meta_pair_tests": pairs},
+        {"labels": [m.label for m in mats], "matrices": mats},
+    )
     return _save(store, an, save)

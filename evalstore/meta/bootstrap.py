@@ -24,6 +24,7 @@ All pairs share the same B bootstrap samples (see :mod:`evalstore.meta.sampling`
 a few matrix products of the ``(B, n)`` sample-count matrix with the ``(n, pairs)`` matrix of w,
 in blocks of pairs, never a Python loop over B.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,8 +39,8 @@ from .sampling import MetaError, block_size, bootstrap_indices, check_trials, co
 class BootstrapResult:
     """Per-pair output of :func:`paired_bootstrap` (arrays of length ``pairs``)."""
 
-    t_obs: np.ndarray          # t(z)
-    asl: np.ndarray            # achieved significance level
+    t_obs: np.ndarray  # t(z)
+    asl: np.ndarray  # achieved significance level
     diff_at_alpha: np.ndarray  # |wbar*b| of the (B*alpha)-th largest |t*b| (Fig. 7), per pair
     B: int
     alpha: float
@@ -118,15 +119,16 @@ def _max_group(W: np.ndarray) -> np.ndarray:
     return (idx - start + 1).max(axis=1)
 
 
-def _fix_degenerate(C: np.ndarray, W: np.ndarray, wbar: np.ndarray, t: np.ndarray, u: np.ndarray,
-                    gmax: np.ndarray) -> np.ndarray:
+def _fix_degenerate(
+    C: np.ndarray, W: np.ndarray, wbar: np.ndarray, t: np.ndarray, u: np.ndarray, gmax: np.ndarray
+) -> np.ndarray:
     """Exact sigma = 0 handling: a sample is degenerate iff all its sampled w are equal. Only
     samples with no more distinct topics than the pair's largest group of equal w can be."""
     degenerate = np.zeros(t.shape, dtype=bool)
     bs, ps = np.nonzero(u[:, None] <= gmax[None, :])
     step = max(1, (1 << 22) // max(1, C.shape[1]))
     for s in range(0, bs.size, step):
-        b, p = bs[s:s + step], ps[s:s + step]
+        b, p = bs[s : s + step], ps[s : s + step]
         present = C[b] > 0
         vals = W[p]
         hi = np.where(present, vals, -np.inf).max(axis=1)
@@ -150,8 +152,15 @@ def _kth_largest_index(a: np.ndarray, k: int) -> np.ndarray:
     return np.argmax(eq & (rank_in_ties == (k - above)[None, :]), axis=0)
 
 
-def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float = 0.05, *,
-                     indices: np.ndarray | None = None, progress=None) -> BootstrapResult:
+def paired_bootstrap(
+    Z: np.ndarray,
+    B: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    *,
+    indices: np.ndarray | None = None,
+    progress=None,
+) -> BootstrapResult:
     """Paired bootstrap test for every row of ``Z`` (pairs x topics, z = x - y).
 
     ``indices``: the ``(B, n)`` bootstrap topic samples (default: drawn from ``seed``, see
@@ -173,7 +182,7 @@ def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float =
     W = Z - zbar[:, None]
     W[const] = 0.0
     scale = row_scale(W)
-    W = W / scale[:, None]          # exact (powers of two); |wbar*| is scaled back below
+    W = W / scale[:, None]  # exact (powers of two); |wbar*| is scaled back below
     if indices is None:
         indices = bootstrap_indices(n, B, seed)
     if indices.shape != (B, n):
@@ -187,13 +196,13 @@ def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float =
     step = block_size(B, n)
     sqrt_n = math.sqrt(n)
     for s in range(0, P, step):
-        Wb = W[s:s + step]
+        Wb = W[s : s + step]
         wbar = (C @ Wb.T) / n
         ss = C @ (Wb * Wb).T
         var = np.maximum((ss - n * wbar * wbar) / (n - 1), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = wbar / (np.sqrt(var) / sqrt_n)
-        degenerate = _fix_degenerate(C, Wb, wbar, t, u, gmax[s:s + step])
+        degenerate = _fix_degenerate(C, Wb, wbar, t, u, gmax[s : s + step])
         lost = (var == 0) & ~degenerate
         if lost.any():
             # the one-pass variance cancelled to 0 in a sample whose values are not all equal
@@ -206,9 +215,9 @@ def paired_bootstrap(Z: np.ndarray, B: int = 1000, seed: int = 0, alpha: float =
                 t[bs, ps] = np.where(v > 0, m / (np.sqrt(v) / sqrt_n), _degenerate_t(m))
             wbar[bs, ps] = m
         abs_t = np.abs(t)
-        asl[s:s + step] = np.count_nonzero(abs_t >= abs_t_obs[None, s:s + step], axis=0) / B
+        asl[s : s + step] = np.count_nonzero(abs_t >= abs_t_obs[None, s : s + step], axis=0) / B
         pick = _kth_largest_index(abs_t, k)
-        diff[s:s + step] = np.abs(wbar[pick, np.arange(Wb.shape[0])]) * scale[s:s + step]
+        diff[s : s + step] = np.abs(wbar[pick, np.arange(Wb.shape[0])]) * scale[s : s + step]
         if progress is not None:
             progress.advance(Wb.shape[0])
     return BootstrapResult(t_obs=t_obs, asl=asl, diff_at_alpha=diff, B=B, alpha=float(alpha), seed=int(seed))

@@ -17,6 +17,7 @@ qrels and on a subsample) each rank the runs. Over all ``n_s (n_s - 1) / 2`` run
 Ties are exact equality of the values compared (the means of the runs, computed the same way for
 every run).
 """
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,8 @@ class Correlation:
     n: int
     concordant: int
     discordant: int
-    ties_a: int          # pairs tied only in the first column
-    ties_b: int          # pairs tied only in the second column
+    ties_a: int  # pairs tied only in the first column
+    ties_b: int  # pairs tied only in the second column
     ties_both: int
     tau_a: float
     tau_b: float
@@ -80,7 +81,7 @@ def average_ranks(x: np.ndarray) -> np.ndarray:
     group = np.cumsum(new) - 1
     starts = np.nonzero(new)[0]
     ends = np.append(starts[1:], n)
-    avg = (starts + ends + 1) / 2.0          # mean of ranks start+1 .. end
+    avg = (starts + ends + 1) / 2.0  # mean of ranks start+1 .. end
     ranks = np.empty(n)
     ranks[order] = avg[group]
     return ranks
@@ -115,8 +116,17 @@ def correlate(a, b) -> Correlation:
     da, db = ra - ra.mean(), rb - rb.mean()
     sd = math.sqrt(float(da @ da) * float(db @ db))
     rho = float(da @ db) / sd if sd > 0 else float("nan")
-    return Correlation(n=n, concordant=pos, discordant=neg, ties_a=ta, ties_b=tb, ties_both=tboth,
-                       tau_a=tau_a, tau_b=tau_b, spearman=rho)
+    return Correlation(
+        n=n,
+        concordant=pos,
+        discordant=neg,
+        ties_a=ta,
+        ties_b=tb,
+        ties_both=tboth,
+        tau_a=tau_a,
+        tau_b=tau_b,
+        spearman=rho,
+    )
 
 
 def kendall_tau(a, b) -> float:

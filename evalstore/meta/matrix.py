@@ -15,11 +15,13 @@ analysis needs one value per run and topic, so the policy is explicit (``missing
 
 The topics of a column are the topics scored for at least one of its runs (byte order).
 """
+
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -34,13 +36,13 @@ class ScoreMatrix:
     """Per-topic scores of one column: ``values[i, j]`` = score of ``runs[i]`` on ``topics[j]``."""
 
     qrels: str
-    metric: str                     # canonical name, as stored in ``scores.metric``
-    label: str                      # the name as requested (e.g. 'AP(rel=2)')
+    metric: str  # canonical name, as stored in ``scores.metric``
+    label: str  # the name as requested (e.g. 'AP(rel=2)')
     runs: list[str]
     topics: list[str]
     values: np.ndarray
     aggregate: str = "mean"
-    filled: int = 0                 # cells set to 0 by missing='zero'
+    filled: int = 0  # cells set to 0 by missing='zero'
     dropped_topics: list[str] = field(default_factory=list)
     dropped_runs: list[str] = field(default_factory=list)
 
@@ -61,14 +63,23 @@ class ScoreMatrix:
         # (e.g. P@10 of 0.6125 reached two ways) tie exactly, whatever the summation order.
         return np.round(m, 12)
 
-    def subset(self, runs: Sequence[str]) -> "ScoreMatrix":
+    def subset(self, runs: Sequence[str]) -> ScoreMatrix:
         pos = {r: i for i, r in enumerate(self.runs)}
         idx = [pos[r] for r in runs]
-        return ScoreMatrix(self.qrels, self.metric, self.label, list(runs), list(self.topics), self.values[idx],
-                           self.aggregate, self.filled, list(self.dropped_topics),
-                           list(self.dropped_runs) + [r for r in self.runs if r not in set(runs)])
+        return ScoreMatrix(
+            self.qrels,
+            self.metric,
+            self.label,
+            list(runs),
+            list(self.topics),
+            self.values[idx],
+            self.aggregate,
+            self.filled,
+            list(self.dropped_topics),
+            list(self.dropped_runs) + [r for r in self.runs if r not in set(runs)],
+        )
 
-    def sorted_by_mean(self) -> "ScoreMatrix":
+    def sorted_by_mean(self) -> ScoreMatrix:
         """Runs ordered by descending summary score (ties by name), so pairs (i < j) put the
         better run first."""
         m = self.means()
@@ -86,10 +97,18 @@ class ScoreMatrix:
         return h.hexdigest()
 
     def describe(self) -> dict:
-        return {"qrels": self.qrels, "metric": self.metric, "label": self.label, "runs": list(self.runs),
-                "topics": list(self.topics), "aggregate": self.aggregate, "filled_with_zero": self.filled,
-                "dropped_topics": list(self.dropped_topics), "dropped_runs": list(self.dropped_runs),
-                "sha256": self.sha256()}
+        return {
+            "qrels": self.qrels,
+            "metric": self.metric,
+            "label": self.label,
+            "runs": list(self.runs),
+            "topics": list(self.topics),
+            "aggregate": self.aggregate,
+            "filled_with_zero": self.filled,
+            "dropped_topics": list(self.dropped_topics),
+            "dropped_runs": list(self.dropped_runs),
+            "sha256": self.sha256(),
+        }
 
 
 @dataclass(frozen=True)
@@ -104,26 +123,32 @@ class Column:
 def normalise_missing(missing: str) -> str:
     m = missing.replace("-", "_").lower()
     if m not in MISSING_POLICIES:
-        raise MetaError(f"unknown missing-topic policy {missing!r}; use one of "
-                        f"{', '.join(p.replace('_', '-') for p in MISSING_POLICIES)}")
+        raise MetaError(
+            f"unknown missing-topic policy {missing!r}; use one of "
+            f"{', '.join(p.replace('_', '-') for p in MISSING_POLICIES)}"
+        )
     return m
 
 
-def canonical_metric(store, qrels: str, metric: str, *, convention: str = "trec_eval", complete: bool = False,
-                     depth: int | None = None) -> str:
+def canonical_metric(
+    store, qrels: str, metric: str, *, convention: str = "trec_eval", complete: bool = False, depth: int | None = None
+) -> str:
     """The canonical name under which ``metric`` evaluated on ``qrels`` with these options is
     stored (parameters sorted, defaults and the qrels set's declared gains filled in)."""
     from ..metrics import engine
 
     insts = engine.resolve_metrics([metric])
     if len(insts) != 1:
-        raise MetricError(f"{metric!r} names {len(insts)} metrics ({', '.join(i.display for i in insts)}); "
-                          f"give each as its own column")
+        raise MetricError(
+            f"{metric!r} names {len(insts)} metrics ({', '.join(i.display for i in insts)}); "
+            f"give each as its own column"
+        )
     inst = insts[0]
     options = engine.make_options(convention, complete, depth)
     qid = store.qrels_id(qrels)
-    declared = engine.parse_gains(store.con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?",
-                                                    [qid]).fetchone()[0])
+    declared = engine.parse_gains(
+        store.con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?", [qid]).fetchone()[0]
+    )
     ctx = engine.effective_context(inst, declared)
     return engine._canonical_for(inst, ctx, options.canonical_extra())
 
@@ -137,10 +162,18 @@ def _run_ids(store, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
     return runs, [store.run_id(r) for r in runs]
 
 
-def score_matrices(store, columns: Sequence[Column | tuple[str, str]], runs: Sequence[str] | None = None, *,
-                   missing: str = "error", evaluate: bool = True, convention: str = "trec_eval",
-                   complete: bool = False, depth: int | None = None, progress: bool | None = None
-                   ) -> list[ScoreMatrix]:
+def score_matrices(
+    store,
+    columns: Sequence[Column | tuple[str, str]],
+    runs: Sequence[str] | None = None,
+    *,
+    missing: str = "error",
+    evaluate: bool = True,
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    progress: bool | None = None,
+) -> list[ScoreMatrix]:
     """One :class:`ScoreMatrix` per column, all over the same runs (in the order given; all runs
     of the store by name when None). Unevaluated (qrels, run, metric) combinations are evaluated
     first, all in one bulk pass, unless ``evaluate=False`` (then they are an error)."""
@@ -151,7 +184,7 @@ def score_matrices(store, columns: Sequence[Column | tuple[str, str]], runs: Seq
     if not cols:
         raise MetaError("no score column given (a qrels set and a metric)")
     runs, run_ids = _run_ids(store, runs)
-    opts = dict(convention=convention, complete=complete, depth=depth)
+    opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     canon = [canonical_metric(store, c.qrels, c.metric, **opts) for c in cols]
     qids = [store.qrels_id(c.qrels) for c in cols]
     con = store.con
@@ -159,9 +192,14 @@ def score_matrices(store, columns: Sequence[Column | tuple[str, str]], runs: Seq
     todo_metrics: list[str] = []
     todo_runs: list[str] = []
     for c, name, qid in zip(cols, canon, qids):
-        done = {r for (r,) in con.execute(
-            "SELECT run_id FROM evaluations WHERE qrels_id = ? AND metric = ? AND run_id IN (SELECT unnest(?::INTEGER[]))",
-            [qid, name, run_ids]).fetchall()}
+        done = {
+            r
+            for (r,) in con.execute(
+                "SELECT run_id FROM evaluations WHERE qrels_id = ? AND metric = ? "
+                "AND run_id IN (SELECT unnest(?::INTEGER[]))",
+                [qid, name, run_ids],
+            ).fetchall()
+        }
         lacking = [r for r, rid in zip(runs, run_ids) if rid not in done]
         if lacking:
             todo_qrels.append(c.qrels)
@@ -169,10 +207,18 @@ def score_matrices(store, columns: Sequence[Column | tuple[str, str]], runs: Seq
             todo_runs.extend(lacking)
     if todo_qrels:
         if not evaluate:
-            raise MetaError(f"{todo_metrics[0]} has not been evaluated on {todo_qrels[0]} for every run; "
-                            f"run `evalstore eval` first or allow evaluation")
-        evaluate_bulk(store, list(dict.fromkeys(todo_qrels)), list(dict.fromkeys(todo_runs)),
-                      list(dict.fromkeys(todo_metrics)), progress=progress, **opts)
+            raise MetaError(
+                f"{todo_metrics[0]} has not been evaluated on {todo_qrels[0]} for every run; "
+                f"run `evalstore eval` first or allow evaluation"
+            )
+        evaluate_bulk(
+            store,
+            list(dict.fromkeys(todo_qrels)),
+            list(dict.fromkeys(todo_runs)),
+            list(dict.fromkeys(todo_metrics)),
+            progress=progress,
+            **opts,
+        )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
     return _apply_missing(mats, missing)
 
@@ -184,11 +230,17 @@ def score_matrix(store, qrels: str, metric: str, runs: Sequence[str] | None = No
 
 def _fetch(store, col: Column, canonical: str, qid: int, runs: list[str], run_ids: list[int]) -> ScoreMatrix:
     con = store.con
-    data = con.execute("""SELECT s.run_id, s.topic, s.value FROM score_data s
+    data = con.execute(
+        """SELECT s.run_id, s.topic, s.value FROM score_data s
                           WHERE s.qrels_id = ? AND s.metric = ? AND s.run_id IN (SELECT unnest(?::INTEGER[]))""",
-                       [qid, canonical, run_ids]).fetchnumpy()
-    agg = con.execute("SELECT any_value(aggregate) FROM evaluations WHERE qrels_id = ? AND metric = ?",
-                      [qid, canonical]).fetchone()[0] or "mean"
+        [qid, canonical, run_ids],
+    ).fetchnumpy()
+    agg = (
+        con.execute(
+            "SELECT any_value(aggregate) FROM evaluations WHERE qrels_id = ? AND metric = ?", [qid, canonical]
+        ).fetchone()[0]
+        or "mean"
+    )
     rid = np.asarray(data["run_id"], dtype=np.int64)
     topic_arr = np.asarray(data["topic"], dtype=object)
     vals = np.ma.filled(np.ma.asarray(data["value"], dtype=np.float64), np.nan)
@@ -217,7 +269,8 @@ def _apply_missing(mats: list[ScoreMatrix], policy: str) -> list[ScoreMatrix]:
             f"{len(bad)} run(s) have no {m.label} score on some topics of qrels {m.qrels!r}: {shown}"
             f"{' ...' if len(bad) > 5 else ''}. Paired analyses need every run on every topic: choose "
             f"missing='zero' (unscored topics score 0, as trec_eval -c), 'drop_topics' or 'drop_runs' "
-            f"(CLI: --missing zero|drop-topics|drop-runs), or evaluate with complete=True (--complete)")
+            f"(CLI: --missing zero|drop-topics|drop-runs), or evaluate with complete=True (--complete)"
+        )
     if policy == "zero":
         for m, h in zip(mats, holes):
             m.filled = int(h.sum())

@@ -8,10 +8,11 @@
 * :func:`plot_robustness`: Kendall's tau, discriminative power, accuracy and g-mean against the
   share of judgments kept (002 Figs. 2-3, 004 Figs. 1-2).
 """
+
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -53,8 +54,15 @@ def plot_kendall(analysis, path, stat: str = "tau") -> str:
     for i in range(k):
         for j in range(k):
             if i != j and np.isfinite(M[i, j]):
-                ax.text(j, i, f"{M[i, j]:.3f}", ha="center", va="center",
-                        color="white" if M[i, j] < 0.7 else "black", fontsize=9)
+                ax.text(
+                    j,
+                    i,
+                    f"{M[i, j]:.3f}",
+                    ha="center",
+                    va="center",
+                    color="white" if M[i, j] < 0.7 else "black",
+                    fontsize=9,
+                )
     fig.colorbar(im, ax=ax, label=f"Kendall's {stat}" if stat.startswith("tau") else stat)
     ax.set_title(f"Rank correlation between system rankings ({len(analysis.inputs['runs'])} runs)")
     return _save(fig, path)
@@ -105,12 +113,21 @@ def plot_discpower(analysis, path) -> str:
     rows = analysis.rows("meta_discpower")
     labels = _short(analysis.results["labels"], [r["qrels"] for r in rows])
     vals = [100 * (r["disc_power"] or 0.0) for r in rows]
-    texts = [f"{r['n_significant']}/{r['n_pairs']} = {100 * (r['disc_power'] or 0):.1f}%"
-             + (f", diff {r['est_diff']:#.2g}" if r["est_diff"] is not None else "") for r in rows]
+    texts = [
+        f"{r['n_significant']}/{r['n_pairs']} = {100 * (r['disc_power'] or 0):.1f}%"
+        + (f", diff {r['est_diff']:#.2g}" if r["est_diff"] is not None else "")
+        for r in rows
+    ]
     fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 1.8))
     a = rows[0]
-    _bars(ax, labels, vals, texts, f"% run pairs with ASL < {a['alpha']:g}",
-          f"Bootstrap sensitivity ({a['n_runs']} runs, {a['n_topics']} topics, B = {analysis.params['trials']})")
+    _bars(
+        ax,
+        labels,
+        vals,
+        texts,
+        f"% run pairs with ASL < {a['alpha']:g}",
+        f"Bootstrap sensitivity ({a['n_runs']} runs, {a['n_topics']} topics, B = {analysis.params['trials']})",
+    )
     return _save(fig, path)
 
 
@@ -124,8 +141,10 @@ def plot_tests(analysis, path) -> str:
     width = 0.8 / len(tests)
     x = np.arange(len(cols))
     for k, t in enumerate(tests):
-        v = [100 * next((r["disc_power"] or 0.0) for r in rows if r["test"] == t and (r["qrels"], r["metric"]) == c)
-             for c in cols]
+        v = [
+            100 * next((r["disc_power"] or 0.0) for r in rows if r["test"] == t and (r["qrels"], r["metric"]) == c)
+            for c in cols
+        ]
         ax.bar(x + k * width - 0.4 + width / 2, v, width, label=t)
     ax.set_xticks(x, labels, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel(f"% pairs significant (alpha = {rows[0]['alpha']:g}, adjust = {rows[0]['adjust']})")
@@ -138,11 +157,16 @@ def plot_robustness(analysis, path) -> str:
     plt = _plt()
     curves = analysis.results["curves"]
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
-    panels = [("tau_mean", "Kendall's tau with the full qrels", "002 Fig. 2 / 004 Fig. 1"),
-              ("disc_power", f"discriminative power ({analysis.params['test']}, alpha = {analysis.params['alpha']:g})",
-               "002 Fig. 3"),
-              ("accuracy", "accuracy of test outcomes vs full qrels", "004 Fig. 2"),
-              ("g_mean", "g-mean of test outcomes vs full qrels", "004 Fig. 2")]
+    panels = [
+        ("tau_mean", "Kendall's tau with the full qrels", "002 Fig. 2 / 004 Fig. 1"),
+        (
+            "disc_power",
+            f"discriminative power ({analysis.params['test']}, alpha = {analysis.params['alpha']:g})",
+            "002 Fig. 3",
+        ),
+        ("accuracy", "accuracy of test outcomes vs full qrels", "004 Fig. 2"),
+        ("g_mean", "g-mean of test outcomes vs full qrels", "004 Fig. 2"),
+    ]
     for ax, (key, ylabel, ref) in zip(axes.ravel(), panels):
         for metric, curve in curves.items():
             f = [100 * c["fraction"] for c in curve]
@@ -156,6 +180,7 @@ def plot_robustness(analysis, path) -> str:
         ax.set_title(ref, fontsize=9)
         ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"Robustness to incomplete judgments: {analysis.params['parent']} "
-                 f"({len(analysis.inputs['runs'])} runs)")
+    fig.suptitle(
+        f"Robustness to incomplete judgments: {analysis.params['parent']} ({len(analysis.inputs['runs'])} runs)"
+    )
     return _save(fig, path)

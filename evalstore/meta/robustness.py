@@ -24,10 +24,12 @@ Every subsample is analysed with the same seed, hence the same bootstrap samples
 does not change under Buckley-Voorhees reduction, which keeps at least one relevant document per
 topic), so differences between fractions are not resampling noise.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,13 +41,15 @@ from .sampling import MetaError, check_seed, check_trials
 from .significance import TESTS
 
 
-def knee(fractions: Sequence[float], values: Sequence[float], threshold: float = 0.9) -> tuple[float | None, float | None]:
+def knee(
+    fractions: Sequence[float], values: Sequence[float], threshold: float = 0.9
+) -> tuple[float | None, float | None]:
     """``(knee, knee_first)`` of a curve (see the module docstring); None when no point exceeds."""
     f = np.asarray(fractions, dtype=np.float64)
     v = np.asarray(values, dtype=np.float64)
     order = np.argsort(f)
     f, v = f[order], v[order]
-    above = v > threshold              # NaN compares False
+    above = v > threshold  # NaN compares False
     first = float(f[np.argmax(above)]) if above.any() else None
     # stays above: suffix-all of `above`
     suffix = np.logical_and.accumulate(above[::-1])[::-1]
@@ -61,9 +65,22 @@ def _subsamples(store, qrels: str, subsamples) -> list[dict[str, Any]]:
     return [info[n] for n in names]
 
 
-def robustness(store, qrels: str, metrics: str | Sequence[str], runs=None, *, subsamples="all",
-               test: str = "bootstrap", trials: int = 1000, seed: int = 0, alpha: float = 0.05,
-               threshold: float = 0.9, save: bool = True, progress: bool | None = None, **kwargs) -> Analysis:
+def robustness(
+    store,
+    qrels: str,
+    metrics: str | Sequence[str],
+    runs=None,
+    *,
+    subsamples="all",
+    test: str = "bootstrap",
+    trials: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    threshold: float = 0.9,
+    save: bool = True,
+    progress: bool | None = None,
+    **kwargs,
+) -> Analysis:
     """Tau, discriminative power, confusion matrices and knees of each metric over the subsamples
     of ``qrels`` (``subsamples``: 'all', names, or fractions; see
     :func:`evalstore.subsample.resolve_subsamples`)."""
@@ -78,12 +95,27 @@ def robustness(store, qrels: str, metrics: str | Sequence[str], runs=None, *, su
     cols = [Column(lv["name"], m) for m in metrics for lv in levels]
     mats, params = load(store, cols, runs, progress=progress, **kwargs)
     _need_mean(mats, f"the {test} test")
-    params.update(parent=qrels, test=test, trials=B, alpha=alpha, threshold=threshold,
-                  subsamples=[{"qrels": s["name"], "fraction": s["fraction"], "trial": s["trial"],
-                               "seed": s["seed"], "method": s["method"], "min_rel": s["min_rel"],
-                               "min_nonrel": s["min_nonrel"]} for s in subs],
-                  knee_rule="lowest fraction from which the curve stays above the threshold (knee); "
-                            "lowest fraction above it (knee_first)")
+    params.update(
+        parent=qrels,
+        test=test,
+        trials=B,
+        alpha=alpha,
+        threshold=threshold,
+        subsamples=[
+            {
+                "qrels": s["name"],
+                "fraction": s["fraction"],
+                "trial": s["trial"],
+                "seed": s["seed"],
+                "method": s["method"],
+                "min_rel": s["min_rel"],
+                "min_nonrel": s["min_nonrel"],
+            }
+            for s in subs
+        ],
+        knee_rule="lowest fraction from which the curve stays above the threshold (knee); "
+        "lowest fraction above it (knee_first)",
+    )
     L = len(levels)
     n_runs = len(mats[0].runs)
     P = n_runs * (n_runs - 1) // 2
@@ -92,7 +124,7 @@ def robustness(store, qrels: str, metrics: str | Sequence[str], runs=None, *, su
     by_metric: dict[str, list[dict[str, Any]]] = {}
     with progress_bar(len(mats), f"robustness ({test} test per qrels set)", enabled=progress) as bar:
         for k, metric in enumerate(metrics):
-            block = mats[k * L:(k + 1) * L]
+            block = mats[k * L : (k + 1) * L]
             full = block[0]
             full_means = full.means()
             full_sig = None
@@ -108,10 +140,22 @@ def robustness(store, qrels: str, metrics: str | Sequence[str], runs=None, *, su
                 c21 = int(np.count_nonzero(full_sig & ~sig))
                 c22 = int(np.count_nonzero(full_sig & sig))
                 tau = correlate(full_means, m.means()).tau
-                row = {"metric": metric, "parent": qrels, "qrels": m.qrels, "fraction": float(lv["fraction"]),
-                       "trial": int(lv["trial"]), "n_runs": len(m.runs), "n_topics": len(m.topics),
-                       "tau": _finite(tau), "n_pairs": P, "n_significant": int(np.count_nonzero(sig)),
-                       "c11": c11, "c12": c12, "c21": c21, "c22": c22}
+                row = {
+                    "metric": metric,
+                    "parent": qrels,
+                    "qrels": m.qrels,
+                    "fraction": float(lv["fraction"]),
+                    "trial": int(lv["trial"]),
+                    "n_runs": len(m.runs),
+                    "n_topics": len(m.topics),
+                    "tau": _finite(tau),
+                    "n_pairs": P,
+                    "n_significant": int(np.count_nonzero(sig)),
+                    "c11": c11,
+                    "c12": c12,
+                    "c21": c21,
+                    "c22": c22,
+                }
                 out.append(row)
             rows.extend(out)
             by_metric[metric] = out
@@ -120,10 +164,17 @@ def robustness(store, qrels: str, metrics: str | Sequence[str], runs=None, *, su
                 fr = [c["fraction"] for c in curve]
                 vals = [np.nan if c[crit] is None else c[crit] for c in curve]
                 kn, first = knee(fr, vals, threshold)
-                knees.append({"metric": metric, "criterion": crit, "threshold": threshold, "knee": kn,
-                              "knee_first": first})
-    an = Analysis("robustness", params, seed, _inputs(mats), {"meta_robustness_trials": rows, "meta_knees": knees},
-                  {"metrics": metrics, "curves": {m: summarise(r) for m, r in by_metric.items()}, "matrices": mats})
+                knees.append(
+                    {"metric": metric, "criterion": crit, "threshold": threshold, "knee": kn, "knee_first": first}
+                )
+    an = Analysis(
+        "robustness",
+        params,
+        seed,
+        _inputs(mats),
+        {"meta_robustness_trials": rows, "meta_knees": knees},
+        {"metrics": metrics, "curves": {m: summarise(r) for m, r in by_metric.items()}, "matrices": mats},
+    )
     return _save(store, an, save)
 
 
@@ -142,13 +193,20 @@ def summarise(trial_rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         total = sum(c.values())
         tp = c["c11"] / (c["c11"] + c["c12"]) if c["c11"] + c["c12"] else None
         pp = c["c11"] / (c["c11"] + c["c21"]) if c["c11"] + c["c21"] else None
-        out.append({"fraction": f, "n_trials": len(g),
-                    "tau_mean": sum(taus) / len(taus) if taus else None,
-                    "tau_min": min(taus) if taus else None, "tau_max": max(taus) if taus else None,
-                    "tau": sum(taus) / len(taus) if taus else None,
-                    "disc_power": sum(r["n_significant"] / r["n_pairs"] for r in g) / len(g) if g[0]["n_pairs"] else None,
-                    **c,
-                    "accuracy": (c["c11"] + c["c22"]) / total if total else None,
-                    "g_mean": math.sqrt(tp * pp) if tp is not None and pp is not None else None,
-                    "false_pos": c["c21"], "false_neg": c["c12"]})
+        out.append(
+            {
+                "fraction": f,
+                "n_trials": len(g),
+                "tau_mean": sum(taus) / len(taus) if taus else None,
+                "tau_min": min(taus) if taus else None,
+                "tau_max": max(taus) if taus else None,
+                "tau": sum(taus) / len(taus) if taus else None,
+                "disc_power": sum(r["n_significant"] / r["n_pairs"] for r in g) / len(g) if g[0]["n_pairs"] else None,
+                **c,
+                "accuracy": (c["c11"] + c["c22"]) / total if total else None,
+                "g_mean": math.sqrt(tp * pp) if tp is not None and pp is not None else None,
+                "false_pos": c["c21"],
+                "false_neg": c["c12"],
+            }
+        )
     return out

@@ -16,6 +16,7 @@ with the same seed and topic count): pairs are compared on common random numbers
 not say whether Sakai shared samples across pairs; sharing is what makes the whole analysis a
 handful of matrix products.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -19,9 +19,10 @@
   pattern reproduces the observed mean, up to summation order).
 * ``adjust``: Bonferroni or Holm (step-down) adjusted p-values over the family of all pairs.
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -57,27 +58,27 @@ def paired_t(Z) -> tuple[np.ndarray, np.ndarray]:
     return t, np.minimum(p, 1.0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _signed_rank_cdf(n: int) -> np.ndarray:
     """P(R+ <= k), k = 0..n(n+1)/2, under H0 with n non-zero untied differences."""
     top = n * (n + 1) // 2
     c = np.zeros(top + 1)
     c[0] = 1.0
-    for r in range(1, n + 1):          # subset-sum counts: a loop over ranks 1..n (n <= 50)
+    for r in range(1, n + 1):  # subset-sum counts: a loop over ranks 1..n (n <= 50)
         c[r:] = c[r:] + c[:-r].copy()
-    return np.cumsum(c / 2.0 ** n)
+    return np.cumsum(c / 2.0**n)
 
 
 def _exact_p(r_plus: np.ndarray, n: np.ndarray) -> np.ndarray:
     p = np.ones_like(r_plus)
-    for m in np.unique(n):            # one cumulative table per distinct n_r (<= 50 of them)
+    for m in np.unique(n):  # one cumulative table per distinct n_r (<= 50 of them)
         if m == 0:
             continue
         sel = n == m
         cdf = _signed_rank_cdf(int(m))
         r = np.rint(r_plus[sel]).astype(np.int64)
-        lower = cdf[r]                                      # P(R+ <= r)
-        upper = cdf[m * (m + 1) // 2 - r]                   # P(R+ >= r) = P(R+ <= top - r) (symmetry)
+        lower = cdf[r]  # P(R+ <= r)
+        upper = cdf[m * (m + 1) // 2 - r]  # P(R+ >= r) = P(R+ <= top - r) (symmetry)
         p[sel] = np.minimum(1.0, 2.0 * np.minimum(lower, upper))
     return p
 
@@ -126,8 +127,9 @@ def wilcoxon(Z) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(r_plus, r_minus), p
 
 
-def randomisation(Z, B: int = 10000, seed: int = 0, *, signs: np.ndarray | None = None,
-                  progress=None) -> tuple[np.ndarray, np.ndarray]:
+def randomisation(
+    Z, B: int = 10000, seed: int = 0, *, signs: np.ndarray | None = None, progress=None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(mean difference, p)`` per row of Z (two-sided sign-flip randomisation test)."""
     Z = _check(Z)
     P, n = Z.shape
@@ -141,9 +143,9 @@ def randomisation(Z, B: int = 10000, seed: int = 0, *, signs: np.ndarray | None 
     hits = np.zeros(P, dtype=np.int64)
     step = block_size(B, n)
     for s in range(0, P, step):
-        Zb = Z[s:s + step]
+        Zb = Z[s : s + step]
         T = np.abs(signs @ Zb.T) / n
-        hits[s:s + step] = np.count_nonzero(T >= (np.abs(obs[s:s + step]) - tol[s:s + step])[None, :], axis=0)
+        hits[s : s + step] = np.count_nonzero(T >= (np.abs(obs[s : s + step]) - tol[s : s + step])[None, :], axis=0)
         if progress is not None:
             progress.advance(Zb.shape[0])
     return obs, hits / B

@@ -26,6 +26,7 @@ The summary (000 Table 3):
 Differences are computed as means of per-topic differences (``counts @ z / n``), so a pair that
 is identical on the sampled topics has D = 0 exactly.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,8 @@ def difference_bins(abs_d: np.ndarray, bin_width: float = BIN_WIDTH, n_bins: int
 
 @dataclass
 class SwapResult:
-    counts: np.ndarray          # comparisons per bin
-    swaps: np.ndarray           # swaps per bin
+    counts: np.ndarray  # comparisons per bin
+    swaps: np.ndarray  # swaps per bin
     max_diff: float
     n_pairs: int
     B: int
@@ -69,15 +70,16 @@ class SwapResult:
     def edges(self) -> list[tuple[float, float]]:
         """``(lo, hi)`` of each bin, hi = inf for the last."""
         w = self.bin_width
-        return [(round(i * w, 10), round((i + 1) * w, 10) if i < self.n_bins - 1 else math.inf)
-                for i in range(self.n_bins)]
+        return [
+            (round(i * w, 10), round((i + 1) * w, 10) if i < self.n_bins - 1 else math.inf) for i in range(self.n_bins)
+        ]
 
     @property
     def guaranteed_bin(self) -> int | None:
         """Lowest bin such that it and all higher non-empty bins have swap rate <= max_rate."""
         ok = np.isnan(self.rates) | (self.rates <= self.max_rate)
         best = None
-        for i in range(self.n_bins - 1, -1, -1):   # 21 bins: a loop over bins, not over data
+        for i in range(self.n_bins - 1, -1, -1):  # 21 bins: a loop over bins, not over data
             if not ok[i]:
                 break
             if self.counts[i] > 0:
@@ -115,9 +117,17 @@ class SwapResult:
         return float(self.counts[i:].sum() / total)
 
 
-def swap_method(S: np.ndarray, B: int = 1000, seed: int = 0, *, bin_width: float = BIN_WIDTH,
-                n_bins: int = N_BINS, max_rate: float = 0.05, indices: np.ndarray | None = None,
-                progress=None) -> SwapResult:
+def swap_method(
+    S: np.ndarray,
+    B: int = 1000,
+    seed: int = 0,
+    *,
+    bin_width: float = BIN_WIDTH,
+    n_bins: int = N_BINS,
+    max_rate: float = 0.05,
+    indices: np.ndarray | None = None,
+    progress=None,
+) -> SwapResult:
     """Swap method over all pairs of the rows of ``S`` (runs x topics, per-topic scores).
 
     ``indices``: the ``(B, 2, n)`` topic samples (default: drawn from ``seed``, see
@@ -144,7 +154,7 @@ def swap_method(S: np.ndarray, B: int = 1000, seed: int = 0, *, bin_width: float
     max_diff = 0.0
     step = block_size(B, n)
     for s in range(0, P, step):
-        Z = S[ii[s:s + step]] - S[jj[s:s + step]]
+        Z = S[ii[s : s + step]] - S[jj[s : s + step]]
         D = (C1 @ Z.T) / n
         D2 = (C2 @ Z.T) / n
         bins = difference_bins(D, bin_width, n_bins).ravel()
@@ -153,5 +163,6 @@ def swap_method(S: np.ndarray, B: int = 1000, seed: int = 0, *, bin_width: float
         max_diff = max(max_diff, float(np.abs(D).max()), float(np.abs(D2).max()))
         if progress is not None:
             progress.advance(Z.shape[0])
-    return SwapResult(counts=cnt, swaps=swp, max_diff=max_diff, n_pairs=P, B=B, seed=int(seed),
-                      bin_width=bin_width, max_rate=max_rate)
+    return SwapResult(
+        counts=cnt, swaps=swp, max_diff=max_diff, n_pairs=P, B=B, seed=int(seed), bin_width=bin_width, max_rate=max_rate
+    )

@@ -20,6 +20,7 @@ e.g. for two runs over the topics both were scored on::
 
 A NULL argument gives NULL; lists of different lengths or with NULL elements are an error.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,8 +30,10 @@ from ..udfs import udf_registrar
 
 def _pair(name: str, x, y) -> tuple[np.ndarray, np.ndarray]:
     if len(x) != len(y):
-        raise ValueError(f"{name}: the two lists have different lengths ({len(x)} and {len(y)}); "
-                         f"build both with the same topics in the same order")
+        raise ValueError(
+            f"{name}: the two lists have different lengths ({len(x)} and {len(y)}); "
+            f"build both with the same topics in the same order"
+        )
     if any(v is None for v in x) or any(v is None for v in y):
         raise ValueError(f"{name}: the lists contain NULL scores; filter them out or use coalesce(value, 0)")
     return np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)

@@ -24,13 +24,15 @@ Evaluation options (apply to all metrics of a call):
   pytrec_eval and ir_measures; trec_eval 10 refuses such runs without -c).
 * ``depth``: evaluate only the top ``depth`` documents of each topic (trec_eval ``-M``).
 """
+
 from __future__ import annotations
 
 import math
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from .. import __version__ as ENGINE_VERSION
 from ..errors import MetricError
@@ -71,7 +73,7 @@ def _parse_sql_file(filename: str) -> tuple[dict[str, str], dict[str, str]]:
     return _blocks_cache[filename]
 
 
-def metric_sql(inst: MetricInstance, options: "Options") -> str:
+def metric_sql(inst: MetricInstance, options: Options) -> str:
     filename, _, block = inst.spec.sql.partition("#")
     blocks = sql_blocks(filename)
     if block not in blocks:
@@ -112,8 +114,8 @@ class Options:
     convention: str = "trec_eval"
     complete: bool = False
     depth: int | None = None
-    gmax: float | None = None          # set per context: the top declared gain
-    pool: bool = True                  # subsamples: parent's dropped docs are "pooled, unjudged"
+    gmax: float | None = None  # set per context: the top declared gain
+    pool: bool = True  # subsamples: parent's dropped docs are "pooled, unjudged"
 
     @property
     def depth_value(self) -> int:
@@ -147,10 +149,10 @@ class EvalResult:
     """Per-topic scores and per-run summaries of one evaluation."""
 
     qrels: str
-    metrics: list[str]                       # display names, in request order
-    canonical: dict[str, str]                # display name -> canonical name
-    per_topic: list[tuple[str, str, str, float]] = field(default_factory=list)   # run, topic, metric, value
-    means: list[tuple[str, str, float, int]] = field(default_factory=list)       # run, metric, mean, n_topics
+    metrics: list[str]  # display names, in request order
+    canonical: dict[str, str]  # display name -> canonical name
+    per_topic: list[tuple[str, str, str, float]] = field(default_factory=list)  # run, topic, metric, value
+    means: list[tuple[str, str, float, int]] = field(default_factory=list)  # run, metric, mean, n_topics
     aggregates: dict[str, str] = field(default_factory=dict)
 
     def mean(self, run: str, metric: str) -> float:
@@ -235,8 +237,14 @@ def columns_named(sql_texts: Sequence[str]) -> set[str]:
     return {c for c in RUNNING_COLUMNS if any(re.search(rf"\b{c}\b", t) for t in sql_texts)}
 
 
-def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], context: dict[str, Any],
-                      options: Options, columns: set[str] | None = None) -> None:
+def build_ranked_list(
+    con,
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    context: dict[str, Any],
+    options: Options,
+    columns: set[str] | None = None,
+) -> None:
     """(Re)build the rl_* relations of ``sql/ranked_list.sql`` for one evaluation context, for all
     the given qrels sets and runs at once. ``columns``: the optional rl_judged columns to build
     (default: all of :data:`RUNNING_COLUMNS`)."""
@@ -251,11 +259,12 @@ def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], con
     else:
         rank_source = f"SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE run_id IN ({run_list})"
     if options.complete:
-        pairs = (f"SELECT q.qrels_id, r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r "
-                 f"CROSS JOIN rl_qtopics q")
+        pairs = (
+            f"SELECT q.qrels_id, r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r "
+            f"CROSS JOIN rl_qtopics q"
+        )
     else:
-        pairs = ("SELECT q.qrels_id, r.run_id, r.topic FROM ret r "
-                 "JOIN rl_qtopics q ON q.topic = r.topic")
+        pairs = "SELECT q.qrels_id, r.run_id, r.topic FROM ret r JOIN rl_qtopics q ON q.topic = r.topic"
     values = {
         "qrels_ids": qrels_list,
         "run_ids": run_list,
@@ -267,13 +276,22 @@ def build_ranked_list(con, qrels_ids: Sequence[int], run_ids: Sequence[int], con
         "use_pool": "TRUE" if options.pool else "FALSE",
         "topic_pairs": pairs,
         "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
-        "condensed_rank": ("row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)"
-                           if context["judged_only"] else "orig_rank"),
+        "condensed_rank": (
+            "row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)"
+            if context["judged_only"]
+            else "orig_rank"
+        ),
         "running_columns": "".join(f",\n       {RUNNING_COLUMNS[c]} AS {c}" for c in RUNNING_COLUMNS if c in columns),
-        "ideal_join": ("LEFT JOIN rl_ideal i ON i.qrels_id = k.qrels_id AND i.topic = k.topic AND i.rank = k.rank"
-                       if columns & {"cg_ideal", "gain_ideal"} else ""),
-        "running_window": ("WINDOW w AS (PARTITION BY k.qrels_id, k.run_id, k.topic ORDER BY k.rank "
-                           "ROWS UNBOUNDED PRECEDING)" if columns & {"cnt", "cg", "jrank"} else ""),
+        "ideal_join": (
+            "LEFT JOIN rl_ideal i ON i.qrels_id = k.qrels_id AND i.topic = k.topic AND i.rank = k.rank"
+            if columns & {"cg_ideal", "gain_ideal"}
+            else ""
+        ),
+        "running_window": (
+            "WINDOW w AS (PARTITION BY k.qrels_id, k.run_id, k.topic ORDER BY k.rank ROWS UNBOUNDED PRECEDING)"
+            if columns & {"cnt", "cg", "jrank"}
+            else ""
+        ),
     }
     script = string.Template(read_sql("ranked_list.sql")).substitute(values)
     for stmt in _statements(script):
@@ -293,14 +311,16 @@ def _check_gains(con, qrels_ids: Sequence[int], gains: tuple[float, ...] | None,
         if top is not None and top > len(gains):
             raise MetricError(
                 f"gains={':'.join(f'{g:g}' for g in gains)} declares {len(gains)} relevance levels but qrels "
-                f"{names.get(qid, qid)!r} has grade {top}; give one gain per level 1..{top} (as NTCIREVAL's -g)")
+                f"{names.get(qid, qid)!r} has grade {top}; give one gain per level 1..{top} (as NTCIREVAL's -g)"
+            )
 
 
 def _top_grade(con, qrels_ids: Sequence[int]) -> float:
     """Highest grade of the qrels sets and of the sets they were subsampled from."""
     ids = ", ".join(str(int(q)) for q in qrels_ids)
-    top = con.execute(f"""SELECT max(grade) FROM qrels_data WHERE qrels_id IN ({ids})
-                          OR qrels_id IN (SELECT parent_id FROM subsample_meta WHERE qrels_id IN ({ids}))""").fetchone()[0]
+    query = f"""SELECT max(grade) FROM qrels_data WHERE qrels_id IN ({ids})
+                OR qrels_id IN (SELECT parent_id FROM subsample_meta WHERE qrels_id IN ({ids}))"""
+    top = con.execute(query).fetchone()[0]
     return float(top or 1)
 
 
@@ -318,13 +338,21 @@ def effective_context(inst: MetricInstance, declared: tuple[float, ...] | None) 
     if inst.spec.param("gains") is not None and ctx["gains"] is None and declared is not None:
         ctx["gains"] = declared
     if inst.spec.param("gains") is None:
-        ctx["gains"] = None          # metrics without gains share the context of any gains
+        ctx["gains"] = None  # metrics without gains share the context of any gains
     return ctx
 
 
-def compute(con, qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Sequence[MetricInstance],
-            options: Options, *, declared_gains: dict[int, tuple[float, ...] | None] | None = None,
-            qrels_names: dict[int, str] | None = None, progress=None) -> dict[tuple[int, str], str]:
+def compute(
+    con,
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    instances: Sequence[MetricInstance],
+    options: Options,
+    *,
+    declared_gains: dict[int, tuple[float, ...] | None] | None = None,
+    qrels_names: dict[int, str] | None = None,
+    progress=None,
+) -> dict[tuple[int, str], str]:
     """Compute every instance for every (qrels set, run) into temp table
     ``_eval_out(qrels_id, run_id, topic, metric, value)`` (metric = canonical name).
 
@@ -343,31 +371,39 @@ def compute(con, qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Se
             if inst not in unit.instances:
                 unit.instances.append(inst)
             canon_of[(qid, inst.display)] = _canonical_for(inst, ctx, extra)
-    con.execute("CREATE OR REPLACE TEMP TABLE _eval_out "
-                "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, metric VARCHAR, value DOUBLE)")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _eval_out "
+        "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, metric VARCHAR, value DOUBLE)"
+    )
     for unit in units.values():
         ctx = unit.context
         _check_gains(con, unit.qrels_ids, ctx["gains"], qrels_names or {})
         # The parent's dropped documents (pool rows of a subsample) only matter to metrics that
         # read pooled-but-unjudged rows (infAP); every other metric treats them as unjudged, so
         # they are added only when such a metric is in the unit.
-        opts = Options(options.convention, options.complete, options.depth,
-                       pool=options.pool and any(i.spec.needs_pool for i in unit.instances))
+        opts = Options(
+            options.convention,
+            options.complete,
+            options.depth,
+            pool=options.pool and any(i.spec.needs_pool for i in unit.instances),
+        )
         opts.gmax = max(ctx["gains"]) if ctx["gains"] else _top_grade(con, unit.qrels_ids)
         bodies: dict[str, tuple[MetricInstance, str]] = {}
         for inst in unit.instances:
             canon = _canonical_for(inst, ctx, extra)
             if canon not in bodies:
                 bodies[canon] = (inst, metric_sql(inst, opts))
-        build_ranked_list(con, unit.qrels_ids, run_ids, ctx, opts,
-                          columns=columns_named([b for _, b in bodies.values()]))
+        build_ranked_list(
+            con, unit.qrels_ids, run_ids, ctx, opts, columns=columns_named([b for _, b in bodies.values()])
+        )
         selects = []
         for canon, (inst, body) in bodies.items():
             missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
             selects.append(
                 f"SELECT t.qrels_id, t.run_id, t.topic, {sql_literal(canon)} AS metric, "
                 f"coalesce(m.value::DOUBLE, {missing}) AS value "
-                f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)")
+                f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
+            )
         try:
             con.execute("INSERT INTO _eval_out " + "\nUNION ALL\n".join(selects))
         except Exception as e:  # duckdb.Error, with the metric names for context
@@ -389,8 +425,9 @@ def _canonical_for(inst: MetricInstance, ctx: dict[str, Any], extra: dict[str, A
     return fake.canonical(extra)
 
 
-def evaluate_store(store, qrels: str, runs: Sequence[str] | str | None = None, metrics: Sequence[str] | str = ("AP",),
-                   **options) -> EvalResult:
+def evaluate_store(
+    store, qrels: str, runs: Sequence[str] | str | None = None, metrics: Sequence[str] | str = ("AP",), **options
+) -> EvalResult:
     """Evaluate ``runs`` (names; all runs when None) against the qrels set ``qrels``.
 
     Computes every metric for all runs at once in DuckDB, stores the per-topic scores (unless
@@ -399,10 +436,19 @@ def evaluate_store(store, qrels: str, runs: Sequence[str] | str | None = None, m
     return evaluate_bulk(store, [qrels], runs, metrics, **options)[qrels]
 
 
-def evaluate_bulk(store, qrels: Sequence[str], runs: Sequence[str] | str | None = None,
-                  metrics: Sequence[str] | str = ("AP",), *, convention: str = "trec_eval", complete: bool = False,
-                  depth: int | None = None, pool: bool = True, save: bool = True,
-                  progress: bool | None = None) -> dict[str, EvalResult]:
+def evaluate_bulk(
+    store,
+    qrels: Sequence[str],
+    runs: Sequence[str] | str | None = None,
+    metrics: Sequence[str] | str = ("AP",),
+    *,
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    pool: bool = True,
+    save: bool = True,
+    progress: bool | None = None,
+) -> dict[str, EvalResult]:
     """Evaluate runs against several qrels sets (e.g. a qrels set and all its subsamples) in bulk:
     one ranked judged list per context covers every qrels set and run at once.
 
@@ -424,27 +470,47 @@ def evaluate_bulk(store, qrels: Sequence[str], runs: Sequence[str] | str | None 
         runs = [runs]
     run_ids = {name: store.run_id(name) for name in runs}
     instances = resolve_metrics(metrics)
-    declared = {qid: parse_gains(con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?",
-                                             [qid]).fetchone()[0]) for qid in qrels_ids.values()}
+    declared = {
+        qid: parse_gains(con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?", [qid]).fetchone()[0])
+        for qid in qrels_ids.values()
+    }
     from ..progress import progress_bar
 
     total = len(instances) * len(qrels_ids)
     with progress_bar(total, "evaluating", enabled=progress, min_total=2) as bar:
-        canon_of = compute(con, list(qrels_ids.values()), list(run_ids.values()), instances, options,
-                           declared_gains=declared, qrels_names={v: k for k, v in qrels_ids.items()}, progress=bar)
+        canon_of = compute(
+            con,
+            list(qrels_ids.values()),
+            list(run_ids.values()),
+            instances,
+            options,
+            declared_gains=declared,
+            qrels_names={v: k for k, v in qrels_ids.items()},
+            progress=bar,
+        )
     aggregates = {canon_of[(qid, i.display)]: i.spec.aggregate for qid in qrels_ids.values() for i in instances}
     if save:
         _save(store, aggregates)
-    results = {name: _collect(con, name, qid, run_ids, instances, canon_of, aggregates)
-               for name, qid in qrels_ids.items()}
+    results = {
+        name: _collect(con, name, qid, run_ids, instances, canon_of, aggregates) for name, qid in qrels_ids.items()
+    }
     drop_work_tables(con)
     return results
 
 
 # temporary relations of one evaluation (ranked list + output); dropped when it is done so that a
 # long-lived connection does not keep hundreds of MB of judged rows alive
-_WORK_TABLES = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_file_order", "rl_hits", "rl_topics", "rl_judged",
-                "_eval_out", "_eval_agg")
+_WORK_TABLES = (
+    "rl_qrels",
+    "rl_qtopics",
+    "rl_ideal",
+    "rl_file_order",
+    "rl_hits",
+    "rl_topics",
+    "rl_judged",
+    "_eval_out",
+    "_eval_agg",
+)
 
 
 def drop_work_tables(con) -> None:
@@ -460,21 +526,29 @@ def _save(store, aggregates: dict[str, str]) -> None:
                        (SELECT DISTINCT qrels_id, run_id, metric FROM _eval_out)""")
         con.execute("""DELETE FROM evaluations WHERE (qrels_id, run_id, metric) IN
                        (SELECT DISTINCT qrels_id, run_id, metric FROM _eval_out)""")
-        con.execute("INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
-                    "SELECT run_id, qrels_id, metric, topic, value FROM _eval_out")
-        con.execute("CREATE OR REPLACE TEMP TABLE _eval_agg AS SELECT unnest(?::VARCHAR[]) AS metric, "
-                    "unnest(?::VARCHAR[]) AS aggregate", [list(aggregates), list(aggregates.values())])
-        con.execute("""INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version)
+        con.execute(
+            "INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
+            "SELECT run_id, qrels_id, metric, topic, value FROM _eval_out"
+        )
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _eval_agg AS SELECT unnest(?::VARCHAR[]) AS metric, "
+            "unnest(?::VARCHAR[]) AS aggregate",
+            [list(aggregates), list(aggregates.values())],
+        )
+        con.execute(
+            """INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version)
                        SELECT o.run_id, o.qrels_id, o.metric, a.aggregate, count(o.value), ? FROM _eval_out o
                        JOIN _eval_agg a USING (metric) GROUP BY o.run_id, o.qrels_id, o.metric, a.aggregate""",
-                    [ENGINE_VERSION])
+            [ENGINE_VERSION],
+        )
 
 
 def _collect(con, qrels: str, qrels_id: int, run_ids: dict[str, int], instances, canon_of, aggregates) -> EvalResult:
     id_to_name = {v: k for k, v in run_ids.items()}
     canonical = {i.display: canon_of[(qrels_id, i.display)] for i in instances}
-    rows = con.execute("SELECT run_id, topic, metric, value FROM _eval_out WHERE qrels_id = ? "
-                       "ORDER BY run_id, topic", [qrels_id]).fetchall()
+    rows = con.execute(
+        "SELECT run_id, topic, metric, value FROM _eval_out WHERE qrels_id = ? ORDER BY run_id, topic", [qrels_id]
+    ).fetchall()
     by_canon: dict[str, list[str]] = {}
     for disp, canon in canonical.items():
         by_canon.setdefault(canon, []).append(disp)
@@ -493,8 +567,14 @@ def _collect(con, qrels: str, qrels_id: int, run_ids: dict[str, int], instances,
             vals = groups.get((run, disp), [])
             agg = aggregates[canonical[disp]]
             means.append((run, disp, summarise(vals, agg), sum(v is not None for v in vals)))
-    return EvalResult(qrels=qrels, metrics=list(order), canonical=canonical, per_topic=per_topic, means=means,
-                      aggregates={d: aggregates[canonical[d]] for d in order})
+    return EvalResult(
+        qrels=qrels,
+        metrics=list(order),
+        canonical=canonical,
+        per_topic=per_topic,
+        means=means,
+        aggregates={d: aggregates[canonical[d]] for d in order},
+    )
 
 
 def _topic_key(topic: str):

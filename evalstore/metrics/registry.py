@@ -19,11 +19,13 @@ that the SQL works on rather than the formula:
 * ``gains`` (gains of levels 1..n, e.g. ``1:2:3``; default: gain = grade, or the qrels set's
   declared default gains).
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import MetricError
 
@@ -33,7 +35,7 @@ CONTEXT_PARAMS = ("rel", "judged_only", "gains")
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str                 # 'int', 'float', 'bool', 'gains', 'floats', 'str'
+    kind: str  # 'int', 'float', 'bool', 'gains', 'floats', 'str'
     default: Any
     doc: str = ""
     choices: tuple = ()
@@ -42,7 +44,12 @@ class Param:
 # Reusable declarations of the context parameters.
 REL = Param("rel", "int", 1, "relevance threshold: grade >= rel is relevant (trec_eval -l)")
 JUDGED_ONLY = Param("judged_only", "bool", False, "condensed list: drop unjudged docs, renumber ranks (trec_eval -J)")
-GAINS = Param("gains", "gains", None, "gains of levels 1..n, e.g. 1:2:3 (default: gain = grade, or the qrels set's declared gains)")
+GAINS = Param(
+    "gains",
+    "gains",
+    None,
+    "gains of levels 1..n, e.g. 1:2:3 (default: gain = grade, or the qrels set's declared gains)",
+)
 
 
 @dataclass(frozen=True)
@@ -64,12 +71,12 @@ class MetricSpec:
     citation: str
     params: tuple[Param, ...] = ()
     cutoff: str = "none"
-    aggregate: str = "mean"              # 'mean', 'gmean' or 'sum'
+    aggregate: str = "mean"  # 'mean', 'gmean' or 'sum'
     tests: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
-    missing: float | None = 0.0          # value of an evaluated topic the SQL returns no row for
-    check: Callable[[dict], None] | None = None   # extra parameter validation
-    needs_pool: bool = False             # reads pooled-but-unjudged rows (grade < 0) added for subsamples
+    missing: float | None = 0.0  # value of an evaluated topic the SQL returns no row for
+    check: Callable[[dict], None] | None = None  # extra parameter validation
+    needs_pool: bool = False  # reads pooled-but-unjudged rows (grade < 0) added for subsamples
 
     @property
     def family(self) -> str:
@@ -87,9 +94,9 @@ class MetricInstance:
     """A metric with its parameters bound, as requested by a user."""
 
     spec: MetricSpec
-    params: tuple[tuple[str, Any], ...]   # sorted (name, value), defaults filled
+    params: tuple[tuple[str, Any], ...]  # sorted (name, value), defaults filled
     cutoff: int | None
-    display: str                          # the name as the user wrote it
+    display: str  # the name as the user wrote it
 
     @property
     def p(self) -> dict[str, Any]:
@@ -154,8 +161,9 @@ def get(name: str) -> MetricSpec:
     _load_families()
     key = _LOWER.get(name.lower())
     if key is None:
-        raise MetricError(f"unknown metric {name!r}; `evalstore metrics` lists the metrics and their parameters"
-                          + _suggest(name))
+        raise MetricError(
+            f"unknown metric {name!r}; `evalstore metrics` lists the metrics and their parameters" + _suggest(name)
+        )
     return _REGISTRY[key]
 
 
@@ -204,7 +212,9 @@ def _parse_value(param: Param, text: str, metric: str) -> Any:
                 if any(v < 0 for v in vals):
                     raise MetricError(f"{metric}: gains must be non-negative, got {t}")
                 if any(b < a for a, b in zip(vals, vals[1:])):
-                    raise MetricError(f"{metric}: gains must be non-decreasing from level 1 up (as NTCIREVAL requires), got {t}")
+                    raise MetricError(
+                        f"{metric}: gains must be non-decreasing from level 1 up (as NTCIREVAL requires), got {t}"
+                    )
             return vals
         if param.kind == "str":
             if param.choices and t not in param.choices:
@@ -215,7 +225,9 @@ def _parse_value(param: Param, text: str, metric: str) -> Any:
     raise MetricError(f"{metric}: unsupported parameter kind {param.kind}")
 
 
-_NAME_RE = re.compile(r"^\s*(?P<name>[A-Za-z0-9_+\-\.]+?)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9.]+))?\s*$")
+_NAME_RE = re.compile(
+    r"^\s*(?P<name>[A-Za-z0-9_+\-\.]+?)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9.]+))?\s*$"
+)
 
 
 def _split_params(text: str) -> list[str]:
@@ -283,14 +295,19 @@ def _parse_one(text: str, display: str | None) -> MetricInstance:
 def describe(name: str | None = None) -> list[dict[str, Any]]:
     """Registry entries as dicts (name, aliases, parameters, SQL location, citation, tests, doc)."""
     specs = [get(name)] if name else all_metrics()
-    return [{
-        "name": s.name,
-        "aliases": list(s.aliases),
-        "cutoff": s.cutoff,
-        "params": [{"name": p.name, "kind": p.kind, "default": format_value(p.default), "doc": p.doc} for p in s.params],
-        "aggregate": s.aggregate,
-        "sql": "sql/" + s.sql.replace("#", " -- @metric "),
-        "citation": s.citation,
-        "tests": list(s.tests),
-        "doc": s.doc,
-    } for s in specs]
+    return [
+        {
+            "name": s.name,
+            "aliases": list(s.aliases),
+            "cutoff": s.cutoff,
+            "params": [
+                {"name": p.name, "kind": p.kind, "default": format_value(p.default), "doc": p.doc} for p in s.params
+            ],
+            "aggregate": s.aggregate,
+            "sql": "sql/" + s.sql.replace("#", " -- @metric "),
+            "citation": s.citation,
+            "tests": list(s.tests),
+            "doc": s.doc,
+        }
+        for s in specs
+    ]

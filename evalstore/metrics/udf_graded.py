@@ -30,6 +30,7 @@ values after one sort, discordant pairs from a running one-hot count over the gr
 variable with fewer distinct values (G <= number of relevance levels + 1 for qrels data): O(n log n
 + n G). When both sides have more than 64 distinct values, ``searchsorted`` per group instead.
 """
+
 from __future__ import annotations
 
 import math
@@ -37,7 +38,6 @@ import math
 import numpy as np
 
 from ..udfs import udf_registrar
-
 
 # --------------------------------------------------------------------------- pair counting
 _ONEHOT_MAX_GROUPS = 64
@@ -59,8 +59,8 @@ def _discordant_sorted(new_k: np.ndarray, gi: np.ndarray, n_groups: int) -> int:
     n = len(gi)
     cum = np.zeros((n + 1, n_groups), dtype=np.int64)
     np.cumsum(np.eye(n_groups, dtype=np.int64)[gi], axis=0, out=cum[1:])
-    run_start = np.flatnonzero(new_k)[np.cumsum(new_k) - 1]       # first position of j's key run
-    below = cum[run_start]                                          # group counts strictly below in key
+    run_start = np.flatnonzero(new_k)[np.cumsum(new_k) - 1]  # first position of j's key run
+    below = cum[run_start]  # group counts strictly below in key
     # documents strictly below in key with a group > g_j = all of them minus those with group <= g_j
     at_most = np.cumsum(below, axis=1)[np.arange(n), gi]
     return int((run_start - at_most).sum())
@@ -76,8 +76,8 @@ def _discordant_by_groups(s: np.ndarray, u: np.ndarray) -> int:
     ends = np.searchsorted(-u_ord, -levels[::-1], side="right")
     total = 0
     for g in range(1, len(levels)):
-        hi = np.sort(s_ord[:starts[g]])
-        total += int(np.searchsorted(hi, s_ord[starts[g]:ends[g]], side="left").sum())
+        hi = np.sort(s_ord[: starts[g]])
+        total += int(np.searchsorted(hi, s_ord[starts[g] : ends[g]], side="left").sum())
     return total
 
 
@@ -105,7 +105,7 @@ def pair_counts(system, user) -> dict[str, int]:
         return {"n0": n0, "ties_s": 0, "ties_u": 0, "ties_both": 0, "discordant": 0, "concordant": 0}
     u_vals, u_idx, u_cnt = np.unique(u, return_inverse=True, return_counts=True)
     ties_u = int((u_cnt * (u_cnt - 1) // 2).sum())
-    order = np.lexsort((u_idx, s))                 # by system value, then user value
+    order = np.lexsort((u_idx, s))  # by system value, then user value
     new_s = _runs(s[order])
     g_sorted = u_idx[order]
     ties_s = _pairs_in_runs(new_s)
@@ -113,9 +113,9 @@ def pair_counts(system, user) -> dict[str, int]:
     n_u, n_s = len(u_vals), int(new_s.sum())
     if n_u < 2 or n_s < 2:
         disc = 0
-    elif n_u <= _ONEHOT_MAX_GROUPS:                # usual case: few relevance levels
+    elif n_u <= _ONEHOT_MAX_GROUPS:  # usual case: few relevance levels
         disc = _discordant_sorted(new_s, g_sorted, n_u)
-    elif n_s <= _ONEHOT_MAX_GROUPS:                # few distinct system values: swap the roles
+    elif n_s <= _ONEHOT_MAX_GROUPS:  # few distinct system values: swap the roles
         s_idx = np.empty(n, dtype=np.int64)
         s_idx[order] = np.cumsum(new_s) - 1
         order_u = np.lexsort((s_idx, u))
@@ -123,8 +123,14 @@ def pair_counts(system, user) -> dict[str, int]:
     else:
         disc = _discordant_by_groups(s, u)
     conc = n0 - ties_s - ties_u + ties_both - disc
-    return {"n0": n0, "ties_s": ties_s, "ties_u": ties_u, "ties_both": ties_both,
-            "discordant": disc, "concordant": conc}
+    return {
+        "n0": n0,
+        "ties_s": ties_s,
+        "ties_u": ties_u,
+        "ties_both": ties_both,
+        "discordant": disc,
+        "concordant": conc,
+    }
 
 
 def ndpm(system, user) -> float | None:
@@ -132,10 +138,10 @@ def ndpm(system, user) -> float | None:
     if system is None or user is None:
         return None
     c = pair_counts(system, user)
-    strict = c["n0"] - c["ties_u"]                 # C: pairs the user strictly prefers
+    strict = c["n0"] - c["ties_u"]  # C: pairs the user strictly prefers
     if strict == 0:
         return None
-    c_u = c["ties_s"] - c["ties_both"]             # user strict, system tied
+    c_u = c["ties_s"] - c["ties_both"]  # user strict, system tied
     return (2 * c["discordant"] + c_u) / (2 * strict)
 
 
@@ -155,7 +161,7 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
     n = len(x)
     bounds = np.flatnonzero(np.concatenate(([True], xs[1:] != xs[:-1], [True])))
     sizes = np.diff(bounds)
-    avg = bounds[:-1] + (sizes + 1) / 2.0          # 1-based average rank of each tie group
+    avg = bounds[:-1] + (sizes + 1) / 2.0  # 1-based average rank of each tie group
     ranks = np.empty(n)
     ranks[order] = np.repeat(avg, sizes)
     return ranks
@@ -195,7 +201,7 @@ def pplus_measure(ranks, levels, gains, ideal_gains, beta) -> float | None:
     if not rel.any():
         return 0.0
     top = lv[rel].max()
-    r_p = r[rel & (lv == top)].min()               # first document of the highest level present
+    r_p = r[rel & (lv == top)].min()  # first document of the highest level present
     ideal = np.sort(np.asarray(ideal_gains if ideal_gains is not None else [], dtype=float))[::-1]
     cg_ideal = np.cumsum(ideal[ideal > 0])
     cg = np.cumsum(g)
@@ -220,8 +226,9 @@ def register(con) -> None:
     big_list = duckdb.list_type(duckdb.sqltype("BIGINT"))
     # SPECIAL: the functions see NULL arguments (as None) and may return NULL (undefined values)
     special = "special"
-    con.create_function("pplus_measure", pplus_measure, [big_list, big_list, dbl_list, dbl_list, dbl], dbl,
-                        null_handling=special)
+    con.create_function(
+        "pplus_measure", pplus_measure, [big_list, big_list, dbl_list, dbl_list, dbl], dbl, null_handling=special
+    )
     con.create_function("ndpm", ndpm, [dbl_list, dbl_list], dbl, null_handling=special)
     con.create_function("kendall_tau_b", kendall_tau_b, [dbl_list, dbl_list], dbl, null_handling=special)
     con.create_function("spearman_rho", spearman_rho, [dbl_list, dbl_list], dbl, null_handling=special)

@@ -3,6 +3,7 @@
 Every module in this package is imported when the registry is first used, so a new family
 only needs a new module here and its SQL file.
 """
+
 import importlib
 import pkgutil
 

@@ -23,10 +23,11 @@ trec_eval names are accepted as written and echoed back in results:
 
 Also ir_measures' ``IPrec@0.1``.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from ...errors import MetricError
 from ..registry import JUDGED_ONLY, REL, MetricSpec, Param, alias, get, register
@@ -37,24 +38,37 @@ BIN = (REL, JUDGED_ONLY)
 
 # nDCG takes any gains, as trec_eval's ndcg does (levels given in any order, 0 or negative gains
 # allowed: trec_eval -m ndcg.1=3,2=9,4=4.5 gives gains 3, 9, 3, 4.5).
-NDCG_GAINS = Param("gains", "floats", None,
-                   "gains of levels 1..n, e.g. 1:2:3 or 3:9:3:4.5 (default: gain = grade, or the qrels set's "
-                   "declared gains); any values, as trec_eval's ndcg.1=g1,2=g2 allows")
-ROUNDING = Param("rounding", "str", "v10",
-                 "recall level -> number of relevant docs: v10 = lround(p*R) (trec_eval 10), "
-                 "v9 = (long)(p*R + 0.9) (trec_eval 9.0.x, pytrec_eval 0.5)", choices=("v10", "v9"))
+NDCG_GAINS = Param(
+    "gains",
+    "floats",
+    None,
+    "gains of levels 1..n, e.g. 1:2:3 or 3:9:3:4.5 (default: gain = grade, or the qrels set's "
+    "declared gains); any values, as trec_eval's ndcg.1=g1,2=g2 allows",
+)
+ROUNDING = Param(
+    "rounding",
+    "str",
+    "v10",
+    "recall level -> number of relevant docs: v10 = lround(p*R) (trec_eval 10), "
+    "v9 = (long)(p*R + 0.9) (trec_eval 9.0.x, pytrec_eval 0.5)",
+    choices=("v10", "v9"),
+)
 
 
 def _need_recall(values: dict) -> None:
     if values.get("recall") is None:
-        raise MetricError("IPrec needs a recall level, e.g. IPrec@0.1 or IPrec(recall=0.1) (trec_eval iprec_at_recall_0.10)")
+        raise MetricError(
+            "IPrec needs a recall level, e.g. IPrec@0.1 or IPrec(recall=0.1) (trec_eval iprec_at_recall_0.10)"
+        )
     if not 0.0 <= values["recall"] <= 1.0:
         raise MetricError(f"IPrec: the recall level must be between 0 and 1, not {values['recall']}")
 
 
 def _need_mult(values: dict) -> None:
     if values.get("mult") is None or values["mult"] <= 0:
-        raise MetricError("RprecMult needs a positive multiple of R, e.g. RprecMult(mult=0.2) (trec_eval Rprec_mult_0.20)")
+        raise MetricError(
+            "RprecMult needs a positive multiple of R, e.g. RprecMult(mult=0.2) (trec_eval Rprec_mult_0.20)"
+        )
 
 
 def _check_levels(values: dict) -> None:
@@ -65,94 +79,225 @@ def _check_levels(values: dict) -> None:
 
 # trec_eval's base names, listed as aliases (``evalstore metrics`` shows them); the forms with
 # cutoffs, levels and parameters (P_10, iprec_at_recall_0.10, utility.2,-1,0,0) are the alias() patterns below.
-TREC_NAMES = {"AP": ("map", "map_cut"), "GM_AP": ("gm_map",), "RelP": ("relative_P",),
-              "RprecMult": ("Rprec_mult",), "RR": ("recip_rank",), "nDCG": ("ndcg_cut",), "GM_Bpref": ("gm_bpref",),
-              "IPrec": ("iprec_at_recall",), "NumRet": ("num_ret",), "NumRel": ("num_rel",),
-              "NumRelRet": ("num_rel_ret",), "NumNonrelJudgedRet": ("num_nonrel_judged_ret",), "SetP": ("set_P",),
-              "SetR": ("set_recall",), "SetF": ("set_F",), "SetAP": ("set_map",), "SetRelP": ("set_relative_P",),
-              "Unj": ("unj",)}
+TREC_NAMES = {
+    "AP": ("map", "map_cut"),
+    "GM_AP": ("gm_map",),
+    "RelP": ("relative_P",),
+    "RprecMult": ("Rprec_mult",),
+    "RR": ("recip_rank",),
+    "nDCG": ("ndcg_cut",),
+    "GM_Bpref": ("gm_bpref",),
+    "IPrec": ("iprec_at_recall",),
+    "NumRet": ("num_ret",),
+    "NumRel": ("num_rel",),
+    "NumRelRet": ("num_rel_ret",),
+    "NumNonrelJudgedRet": ("num_nonrel_judged_ret",),
+    "SetP": ("set_P",),
+    "SetR": ("set_recall",),
+    "SetF": ("set_F",),
+    "SetAP": ("set_map",),
+    "SetRelP": ("set_relative_P",),
+    "Unj": ("unj",),
+}
 
 
 def _spec(name, block, doc, source, params=BIN, aliases=(), **kw):
-    return register(MetricSpec(name, f"trec_eval.sql#{block}", doc, f"{TREC} {source}", params, tests=TESTS,
-                               aliases=tuple(aliases) + TREC_NAMES.get(name, ()), **kw))
+    return register(
+        MetricSpec(
+            name,
+            f"trec_eval.sql#{block}",
+            doc,
+            f"{TREC} {source}",
+            params,
+            tests=TESTS,
+            aliases=tuple(aliases) + TREC_NAMES.get(name, ()),
+            **kw,
+        )
+    )
 
 
-_spec("AP", "AP",
-      "Average precision: sum over the relevant docs retrieved of the precision at their rank, divided by R "
-      "(unretrieved relevant docs add 0). With @k: trec_eval's map_cut (ranks <= k, still divided by R).",
-      "m_map.c, m_map_cut.c; Sakai 000 Eq. 1", cutoff="optional")
-_spec("GM_AP", "AP",
-      "AP per topic, summarised by the geometric mean exp(mean ln max(AP, 1e-5)) (trec_eval gm_map).",
-      "m_gm_map.c, meas_avg.c; Robertson 2006 (GMAP)", cutoff="optional", aggregate="gmean")
-_spec("P", "P", "Precision at k: relevant docs in the top k divided by k (always k, even when fewer are retrieved).",
-      "m_P.c", cutoff="required")
-_spec("R", "R", "Recall at k: relevant docs in the top k divided by R (0 when R = 0).",
-      "m_recall.c", cutoff="required", aliases=("Recall",))
-_spec("RelP", "RelP", "Relative precision at k: relevant docs in the top k divided by min(k, R) (trec_eval relative_P).",
-      "m_rel_P.c", cutoff="required")
+_spec(
+    "AP",
+    "AP",
+    "Average precision: sum over the relevant docs retrieved of the precision at their rank, divided by R "
+    "(unretrieved relevant docs add 0). With @k: trec_eval's map_cut (ranks <= k, still divided by R).",
+    "m_map.c, m_map_cut.c; Sakai 000 Eq. 1",
+    cutoff="optional",
+)
+_spec(
+    "GM_AP",
+    "AP",
+    "AP per topic, summarised by the geometric mean exp(mean ln max(AP, 1e-5)) (trec_eval gm_map).",
+    "m_gm_map.c, meas_avg.c; Robertson 2006 (GMAP)",
+    cutoff="optional",
+    aggregate="gmean",
+)
+_spec(
+    "P",
+    "P",
+    "Precision at k: relevant docs in the top k divided by k (always k, even when fewer are retrieved).",
+    "m_P.c",
+    cutoff="required",
+)
+_spec(
+    "R",
+    "R",
+    "Recall at k: relevant docs in the top k divided by R (0 when R = 0).",
+    "m_recall.c",
+    cutoff="required",
+    aliases=("Recall",),
+)
+_spec(
+    "RelP",
+    "RelP",
+    "Relative precision at k: relevant docs in the top k divided by min(k, R) (trec_eval relative_P).",
+    "m_rel_P.c",
+    cutoff="required",
+)
 _spec("Success", "Success", "1 if a relevant doc is in the top k, else 0.", "m_success.c", cutoff="required")
 _spec("Rprec", "Rprec", "R-precision: relevant docs in the top R divided by R.", "m_Rprec.c", aliases=("R-prec",))
-_spec("RprecMult", "RprecMult",
-      "Precision at rank c = (long)(mult*R + 0.9) (trec_eval Rprec_mult; truncation as in trec_eval 10); 0 if c = 0.",
-      "m_Rprec_mult.c", (REL, JUDGED_ONLY, Param("mult", "float", None, "multiple of R, e.g. 0.2")),
-      check=_need_mult)
-_spec("RR", "RR", "Reciprocal rank of the first relevant doc (0 if none); @k: only within the top k.",
-      "m_recip_rank.c", cutoff="optional", aliases=("MRR",))
-_spec("nDCG", "nDCG",
-      "Normalised DCG: linear gain (the grade, or gains=), discount log2(r+1), over the whole list; the ideal list "
-      "holds every judged doc with gain > 0 and is not truncated to the run's length. @k truncates both (trec_eval "
-      "ndcg_cut). Ignores rel (trec_eval -l does not affect ndcg).",
-      "m_ndcg.c, m_ndcg_cut.c; Jarvelin & Kekalainen 2002 (Microsoft/Burges discount)", (NDCG_GAINS, JUDGED_ONLY),
-      cutoff="optional")
-_spec("Bpref", "Bpref",
-      "trec_eval's bpref: (1/R) sum over relevant retrieved docs of 1 - min(m, R)/min(N, R), m = judged nonrelevant "
-      "docs above it, N = judged nonrelevant docs; unjudged docs are ignored.",
-      "m_bpref.c; Buckley & Voorhees, SIGIR 2004")
-_spec("GM_Bpref", "Bpref", "Bpref per topic, summarised by the geometric mean (floor 1e-5) (trec_eval gm_bpref).",
-      "m_gm_bpref.c, meas_avg.c", aggregate="gmean")
-_spec("infAP", "infAP",
-      "Inferred AP as trec_eval computes it: qrels grades < 0 mark docs in the pool but unjudged; docs not in the "
-      "qrels are outside the pool (epsilon 1e-5). Equals AP when every retrieved doc is judged.",
-      "m_infap.c; Yilmaz & Aslam, CIKM 2006", needs_pool=True)
-_spec("IPrec", "IPrec",
-      "Interpolated precision at recall level p: the best precision at or after the rank where lround(p*R) relevant "
-      "docs have been retrieved (0 if never). Write IPrec@0.1 or IPrec(recall=0.1).",
-      "m_iprec_at_recall.c",
-      (REL, JUDGED_ONLY, Param("recall", "float", None, "recall level p in [0, 1]"), ROUNDING), check=_need_recall)
-_spec("11pt_avg", "11pt_avg",
-      "Mean interpolated precision over recall levels (default the 11 levels 0, 0.1, ..., 1).",
-      "m_11pt_avg.c",
-      (REL, JUDGED_ONLY, Param("levels", "floats", None, "recall levels, e.g. 0.2:0.5:0.8 (default 0:0.1:...:1)"),
-       ROUNDING), check=_check_levels)
-_spec("NumRet", "NumRet", "Number of documents retrieved (after depth / judged_only); summed over topics.",
-      "m_num_ret.c", (JUDGED_ONLY,), cutoff="optional", aggregate="sum")
-_spec("NumRel", "NumRel", "Number of relevant documents in the qrels (R); summed over topics.",
-      "m_num_rel.c", (REL,), aggregate="sum")
-_spec("NumRelRet", "NumRelRet", "Number of relevant documents retrieved; summed over topics.",
-      "m_num_rel_ret.c", cutoff="optional", aggregate="sum")
-_spec("NumNonrelJudgedRet", "NumNonrelJudgedRet",
-      "Number of judged nonrelevant documents retrieved (0 <= grade < rel); summed over topics.",
-      "m_num_nonrel_judged_ret.c", aggregate="sum")
+_spec(
+    "RprecMult",
+    "RprecMult",
+    "Precision at rank c = (long)(mult*R + 0.9) (trec_eval Rprec_mult; truncation as in trec_eval 10); 0 if c = 0.",
+    "m_Rprec_mult.c",
+    (REL, JUDGED_ONLY, Param("mult", "float", None, "multiple of R, e.g. 0.2")),
+    check=_need_mult,
+)
+_spec(
+    "RR",
+    "RR",
+    "Reciprocal rank of the first relevant doc (0 if none); @k: only within the top k.",
+    "m_recip_rank.c",
+    cutoff="optional",
+    aliases=("MRR",),
+)
+_spec(
+    "nDCG",
+    "nDCG",
+    "Normalised DCG: linear gain (the grade, or gains=), discount log2(r+1), over the whole list; the ideal list "
+    "holds every judged doc with gain > 0 and is not truncated to the run's length. @k truncates both (trec_eval "
+    "ndcg_cut). Ignores rel (trec_eval -l does not affect ndcg).",
+    "m_ndcg.c, m_ndcg_cut.c; Jarvelin & Kekalainen 2002 (Microsoft/Burges discount)",
+    (NDCG_GAINS, JUDGED_ONLY),
+    cutoff="optional",
+)
+_spec(
+    "Bpref",
+    "Bpref",
+    "trec_eval's bpref: (1/R) sum over relevant retrieved docs of 1 - min(m, R)/min(N, R), m = judged nonrelevant "
+    "docs above it, N = judged nonrelevant docs; unjudged docs are ignored.",
+    "m_bpref.c; Buckley & Voorhees, SIGIR 2004",
+)
+_spec(
+    "GM_Bpref",
+    "Bpref",
+    "Bpref per topic, summarised by the geometric mean (floor 1e-5) (trec_eval gm_bpref).",
+    "m_gm_bpref.c, meas_avg.c",
+    aggregate="gmean",
+)
+_spec(
+    "infAP",
+    "infAP",
+    "Inferred AP as trec_eval computes it: qrels grades < 0 mark docs in the pool but unjudged; docs not in the "
+    "qrels are outside the pool (epsilon 1e-5). Equals AP when every retrieved doc is judged.",
+    "m_infap.c; Yilmaz & Aslam, CIKM 2006",
+    needs_pool=True,
+)
+_spec(
+    "IPrec",
+    "IPrec",
+    "Interpolated precision at recall level p: the best precision at or after the rank where lround(p*R) relevant "
+    "docs have been retrieved (0 if never). Write IPrec@0.1 or IPrec(recall=0.1).",
+    "m_iprec_at_recall.c",
+    (REL, JUDGED_ONLY, Param("recall", "float", None, "recall level p in [0, 1]"), ROUNDING),
+    check=_need_recall,
+)
+_spec(
+    "11pt_avg",
+    "11pt_avg",
+    "Mean interpolated precision over recall levels (default the 11 levels 0, 0.1, ..., 1).",
+    "m_11pt_avg.c",
+    (
+        REL,
+        JUDGED_ONLY,
+        Param("levels", "floats", None, "recall levels, e.g. 0.2:0.5:0.8 (default 0:0.1:...:1)"),
+        ROUNDING,
+    ),
+    check=_check_levels,
+)
+_spec(
+    "NumRet",
+    "NumRet",
+    "Number of documents retrieved (after depth / judged_only); summed over topics.",
+    "m_num_ret.c",
+    (JUDGED_ONLY,),
+    cutoff="optional",
+    aggregate="sum",
+)
+_spec(
+    "NumRel",
+    "NumRel",
+    "Number of relevant documents in the qrels (R); summed over topics.",
+    "m_num_rel.c",
+    (REL,),
+    aggregate="sum",
+)
+_spec(
+    "NumRelRet",
+    "NumRelRet",
+    "Number of relevant documents retrieved; summed over topics.",
+    "m_num_rel_ret.c",
+    cutoff="optional",
+    aggregate="sum",
+)
+_spec(
+    "NumNonrelJudgedRet",
+    "NumNonrelJudgedRet",
+    "Number of judged nonrelevant documents retrieved (0 <= grade < rel); summed over topics.",
+    "m_num_nonrel_judged_ret.c",
+    aggregate="sum",
+)
 _spec("SetP", "SetP", "Set precision: relevant retrieved / retrieved.", "m_set_P.c")
 _spec("SetR", "SetR", "Set recall: relevant retrieved / R.", "m_set_recall.c")
-_spec("SetF", "SetF",
-      "Set F: (beta+1) P R / (beta P + R) over the retrieved set; beta is NOT squared (trec_eval set_F).",
-      "m_set_F.c; van Rijsbergen 1979", (REL, JUDGED_ONLY, Param("beta", "float", 1.0, "weight of recall (not squared)")))
-_spec("SetAP", "SetAP", "Set average precision: SetP * SetR = relevant retrieved^2 / (retrieved * R) (trec_eval set_map).",
-      "m_set_map.c")
+_spec(
+    "SetF",
+    "SetF",
+    "Set F: (beta+1) P R / (beta P + R) over the retrieved set; beta is NOT squared (trec_eval set_F).",
+    "m_set_F.c; van Rijsbergen 1979",
+    (REL, JUDGED_ONLY, Param("beta", "float", 1.0, "weight of recall (not squared)")),
+)
+_spec(
+    "SetAP",
+    "SetAP",
+    "Set average precision: SetP * SetR = relevant retrieved^2 / (retrieved * R) (trec_eval set_map).",
+    "m_set_map.c",
+)
 _spec("SetRelP", "SetRelP", "Relevant retrieved / min(retrieved, R) (trec_eval set_relative_P).", "m_set_rel_P.c")
-_spec("Utility", "Utility",
-      "Set utility a*RelRet + b*NonrelRet + c*RelNotRet + d*NonrelNotRet (NonrelNotRet needs num_docs, trec_eval -N); "
-      "0 for a topic the run retrieves nothing for. Averaged over topics as trec_eval does.",
-      "m_utility.c",
-      (REL, JUDGED_ONLY, Param("a", "float", 1.0, "worth of a relevant retrieved doc"),
-       Param("b", "float", -1.0, "worth of a nonrelevant retrieved doc"),
-       Param("c", "float", 0.0, "worth of a relevant doc not retrieved"),
-       Param("d", "float", 0.0, "worth of a nonrelevant doc not retrieved"),
-       Param("num_docs", "int", 0, "collection size (trec_eval -N)")))
-_spec("Unj", "Unj", "Fraction of the top k that is unjudged (not in the qrels, or qrels grade < 0); denominator k.",
-      "m_unjudged.c", (JUDGED_ONLY,), cutoff="required")
+_spec(
+    "Utility",
+    "Utility",
+    "Set utility a*RelRet + b*NonrelRet + c*RelNotRet + d*NonrelNotRet (NonrelNotRet needs num_docs, trec_eval -N); "
+    "0 for a topic the run retrieves nothing for. Averaged over topics as trec_eval does.",
+    "m_utility.c",
+    (
+        REL,
+        JUDGED_ONLY,
+        Param("a", "float", 1.0, "worth of a relevant retrieved doc"),
+        Param("b", "float", -1.0, "worth of a nonrelevant retrieved doc"),
+        Param("c", "float", 0.0, "worth of a relevant doc not retrieved"),
+        Param("d", "float", 0.0, "worth of a nonrelevant doc not retrieved"),
+        Param("num_docs", "int", 0, "collection size (trec_eval -N)"),
+    ),
+)
+_spec(
+    "Unj",
+    "Unj",
+    "Fraction of the top k that is unjudged (not in the qrels, or qrels grade < 0); denominator k.",
+    "m_unjudged.c",
+    (JUDGED_ONLY,),
+    cutoff="required",
+)
 
 
 # --------------------------------------------------------------------------- trec_eval names
@@ -222,11 +367,23 @@ def _with_levels(te: str, target: str, param: str, defaults) -> None:
     _te(te, target, _LIST, fn)
 
 
-for _t, _target in [("map", "AP"), ("gm_map", "GM_AP"), ("gm_bpref", "GM_Bpref"), ("recip_rank", "RR"),
-                    ("num_ret", "NumRet"), ("num_rel", "NumRel"), ("num_rel_ret", "NumRelRet"),
-                    ("num_nonrel_judged_ret", "NumNonrelJudgedRet"), ("set_P", "SetP"), ("set_recall", "SetR"),
-                    ("set_map", "SetAP"), ("set_relative_P", "SetRelP"), ("Rprec", "Rprec"), ("bpref", "Bpref"),
-                    ("infAP", "infAP")]:
+for _t, _target in [
+    ("map", "AP"),
+    ("gm_map", "GM_AP"),
+    ("gm_bpref", "GM_Bpref"),
+    ("recip_rank", "RR"),
+    ("num_ret", "NumRet"),
+    ("num_rel", "NumRel"),
+    ("num_rel_ret", "NumRelRet"),
+    ("num_nonrel_judged_ret", "NumNonrelJudgedRet"),
+    ("set_P", "SetP"),
+    ("set_recall", "SetR"),
+    ("set_map", "SetAP"),
+    ("set_relative_P", "SetRelP"),
+    ("Rprec", "Rprec"),
+    ("bpref", "Bpref"),
+    ("infAP", "infAP"),
+]:
     _simple(_t, _target)
 for _t, _target in [("P", "P"), ("recall", "R"), ("ndcg_cut", "nDCG"), ("map_cut", "AP"), ("relative_P", "RelP")]:
     _with_cutoffs(_t, _target)
@@ -236,8 +393,12 @@ _with_levels("iprec_at_recall", "IPrec", "recall", IPREC_LEVELS)
 _with_levels("Rprec_mult", "RprecMult", "mult", RPREC_MULTS)
 
 # set_F.0.5 / set_F_0.5: beta
-_te("set_F", "SetF", rf"(?:[._](?P<list>{_NUM}))?",
-    lambda lst, user: [(_name("SetF", {"beta": lst} if lst else None, user), "set_F" + _suffix(user))])
+_te(
+    "set_F",
+    "SetF",
+    rf"(?:[._](?P<list>{_NUM}))?",
+    lambda lst, user: [(_name("SetF", {"beta": lst} if lst else None, user), "set_F" + _suffix(user))],
+)
 
 
 def _utility(lst, user):
@@ -250,9 +411,17 @@ def _utility(lst, user):
 
 _te("utility", "Utility", _LIST, _utility)
 # 11pt_avg..25,.5,.75: recall levels
-_te("11pt_avg", "11pt_avg", _LIST,
-    lambda lst, user: [(_name("11pt_avg", {"levels": ":".join(repr(float(x)) for x in _items(lst))} if lst else None,
-                              user), "11pt_avg" + _suffix(user))])
+_te(
+    "11pt_avg",
+    "11pt_avg",
+    _LIST,
+    lambda lst, user: [
+        (
+            _name("11pt_avg", {"levels": ":".join(repr(float(x)) for x in _items(lst))} if lst else None, user),
+            "11pt_avg" + _suffix(user),
+        )
+    ],
+)
 
 
 def _ndcg(lst, user):
@@ -263,8 +432,10 @@ def _ndcg(lst, user):
     for item in _items(lst):
         level, _, gain = item.partition("=")
         if int(level) < 1:
-            raise MetricError(f"ndcg.{lst}: a gain for level {level} cannot be expressed; evalstore's gains= covers "
-                              f"levels 1..n (grades <= 0 have gain 0)")
+            raise MetricError(
+                f"ndcg.{lst}: a gain for level {level} cannot be expressed; evalstore's gains= covers "
+                f"levels 1..n (grades <= 0 have gain 0)"
+            )
         given[int(level)] = float(gain)
     gains = ":".join(repr(given.get(lv, float(lv))) for lv in range(1, max(given) + 1))
     return [(_name("nDCG", {"gains": gains}, user), "ndcg" + _suffix(user))]
@@ -273,16 +444,51 @@ def _ndcg(lst, user):
 _te("ndcg", "nDCG", rf"(?:[._](?P<list>\d+={_NUM}(?:,\d+={_NUM})*))?", _ndcg)
 
 # ir_measures' IPrec@0.1
-alias(rf"IPrec{_PARAMS}@(?P<level>{_NUM})",
-      lambda m: _name("IPrec", {"recall": m.group("level")}, m.group("params")))
+alias(rf"IPrec{_PARAMS}@(?P<level>{_NUM})", lambda m: _name("IPrec", {"recall": m.group("level")}, m.group("params")))
 
 # trec_eval's nicknames, restricted to what evalstore implements, in trec_eval's print order
-OFFICIAL = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-            "iprec_at_recall", "P")
-ALL_TREC = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
-            "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "ndcg", "ndcg_cut", "map_cut",
-            "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-            "num_nonrel_judged_ret", "unj")
+OFFICIAL = (
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
+ALL_TREC = (
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "ndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+    "unj",
+)
 
 
 def _nickname(names: tuple[str, ...]):
