@@ -1,18 +1,21 @@
 """evalstore: a DuckDB-backed store for information-retrieval evaluation.
 
-import evalstore
-store = evalstore.open("my.duckdb")          # or evalstore.open() -> ./evalstore.duckdb
-store.ingest_qrels("qrels.txt")
-store.ingest_run("runs/*.gz")
-res = store.evaluate("qrels", metrics=["AP", "nDCG@10"])
-store.sql("SELECT * FROM leaderboard")
+::
 
-# without a store file, for notebooks:
-evalstore.evaluate({"q1": {"d1": 1}}, {"sys": {"q1": {"d1": 2.0, "d2": 1.0}}}, ["AP", "P@1"])
+    import evalstore
+    store = evalstore.open("my.duckdb")          # or evalstore.open() -> ./evalstore.duckdb
+    store.ingest_qrels("qrels.txt")
+    store.ingest_run("runs/*.gz")
+    res = store.evaluate("qrels", metrics=["AP", "nDCG@10"])
+    store.sql("SELECT * FROM leaderboard")
+
+    # without a store file, for notebooks:
+    evalstore.evaluate({"q1": {"d1": 1}}, {"sys": {"q1": {"d1": 2.0, "d2": 1.0}}}, ["AP", "P@1"])
 """
 
-__version__ = "0.1.0"
+from .api import evaluate
+from .errors import EvalstoreError, IngestError, MetricError, StoreError
+from .store import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
+from .version import __version__
 
-from .api import evaluate  # noqa: E402,F401
-from .errors import EvalstoreError, IngestError, MetricError, StoreError  # noqa: E402,F401
-from .store import Store, open  # noqa: E402,F401,A004
+__all__ = ["EvalstoreError", "IngestError", "MetricError", "Store", "StoreError", "__version__", "evaluate", "open"]

@@ -99,7 +99,7 @@ def test_a_store_from_a_newer_evalstore_is_refused(tmp_path):
 
 
 def test_a_failing_migration_is_rolled_back(tmp_path, monkeypatch):
-    import evalstore.store as st
+    import evalstore.store.migrations as st
 
     path = tmp_path / "v1.duckdb"
     _store_at_migration_1(path)

@@ -11,7 +11,7 @@ import json
 import math
 from typing import Any
 
-from .. import __version__
+from ..version import __version__
 
 # Result tables and their columns, in the order of the migration.
 TABLES: dict[str, tuple[str, ...]] = {

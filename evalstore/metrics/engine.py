@@ -34,9 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__ as ENGINE_VERSION
 from ..errors import MetricError
 from ..resources import read_sql
+from ..version import __version__ as ENGINE_VERSION
 from . import registry
 from .registry import MetricInstance
 

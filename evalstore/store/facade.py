@@ -1,0 +1,217 @@
+"""The :class:`Store` facade: one object for everything a notebook or the CLI does with a store.
+
+Its methods are thin: each delegates to the module that owns the job (:mod:`evalstore.ingest`,
+:mod:`evalstore.evaluate`, :mod:`evalstore.store.query`, ...).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from ..errors import NotFoundError, StoreError
+from .connection import connect, register_functions, resolve_location
+from .migrations import applied, available_migrations, check_current, migrate, schema_version
+from .query import QueryResult, run_query
+
+if TYPE_CHECKING:
+    import sqlalchemy
+
+    from ..ingest import IngestResult
+    from ..metrics.engine import EvalResult
+
+
+class Store:
+    """An open evaluation store. Use :func:`evalstore.open` to get one.
+
+    The DuckDB connection is ``store.con``; the documented relations (``runs``, ``qrels_sets``,
+    ``run_rows``, ``qrels``, ``scores``, ``leaderboard``, ...) can be queried with :meth:`sql`.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, location: str, read_only: bool = False):
+        self.con: duckdb.DuckDBPyConnection = con
+        self.location = location
+        self.read_only = read_only
+        self._in_tx = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        if self.con is not None:
+            self.con.close()
+            self.con = None  # type: ignore[assignment]  # closed: any further use fails loudly
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<evalstore.Store {self.location!r} schema v{self.schema_version()}>"
+
+    @property
+    def in_transaction(self) -> bool:
+        """True inside :meth:`transaction`."""
+        return self._in_tx
+
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """All-or-nothing block. Nested use joins the outer transaction."""
+        if self._in_tx:
+            yield self
+            return
+        self.con.execute("BEGIN TRANSACTION")
+        self._in_tx = True
+        try:
+            yield self
+        except BaseException:
+            self._in_tx = False
+            try:
+                self.con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            raise
+        else:
+            self._in_tx = False
+            self.con.execute("COMMIT")
+
+    # ------------------------------------------------------------------ schema
+    def schema_version(self) -> int:
+        return schema_version(self.con)
+
+    def status(self) -> dict[str, Any]:
+        """Schema version of the store, newest version this code knows, applied migrations."""
+        return {
+            "location": self.location,
+            "exists": True,
+            "state": "current",
+            "schema_version": self.schema_version(),
+            "code_schema_version": len(available_migrations()),
+            "applied": applied(self.con),
+            "n_runs": self.con.execute("SELECT count(*) FROM run_meta").fetchall()[0][0],
+            "n_qrels": self.con.execute("SELECT count(*) FROM qrels_meta").fetchall()[0][0],
+        }
+
+    # ------------------------------------------------------------------ queries
+    def sql(self, query: str, params: Sequence[Any] | dict | None = None, *, write: bool = False) -> QueryResult:
+        """Run ad-hoc SQL (DuckDB dialect) and return all rows of the last statement.
+
+        Read-only unless ``write=True``: only SELECT-like statements (SELECT, WITH, FROM, SHOW,
+        DESCRIBE, SUMMARIZE, EXPLAIN, PRAGMA) are accepted, and they run inside a transaction
+        that is rolled back, so that e.g. ``EXPLAIN ANALYZE INSERT ...`` leaves no trace.
+        Errors are raised as :class:`StoreError` with DuckDB's message."""
+        return run_query(self.con, query, params, write=write, in_transaction=self._in_tx)
+
+    def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:
+        """An SQLAlchemy engine (duckdb-engine) whose connections are cursors of this store's
+        DuckDB connection, so it sees the same database (also ``:memory:`` stores) and the
+        store's SQL functions. Close the store after disposing of the engine."""
+        import sqlalchemy  # optional heavy imports, only when asked for
+        from duckdb_engine import ConnectionWrapper
+
+        def creator() -> ConnectionWrapper:
+            if self.con is None:
+                raise StoreError("the store is closed")
+            cur = self.con.cursor()
+            register_functions(cur)
+            return ConnectionWrapper(cur)
+
+        return sqlalchemy.create_engine("duckdb://", creator=creator, **kwargs)
+
+    # ------------------------------------------------------------------ names and ids
+    def run_id(self, name: str) -> int:
+        rows = self.con.execute("SELECT run_id FROM run_meta WHERE name = ?", [name]).fetchall()
+        if not rows:
+            known = [r[0] for r in self.con.execute("SELECT name FROM run_meta ORDER BY name LIMIT 20").fetchall()]
+            raise NotFoundError(
+                f"no run named {name!r} in the store"
+                + (
+                    f" (runs: {', '.join(known)}{' ...' if len(known) == 20 else ''})"
+                    if known
+                    else "; ingest one with `evalstore ingest run FILE`"
+                )
+            )
+        return rows[0][0]
+
+    def qrels_id(self, name: str) -> int:
+        rows = self.con.execute("SELECT qrels_id FROM qrels_meta WHERE name = ?", [name]).fetchall()
+        if not rows:
+            known = [r[0] for r in self.con.execute("SELECT name FROM qrels_meta ORDER BY name LIMIT 20").fetchall()]
+            raise NotFoundError(
+                f"no qrels set named {name!r} in the store"
+                + (f" (qrels sets: {', '.join(known)})" if known else "; ingest one with `evalstore ingest qrels FILE`")
+            )
+        return rows[0][0]
+
+    def run_names(self) -> list[str]:
+        return [r[0] for r in self.con.execute("SELECT name FROM run_meta ORDER BY name").fetchall()]
+
+    def qrels_names(self) -> list[str]:
+        return [r[0] for r in self.con.execute("SELECT name FROM qrels_meta ORDER BY name").fetchall()]
+
+    def list_runs(self) -> QueryResult:
+        return self.sql(
+            "SELECT name, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
+            "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM runs ORDER BY name"
+        )
+
+    def list_qrels(self) -> QueryResult:
+        return self.sql(
+            "SELECT name, format, n_topics, n_judged, max_grade, sha256[1:12] AS sha256, "
+            "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM qrels_sets ORDER BY name"
+        )
+
+    # ------------------------------------------------------------------ ingestion (evalstore.ingest)
+    def ingest_run(self, paths: str | os.PathLike | Iterable, **kwargs: Any) -> list[IngestResult]:
+        """Ingest TREC or NTCIR run file(s); see :func:`evalstore.ingest.ingest_runs`."""
+        from ..ingest import ingest_runs
+
+        return ingest_runs(self, paths, **kwargs)
+
+    def ingest_qrels(self, paths: str | os.PathLike | Iterable, **kwargs: Any) -> list[IngestResult]:
+        """Ingest TREC or NTCIR qrels file(s); see :func:`evalstore.ingest.ingest_qrels`."""
+        from ..ingest import ingest_qrels
+
+        return ingest_qrels(self, paths, **kwargs)
+
+    # ------------------------------------------------------------------ evaluation (evalstore.evaluate)
+    def evaluate(
+        self,
+        qrels: str,
+        runs: Sequence[str] | None = None,
+        metrics: Sequence[str] | str = ("AP",),
+        **options: Any,
+    ) -> EvalResult:
+        """Compute metrics for runs against a qrels set, store the per-topic scores, return them.
+
+        See :func:`evalstore.evaluate.evaluate_store`."""
+        from ..metrics.engine import evaluate_store
+
+        return evaluate_store(self, qrels, runs, metrics, **options)
+
+
+def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = False) -> Store:  # noqa: A001
+    """Open (creating or upgrading if needed) an evaluation store.
+
+    ``url_or_path``: a file path, an SQLAlchemy URL such as ``duckdb:///path.duckdb`` or
+    ``duckdb:///:memory:``, ``":memory:"``, or None for ``$EVALSTORE_DB`` / ``./evalstore.duckdb``.
+    ``read_only=True`` opens an existing, up-to-date store without taking the write lock (several
+    readers may share it); DuckDB then refuses every change.
+    """
+    location = resolve_location(url_or_path)
+    con = connect(location, read_only=read_only)
+    read_only = read_only and location != ":memory:"
+    try:
+        if read_only:
+            check_current(con, location)
+        else:
+            migrate(con, location)
+        register_functions(con)
+    except BaseException:
+        con.close()
+        raise
+    return Store(con, location, read_only=read_only)
