@@ -1,5 +1,5 @@
 """Time the bulk evaluation of TREC DL 2019 passage (37 runs) against its qrels and Bompada's 14
-subsamples (one trial) with 10 metrics, in one evaluate_bulk call.
+subsamples (one trial) with 10 metrics, in one evaluate_many call.
 
     python bench/subsample_timing.py [--data ../shared/data/trec-dl-2019-passage] [--db FILE]
                                      [--trials 1] [--repeat 1]

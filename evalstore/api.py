@@ -6,7 +6,9 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .metrics.engine import EvalResult
+from .ingest import qrels_from_dict, run_from_dict
+from .result import EvalResult
+from .store import open as open_store
 
 
 def evaluate(qrels, runs, metrics: Sequence[str] | str = ("AP", "nDCG@10"), **options) -> EvalResult:
@@ -15,16 +17,13 @@ def evaluate(qrels, runs, metrics: Sequence[str] | str = ("AP", "nDCG@10"), **op
     ``qrels``: a path to a qrels file or ``{topic: {doc: grade}}``.
     ``runs``: a path, a list of paths (globs allowed), or ``{run: {topic: {doc: score}}}``.
     ``metrics``: names such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval's ``"map"``.
-    ``options``: ``convention``, ``complete``, ``depth`` (see :mod:`evalstore.metrics.engine`), and
+    ``options``: ``convention``, ``complete``, ``depth`` (see :mod:`evalstore.evaluate`), and
     ``qrels_format`` / ``run_format`` (``'trec'`` or ``'ntcir'``) for files.
 
-    Returns an :class:`~evalstore.metrics.engine.EvalResult`: ``.per_topic`` rows
+    Returns an :class:`~evalstore.result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
     ``.table()`` and ``.topics()`` as nested dicts.
     """
-    from . import open as open_store
-    from .ingest import qrels_from_dict, run_from_dict
-
     qrels_format = options.pop("qrels_format", "trec")
     run_format = options.pop("run_format", "trec")
     store = open_store(":memory:")

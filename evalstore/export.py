@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from .metrics.engine import EvalResult
+from .result import EvalResult
 
 
 def leaderboard_rows(result: EvalResult) -> tuple[list[str], list[tuple]]:

@@ -43,6 +43,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from .errors import EvalstoreError, NotFoundError
+from .evaluate import evaluate_many
 
 METHODS = ("buckley_voorhees",)
 METHOD_TAGS = {"buckley_voorhees": "bv"}
@@ -450,14 +451,12 @@ def evaluate_subsamples(
     **options,
 ):
     """Evaluate runs against ``qrels`` and its subsamples in one bulk pass
-    (:func:`evalstore.metrics.engine.evaluate_bulk`: one ranked judged list per context covers
+    (:func:`evalstore.evaluate.evaluate_many`: one ranked judged list per context covers
     every qrels set). Returns ``{qrels name: EvalResult}``, parent first, then the subsamples
     (largest fraction first, then by trial). Options as for :meth:`Store.evaluate`."""
-    from .metrics.engine import evaluate_bulk
-
     names = resolve_subsamples(store, qrels, subsamples)
     order = ([qrels] if include_parent else []) + names
-    return evaluate_bulk(store, order, runs, metrics, **options)
+    return evaluate_many(store, order, runs, metrics, **options)
 
 
 def leaderboard_rows(store, results: dict) -> tuple[list[str], list[tuple]]:

@@ -42,6 +42,8 @@
 -- Fragment rpref_penalty (shared by the three rpref blocks): x = one row per retrieved judged doc with gain > 0, with its penalty(r').
 
 -- @fragment rpref_penalty
+-- reads: rl_judged
+-- needs: jrank
 pos AS (
     SELECT qrels_id, run_id, topic, jrank, gain, R, N, ideal_total,
            row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY jrank) - 1 AS pos_above
@@ -60,12 +62,16 @@ pos AS (
 )
 
 -- @metric bpref_R
+-- reads: rl_judged
+-- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
        sum(1.0 - least(R, jrank - cnt)::DOUBLE / R) FILTER (WHERE isrel = 1) / any_value(R) AS value
 FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric bpref_N
+-- reads: rl_judged
+-- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
        sum(CASE WHEN jrank = cnt THEN 1.0 ELSE 1.0 - (jrank - cnt)::DOUBLE / N END)
            FILTER (WHERE isrel = 1) / any_value(R) AS value
@@ -73,6 +79,8 @@ FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric bpref_relative
+-- reads: rl_judged
+-- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
        coalesce(sum(1.0 - (jrank - cnt)::DOUBLE / (jrank - 1)) FILTER (WHERE isrel = 1 AND jrank > 1), 0)
            / any_value(R) AS value
@@ -80,11 +88,15 @@ FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric bpref_relative2
+-- reads: rl_judged
+-- needs: cnt, jrank
 SELECT qrels_id, run_id, topic, sum(cnt::DOUBLE / jrank) FILTER (WHERE isrel = 1) / any_value(R) AS value
 FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric old_bpref
+-- reads: rl_judged
+-- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
        (count(*) FILTER (WHERE isrel = 1)
         - coalesce(sum(least(R, jrank - cnt)) FILTER (WHERE isrel = 1 AND jrank > cnt), 0)::DOUBLE
@@ -93,17 +105,22 @@ FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_N
+-- params: gmax, rpref_penalty
 WITH ${rpref_penalty}
 SELECT qrels_id, run_id, topic, sum(CASE WHEN penalty = 0 THEN gain
                 ELSE gain * (1.0 - penalty / (R + N - ideal_total / ${gmax})) END) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative
+-- needs: jrank
+-- params: rpref_penalty
 WITH ${rpref_penalty}
 SELECT qrels_id, run_id, topic, coalesce(sum(gain * (1.0 - penalty / (jrank - 1))) FILTER (WHERE jrank > 1), 0) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative2
+-- needs: jrank
+-- params: rpref_penalty
 WITH ${rpref_penalty}
 SELECT qrels_id, run_id, topic, sum(gain * (1.0 - penalty / jrank)) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic

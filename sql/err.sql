@@ -14,6 +14,8 @@
 -- Fragment err_run (ERR, nERR): p = stop probability of each judged doc with gain > 0 at rank <= k, s adds go_on = prod_{i<r} (1 - p(i)).
 
 -- @fragment err_run
+-- reads: rl_judged
+-- params: gmax, k
 p AS (
     SELECT qrels_id, run_id, topic, rank, gain / (${gmax} + 1.0) AS p
     FROM rl_judged WHERE gain > 0 AND rank <= ${k}
@@ -24,11 +26,14 @@ p AS (
 )
 
 -- @metric ERR
+-- params: err_run
 WITH ${err_run}
 SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS value
 FROM s GROUP BY qrels_id, run_id, topic
 
 -- @metric nERR
+-- reads: rl_ideal
+-- params: err_run, gmax, k
 WITH ${err_run}, err AS (
     SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS err FROM s GROUP BY qrels_id, run_id, topic
 ), ip AS (

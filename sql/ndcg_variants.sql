@@ -13,6 +13,8 @@
 -- whole list (and the whole ideal list) is used. With gains = grades MSnDCG@k = trec_eval ndcg_cut.
 
 -- @metric nDCG-JK
+-- reads: rl_judged, rl_ideal
+-- params: b, k
 WITH dg AS (
     SELECT qrels_id, run_id, topic,
            sum(gain / CASE WHEN rank = 1 THEN 1.0
@@ -35,6 +37,8 @@ FROM dg d JOIN idg i ON i.qrels_id = d.qrels_id AND i.topic = d.topic
 WHERE i.idcg > 0
 
 -- @metric MSnDCG
+-- reads: rl_judged, rl_ideal
+-- params: k
 WITH dg AS (
     SELECT qrels_id, run_id, topic, sum(gain / log2(rank + 1)) AS dcg
     FROM rl_judged WHERE gain > 0 AND rank <= ${k}
@@ -49,6 +53,8 @@ FROM dg d JOIN idg i ON i.qrels_id = d.qrels_id AND i.topic = d.topic
 WHERE i.idcg > 0
 
 -- @metric Hit
+-- reads: rl_judged
+-- params: k
 SELECT qrels_id, run_id, topic, 1.0 AS value
 FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
 GROUP BY qrels_id, run_id, topic

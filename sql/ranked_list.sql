@@ -21,8 +21,8 @@
 --   rl_qtopics(qrels_id, topic, R, N, R_gain, ideal_total, max_grade, n_pool)
 --       R = relevant (grade >= rel), N = judged nonrelevant (0 <= grade < rel),
 --       R_gain = docs with gain > 0 (length of the ideal list), ideal_total = cg_I(R_gain)
---   rl_ideal(qrels_id, topic, rank, gain, cg)
---       the ideal list: every doc with gain > 0, highest gain first; cg = cg_I(rank)
+--   rl_ideal(qrels_id, topic, rank, gain, icg)
+--       the ideal list: every doc with gain > 0, highest gain first; icg = cg_I(rank)
 --   rl_retrieved(run_id, topic, doc, rank, score)
 --       every retrieved row of the selected runs, judged or not, with its evaluation rank (after
 --       depth truncation) and the run's score (NULL for NTCIR res files); not keyed by qrels_id
@@ -81,7 +81,7 @@ CREATE OR REPLACE TEMP TABLE rl_ideal AS
 SELECT qrels_id, topic,
        row_number() OVER w AS rank,
        gain,
-       sum(gain) OVER (w ROWS UNBOUNDED PRECEDING) AS cg
+       sum(gain) OVER (w ROWS UNBOUNDED PRECEDING) AS icg
 FROM rl_qrels
 WHERE gain > 0
 WINDOW w AS (PARTITION BY qrels_id, topic ORDER BY gain DESC, grade DESC, doc);

@@ -20,6 +20,9 @@
 -- under the trec_eval convention; dropped by the engine under ntcireval).
 
 -- @metric Q-measure
+-- reads: rl_judged
+-- needs: cnt, cg, cg_ideal
+-- params: beta, has_cutoff, k
 SELECT qrels_id, run_id, topic,
        sum((${beta} * cg + cnt) / (${beta} * cg_ideal + rank)) FILTER (WHERE isrel = 1 AND rank <= ${k})
            / any_value(CASE WHEN ${has_cutoff} THEN least(${k}, R) ELSE R END) AS value
@@ -27,18 +30,27 @@ FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric AP-ntcir
+-- reads: rl_judged
+-- needs: cnt
+-- params: k
 SELECT qrels_id, run_id, topic,
        sum(cnt / rank) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(least(${k}, R)) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric O-measure
+-- reads: rl_judged
+-- needs: cnt, cg, cg_ideal
+-- params: beta, k
 SELECT qrels_id, run_id, topic,
        arg_min((${beta} * cg + cnt) / (${beta} * cg_ideal + rank), rank) AS value
 FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
 GROUP BY qrels_id, run_id, topic
 
 -- @metric P-measure
+-- reads: rl_judged
+-- needs: cnt, cg, cg_ideal
+-- params: beta, k
 -- r_p: order the relevant docs by level (highest first), then rank; take the first.
 SELECT qrels_id, run_id, topic,
        arg_min((${beta} * cg + cnt) / (${beta} * cg_ideal + rank), {'level': -grade, 'rank': rank}) AS value
@@ -46,6 +58,9 @@ FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
 GROUP BY qrels_id, run_id, topic
 
 -- @metric P-plus
+-- reads: rl_judged, rl_ideal
+-- params: beta, k
+-- udfs: pplus_measure
 WITH ideal AS (
     SELECT qrels_id, topic, list(gain) AS gains FROM rl_ideal GROUP BY qrels_id, topic
 )

@@ -18,6 +18,8 @@
 -- first = r_1, L_1 and the topic's top level M per (qrels, run, topic), pen = the penalty list.
 
 -- @fragment first_relevant
+-- reads: rl_judged, rl_topics, qrels_meta, subsample_meta
+-- params: k, penalties
 lv AS (
     SELECT m.qrels_id,
            coalesce(len(string_split(coalesce(m.default_gains, p.default_gains), ':')),
@@ -37,6 +39,7 @@ lv AS (
 )
 
 -- @metric WRR
+-- params: first_relevant
 WITH ${first_relevant}
 SELECT qrels_id, run_id, topic,
        CASE WHEN top > len(pl)
@@ -46,6 +49,7 @@ SELECT qrels_id, run_id, topic,
 FROM pen
 
 -- @metric NWRR
+-- params: first_relevant
 WITH ${first_relevant}
 SELECT qrels_id, run_id, topic,
        CASE WHEN top > len(pl)

@@ -46,47 +46,65 @@
 -- `missing` value (0).
 
 -- @metric AP
+-- reads: rl_judged
+-- needs: cnt
+-- params: k
 SELECT qrels_id, run_id, topic, sum(cnt / rank) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric P
+-- reads: rl_judged
+-- params: k
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / ${k} AS value
 FROM rl_judged
 GROUP BY qrels_id, run_id, topic
 
 -- @metric R
+-- reads: rl_judged
+-- params: k
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric RelP
+-- reads: rl_judged
+-- params: k
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / least(${k}, any_value(R)) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric Success
+-- reads: rl_judged
+-- params: k
 SELECT qrels_id, run_id, topic, max(isrel) FILTER (WHERE rank <= ${k}) AS value
 FROM rl_judged
 GROUP BY qrels_id, run_id, topic
 
 -- @metric Rprec
+-- reads: rl_judged
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= R) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric RprecMult
+-- reads: rl_judged
+-- params: mult
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= c) / any_value(c) AS value
 FROM (SELECT *, floor(${mult} * R + 0.9) AS c FROM rl_judged)
 WHERE c >= 1
 GROUP BY qrels_id, run_id, topic
 
 -- @metric RR
+-- reads: rl_judged
+-- params: k
 SELECT qrels_id, run_id, topic, 1.0 / min(rank) AS value
 FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
 GROUP BY qrels_id, run_id, topic
 
 -- @metric nDCG
+-- reads: rl_judged, rl_ideal
+-- params: k
 WITH idcg AS (
     SELECT qrels_id, topic, sum(gain / log2(rank + 1)) AS idcg FROM rl_ideal WHERE rank <= ${k} GROUP BY qrels_id, topic
 )
@@ -96,6 +114,8 @@ WHERE j.rank <= ${k} AND j.gain <> 0 AND i.idcg > 0
 GROUP BY j.qrels_id, j.run_id, j.topic
 
 -- @metric Bpref
+-- reads: rl_judged
+-- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
        sum(CASE WHEN nr = 0 THEN 1.0 ELSE 1.0 - least(nr, R) / least(N, R) END) / any_value(R) AS value
 FROM (SELECT *, jrank - cnt AS nr   /* at a relevant row: the judged nonrelevant docs above it */
@@ -104,6 +124,8 @@ WHERE isrel = 1 AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric infAP
+-- reads: rl_judged
+-- needs: cnt, pool
 SELECT qrels_id, run_id, topic,
        sum(CASE WHEN rank = 1 THEN 1.0
                 ELSE 1.0 / rank
@@ -118,6 +140,9 @@ WHERE isrel = 1 AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric IPrec
+-- reads: rl_judged
+-- needs: cnt
+-- params: recall, rounding
 WITH rel AS (
     SELECT qrels_id, run_id, topic, cnt, R,
            max(cnt / rank) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank DESC
@@ -129,6 +154,9 @@ FROM rel
 WHERE cnt = greatest(CASE WHEN ${rounding} = 'v9' THEN floor(${recall} * R + 0.9) ELSE round(${recall} * R) END, 1)
 
 -- @metric 11pt_avg
+-- reads: rl_judged
+-- needs: cnt
+-- params: levels, rounding
 WITH lv AS (
     SELECT unnest(coalesce(${levels}, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]::DOUBLE[])) AS p
 ), rel AS (
@@ -143,30 +171,40 @@ FROM rel r JOIN lv
 GROUP BY r.qrels_id, r.run_id, r.topic
 
 -- @metric NumRet
+-- reads: rl_topics
+-- params: k
 SELECT qrels_id, run_id, topic, least(num_ret, ${k}) AS value FROM rl_topics
 
 -- @metric NumRel
+-- reads: rl_topics
 SELECT qrels_id, run_id, topic, R AS value FROM rl_topics
 
 -- @metric NumRelRet
+-- reads: rl_judged
+-- params: k
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) AS value
 FROM rl_judged GROUP BY qrels_id, run_id, topic
 
 -- @metric NumNonrelJudgedRet
+-- reads: rl_judged
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE judged AND isrel = 0) AS value
 FROM rl_judged GROUP BY qrels_id, run_id, topic
 
 -- @metric SetP
+-- reads: rl_judged
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) / any_value(num_ret) AS value
 FROM rl_judged WHERE num_ret > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric SetR
+-- reads: rl_judged
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric SetF
+-- reads: rl_judged
+-- params: beta
 SELECT qrels_id, run_id, topic,
        CASE WHEN nrr > 0 THEN (${beta} + 1.0) * (nrr / n) * (nrr / R) / (${beta} * (nrr / n) + nrr / R) ELSE 0 END AS value
 FROM (SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) AS nrr,
@@ -175,16 +213,20 @@ FROM (SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) AS nrr,
       GROUP BY qrels_id, run_id, topic)
 
 -- @metric SetAP
+-- reads: rl_judged
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) ^ 2 / (any_value(num_ret) * any_value(R)) AS value
 FROM rl_judged WHERE R > 0 AND num_ret > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric SetRelP
+-- reads: rl_judged
 SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) / least(any_value(num_ret), any_value(R)) AS value
 FROM rl_judged WHERE R > 0 AND num_ret > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric Utility
+-- reads: rl_judged, rl_topics, rl_retrieved
+-- params: a, b, c, d, num_docs
 WITH nrr AS (
     SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1) AS nrr
     FROM rl_judged GROUP BY qrels_id, run_id, topic
@@ -199,6 +241,8 @@ JOIN in_run USING (run_id, topic)
 LEFT JOIN nrr x USING (qrels_id, run_id, topic)
 
 -- @metric Unj
+-- reads: rl_judged, rl_topics
+-- params: k
 SELECT t.qrels_id, t.run_id, t.topic, (least(t.num_ret, ${k}) - coalesce(j.n_judged, 0)) / ${k} AS value
 FROM rl_topics t
 LEFT JOIN (SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE judged AND rank <= ${k}) AS n_judged

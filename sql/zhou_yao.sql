@@ -29,6 +29,8 @@
 -- Fragment preference_docs (NDPM, Kendall-tau, Spearman): d = per (qrels, run, topic) every retrieved doc (s = its score, or minus its rank under ntcireval / without scores) and every judged doc not retrieved (s = -inf, tied at the bottom), with u = the user's gain.
 
 -- @fragment preference_docs
+-- reads: rl_judged, rl_topics, rl_qrels, rl_retrieved
+-- params: convention, judged_only
 d AS (
     SELECT t.qrels_id, t.run_id, t.topic,
            CASE WHEN ${convention} = 'ntcireval' OR r.score IS NULL THEN -r.rank::DOUBLE ELSE r.score END AS s,
@@ -45,6 +47,8 @@ d AS (
 )
 
 -- @metric SR
+-- reads: rl_judged, rl_topics, rl_ideal
+-- params: has_cutoff, k
 WITH n AS (
     SELECT qrels_id, run_id, topic, R_gain, CASE WHEN ${has_cutoff} THEN ${k} ELSE num_ret END AS n FROM rl_topics
 ), sys AS (
@@ -53,13 +57,15 @@ WITH n AS (
     WHERE j.rank <= n.n
     GROUP BY j.qrels_id, j.run_id, j.topic
 )
-SELECT n.qrels_id, n.run_id, n.topic, coalesce(s.s, 0) / i.cg AS value
+SELECT n.qrels_id, n.run_id, n.topic, coalesce(s.s, 0) / i.icg AS value
 FROM n
 JOIN rl_ideal i ON i.qrels_id = n.qrels_id AND i.topic = n.topic AND i.rank = least(n.n, n.R_gain)
 LEFT JOIN sys s ON s.qrels_id = n.qrels_id AND s.run_id = n.run_id AND s.topic = n.topic
-WHERE i.cg > 0
+WHERE i.icg > 0
 
 -- @metric MSR
+-- reads: rl_judged, rl_topics, rl_ideal
+-- params: has_cutoff, k
 WITH n AS (
     SELECT qrels_id, run_id, topic, R_gain, CASE WHEN ${has_cutoff} THEN ${k} ELSE num_ret END AS n FROM rl_topics
 ), sys AS (
@@ -79,17 +85,24 @@ LEFT JOIN sys s ON s.qrels_id = n.qrels_id AND s.run_id = n.run_id AND s.topic =
 WHERE i.h > 0
 
 -- @metric CG
+-- reads: rl_judged
+-- params: k
 SELECT qrels_id, run_id, topic, sum(gain) AS value
 FROM rl_judged WHERE gain > 0 AND rank <= ${k}
 GROUP BY qrels_id, run_id, topic
 
 -- @metric WAP
+-- reads: rl_judged
+-- needs: cg, cg_ideal
+-- params: k
 SELECT qrels_id, run_id, topic,
        sum(cg / cg_ideal) FILTER (WHERE isrel = 1 AND rank <= ${k} AND cg_ideal > 0) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric AGR
+-- reads: rl_judged, rl_topics, rl_qrels, rl_qtopics, qrels_meta
+-- params: gains, k
 WITH gl AS (
     -- the effective gains of levels 1..n (metric's gains=, else the qrels set's declared gains,
     -- else NULL = gain is the grade), as the engine resolves them for the ranked list
@@ -107,38 +120,46 @@ WITH gl AS (
     SELECT l.qrels_id, l.topic, l.grade, l.d_l - (l.r_l / t.R) * (l.d_l - l.d_below) AS d_adj
     FROM lvl l JOIN rl_qtopics t ON t.qrels_id = l.qrels_id AND t.topic = l.topic
 ), ideal AS (
-    SELECT q.qrels_id, q.topic, row_number() OVER w AS rank, sum(a.d_adj) OVER (w ROWS UNBOUNDED PRECEDING) AS cg
+    SELECT q.qrels_id, q.topic, row_number() OVER w AS rank, sum(a.d_adj) OVER (w ROWS UNBOUNDED PRECEDING) AS icg
     FROM rl_qrels q JOIN adj a ON a.qrels_id = q.qrels_id AND a.topic = q.topic AND a.grade = q.grade
     WINDOW w AS (PARTITION BY q.qrels_id, q.topic ORDER BY a.d_adj DESC, q.grade DESC, q.doc)
 ), sys AS (
     SELECT j.qrels_id, j.run_id, j.topic, j.rank, j.isrel, j.R,
            sum(coalesce(a.d_adj, 0)) OVER (PARTITION BY j.qrels_id, j.run_id, j.topic ORDER BY j.rank
-                                           ROWS UNBOUNDED PRECEDING) AS cg
+                                           ROWS UNBOUNDED PRECEDING) AS acg
     FROM rl_judged j
     LEFT JOIN adj a ON a.qrels_id = j.qrels_id AND a.topic = j.topic AND a.grade = j.grade AND j.isrel = 1
     WHERE j.rank <= ${k} AND j.R > 0
 )
-SELECT s.qrels_id, s.run_id, s.topic, sum(s.cg / i.cg) FILTER (WHERE s.isrel = 1 AND i.cg > 0) / any_value(s.R) AS value
+SELECT s.qrels_id, s.run_id, s.topic, sum(s.acg / i.icg) FILTER (WHERE s.isrel = 1 AND i.icg > 0) / any_value(s.R) AS value
 FROM sys s
 JOIN ideal i ON i.qrels_id = s.qrels_id AND i.topic = s.topic AND i.rank = least(s.rank, s.R)
 GROUP BY s.qrels_id, s.run_id, s.topic
 
 -- @metric NDPM
+-- params: preference_docs
+-- udfs: ndpm
 WITH ${preference_docs}
 SELECT qrels_id, run_id, topic, ndpm(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
 
 -- @metric Kendall-tau
+-- params: preference_docs
+-- udfs: kendall_tau_b
 WITH ${preference_docs}
 SELECT qrels_id, run_id, topic, kendall_tau_b(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
 
 -- @metric Spearman
+-- params: preference_docs
+-- udfs: spearman_rho
 WITH ${preference_docs}
 SELECT qrels_id, run_id, topic, spearman_rho(list(s), list(u)) AS value
 FROM d GROUP BY qrels_id, run_id, topic
 
 -- @metric ADM
+-- reads: rl_judged, rl_topics, rl_qrels, rl_retrieved, run_meta
+-- params: judged_only
 WITH d AS (
     SELECT t.qrels_id, t.run_id, t.topic, r.score AS s, coalesce(q.gain, 0.0) AS u, TRUE AS retrieved
     FROM rl_topics t

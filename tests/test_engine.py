@@ -26,25 +26,27 @@ def test_pool_rows_change_only_infap(sample_store):
 
 def test_ranked_list_builds_only_the_running_columns_that_metrics_name(sample_store):
     """cnt, jrank, cg, cg_ideal and gain_ideal cost a window aggregate or a join each: the engine
-    builds those that the requested metrics' SQL names, and the values are those of the full list."""
-    from evalstore.metrics import engine
+    builds those that the requested metrics' SQL blocks declare (-- needs:), and the values are
+    those of the full list."""
+    from evalstore.metrics import engine, ranked_list
+    from evalstore.metrics.options import make_options
+
+    def needs(names):
+        return set().union(*(i.spec.block.needs for i in engine.resolve_metrics(names)))
 
     s = sample_store
-    opts = engine.make_options()
-    opts.gmax = 3.0
-    ctx = {"rel": 1, "judged_only": False, "gains": None}
-    bodies = [engine.metric_sql(i, opts) for i in engine.resolve_metrics(["AP", "P@10", "nDCG@10"])]
-    assert engine.columns_named(bodies) == {"cnt"}
-    q_bodies = [engine.metric_sql(i, opts) for i in engine.resolve_metrics(["Q-measure"])]
-    assert engine.columns_named(q_bodies) >= {"cnt", "cg", "cg_ideal"}
+    opts = make_options()
+    ctx = ranked_list.Context()
+    assert needs(["AP", "P@10", "nDCG@10"]) == {"cnt"}
+    assert needs(["Q-measure"]) >= {"cnt", "cg", "cg_ideal"}
     runs = [s.run_id(r) for r in ("bm25", "rerank")]
-    engine.build_ranked_list(s.con, [s.qrels_id("sample")], runs, ctx, opts)
+    ranked_list.build(s.con, [s.qrels_id("sample")], runs, ctx, opts)
     full = s.con.execute(
         "SELECT qrels_id, run_id, topic, rank, cnt, cg, jrank, cg_ideal, gain_ideal FROM rl_judged ORDER BY ALL"
     ).fetchall()
-    engine.build_ranked_list(s.con, [s.qrels_id("sample")], runs, ctx, opts, columns={"cnt"})
+    ranked_list.build(s.con, [s.qrels_id("sample")], runs, ctx, opts, columns={"cnt"})
     cols = [r[0] for r in s.con.execute("DESCRIBE rl_judged").fetchall()]
     assert "cnt" in cols and not {"cg", "jrank", "cg_ideal", "gain_ideal"} & set(cols)
     slim = s.con.execute("SELECT qrels_id, run_id, topic, rank, cnt FROM rl_judged ORDER BY ALL").fetchall()
     assert slim == [r[:5] for r in full] and len(slim) > 100
-    engine.drop_work_tables(s.con)
+    ranked_list.drop(s.con)

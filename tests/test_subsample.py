@@ -15,7 +15,8 @@ import evalstore
 from evalstore.cli import app
 from evalstore.errors import NotFoundError
 from evalstore.ingest import qrels_from_dict
-from evalstore.metrics import engine
+from evalstore.metrics import ranked_list
+from evalstore.metrics.options import make_options
 from evalstore.subsample import (
     BOMPADA_FRACTIONS,
     SubsampleError,
@@ -276,8 +277,8 @@ def test_pool_rows_for_subsamples(sample_store):
     s = sample_store
     create_subsamples(s, "sample", [0.3], min_nonrel=2)
     sub = s.qrels_id("sample@bv0.3#0")
-    opts = engine.make_options()
-    engine.build_ranked_list(s.con, [sub], [s.run_id("bm25")], {"rel": 1, "judged_only": False, "gains": None}, opts)
+    opts = make_options()
+    ranked_list.build(s.con, [sub], [s.run_id("bm25")], ranked_list.Context(), opts)
     pool = set(s.con.execute("SELECT topic, doc FROM rl_qrels WHERE qrels_id = ? AND grade = -1", [sub]).fetchall())
     dropped = {(t, d) for t, d, _ in rows_of(s, "sample")} - {(t, d) for t, d, _ in rows_of(s, "sample@bv0.3#0")}
     assert pool == dropped and len(pool) > 200
@@ -287,8 +288,7 @@ def test_pool_rows_for_subsamples(sample_store):
         ).fetchone()[0]
         == 0
     )
-    opts.pool = False
-    engine.build_ranked_list(s.con, [sub], [s.run_id("bm25")], {"rel": 1, "judged_only": False, "gains": None}, opts)
+    ranked_list.build(s.con, [sub], [s.run_id("bm25")], ranked_list.Context(), opts.with_pool(False))
     assert s.con.execute("SELECT count(*) FROM rl_qrels WHERE grade < 0").fetchone()[0] == 0
 
 

@@ -1,7 +1,7 @@
 """Score matrices: per-topic scores of runs x topics for one (qrels set, metric) column.
 
 :func:`score_matrix` / :func:`score_matrices` read the stored per-topic scores (``score_data``,
-view ``scores``) and evaluate first, in one bulk pass (:func:`evalstore.metrics.engine.evaluate_bulk`),
+view ``scores``) and evaluate first, in one bulk pass (:func:`evalstore.evaluate.evaluate_many`),
 whatever (qrels, run, metric) has not been evaluated yet with the same options.
 
 Runs missing topics. Without ``complete=True`` a run is only scored on the topics it retrieved
@@ -21,12 +21,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import MetricError
+from ..aggregate import aggregate_rows
+from ..evaluate import evaluate_many, stored_name
+from ..metrics.options import make_options
 from .sampling import MetaError
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 MISSING_POLICIES = ("error", "zero", "drop_topics", "drop_runs")
 
@@ -52,15 +57,9 @@ class ScoreMatrix:
 
     def means(self) -> np.ndarray:
         """Per-run summary with the metric's aggregate (mean, gmean as trec_eval, or sum)."""
-        v = self.values
-        if self.aggregate == "gmean":
-            m = np.exp(np.log(np.maximum(v, 1e-5)).mean(axis=1))
-        elif self.aggregate == "sum":
-            m = v.sum(axis=1)
-        else:
-            m = v.mean(axis=1)
-        # Rounded to 12 decimals so that runs with the same per-topic values in another order
-        # (e.g. P@10 of 0.6125 reached two ways) tie exactly, whatever the summation order.
+        m = aggregate_rows(self.values, self.aggregate)
+        # aggregate() sums with fsum, so the same per-topic values give the same mean in any order;
+        # rounding to 12 decimals also ties runs whose per-topic values differ in the last bits.
         return np.round(m, 12)
 
     def subset(self, runs: Sequence[str]) -> ScoreMatrix:
@@ -131,26 +130,17 @@ def normalise_missing(missing: str) -> str:
 
 
 def canonical_metric(
-    store, qrels: str, metric: str, *, convention: str = "trec_eval", complete: bool = False, depth: int | None = None
+    store: Store,
+    qrels: str,
+    metric: str,
+    *,
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
 ) -> str:
     """The canonical name under which ``metric`` evaluated on ``qrels`` with these options is
     stored (parameters sorted, defaults and the qrels set's declared gains filled in)."""
-    from ..metrics import engine
-
-    insts = engine.resolve_metrics([metric])
-    if len(insts) != 1:
-        raise MetricError(
-            f"{metric!r} names {len(insts)} metrics ({', '.join(i.display for i in insts)}); "
-            f"give each as its own column"
-        )
-    inst = insts[0]
-    options = engine.make_options(convention, complete, depth)
-    qid = store.qrels_id(qrels)
-    declared = engine.parse_gains(
-        store.con.execute("SELECT default_gains FROM qrels_meta WHERE qrels_id = ?", [qid]).fetchone()[0]
-    )
-    ctx = engine.effective_context(inst, declared)
-    return engine._canonical_for(inst, ctx, options.canonical_extra())
+    return stored_name(store, qrels, metric, make_options(convention, complete, depth))
 
 
 def _run_ids(store, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
@@ -177,8 +167,6 @@ def score_matrices(
     """One :class:`ScoreMatrix` per column, all over the same runs (in the order given; all runs
     of the store by name when None). Unevaluated (qrels, run, metric) combinations are evaluated
     first, all in one bulk pass, unless ``evaluate=False`` (then they are an error)."""
-    from ..metrics.engine import evaluate_bulk
-
     missing = normalise_missing(missing)
     cols = [c if isinstance(c, Column) else Column(*c) for c in columns]
     if not cols:
@@ -211,7 +199,7 @@ def score_matrices(
                 f"{todo_metrics[0]} has not been evaluated on {todo_qrels[0]} for every run; "
                 f"run `evalstore eval` first or allow evaluation"
             )
-        evaluate_bulk(
+        evaluate_many(
             store,
             list(dict.fromkeys(todo_qrels)),
             list(dict.fromkeys(todo_runs)),

@@ -22,12 +22,16 @@ that the SQL works on rather than the formula:
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import MetricError
+from . import sqlfile
+from .names import canonical, format_value
+from .ranked_list import Context
 
 CONTEXT_PARAMS = ("rel", "judged_only", "gains")
 
@@ -76,11 +80,22 @@ class MetricSpec:
     aliases: tuple[str, ...] = ()
     missing: float | None = 0.0  # value of an evaluated topic the SQL returns no row for
     check: Callable[[dict], None] | None = None  # extra parameter validation
-    needs_pool: bool = False  # reads pooled-but-unjudged rows (grade < 0) added for subsamples
 
     @property
     def family(self) -> str:
         return self.sql.split("#")[0]
+
+    @property
+    def block(self) -> sqlfile.SqlBlock:
+        """The SQL block that computes the metric, with the declarations of the fragments it includes."""
+        filename, _, name = self.sql.partition("#")
+        f = sqlfile.load(filename)
+        return f.effective(f.block(name))
+
+    @property
+    def needs_pool(self) -> bool:
+        """Reads the pooled-but-unjudged rows (grade < 0) that a subsample adds (infAP)."""
+        return "pool" in self.block.needs
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -103,19 +118,13 @@ class MetricInstance:
         return dict(self.params)
 
     def canonical(self, extra: dict[str, Any] | None = None) -> str:
-        items = dict(self.params)
-        if extra:
-            items.update(extra)
-        inner = ",".join(f"{k}={format_value(v)}" for k, v in sorted(items.items()))
-        s = self.spec.name + (f"({inner})" if inner else "")
-        if self.cutoff is not None:
-            s += f"@{self.cutoff}"
-        return s
+        """The name with every parameter (defaults filled) and ``extra`` options, sorted."""
+        return canonical(self.spec.name, dict(self.params), self.cutoff, extra)
 
-    def context(self) -> tuple:
+    def context(self) -> Context:
         """The part of the parameters that shapes the ranked judged list."""
         p = self.p
-        return tuple((k, p.get(k, {"rel": 1, "judged_only": False, "gains": None}[k])) for k in CONTEXT_PARAMS)
+        return Context(p.get("rel", 1), p.get("judged_only", False), p.get("gains"))
 
 
 _REGISTRY: dict[str, MetricSpec] = {}
@@ -148,17 +157,11 @@ def alias(pattern: str, expand: str | Callable[[re.Match], list[str] | str]) -> 
         _ALIASES.append((rx, lambda m: (lambda r: [r] if isinstance(r, (str, tuple)) else list(r))(expand(m))))
 
 
-def _load_families() -> None:
-    from . import families  # noqa: F401  (imports every family module, which registers its metrics)
-
-
 def all_metrics() -> list[MetricSpec]:
-    _load_families()
     return sorted(_REGISTRY.values(), key=lambda s: (s.family, s.name))
 
 
 def get(name: str) -> MetricSpec:
-    _load_families()
     key = _LOWER.get(name.lower())
     if key is None:
         raise MetricError(
@@ -168,23 +171,11 @@ def get(name: str) -> MetricSpec:
 
 
 def _suggest(name: str) -> str:
-    import difflib
-
     close = difflib.get_close_matches(name.lower(), list(_LOWER), n=3, cutoff=0.6)
     return f" (did you mean {', '.join(_LOWER[c] for c in close)}?)" if close else ""
 
 
 # --------------------------------------------------------------------------- values
-def format_value(v: Any) -> str:
-    if v is None:
-        return "default"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (tuple, list)):
-        return ":".join(format_value(x) for x in v)
-    if isinstance(v, float):
-        return str(int(v)) if v.is_integer() else repr(v)
-    return str(v)
 
 
 def _parse_value(param: Param, text: str, metric: str) -> Any:
@@ -238,7 +229,6 @@ def parse(text: str) -> list[MetricInstance]:
     """Parse a metric name (ir_measures syntax or a trec_eval alias) into instances.
 
     A trec_eval name with several cutoffs (``P.5,10``) gives several instances."""
-    _load_families()
     raw = text.strip()
     for rx, expand in _ALIASES:
         m = rx.fullmatch(raw)
@@ -293,7 +283,8 @@ def _parse_one(text: str, display: str | None) -> MetricInstance:
 
 
 def describe(name: str | None = None) -> list[dict[str, Any]]:
-    """Registry entries as dicts (name, aliases, parameters, SQL location, citation, tests, doc)."""
+    """Registry entries as dicts (name, aliases, parameters, SQL location and what the SQL reads,
+    needs and calls, citation, tests, doc)."""
     specs = [get(name)] if name else all_metrics()
     return [
         {
@@ -305,6 +296,9 @@ def describe(name: str | None = None) -> list[dict[str, Any]]:
             ],
             "aggregate": s.aggregate,
             "sql": "sql/" + s.sql.replace("#", " -- @metric "),
+            "reads": sorted(s.block.reads),
+            "needs": sorted(s.block.needs),
+            "udfs": sorted(s.block.udfs),
             "citation": s.citation,
             "tests": list(s.tests),
             "doc": s.doc,

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from ..errors import NotFoundError, StoreError
+from ..evaluate import evaluate
+from ..ingest import IngestResult, ingest_qrels, ingest_runs
+from ..result import EvalResult
 from .connection import connect, register_functions, resolve_location
 from .migrations import applied, available_migrations, check_current, migrate, schema_version
 from .query import QueryResult, run_query
 
 if TYPE_CHECKING:
     import sqlalchemy
-
-    from ..ingest import IngestResult
-    from ..metrics.engine import EvalResult
 
 
 class Store:
@@ -168,14 +168,10 @@ class Store:
     # ------------------------------------------------------------------ ingestion (evalstore.ingest)
     def ingest_run(self, paths: str | os.PathLike | Iterable, **kwargs: Any) -> list[IngestResult]:
         """Ingest TREC or NTCIR run file(s); see :func:`evalstore.ingest.ingest_runs`."""
-        from ..ingest import ingest_runs
-
         return ingest_runs(self, paths, **kwargs)
 
     def ingest_qrels(self, paths: str | os.PathLike | Iterable, **kwargs: Any) -> list[IngestResult]:
         """Ingest TREC or NTCIR qrels file(s); see :func:`evalstore.ingest.ingest_qrels`."""
-        from ..ingest import ingest_qrels
-
         return ingest_qrels(self, paths, **kwargs)
 
     # ------------------------------------------------------------------ evaluation (evalstore.evaluate)
@@ -188,10 +184,8 @@ class Store:
     ) -> EvalResult:
         """Compute metrics for runs against a qrels set, store the per-topic scores, return them.
 
-        See :func:`evalstore.evaluate.evaluate_store`."""
-        from ..metrics.engine import evaluate_store
-
-        return evaluate_store(self, qrels, runs, metrics, **options)
+        See :mod:`evalstore.evaluate` for the options."""
+        return evaluate(self, qrels, runs, metrics, **options)
 
 
 def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = False) -> Store:  # noqa: A001

@@ -202,7 +202,6 @@ _spec(
     "Inferred AP as trec_eval computes it: qrels grades < 0 mark docs in the pool but unjudged; docs not in the "
     "qrels are outside the pool (epsilon 1e-5). Equals AP when every retrieved doc is judged.",
     "m_infap.c; Yilmaz & Aslam, CIKM 2006",
-    needs_pool=True,
 )
 _spec(
     "IPrec",

@@ -1,0 +1,69 @@
+"""Evaluation options: what applies to every metric of one evaluation.
+
+* ``convention``: ``'trec_eval'`` (default) or ``'ntcireval'``.
+
+  ============================  =================================  ==================================
+  what                          trec_eval                          ntcireval
+  ============================  =================================  ==================================
+  order of a run's documents    score desc, ties docno desc        file order (res files, TREC lines)
+  topics with no relevant doc   scored 0 and averaged in           dropped (NTCIREVAL prints nothing)
+  truncation                    none (``depth=``, trec_eval -M)     top 1000 (``depth=``, -truncate)
+  ERR's g_max                   top declared gain (same)           top declared gain
+  ============================  =================================  ==================================
+
+* ``complete`` (trec_eval ``-c``): topics of the qrels missing from a run score 0 and enter the
+  mean. Default False: only topics both in the qrels and in the run are evaluated (trec_eval 9,
+  pytrec_eval; trec_eval 10 refuses such runs without -c).
+* ``depth``: evaluate only the top ``depth`` documents of each topic (trec_eval ``-M``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import MetricError
+
+CONVENTIONS = ("trec_eval", "ntcireval")
+NTCIREVAL_DEFAULT_DEPTH = 1000
+#: "No truncation": larger than any rank.
+NO_DEPTH = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class Options:
+    convention: str = "trec_eval"
+    complete: bool = False
+    depth: int | None = None
+    pool: bool = True  # subsamples: the parent's dropped docs are "pooled, unjudged"
+
+    @property
+    def depth_value(self) -> int:
+        if self.depth is not None:
+            return self.depth
+        return NTCIREVAL_DEFAULT_DEPTH if self.convention == "ntcireval" else NO_DEPTH
+
+    def canonical_extra(self) -> dict[str, Any]:
+        """Options that change values, appended to the canonical metric name when not default."""
+        extra: dict[str, Any] = {}
+        if self.convention != "trec_eval":
+            extra["convention"] = self.convention
+        if self.complete:
+            extra["complete"] = True
+        if self.depth is not None:
+            extra["depth"] = self.depth
+        return extra
+
+    def with_pool(self, pool: bool) -> Options:
+        return replace(self, pool=pool)
+
+
+def make_options(
+    convention: str = "trec_eval", complete: bool = False, depth: int | None = None, pool: bool = True
+) -> Options:
+    """Checked options (MetricError for an unknown convention or a depth below 1)."""
+    if convention not in CONVENTIONS:
+        raise MetricError(f"unknown convention {convention!r}; use one of {', '.join(CONVENTIONS)}")
+    if depth is not None and depth < 1:
+        raise MetricError(f"depth must be a positive number of documents, not {depth}")
+    return Options(convention=convention, complete=bool(complete), depth=depth, pool=pool)

@@ -1,0 +1,109 @@
+"""The ranked judged list (``sql/ranked_list.sql``): the relations every metric block reads.
+
+Built once per evaluation :class:`Context` (a combination of ``rel``, ``judged_only`` and
+``gains``) for all the runs and qrels sets of an evaluation at once, as temporary relations
+``rl_*`` on the connection; :func:`drop` removes them when the evaluation is done.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import duckdb
+
+from ..resources import read_sql
+from .gains import gain_expr
+from .options import Options
+from .sqlfile import RUNNING_COLUMNS
+
+#: Temporary relations of one evaluation (ranked list and the engine's output); dropped when it is
+#: done so that a long-lived connection does not keep hundreds of MB of judged rows alive.
+WORK_TABLES = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_file_order", "rl_hits", "rl_topics", "rl_judged")
+WORK_VIEWS = ("rl_retrieved",)
+
+
+@dataclass(frozen=True)
+class Context:
+    """The parameters that shape the ranked judged list rather than a metric's formula."""
+
+    rel: int = 1
+    judged_only: bool = False
+    gains: tuple[float, ...] | None = None
+
+
+def build(
+    con: duckdb.DuckDBPyConnection,
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    context: Context,
+    options: Options,
+    columns: set[str] | frozenset[str] | None = None,
+) -> None:
+    """(Re)build the rl_* relations for one context, for all the given qrels sets and runs at once.
+
+    ``columns``: the optional rl_judged columns to build (default: all of
+    :data:`~evalstore.metrics.sqlfile.RUNNING_COLUMNS`)."""
+    wanted = set(RUNNING_COLUMNS) if columns is None else set(columns)
+    run_list = ", ".join(str(int(r)) for r in run_ids)
+    qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
+    if options.convention == "ntcireval":
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE rl_file_order AS
+            SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank, score
+            FROM run_row_data WHERE run_id IN ({run_list})""")
+        rank_source = "SELECT run_id, topic, doc, rank, score FROM rl_file_order"
+    else:
+        rank_source = f"SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE run_id IN ({run_list})"
+    if options.complete:
+        pairs = (
+            f"SELECT q.qrels_id, r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r "
+            f"CROSS JOIN rl_qtopics q"
+        )
+    else:
+        pairs = "SELECT q.qrels_id, r.run_id, r.topic FROM ret r JOIN rl_qtopics q ON q.topic = r.topic"
+    values = {
+        "qrels_ids": qrels_list,
+        "run_ids": run_list,
+        "rel": str(int(context.rel)),
+        "gain_expr": gain_expr(context.gains),
+        "depth": str(options.depth_value),
+        "rank_source": rank_source,
+        "judged_only": "TRUE" if context.judged_only else "FALSE",
+        "use_pool": "TRUE" if options.pool else "FALSE",
+        "topic_pairs": pairs,
+        "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
+        "condensed_rank": (
+            "row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)"
+            if context.judged_only
+            else "orig_rank"
+        ),
+        "running_columns": "".join(f",\n       {RUNNING_COLUMNS[c]} AS {c}" for c in RUNNING_COLUMNS if c in wanted),
+        "ideal_join": (
+            "LEFT JOIN rl_ideal i ON i.qrels_id = k.qrels_id AND i.topic = k.topic AND i.rank = k.rank"
+            if wanted & {"cg_ideal", "gain_ideal"}
+            else ""
+        ),
+        "running_window": (
+            "WINDOW w AS (PARTITION BY k.qrels_id, k.run_id, k.topic ORDER BY k.rank ROWS UNBOUNDED PRECEDING)"
+            if wanted & {"cnt", "cg", "jrank"}
+            else ""
+        ),
+    }
+    script = string.Template(read_sql("ranked_list.sql")).substitute(values)
+    for stmt in statements(script):
+        con.execute(stmt)
+
+
+def statements(script: str) -> list[str]:
+    """The statements of a script without its ``--`` comment lines."""
+    lines = [ln for ln in script.splitlines() if not ln.lstrip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+def drop(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the rl_* relations."""
+    for v in WORK_VIEWS:
+        con.execute(f"DROP VIEW IF EXISTS {v}")
+    for t in WORK_TABLES:
+        con.execute(f"DROP TABLE IF EXISTS {t}")
