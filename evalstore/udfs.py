@@ -1,37 +1,69 @@
-"""Python UDFs registered in DuckDB on every connection the store opens.
+"""Python functions callable from SQL, registered in DuckDB on every connection the store opens.
 
-Modules declare a registrar with :func:`udf_registrar`; :func:`register_udfs` imports the metric
-families (and the meta-evaluation package) so every registrar is known, then calls them all. The
-functions are then callable from ad-hoc SQL (``evalstore sql``) as well as from metric SQL.
+A module declares a function with :func:`sql_function`; :func:`register_udfs` imports the
+modules that declare them (:data:`DECLARING_MODULES`) and registers every declared function on a
+connection, so metric SQL and ad-hoc SQL (``evalstore sql``) can call them. :func:`names` lists
+them (the SQL blocks that call one declare it: ``-- udfs:``).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-_REGISTRARS: list[Callable] = []
-# Packages whose import declares UDF registrars.
-_UDF_PACKAGES = ("evalstore.metrics.families", "evalstore.meta")
+import duckdb
 
-
-def udf_registrar(fn: Callable) -> Callable:
-    """Decorator: ``fn(con)`` registers one or more DuckDB functions on a connection."""
-    if fn not in _REGISTRARS:
-        _REGISTRARS.append(fn)
-    return fn
+#: Modules whose import declares SQL functions.
+DECLARING_MODULES = ("evalstore.metrics.udf_graded", "evalstore.meta.udfs")
 
 
-def register_udfs(con) -> None:
-    for pkg in _UDF_PACKAGES:
-        try:
-            importlib.import_module(pkg)
-        except ModuleNotFoundError as e:
-            if e.name != pkg:
-                raise
-    for fn in _REGISTRARS:
-        fn(con)
+@dataclass(frozen=True)
+class SqlFunction:
+    name: str
+    fn: Callable[..., Any]
+    params: tuple[str, ...]  # DuckDB type names, e.g. 'DOUBLE[]'
+    returns: str
+    null_handling: str = "default"  # 'special': the function sees NULLs (as None) and may return NULL
+    side_effects: bool = False
 
 
-def registered() -> list[str]:
-    return [f"{fn.__module__}.{fn.__name__}" for fn in _REGISTRARS]
+_DECLARED: dict[str, SqlFunction] = {}
+
+
+def sql_function(
+    name: str, params: Sequence[str], returns: str, *, null_handling: str = "default"
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: declare ``fn`` as the SQL function ``name(params) -> returns``."""
+
+    def declare(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if name in _DECLARED and _DECLARED[name].fn is not fn:
+            raise ValueError(f"SQL function {name!r} declared twice")
+        _DECLARED[name] = SqlFunction(name, fn, tuple(params), returns, null_handling)
+        return fn
+
+    return declare
+
+
+def declared() -> list[SqlFunction]:
+    for module in DECLARING_MODULES:
+        importlib.import_module(module)
+    return list(_DECLARED.values())
+
+
+def names() -> set[str]:
+    """The names of every declared SQL function."""
+    return {f.name for f in declared()}
+
+
+def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
+    for f in declared():
+        con.create_function(  # type: ignore[call-overload]  # null_handling: 'default' | 'special'
+            f.name,
+            f.fn,
+            [duckdb.sqltype(p) for p in f.params],
+            duckdb.sqltype(f.returns),
+            null_handling=f.null_handling,
+            side_effects=f.side_effects,
+        )

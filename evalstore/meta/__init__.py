@@ -19,9 +19,10 @@ with :func:`score_matrix`. Importing this package registers the SQL functions of
 
 from __future__ import annotations
 
-from . import udfs  # noqa: F401  (declares the UDF registrar)
-from .analyses import Analysis, discpower, kendall, swap, tests  # noqa: F401
+from . import udfs  # noqa: F401  (declares the SQL functions)
+from .analyses import discpower, kendall, swap, tests  # noqa: F401
 from .bootstrap import BootstrapResult, bootstrap_asl, paired_bootstrap, round_sig  # noqa: F401
+from .common import Analysis  # noqa: F401
 from .correlation import Correlation, correlate, kendall_p, kendall_tau, kendall_z, spearman_rho  # noqa: F401
 from .matrix import Column, ScoreMatrix, score_matrices, score_matrix, top_runs  # noqa: F401
 from .persist import load_table, save_analysis  # noqa: F401

@@ -15,100 +15,32 @@ the summary score of ``top_by``, default the first metric, on the first qrels se
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..progress import progress_bar
-from .bootstrap import paired_bootstrap
+from .common import (
+    Analysis,
+    as_list,
+    check_alpha,
+    columns_for,
+    finish,
+    finite,
+    inputs_of,
+    load,
+    need_mean,
+    num,
+    pairs_z,
+    run_tests,
+)
 from .correlation import correlate
-from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_runs
-from .sampling import MetaError, bootstrap_indices, check_seed, check_trials, pair_indices, sign_flips, swap_indices
-from .significance import ADJUSTMENTS, TESTS, paired_t, randomisation, wilcoxon
+from .matrix import ScoreMatrix
+from .sampling import MetaError, check_seed, check_trials, pair_indices, swap_indices
+from .significance import ADJUSTMENTS, TESTS
 from .significance import adjust as adjust_p
 from .swap import BIN_WIDTH, N_BINS, swap_method
-
-
-@dataclass
-class Analysis:
-    kind: str
-    params: dict[str, Any]
-    seed: int | None
-    inputs: dict[str, Any]
-    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    results: dict[str, Any] = field(default_factory=dict)
-    analysis_id: int | None = None
-
-    def rows(self, table: str) -> list[dict[str, Any]]:
-        return self.tables.get(table, [])
-
-
-def _as_list(x: str | Sequence[str]) -> list[str]:
-    return [x] if isinstance(x, str) else list(x)
-
-
-def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> list[Column]:
-    """Score columns: every metric on every qrels set (qrels-major order)."""
-    qs, ms = _as_list(qrels), _as_list(metrics)
-    if not qs or not ms:
-        raise MetaError("give at least one qrels set and one metric")
-    return [Column(q, m) for q in qs for m in ms]
-
-
-def load(
-    store,
-    columns: Sequence[Column],
-    runs=None,
-    *,
-    top: int | None = None,
-    top_by: str | None = None,
-    missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
-    progress: bool | None = None,
-) -> tuple[list[ScoreMatrix], dict[str, Any]]:
-    """Score matrices of the columns over the same runs, and the evaluation parameters used."""
-    eval_opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
-    missing = normalise_missing(missing)
-    if top is not None:
-        runs = top_runs(store, columns[0].qrels, top_by or columns[0].metric, top, runs, progress=progress, **eval_opts)
-    mats = score_matrices(store, columns, runs, missing=missing, progress=progress, **eval_opts)
-    if len(mats[0].runs) < 2:
-        raise MetaError(f"meta-evaluation needs at least 2 runs, got {len(mats[0].runs)}")
-    params = {"missing": missing, "top": top, "top_by": (top_by or columns[0].metric) if top else None, **eval_opts}
-    return mats, params
-
-
-def _inputs(mats: Sequence[ScoreMatrix]) -> dict[str, Any]:
-    cols = []
-    for m in mats:
-        d = m.describe()
-        d.pop("runs")
-        cols.append(d)
-    return {"runs": list(mats[0].runs), "columns": cols}
-
-
-def _finite(x) -> float | None:
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-def _num(x) -> float | None:
-    """NaN -> NULL; +-inf kept (a legitimate t statistic)."""
-    x = float(x)
-    return None if math.isnan(x) else x
-
-
-def _save(store, analysis: Analysis, save: bool) -> Analysis:
-    if save:
-        from .persist import save_analysis
-
-        save_analysis(store, analysis)
-    return analysis
 
 
 # --------------------------------------------------------------------------- Kendall
@@ -134,28 +66,28 @@ def kendall(
                 "qrels_b": mats[b].qrels,
                 "metric_b": mats[b].metric,
                 "n_runs": c.n,
-                "tau": _num(c.tau),
-                "tau_a": _num(c.tau_a),
-                "tau_b": _num(c.tau_b),
+                "tau": num(c.tau),
+                "tau_a": num(c.tau_a),
+                "tau_b": num(c.tau_b),
                 "concordant": c.concordant,
                 "discordant": c.discordant,
                 "ties_a": c.ties_a,
                 "ties_b": c.ties_b,
                 "ties_both": c.ties_both,
-                "z": _num(c.z),
-                "p_value": _num(c.p_value),
-                "spearman": _num(c.spearman),
+                "z": num(c.z),
+                "p_value": num(c.p_value),
+                "spearman": num(c.spearman),
             }
         )
     an = Analysis(
         "kendall",
         params,
         None,
-        _inputs(mats),
+        inputs_of(mats),
         {"meta_correlations": rows},
         {"labels": [m.label for m in mats], "qrels": [m.qrels for m in mats], "matrices": mats},
     )
-    return _save(store, an, save)
+    return finish(store, an, save)
 
 
 # --------------------------------------------------------------------------- swap method
@@ -177,7 +109,7 @@ def swap(
     """The swap method for each column (000 Sec. 4.2, Table 3)."""
     B, seed = check_trials(trials), check_seed(seed)
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
-    _need_mean(mats, "the swap method")
+    need_mean(mats, "the swap method")
     params.update(
         trials=B,
         max_rate=max_rate,
@@ -213,11 +145,11 @@ def swap(
                     "n_pairs": r.n_pairs,
                     "trials": B,
                     "max_rate": max_rate,
-                    "abs_diff": _finite(r.abs_diff),
-                    "abs_diff_first": _finite(r.abs_diff_first),
+                    "abs_diff": finite(r.abs_diff),
+                    "abs_diff_first": finite(r.abs_diff_first),
                     "max_diff": r.max_diff,
-                    "rel_diff": _finite(r.rel_diff),
-                    "share": _finite(r.share),
+                    "rel_diff": finite(r.rel_diff),
+                    "share": finite(r.share),
                 }
             )
             for i, (lo, hi) in enumerate(r.edges()):
@@ -230,27 +162,18 @@ def swap(
                         "hi": hi,
                         "comparisons": int(r.counts[i]),
                         "swaps": int(r.swaps[i]),
-                        "swap_rate": _finite(r.rates[i]),
+                        "swap_rate": finite(r.rates[i]),
                     }
                 )
     an = Analysis(
         "swap",
         params,
         seed,
-        _inputs(mats),
+        inputs_of(mats),
         {"meta_swap": summary, "meta_swap_bins": bins},
         {"labels": [m.label for m in mats], "swap": results, "matrices": mats},
     )
-    return _save(store, an, save)
-
-
-def _need_mean(mats: Sequence[ScoreMatrix], what: str) -> None:
-    for m in mats:
-        if m.aggregate != "mean":
-            raise MetaError(
-                f"{what} compares arithmetic means of per-topic scores, but {m.label} is summarised "
-                f"by {m.aggregate}; use a metric averaged arithmetically"
-            )
+    return finish(store, an, save)
 
 
 # --------------------------------------------------------------------------- paired tests
@@ -276,7 +199,7 @@ def _pair_rows(
             "mean_b": float(means[j]),
             "diff": float(d),
             "test": test,
-            "statistic": _num(s),
+            "statistic": num(s),
             "p_value": float(pv),
             "p_adjusted": float(pa),
             "significant": bool(g),
@@ -304,56 +227,6 @@ def _disc_row(m: ScoreMatrix, test: str, alpha: float, adjust: str, n_sig: int, 
     }
 
 
-def _pairs_z(m: ScoreMatrix) -> np.ndarray:
-    ii, jj = pair_indices(len(m.runs))
-    return m.values[ii] - m.values[jj]
-
-
-def run_tests(
-    m: ScoreMatrix,
-    tests: Sequence[str],
-    *,
-    trials: int,
-    seed: int,
-    alpha: float,
-    indices_cache: dict | None = None,
-    bar=None,
-) -> dict[str, dict[str, Any]]:
-    """Run the named tests on every pair of the (sorted) matrix: ``{test: {stat, p, ...}}``."""
-    Z = _pairs_z(m)
-    n = len(m.topics)
-    cache = indices_cache if indices_cache is not None else {}
-    out: dict[str, dict[str, Any]] = {}
-    for test in tests:
-        if test == "bootstrap":
-            key = ("boot", n)
-            if key not in cache:
-                cache[key] = bootstrap_indices(n, trials, seed)
-            r = paired_bootstrap(Z, trials, seed, alpha, indices=cache[key], progress=bar)
-            out[test] = {"stat": r.t_obs, "p": r.asl, "est_diff": r.estimated_diff, "result": r}
-        elif test == "t":
-            t, p = paired_t(Z)
-            out[test] = {"stat": t, "p": p}
-        elif test == "wilcoxon":
-            w, p = wilcoxon(Z)
-            out[test] = {"stat": w, "p": p}
-        elif test == "randomisation":
-            key = ("perm", n)
-            if key not in cache:
-                cache[key] = sign_flips(n, trials, seed)
-            d, p = randomisation(Z, trials, seed, signs=cache[key])
-            out[test] = {"stat": d, "p": p}
-        else:
-            raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
-    return out
-
-
-def _check_alpha(alpha: float) -> float:
-    if not (0 < alpha < 1):
-        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
-    return float(alpha)
-
-
 def discpower(
     store,
     qrels: str | Sequence[str],
@@ -369,9 +242,9 @@ def discpower(
 ) -> Analysis:
     """Bootstrap sensitivity (000 Sec. 4.3, Table 4; 002 Table 3): paired bootstrap test for every
     run pair of each column, discriminative power and the estimated difference required."""
-    B, seed, alpha = check_trials(trials), check_seed(seed), _check_alpha(alpha)
+    B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
-    _need_mean(mats, "the paired bootstrap test")
+    need_mean(mats, "the paired bootstrap test")
     params.update(
         trials=B,
         alpha=alpha,
@@ -389,20 +262,20 @@ def discpower(
             res = run_tests(m, ["bootstrap"], trials=B, seed=seed, alpha=alpha, indices_cache=cache, bar=bar)[
                 "bootstrap"
             ]
-            means, diffs = m.values.mean(axis=1), _pairs_z(m).mean(axis=1)
+            means, diffs = m.values.mean(axis=1), pairs_z(m).mean(axis=1)
             pairs.extend(_pair_rows(m, "bootstrap", res["stat"], res["p"], res["p"], alpha, means, diffs))
             n_sig = int(np.count_nonzero(res["p"] < alpha))
-            disc.append(_disc_row(m, "bootstrap", alpha, "none", n_sig, _finite(res["est_diff"])))
+            disc.append(_disc_row(m, "bootstrap", alpha, "none", n_sig, finite(res["est_diff"])))
             results.append(res["result"])
     an = Analysis(
         "discpower",
         params,
         seed,
-        _inputs(mats),
+        inputs_of(mats),
         {"meta_discpower": disc, "meta_pair_tests": pairs},
         {"labels": [m.label for m in mats], "bootstrap": results, "matrices": mats},
     )
-    return _save(store, an, save)
+    return finish(store, an, save)
 
 
 def tests(
@@ -422,15 +295,15 @@ def tests(
 ) -> Analysis:
     """Paired tests for every run pair of each column, with optional Holm/Bonferroni adjustment
     over the pairs of a column, and the discriminative power of each test."""
-    B, seed, alpha = check_trials(trials), check_seed(seed), _check_alpha(alpha)
-    names = list(dict.fromkeys(_as_list(tests)))
+    B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
+    names = list(dict.fromkeys(as_list(tests)))
     for t in names:
         if t not in TESTS:
             raise MetaError(f"unknown test {t!r}; use one of {', '.join(TESTS)}")
     if adjust not in ADJUSTMENTS:
         raise MetaError(f"unknown p-value adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
-    _need_mean(mats, "paired tests")
+    need_mean(mats, "paired tests")
     params.update(
         tests=names,
         trials=B,
@@ -448,18 +321,18 @@ def tests(
         for m in mats:
             m = m.sorted_by_mean()
             res = run_tests(m, names, trials=B, seed=seed, alpha=alpha, indices_cache=cache, bar=bar)
-            means, diffs = m.values.mean(axis=1), _pairs_z(m).mean(axis=1)
+            means, diffs = m.values.mean(axis=1), pairs_z(m).mean(axis=1)
             for t in names:
                 p_adj = adjust_p(res[t]["p"], adjust)
                 pairs.extend(_pair_rows(m, t, res[t]["stat"], res[t]["p"], p_adj, alpha, means, diffs))
-                est = _finite(res[t]["est_diff"]) if t == "bootstrap" and adjust == "none" else None
+                est = finite(res[t]["est_diff"]) if t == "bootstrap" and adjust == "none" else None
                 disc.append(_disc_row(m, t, alpha, adjust, int(np.count_nonzero(p_adj < alpha)), est))
     an = Analysis(
         "tests",
         params,
         seed,
-        _inputs(mats),
+        inputs_of(mats),
         {"meta_discpower": disc, "meta_pair_tests": pairs},
         {"labels": [m.label for m in mats], "matrices": mats},
     )
-    return _save(store, an, save)
+    return finish(store, an, save)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import rankcorr
+from ..rankcorr import pair_counts
 from .sampling import MetaError
 
 
@@ -70,23 +72,6 @@ def kendall_p(tau: float, n: int) -> float:
     return math.erfc(z / math.sqrt(2)) if math.isfinite(z) else float("nan")
 
 
-def average_ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..n of ``x`` (ascending), ties given their average rank."""
-    x = np.asarray(x, dtype=np.float64)
-    order = np.argsort(x, kind="stable")
-    s = x[order]
-    n = s.size
-    new = np.ones(n, dtype=bool)
-    new[1:] = s[1:] != s[:-1]
-    group = np.cumsum(new) - 1
-    starts = np.nonzero(new)[0]
-    ends = np.append(starts[1:], n)
-    avg = (starts + ends + 1) / 2.0  # mean of ranks start+1 .. end
-    ranks = np.empty(n)
-    ranks[order] = avg[group]
-    return ranks
-
-
 def correlate(a, b) -> Correlation:
     """Kendall's tau (a and b variants, 000 Eq. 8) and Spearman's rho between two score vectors
     over the same systems (a[i] and b[i] belong to system i)."""
@@ -99,33 +84,20 @@ def correlate(a, b) -> Correlation:
     n = a.size
     if n < 2:
         raise MetaError(f"rank correlation needs at least 2 systems, got {n}")
-    i, j = np.triu_indices(n, 1)
-    sa = np.sign(a[i] - a[j])
-    sb = np.sign(b[i] - b[j])
-    prod = sa * sb
-    pos = int(np.count_nonzero(prod > 0))
-    neg = int(np.count_nonzero(prod < 0))
-    ta = int(np.count_nonzero((sa == 0) & (sb != 0)))
-    tb = int(np.count_nonzero((sb == 0) & (sa != 0)))
-    tboth = int(np.count_nonzero((sa == 0) & (sb == 0)))
-    total = n * (n - 1) / 2
-    tau_a = (pos - neg) / total
-    denom = math.sqrt((pos + neg + ta) * (pos + neg + tb))
-    tau_b = (pos - neg) / denom if denom > 0 else float("nan")
-    ra, rb = average_ranks(a), average_ranks(b)
-    da, db = ra - ra.mean(), rb - rb.mean()
-    sd = math.sqrt(float(da @ da) * float(db @ db))
-    rho = float(da @ db) / sd if sd > 0 else float("nan")
+    c = pair_counts(a, b)
+    pos, neg = c["concordant"], c["discordant"]
+    tau_b = rankcorr.tau_b_of(c)
+    rho = rankcorr.spearman_rho(a, b)
     return Correlation(
         n=n,
         concordant=pos,
         discordant=neg,
-        ties_a=ta,
-        ties_b=tb,
-        ties_both=tboth,
-        tau_a=tau_a,
-        tau_b=tau_b,
-        spearman=rho,
+        ties_a=c["ties_s"] - c["ties_both"],
+        ties_b=c["ties_u"] - c["ties_both"],
+        ties_both=c["ties_both"],
+        tau_a=(pos - neg) / c["n0"],
+        tau_b=float("nan") if tau_b is None else tau_b,
+        spearman=float("nan") if rho is None else rho,
     )
 
 

@@ -9,92 +9,35 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..version import __version__
 
-# Result tables and their columns, in the order of the migration.
-TABLES: dict[str, tuple[str, ...]] = {
-    "meta_correlations": (
-        "col_a",
-        "col_b",
-        "qrels_a",
-        "metric_a",
-        "qrels_b",
-        "metric_b",
-        "n_runs",
-        "tau",
-        "tau_a",
-        "tau_b",
-        "concordant",
-        "discordant",
-        "ties_a",
-        "ties_b",
-        "ties_both",
-        "z",
-        "p_value",
-        "spearman",
-    ),
-    "meta_swap": (
-        "qrels",
-        "metric",
-        "n_runs",
-        "n_topics",
-        "n_pairs",
-        "trials",
-        "max_rate",
-        "abs_diff",
-        "abs_diff_first",
-        "max_diff",
-        "rel_diff",
-        "share",
-    ),
-    "meta_swap_bins": ("qrels", "metric", "bin", "lo", "hi", "comparisons", "swaps", "swap_rate"),
-    "meta_pair_tests": (
-        "qrels",
-        "metric",
-        "run_a",
-        "run_b",
-        "mean_a",
-        "mean_b",
-        "diff",
-        "test",
-        "statistic",
-        "p_value",
-        "p_adjusted",
-        "significant",
-    ),
-    "meta_discpower": (
-        "qrels",
-        "metric",
-        "test",
-        "alpha",
-        "adjust",
-        "n_runs",
-        "n_topics",
-        "n_pairs",
-        "n_significant",
-        "disc_power",
-        "est_diff",
-    ),
-    "meta_robustness_trials": (
-        "metric",
-        "parent",
-        "qrels",
-        "fraction",
-        "trial",
-        "n_runs",
-        "n_topics",
-        "tau",
-        "n_pairs",
-        "n_significant",
-        "c11",
-        "c12",
-        "c21",
-        "c22",
-    ),
-    "meta_knees": ("metric", "criterion", "threshold", "knee", "knee_first"),
-}
+if TYPE_CHECKING:
+    from ..store import Store
+    from .common import Analysis
+
+#: The result tables of an analysis (migrations/0003_meta.sql defines their columns).
+TABLES = (
+    "meta_correlations",
+    "meta_swap",
+    "meta_swap_bins",
+    "meta_pair_tests",
+    "meta_discpower",
+    "meta_robustness_trials",
+    "meta_knees",
+)
+
+
+def columns(store: Store, table: str) -> list[str]:
+    """The result columns of a meta table as the schema defines them (analysis_id left out)."""
+    if table not in TABLES:
+        raise KeyError(f"unknown meta table {table!r}; tables: {', '.join(TABLES)}")
+    rows = store.con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+        [table],
+    ).fetchall()
+    return [r[0] for r in rows if r[0] != "analysis_id"]
 
 
 def _json(obj: Any) -> str:
@@ -110,21 +53,22 @@ def _json(obj: Any) -> str:
     return json.dumps(clean(obj), sort_keys=True)
 
 
-def save_analysis(store, analysis) -> int:
-    """Store ``analysis`` (an :class:`evalstore.meta.analyses.Analysis`); return its id."""
+def save_analysis(store: Store, analysis: Analysis) -> int:
+    """Store ``analysis``; return its id."""
     con = store.con
     with store.transaction():
         aid = con.execute(
             "INSERT INTO meta_runs (kind, params, seed, inputs, evalstore_version) "
             "VALUES (?, ?::JSON, ?, ?::JSON, ?) RETURNING analysis_id",
             [analysis.kind, _json(analysis.params), analysis.seed, _json(analysis.inputs), __version__],
-        ).fetchone()[0]
+        ).fetchall()[0][0]
         for table, rows in analysis.tables.items():
-            if table not in TABLES:
-                raise KeyError(f"internal: unknown meta table {table}")
+            cols = columns(store, table)
             if not rows:
                 continue
-            cols = TABLES[table]
+            unknown = set().union(*rows) - set(cols)
+            if unknown:
+                raise KeyError(f"internal: {table} has no column(s) {', '.join(sorted(unknown))}")
             lists = [[r.get(c) for r in rows] for c in cols]
             select = ", ".join(f"unnest(${i + 2}) AS {c}" for i, c in enumerate(cols))
             con.execute(
@@ -135,11 +79,9 @@ def save_analysis(store, analysis) -> int:
     return analysis.analysis_id
 
 
-def load_table(store, table: str, analysis_id: int, order_by: str | None = None) -> list[dict[str, Any]]:
+def load_table(store: Store, table: str, analysis_id: int, order_by: str | None = None) -> list[dict[str, Any]]:
     """The rows of a result table for one analysis (without the analysis_id column)."""
-    if table not in TABLES:
-        raise KeyError(f"unknown meta table {table!r}; tables: {', '.join(TABLES)}")
-    cols = TABLES[table]
+    cols = columns(store, table)
     q = f"SELECT {', '.join(cols)} FROM {table} WHERE analysis_id = ?"
     if order_by:
         q += f" ORDER BY {order_by}"

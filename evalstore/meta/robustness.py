@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from ..progress import progress_bar
-from .analyses import Analysis, _check_alpha, _finite, _inputs, _need_mean, _save, load, run_tests
+from ..subsample import list_subsamples, resolve_subsamples
+from .common import Analysis, check_alpha, finish, finite, inputs_of, load, need_mean, run_tests
 from .correlation import correlate
 from .matrix import Column
 from .sampling import MetaError, check_seed, check_trials
@@ -58,8 +59,6 @@ def knee(
 
 
 def _subsamples(store, qrels: str, subsamples) -> list[dict[str, Any]]:
-    from ..subsample import list_subsamples, resolve_subsamples
-
     names = resolve_subsamples(store, qrels, subsamples)
     info = {r["name"]: r for r in list_subsamples(store, qrels).records()}
     return [info[n] for n in names]
@@ -89,12 +88,12 @@ def robustness(
         raise MetaError("give at least one metric")
     if test not in TESTS:
         raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
-    B, seed, alpha = check_trials(trials), check_seed(seed), _check_alpha(alpha)
+    B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
     subs = _subsamples(store, qrels, subsamples)
     levels = [{"name": qrels, "fraction": 1.0, "trial": 0}] + subs
     cols = [Column(lv["name"], m) for m in metrics for lv in levels]
     mats, params = load(store, cols, runs, progress=progress, **kwargs)
-    _need_mean(mats, f"the {test} test")
+    need_mean(mats, f"the {test} test")
     params.update(
         parent=qrels,
         test=test,
@@ -148,7 +147,7 @@ def robustness(
                     "trial": int(lv["trial"]),
                     "n_runs": len(m.runs),
                     "n_topics": len(m.topics),
-                    "tau": _finite(tau),
+                    "tau": finite(tau),
                     "n_pairs": P,
                     "n_significant": int(np.count_nonzero(sig)),
                     "c11": c11,
@@ -171,11 +170,11 @@ def robustness(
         "robustness",
         params,
         seed,
-        _inputs(mats),
+        inputs_of(mats),
         {"meta_robustness_trials": rows, "meta_knees": knees},
         {"metrics": metrics, "curves": {m: summarise(r) for m, r in by_metric.items()}, "matrices": mats},
     )
-    return _save(store, an, save)
+    return finish(store, an, save)
 
 
 def summarise(trial_rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..udfs import udf_registrar
+from ..udfs import sql_function
+from .bootstrap import bootstrap_asl
+from .significance import paired_t, randomisation, wilcoxon
 
 
 def _pair(name: str, x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -39,43 +41,25 @@ def _pair(name: str, x, y) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
 
 
+@sql_function("bootstrap_asl", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE")
 def _bootstrap_asl(x, y, B, seed):
-    from .bootstrap import bootstrap_asl
-
     x, y = _pair("bootstrap_asl", x, y)
     return bootstrap_asl(x, y, int(B), int(seed))
 
 
+@sql_function("paired_t_p", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE")
 def _paired_t_p(x, y):
-    from .significance import paired_t
-
     x, y = _pair("paired_t_p", x, y)
     return float(paired_t((x - y)[None, :])[1][0])
 
 
+@sql_function("wilcoxon_p", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE")
 def _wilcoxon_p(x, y):
-    from .significance import wilcoxon
-
     x, y = _pair("wilcoxon_p", x, y)
     return float(wilcoxon((x - y)[None, :])[1][0])
 
 
+@sql_function("randomisation_p", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE")
 def _randomisation_p(x, y, B, seed):
-    from .significance import randomisation
-
     x, y = _pair("randomisation_p", x, y)
     return float(randomisation((x - y)[None, :], int(B), int(seed))[1][0])
-
-
-_FUNCTIONS = (
-    ("bootstrap_asl", _bootstrap_asl, ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"]),
-    ("paired_t_p", _paired_t_p, ["DOUBLE[]", "DOUBLE[]"]),
-    ("wilcoxon_p", _wilcoxon_p, ["DOUBLE[]", "DOUBLE[]"]),
-    ("randomisation_p", _randomisation_p, ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"]),
-)
-
-
-@udf_registrar
-def register(con) -> None:
-    for name, fn, params in _FUNCTIONS:
-        con.create_function(name, fn, params, "DOUBLE", side_effects=False)

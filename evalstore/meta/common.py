@@ -1,0 +1,161 @@
+"""What the meta-evaluation analyses share: the Analysis record, score columns and matrices,
+parameter checks, the paired tests on every run pair, and persisting.
+
+Each analysis (:mod:`.analyses`, :mod:`.robustness`) takes score columns as ``qrels`` (one name or
+several) x ``metrics``, gets their score matrices with :func:`load`, runs, and ends with
+:func:`finish` (stores it in the ``meta_*`` relations when asked).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .bootstrap import paired_bootstrap
+from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_runs
+from .persist import save_analysis
+from .sampling import MetaError, bootstrap_indices, pair_indices, sign_flips
+from .significance import TESTS, paired_t, randomisation, wilcoxon
+
+if TYPE_CHECKING:
+    pass
+
+
+@dataclass
+class Analysis:
+    kind: str
+    params: dict[str, Any]
+    seed: int | None
+    inputs: dict[str, Any]
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)
+    analysis_id: int | None = None
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        return self.tables.get(table, [])
+
+
+def as_list(x: str | Sequence[str]) -> list[str]:
+    return [x] if isinstance(x, str) else list(x)
+
+
+def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> list[Column]:
+    """Score columns: every metric on every qrels set (qrels-major order)."""
+    qs, ms = as_list(qrels), as_list(metrics)
+    if not qs or not ms:
+        raise MetaError("give at least one qrels set and one metric")
+    return [Column(q, m) for q in qs for m in ms]
+
+
+def load(
+    store,
+    columns: Sequence[Column],
+    runs=None,
+    *,
+    top: int | None = None,
+    top_by: str | None = None,
+    missing: str = "error",
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    progress: bool | None = None,
+) -> tuple[list[ScoreMatrix], dict[str, Any]]:
+    """Score matrices of the columns over the same runs, and the evaluation parameters used."""
+    eval_opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
+    missing = normalise_missing(missing)
+    if top is not None:
+        runs = top_runs(store, columns[0].qrels, top_by or columns[0].metric, top, runs, progress=progress, **eval_opts)
+    mats = score_matrices(store, columns, runs, missing=missing, progress=progress, **eval_opts)
+    if len(mats[0].runs) < 2:
+        raise MetaError(f"meta-evaluation needs at least 2 runs, got {len(mats[0].runs)}")
+    params = {"missing": missing, "top": top, "top_by": (top_by or columns[0].metric) if top else None, **eval_opts}
+    return mats, params
+
+
+def inputs_of(mats: Sequence[ScoreMatrix]) -> dict[str, Any]:
+    cols = []
+    for m in mats:
+        d = m.describe()
+        d.pop("runs")
+        cols.append(d)
+    return {"runs": list(mats[0].runs), "columns": cols}
+
+
+def finite(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def num(x) -> float | None:
+    """NaN -> NULL; +-inf kept (a legitimate t statistic)."""
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def finish(store, analysis: Analysis, save: bool) -> Analysis:
+    if save:
+        save_analysis(store, analysis)
+    return analysis
+
+
+def need_mean(mats: Sequence[ScoreMatrix], what: str) -> None:
+    for m in mats:
+        if m.aggregate != "mean":
+            raise MetaError(
+                f"{what} compares arithmetic means of per-topic scores, but {m.label} is summarised "
+                f"by {m.aggregate}; use a metric averaged arithmetically"
+            )
+
+
+def pairs_z(m: ScoreMatrix) -> np.ndarray:
+    ii, jj = pair_indices(len(m.runs))
+    return m.values[ii] - m.values[jj]
+
+
+def run_tests(
+    m: ScoreMatrix,
+    tests: Sequence[str],
+    *,
+    trials: int,
+    seed: int,
+    alpha: float,
+    indices_cache: dict | None = None,
+    bar=None,
+) -> dict[str, dict[str, Any]]:
+    """Run the named tests on every pair of the (sorted) matrix: ``{test: {stat, p, ...}}``."""
+    Z = pairs_z(m)
+    n = len(m.topics)
+    cache = indices_cache if indices_cache is not None else {}
+    out: dict[str, dict[str, Any]] = {}
+    for test in tests:
+        if test == "bootstrap":
+            key = ("boot", n)
+            if key not in cache:
+                cache[key] = bootstrap_indices(n, trials, seed)
+            r = paired_bootstrap(Z, trials, seed, alpha, indices=cache[key], progress=bar)
+            out[test] = {"stat": r.t_obs, "p": r.asl, "est_diff": r.estimated_diff, "result": r}
+        elif test == "t":
+            t, p = paired_t(Z)
+            out[test] = {"stat": t, "p": p}
+        elif test == "wilcoxon":
+            w, p = wilcoxon(Z)
+            out[test] = {"stat": w, "p": p}
+        elif test == "randomisation":
+            key = ("perm", n)
+            if key not in cache:
+                cache[key] = sign_flips(n, trials, seed)
+            d, p = randomisation(Z, trials, seed, signs=cache[key])
+            out[test] = {"stat": d, "p": p}
+        else:
+            raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    return out
+
+
+def check_alpha(alpha: float) -> float:
+    if not (0 < alpha < 1):
+        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
+    return float(alpha)
