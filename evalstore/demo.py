@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import typer
+from typing import IO
 
+from .report import rows
+from .report.table import Table
+from .report.writers import write
 from .resources import sample_dir
+from .store import open as open_store
 
 DEMO_METRICS = ["AP", "nDCG@10", "P@10", "RR", "R@50"]
 DEMO_QUERY = (
@@ -14,14 +18,16 @@ DEMO_QUERY = (
 )
 
 
-def run_demo(db: str | None = None, out=None) -> None:
-    import evalstore
+def run_demo(db: str | None = None, out: IO[str] | None = None) -> None:
+    """Ingest the sample, evaluate it, print the leaderboard and an SQL query over the scores."""
+    import sys
 
-    from .cli.output import render
-    from .export import leaderboard_rows
+    out = out or sys.stdout
 
-    echo = (lambda s: typer.echo(s, file=out)) if out else typer.echo
-    store = evalstore.open(db or ":memory:")
+    def echo(s: str) -> None:
+        out.write(s + "\n")
+
+    store = open_store(db or ":memory:")
     try:
         sample = sample_dir()
         for r in store.ingest_qrels(sample / "qrels.txt", name="sample", progress=False):
@@ -30,13 +36,12 @@ def run_demo(db: str | None = None, out=None) -> None:
             echo(r.summary())
         echo("")
         res = store.sql("SELECT name, n_topics, n_rows FROM runs ORDER BY name")
-        render(res.columns, res.rows, "table", title="stored runs", out=out)
+        write(Table(res.columns, res.rows, title="stored runs"), "table", out)
         echo(f"\n$ evalstore eval --qrels sample -m {' -m '.join(DEMO_METRICS)}")
         result = store.evaluate("sample", None, DEMO_METRICS)
-        cols, rows = leaderboard_rows(result)
-        render(cols, rows, "table", title="leaderboard (qrels: sample)", out=out)
+        write(rows.leaderboard(result, title="leaderboard (qrels: sample)"), "table", out)
         echo(f'\n$ evalstore sql "{DEMO_QUERY}"')
         res = store.sql(DEMO_QUERY)
-        render(res.columns, res.rows, "table", digits=4, out=out)
+        write(Table(res.columns, res.rows), "table", out)
     finally:
         store.close()

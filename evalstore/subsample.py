@@ -39,11 +39,16 @@ import math
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import EvalstoreError, NotFoundError
 from .evaluate import evaluate_many
+from .report import writers
+
+if TYPE_CHECKING:
+    from .store import Store
 
 METHODS = ("buckley_voorhees",)
 METHOD_TAGS = {"buckley_voorhees": "bv"}
@@ -416,16 +421,19 @@ def drop_subsamples(store, names: Sequence[str]) -> int:
 
 
 # --------------------------------------------------------------------------- export
-def qrels_text(store, name: str) -> str:
-    """A qrels set (e.g. a subsample) in TREC qrels format: ``topic 0 docno grade`` per line,
-    sorted by topic and docno (byte order), no comments or blank lines."""
+def qrels_rows(store: Store, name: str) -> list[tuple[str, str, int]]:
+    """The judgments of a qrels set (e.g. a subsample) as ``(topic, doc, grade)``, sorted by topic
+    and docno (byte order)."""
     qid = store.qrels_id(name)
-    text = store.con.execute(
-        """SELECT string_agg(topic || ' 0 ' || doc || ' ' || grade::VARCHAR, chr(10)
-                                ORDER BY topic, doc) FROM qrels_data WHERE qrels_id = ?""",
-        [qid],
-    ).fetchone()[0]
-    return (text + "\n") if text else ""
+    return store.con.execute(
+        "SELECT topic, doc, grade FROM qrels_data WHERE qrels_id = ? ORDER BY topic, doc", [qid]
+    ).fetchall()
+
+
+def qrels_text(store: Store, name: str) -> str:
+    """A qrels set in TREC qrels format: ``topic 0 docno grade`` per line, sorted by topic and
+    docno (byte order), no comments or blank lines."""
+    return writers.qrels_text(qrels_rows(store, name))
 
 
 def export_qrels(store, name: str, path: str | os.PathLike) -> int:
@@ -459,34 +467,9 @@ def evaluate_subsamples(
     return evaluate_many(store, order, runs, metrics, **options)
 
 
-def leaderboard_rows(store, results: dict) -> tuple[list[str], list[tuple]]:
-    """One leaderboard over several qrels sets: ``run, qrels, fraction, trial, n_topics, <metrics>``.
-
-    Blocks follow the order of ``results`` (parent first); within a block rows are sorted by the
-    first metric, best first. The parent (not a subsample) has fraction 1 and an empty trial."""
-    from .export import leaderboard_rows as one
-
-    meta = {
-        r[0]: (r[1], r[2])
-        for r in store.con.execute(
-            "SELECT q.name, s.fraction, s.trial FROM subsample_meta s JOIN qrels_meta q USING (qrels_id)"
-        ).fetchall()
-    }
-    columns: list[str] | None = None
-    rows: list[tuple] = []
-    for name, result in results.items():
-        cols, block = one(result)
-        fraction, trial = meta.get(name, (1.0, None))
-        columns = [*cols[:2], "fraction", "trial", *cols[2:]]
-        rows.extend((*r[:2], fraction, trial, *r[2:]) for r in block)
-    return columns or ["run", "qrels", "fraction", "trial", "n_topics"], rows
-
-
-def per_topic_rows(store, results: dict) -> tuple[list[str], list[tuple]]:
-    """Long per-topic rows over several qrels sets: ``run, qrels, topic, metric, value``."""
-    from .export import per_topic_rows as one
-
-    rows: list[tuple] = []
-    for result in results.values():
-        rows.extend(one(result)[1])
-    return ["run", "qrels", "topic", "metric", "value"], rows
+def derivations(store: Store) -> dict[str, tuple[float, int]]:
+    """``{subsample name: (fraction, trial)}`` of every subsample in the store."""
+    rows = store.con.execute(
+        "SELECT q.name, s.fraction, s.trial FROM subsample_meta s JOIN qrels_meta q USING (qrels_id)"
+    ).fetchall()
+    return {name: (fraction, trial) for name, fraction, trial in rows}

@@ -1,83 +1,31 @@
-"""Printing query results: rich tables on a terminal, plain text, CSV or JSON for pipes."""
+"""The CLI's one output path: a table to stdout (or a file), notes and messages to stderr."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
 import sys
-from collections.abc import Sequence
-from typing import Any
 
-FORMATS = ("table", "csv", "json", "tsv")
+import typer
 
-
-def _cell(v: Any, digits: int | None) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if digits is not None:
-            return f"{v:.{digits}f}"
-        return repr(v)
-    return str(v)
+from ..report.table import Table
+from ..report.writers import write
 
 
-def render(
-    columns: Sequence[str],
-    rows: Sequence[Sequence[Any]],
-    fmt: str = "table",
-    *,
-    title: str | None = None,
-    digits: int | None = 4,
-    out=None,
-) -> None:
-    """Write rows to ``out`` (stdout) in the given format."""
-    out = out or sys.stdout
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if fmt == "csv" or fmt == "tsv":
-        w = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
-        w.writerow(columns)
-        for r in rows:
-            w.writerow(["" if v is None else (repr(v) if isinstance(v, float) else v) for v in r])
-        return
-    if fmt == "json":
-        recs = [dict(zip(columns, [_jsonable(v) for v in r])) for r in rows]
-        out.write(json.dumps(recs, indent=1, default=str) + "\n")
-        return
-    if out is sys.stdout and sys.stdout.isatty():
-        from rich.console import Console
-        from rich.table import Table
-
-        t = Table(title=title, show_lines=False)
-        for c in columns:
-            t.add_column(str(c), justify="right" if _numeric(rows, columns.index(c)) else "left")
-        for r in rows:
-            t.add_row(*[_cell(v, digits) for v in r])
-        Console().print(t)
-        return
-    # plain aligned text (pipes, logs)
-    text = [[_cell(v, digits) for v in r] for r in rows]
-    widths = [max([len(str(c))] + [len(r[i]) for r in text]) for i, c in enumerate(columns)]
-    buf = io.StringIO()
-    if title:
-        buf.write(title + "\n")
-    buf.write("  ".join(str(c).ljust(w) for c, w in zip(columns, widths)).rstrip() + "\n")
-    for r in text:
-        buf.write("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
-    out.write(buf.getvalue())
+def emit(table: Table, fmt: str = "table", output: str | None = None) -> None:
+    """Write ``table`` to stdout in ``fmt``, or as CSV to the file ``output``; then its notes on stderr."""
+    if output:
+        with open(output, "w", newline="", encoding="utf-8") as fh:
+            write(table, "csv", fh)
+        say(f"wrote {output}")
+    else:
+        if fmt != "table":
+            table.digits = None
+        write(table, fmt)
+        sys.stdout.flush()  # before notes on stderr, so that a shared log keeps the order
+    if fmt == "table" and not output:
+        for note in table.notes:
+            say(note)
 
 
-def _numeric(rows, i) -> bool:
-    return bool(rows) and all(isinstance(r[i], (int, float)) or r[i] is None for r in rows)
-
-
-def _jsonable(v):
-    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-        return None
-    if isinstance(v, (int, float, str, bool)) or v is None:
-        return v
-    return str(v)
+def say(message: str) -> None:
+    """A message for the person at the terminal (stderr, so that stdout stays data)."""
+    typer.echo(message, err=True)

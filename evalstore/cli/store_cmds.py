@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import decimal
 import json
-import sys
-import uuid
-from typing import Any
 
 import typer
 
 from ..errors import StoreError
-from . import DbOption, app, open_store
-from .output import render
+from ..ingest import IngestResult
+from ..metrics import describe
+from ..report.table import Table
+from ..report.writers import FORMATS
+from ..store import QueryResult, inspect_store
+from . import options as opt
+from .app import app, check_choice, open_for_reading, open_store
+from .output import emit, say
 
 ingest_app = typer.Typer(
     help="Ingest runs and qrels (TREC or NTCIR formats, .gz read transparently).", no_args_is_help=True
@@ -24,38 +25,16 @@ app.add_typer(ingest_app, name="ingest")
 app.add_typer(db_app, name="db")
 app.add_typer(list_app, name="list")
 
-FormatOpt = typer.Option("trec", "--format", "-f", help="Input format: trec or ntcir.")
-OUTPUT_FORMATS = ("table", "csv", "tsv", "json")
+InputFormat = typer.Option("trec", "--format", "-f", help="Input format: trec or ntcir.")
 
 
-def _check_choice(value: str, choices, option: str) -> str:
-    if value not in choices:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
-    return value
-
-
-def open_for_reading(db: str | None):
-    """Open the store read-only (no write lock; several readers may share it). A store that needs
-    a schema upgrade is opened for writing once, which upgrades it; a missing store is an error."""
-    import evalstore
-
-    from ..store import available_migrations, inspect_store
-
-    info = inspect_store(db)
-    if info["state"] == "missing":
-        raise StoreError(
-            f"the store {info['location']} does not exist; ingest qrels or runs into it first "
-            f"(evalstore ingest ... --db {info['location']}), or point --db / $EVALSTORE_DB at "
-            f"an existing store"
-        )
-    if info["state"] == "older" or info["schema_version"] < len(available_migrations()):
-        return open_store(db)
-    return evalstore.open(db, read_only=True)
-
-
-def _echo_results(results) -> None:
+def _summaries(results: list[IngestResult]) -> None:
     for r in results:
-        typer.echo(r.summary(), err=True)
+        say(r.summary())
+
+
+def _table(res: QueryResult, title: str | None = None, digits: int | None = 4) -> Table:
+    return Table(res.columns, res.rows, title=title, digits=digits)
 
 
 @ingest_app.command("run")
@@ -64,7 +43,7 @@ def ingest_run(
         ..., help="Run files or globs (quote globs to pass them through); .gz files are read transparently."
     ),
     name: str | None = typer.Option(None, "--name", "-n", help="Run name (default: the run tag)."),
-    fmt: str = FormatOpt,
+    fmt: str = InputFormat,
     name_from: str = typer.Option("tag", "--name-from", help="Name runs by their 'tag' or by 'file' name."),
     replace: bool = typer.Option(
         False, "--replace", help="Replace a stored run of the same name (atomically; its stored scores are dropped)."
@@ -72,17 +51,16 @@ def ingest_run(
     dedupe: bool = typer.Option(
         False, "--dedupe", help="Keep the first of duplicate docs in a topic (default: a duplicate is an error)."
     ),
-    db: str | None = DbOption,
-):
+    db: str | None = opt.Db,
+) -> None:
     """Ingest TREC runs (topic Q0 doc rank score tag) or NTCIR res files (one docno per line).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
-    _check_choice(fmt, ("trec", "ntcir"), "--format")
-    _check_choice(name_from, ("tag", "file"), "--name-from")
+    check_choice(fmt, ("trec", "ntcir"), "--format")
+    check_choice(name_from, ("tag", "file"), "--name-from")
     with open_store(db) as store:
-        _echo_results(
-            store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
-        )
+        results = store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
+    _summaries(results)
 
 
 @ingest_app.command("qrels")
@@ -91,41 +69,38 @@ def ingest_qrels(
     name: str | None = typer.Option(
         None, "--name", "-n", help="Set name (default: file name); several files form one set."
     ),
-    fmt: str = FormatOpt,
+    fmt: str = InputFormat,
     gains: str | None = typer.Option(None, "--gains", help="Declared default gains of levels 1..n, e.g. 1:2:3."),
     replace: bool = typer.Option(
         False, "--replace", help="Replace a stored set of the same name (atomically; its stored scores are dropped)."
     ),
-    db: str | None = DbOption,
-):
+    db: str | None = opt.Db,
+) -> None:
     """Ingest TREC qrels (topic iter doc grade) or NTCIR qrels (topic doc L<n>, or per-topic doc L<n>).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
-    _check_choice(fmt, ("trec", "ntcir"), "--format")
+    check_choice(fmt, ("trec", "ntcir"), "--format")
     with open_store(db) as store:
-        _echo_results(store.ingest_qrels(files, name=name, format=fmt, replace=replace, gains=gains))
+        results = store.ingest_qrels(files, name=name, format=fmt, replace=replace, gains=gains)
+    _summaries(results)
 
 
 @list_app.command("runs")
-def list_runs(
-    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."), db: str | None = DbOption
-):
+def list_runs(fmt: str = opt.TableFormat, db: str | None = opt.Db) -> None:
     """List stored runs."""
-    _check_choice(fmt, OUTPUT_FORMATS, "--format")
+    check_choice(fmt, FORMATS, "--format")
     with open_for_reading(db) as store:
         res = store.list_runs()
-    _print_rows(res.columns, res.rows, fmt, title="runs")
+    emit(_table(res, "runs", digits=6), fmt)
 
 
 @list_app.command("qrels")
-def list_qrels(
-    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."), db: str | None = DbOption
-):
+def list_qrels(fmt: str = opt.TableFormat, db: str | None = opt.Db) -> None:
     """List stored qrels sets."""
-    _check_choice(fmt, OUTPUT_FORMATS, "--format")
+    check_choice(fmt, FORMATS, "--format")
     with open_for_reading(db) as store:
         res = store.list_qrels()
-    _print_rows(res.columns, res.rows, fmt, title="qrels sets")
+    emit(_table(res, "qrels sets", digits=6), fmt)
 
 
 @app.command("sql")
@@ -133,58 +108,29 @@ def sql(
     query: str = typer.Argument(
         ..., help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ..."
     ),
-    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv or json."),
+    fmt: str = opt.TableFormat,
     write: bool = typer.Option(False, "--write", help="Allow statements that change the store."),
-    db: str | None = DbOption,
-):
+    db: str | None = opt.Db,
+) -> None:
     """Run ad-hoc SQL against the store (read-only unless --write); results go to stdout.
 
     csv/tsv/json are exact (floats printed to full precision) and a table is plain text when
     stdout is not a terminal, so the output pipes cleanly."""
-    _check_choice(fmt, OUTPUT_FORMATS, "--format")
+    check_choice(fmt, FORMATS, "--format")
     with open_store(db) if write else open_for_reading(db) as store:
         res = store.sql(query, write=write)
     if res.columns:
-        _print_rows(res.columns, res.rows, fmt)
+        emit(_table(res, digits=6), fmt)
     else:
-        typer.echo("ok (the statement returned no rows)", err=True)
-
-
-def _plain(v: Any) -> Any:
-    """A JSON-native value: lists and structs kept as arrays/objects, decimals as numbers."""
-    if v is None or isinstance(v, (bool, int, str)):
-        return v
-    if isinstance(v, float):
-        return v if v == v and v not in (float("inf"), float("-inf")) else None
-    if isinstance(v, decimal.Decimal):
-        return int(v) if v == v.to_integral_value() else float(v)
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
-        return v.isoformat()
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return bytes(v).hex()
-    if isinstance(v, (uuid.UUID, _dt.timedelta)):
-        return str(v)
-    return str(v)
-
-
-def _print_rows(columns, rows, fmt: str, title: str | None = None) -> None:
-    if fmt == "json":
-        records = [dict(zip(columns, (_plain(v) for v in r))) for r in rows]
-        sys.stdout.write(json.dumps(records, indent=1, ensure_ascii=False) + "\n")
-        return
-    render(columns, rows, fmt, title=title if fmt == "table" else None, digits=6 if fmt == "table" else None)
+        say("ok (the statement returned no rows)")
 
 
 @db_app.command("status")
-def db_status(fmt: str = typer.Option("table", "--format", "-f", help="table or json."), db: str | None = DbOption):
+def db_status(
+    fmt: str = typer.Option("table", "--format", "-f", help="table or json."), db: str | None = opt.Db
+) -> None:
     """Show the store's schema version and the migrations applied (does not upgrade the store)."""
-    from ..store import inspect_store
-
-    _check_choice(fmt, ("table", "json"), "--format")
+    check_choice(fmt, ("table", "json"), "--format")
     st = inspect_store(db)
     if fmt == "json":
         typer.echo(json.dumps(st, indent=1))
@@ -204,35 +150,29 @@ def db_status(fmt: str = typer.Option("table", "--format", "-f", help="table or 
         typer.echo("state:           up to date")
     if st["n_runs"] is not None:
         typer.echo(f"runs: {st['n_runs']}   qrels sets: {st['n_qrels']}")
-    render(
-        ["version", "name", "applied_at"], [(a["version"], a["name"], a["applied_at"]) for a in st["applied"]], "table"
-    )
+    emit(Table(["version", "name", "applied_at"], [(a["version"], a["name"], a["applied_at"]) for a in st["applied"]]))
 
 
 @db_app.command("upgrade")
-def db_upgrade(db: str | None = DbOption):
+def db_upgrade(db: str | None = opt.Db) -> None:
     """Apply the pending schema migrations (each in its own transaction)."""
-    from ..store import inspect_store
-
     before = inspect_store(db)
     if before["state"] == "missing":
         raise StoreError(f"the store {before['location']} does not exist; nothing to upgrade")
     with open_store(db) as store:
         after = store.schema_version()
     if after == before["schema_version"]:
-        typer.echo(f"schema version {after}: already up to date", err=True)
+        say(f"schema version {after}: already up to date")
     else:
-        typer.echo(f"upgraded {before['location']} from schema version {before['schema_version']} to {after}", err=True)
+        say(f"upgraded {before['location']} from schema version {before['schema_version']} to {after}")
 
 
 @app.command("metrics")
 def metrics(
     name: str | None = typer.Argument(None, help="Show one metric in full."),
     fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
-):
+) -> None:
     """List the metrics: names, aliases, parameters, SQL location, citation and tests."""
-    from ..metrics import describe
-
     entries = describe(name)
     if fmt == "json" or name:
         typer.echo(json.dumps(entries if not name else entries[0], indent=1))
@@ -247,4 +187,4 @@ def metrics(
         )
         for e in entries
     ]
-    render(["metric", "aliases", "parameters", "@k", "sql"], rows, "table")
+    emit(Table(["metric", "aliases", "parameters", "@k", "sql"], rows))

@@ -1,12 +1,22 @@
-"""Judgment subsamples: `evalstore subsample --qrels NAME --fractions ...` and its sub-commands
+"""Subsample commands: `evalstore subsample --qrels NAME --fractions ...` and its sub-commands
 (list, show, export, drop). The library functions are in :mod:`evalstore.subsample`."""
 
 from __future__ import annotations
 
 import typer
 
-from . import DbOption, app, open_store
-from .output import render
+from ..report.table import Table
+from ..subsample import (
+    create_subsamples,
+    drop_subsamples,
+    export_qrels,
+    list_subsamples,
+    subsample_names,
+    topic_sizes,
+)
+from . import options as opt
+from .app import app, open_store
+from .output import emit, say
 
 subsample_app = typer.Typer(
     help="Create reproducible judgment subsamples (Buckley & Voorhees reduced qrels) and list, show, export or "
@@ -16,7 +26,7 @@ subsample_app = typer.Typer(
 )
 app.add_typer(subsample_app, name="subsample")
 
-FmtOpt = typer.Option("table", "--format", "-f", help="table, csv, tsv or json.")
+FmtOpt = opt.TableFormat
 
 
 @subsample_app.callback()
@@ -37,7 +47,7 @@ def create(
     prefix: str | None = typer.Option(None, "--prefix", help="Name prefix (default: the qrels name)."),
     replace: bool = typer.Option(False, "--replace", help="Recreate same-named subsamples made differently."),
     fmt: str = FmtOpt,
-    db: str | None = DbOption,
+    db: str | None = opt.Db,
 ):
     """Create subsamples of a qrels set, or run a sub-command (list, show, export, drop)."""
     ctx.obj = {"db": db}  # `subsample --db X list` works like `subsample list --db X`
@@ -52,8 +62,6 @@ def create(
             typer.echo(ctx.get_help())
             raise typer.Exit(0)
         raise typer.BadParameter("creating subsamples needs both --qrels NAME and --fractions LIST")
-    from ..subsample import create_subsamples, list_subsamples
-
     with open_store(db or _group_db(ctx)) as store:
         names = create_subsamples(
             store,
@@ -70,8 +78,8 @@ def create(
         res = list_subsamples(store, qrels)
         idx = res.columns.index("name")
         rows = [r[:-1] for r in res.rows if r[idx] in set(names)]
-        render(res.columns[:-1], rows, fmt, title=f"subsamples of {qrels}")
-    typer.echo(f"{len(names)} subsample(s) of {qrels!r} ready", err=True)
+        emit(Table(res.columns[:-1], rows, title=f"subsamples of {qrels}"), fmt)
+    say(f"{len(names)} subsample(s) of {qrels!r} ready")
 
 
 @subsample_app.command("list")
@@ -79,14 +87,12 @@ def list_cmd(
     ctx: typer.Context,
     parent: str | None = typer.Option(None, "--qrels", "-q", help="Only the subsamples of this qrels set."),
     fmt: str = FmtOpt,
-    db: str | None = DbOption,
+    db: str | None = opt.Db,
 ):
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
-    from ..subsample import list_subsamples
-
     with open_store(db or _group_db(ctx)) as store:
         res = list_subsamples(store, parent)
-        render(res.columns, res.rows, fmt, title="subsamples")
+        emit(Table(res.columns, res.rows, title="subsamples"), fmt)
 
 
 @subsample_app.command("show")
@@ -94,14 +100,12 @@ def show_cmd(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Subsample name, e.g. 'dl19@bv0.5#0'."),
     fmt: str = FmtOpt,
-    db: str | None = DbOption,
+    db: str | None = opt.Db,
 ):
     """Per-topic sizes of a subsample next to its parent's."""
-    from ..subsample import topic_sizes
-
     with open_store(db or _group_db(ctx)) as store:
         res = topic_sizes(store, name)
-        render(res.columns, res.rows, fmt, title=name)
+        emit(Table(res.columns, res.rows, title=name), fmt)
 
 
 @subsample_app.command("export")
@@ -109,15 +113,13 @@ def export_cmd(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Subsample (or any qrels set) to write."),
     output: str = typer.Option(..., "--output", "-o", help="Qrels file to write, or - for stdout."),
-    db: str | None = DbOption,
+    db: str | None = opt.Db,
 ):
     """Write a subsample as a TREC qrels file (topic 0 docno grade; no comments or blank lines)."""
-    from ..subsample import export_qrels
-
     with open_store(db or _group_db(ctx)) as store:
         n = export_qrels(store, name, output)
     if output != "-":
-        typer.echo(f"wrote {n} judgments of {name!r} to {output}", err=True)
+        say(f"wrote {n} judgments of {name!r} to {output}")
 
 
 @subsample_app.command("drop")
@@ -125,17 +127,15 @@ def drop_cmd(
     ctx: typer.Context,
     names: list[str] | None = typer.Argument(None, help="Subsample names."),
     parent: str | None = typer.Option(None, "--qrels", "-q", help="Drop every subsample of this qrels set."),
-    db: str | None = DbOption,
+    db: str | None = opt.Db,
 ):
     """Delete subsamples with their judgments and scores."""
-    from ..subsample import drop_subsamples, subsample_names
-
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
     with open_store(db or _group_db(ctx)) as store:
         todo = list(names or []) + (subsample_names(store, parent) if parent else [])
         n = drop_subsamples(store, list(dict.fromkeys(todo)))
-    typer.echo(f"dropped {n} subsample(s)", err=True)
+    say(f"dropped {n} subsample(s)")
 
 
 def _group_db(ctx: typer.Context):

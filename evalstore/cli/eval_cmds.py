@@ -1,0 +1,91 @@
+"""Evaluation commands: eval, export leaderboard, demo."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+
+from ..demo import run_demo
+from ..report import rows as report_rows
+from ..report.writers import write, write_trec_eval
+from ..subsample import derivations, evaluate_subsamples
+from . import options as opt
+from .app import app, open_store
+from .output import emit, say
+
+export_app = typer.Typer(help="Export leaderboards and per-topic scores.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+@app.command("eval")
+def eval_cmd(
+    qrels: str = opt.Qrels,
+    run: list[str] | None = opt.Runs,
+    metric: list[str] = opt.Metrics,
+    per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Print per-topic scores too."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, json or trec (trec_eval -q layout)."),
+    convention: str = opt.Convention,
+    complete: bool = opt.Complete,
+    depth: int | None = opt.Depth,
+    subsamples: str | None = typer.Option(
+        None,
+        "--subsamples",
+        help="Also evaluate subsamples of the qrels set, in one bulk pass: 'all', "
+        "names or fractions (comma-separated). Adds fraction/trial columns.",
+    ),
+    db: str | None = opt.Db,
+) -> None:
+    """Compute metrics for runs against a qrels set; store the per-topic scores and print them."""
+    options: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
+    if subsamples:
+        if fmt == "trec":
+            raise typer.BadParameter("--format trec prints one qrels set; use table, csv or json with --subsamples")
+        with open_store(db) as store:
+            results = evaluate_subsamples(store, qrels, run or None, metric, subsamples, **options)
+            title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
+            table = (
+                report_rows.per_topics(results, title)
+                if per_topic
+                else report_rows.leaderboards(results, derivations(store), title)
+            )
+        emit(table, fmt)
+        return
+    with open_store(db) as store:
+        result = store.evaluate(qrels, run or None, metric, **options)
+    if fmt == "trec":
+        write_trec_eval(result, per_topic=per_topic)
+        return
+    title = f"qrels {qrels}"
+    emit(report_rows.per_topic(result, title) if per_topic else report_rows.leaderboard(result, title), fmt)
+
+
+@export_app.command("leaderboard")
+def export_leaderboard_cmd(
+    qrels: str = opt.Qrels,
+    metric: list[str] = opt.Metrics,
+    output: str = typer.Option(..., "--output", "-o", help="CSV file, or - for stdout."),
+    run: list[str] | None = opt.Runs,
+    per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
+    convention: str = opt.Convention,
+    complete: bool = opt.Complete,
+    depth: int | None = opt.Depth,
+    db: str | None = opt.Db,
+) -> None:
+    """Write a leaderboard CSV: one row per run, a column per metric, sorted by the first metric."""
+    with open_store(db) as store:
+        result = store.evaluate(qrels, run or None, metric, convention=convention, complete=complete, depth=depth)
+    table = report_rows.per_topic(result) if per_topic else report_rows.leaderboard(result)
+    if output == "-":
+        write(table, "csv", sys.stdout)
+        return
+    with open(output, "w", newline="", encoding="utf-8") as f:
+        write(table, "csv", f)
+    say(f"wrote {output}")
+
+
+@app.command("demo")
+def demo(db: str | None = typer.Option(None, "--db", help="Store file for the demo (default: in memory).")) -> None:
+    """Build a store from the bundled sample collection, evaluate it and show a leaderboard and a query."""
+    run_demo(db)

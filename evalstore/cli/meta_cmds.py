@@ -1,0 +1,293 @@
+"""Meta-evaluation commands: `evalstore meta kendall|swap|discpower|tests|robustness`.
+
+Each runs one analysis of :mod:`evalstore.meta` (stored in the ``meta_*`` relations unless
+``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
+plain values with ``--format csv|tsv|json``, CSV with ``-o FILE``) and can draw a PNG
+(``--plot FILE.png``, :mod:`evalstore.meta.plots`). docs/meta.md has the definitions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import typer
+
+from .. import meta
+from ..meta import plots
+from ..meta.common import Analysis
+from ..meta.significance import TESTS
+from ..report import meta_tables
+from ..subsample import create_subsamples
+from . import options as opt
+from .app import app, open_store
+from .output import emit, say
+
+meta_app = typer.Typer(
+    help="Meta-evaluation of metrics (Sakai 2007; Bompada et al. 2007): rank correlation, swap method, bootstrap "
+    "sensitivity, paired tests, robustness to incomplete judgments. Results are stored in meta_* relations.",
+    no_args_is_help=True,
+)
+app.add_typer(meta_app, name="meta")
+
+MetricOpt = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP(rel=2), Q-measure(gains=1:2:3); repeatable.")
+TopOpt = typer.Option(
+    None, "--top", help="Keep the N best runs by --top-by (default: the first metric) on the first qrels set."
+)
+TopByOpt = typer.Option(None, "--top-by", help="Metric that selects the --top runs, e.g. AP.")
+MissingOpt = typer.Option(
+    "error", "--missing", help="Runs missing topics: error, zero (trec_eval -c), drop-topics or drop-runs."
+)
+ConventionOpt = typer.Option("trec_eval", "--convention", help="Evaluation convention: trec_eval or ntcireval.")
+CompleteOpt = typer.Option(False, "--complete", "-c", help="Evaluate with trec_eval -c (unscored topics score 0).")
+DepthOpt = typer.Option(None, "--depth", "-M", help="Evaluate only the top N documents per topic.")
+FmtOpt = typer.Option("table", "--format", "-f", help="table, csv, tsv or json.")
+NoSaveOpt = typer.Option(False, "--no-save", help="Do not store the results in the meta_* relations.")
+
+
+def _common(runs, top, top_by, missing, convention, complete, depth) -> dict[str, Any]:
+    return dict(
+        runs=runs or None, top=top, top_by=top_by, missing=missing, convention=convention, complete=complete,
+        depth=depth,
+    )  # fmt: skip
+
+
+def _paper(fmt: str, output: str | None) -> bool:
+    """Paper-style tables on a terminal; plain values for csv/tsv/json and files."""
+    return fmt == "table" and not output
+
+
+def _done(an: Analysis, plot: str | None, plotter: Callable[[Analysis, str], object]) -> None:
+    if plot:
+        plotter(an, plot)
+        say(f"wrote {plot}")
+    if an.analysis_id is not None:
+        say(
+            f'saved as analysis {an.analysis_id} (meta_runs; e.g. evalstore sql "SELECT * FROM '
+            f'meta_runs WHERE analysis_id = {an.analysis_id}")'
+        )
+
+
+@meta_app.command(
+    "kendall",
+    help=(
+        "Kendall's tau (000 Eq. 8, tau-b with ties; Z test of Eq. 9) and Spearman's rho between the "
+        "system rankings of every two columns (metrics x qrels sets), as 000 Table 2 / 002 Table 2."
+    ),
+)
+def kendall_cmd(
+    qrels: list[str] = opt.QrelsColumns,
+    metric: list[str] = MetricOpt,
+    run: list[str] | None = opt.Runs,
+    top: int | None = TopOpt,
+    top_by: str | None = TopByOpt,
+    stat: str = typer.Option("tau", "--stat", help="Cell value: tau, tau_a, tau_b, spearman, p_value or z."),
+    long: bool = typer.Option(False, "--long", help="One row per column pair with every statistic."),
+    missing: str = MissingOpt,
+    convention: str = ConventionOpt,
+    complete: bool = CompleteOpt,
+    depth: int | None = DepthOpt,
+    fmt: str = FmtOpt,
+    output: str | None = opt.OutputFile,
+    plot: str | None = opt.Plot,
+    no_save: bool = NoSaveOpt,
+    db: str | None = opt.Db,
+) -> None:
+    if stat not in meta_tables.KENDALL_STATS:
+        raise typer.BadParameter(f"--stat must be one of {', '.join(meta_tables.KENDALL_STATS)}")
+    with open_store(db) as store:
+        an = meta.kendall(
+            store, qrels, metric, save=not no_save, **_common(run, top, top_by, missing, convention, complete, depth)
+        )
+    emit(meta_tables.kendall(an, stat=stat, long=long, paper=_paper(fmt, output)), fmt, output)
+    plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
+    _done(an, plot, lambda a, p: plots.plot_kendall(a, p, plot_stat))
+
+
+@meta_app.command(
+    "swap",
+    help=(
+        "Swap method with bootstrap topic sets (000 Sec. 4.2, Fig. 4): 000 Table 3's columns, or the swap"
+        " rate per difference bin (--bins)."
+    ),
+)
+def swap_cmd(
+    qrels: list[str] = opt.QrelsColumns,
+    metric: list[str] = MetricOpt,
+    run: list[str] | None = opt.Runs,
+    top: int | None = TopOpt,
+    top_by: str | None = TopByOpt,
+    trials: int = opt.Trials,
+    seed: int = opt.Seed,
+    max_rate: float = typer.Option(0.05, "--max-rate", help="Swap rate to guarantee (5 %)."),
+    bins: bool = typer.Option(False, "--bins", help="Print the swap rate of every difference bin instead."),
+    missing: str = MissingOpt,
+    convention: str = ConventionOpt,
+    complete: bool = CompleteOpt,
+    depth: int | None = DepthOpt,
+    fmt: str = FmtOpt,
+    output: str | None = opt.OutputFile,
+    plot: str | None = opt.Plot,
+    no_save: bool = NoSaveOpt,
+    db: str | None = opt.Db,
+) -> None:
+    with open_store(db) as store:
+        an = meta.swap(
+            store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not no_save,
+            **_common(run, top, top_by, missing, convention, complete, depth),
+        )  # fmt: skip
+    emit(meta_tables.swap(an, bins=bins, paper=_paper(fmt, output)), fmt, output)
+    _done(an, plot, plots.plot_swap)
+
+
+@meta_app.command(
+    "discpower",
+    help=(
+        "Bootstrap sensitivity (000 Sec. 4.3, Figs. 5-7): paired bootstrap test for every run pair, "
+        "discriminative power (pairs with ASL < alpha) and the estimated difference required, as 000 "
+        "Table 4 / 002 Table 3."
+    ),
+)
+def discpower_cmd(
+    qrels: list[str] = opt.QrelsColumns,
+    metric: list[str] = MetricOpt,
+    run: list[str] | None = opt.Runs,
+    top: int | None = TopOpt,
+    top_by: str | None = TopByOpt,
+    trials: int = opt.Trials,
+    seed: int = opt.Seed,
+    alpha: float = opt.Alpha,
+    pairs: bool = typer.Option(False, "--pairs", help="Print the ASL of every run pair instead."),
+    missing: str = MissingOpt,
+    convention: str = ConventionOpt,
+    complete: bool = CompleteOpt,
+    depth: int | None = DepthOpt,
+    fmt: str = FmtOpt,
+    output: str | None = opt.OutputFile,
+    plot: str | None = opt.Plot,
+    no_save: bool = NoSaveOpt,
+    db: str | None = opt.Db,
+) -> None:
+    with open_store(db) as store:
+        an = meta.discpower(
+            store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not no_save,
+            **_common(run, top, top_by, missing, convention, complete, depth),
+        )  # fmt: skip
+    emit(meta_tables.discpower(an, pairs=pairs, paper=_paper(fmt, output)), fmt, output)
+    _done(an, plot, plots.plot_discpower)
+
+
+@meta_app.command(
+    "tests",
+    help=(
+        "Paired significance tests for every run pair (t-test, Wilcoxon signed-rank, randomisation, "
+        "bootstrap) with optional Holm/Bonferroni adjustment; prints each test's discriminative power, or"
+        " every pair's p-values with --pairs."
+    ),
+)
+def tests_cmd(
+    qrels: list[str] = opt.QrelsColumns,
+    metric: list[str] = MetricOpt,
+    run: list[str] | None = opt.Runs,
+    top: int | None = TopOpt,
+    top_by: str | None = TopByOpt,
+    test: list[str] | None = typer.Option(
+        None, "--test", "-t", help="t, wilcoxon, randomisation or bootstrap; repeatable (default: all four)."
+    ),
+    trials: int = typer.Option(1000, "--trials", "-B", help="Resamples for the bootstrap and randomisation tests."),
+    seed: int = opt.Seed,
+    alpha: float = opt.Alpha,
+    adjust: str = typer.Option(
+        "none", "--adjust", help="Adjust p-values over the run pairs: none, holm or bonferroni."
+    ),
+    pairs: bool = typer.Option(False, "--pairs", help="Print every run pair's p-values instead."),
+    missing: str = MissingOpt,
+    convention: str = ConventionOpt,
+    complete: bool = CompleteOpt,
+    depth: int | None = DepthOpt,
+    fmt: str = FmtOpt,
+    output: str | None = opt.OutputFile,
+    plot: str | None = opt.Plot,
+    no_save: bool = NoSaveOpt,
+    db: str | None = opt.Db,
+) -> None:
+    names = test or ["t", "wilcoxon", "randomisation", "bootstrap"]
+    for t in names:
+        if t not in TESTS:
+            raise typer.BadParameter(f"--test must be one of {', '.join(TESTS)}, not {t!r}")
+    with open_store(db) as store:
+        an = meta.tests(
+            store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
+            save=not no_save, **_common(run, top, top_by, missing, convention, complete, depth),
+        )  # fmt: skip
+    emit(meta_tables.tests(an, pairs=pairs, paper=_paper(fmt, output)), fmt, output)
+    _done(an, plot, plots.plot_tests)
+
+
+@meta_app.command(
+    "robustness",
+    help=(
+        "Robustness to incomplete judgments over subsamples of a qrels set: Kendall's tau with the full "
+        "ranking and discriminative power per fraction (002 Figs. 2-3), 004's confusion matrix of test "
+        "outcomes (accuracy, g-mean, false positives/negatives) and the knees (004 Tables 3, 5)."
+    ),
+)
+def robustness_cmd(
+    qrels: str = typer.Option(..., "--qrels", "-q", help="The full qrels set."),
+    metric: list[str] = MetricOpt,
+    run: list[str] | None = opt.Runs,
+    top: int | None = TopOpt,
+    top_by: str | None = TopByOpt,
+    subsamples: str = typer.Option(
+        "all", "--subsamples", help="Which subsamples: all, names or fractions (comma-separated)."
+    ),
+    fractions: str | None = typer.Option(
+        None,
+        "--fractions",
+        help="Create (if missing) and use subsamples at these fractions, e.g. 0.9,0.7,0.5,0.3,0.1, "
+        "or a preset: sakai, bompada.",
+    ),
+    subsample_trials: int = typer.Option(
+        1, "--subsample-trials", help="With --fractions: trials (independent shuffles) per fraction."
+    ),
+    subsample_seed: int = typer.Option(0, "--subsample-seed", help="With --fractions: the subsampling seed."),
+    test: str = typer.Option(
+        "bootstrap",
+        "--test",
+        "-t",
+        help="Test for discriminative power and the confusion matrix: bootstrap (002), wilcoxon (004), t, "
+        "randomisation.",
+    ),
+    trials: int = opt.Trials,
+    seed: int = opt.Seed,
+    alpha: float = opt.Alpha,
+    threshold: float = typer.Option(0.9, "--threshold", help="Knee threshold for tau and accuracy."),
+    show: str = typer.Option(
+        "all", "--show", help="Tables to print: all, tau, discpower, confusion, knee (comma-separated)."
+    ),
+    missing: str = MissingOpt,
+    convention: str = ConventionOpt,
+    complete: bool = CompleteOpt,
+    depth: int | None = DepthOpt,
+    fmt: str = FmtOpt,
+    output: str | None = opt.OutputFile,
+    plot: str | None = opt.Plot,
+    no_save: bool = NoSaveOpt,
+    db: str | None = opt.Db,
+) -> None:
+    shows = {s.strip() for s in show.split(",") if s.strip()}
+    allowed = {"all", *meta_tables.ROBUSTNESS_TABLES}
+    if not shows <= allowed:
+        raise typer.BadParameter(f"--show takes {', '.join(sorted(allowed))}")
+    if "all" in shows:
+        shows = set(meta_tables.ROBUSTNESS_TABLES)
+    with open_store(db) as store:
+        spec: Any = subsamples
+        if fractions:
+            spec = create_subsamples(store, qrels, fractions, trials=subsample_trials, seed=subsample_seed)
+        an = meta.robustness(
+            store, qrels, metric, subsamples=spec, test=test, trials=trials, seed=seed, alpha=alpha,
+            threshold=threshold, save=not no_save, **_common(run, top, top_by, missing, convention, complete, depth),
+        )  # fmt: skip
+    for table in meta_tables.robustness(an, show=shows, paper=_paper(fmt, output)):
+        emit(table, fmt, output)
+    _done(an, plot, plots.plot_robustness)

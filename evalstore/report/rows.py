@@ -1,0 +1,60 @@
+"""Tables of evaluation results: leaderboards and per-topic scores.
+
+A leaderboard has one row per run, sorted by the first metric (best first; runs without a value
+last), columns ``run, qrels, n_topics, <metric 1>, <metric 2>, ...``; ``n_topics`` is the number
+of topics summarised for the first metric. Per-topic tables are long: ``run, qrels, topic,
+metric, value``. Over several qrels sets (a qrels set and its subsamples) the leaderboard gains
+``fraction`` and ``trial`` columns and has one block per qrels set, in the order given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from ..result import EvalResult
+from .table import Table
+
+PER_TOPIC_COLUMNS = ["run", "qrels", "topic", "metric", "value"]
+
+
+def _best_first(v: float | None) -> float:
+    """A mean for sorting best first: missing or NaN values sort last."""
+    return -math.inf if v is None or math.isnan(v) else float(v)
+
+
+def leaderboard(result: EvalResult, title: str | None = None) -> Table:
+    """One row per run, a column per metric, sorted by the first metric."""
+    metrics = result.metrics
+    table = result.table()
+    n_topics = {r: n for r, m, _, n in result.means if m == metrics[0]}
+    runs = sorted(table, key=lambda run: (-_best_first(table[run].get(metrics[0])), run))
+    rows = [(run, result.qrels, n_topics.get(run, 0), *[table[run].get(m) for m in metrics]) for run in runs]
+    return Table(["run", "qrels", "n_topics", *metrics], rows, title=title)
+
+
+def per_topic(result: EvalResult, title: str | None = None) -> Table:
+    return Table(list(PER_TOPIC_COLUMNS), [(r, result.qrels, t, m, v) for r, t, m, v in result.per_topic], title=title)
+
+
+def leaderboards(
+    results: Mapping[str, EvalResult], derivation: Mapping[str, tuple[float, int | None]], title: str | None = None
+) -> Table:
+    """One leaderboard over several qrels sets: ``run, qrels, fraction, trial, n_topics, <metrics>``.
+
+    ``derivation``: the ``(fraction, trial)`` of each subsample; a qrels set that is not one (the
+    parent) has fraction 1 and no trial."""
+    columns: list[str] = ["run", "qrels", "fraction", "trial", "n_topics"]
+    rows: list[tuple] = []
+    for name, result in results.items():
+        block = leaderboard(result)
+        fraction, trial = derivation.get(name, (1.0, None))
+        columns = [*block.columns[:2], "fraction", "trial", *block.columns[2:]]
+        rows.extend((*r[:2], fraction, trial, *r[2:]) for r in block.rows)
+    return Table(columns, rows, title=title)
+
+
+def per_topics(results: Mapping[str, EvalResult], title: str | None = None) -> Table:
+    """Long per-topic rows over several qrels sets."""
+    rows = [row for result in results.values() for row in per_topic(result).rows]
+    return Table(list(PER_TOPIC_COLUMNS), rows, title=title)

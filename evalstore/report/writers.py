@@ -1,0 +1,168 @@
+"""Writers: one per output format, one rule per format.
+
+=========  ==========================================================================================
+format     rule
+=========  ==========================================================================================
+``table``  a rich table on a terminal, plain aligned text otherwise (pipes, logs); floats with the
+           table's ``digits`` decimals, NaN as ``nan``, NULL as an empty cell
+``csv``    RFC 4180 CSV with a header; floats in full precision (``repr``), NULL as an empty field,
+           timestamps as SQL prints them (``2026-11-22 10:00:00``)
+``tsv``    the same with tabs
+``json``   a list of objects, one per row: numbers as numbers (NaN and infinities as null,
+           decimals as numbers), lists and structs as arrays and objects, timestamps in ISO 8601,
+           bytes in hex
+=========  ==========================================================================================
+
+Two writers are not tables: :func:`write_trec_eval` (trec_eval ``-q`` text of an evaluation) and
+:func:`write_qrels` (TREC qrels lines).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import decimal
+import io
+import json
+import math
+import sys
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import IO, Any
+
+from ..result import EvalResult
+from .table import Table
+
+FORMATS = ("table", "csv", "tsv", "json")
+
+
+def write(table: Table, fmt: str = "table", out: IO[str] | None = None) -> None:
+    """Write ``table`` to ``out`` (stdout) in format ``fmt`` (one of :data:`FORMATS`)."""
+    out = out or sys.stdout
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt in ("csv", "tsv"):
+        w = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+        w.writerow(table.columns)
+        for r in table.rows:
+            w.writerow([csv_value(v) for v in r])
+    elif fmt == "json":
+        out.write(
+            json.dumps(
+                [{c: json_value(v) for c, v in zip(table.columns, r)} for r in table.rows], indent=1, ensure_ascii=False
+            )
+            + "\n"
+        )
+    elif out is sys.stdout and sys.stdout.isatty():
+        _rich(table)
+    else:
+        out.write(plain_text(table))
+
+
+def csv_value(v: Any) -> Any:
+    """A value as written to CSV/TSV."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return repr(v)
+    return v
+
+
+def json_value(v: Any) -> Any:
+    """A JSON-native value: lists and structs kept as arrays/objects, decimals as numbers."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, (list, tuple)):
+        return [json_value(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): json_value(x) for k, x in v.items()}
+    if isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
+        return v.isoformat()
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v).hex()
+    if isinstance(v, (uuid.UUID, _dt.timedelta)):
+        return str(v)
+    return str(v)
+
+
+def cell(v: Any, digits: int | None) -> str:
+    """A value as shown in a terminal table."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        return f"{v:.{digits}f}" if digits is not None else repr(v)
+    return str(v)
+
+
+def plain_text(table: Table) -> str:
+    """The table as aligned plain text (title line, header, rows)."""
+    text = [[cell(v, table.digits) for v in r] for r in table.rows]
+    widths = [max([len(str(c))] + [len(r[i]) for r in text]) for i, c in enumerate(table.columns)]
+    buf = io.StringIO()
+    if table.title:
+        buf.write(table.title + "\n")
+    buf.write("  ".join(str(c).ljust(w) for c, w in zip(table.columns, widths)).rstrip() + "\n")
+    for r in text:
+        buf.write("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
+    return buf.getvalue()
+
+
+def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
+    return bool(rows) and all(isinstance(r[i], (int, float)) or r[i] is None for r in rows)
+
+
+def _rich(table: Table) -> None:
+    from rich.console import Console  # rich is imported only when a terminal table is drawn
+    from rich.table import Table as RichTable
+
+    t = RichTable(title=table.title, show_lines=False)
+    for i, c in enumerate(table.columns):
+        t.add_column(str(c), justify="right" if _numeric(table.rows, i) else "left")
+    for r in table.rows:
+        t.add_row(*[cell(v, table.digits) for v in r])
+    Console().print(t)
+
+
+# --------------------------------------------------------------------------- not tables
+def trec_eval_text(result: EvalResult, *, per_topic: bool = True) -> str:
+    """trec_eval ``-q`` layout: ``measure<TAB>topic<TAB>value`` with ``all`` for the summaries.
+
+    Integer-valued sums (NumRet, ...) print as integers, other values with 4 decimals. Metrics
+    summarised by a geometric mean (GM_AP = gm_map, ...) print only the summary, as trec_eval.
+    Several runs: each line starts with the run name."""
+    buf = io.StringIO()
+    runs = list(dict.fromkeys(r for r, _, _, _ in result.means))
+    multi = len(runs) > 1
+    for run in runs:
+        prefix = f"{run}\t" if multi else ""
+        if per_topic:
+            for r, t, m, v in result.per_topic:
+                if r == run and result.aggregates.get(m) != "gmean":
+                    buf.write(f"{prefix}{m:<22s}\t{t}\t{_trec_value(v, result.aggregates.get(m))}\n")
+        for r, m, v, _ in result.means:
+            if r == run:
+                buf.write(f"{prefix}{m:<22s}\tall\t{_trec_value(v, result.aggregates.get(m))}\n")
+    return buf.getvalue()
+
+
+def _trec_value(v: float | None, aggregate: str | None) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "nan"
+    if aggregate == "sum" and float(v).is_integer():
+        return str(int(v))
+    return f"{v:.4f}"
+
+
+def write_trec_eval(result: EvalResult, out: IO[str] | None = None, *, per_topic: bool = True) -> None:
+    (out or sys.stdout).write(trec_eval_text(result, per_topic=per_topic))
+
+
+def qrels_text(rows: Iterable[tuple[str, str, int]]) -> str:
+    """TREC qrels lines ``topic 0 docno grade`` for rows ``(topic, doc, grade)``."""
+    return "".join(f"{t} 0 {d} {g}\n" for t, d, g in rows)
