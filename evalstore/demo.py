@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import IO
 
 from .report import rows
@@ -20,8 +21,6 @@ DEMO_QUERY = (
 
 def run_demo(db: str | None = None, out: IO[str] | None = None) -> None:
     """Ingest the sample, evaluate it, print the leaderboard and an SQL query over the scores."""
-    import sys
-
     out = out or sys.stdout
 
     def echo(s: str) -> None:

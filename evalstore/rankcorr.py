@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import rankdata
 
 # --------------------------------------------------------------------------- pair counting
 _ONEHOT_MAX_GROUPS = 64
@@ -135,6 +134,9 @@ def spearman_rho(a, b) -> float | None:
         raise ValueError(f"the two lists differ in length ({len(x)} vs {len(y)})")
     if len(x) < 2:
         return None
+    # scipy.stats costs seconds to import: loaded on first use, not with evalstore
+    from scipy.stats import rankdata
+
     rx, ry = rankdata(x), rankdata(y)
     rx -= rx.mean()
     ry -= ry.mean()

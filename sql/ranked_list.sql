@@ -3,7 +3,7 @@
 -- Built by the engine (evalstore/metrics/engine.py, build_ranked_list) once per evaluation
 -- context, i.e. per combination of the context parameters rel, judged_only and gains, for all
 -- requested runs and all requested qrels sets (e.g. a qrels set and its subsamples) at once.
--- Placeholders: ${qrels_ids}, ${run_ids}, ${rel}, ${gain_expr} (grade -> gain), ${depth}
+-- Placeholders: ${qrels_ids}, ${rel}, ${gain_expr} (grade -> gain), ${depth}
 -- (truncation; a huge number when none), ${rank_source} (the rows with their evaluation rank),
 -- ${judged_only}, ${use_pool}, ${topic_pairs}, ${topic_filter}, and (multi-line, so not spelled here
 -- with the dollar sign) running_columns, ideal_join, running_window: the optional columns of rl_judged;

@@ -64,7 +64,6 @@ def build(
         pairs = "SELECT q.qrels_id, r.run_id, r.topic FROM ret r JOIN rl_qtopics q ON q.topic = r.topic"
     values = {
         "qrels_ids": qrels_list,
-        "run_ids": run_list,
         "rel": str(int(context.rel)),
         "gain_expr": gain_expr(context.gains),
         "depth": str(options.depth_value),

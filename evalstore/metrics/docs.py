@@ -1,0 +1,93 @@
+"""docs/metrics.md, generated from the registry and the SQL files (never edited by hand).
+
+python -m evalstore.metrics.docs           write docs/metrics.md (in a source checkout)
+python -m evalstore.metrics.docs --check   exit 1 if docs/metrics.md is not up to date
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from itertools import groupby
+from pathlib import Path
+
+from . import sqlfile
+from .names import format_value
+from .registry import MetricSpec, all_metrics
+
+DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _spec(s: MetricSpec) -> list[str]:
+    b = s.block
+    out = [f"### {s.name}", "", _cell(s.doc), ""]
+    facts = [
+        ("aliases", ", ".join(f"`{a}`" for a in s.aliases) or "none"),
+        ("cutoff", {"none": "none", "optional": "optional `@k`", "required": "required `@k`"}[s.cutoff]),
+        ("summary", {"mean": "mean", "gmean": "geometric mean (floor 1e-5)", "sum": "sum"}[s.aggregate]),
+        ("SQL", f"`sql/{s.family}` block `{s.sql.partition('#')[2]}`"),
+        ("reads", ", ".join(f"`{r}`" for r in sorted(b.reads))),
+        ("needs", ", ".join(f"`{n}`" for n in sorted(b.needs)) or "none"),
+        ("Python UDFs", ", ".join(f"`{u}`" for u in sorted(b.udfs)) or "none"),
+        ("source", _cell(s.citation)),
+        ("tests", ", ".join(f"`{t}`" for t in s.tests) or "none"),
+    ]
+    out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts]
+    if s.params:
+        out += ["", "| parameter | kind | default | meaning |", "|---|---|---|---|"]
+        out += [f"| `{p.name}` | {p.kind} | `{format_value(p.default)}` | {_cell(p.doc)} |" for p in s.params]
+    return out + [""]
+
+
+def markdown() -> str:
+    """The whole reference page."""
+    specs = all_metrics()
+    lines = [
+        "# Metric reference",
+        "",
+        "Generated from the metric registry (`evalstore/metrics/families/`) and the SQL files (`sql/`) by",
+        "`python -m evalstore.metrics.docs`; do not edit by hand (CI checks that it is up to date).",
+        "`evalstore metrics` and `evalstore metrics NAME` show the same entries.",
+        "",
+        "| family (SQL file) | metrics |",
+        "|---|---|",
+    ]
+    for family, group in groupby(specs, key=lambda s: s.family):
+        lines.append(f"| `sql/{family}` | {', '.join(f'[{s.name}](#{_anchor(s.name)})' for s in group)} |")
+    lines.append("")
+    for family, group in groupby(specs, key=lambda s: s.family):
+        header = sqlfile.load(family).header
+        lines += [f"## `sql/{family}`", "", "```"]
+        lines += [ln[3:] if ln.startswith("-- ") else ln.lstrip("-") for ln in header.strip().splitlines()]
+        lines += ["```", ""]
+        for s in group:
+            lines += _spec(s)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _anchor(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum() or c in "-_ ").replace(" ", "-")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write or check docs/metrics.md.")
+    parser.add_argument("--check", action="store_true", help="exit 1 if docs/metrics.md is not up to date")
+    args = parser.parse_args(argv)
+    text = markdown()
+    if args.check:
+        current = DOC_PATH.read_text(encoding="utf-8") if DOC_PATH.is_file() else ""
+        if current != text:
+            print(f"{DOC_PATH} is out of date: run `python -m evalstore.metrics.docs`", file=sys.stderr)
+            return 1
+        return 0
+    DOC_PATH.write_text(text, encoding="utf-8")
+    print(f"wrote {DOC_PATH}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
