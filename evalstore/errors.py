@@ -47,3 +47,11 @@ class MetricError(EvalstoreError):
 
 class NotFoundError(EvalstoreError):
     """A named run, qrels set or subsample does not exist in the store."""
+
+
+class SubsampleError(EvalstoreError):
+    """Bad subsample request (fractions, parameters, name clash)."""
+
+
+class MetaError(EvalstoreError):
+    """A meta-evaluation cannot be run as asked (too few runs or topics, bad parameters)."""

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import EvalstoreError, NotFoundError
+from .errors import NotFoundError, SubsampleError
 from .evaluate import evaluate_many
 from .report import writers
 
@@ -61,10 +61,6 @@ PRESETS = {"bompada": BOMPADA_FRACTIONS, "sakai": SAKAI_FRACTIONS}
 
 #: Tolerance added before truncating R * f (see the module docstring).
 TRUNC_EPS = 1e-9
-
-
-class SubsampleError(EvalstoreError):
-    """Bad subsample request (fractions, parameters, name clash)."""
 
 
 # --------------------------------------------------------------------------- parameters

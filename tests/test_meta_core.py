@@ -12,6 +12,7 @@ import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as st_h
 
+from evalstore.errors import MetaError
 from evalstore.meta import (
     adjust,
     correlate,
@@ -26,7 +27,7 @@ from evalstore.meta import (
     wilcoxon,
 )
 from evalstore.meta.robustness import knee
-from evalstore.meta.sampling import MetaError, bootstrap_indices, counts, resample, sign_flips, swap_indices
+from evalstore.meta.sampling import bootstrap_indices, counts, resample, sign_flips, swap_indices
 
 
 # --------------------------------------------------------------------------- Kendall / Spearman

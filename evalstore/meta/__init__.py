@@ -19,6 +19,7 @@ with :func:`score_matrix`. Importing this package registers the SQL functions of
 
 from __future__ import annotations
 
+from ..errors import MetaError  # noqa: F401
 from . import udfs  # noqa: F401  (declares the SQL functions)
 from .analyses import discpower, kendall, swap, tests  # noqa: F401
 from .bootstrap import BootstrapResult, bootstrap_asl, paired_bootstrap, round_sig  # noqa: F401
@@ -27,6 +28,5 @@ from .correlation import Correlation, correlate, kendall_p, kendall_tau, kendall
 from .matrix import Column, ScoreMatrix, score_matrices, score_matrix, top_runs  # noqa: F401
 from .persist import load_table, save_analysis  # noqa: F401
 from .robustness import knee, robustness  # noqa: F401
-from .sampling import MetaError  # noqa: F401
 from .significance import adjust, paired_t, randomisation, wilcoxon  # noqa: F401
 from .swap import SwapResult, difference_bins, swap_method  # noqa: F401

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import MetaError
 from ..progress import progress_bar
 from .common import (
     Analysis,
@@ -37,7 +38,7 @@ from .common import (
 )
 from .correlation import correlate
 from .matrix import ScoreMatrix
-from .sampling import MetaError, check_seed, check_trials, pair_indices, swap_indices
+from .sampling import check_seed, check_trials, pair_indices, swap_indices
 from .significance import ADJUSTMENTS, TESTS
 from .significance import adjust as adjust_p
 from .swap import BIN_WIDTH, N_BINS, swap_method

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .sampling import MetaError, block_size, bootstrap_indices, check_trials, counts
+from ..errors import MetaError
+from .sampling import block_size, bootstrap_indices, check_trials, counts
 
 
 @dataclass

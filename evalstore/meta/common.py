@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import MetaError
 from .bootstrap import paired_bootstrap
 from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_runs
 from .persist import save_analysis
-from .sampling import MetaError, bootstrap_indices, pair_indices, sign_flips
+from .sampling import bootstrap_indices, pair_indices, sign_flips
 from .significance import TESTS, paired_t, randomisation, wilcoxon
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import rankcorr
+from ..errors import MetaError
 from ..rankcorr import pair_counts
-from .sampling import MetaError
 
 
 @dataclass(frozen=True)

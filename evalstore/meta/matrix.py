@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..aggregate import aggregate_rows
+from ..errors import MetaError
 from ..evaluate import evaluate_many, stored_name
 from ..metrics.options import make_options
-from .sampling import MetaError
 
 if TYPE_CHECKING:
     from ..store import Store

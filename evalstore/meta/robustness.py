@@ -33,12 +33,13 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import MetaError
 from ..progress import progress_bar
 from ..subsample import list_subsamples, resolve_subsamples
 from .common import Analysis, check_alpha, finish, finite, inputs_of, load, need_mean, run_tests
 from .correlation import correlate
 from .matrix import Column
-from .sampling import MetaError, check_seed, check_trials
+from .sampling import check_seed, check_trials
 from .significance import TESTS
 
 

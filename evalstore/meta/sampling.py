@@ -21,11 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import EvalstoreError
-
-
-class MetaError(EvalstoreError):
-    """A meta-evaluation cannot be run as asked (too few runs or topics, bad parameters)."""
+from ..errors import MetaError
 
 
 def check_trials(B: int, what: str = "trials") -> int:

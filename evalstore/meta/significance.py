@@ -26,8 +26,9 @@ from functools import cache
 
 import numpy as np
 
+from ..errors import MetaError
 from .bootstrap import t_statistic
-from .sampling import MetaError, block_size, check_trials, sign_flips
+from .sampling import block_size, check_trials, sign_flips
 
 TESTS = ("bootstrap", "t", "wilcoxon", "randomisation")
 ADJUSTMENTS = ("none", "bonferroni", "holm")

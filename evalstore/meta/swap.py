@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .sampling import MetaError, block_size, check_trials, counts, pair_indices, swap_indices
+from ..errors import MetaError
+from .sampling import block_size, check_trials, counts, pair_indices, swap_indices
 
 N_BINS = 21
 BIN_WIDTH = 0.01
