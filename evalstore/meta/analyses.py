@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,10 +43,13 @@ from .significance import ADJUSTMENTS, TESTS
 from .significance import adjust as adjust_p
 from .swap import BIN_WIDTH, N_BINS, swap_method
 
+if TYPE_CHECKING:
+    from ..store import Store
+
 
 # --------------------------------------------------------------------------- Kendall
 def kendall(
-    store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=None, *, save: bool = True, **kwargs
+    store: Store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=None, *, save: bool = True, **kwargs
 ) -> Analysis:
     """Kendall's tau (with Z test) and Spearman's rho between the system rankings of every two
     columns (000 Table 2, 002 Table 2). Runs are ranked by each column's summary score."""
@@ -93,7 +96,7 @@ def kendall(
 
 # --------------------------------------------------------------------------- swap method
 def swap(
-    store,
+    store: Store,
     qrels: str | Sequence[str],
     metrics: str | Sequence[str],
     runs=None,
@@ -229,7 +232,7 @@ def _disc_row(m: ScoreMatrix, test: str, alpha: float, adjust: str, n_sig: int, 
 
 
 def discpower(
-    store,
+    store: Store,
     qrels: str | Sequence[str],
     metrics: str | Sequence[str],
     runs=None,
@@ -280,7 +283,7 @@ def discpower(
 
 
 def tests(
-    store,
+    store: Store,
     qrels: str | Sequence[str],
     metrics: str | Sequence[str],
     runs=None,

@@ -23,6 +23,8 @@ from .sampling import bootstrap_indices, pair_indices, sign_flips
 from .significance import TESTS, paired_t, randomisation, wilcoxon
 
 if TYPE_CHECKING:
+    from ..store import Store
+
     pass
 
 
@@ -53,7 +55,7 @@ def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> lis
 
 
 def load(
-    store,
+    store: Store,
     columns: Sequence[Column],
     runs=None,
     *,
@@ -97,7 +99,7 @@ def num(x) -> float | None:
     return None if math.isnan(x) else x
 
 
-def finish(store, analysis: Analysis, save: bool) -> Analysis:
+def finish(store: Store, analysis: Analysis, save: bool) -> Analysis:
     if save:
         save_analysis(store, analysis)
     return analysis

@@ -143,7 +143,7 @@ def canonical_metric(
     return stored_name(store, qrels, metric, make_options(convention, complete, depth))
 
 
-def _run_ids(store, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
+def _run_ids(store: Store, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
     if runs is None:
         runs = store.run_names()
         if not runs:
@@ -153,7 +153,7 @@ def _run_ids(store, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
 
 
 def score_matrices(
-    store,
+    store: Store,
     columns: Sequence[Column | tuple[str, str]],
     runs: Sequence[str] | None = None,
     *,
@@ -211,12 +211,12 @@ def score_matrices(
     return _apply_missing(mats, missing)
 
 
-def score_matrix(store, qrels: str, metric: str, runs: Sequence[str] | None = None, **kwargs) -> ScoreMatrix:
+def score_matrix(store: Store, qrels: str, metric: str, runs: Sequence[str] | None = None, **kwargs) -> ScoreMatrix:
     """Per-topic scores of ``runs`` x topics for one (qrels, metric); see :func:`score_matrices`."""
     return score_matrices(store, [Column(qrels, metric)], runs, **kwargs)[0]
 
 
-def _fetch(store, col: Column, canonical: str, qid: int, runs: list[str], run_ids: list[int]) -> ScoreMatrix:
+def _fetch(store: Store, col: Column, canonical: str, qid: int, runs: list[str], run_ids: list[int]) -> ScoreMatrix:
     con = store.con
     data = con.execute(
         """SELECT s.run_id, s.topic, s.value FROM score_data s
@@ -226,7 +226,7 @@ def _fetch(store, col: Column, canonical: str, qid: int, runs: list[str], run_id
     agg = (
         con.execute(
             "SELECT any_value(aggregate) FROM evaluations WHERE qrels_id = ? AND metric = ?", [qid, canonical]
-        ).fetchone()[0]
+        ).fetchall()[0][0]
         or "mean"
     )
     rid = np.asarray(data["run_id"], dtype=np.int64)
@@ -279,7 +279,7 @@ def _apply_missing(mats: list[ScoreMatrix], policy: str) -> list[ScoreMatrix]:
     return [m.subset(kept) for m in mats]
 
 
-def top_runs(store, qrels: str, metric: str, n: int, runs: Sequence[str] | None = None, **kwargs) -> list[str]:
+def top_runs(store: Store, qrels: str, metric: str, n: int, runs: Sequence[str] | None = None, **kwargs) -> list[str]:
     """The ``n`` best runs by their summary ``metric`` score on ``qrels`` (as Sakai's "top 30
     runs by Mean AveP"); ties broken by run name. Missing topics follow ``missing=`` (default
     'zero' here, so that a run is not excluded for one unscored topic)."""

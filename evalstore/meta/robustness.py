@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from .correlation import correlate
 from .matrix import Column
 from .sampling import check_seed, check_trials
 from .significance import TESTS
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 
 def knee(
@@ -59,14 +62,14 @@ def knee(
     return stay, first
 
 
-def _subsamples(store, qrels: str, subsamples) -> list[dict[str, Any]]:
+def _subsamples(store: Store, qrels: str, subsamples) -> list[dict[str, Any]]:
     names = resolve_subsamples(store, qrels, subsamples)
     info = {r["name"]: r for r in list_subsamples(store, qrels).records()}
     return [info[n] for n in names]
 
 
 def robustness(
-    store,
+    store: Store,
     qrels: str,
     metrics: str | Sequence[str],
     runs=None,

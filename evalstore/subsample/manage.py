@@ -1,0 +1,168 @@
+"""Working with stored subsamples: listing, selecting, sizes, dropping, exporting, evaluating."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import NotFoundError, SubsampleError
+from ..evaluate import evaluate_many
+from ..report import writers
+from .create import delete_contents
+from .params import fraction_label
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+
+# --------------------------------------------------------------------------- queries
+def list_subsamples(store: Store, parent: str | None = None):
+    """The ``subsamples`` view (name, parent, method, fraction, seed, trial, min_rel, min_nonrel,
+    n_topics, n_judged, n_rel, n_nonrel, created_at), for one parent or all, ordered by parent,
+    fraction (largest first) and trial."""
+    where, params = "", None
+    if parent is not None:
+        store.qrels_id(parent)
+        where, params = "WHERE parent = ?", [parent]
+    return store.sql(f"SELECT * FROM subsamples {where} ORDER BY parent, fraction DESC, trial, name", params)
+
+
+def subsample_names(store: Store, parent: str) -> list[str]:
+    """All subsamples of ``parent``, largest fraction first, then by trial."""
+    return [r[0] for r in list_subsamples(store, parent).rows]
+
+
+def resolve_subsamples(store: Store, parent: str, spec: str | Sequence[str] = "all") -> list[str]:
+    """Subsamples of ``parent`` selected by ``spec``: ``'all'``, a list (or comma-separated text)
+    of subsample names, or of fractions (every trial of those fractions)."""
+    known = list_subsamples(store, parent).records()
+    if isinstance(spec, str):
+        if spec.strip().lower() == "all":
+            if not known:
+                raise NotFoundError(
+                    f"qrels {parent!r} has no subsamples; create some with "
+                    f"`evalstore subsample --qrels {parent} --fractions 0.9,0.7,0.5,0.3,0.1`"
+                )
+            return [k["name"] for k in known]
+        items = [s.strip() for s in spec.split(",") if s.strip()]
+    else:
+        items = [str(s) for s in spec]
+    out: list[str] = []
+    by_name = {k["name"]: k for k in known}
+    for item in items:
+        if item in by_name:
+            out.append(item)
+            continue
+        try:
+            f = float(item)
+        except ValueError:
+            raise NotFoundError(
+                f"{item!r} is not a subsample of {parent!r}"
+                + (
+                    f" (its subsamples: {', '.join(list(by_name)[:8])}{' ...' if len(by_name) > 8 else ''})"
+                    if by_name
+                    else "; it has none yet (`evalstore subsample --qrels ...`)"
+                )
+            ) from None
+        hits = [k["name"] for k in known if abs(k["fraction"] - f) < 1e-12]
+        if not hits:
+            have = sorted({k["fraction"] for k in known}, reverse=True)
+            raise NotFoundError(
+                f"qrels {parent!r} has no subsample at fraction {item}"
+                + (f" (fractions: {', '.join(fraction_label(x) for x in have)})" if have else "")
+            )
+        out.extend(hits)
+    return list(dict.fromkeys(out))
+
+
+def topic_sizes(store: Store, name: str):
+    """Per topic of a subsample: judged relevant / nonrelevant counts of the parent and of the
+    subsample (columns topic, parent_rel, parent_nonrel, n_rel, n_nonrel)."""
+    qid = store.qrels_id(name)
+    row = store.con.execute("SELECT parent_id FROM subsample_meta WHERE qrels_id = ?", [qid]).fetchone()
+    if row is None:
+        raise NotFoundError(f"qrels set {name!r} is not a subsample (see `evalstore subsample list`)")
+    return store.sql(
+        """
+        WITH c AS (
+            SELECT qrels_id, topic, count(*) FILTER (WHERE grade >= 1) AS n_rel,
+                   count(*) FILTER (WHERE grade = 0) AS n_nonrel
+            FROM qrels_data WHERE qrels_id IN (?, ?) GROUP BY qrels_id, topic)
+        SELECT p.topic, p.n_rel AS parent_rel, p.n_nonrel AS parent_nonrel,
+               coalesce(s.n_rel, 0) AS n_rel, coalesce(s.n_nonrel, 0) AS n_nonrel
+        FROM c p LEFT JOIN c s ON s.qrels_id = ? AND s.topic = p.topic
+        WHERE p.qrels_id = ? ORDER BY p.topic""",
+        [row[0], qid, qid, row[0]],
+    )
+
+
+def drop_subsamples(store: Store, names: Sequence[str]) -> int:
+    """Delete subsamples (their judgments, scores and derivation). Returns how many were deleted."""
+    ids = []
+    for name in names:
+        qid = store.qrels_id(name)
+        if store.con.execute("SELECT 1 FROM subsample_meta WHERE qrels_id = ?", [qid]).fetchone() is None:
+            raise SubsampleError(f"{name!r} is not a subsample; only subsamples can be dropped here")
+        ids.append(qid)
+    if ids:
+        with store.transaction():
+            delete_contents(store.con, ids)
+            store.con.execute(f"DELETE FROM qrels_meta WHERE qrels_id IN ({', '.join(map(str, ids))})")
+    return len(ids)
+
+
+# --------------------------------------------------------------------------- export
+def qrels_rows(store: Store, name: str) -> list[tuple[str, str, int]]:
+    """The judgments of a qrels set (e.g. a subsample) as ``(topic, doc, grade)``, sorted by topic
+    and docno (byte order)."""
+    qid = store.qrels_id(name)
+    return store.con.execute(
+        "SELECT topic, doc, grade FROM qrels_data WHERE qrels_id = ? ORDER BY topic, doc", [qid]
+    ).fetchall()
+
+
+def qrels_text(store: Store, name: str) -> str:
+    """A qrels set in TREC qrels format: ``topic 0 docno grade`` per line, sorted by topic and
+    docno (byte order), no comments or blank lines."""
+    return writers.qrels_text(qrels_rows(store, name))
+
+
+def export_qrels(store: Store, name: str, path: str | os.PathLike) -> int:
+    """Write the qrels set ``name`` as a TREC qrels file (``'-'`` = stdout); returns the number of lines."""
+    text = qrels_text(store, name)
+    if os.fspath(path) == "-":
+        sys.stdout.write(text)
+    else:
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    return text.count("\n")
+
+
+# --------------------------------------------------------------------------- evaluation
+def evaluate_subsamples(
+    store: Store,
+    qrels: str,
+    runs: Sequence[str] | str | None = None,
+    metrics: Sequence[str] | str = ("AP",),
+    subsamples: str | Sequence[str] = "all",
+    *,
+    include_parent: bool = True,
+    **options,
+):
+    """Evaluate runs against ``qrels`` and its subsamples in one bulk pass
+    (:func:`evalstore.evaluate.evaluate_many`: one ranked judged list per context covers
+    every qrels set). Returns ``{qrels name: EvalResult}``, parent first, then the subsamples
+    (largest fraction first, then by trial). Options as for :meth:`Store.evaluate`."""
+    names = resolve_subsamples(store, qrels, subsamples)
+    order = ([qrels] if include_parent else []) + names
+    return evaluate_many(store, order, runs, metrics, **options)
+
+
+def derivations(store: Store) -> dict[str, tuple[float, int]]:
+    """``{subsample name: (fraction, trial)}`` of every subsample in the store."""
+    rows = store.con.execute(
+        "SELECT q.name, s.fraction, s.trial FROM subsample_meta s JOIN qrels_meta q USING (qrels_id)"
+    ).fetchall()
+    return {name: (fraction, trial) for name, fraction, trial in rows}
