@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import typer
 
@@ -20,30 +19,29 @@ app.add_typer(export_app, name="export")
 
 
 @app.command("eval")
+@opt.shared(ev=opt.EVALUATION, store_opts=opt.STORE)
 def eval_cmd(
     qrels: str = opt.Qrels,
     run: list[str] | None = opt.Runs,
     metric: list[str] = opt.Metrics,
     per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Print per-topic scores too."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv, json or trec (trec_eval -q layout)."),
-    convention: str = opt.Convention,
-    complete: bool = opt.Complete,
-    depth: int | None = opt.Depth,
     subsamples: str | None = typer.Option(
         None,
         "--subsamples",
         help="Also evaluate subsamples of the qrels set, in one bulk pass: 'all', "
         "names or fractions (comma-separated). Adds fraction/trial columns.",
     ),
-    db: str | None = opt.Db,
+    *,
+    ev: opt.EvaluationOptions,
+    store_opts: opt.StoreOptions,
 ) -> None:
     """Compute metrics for runs against a qrels set; store the per-topic scores and print them."""
-    options: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     if subsamples:
         if fmt == "trec":
             raise typer.BadParameter("--format trec prints one qrels set; use table, csv or json with --subsamples")
-        with open_store(db) as store:
-            results = evaluate_subsamples(store, qrels, run or None, metric, subsamples, **options)
+        with open_store(store_opts.db) as store:
+            results = evaluate_subsamples(store, qrels, run or None, metric, subsamples, **ev.kwargs())
             title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
             table = (
                 report_rows.per_topics(results, title)
@@ -52,8 +50,8 @@ def eval_cmd(
             )
         emit(table, fmt)
         return
-    with open_store(db) as store:
-        result = store.evaluate(qrels, run or None, metric, **options)
+    with open_store(store_opts.db) as store:
+        result = store.evaluate(qrels, run or None, metric, **ev.kwargs())
     if fmt == "trec":
         write_trec_eval(result, per_topic=per_topic)
         return
@@ -62,20 +60,20 @@ def eval_cmd(
 
 
 @export_app.command("leaderboard")
+@opt.shared(ev=opt.EVALUATION, store_opts=opt.STORE)
 def export_leaderboard_cmd(
     qrels: str = opt.Qrels,
     metric: list[str] = opt.Metrics,
     output: str = typer.Option(..., "--output", "-o", help="CSV file, or - for stdout."),
     run: list[str] | None = opt.Runs,
     per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
-    convention: str = opt.Convention,
-    complete: bool = opt.Complete,
-    depth: int | None = opt.Depth,
-    db: str | None = opt.Db,
+    *,
+    ev: opt.EvaluationOptions,
+    store_opts: opt.StoreOptions,
 ) -> None:
     """Write a leaderboard CSV: one row per run, a column per metric, sorted by the first metric."""
-    with open_store(db) as store:
-        result = store.evaluate(qrels, run or None, metric, convention=convention, complete=complete, depth=depth)
+    with open_store(store_opts.db) as store:
+        result = store.evaluate(qrels, run or None, metric, **ev.kwargs())
     table = report_rows.per_topic(result) if per_topic else report_rows.leaderboard(result)
     if output == "-":
         write(table, "csv", sys.stdout)

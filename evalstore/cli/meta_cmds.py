@@ -30,36 +30,12 @@ meta_app = typer.Typer(
 app.add_typer(meta_app, name="meta")
 
 MetricOpt = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP(rel=2), Q-measure(gains=1:2:3); repeatable.")
-TopOpt = typer.Option(
-    None, "--top", help="Keep the N best runs by --top-by (default: the first metric) on the first qrels set."
-)
-TopByOpt = typer.Option(None, "--top-by", help="Metric that selects the --top runs, e.g. AP.")
-MissingOpt = typer.Option(
-    "error", "--missing", help="Runs missing topics: error, zero (trec_eval -c), drop-topics or drop-runs."
-)
-ConventionOpt = typer.Option("trec_eval", "--convention", help="Evaluation convention: trec_eval or ntcireval.")
-CompleteOpt = typer.Option(False, "--complete", "-c", help="Evaluate with trec_eval -c (unscored topics score 0).")
-DepthOpt = typer.Option(None, "--depth", "-M", help="Evaluate only the top N documents per topic.")
-FmtOpt = typer.Option("table", "--format", "-f", help="table, csv, tsv or json.")
-NoSaveOpt = typer.Option(False, "--no-save", help="Do not store the results in the meta_* relations.")
 
 
-def _common(runs, top, top_by, missing, convention, complete, depth) -> dict[str, Any]:
-    return dict(
-        runs=runs or None, top=top, top_by=top_by, missing=missing, convention=convention, complete=complete,
-        depth=depth,
-    )  # fmt: skip
-
-
-def _paper(fmt: str, output: str | None) -> bool:
-    """Paper-style tables on a terminal; plain values for csv/tsv/json and files."""
-    return fmt == "table" and not output
-
-
-def _done(an: Analysis, plot: str | None, plotter: Callable[[Analysis, str], object]) -> None:
-    if plot:
-        plotter(an, plot)
-        say(f"wrote {plot}")
+def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str], object]) -> None:
+    if a.plot:
+        plotter(an, a.plot)
+        say(f"wrote {a.plot}")
     if an.analysis_id is not None:
         say(
             f'saved as analysis {an.analysis_id} (meta_runs; e.g. evalstore sql "SELECT * FROM '
@@ -74,33 +50,22 @@ def _done(an: Analysis, plot: str | None, plotter: Callable[[Analysis, str], obj
         "system rankings of every two columns (metrics x qrels sets), as 000 Table 2 / 002 Table 2."
     ),
 )
+@opt.shared(a=opt.ANALYSIS)
 def kendall_cmd(
     qrels: list[str] = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
-    run: list[str] | None = opt.Runs,
-    top: int | None = TopOpt,
-    top_by: str | None = TopByOpt,
     stat: str = typer.Option("tau", "--stat", help="Cell value: tau, tau_a, tau_b, spearman, p_value or z."),
     long: bool = typer.Option(False, "--long", help="One row per column pair with every statistic."),
-    missing: str = MissingOpt,
-    convention: str = ConventionOpt,
-    complete: bool = CompleteOpt,
-    depth: int | None = DepthOpt,
-    fmt: str = FmtOpt,
-    output: str | None = opt.OutputFile,
-    plot: str | None = opt.Plot,
-    no_save: bool = NoSaveOpt,
-    db: str | None = opt.Db,
+    *,
+    a: opt.AnalysisOptions,
 ) -> None:
     if stat not in meta_tables.KENDALL_STATS:
         raise typer.BadParameter(f"--stat must be one of {', '.join(meta_tables.KENDALL_STATS)}")
-    with open_store(db) as store:
-        an = meta.kendall(
-            store, qrels, metric, save=not no_save, **_common(run, top, top_by, missing, convention, complete, depth)
-        )
-    emit(meta_tables.kendall(an, stat=stat, long=long, paper=_paper(fmt, output)), fmt, output)
+    with open_store(a.db) as store:
+        an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
+    emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a.fmt, a.output)
     plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
-    _done(an, plot, lambda a, p: plots.plot_kendall(a, p, plot_stat))
+    _done(an, a, lambda a, p: plots.plot_kendall(a, p, plot_stat))
 
 
 @meta_app.command(
@@ -110,33 +75,24 @@ def kendall_cmd(
         " rate per difference bin (--bins)."
     ),
 )
+@opt.shared(a=opt.ANALYSIS)
 def swap_cmd(
     qrels: list[str] = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
-    run: list[str] | None = opt.Runs,
-    top: int | None = TopOpt,
-    top_by: str | None = TopByOpt,
     trials: int = opt.Trials,
     seed: int = opt.Seed,
     max_rate: float = typer.Option(0.05, "--max-rate", help="Swap rate to guarantee (5 %)."),
     bins: bool = typer.Option(False, "--bins", help="Print the swap rate of every difference bin instead."),
-    missing: str = MissingOpt,
-    convention: str = ConventionOpt,
-    complete: bool = CompleteOpt,
-    depth: int | None = DepthOpt,
-    fmt: str = FmtOpt,
-    output: str | None = opt.OutputFile,
-    plot: str | None = opt.Plot,
-    no_save: bool = NoSaveOpt,
-    db: str | None = opt.Db,
+    *,
+    a: opt.AnalysisOptions,
 ) -> None:
-    with open_store(db) as store:
+    with open_store(a.db) as store:
         an = meta.swap(
-            store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not no_save,
-            **_common(run, top, top_by, missing, convention, complete, depth),
+            store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
+            **a.inputs(),
         )  # fmt: skip
-    emit(meta_tables.swap(an, bins=bins, paper=_paper(fmt, output)), fmt, output)
-    _done(an, plot, plots.plot_swap)
+    emit(meta_tables.swap(an, bins=bins, paper=a.paper), a.fmt, a.output)
+    _done(an, a, plots.plot_swap)
 
 
 @meta_app.command(
@@ -147,33 +103,24 @@ def swap_cmd(
         "Table 4 / 002 Table 3."
     ),
 )
+@opt.shared(a=opt.ANALYSIS)
 def discpower_cmd(
     qrels: list[str] = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
-    run: list[str] | None = opt.Runs,
-    top: int | None = TopOpt,
-    top_by: str | None = TopByOpt,
     trials: int = opt.Trials,
     seed: int = opt.Seed,
     alpha: float = opt.Alpha,
     pairs: bool = typer.Option(False, "--pairs", help="Print the ASL of every run pair instead."),
-    missing: str = MissingOpt,
-    convention: str = ConventionOpt,
-    complete: bool = CompleteOpt,
-    depth: int | None = DepthOpt,
-    fmt: str = FmtOpt,
-    output: str | None = opt.OutputFile,
-    plot: str | None = opt.Plot,
-    no_save: bool = NoSaveOpt,
-    db: str | None = opt.Db,
+    *,
+    a: opt.AnalysisOptions,
 ) -> None:
-    with open_store(db) as store:
+    with open_store(a.db) as store:
         an = meta.discpower(
-            store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not no_save,
-            **_common(run, top, top_by, missing, convention, complete, depth),
+            store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
+            **a.inputs(),
         )  # fmt: skip
-    emit(meta_tables.discpower(an, pairs=pairs, paper=_paper(fmt, output)), fmt, output)
-    _done(an, plot, plots.plot_discpower)
+    emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a.fmt, a.output)
+    _done(an, a, plots.plot_discpower)
 
 
 @meta_app.command(
@@ -184,12 +131,10 @@ def discpower_cmd(
         " every pair's p-values with --pairs."
     ),
 )
+@opt.shared(a=opt.ANALYSIS)
 def tests_cmd(
     qrels: list[str] = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
-    run: list[str] | None = opt.Runs,
-    top: int | None = TopOpt,
-    top_by: str | None = TopByOpt,
     test: list[str] | None = typer.Option(
         None, "--test", "-t", help="t, wilcoxon, randomisation or bootstrap; repeatable (default: all four)."
     ),
@@ -200,27 +145,20 @@ def tests_cmd(
         "none", "--adjust", help="Adjust p-values over the run pairs: none, holm or bonferroni."
     ),
     pairs: bool = typer.Option(False, "--pairs", help="Print every run pair's p-values instead."),
-    missing: str = MissingOpt,
-    convention: str = ConventionOpt,
-    complete: bool = CompleteOpt,
-    depth: int | None = DepthOpt,
-    fmt: str = FmtOpt,
-    output: str | None = opt.OutputFile,
-    plot: str | None = opt.Plot,
-    no_save: bool = NoSaveOpt,
-    db: str | None = opt.Db,
+    *,
+    a: opt.AnalysisOptions,
 ) -> None:
     names = test or ["t", "wilcoxon", "randomisation", "bootstrap"]
     for t in names:
         if t not in TESTS:
             raise typer.BadParameter(f"--test must be one of {', '.join(TESTS)}, not {t!r}")
-    with open_store(db) as store:
+    with open_store(a.db) as store:
         an = meta.tests(
             store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
-            save=not no_save, **_common(run, top, top_by, missing, convention, complete, depth),
+            save=not a.no_save, **a.inputs(),
         )  # fmt: skip
-    emit(meta_tables.tests(an, pairs=pairs, paper=_paper(fmt, output)), fmt, output)
-    _done(an, plot, plots.plot_tests)
+    emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a.fmt, a.output)
+    _done(an, a, plots.plot_tests)
 
 
 @meta_app.command(
@@ -231,12 +169,10 @@ def tests_cmd(
         "outcomes (accuracy, g-mean, false positives/negatives) and the knees (004 Tables 3, 5)."
     ),
 )
+@opt.shared(a=opt.ANALYSIS)
 def robustness_cmd(
     qrels: str = typer.Option(..., "--qrels", "-q", help="The full qrels set."),
     metric: list[str] = MetricOpt,
-    run: list[str] | None = opt.Runs,
-    top: int | None = TopOpt,
-    top_by: str | None = TopByOpt,
     subsamples: str = typer.Option(
         "all", "--subsamples", help="Which subsamples: all, names or fractions (comma-separated)."
     ),
@@ -264,15 +200,8 @@ def robustness_cmd(
     show: str = typer.Option(
         "all", "--show", help="Tables to print: all, tau, discpower, confusion, knee (comma-separated)."
     ),
-    missing: str = MissingOpt,
-    convention: str = ConventionOpt,
-    complete: bool = CompleteOpt,
-    depth: int | None = DepthOpt,
-    fmt: str = FmtOpt,
-    output: str | None = opt.OutputFile,
-    plot: str | None = opt.Plot,
-    no_save: bool = NoSaveOpt,
-    db: str | None = opt.Db,
+    *,
+    a: opt.AnalysisOptions,
 ) -> None:
     shows = {s.strip() for s in show.split(",") if s.strip()}
     allowed = {"all", *meta_tables.ROBUSTNESS_TABLES}
@@ -280,14 +209,14 @@ def robustness_cmd(
         raise typer.BadParameter(f"--show takes {', '.join(sorted(allowed))}")
     if "all" in shows:
         shows = set(meta_tables.ROBUSTNESS_TABLES)
-    with open_store(db) as store:
+    with open_store(a.db) as store:
         spec: Any = subsamples
         if fractions:
             spec = create_subsamples(store, qrels, fractions, trials=subsample_trials, seed=subsample_seed)
         an = meta.robustness(
             store, qrels, metric, subsamples=spec, test=test, trials=trials, seed=seed, alpha=alpha,
-            threshold=threshold, save=not no_save, **_common(run, top, top_by, missing, convention, complete, depth),
+            threshold=threshold, save=not a.no_save, **a.inputs(),
         )  # fmt: skip
-    for table in meta_tables.robustness(an, show=shows, paper=_paper(fmt, output)):
-        emit(table, fmt, output)
-    _done(an, plot, plots.plot_robustness)
+    for table in meta_tables.robustness(an, show=shows, paper=a.paper):
+        emit(table, a.fmt, a.output)
+    _done(an, a, plots.plot_robustness)

@@ -1,10 +1,28 @@
-"""Typer options shared by the commands, declared once (one spelling and one short flag each)."""
+"""Typer options shared by the commands, declared once (one spelling and one short flag each).
+
+Single options are :class:`typer.Option` objects used as defaults. Groups of options that several
+commands take together (the store, the evaluation options, run selection and output of the
+meta-evaluation) are :class:`Group`\\ s: :func:`shared` adds a group's options to a command's
+signature and hands the command one typed object (a dataclass) holding their values::
+
+    @app.command("eval")
+    @shared(ev=EVALUATION, store=STORE)
+    def eval_cmd(qrels: str = Qrels, *, ev: EvaluationOptions, store: StoreOptions) -> None: ...
+"""
 
 from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, TypeVar
 
 import typer
 
 from ..report.writers import FORMATS
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 Db = typer.Option(
     None,
@@ -19,17 +37,6 @@ QrelsColumns = typer.Option(..., "--qrels", "-q", help="Qrels set (or subsample)
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
 Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
 
-# --------------------------------------------------------------------------- evaluation options
-Convention = typer.Option(
-    "trec_eval",
-    "--convention",
-    help="trec_eval (score order) or ntcireval (file order, R=0 topics dropped, depth 1000).",
-)
-Complete = typer.Option(
-    False, "--complete", "-c", help="Topics of the qrels missing from a run score 0 (trec_eval -c)."
-)
-Depth = typer.Option(None, "--depth", "-M", help="Evaluate only the top N documents per topic (trec_eval -M).")
-
 # --------------------------------------------------------------------------- resampling
 Trials = typer.Option(1000, "--trials", "-B", help="Number of resamples B.")
 Seed = typer.Option(0, "--seed", help="Random seed (the same seed reproduces the results exactly).")
@@ -39,4 +46,151 @@ Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
 TableFormat = typer.Option("table", "--format", "-f", help=f"Output format: {', '.join(FORMATS)}.")
 OutputFile = typer.Option(None, "--output", "-o", help="Write the table as CSV to this file.")
 Plot = typer.Option(None, "--plot", help="Also draw a PNG figure to this file.")
-PerTopic = typer.Option(False, "--per-topic", "-p", help="Per-topic scores (one row per run, topic and metric).")
+
+
+# --------------------------------------------------------------------------- groups
+@dataclass(frozen=True)
+class Group:
+    """Options that go together: the dataclass that receives them and ``(name, type, option)`` each."""
+
+    cls: type
+    options: tuple[tuple[str, Any, Any], ...]
+
+
+def shared(**groups: Group) -> Callable[[F], F]:
+    """Add the options of each group to the decorated command; the command's keyword parameter of
+    the group's name receives an instance of the group's dataclass."""
+
+    def decorate(fn: F) -> F:
+        sig = inspect.signature(fn, eval_str=True)
+        own = [p for p in sig.parameters.values() if p.name not in groups]
+        added = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=annotation)
+            for group in groups.values()
+            for name, annotation, option in group.options
+        ]
+
+        @functools.wraps(fn)
+        def command(**values: Any) -> Any:
+            for key, group in groups.items():
+                values[key] = group.cls(**{name: values.pop(name) for name, _, _ in group.options})
+            return fn(**values)
+
+        params = own + added
+        command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in params}
+        return command  # type: ignore[return-value]
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class StoreOptions:
+    db: str | None
+
+
+STORE = Group(StoreOptions, (("db", str | None, Db),))
+
+
+@dataclass(frozen=True)
+class EvaluationOptions:
+    convention: str
+    complete: bool
+    depth: int | None
+
+    def kwargs(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+EVALUATION = Group(
+    EvaluationOptions,
+    (
+        (
+            "convention",
+            str,
+            typer.Option(
+                "trec_eval",
+                "--convention",
+                help="trec_eval (score order) or ntcireval (file order, R=0 topics dropped, depth 1000).",
+            ),
+        ),
+        (
+            "complete",
+            bool,
+            typer.Option(
+                False, "--complete", "-c", help="Topics of the qrels missing from a run score 0 (trec_eval -c)."
+            ),
+        ),
+        (
+            "depth",
+            int | None,
+            typer.Option(None, "--depth", "-M", help="Evaluate only the top N documents per topic (trec_eval -M)."),
+        ),
+    ),
+)
+
+
+_RUN_SELECTION = (
+    ("run", list[str] | None, Runs),
+    (
+        "top",
+        int | None,
+        typer.Option(
+            None,
+            "--top",
+            help="Keep the N best runs by --top-by (default: the first metric) on the first qrels set.",
+        ),
+    ),
+    ("top_by", str | None, typer.Option(None, "--top-by", help="Metric that selects the --top runs, e.g. AP.")),
+    (
+        "missing",
+        str,
+        typer.Option(
+            "error", "--missing", help="Runs missing topics: error, zero (trec_eval -c), drop-topics or drop-runs."
+        ),
+    ),
+)
+_ANALYSIS_OUTPUT = (
+    ("fmt", str, typer.Option("table", "--format", "-f", help="table, csv, tsv or json.")),
+    ("output", str | None, OutputFile),
+    ("plot", str | None, Plot),
+    ("no_save", bool, typer.Option(False, "--no-save", help="Do not store the results in the meta_* relations.")),
+)
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """What every meta-evaluation command takes: which runs, how to evaluate, where the output goes."""
+
+    run: list[str] | None
+    top: int | None
+    top_by: str | None
+    missing: str
+    convention: str
+    complete: bool
+    depth: int | None
+    fmt: str
+    output: str | None
+    plot: str | None
+    no_save: bool
+    db: str | None
+
+    def inputs(self) -> dict[str, Any]:
+        """The keyword arguments of the :mod:`evalstore.meta` analyses that select and evaluate."""
+        return {
+            "runs": self.run or None,
+            "top": self.top,
+            "top_by": self.top_by,
+            "missing": self.missing,
+            "convention": self.convention,
+            "complete": self.complete,
+            "depth": self.depth,
+        }
+
+    @property
+    def paper(self) -> bool:
+        """Paper-style tables on a terminal; plain values for csv/tsv/json and files."""
+        return self.fmt == "table" and not self.output
+
+
+ANALYSIS = Group(AnalysisOptions, _RUN_SELECTION + EVALUATION.options + _ANALYSIS_OUTPUT + STORE.options)

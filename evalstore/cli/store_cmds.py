@@ -38,6 +38,7 @@ def _table(res: QueryResult, title: str | None = None, digits: int | None = 4) -
 
 
 @ingest_app.command("run")
+@opt.shared(store_opts=opt.STORE)
 def ingest_run(
     files: list[str] = typer.Argument(
         ..., help="Run files or globs (quote globs to pass them through); .gz files are read transparently."
@@ -51,19 +52,21 @@ def ingest_run(
     dedupe: bool = typer.Option(
         False, "--dedupe", help="Keep the first of duplicate docs in a topic (default: a duplicate is an error)."
     ),
-    db: str | None = opt.Db,
+    *,
+    store_opts: opt.StoreOptions,
 ) -> None:
     """Ingest TREC runs (topic Q0 doc rank score tag) or NTCIR res files (one docno per line).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
     check_choice(fmt, ("trec", "ntcir"), "--format")
     check_choice(name_from, ("tag", "file"), "--name-from")
-    with open_store(db) as store:
+    with open_store(store_opts.db) as store:
         results = store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
     _summaries(results)
 
 
 @ingest_app.command("qrels")
+@opt.shared(store_opts=opt.STORE)
 def ingest_qrels(
     files: list[str] = typer.Argument(..., help="Qrels files or globs; .gz read transparently."),
     name: str | None = typer.Option(
@@ -74,50 +77,55 @@ def ingest_qrels(
     replace: bool = typer.Option(
         False, "--replace", help="Replace a stored set of the same name (atomically; its stored scores are dropped)."
     ),
-    db: str | None = opt.Db,
+    *,
+    store_opts: opt.StoreOptions,
 ) -> None:
     """Ingest TREC qrels (topic iter doc grade) or NTCIR qrels (topic doc L<n>, or per-topic doc L<n>).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
     check_choice(fmt, ("trec", "ntcir"), "--format")
-    with open_store(db) as store:
+    with open_store(store_opts.db) as store:
         results = store.ingest_qrels(files, name=name, format=fmt, replace=replace, gains=gains)
     _summaries(results)
 
 
 @list_app.command("runs")
-def list_runs(fmt: str = opt.TableFormat, db: str | None = opt.Db) -> None:
+@opt.shared(store_opts=opt.STORE)
+def list_runs(fmt: str = opt.TableFormat, *, store_opts: opt.StoreOptions) -> None:
     """List stored runs."""
     check_choice(fmt, FORMATS, "--format")
-    with open_for_reading(db) as store:
+    with open_for_reading(store_opts.db) as store:
         res = store.list_runs()
     emit(_table(res, "runs", digits=6), fmt)
 
 
 @list_app.command("qrels")
-def list_qrels(fmt: str = opt.TableFormat, db: str | None = opt.Db) -> None:
+@opt.shared(store_opts=opt.STORE)
+def list_qrels(fmt: str = opt.TableFormat, *, store_opts: opt.StoreOptions) -> None:
     """List stored qrels sets."""
     check_choice(fmt, FORMATS, "--format")
-    with open_for_reading(db) as store:
+    with open_for_reading(store_opts.db) as store:
         res = store.list_qrels()
     emit(_table(res, "qrels sets", digits=6), fmt)
 
 
 @app.command("sql")
+@opt.shared(store_opts=opt.STORE)
 def sql(
     query: str = typer.Argument(
         ..., help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ..."
     ),
     fmt: str = opt.TableFormat,
     write: bool = typer.Option(False, "--write", help="Allow statements that change the store."),
-    db: str | None = opt.Db,
+    *,
+    store_opts: opt.StoreOptions,
 ) -> None:
     """Run ad-hoc SQL against the store (read-only unless --write); results go to stdout.
 
     csv/tsv/json are exact (floats printed to full precision) and a table is plain text when
     stdout is not a terminal, so the output pipes cleanly."""
     check_choice(fmt, FORMATS, "--format")
-    with open_store(db) if write else open_for_reading(db) as store:
+    with open_store(store_opts.db) if write else open_for_reading(store_opts.db) as store:
         res = store.sql(query, write=write)
     if res.columns:
         emit(_table(res, digits=6), fmt)
@@ -126,12 +134,13 @@ def sql(
 
 
 @db_app.command("status")
+@opt.shared(store_opts=opt.STORE)
 def db_status(
-    fmt: str = typer.Option("table", "--format", "-f", help="table or json."), db: str | None = opt.Db
+    fmt: str = typer.Option("table", "--format", "-f", help="table or json."), *, store_opts: opt.StoreOptions
 ) -> None:
     """Show the store's schema version and the migrations applied (does not upgrade the store)."""
     check_choice(fmt, ("table", "json"), "--format")
-    st = inspect_store(db)
+    st = inspect_store(store_opts.db)
     if fmt == "json":
         typer.echo(json.dumps(st, indent=1))
         return
@@ -154,12 +163,13 @@ def db_status(
 
 
 @db_app.command("upgrade")
-def db_upgrade(db: str | None = opt.Db) -> None:
+@opt.shared(store_opts=opt.STORE)
+def db_upgrade(*, store_opts: opt.StoreOptions) -> None:
     """Apply the pending schema migrations (each in its own transaction)."""
-    before = inspect_store(db)
+    before = inspect_store(store_opts.db)
     if before["state"] == "missing":
         raise StoreError(f"the store {before['location']} does not exist; nothing to upgrade")
-    with open_store(db) as store:
+    with open_store(store_opts.db) as store:
         after = store.schema_version()
     if after == before["schema_version"]:
         say(f"schema version {after}: already up to date")

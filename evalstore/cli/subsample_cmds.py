@@ -30,6 +30,7 @@ FmtOpt = opt.TableFormat
 
 
 @subsample_app.callback()
+@opt.shared(store_opts=opt.STORE)
 def create(
     ctx: typer.Context,
     qrels: str | None = typer.Option(None, "--qrels", "-q", help="The qrels set to subsample."),
@@ -47,10 +48,11 @@ def create(
     prefix: str | None = typer.Option(None, "--prefix", help="Name prefix (default: the qrels name)."),
     replace: bool = typer.Option(False, "--replace", help="Recreate same-named subsamples made differently."),
     fmt: str = FmtOpt,
-    db: str | None = opt.Db,
+    *,
+    store_opts: opt.StoreOptions,
 ):
     """Create subsamples of a qrels set, or run a sub-command (list, show, export, drop)."""
-    ctx.obj = {"db": db}  # `subsample --db X list` works like `subsample list --db X`
+    ctx.obj = {"db": store_opts.db}  # `subsample --db X list` works like `subsample list --db X`
     if ctx.invoked_subcommand is not None:
         if qrels or fractions:
             raise typer.BadParameter(
@@ -62,7 +64,7 @@ def create(
             typer.echo(ctx.get_help())
             raise typer.Exit(0)
         raise typer.BadParameter("creating subsamples needs both --qrels NAME and --fractions LIST")
-    with open_store(db or _group_db(ctx)) as store:
+    with open_store(store_opts.db or _group_db(ctx)) as store:
         names = create_subsamples(
             store,
             qrels,
@@ -83,56 +85,64 @@ def create(
 
 
 @subsample_app.command("list")
+@opt.shared(store_opts=opt.STORE)
 def list_cmd(
     ctx: typer.Context,
     parent: str | None = typer.Option(None, "--qrels", "-q", help="Only the subsamples of this qrels set."),
     fmt: str = FmtOpt,
-    db: str | None = opt.Db,
+    *,
+    store_opts: opt.StoreOptions,
 ):
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
-    with open_store(db or _group_db(ctx)) as store:
+    with open_store(store_opts.db or _group_db(ctx)) as store:
         res = list_subsamples(store, parent)
         emit(Table(res.columns, res.rows, title="subsamples"), fmt)
 
 
 @subsample_app.command("show")
+@opt.shared(store_opts=opt.STORE)
 def show_cmd(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Subsample name, e.g. 'dl19@bv0.5#0'."),
     fmt: str = FmtOpt,
-    db: str | None = opt.Db,
+    *,
+    store_opts: opt.StoreOptions,
 ):
     """Per-topic sizes of a subsample next to its parent's."""
-    with open_store(db or _group_db(ctx)) as store:
+    with open_store(store_opts.db or _group_db(ctx)) as store:
         res = topic_sizes(store, name)
         emit(Table(res.columns, res.rows, title=name), fmt)
 
 
 @subsample_app.command("export")
+@opt.shared(store_opts=opt.STORE)
 def export_cmd(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Subsample (or any qrels set) to write."),
     output: str = typer.Option(..., "--output", "-o", help="Qrels file to write, or - for stdout."),
-    db: str | None = opt.Db,
+    *,
+    store_opts: opt.StoreOptions,
 ):
     """Write a subsample as a TREC qrels file (topic 0 docno grade; no comments or blank lines)."""
-    with open_store(db or _group_db(ctx)) as store:
+    with open_store(store_opts.db or _group_db(ctx)) as store:
         n = export_qrels(store, name, output)
     if output != "-":
         say(f"wrote {n} judgments of {name!r} to {output}")
 
 
 @subsample_app.command("drop")
+@opt.shared(store_opts=opt.STORE)
 def drop_cmd(
     ctx: typer.Context,
     names: list[str] | None = typer.Argument(None, help="Subsample names."),
     parent: str | None = typer.Option(None, "--qrels", "-q", help="Drop every subsample of this qrels set."),
-    db: str | None = opt.Db,
+    *,
+    store_opts: opt.StoreOptions,
 ):
     """Delete subsamples with their judgments and scores."""
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
-    with open_store(db or _group_db(ctx)) as store:
+    with open_store(store_opts.db or _group_db(ctx)) as store:
         todo = list(names or []) + (subsample_names(store, parent) if parent else [])
         n = drop_subsamples(store, list(dict.fromkeys(todo)))
     say(f"dropped {n} subsample(s)")
