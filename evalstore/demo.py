@@ -15,7 +15,7 @@ DEMO_METRICS = ["AP", "nDCG@10", "P@10", "RR", "R@50"]
 DEMO_QUERY = (
     "SELECT run, round(avg(value), 4) AS mean_nDCG10, round(min(value), 4) AS worst_topic, "
     "count(*) FILTER (WHERE value = 0) AS topics_at_zero FROM scores "
-    "WHERE metric LIKE 'nDCG%@10' GROUP BY run ORDER BY mean_nDCG10 DESC"
+    "WHERE metric = 'nDCG@10' GROUP BY run ORDER BY mean_nDCG10 DESC"
 )
 
 

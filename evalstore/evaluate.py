@@ -71,7 +71,7 @@ def evaluate_many(
     con = store.con
     try:
         with progress_bar(len(instances) * len(qrels_ids), "evaluating", enabled=progress, min_total=2) as bar:
-            canon_of = engine.compute(
+            names = engine.compute(
                 con,
                 list(qrels_ids.values()),
                 list(run_ids.values()),
@@ -81,29 +81,27 @@ def evaluate_many(
                 qrels_names={v: k for k, v in qrels_ids.items()},
                 progress=bar,
             )
-        aggregates = {canon_of[(qid, i.display)]: i.spec.aggregate for qid in qrels_ids.values() for i in instances}
         if save:
-            _save(store, aggregates)
-        return {
-            name: _collect(con, name, qid, run_ids, instances, canon_of, aggregates) for name, qid in qrels_ids.items()
-        }
+            _save(store)
+        return {name: _collect(con, name, qid, run_ids, instances, names) for name, qid in qrels_ids.items()}
     finally:
         drop_ranked_list(con)
-        for t in (engine.OUTPUT_TABLE, "_eval_agg"):
+        for t in (engine.OUTPUT_TABLE, engine.NAMES_TABLE):
             con.execute(f"DROP TABLE IF EXISTS {t}")
 
 
 def stored_name(store: Store, qrels: str, metric: str, options: Options) -> str:
-    """The canonical name under which ``metric`` evaluated on ``qrels`` with ``options`` is
-    stored (parameters sorted, defaults and the qrels set's declared gains filled in)."""
+    """The name under which ``metric`` evaluated on ``qrels`` with ``options`` is stored (see
+    :mod:`evalstore.metrics.names`)."""
     insts = engine.resolve_metrics([metric])
     if len(insts) != 1:
         raise MetricError(
             f"{metric!r} names {len(insts)} metrics ({', '.join(i.display for i in insts)}); give each on its own"
         )
     qid = store.qrels_id(qrels)
-    ctx = engine.effective_context(insts[0], declared_gains(store.con, [qid])[qid])
-    return engine.canonical_name(insts[0], ctx, options)
+    declared = declared_gains(store.con, [qid])[qid]
+    ctx = engine.effective_context(insts[0], declared)
+    return engine.stored_name(insts[0], ctx, options, declared).metric
 
 
 def _run_names(store: Store, runs: Sequence[str] | str | None) -> list[str]:
@@ -115,29 +113,28 @@ def _run_names(store: Store, runs: Sequence[str] | str | None) -> list[str]:
     return [runs] if isinstance(runs, str) else list(runs)
 
 
-def _save(store: Store, aggregates: Mapping[str, str]) -> None:
+def _save(store: Store) -> None:
+    """Replace the stored scores of every evaluated (qrels, run, metric) by the new ones."""
     con = store.con
-    out = engine.OUTPUT_TABLE
+    out, names = engine.OUTPUT_TABLE, engine.NAMES_TABLE
     with store.transaction():
-        con.execute(f"""DELETE FROM score_data WHERE (qrels_id, run_id, metric) IN
-                        (SELECT DISTINCT qrels_id, run_id, metric FROM {out})""")
-        con.execute(f"""DELETE FROM evaluations WHERE (qrels_id, run_id, metric) IN
-                        (SELECT DISTINCT qrels_id, run_id, metric FROM {out})""")
+        con.execute(f"""CREATE OR REPLACE TEMP VIEW _eval_named AS
+                        SELECT o.qrels_id, o.run_id, o.topic, o.value, n.metric, n.aggregate, n.params
+                        FROM {out} o JOIN {names} n USING (qrels_id, key)""")
+        for table in ("score_data", "evaluations"):
+            con.execute(f"""DELETE FROM {table} WHERE (qrels_id, run_id, metric) IN
+                            (SELECT DISTINCT qrels_id, run_id, metric FROM _eval_named)""")
         con.execute(
-            f"INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
-            f"SELECT run_id, qrels_id, metric, topic, value FROM {out}"
+            "INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
+            "SELECT run_id, qrels_id, metric, topic, value FROM _eval_named"
         )
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE _eval_agg AS SELECT unnest(?::VARCHAR[]) AS metric, "
-            "unnest(?::VARCHAR[]) AS aggregate",
-            [list(aggregates), list(aggregates.values())],
-        )
-        con.execute(
-            f"""INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version)
-                SELECT o.run_id, o.qrels_id, o.metric, a.aggregate, count(o.value), ? FROM {out} o
-                JOIN _eval_agg a USING (metric) GROUP BY o.run_id, o.qrels_id, o.metric, a.aggregate""",
+            """INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version, params)
+               SELECT run_id, qrels_id, metric, any_value(aggregate), count(value), ?, any_value(params)
+               FROM _eval_named GROUP BY run_id, qrels_id, metric""",
             [ENGINE_VERSION],
         )
+        con.execute("DROP VIEW _eval_named")
 
 
 def _collect(
@@ -146,22 +143,21 @@ def _collect(
     qrels_id: int,
     run_ids: Mapping[str, int],
     instances: Sequence[MetricInstance],
-    canon_of: Mapping[tuple[int, str], str],
-    aggregates: Mapping[str, str],
+    names: Mapping[tuple[int, str], engine.StoredName],
 ) -> EvalResult:
     id_to_name = {v: k for k, v in run_ids.items()}
-    canonical = {i.display: canon_of[(qrels_id, i.display)] for i in instances}
+    stored = {i.display: names[(qrels_id, i.display)] for i in instances}
     rows = con.execute(
-        f"SELECT run_id, topic, metric, value FROM {engine.OUTPUT_TABLE} WHERE qrels_id = ? ORDER BY run_id, topic",
+        f"SELECT run_id, topic, key, value FROM {engine.OUTPUT_TABLE} WHERE qrels_id = ? ORDER BY run_id, topic",
         [qrels_id],
     ).fetchall()
-    by_canon: dict[str, list[str]] = {}
-    for disp, canon in canonical.items():
-        by_canon.setdefault(canon, []).append(disp)
-    order = {d: i for i, d in enumerate(canonical)}
+    by_key: dict[str, list[str]] = {}
+    for disp, name in stored.items():
+        by_key.setdefault(name.key, []).append(disp)
+    order = {d: i for i, d in enumerate(stored)}
     per_topic = []
-    for run_id, topic, canon, value in rows:
-        for disp in by_canon.get(canon, []):
+    for run_id, topic, key, value in rows:
+        for disp in by_key.get(key, []):
             per_topic.append((id_to_name[run_id], topic, disp, value))
     # trec_eval prints topics in strcmp order: sorted the same way (byte order)
     per_topic.sort(key=lambda r: (r[0], r[1].encode("utf-8"), order.get(r[2], 0)))
@@ -172,12 +168,12 @@ def _collect(
     for run in run_ids:
         for disp in order:
             vals = groups.get((run, disp), [])
-            means.append((run, disp, aggregate(vals, aggregates[canonical[disp]]), sum(v is not None for v in vals)))
+            means.append((run, disp, aggregate(vals, stored[disp].aggregate), sum(v is not None for v in vals)))
     return EvalResult(
         qrels=qrels,
         metrics=list(order),
-        canonical=canonical,
+        canonical={d: n.metric for d, n in stored.items()},
         per_topic=per_topic,
         means=means,
-        aggregates={d: aggregates[canonical[d]] for d in order},
+        aggregates={d: n.aggregate for d, n in stored.items()},
     )

@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 #: Modules whose import declares SQL functions.
-DECLARING_MODULES = ("evalstore.metrics.udf_graded", "evalstore.meta.udfs")
+DECLARING_MODULES = ("evalstore.metrics.udf_graded", "evalstore.metrics.name_functions", "evalstore.meta.udfs")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from evalstore.meta.persist import load_table
 def test_score_matrix_matches_scores_view(sample_store):
     m = meta.score_matrix(sample_store, "sample", "AP")
     assert m.runs == sample_store.run_names() and m.topics == [f"S0{i}" for i in range(1, 9)]
-    assert m.values.shape == (6, 8) and m.metric == "AP(judged_only=false,rel=1)" and m.aggregate == "mean"
+    assert m.values.shape == (6, 8) and m.metric == "AP" and m.aggregate == "mean"
     rows = sample_store.sql(
         "SELECT run, topic, value FROM scores WHERE qrels = 'sample' AND metric = ?", [m.metric]
     ).rows
@@ -121,7 +121,7 @@ def test_sql_functions_agree_with_the_analyses(sample_store):
         JOIN (SELECT a.run AS run_a, b.run AS run_b, list(a.value ORDER BY a.topic) AS x,
                      list(b.value ORDER BY b.topic) AS y
               FROM scores a JOIN scores b USING (qrels, metric, topic)
-              WHERE a.qrels = 'sample' AND a.metric = 'AP(judged_only=false,rel=1)'
+              WHERE a.qrels = 'sample' AND a.metric = 'AP'
               GROUP BY a.run, b.run) l USING (run_a, run_b)
         WHERE p.analysis_id = ?""",
         [an.analysis_id],

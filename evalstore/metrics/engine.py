@@ -9,22 +9,25 @@ qrels sets at once (:mod:`.ranked_list`), then runs every metric's SQL block ove
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import duckdb
 
 from ..errors import MetricError
 from . import registry, sqlfile
 from .gains import check_gains, top_grade
-from .names import canonical, resolved_params
+from .names import GAIN_IS_GRADE, canonical, resolved, short
 from .options import NO_DEPTH, Options
 from .ranked_list import Context, build
 from .registry import MetricInstance
 
-#: The engine's output: one row per (qrels set, run, topic, canonical metric).
+#: The engine's output: one row per (qrels set, run, topic, metric key) ...
 OUTPUT_TABLE = "_eval_out"
+#: ... and the stored name of each metric key on each qrels set.
+NAMES_TABLE = "_eval_names"
 
 
 class Progress(Protocol):
@@ -55,10 +58,29 @@ def effective_context(inst: MetricInstance, declared: tuple[float, ...] | None) 
     return ctx
 
 
-def canonical_name(inst: MetricInstance, ctx: Context, options: Options) -> str:
-    """The name the scores of ``inst`` computed in ``ctx`` with ``options`` are stored under."""
-    params = resolved_params(dict(inst.params), ctx.gains)
-    return canonical(inst.spec.name, params, inst.cutoff, options.canonical_extra())
+@dataclass(frozen=True)
+class StoredName:
+    """How the scores of one requested metric on one qrels set are stored."""
+
+    metric: str  # the short canonical name (scores.metric)
+    key: str  # the full identity within one evaluation: every parameter resolved, and the options
+    aggregate: str
+    params: dict[str, Any]  # every parameter resolved (evaluations.params)
+
+
+def stored_name(inst: MetricInstance, ctx: Context, options: Options, declared: tuple[float, ...] | None) -> StoredName:
+    """The name, key and resolved parameters of ``inst`` computed in ``ctx`` against a qrels set
+    with ``declared`` gains (see :mod:`.names`)."""
+    params = dict(inst.params)
+    full = dict(params)
+    if "gains" in full and full["gains"] is None:
+        full["gains"] = ctx.gains if ctx.gains is not None else GAIN_IS_GRADE
+    return StoredName(
+        metric=short(inst.spec, params, inst.cutoff, options.canonical_extra(), declared),
+        key=canonical(inst.spec.name, full, inst.cutoff, options.canonical_extra()),
+        aggregate=inst.spec.aggregate,
+        params=resolved(inst.spec, params, inst.cutoff, options.as_dict(), ctx.gains),
+    )
 
 
 def metric_sql(inst: MetricInstance, options: Options, gmax: float | None = None) -> str:
@@ -91,10 +113,10 @@ def plan(
     instances: Sequence[MetricInstance],
     options: Options,
     declared_gains: Mapping[int, tuple[float, ...] | None],
-) -> tuple[list[_Unit], dict[tuple[int, str], str]]:
-    """The passes (one per context) and ``{(qrels_id, display name): canonical name}``."""
+) -> tuple[list[_Unit], dict[tuple[int, str], StoredName]]:
+    """The passes (one per context) and ``{(qrels_id, display name): stored name}``."""
     units: dict[Context, _Unit] = {}
-    canon_of: dict[tuple[int, str], str] = {}
+    names: dict[tuple[int, str], StoredName] = {}
     for qid in qrels_ids:
         for inst in instances:
             ctx = effective_context(inst, declared_gains.get(qid))
@@ -103,8 +125,8 @@ def plan(
                 unit.qrels_ids.append(qid)
             if inst not in unit.instances:
                 unit.instances.append(inst)
-            canon_of[(qid, inst.display)] = canonical_name(inst, ctx, options)
-    return list(units.values()), canon_of
+            names[(qid, inst.display)] = stored_name(inst, ctx, options, declared_gains.get(qid))
+    return list(units.values()), names
 
 
 def compute(
@@ -117,15 +139,29 @@ def compute(
     declared_gains: Mapping[int, tuple[float, ...] | None] | None = None,
     qrels_names: Mapping[int, str] | None = None,
     progress: Progress | None = None,
-) -> dict[tuple[int, str], str]:
+) -> dict[tuple[int, str], StoredName]:
     """Compute every instance for every (qrels set, run) into the temporary table
-    ``_eval_out(qrels_id, run_id, topic, metric, value)`` (metric = canonical name).
+    ``_eval_out(qrels_id, run_id, topic, key, value)``, and write ``_eval_names(qrels_id, key,
+    metric, aggregate, params)``: the stored name of each key on each qrels set.
 
-    Returns ``{(qrels_id, display name): canonical name}``."""
-    units, canon_of = plan(qrels_ids, instances, options, declared_gains or {})
+    Returns ``{(qrels_id, display name): stored name}``."""
+    units, names = plan(qrels_ids, instances, options, declared_gains or {})
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {OUTPUT_TABLE} "
-        "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, metric VARCHAR, value DOUBLE)"
+        "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, key VARCHAR, value DOUBLE)"
+    )
+    distinct = {(qid, n.key): n for (qid, _), n in names.items()}
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {NAMES_TABLE} AS SELECT unnest($1::INTEGER[]) AS qrels_id, "
+        "unnest($2::VARCHAR[]) AS key, unnest($3::VARCHAR[]) AS metric, unnest($4::VARCHAR[]) AS aggregate, "
+        "unnest($5::JSON[]) AS params",
+        [
+            [qid for qid, _ in distinct],
+            [key for _, key in distinct],
+            [n.metric for n in distinct.values()],
+            [n.aggregate for n in distinct.values()],
+            [json.dumps(n.params, sort_keys=True) for n in distinct.values()],
+        ],
     )
     for unit in units:
         ctx = unit.context
@@ -137,24 +173,24 @@ def compute(
         gmax = max(ctx.gains) if ctx.gains else top_grade(con, unit.qrels_ids)
         bodies: dict[str, tuple[MetricInstance, str]] = {}
         for inst in unit.instances:
-            canon = canonical_name(inst, ctx, options)
-            if canon not in bodies:
-                bodies[canon] = (inst, metric_sql(inst, opts, gmax))
+            key = stored_name(inst, ctx, options, None).key
+            if key not in bodies:
+                bodies[key] = (inst, metric_sql(inst, opts, gmax))
         needs = frozenset().union(*(i.spec.block.needs for i, _ in bodies.values()))
         build(con, unit.qrels_ids, run_ids, ctx, opts, columns=needs & set(sqlfile.RUNNING_COLUMNS))
         selects = []
-        for canon, (inst, body) in bodies.items():
+        for key, (inst, body) in bodies.items():
             missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
             selects.append(
-                f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(canon)} AS metric, "
+                f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, "
                 f"coalesce(m.value::DOUBLE, {missing}) AS value "
                 f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
             )
         try:
             con.execute(f"INSERT INTO {OUTPUT_TABLE} " + "\nUNION ALL\n".join(selects))
         except duckdb.Error as e:
-            names = ", ".join(i.display for i in unit.instances)
-            raise MetricError(f"computing {names} failed in DuckDB: {e}") from None
+            failed = ", ".join(i.display for i in unit.instances)
+            raise MetricError(f"computing {failed} failed in DuckDB: {e}") from None
         if progress is not None:
             progress.advance(len(unit.instances) * len(unit.qrels_ids))
-    return canon_of
+    return names

@@ -1,16 +1,22 @@
-"""Canonical metric names: the one rule for the name a score is stored under.
+"""Metric names: the one rule for the name a score is stored under, and the resolved parameters.
 
-A canonical name has the metric's registry name, every parameter sorted by name with its value
-(defaults filled in), the evaluation options that change values when they are not the default
-(``convention``, ``complete``, ``depth``), and the cutoff: ``nDCG(gains=grade,judged_only=false)@10``.
-The gains a qrels set declares (``ingest qrels --gains``) are spelled out, so a score never
-depends on a default that may change.
+Scores are stored under the **short canonical name**: the registry name, the parameters that
+differ from their defaults (sorted by name), the evaluation options that differ from theirs
+(``convention``, ``complete``, ``depth``), and the cutoff. So ``ndcg_cut_10``, ``nDCG@10`` and
+``nDCG(judged_only=false)@10`` are all stored as ``nDCG@10``; ``AP(rel=2)`` stays ``AP(rel=2)``;
+``map`` evaluated with ``complete=True`` is ``AP(complete=true)``. Gains equal to the qrels set's
+declared default gains count as the default. Every parameter, resolved (defaults and the
+effective gains filled in), is stored beside the name (``evaluations.params``, in the ``scores``
+and ``leaderboard`` views) by :func:`resolved`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .registry import MetricSpec
 
 #: What a gains parameter of None means once resolved against a qrels set without declared gains.
 GAIN_IS_GRADE = "grade"
@@ -38,10 +44,41 @@ def canonical(name: str, params: Mapping[str, Any], cutoff: int | None, extra: M
     return name + (f"({inner})" if inner else "") + (f"@{cutoff}" if cutoff is not None else "")
 
 
-def resolved_params(params: Mapping[str, Any], context_gains: tuple[float, ...] | None) -> dict[str, Any]:
-    """The parameters with the effective gains spelled out: the evaluation context's gains (the
-    metric's own, or the qrels set's declared ones), else ``grade``."""
-    out = dict(params)
-    if "gains" in out and out["gains"] is None:
-        out["gains"] = context_gains if context_gains is not None else GAIN_IS_GRADE
+def short(
+    spec: MetricSpec,
+    params: Mapping[str, Any],
+    cutoff: int | None,
+    extra: Mapping[str, Any] | None = None,
+    declared_gains: tuple[float, ...] | None = None,
+) -> str:
+    """The stored name: only the parameters that differ from their defaults (gains equal to the
+    qrels set's declared gains count as the default), then ``extra`` (non-default options)."""
+    shown: dict[str, Any] = {}
+    for p in spec.params:
+        value = params.get(p.name, p.default)
+        if p.name == "gains" and value is not None and declared_gains is not None:
+            if tuple(value) == tuple(declared_gains):
+                continue
+        if value != p.default:
+            shown[p.name] = value
+    return canonical(spec.name, shown, cutoff, extra)
+
+
+def resolved(
+    spec: MetricSpec,
+    params: Mapping[str, Any],
+    cutoff: int | None,
+    options: Mapping[str, Any],
+    context_gains: tuple[float, ...] | None,
+) -> dict[str, Any]:
+    """Every parameter with its effective value (defaults filled, gains resolved against the
+    qrels set: a list of gains, or ``"grade"``), the cutoff and the evaluation options."""
+    out: dict[str, Any] = {"metric": spec.name}
+    for p in spec.params:
+        value = params.get(p.name, p.default)
+        if p.name == "gains" and value is None:
+            value = context_gains if context_gains is not None else GAIN_IS_GRADE
+        out[p.name] = list(value) if isinstance(value, tuple) else value
+    out["cutoff"] = cutoff
+    out.update(options)
     return out

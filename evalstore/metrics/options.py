@@ -54,6 +54,10 @@ class Options:
             extra["depth"] = self.depth
         return extra
 
+    def as_dict(self) -> dict[str, Any]:
+        """The options that change values, every one with its value (stored with each score)."""
+        return {"convention": self.convention, "complete": self.complete, "depth": self.depth}
+
     def with_pool(self, pool: bool) -> Options:
         return replace(self, pool=pool)
 

@@ -31,29 +31,10 @@ from typing import Any
 from ..errors import MetricError
 from . import sqlfile
 from .names import canonical, format_value
+from .params import MAX_INT, Param, parse_int, parse_value, split_params
 from .ranked_list import Context
 
 CONTEXT_PARAMS = ("rel", "judged_only", "gains")
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    kind: str  # 'int', 'float', 'bool', 'gains', 'floats', 'str'
-    default: Any
-    doc: str = ""
-    choices: tuple = ()
-
-
-# Reusable declarations of the context parameters.
-REL = Param("rel", "int", 1, "relevance threshold: grade >= rel is relevant (trec_eval -l)")
-JUDGED_ONLY = Param("judged_only", "bool", False, "condensed list: drop unjudged docs, renumber ranks (trec_eval -J)")
-GAINS = Param(
-    "gains",
-    "gains",
-    None,
-    "gains of levels 1..n, e.g. 1:2:3 (default: gain = grade, or the qrels set's declared gains)",
-)
 
 
 @dataclass(frozen=True)
@@ -175,54 +156,9 @@ def _suggest(name: str) -> str:
     return f" (did you mean {', '.join(_LOWER[c] for c in close)}?)" if close else ""
 
 
-# --------------------------------------------------------------------------- values
-
-
-def _parse_value(param: Param, text: str, metric: str) -> Any:
-    t = text.strip()
-    try:
-        if param.kind == "int":
-            f = float(t)
-            if not f.is_integer():
-                raise ValueError
-            return int(f)
-        if param.kind == "float":
-            return float(t)
-        if param.kind == "bool":
-            low = t.lower()
-            if low in ("true", "1", "yes", "t"):
-                return True
-            if low in ("false", "0", "no", "f"):
-                return False
-            raise ValueError
-        if param.kind in ("gains", "floats"):
-            if t.lower() in ("default", "none", ""):
-                return None
-            vals = tuple(float(x) for x in re.split(r"[:,]", t.strip("[]()")))
-            if param.kind == "gains":
-                if any(v < 0 for v in vals):
-                    raise MetricError(f"{metric}: gains must be non-negative, got {t}")
-                if any(b < a for a, b in zip(vals, vals[1:])):
-                    raise MetricError(
-                        f"{metric}: gains must be non-decreasing from level 1 up (as NTCIREVAL requires), got {t}"
-                    )
-            return vals
-        if param.kind == "str":
-            if param.choices and t not in param.choices:
-                raise MetricError(f"{metric}: {param.name} must be one of {', '.join(param.choices)}, not {t!r}")
-            return t
-    except ValueError:
-        raise MetricError(f"{metric}: parameter {param.name}={t!r} is not a valid {param.kind}") from None
-    raise MetricError(f"{metric}: unsupported parameter kind {param.kind}")
-
-
 _NAME_RE = re.compile(
     r"^\s*(?P<name>[A-Za-z0-9_+\-\.]+?)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9.]+))?\s*$"
 )
-
-
-def _split_params(text: str) -> list[str]:
-    return [p for p in (x.strip() for x in text.split(",")) if p]
 
 
 def parse(text: str) -> list[MetricInstance]:
@@ -253,25 +189,24 @@ def _parse_one(text: str, display: str | None) -> MetricInstance:
     values: dict[str, Any] = {}
     if m.group("params"):
         # gains=1:2:3 must not be split on ',' inside the value list: we only use ':' for lists.
-        for item in _split_params(m.group("params")):
+        for item in split_params(m.group("params")):
             if "=" not in item:
                 raise MetricError(f"{text}: parameter {item!r} should be name=value")
             k, v = (s.strip() for s in item.split("=", 1))
+            if k in values:
+                raise MetricError(f"{text}: parameter {k} is given twice")
             param = spec.param(k)
             if param is None:
                 allowed = ", ".join(p.name for p in spec.params) or "none"
                 raise MetricError(f"{text}: {spec.name} has no parameter {k!r} (parameters: {allowed})")
-            values[k] = _parse_value(param, v, text)
+            values[k] = parse_value(param, v, text)
     for p in spec.params:
         values.setdefault(p.name, p.default)
     cutoff = None
     if m.group("cutoff") is not None:
         if spec.cutoff == "none":
             raise MetricError(f"{text}: {spec.name} takes no @cutoff")
-        c = float(m.group("cutoff"))
-        if not c.is_integer() or c < 1:
-            raise MetricError(f"{text}: the cutoff must be a positive integer")
-        cutoff = int(c)
+        cutoff = parse_int(m.group("cutoff"), f"{text}: the cutoff", 1, MAX_INT)
     elif spec.cutoff == "required":
         raise MetricError(f"{text}: {spec.name} needs a cutoff, e.g. {spec.name}@10")
     if spec.check:

@@ -200,11 +200,12 @@ def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = Fals
     con = connect(location, read_only=read_only)
     read_only = read_only and location != ":memory:"
     try:
+        # the SQL functions first: migrations may call them (0004 converts metric names)
+        register_functions(con)
         if read_only:
             check_current(con, location)
         else:
             migrate(con, location)
-        register_functions(con)
     except BaseException:
         con.close()
         raise

@@ -5,7 +5,8 @@ or without ``judged_only`` (which they therefore do not take). trec_eval's own `
 when R <= N, = bpref_N when R >= N) and ``infAP`` live in the trec_eval family.
 """
 
-from ..registry import GAINS, REL, MetricSpec, register
+from ..params import GAINS, REL
+from ..registry import MetricSpec, register
 
 SAKAI = "Sakai, SIGIR 2007 'Alternatives to Bpref' (paper 002)"
 NTCIR = "NTCIREVAL 190111 `compute -j`"

@@ -1,6 +1,7 @@
 """Expected reciprocal rank in NTCIREVAL's form (sql/err.sql)."""
 
-from ..registry import GAINS, JUDGED_ONLY, MetricSpec, register
+from ..params import GAINS, JUDGED_ONLY
+from ..registry import MetricSpec, register
 
 CITE = (
     "Chapelle et al., Expected reciprocal rank for graded relevance, CIKM 2009; NTCIREVAL 190111 (stop "

@@ -1,7 +1,8 @@
 """NTCIREVAL's two nDCGs and Hit@k (sql/ndcg_variants.sql)."""
 
 from ...errors import MetricError
-from ..registry import GAINS, JUDGED_ONLY, REL, MetricSpec, Param, register
+from ..params import GAINS, JUDGED_ONLY, REL, Param
+from ..registry import MetricSpec, register
 
 TESTS = ("tests/test_ntcireval_conformance.py", "tests/test_metrics_sakai.py", "tests/test_graded_properties.py")
 LOGB = Param(

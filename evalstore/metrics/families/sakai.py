@@ -7,7 +7,8 @@ the weighted reciprocal ranks (WRR, NWRR). P+-measure runs through the Python UD
 
 from ...errors import MetricError
 from .. import udf_graded  # noqa: F401  (declares the UDF registrar)
-from ..registry import GAINS, JUDGED_ONLY, REL, MetricSpec, Param, register
+from ..params import GAINS, JUDGED_ONLY, REL, Param
+from ..registry import MetricSpec, register
 
 PAPER = (
     "Sakai, On the properties of evaluation metrics for finding one highly relevant document, IPSJ TOD 2007 "
@@ -32,6 +33,7 @@ PENALTIES = Param(
     "beta(B)=4 is 4:3:2); 'inf' everywhere gives RR. Default: beta(l) = n + 2 - l for n levels "
     "(4:3:2 for three, 3:2 for two, 5:4:3:2 for four); n = the qrels set's declared gains count, "
     "else its highest grade",
+    allow_inf=True,
 )
 
 

@@ -13,7 +13,8 @@ trec_eval's own names (``map``, ``P_10``, ``ndcg_cut.10``, ``official``, ...) ar
 from __future__ import annotations
 
 from ...errors import MetricError
-from ..registry import JUDGED_ONLY, REL, MetricSpec, Param, register
+from ..params import JUDGED_ONLY, REL, Param
+from ..registry import MetricSpec, register
 
 TREC = "trec_eval 10.0 (usnistgov/trec_eval); ../shared/reference/trec_eval_semantics.md Sec. 6"
 TESTS = ("tests/test_trec_conformance.py", "tests/test_metrics_trec.py")

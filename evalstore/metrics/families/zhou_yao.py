@@ -3,7 +3,8 @@ AP, average gain ratio, and the preference measures NDPM, ADM, Kendall's tau-b a
 NDPM, Kendall-tau and Spearman run through Python UDFs (evalstore/metrics/udf_graded.py)."""
 
 from .. import udf_graded  # noqa: F401  (declares the UDF registrar)
-from ..registry import GAINS, JUDGED_ONLY, MetricSpec, register
+from ..params import GAINS, JUDGED_ONLY
+from ..registry import MetricSpec, register
 
 ZY = "Zhou & Yao, Evaluating IR system performance based on user preference (../shared/papers/003)"
 TESTS = ("tests/test_zhou_yao.py",)
