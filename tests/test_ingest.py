@@ -455,13 +455,14 @@ def test_fast_and_general_readers_store_the_same(label, tmp_path, monkeypatch):
     """Whatever the fast reader accepts, the general reader reads identically; whatever it cannot
     read exactly goes to the general reader. So the outcome (rows or error message) never depends
     on which reader was tried first."""
-    import evalstore.ingest as ing
+    from evalstore.ingest import files as ing_files
+    from evalstore.ingest import readers as ing
 
     p = tmp_path / "v.run"
     p.write_bytes(_variant_bytes(label))
-    assert ing._fast_delimiter(ing._first_content_line(p)) in ("\t", " ")  # the fast reader is tried
+    assert ing.fast_delimiter(ing_files.first_content_line(p)) in ("\t", " ")  # the fast reader is tried
     fast = _ingest_outcome(p)
-    monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)  # general reader only
+    monkeypatch.setattr(ing, "fast_delimiter", lambda first: None)  # general reader only
     general = _ingest_outcome(p)
     assert fast == general
 
@@ -485,7 +486,7 @@ def test_fast_reader_reading_many_files_at_once_stores_what_the_general_reader_s
     line_no comes from each file's position in that scan. Mix every variant the readers accept
     (blank and comment lines, odd lines sending a file back to the general reader), gzip, both
     delimiters and a glob-like file name in one call: same rows as the general reader alone."""
-    import evalstore.ingest as ing
+    from evalstore.ingest import readers as ing
 
     paths = []
     for i, label in enumerate(READER_VARIANTS):
@@ -502,15 +503,15 @@ def test_fast_reader_reading_many_files_at_once_stores_what_the_general_reader_s
     assert len(paths) > 8
 
     batches = []
-    real = ing._load_fast
+    real = ing.load_fast
     monkeypatch.setattr(
-        ing, "_load_fast", lambda con, table, batch: (batches.append(len(batch)), real(con, table, batch))[1]
+        ing, "load_fast", lambda con, table, batch: (batches.append(len(batch)), real(con, table, batch))[1]
     )
     with evalstore.open(":memory:") as s:
         s.ingest_run(paths, name_from="file", dedupe=True, progress=False)
         fast = s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows
     assert max(batches) > 3  # several files per read_csv
-    monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)
+    monkeypatch.setattr(ing, "fast_delimiter", lambda first: None)
     with evalstore.open(":memory:") as s:
         s.ingest_run(paths, name_from="file", dedupe=True, progress=False)
         general = s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows
@@ -521,7 +522,7 @@ def test_fast_reader_numbers_rows_that_are_not_contiguous_by_their_order(store):
     """ln of fast-read rows comes from their position in the staging table; rows of one file that
     are not contiguous there (not expected from DuckDB, not assumed either) are numbered by rowid
     order, file by file."""
-    import evalstore.ingest as ing
+    from evalstore.ingest import readers as ing
 
     con = store.con
     con.execute("CREATE TEMP TABLE _t (file_idx INTEGER, ln BIGINT)")
@@ -529,7 +530,7 @@ def test_fast_reader_numbers_rows_that_are_not_contiguous_by_their_order(store):
         "INSERT INTO _t VALUES (0, NULL), (1, NULL), (0, NULL), (1, NULL), (1, NULL), (2, 7), (3, NULL), (3, NULL)"
     )
     con.execute("INSERT INTO _t VALUES (4, NULL), (4, NULL), (4, NULL)")
-    ln = ing._fast_ln_sql(con, "_t")
+    ln = ing.line_index_sql(con, "_t")
     assert con.execute(f"SELECT file_idx, {ln} FROM _t ORDER BY rowid").fetchall() == [
         (0, 1),
         (1, 1),
@@ -551,7 +552,7 @@ def test_fast_reader_numbers_rows_that_are_not_contiguous_by_their_order(store):
 def test_fast_reader_falls_back_when_duckdb_names_a_file_differently(tmp_path, monkeypatch):
     """If DuckDB's filename column matched none of the paths given, the rows could not be told
     apart by file: the whole batch is read again by the general reader, with the same result."""
-    import evalstore.ingest as ing
+    from evalstore.ingest import readers as ing
 
     paths = []
     for i in range(3):
@@ -561,17 +562,17 @@ def test_fast_reader_falls_back_when_duckdb_names_a_file_differently(tmp_path, m
     with evalstore.open(":memory:") as s:
         s.ingest_run(paths, progress=False)
         expected = s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows
-    real = ing._fast_select_sql
+    real = ing.fast_select_sql
     monkeypatch.setattr(
         ing,
-        "_fast_select_sql",
+        "fast_select_sql",
         lambda d, c: (
             real(d, c).replace("list_position($2, filename)", "NULL").replace("list_position($1, filename)", "NULL")
         ),
     )
     loads = []
-    real_branch = ing._branch_sql
-    monkeypatch.setattr(ing, "_branch_sql", lambda f, cols, k: (loads.append(f.path), real_branch(f, cols, k))[1])
+    real_branch = ing.branch_sql
+    monkeypatch.setattr(ing, "branch_sql", lambda f, cols, k: (loads.append(f.path), real_branch(f, cols, k))[1])
     with evalstore.open(":memory:") as s:
         s.ingest_run(paths, progress=False)
         got = s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows
@@ -588,7 +589,7 @@ def test_dedupe_after_a_messy_file_keeps_the_line_numbers(tmp_path, monkeypatch)
     comparison of the two readers; this is its reduced layout, about 1.3 M lines.)"""
     import random
 
-    import evalstore.ingest as ing
+    from evalstore.ingest import readers as ing
 
     rnd = random.Random(0)
     spec = [
@@ -632,6 +633,6 @@ def test_dedupe_after_a_messy_file_keeps_the_line_numbers(tmp_path, monkeypatch)
             ).rows
 
     fast = line_numbers()
-    monkeypatch.setattr(ing, "_fast_delimiter", lambda first: None)
+    monkeypatch.setattr(ing, "fast_delimiter", lambda first: None)
     assert fast == line_numbers()
     assert all(lo >= 1 for _, lo, _, _, _ in fast)

@@ -1,0 +1,191 @@
+"""Input files: paths and globs, compression, hashing, and reading lines back for error messages.
+
+Everything here works on one file at a time in Python; the bulk reading is done by DuckDB
+(:mod:`evalstore.ingest.readers`). Lines end at LF, CRLF or a lone CR and a UTF-8 BOM is dropped,
+as in DuckDB's reader, so a "content line index" from SQL maps back to a physical line here.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import gzip
+import hashlib
+import os
+import re
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from ..errors import IngestError
+
+WS = " \t\r"
+_SPLIT_RE = re.compile(r"[ \t\r]+")
+_BOM = b"\xef\xbb\xbf"
+_OTHER_COMPRESSION = {
+    b"BZh": ("bzip2", "bunzip2"),
+    b"\xfd7zXZ": ("xz", "unxz"),
+    b"\x28\xb5\x2f\xfd": ("zstd", "unzstd"),
+    b"PK\x03\x04": ("zip", "unzip"),
+}
+
+
+def expand_paths(paths: str | os.PathLike | Iterable) -> list[Path]:
+    """Expand globs; keep the order given; error for a missing file or a folder."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[Path] = []
+    for p in paths:
+        s = os.fspath(p)
+        if os.path.exists(s):
+            out.append(Path(s))
+            continue
+        if any(ch in s for ch in "*?["):
+            matches = sorted(_glob.glob(s))
+            if not matches:
+                raise IngestError("no file matches this pattern", file=s)
+            out.extend(Path(m) for m in matches)
+            continue
+        raise IngestError("file not found; check the path", file=s)
+    if not out:
+        raise IngestError("no input files given")
+    for p in out:
+        if p.is_dir():
+            raise IngestError("is a folder, not a file (give the files, or a glob such as 'runs/*.gz')", file=str(p))
+    seen: set[str] = set()
+    for p in out:
+        key = os.path.realpath(p)
+        if key in seen:
+            raise IngestError("the same file is given twice in this call", file=str(p))
+        seen.add(key)
+    return out
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of the file's bytes as stored (what ``sha256sum`` prints)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def combined_sha(paths: Sequence[Path], shas: dict[Path, str]) -> str:
+    if len(paths) == 1:
+        return shas[paths[0]]
+    return hashlib.sha256("".join(shas[p] for p in paths).encode()).hexdigest()
+
+
+def compression(path: Path) -> str:
+    """'gzip' or 'none', from the magic bytes; other compressions are refused with advice."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+    except OSError as e:
+        raise IngestError(f"cannot read the file: {e.strerror}", file=str(path)) from None
+    if magic[:2] == b"\x1f\x8b":
+        return "gzip"
+    for m, (kind, tool) in _OTHER_COMPRESSION.items():
+        if magic.startswith(m):
+            raise IngestError(
+                f"the file is {kind}-compressed; evalstore reads plain text and gzip (.gz) files",
+                file=str(path),
+                expected=f"decompress it first (e.g. {tool} FILE) or recompress it with gzip",
+            )
+    return "none"
+
+
+def open_bytes(path: Path):
+    return gzip.open(path, "rb") if compression(path) == "gzip" else open(path, "rb")
+
+
+def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(physical line number, bytes without line end). Lines end at LF, CRLF or a lone CR, as in
+    DuckDB's reader; a UTF-8 BOM at the start is dropped."""
+    n = 0
+    try:
+        with open_bytes(path) as f:
+            for raw in f:
+                if n == 0 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM) :]
+                if raw.endswith(b"\n"):
+                    raw = raw[:-1]
+                if raw.endswith(b"\r"):
+                    raw = raw[:-1]
+                for part in raw.split(b"\r") if b"\r" in raw else (raw,):
+                    n += 1
+                    yield n, part
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise IngestError(
+            f"the gzip data is damaged or truncated after line {n} ({e})",
+            file=str(path),
+            expected="a complete gzip file (check it with gzip -t FILE)",
+        ) from None
+    except OSError as e:
+        raise IngestError(f"cannot read the file: {e.strerror or e}", file=str(path)) from None
+
+
+def is_content(text: str) -> bool:
+    stripped = text.strip(WS)
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def content_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(physical line number, text) of the lines that carry data: not blank, not a '#' comment.
+
+    The same definition as the SQL filter of :func:`evalstore.ingest.readers.branch_sql`; used to sniff the first line
+    and, on error paths, to turn the position of a bad row into a line number."""
+    for n, raw in raw_lines(path):
+        text = raw.decode("utf-8", errors="replace")
+        if is_content(text):
+            yield n, text
+
+
+def first_content_line(path: Path, max_bytes: int = 1 << 20) -> str | None:
+    """The first data line of the file, or None if none in its first ``max_bytes``."""
+    seen = 0
+    for _, raw in raw_lines(path):
+        text = raw.decode("utf-8", errors="replace")
+        if is_content(text):
+            return text
+        seen += len(raw) + 1
+        if seen > max_bytes:
+            return None
+    return None
+
+
+def physical_line(path: Path, content_index: int) -> tuple[int, str]:
+    """Physical line number and text of the content_index-th (1-based) data line."""
+    for k, (ln, text) in enumerate(content_lines(path), 1):
+        if k == content_index:
+            return ln, text
+    return content_index, ""
+
+
+def duckdb_path(path: Path) -> str:
+    """The path as a DuckDB file pattern that matches only this file: DuckDB treats * ? [ in
+    read_csv paths as glob characters (a file 'run[1].txt' would read 'run1.txt')."""
+    return str(path).replace("[", "[[]").replace("*", "[*]").replace("?", "[?]")
+
+
+def same_file(name: str, path: Path) -> bool:
+    return name.strip() in (str(path), duckdb_path(path))
+
+
+def fields(text: str) -> list[str]:
+    s = text.strip(WS)
+    return _SPLIT_RE.split(s) if s else []
+
+
+def check_decodable(path: Path) -> None:
+    """Raise a clear error at the first bytes that are not UTF-8 (error path of the reader)."""
+    for n, raw in raw_lines(path):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise IngestError(
+                f"undecodable bytes: byte {raw[e.start : e.start + 1]!r} at column {e.start + 1} is not UTF-8",
+                file=str(path),
+                line=n,
+                text=raw.decode("utf-8", errors="replace"),
+                expected="a UTF-8 (or ASCII) text file; convert it, e.g. with iconv -f latin1 -t utf-8",
+            ) from None

@@ -1,0 +1,104 @@
+"""Ingesting qrels files: which files form which set, how a set is named, its declared gains, and
+the call's steps (read into the staging tables, check, store in one transaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import IngestError, MetricError
+from ..metrics.params import format_list, parse_gains
+from ..progress import progress_bar
+from . import readers
+from .checks import check_file, check_names, duplicate_error, duplicates, file_stats, group_stats, validate_call
+from .files import combined_sha, compression, expand_paths, fields, file_sha256, first_content_line
+from .formats import FORMATS, LAYOUTS, QRELS_COLUMNS, qrels_stem, topic_from_name
+from .staging import Group, SourceFile, Staging
+from .write import IngestResult, store_qrels
+
+
+def ingest_qrels(
+    store,
+    paths,
+    *,
+    name: str | None = None,
+    format: str = "trec",
+    replace: bool = False,
+    gains: str | Sequence[float] | None = None,
+    progress: bool | None = None,
+) -> list[IngestResult]:
+    """Ingest qrels file(s). Without ``name`` each file becomes a set named after the file; with
+    ``name`` all files form one set (e.g. NTCIR per-topic rel files). ``gains`` declares the set's
+    default gains of levels 1..n (used when a metric is given no ``gains=``).
+
+    All files are stored in one transaction: any error stores nothing."""
+    validate_call(store, format)
+    if name is not None and not name.strip():
+        raise IngestError("the qrels set name is empty")
+    declared = declared_gains(gains)
+    files = [SourceFile(i, p, compression(p), "trec_qrels") for i, p in enumerate(expand_paths(paths))]
+    for f in files:
+        first = first_content_line(f.path)
+        f.layout_name = FORMATS[format].qrels_layout(len(fields(first)) if first is not None else None)
+        if LAYOUTS[f.layout_name].topic_from_file:
+            f.topic = topic_from_name(f.path)
+    shas = {f.path: file_sha256(f.path) for f in files}
+    if name:
+        groups = [Group(0, files, combined_sha([f.path for f in files], shas), name=name)]
+    else:
+        groups = []
+        for f in files:
+            f.grp = f.idx
+            groups.append(Group(f.idx, [f], shas[f.path], name=qrels_stem(f.path)))
+        check_names(groups, "qrels set")
+
+    con = store.con
+    stored = {
+        r[0]: r[1]
+        for r in con.execute(
+            "SELECT name, sha256 FROM qrels_meta WHERE name IN (SELECT unnest(?))", [[g.name for g in groups]]
+        ).fetchall()
+    }
+    results: dict[int, IngestResult] = {}
+    todo = []
+    for g in groups:
+        if stored.get(g.name) == g.sha:
+            results[g.idx] = IngestResult("qrels", g.final, "unchanged", g.sources)
+        else:
+            todo.append(g)
+    if not todo:
+        return [results[g.idx] for g in groups]
+    todo_files = [f for g in todo for f in g.files]
+    with Staging(con, "qrels", QRELS_COLUMNS) as st:
+        with progress_bar(len(todo_files), "reading qrels", enabled=progress, min_total=1, transient=True) as bar:
+            readers.load(st, todo_files, bar)
+            stats = file_stats(st)
+            for f in todo_files:
+                check_file(f, stats.get(f.idx), empty_what="judgments")
+            dups = duplicates(st)
+            if dups:
+                g = next(g for g in todo if g.idx in dups)
+                raise duplicate_error(
+                    st,
+                    g,
+                    files,
+                    "document {doc!r} is judged twice for topic {topic!r} (first on {where})",
+                    "one judgment per (topic, docno); trec_eval refuses such qrels too",
+                )
+            gstats = group_stats(st, ", max(grade)")
+            with store.transaction():
+                for g in todo:
+                    results[g.idx] = store_qrels(
+                        store, st, g, gstats.get(g.idx, (0, 0, None)), format, replace, declared
+                    )
+    return [results[g.idx] for g in groups]
+
+
+def declared_gains(gains: str | Sequence[float] | None) -> str | None:
+    """The set's declared gains as stored (``1:3:7``), checked by the rule of ``gains=`` in metric
+    names (finite, non-negative, non-decreasing)."""
+    if gains is None:
+        return None
+    try:
+        return format_list(parse_gains(gains, "gains"))
+    except MetricError as e:
+        raise IngestError(str(e)) from None

@@ -1,0 +1,197 @@
+"""Ingesting run files: which files form which run, how a run is named, and the call's steps
+(read into the staging tables, check, store in one transaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import IngestError
+from ..progress import progress_bar
+from . import readers
+from .checks import (
+    check_file,
+    check_names,
+    drop_duplicates,
+    duplicate_error,
+    duplicates,
+    file_stats,
+    group_stats,
+    validate_call,
+)
+from .files import combined_sha, compression, expand_paths, fields, file_sha256, first_content_line, physical_line
+from .formats import FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
+from .staging import Group, SourceFile, Staging
+from .write import IngestResult, store_runs
+
+
+def ingest_runs(
+    store,
+    paths,
+    *,
+    name: str | None = None,
+    format: str = "trec",
+    replace: bool = False,
+    dedupe: bool = False,
+    name_from: str = "tag",
+    progress: bool | None = None,
+) -> list[IngestResult]:
+    """Ingest run files: one run per TREC file (named ``name``, else by its tag, or by the file name
+    with ``name_from='file'``). With ``format='ntcir'`` files whose lines hold one field are
+    NTCIREVAL res files (one per topic, topic = file name up to its first dot) and together form
+    one run named ``name``.
+
+    All files are stored in one transaction: any error stores nothing."""
+    validate_call(store, format)
+    if name_from not in ("tag", "file"):
+        raise IngestError(f"name_from must be 'tag' or 'file', not {name_from!r}")
+    if name is not None and not name.strip():
+        raise IngestError("the run name is empty")
+    files, groups, per_topic = _plan(expand_paths(paths), name, format, name_from)
+
+    con = store.con
+    results: dict[int, IngestResult] = {}
+    stored = {
+        r[0]: r[1]
+        for r in con.execute(
+            "SELECT name, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))",
+            [[g.name or g.guess for g in groups if (g.name or g.guess)]],
+        ).fetchall()
+    }
+    todo = []
+    for g in groups:
+        nm = g.name or g.guess
+        if nm is not None and stored.get(nm) == g.sha:
+            results[g.idx] = IngestResult("run", nm, "unchanged", g.sources)
+        else:
+            todo.append(g)
+    if not todo:
+        return [results[g.idx] for g in groups]
+    todo_files = [f for g in todo for f in g.files]
+    # Parsing and checks fill temporary tables only; the store itself is written in one
+    # transaction at the end. (Outside a transaction a failed fast read can simply be retried.)
+    if store.in_transaction:
+        for f in todo_files:
+            f.delim = None
+    with Staging(con, "runs", RUN_COLUMNS) as st:
+        with progress_bar(len(todo_files), "reading runs", enabled=progress, min_total=1, transient=True) as bar:
+            readers.load(st, todo_files, bar)
+            stats = file_stats(st, ", min(tag), max(tag), count(DISTINCT topic)")
+            for g in todo:
+                for f in g.files:
+                    check_file(f, stats.get(f.idx), allow_empty=per_topic, empty_what="run lines")
+                if not per_topic:
+                    name_run(st, g, stats[g.idx])
+            if per_topic and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
+                raise IngestError(
+                    "every res file is empty: the run has no documents",
+                    file=", ".join(str(f.path) for f in todo_files),
+                    expected=todo_files[0].layout.expected,
+                )
+            check_names(todo, "run")
+            bar.update(description="checking runs")
+            dups = duplicates(st)
+            if dups and not dedupe:
+                g = next(g for g in todo if g.idx in dups)
+                raise duplicate_error(
+                    st,
+                    g,
+                    files,
+                    "duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
+                    "each docno at most once per topic; pass --dedupe to keep the first "
+                    "occurrence (trec_eval refuses runs with duplicate documents)",
+                )
+            if dups:
+                drop_duplicates(st, list(dups))
+            bar.update(description="storing runs")
+            if per_topic or dups:
+                gstats = group_stats(st)
+            else:  # one file per run: the file's counts
+                gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
+            with store.transaction():
+                results.update(store_runs(store, st, todo, gstats, dups, replace, format, files[0].layout.rank_sql))
+    return [results[g.idx] for g in groups]
+
+
+def _plan(
+    paths: Sequence[Path], name: str | None, format: str, name_from: str
+) -> tuple[list[SourceFile], list[Group], bool]:
+    """The call's files and the runs they form, named where the name is known before reading;
+    and whether the files are per-topic files (NTCIREVAL res files) forming one run."""
+    files = [SourceFile(i, p, compression(p), "trec_run") for i, p in enumerate(paths)]
+    firsts = {f.idx: first_content_line(f.path) for f in files}
+    shas = {f.path: file_sha256(f.path) for f in files}
+    for f in files:
+        first_line = firsts[f.idx]
+        f.delim = readers.fast_delimiter(first_line)
+        if f.delim and first_line is not None:
+            f.tag0 = first_line.split(f.delim)[5]
+    first = next((firsts[f.idx] for f in files if firsts[f.idx] is not None), None)
+    layout = FORMATS[format].run_layout(len(fields(first)) if first is not None else None)
+    if LAYOUTS[layout].topic_from_file:
+        if not name:
+            raise IngestError(
+                "NTCIR res files (one per topic) form one run: give it a name with --name NAME", file=str(files[0].path)
+            )
+        topics: dict[str, Path] = {}
+        for f in files:
+            f.layout_name, f.topic, f.delim = layout, topic_from_name(f.path), None
+            if f.topic in topics:
+                raise IngestError(
+                    f"two res files for topic {f.topic!r} (also {topics[f.topic]}); the topic of a "
+                    f"res file is its name up to the first dot",
+                    file=str(f.path),
+                )
+            topics[f.topic] = f.path
+        return files, [Group(0, files, combined_sha([f.path for f in files], shas), name=name)], True
+    if name and len(files) > 1:
+        raise IngestError(
+            f"--name names one run but {len(files)} files were given; ingest them one at a "
+            f"time, or let each run take its tag (or --name-from file)"
+        )
+    groups = []
+    for f in files:
+        f.grp = f.idx
+        g = Group(f.idx, [f], shas[f.path])
+        if name:
+            g.name = name
+        elif name_from == "file":
+            g.name = run_stem(f.path)
+        else:
+            flds = fields(firsts[f.idx] or "")
+            g.guess = flds[5] if len(flds) >= 6 else None
+        groups.append(g)
+    return files, groups, False
+
+
+def name_run(staging: Staging, g: Group, st: tuple) -> None:
+    """Set the group's tag (and name from the tag when no name was given)."""
+    con, rows = staging.con, staging.rows
+    f = g.files[0]
+    # the fast reader stores no tag (every line carries the first line's), so min/max are NULL
+    tag_min, tag_max = (f.tag0, f.tag0) if f.delim else (st[3], st[4])
+    if tag_min == tag_max:
+        g.tag = tag_min
+        if g.name is None:
+            g.name = tag_min
+        return
+    tags = [
+        r[0]
+        for r in con.execute(
+            f"SELECT DISTINCT tag FROM {rows} WHERE file_idx = ? ORDER BY tag LIMIT 6", [f.idx]
+        ).fetchall()
+    ]
+    g.tag = ",".join(tags[:5]) + (",..." if len(tags) > 5 else "")
+    if g.name is not None:
+        return
+    first_tag = con.execute(f"SELECT tag FROM {rows} WHERE file_idx = ? ORDER BY ln LIMIT 1", [f.idx]).fetchall()[0][0]
+    ln = con.execute(f"SELECT min(ln) FROM {rows} WHERE file_idx = ? AND tag <> ?", [f.idx, first_tag]).fetchall()[0][0]
+    line_no, text = physical_line(f.path, int(ln))
+    raise IngestError(
+        f"the file has several run tags ({', '.join(tags[:5])}{' ...' if len(tags) > 5 else ''}) and no name was "
+        f"given; this line's tag differs from the first line's {first_tag!r}",
+        file=str(f.path),
+        line=line_no,
+        text=text,
+        expected="one tag per run file, or give the run a name with --name NAME",
+    )
