@@ -101,6 +101,7 @@ def create_subsamples(
         for pos, (name, f, t) in enumerate(targets):
             n_rows, n_topics, max_grade, sha = stats[pos]
             params = (parent_id, method, float(f), seed, t, min_rel, min_nonrel)
+            source = _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel)
             existing = con.execute(
                 "SELECT q.qrels_id, q.sha256, s.parent_id, s.method, s.fraction, s.seed, s.trial, s.min_rel, "
                 "s.min_nonrel FROM qrels_meta q LEFT JOIN subsample_meta s USING (qrels_id) WHERE q.name = ?",
@@ -131,29 +132,13 @@ def create_subsamples(
                     """UPDATE qrels_meta SET source = ?, sha256 = ?, n_topics = ?, n_judged = ?,
                                max_grade = ?, default_gains = ?, ingested_at = current_timestamp
                                WHERE qrels_id = ?""",
-                    [
-                        _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel),
-                        sha,
-                        n_topics,
-                        n_rows,
-                        max_grade,
-                        parent_gains,
-                        qid,
-                    ],
+                    [source, sha, n_topics, n_rows, max_grade, parent_gains, qid],
                 )
             else:
                 qid = con.execute(
                     """INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade,
                        default_gains) VALUES (?, ?, 'subsample', ?, ?, ?, ?, ?) RETURNING qrels_id""",
-                    [
-                        name,
-                        _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel),
-                        sha,
-                        n_topics,
-                        n_rows,
-                        max_grade,
-                        parent_gains,
-                    ],
+                    [name, source, sha, n_topics, n_rows, max_grade, parent_gains],
                 ).fetchall()[0][0]
             con.execute(
                 """INSERT INTO subsample_meta (qrels_id, parent_id, method, fraction, seed, trial,

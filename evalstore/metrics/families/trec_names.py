@@ -184,17 +184,8 @@ OFFICIAL = (
     "iprec_at_recall",
     "P",
 )
-ALL_TREC = (
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
+# all_trec: the official set, then the rest in trec_eval's print order
+ALL_TREC = OFFICIAL + (
     "recall",
     "infAP",
     "gm_bpref",
