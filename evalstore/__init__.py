@@ -14,8 +14,20 @@
 """
 
 from .api import evaluate
+from .comparison import Comparison, compare
 from .errors import EvalstoreError, IngestError, MetricError, StoreError
 from .store import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
 from .version import __version__
 
-__all__ = ["EvalstoreError", "IngestError", "MetricError", "Store", "StoreError", "__version__", "evaluate", "open"]
+__all__ = [
+    "Comparison",
+    "EvalstoreError",
+    "IngestError",
+    "MetricError",
+    "Store",
+    "StoreError",
+    "__version__",
+    "compare",
+    "evaluate",
+    "open",
+]

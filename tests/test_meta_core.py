@@ -298,7 +298,7 @@ def test_randomisation_matches_literal_sign_flips():
     for i in range(6):
         obs = abs(Z[i].sum())
         hits = sum(abs((signs[b] * Z[i]).sum()) >= obs - 1e-12 for b in range(B))
-        assert p[i] == hits / B
+        assert p[i] == (hits + 1) / (B + 1)  # never 0: the observed pattern counts as one
     assert p[5] == 1.0
     assert np.array_equal(randomisation(Z, B, 2)[1], p)
 
@@ -309,6 +309,10 @@ def test_adjustments_hand_example():
     # Holm: sorted .005*4=.02, .01*3=.03, .03*2=.06, .04*1=.04 -> running max .02 .03 .06 .06
     assert adjust(p, "holm").tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert adjust(p, "none").tolist() == p.tolist()
+    # Benjamini-Hochberg by hand: sorted .005 .01 .03 .04 -> p*m/rank .02 .02 .04 .04, running min from the top
+    assert adjust(p, "bh").tolist() == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    # Benjamini-Yekutieli: BH times H_4 = 1 + 1/2 + 1/3 + 1/4 = 25/12
+    assert adjust(p, "by").tolist() == pytest.approx([0.02 * 25 / 12, 0.04 * 25 / 12, 0.04 * 25 / 12, 0.02 * 25 / 12])
     with pytest.raises(MetaError):
         adjust(p, "fdr")
 

@@ -142,7 +142,10 @@ def tests_cmd(
     seed: int = opt.Seed,
     alpha: float = opt.Alpha,
     adjust: str = typer.Option(
-        "none", "--adjust", help="Adjust p-values over the run pairs: none, holm or bonferroni."
+        "none",
+        "--adjust",
+        help="Adjust p-values over the run pairs: none, holm, bonferroni (family-wise error), bh or by "
+        "(false discovery rate).",
     ),
     pairs: bool = typer.Option(False, "--pairs", help="Print every run pair's p-values instead."),
     *,

@@ -267,8 +267,8 @@ def discpower(
                 "bootstrap"
             ]
             means, diffs = m.values.mean(axis=1), pairs_z(m).mean(axis=1)
-            pairs.extend(_pair_rows(m, "bootstrap", res["stat"], res["p"], res["p"], alpha, means, diffs))
-            n_sig = int(np.count_nonzero(res["p"] < alpha))
+            pairs.extend(_pair_rows(m, "bootstrap", res["stat"], res["asl"], res["asl"], alpha, means, diffs))
+            n_sig = int(np.count_nonzero(res["asl"] < alpha))
             disc.append(_disc_row(m, "bootstrap", alpha, "none", n_sig, finite(res["est_diff"])))
             results.append(res["result"])
     an = Analysis(
@@ -297,7 +297,7 @@ def tests(
     progress: bool | None = None,
     **kwargs,
 ) -> Analysis:
-    """Paired tests for every run pair of each column, with optional Holm/Bonferroni adjustment
+    """Paired tests for every run pair of each column, with optional Holm / Bonferroni / BH / BY adjustment
     over the pairs of a column, and the discriminative power of each test."""
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
     names = list(dict.fromkeys(as_list(tests)))
@@ -315,7 +315,8 @@ def tests(
         adjust=adjust,
         wilcoxon="zeros dropped; exact if n <= 50 and no ties, else normal with tie correction, "
         "no continuity correction",
-        randomisation="sign flips rng.integers(0, 2, size=(B, n)); p = hits / B",
+        randomisation="sign flips rng.integers(0, 2, size=(B, n)); p = (hits + 1) / (B + 1)",
+        bootstrap="p = (count + 1) / (B + 1); the ASL count / B is what meta discpower reports",
     )
     disc, pairs = [], []
     cache: dict = {}

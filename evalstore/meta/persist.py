@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..store import Store
     from .common import Analysis
 
-#: The result tables of an analysis (migrations/0003_meta.sql defines their columns).
+#: The result tables of an analysis (migrations/0003_meta.sql and 0005_compare.sql define their columns).
 TABLES = (
     "meta_correlations",
     "meta_swap",
@@ -26,6 +26,7 @@ TABLES = (
     "meta_discpower",
     "meta_robustness_trials",
     "meta_knees",
+    "meta_effects",
 )
 
 

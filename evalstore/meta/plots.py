@@ -184,3 +184,27 @@ def plot_robustness(analysis, path) -> str:
         f"Robustness to incomplete judgments: {analysis.params['parent']} ({len(analysis.inputs['runs'])} runs)"
     )
     return _save(fig, path)
+
+
+def plot_compare(cmp, path) -> str:
+    """Per-topic differences against the baseline, sorted, one panel per metric, one line per run
+    (``evalstore compare --plot``); the title names the qrels, the metric and the test."""
+    plt = _plt()
+    k = len(cmp.metrics)
+    fig, axes = plt.subplots(1, k, figsize=(5.5 * k, 4.2), squeeze=False)
+    for col, (m, label) in enumerate(zip(cmp.matrices, cmp.metrics)):
+        ax = axes[0, col]
+        base = m.values[0]
+        for i, run in enumerate(m.runs[1:], start=1):
+            d = np.sort(m.values[i] - base)[::-1]
+            p = cmp.pair(run, cmp.baseline, label)
+            mark = ""
+            if p is not None and p["significant"]:
+                mark = " (better)" if p["diff"] > 0 else " (worse)"
+            ax.plot(np.arange(1, d.size + 1), d, marker=".", linewidth=1, label=f"{run}{mark}")
+        ax.axhline(0.0, color="grey", linewidth=0.8)
+        ax.set_xlabel("topics, sorted by difference")
+        ax.set_ylabel(f"{label} of run minus {cmp.baseline}")
+        ax.set_title(f"{cmp.qrels}: {label}, {cmp.test} test", fontsize=10)
+        ax.legend(fontsize=7)
+    return _save(fig, path)

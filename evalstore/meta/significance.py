@@ -14,14 +14,24 @@
   ``'auto'`` switches to a permutation test when there are zeros or ties and n <= 13).
 * ``randomisation``: two-sided paired randomisation (sign-flip permutation) test on the mean
   difference: B random sign patterns (shared by all pairs, see :mod:`evalstore.meta.sampling`),
-  ``p = #{b : |mean(s_b z)| >= |mean(z)|} / B``. A resampled statistic within the rounding
-  bound ``eps * sum|z| / n`` of the observed one counts as at least as extreme (the all-plus
-  pattern reproduces the observed mean, up to summation order).
-* ``adjust``: Bonferroni or Holm (step-down) adjusted p-values over the family of all pairs.
+  ``p = (#{b : |mean(s_b z)| >= |mean(z)|} + 1) / (B + 1)``: the observed sign pattern counts as
+  one of the equally likely ones, so p is never 0 and the test keeps its level (as
+  ``scipy.stats.permutation_test`` with random resamples; Phipson & Smyth 2010). A resampled
+  statistic within the rounding bound ``eps * sum|z| / n`` of the observed one counts as at least
+  as extreme (the all-plus pattern reproduces the observed mean, up to summation order).
+* ``tukey_hsd``: the randomised Tukey HSD test over all runs at once (Carterette 2012; Sakai 2014
+  recommends it for comparing many systems): each trial permutes every topic's scores across the
+  runs, and ``p_ij = (#{b : max_k mean_b(k) - min_k mean_b(k) >= |mean_i - mean_j|} + 1) / (B + 1)``;
+  when all (m!)^n arrangements number at most B they are enumerated and p is exact.
+* ``adjust``: Bonferroni, Holm (step-down), Benjamini-Hochberg or Benjamini-Yekutieli adjusted
+  p-values over a family (BH and BY by ``scipy.stats.false_discovery_control``).
+* ``monte_carlo_p``: (count + 1) / (B + 1) from an exceedance count.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from functools import cache
 
 import numpy as np
@@ -31,7 +41,7 @@ from .bootstrap import t_statistic
 from .sampling import block_size, check_trials, sign_flips
 
 TESTS = ("bootstrap", "t", "wilcoxon", "randomisation")
-ADJUSTMENTS = ("none", "bonferroni", "holm")
+ADJUSTMENTS = ("none", "holm", "bonferroni", "bh", "by")
 EXACT_MAX_N = 50
 
 
@@ -47,15 +57,17 @@ def _check(Z) -> np.ndarray:
 
 
 def paired_t(Z) -> tuple[np.ndarray, np.ndarray]:
-    """``(t, p)`` per row of Z."""
-    from scipy.stats import t as t_dist
+    """``(t, p)`` per row of Z: ``scipy.stats.ttest_rel`` (two-sided) for rows whose differences
+    vary; rows of equal differences (sigma = 0) get the degenerate rule above."""
+    from scipy.stats import ttest_rel
 
     Z = _check(Z)
-    t, _, _ = t_statistic(Z)
-    p = np.empty_like(t)
-    fin = np.isfinite(t)
-    p[fin] = 2 * t_dist.sf(np.abs(t[fin]), Z.shape[1] - 1)
-    p[~fin] = 0.0
+    t, _, const = t_statistic(Z)
+    p = np.where(t == 0, 1.0, 0.0)
+    ok = ~const
+    if ok.any():
+        res = ttest_rel(Z[ok], np.zeros_like(Z[ok]), axis=1)
+        t[ok], p[ok] = res.statistic, res.pvalue
     return t, np.minimum(p, 1.0)
 
 
@@ -149,11 +161,32 @@ def randomisation(
         hits[s : s + step] = np.count_nonzero(T >= (np.abs(obs[s : s + step]) - tol[s : s + step])[None, :], axis=0)
         if progress is not None:
             progress.advance(Zb.shape[0])
-    return obs, hits / B
+    return obs, monte_carlo_p(hits, B)
+
+
+def monte_carlo_p(count, B: int) -> np.ndarray:
+    """The p-value of a Monte-Carlo test from the number of resamples at least as extreme as the
+    observed statistic: ``(count + 1) / (B + 1)`` (never 0; exact level under H0)."""
+    return (np.asarray(count, dtype=np.float64) + 1.0) / (B + 1.0)
+
+
+def min_trials(alpha: float, m: int, method: str) -> int:
+    """The smallest B for which the smallest possible Monte-Carlo p-value, 1 / (B + 1), can be
+    significant after adjusting over ``m`` comparisons (Bonferroni and Holm: alpha / m; BH: alpha /
+    m for the best-ranked comparison; BY: alpha / (m * H_m))."""
+    if m <= 1 or method == "none":
+        threshold = alpha
+    elif method == "by":
+        threshold = alpha / (m * float(np.sum(1.0 / np.arange(1, m + 1))))
+    else:
+        threshold = alpha / m
+    return int(np.floor(1.0 / threshold))
 
 
 def adjust(p, method: str = "none") -> np.ndarray:
-    """Family-wise adjusted p-values: ``bonferroni`` (p * m) or ``holm`` (step-down), capped at 1."""
+    """Adjusted p-values over the family ``p``: ``bonferroni`` (p * m), ``holm`` (step-down), both
+    capped at 1 (family-wise error); ``bh`` / ``by`` (false discovery rate, by
+    ``scipy.stats.false_discovery_control``)."""
     p = np.asarray(p, dtype=np.float64)
     if method not in ADJUSTMENTS:
         raise MetaError(f"unknown p-value adjustment {method!r}; use one of {', '.join(ADJUSTMENTS)}")
@@ -162,8 +195,60 @@ def adjust(p, method: str = "none") -> np.ndarray:
         return p.copy()
     if method == "bonferroni":
         return np.minimum(1.0, p * m)
+    if method in ("bh", "by"):
+        from scipy.stats import false_discovery_control
+
+        return np.asarray(false_discovery_control(p, method=method), dtype=np.float64)
     order = np.argsort(p, kind="stable")
     stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
     out = np.empty(m)
     out[order] = np.minimum(1.0, stepped)
     return out
+
+
+def tukey_hsd(X, B: int = 10000, seed: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+    """Randomised Tukey HSD over all runs (rows of X, runs x topics): ``(D, P, trials)`` with
+    ``D[i, j] = mean_i - mean_j`` and ``P[i, j]`` the p-value of that difference (module docstring).
+
+    Under H0 the runs are exchangeable within a topic, so a trial permutes each topic's column of X.
+    When the (m!)^n arrangements number at most B, all are enumerated (``trials`` = their number,
+    the observed one included) and P is exact; otherwise B random ones are drawn and
+    ``P = (count + 1) / (B + 1)``."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise MetaError("Tukey HSD needs a (runs x topics) matrix of at least 2 runs")
+    _check(X)
+    m, n = X.shape
+    B = check_trials(B, "random permutations")
+    means = X.mean(axis=1)
+    D = means[:, None] - means[None, :]
+    obs = np.abs(D)
+    tol = np.finfo(np.float64).eps * np.abs(X).sum(axis=1).max() / n * 4
+    total = math.factorial(m) ** n if m <= 12 and n <= 40 else None
+    if total is not None and total <= B:
+        perms = np.array(list(itertools.permutations(range(m))))  # (m!, m)
+        ranges = []
+        for combo in itertools.product(range(len(perms)), repeat=n):
+            cols = X[perms[list(combo)].T, np.arange(n)[None, :]]  # runs x topics, each column permuted
+            mu = cols.mean(axis=1)
+            ranges.append(mu.max() - mu.min())
+        R = np.array(ranges)
+        P = (R[None, None, :] >= obs[:, :, None] - tol).sum(axis=2) / float(total)
+        np.fill_diagonal(P, 1.0)
+        return D, P, total
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((m, m), dtype=np.int64)
+    block = max(1, min(B, (1 << 22) // max(1, m * n)))
+    done = 0
+    while done < B:
+        b = min(block, B - done)
+        # an independent permutation of the runs for every (trial, topic)
+        order = np.argsort(rng.random((b, n, m)), axis=2)
+        permuted = np.take_along_axis(np.broadcast_to(X.T, (b, n, m)), order, axis=2)  # trial, topic, run
+        mu = permuted.mean(axis=1)  # trial, run
+        R = mu.max(axis=1) - mu.min(axis=1)
+        counts += (R[None, None, :] >= obs[:, :, None] - tol).sum(axis=2)
+        done += b
+    P = monte_carlo_p(counts, B)
+    np.fill_diagonal(P, 1.0)
+    return D, P, B

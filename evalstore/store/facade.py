@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from ..comparison import Comparison, compare
 from ..errors import NotFoundError, StoreError
 from ..evaluate import evaluate
 from ..ingest import IngestResult, ingest_qrels, ingest_runs
@@ -186,6 +187,19 @@ class Store:
 
         See :mod:`evalstore.evaluate` for the options."""
         return evaluate(self, qrels, runs, metrics, **options)
+
+    def compare(
+        self,
+        qrels: str,
+        baseline: str,
+        runs: Sequence[str] | None = None,
+        metrics: Sequence[str] | str = ("AP",),
+        **options: Any,
+    ) -> Comparison:
+        """Compare runs with a baseline: means, significance, effect sizes (stored as an analysis).
+
+        See :func:`evalstore.compare.compare` for the options."""
+        return compare(self, qrels, baseline, runs, metrics, **options)
 
 
 def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = False) -> Store:  # noqa: A001

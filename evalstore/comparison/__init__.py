@@ -1,0 +1,9 @@
+"""Comparing runs against a baseline (``evalstore compare``): means per metric with significance
+markers, multiple-comparison adjustments, effect sizes and confidence intervals, and the tables
+for a paper (Markdown, LaTeX). :mod:`.core` computes and stores, :mod:`.effects` holds the effect
+sizes, :mod:`.render` turns a :class:`Comparison` into tables."""
+
+from .core import TESTS, Comparison, compare
+from .render import FORMATS, format_p, latex, markdown
+
+__all__ = ["FORMATS", "TESTS", "Comparison", "compare", "format_p", "latex", "markdown"]

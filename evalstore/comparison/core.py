@@ -1,0 +1,307 @@
+"""Comparing runs against a baseline: means, significance per metric, effect sizes; stored like
+the other analyses (``meta_runs`` kind 'compare', ``meta_pair_tests``, ``meta_effects``).
+
+The family of a multiple-comparison adjustment is one metric's comparisons: the runs against the
+baseline, or every pair with ``all_pairs``. The randomised Tukey HSD test controls the family-wise
+error over all pairs of the runs compared by itself, so it takes no further adjustment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import MetaError
+from ..meta.bootstrap import paired_bootstrap
+from ..meta.common import Analysis, as_list, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
+from ..meta.matrix import ScoreMatrix
+from ..meta.sampling import check_seed, check_trials
+from ..meta.significance import (
+    ADJUSTMENTS,
+    min_trials,
+    monte_carlo_p,
+    paired_t,
+    randomisation,
+    tukey_hsd,
+    wilcoxon,
+)
+from ..meta.significance import adjust as adjust_p
+from . import effects as fx
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+#: The tests of ``compare``, as spelled on the command line.
+TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
+TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "paired randomisation test",
+    "bootstrap": "paired bootstrap test",
+    "tukey-hsd": "randomised Tukey HSD test",
+}
+_SPELLINGS = {"randomisation": "randomization", "tukey": "tukey-hsd", "tukey_hsd": "tukey-hsd", "hsd": "tukey-hsd"}
+MONTE_CARLO = ("randomization", "bootstrap", "tukey-hsd")
+
+
+def check_test(test: str) -> str:
+    t = _SPELLINGS.get(test.lower(), test.lower())
+    if t not in TESTS:
+        raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    return t
+
+
+def check_adjust(method: str, test: str) -> str:
+    if method not in ADJUSTMENTS:
+        raise MetaError(f"unknown p-value adjustment {method!r}; use one of {', '.join(ADJUSTMENTS)}")
+    if test == "tukey-hsd" and method != "none":
+        raise MetaError(
+            "the randomised Tukey HSD test already controls the family-wise error over all pairs; "
+            "use --adjust none with it (or another test with --adjust)"
+        )
+    return method
+
+
+@dataclass
+class Comparison:
+    """The result of :func:`compare`: ``means[i, k]`` is run ``runs[i]``'s mean of ``metrics[k]``
+    (``runs[0]`` is the baseline); ``pairs`` one record per comparison and metric."""
+
+    qrels: str
+    baseline: str
+    runs: list[str]
+    metrics: list[str]  # as requested
+    stored: list[str]  # as stored in scores.metric
+    means: np.ndarray
+    n_topics: list[int]
+    test: str
+    adjust: str
+    alpha: float
+    trials: int | None
+    seed: int | None
+    all_pairs: bool
+    pairs: list[dict[str, Any]]
+    effects: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    matrices: list[ScoreMatrix] = field(default_factory=list)
+    analysis_id: int | None = None
+
+    def pair(self, run: str, other: str, metric: str) -> dict[str, Any] | None:
+        """The comparison record of ``run`` against ``other`` on ``metric`` (either orientation)."""
+        for p in self.pairs:
+            if p["metric"] == metric and {p["run"], p["other"]} == {run, other}:
+                return p
+        return None
+
+    def legend(self) -> str:
+        what = TEST_NAMES[self.test]
+        parts = [f"{what}"]
+        if self.test in MONTE_CARLO:
+            parts.append(f"B = {self.trials}, seed {self.seed}")
+        parts.append(f"alpha = {self.alpha:g}")
+        parts.append("adjustment: " + ("none" if self.adjust == "none" else ADJUST_NAMES[self.adjust]))
+        family = "all pairs of runs" if self.all_pairs or self.test == "tukey-hsd" else "runs vs the baseline"
+        parts.append(f"family per metric: {family}")
+        return "; ".join(parts)
+
+
+ADJUST_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli"}
+
+
+def compare(
+    store: Store,
+    qrels: str,
+    baseline: str,
+    runs: Sequence[str] | None = None,
+    metrics: str | Sequence[str] = ("AP",),
+    *,
+    test: str = "t",
+    adjust: str = "none",
+    alpha: float = 0.05,
+    trials: int = 10000,
+    seed: int = 0,
+    all_pairs: bool = False,
+    effects: bool = False,
+    save: bool = True,
+    missing: str = "error",
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    progress: bool | None = None,
+) -> Comparison:
+    """Compare ``runs`` (default: every other run of the store) with ``baseline`` on ``metrics``
+    over the qrels set ``qrels``; see the module docstring and docs/meta.md."""
+    test = check_test(test)
+    method = check_adjust(adjust, test)
+    alpha = check_alpha(alpha)
+    B = check_trials(trials) if test in MONTE_CARLO or effects else None
+    seed = check_seed(seed)
+    metrics = as_list(metrics)
+    others = [r for r in dict.fromkeys(as_list(runs))] if runs is not None else None
+    if others is not None:
+        others = [r for r in others if r != baseline]
+        if not others:
+            raise MetaError("give at least one run to compare with the baseline (-r RUN)")
+    mats, params = load(
+        store,
+        columns_for(qrels, metrics),
+        [baseline, *others] if others is not None else None,
+        missing=missing,
+        convention=convention,
+        complete=complete,
+        depth=depth,
+        progress=progress,
+    )
+    if baseline not in mats[0].runs:
+        raise MetaError(f"the baseline {baseline!r} is not among the runs compared ({', '.join(mats[0].runs)})")
+    order = [baseline] + [r for r in mats[0].runs if r != baseline]
+    mats = [m.subset(order) for m in mats]
+    need_mean(mats, "compare")
+    k = len(order)
+    if all_pairs or test == "tukey-hsd":
+        jj, ii = np.triu_indices(k, 1)  # ii > jj: the later run against the earlier (the baseline is 0)
+    else:
+        ii, jj = np.arange(1, k), np.zeros(k - 1, dtype=np.int64)
+    pairs: list[dict[str, Any]] = []
+    effect_rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for m, label in zip(mats, metrics):
+        X = m.values
+        Z = X[ii] - X[jj]
+        stat, p = _test(test, X, Z, ii, jj, B, seed, alpha)
+        p_adj = adjust_p(p, method)
+        means = X.mean(axis=1)
+        for a, b, d, s, pv, pa in zip(ii.tolist(), jj.tolist(), Z.mean(axis=1), stat, p, p_adj):
+            sig = bool(pa < alpha)
+            pairs.append(
+                {
+                    "qrels": m.qrels,
+                    "metric": label,
+                    "stored": m.metric,
+                    "run": order[a],
+                    "other": order[b],
+                    "mean_run": float(means[a]),
+                    "mean_other": float(means[b]),
+                    "diff": float(d),
+                    "test": test,
+                    "statistic": num(s),
+                    "p_value": float(pv),
+                    "p_adjusted": float(pa),
+                    "significant": sig,
+                    "direction": (1 if d > 0 else -1 if d < 0 else 0) if sig else 0,
+                }
+            )
+        if effects:
+            assert B is not None
+            effect_rows.extend(_effects(m, label, order, ii, jj, Z, B, seed))
+        if test in MONTE_CARLO:
+            need = min_trials(alpha, len(ii), method)
+            if need > (B or 0):
+                notes.append(
+                    f"{label}: with B = {B} the smallest possible p-value is 1/(B+1) = {1 / ((B or 0) + 1):.2g}, "
+                    f"which cannot be significant at alpha = {alpha:g} after the {method} adjustment over "
+                    f"{len(ii)} comparisons; use --trials {need} or more"
+                )
+    cmp = Comparison(
+        qrels=qrels,
+        baseline=baseline,
+        runs=order,
+        metrics=metrics,
+        stored=[m.metric for m in mats],
+        means=np.stack([m.values.mean(axis=1) for m in mats], axis=1),
+        n_topics=[len(m.topics) for m in mats],
+        test=test,
+        adjust=method,
+        alpha=alpha,
+        trials=B if test in MONTE_CARLO else None,
+        seed=seed if test in MONTE_CARLO or effects else None,
+        all_pairs=all_pairs,
+        pairs=pairs,
+        effects=effect_rows,
+        notes=notes,
+        matrices=mats,
+    )
+    params.update(
+        baseline=baseline,
+        test=test,
+        adjust=method,
+        alpha=alpha,
+        trials=cmp.trials,
+        all_pairs=all_pairs,
+        effects=effects,
+        p_values="(count + 1) / (B + 1) for the Monte-Carlo tests",
+    )
+    an = Analysis(
+        "compare",
+        params,
+        cmp.seed,
+        inputs_of(mats),
+        {"meta_pair_tests": [_pair_row(p) for p in pairs], "meta_effects": effect_rows},
+    )
+    finish(store, an, save)
+    cmp.analysis_id = an.analysis_id
+    return cmp
+
+
+def _test(
+    test: str, X: np.ndarray, Z: np.ndarray, ii: np.ndarray, jj: np.ndarray, B: int | None, seed: int, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(statistic, p) per row of Z (the comparisons ii vs jj of the runs x topics matrix X)."""
+    if test == "t":
+        return paired_t(Z)
+    if test == "wilcoxon":
+        return wilcoxon(Z)
+    assert B is not None
+    if test == "randomization":
+        return randomisation(Z, B, seed)
+    if test == "bootstrap":
+        r = paired_bootstrap(Z, B, seed, alpha)
+        return r.t_obs, monte_carlo_p(np.rint(r.asl * B), B)
+    D, P, _ = tukey_hsd(X, B, seed)
+    return D[ii, jj], P[ii, jj]
+
+
+def _effects(
+    m: ScoreMatrix, label: str, order: list[str], ii: np.ndarray, jj: np.ndarray, Z: np.ndarray, B: int, seed: int
+) -> list[dict[str, Any]]:
+    t_lo, t_hi = fx.t_interval(Z)
+    b_lo, b_hi = fx.bootstrap_interval(Z, B, seed)
+    dz, sm = fx.d_z(Z), fx.smd(Z, m.values)
+    return [
+        {
+            "qrels": m.qrels,
+            "metric": m.metric,
+            "run": order[a],
+            "other": order[b],
+            "n_topics": Z.shape[1],
+            "diff": float(Z[r].mean()),
+            "ci_t_lo": float(t_lo[r]),
+            "ci_t_hi": float(t_hi[r]),
+            "ci_boot_lo": float(b_lo[r]),
+            "ci_boot_hi": float(b_hi[r]),
+            "d_z": num(dz[r]),
+            "smd": num(sm[r]),
+        }
+        for r, (a, b) in enumerate(zip(ii.tolist(), jj.tolist()))
+    ]
+
+
+def _pair_row(p: dict[str, Any]) -> dict[str, Any]:
+    """The comparison as a ``meta_pair_tests`` row (run_a = the run compared, run_b = the other)."""
+    return {
+        "qrels": p["qrels"],
+        "metric": p["stored"],
+        "run_a": p["run"],
+        "run_b": p["other"],
+        "mean_a": p["mean_run"],
+        "mean_b": p["mean_other"],
+        "diff": p["diff"],
+        "test": p["test"],
+        "statistic": p["statistic"],
+        "p_value": p["p_value"],
+        "p_adjusted": p["p_adjusted"],
+        "significant": p["significant"],
+    }

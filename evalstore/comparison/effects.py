@@ -1,0 +1,69 @@
+"""Effect sizes and confidence intervals of a paired difference between two runs.
+
+For per-topic differences ``z = x - y`` over n topics (mean ``zbar``, standard deviation ``s``
+with n - 1):
+
+* ``ci_t``: ``zbar -+ t_{n-1, 1 - (1 - level)/2} s / sqrt(n)`` (the paired t interval);
+* ``ci_boot``: the percentile interval of the mean difference over B bootstrap samples of the
+  topics (the same topic sample for every pair, as :func:`evalstore.meta.sampling.bootstrap_indices`
+  draws it);
+* ``d_z``: ``zbar / s``, the paired standardised difference (Cohen's d_z);
+* ``smd``: Sakai's standardised mean difference ``zbar / sqrt(V_E)``, where V_E is the residual
+  variance of the two-way ANOVA without replication over all the runs compared (runs x topics):
+  ``V_E = sum_ij (x_ij - xbar_i. - xbar_.j + xbar_..)^2 / ((m - 1)(n - 1))`` (Sakai, Statistical
+  Significance Testing in Information Retrieval, 2014 and 2018).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import MetaError
+from ..meta.sampling import bootstrap_indices
+
+
+def residual_variance(X: np.ndarray) -> float:
+    """V_E of the two-way ANOVA without replication over the runs x topics matrix X."""
+    X = np.asarray(X, dtype=np.float64)
+    m, n = X.shape
+    if m < 2 or n < 2:
+        raise MetaError("the residual variance needs at least 2 runs and 2 topics")
+    resid = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0, keepdims=True) + X.mean()
+    return float((resid**2).sum() / ((m - 1) * (n - 1)))
+
+
+def t_interval(Z: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of Z (pairs x topics): the paired t confidence interval of the mean difference."""
+    from scipy.stats import t as t_dist
+
+    Z = np.asarray(Z, dtype=np.float64)
+    n = Z.shape[1]
+    mean = Z.mean(axis=1)
+    half = t_dist.ppf(1 - (1 - level) / 2, n - 1) * Z.std(axis=1, ddof=1) / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def bootstrap_interval(Z: np.ndarray, B: int, seed: int, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of Z: the bootstrap percentile interval of the mean difference (B topic samples)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    idx = bootstrap_indices(Z.shape[1], B, seed)  # B x n
+    means = np.stack([Z[:, i].mean(axis=1) for i in idx], axis=1)  # pairs x B
+    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2], axis=1)
+    return lo, hi
+
+
+def d_z(Z: np.ndarray) -> np.ndarray:
+    """Per row of Z: mean difference / standard deviation of the differences (NaN when it is 0)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    sd = Z.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sd > 0, Z.mean(axis=1) / sd, np.nan)
+
+
+def smd(Z: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Per row of Z: Sakai's standardised mean difference with V_E from the runs x topics matrix X."""
+    ve = residual_variance(X)
+    mean = np.asarray(Z, dtype=np.float64).mean(axis=1)
+    return mean / math.sqrt(ve) if ve > 0 else np.full(mean.shape, np.nan)
