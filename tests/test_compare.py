@@ -232,7 +232,7 @@ def _db(tmp_path: Path) -> Path:
 def test_cli_checks_options_before_any_work(tmp_path):
     db = _db(tmp_path)
     before = db.read_bytes()
-    runner = CliRunner()
+    runner = CliRunner(env={"COLUMNS": "250"})
     base = ["compare", "--db", str(db), "-q", "q", "-b", "bm25", "-m", "AP"]
     r = runner.invoke(app, [*base, "--test", "z"])
     assert r.exit_code == 2 and "'z' is not one of" in r.output
@@ -266,3 +266,23 @@ def test_the_readme_command_on_dl2019(tmp_path):
     assert r.exit_code == 0, r.output
     assert "bm25base\\_p (baseline) & 0.5058 & 0.3013" in r.output
     assert "idst\\_bert\\_p1 & \\textbf{0.7645}$^{\\uparrow}$ & \\textbf{0.5030}$^{\\uparrow}$" in r.output
+
+
+def test_eval_and_discpower_plots(tmp_path):
+    db = _db(tmp_path)
+    runner = CliRunner(env={"COLUMNS": "250"})
+    before = db.read_bytes()
+    r = runner.invoke(app, ["eval", "--db", str(db), "-q", "q", "-m", "AP", "--plot", str(tmp_path / "x" / "b.png")])
+    assert r.exit_code == 2 and "does not exist" in r.output and db.read_bytes() == before
+    r = runner.invoke(app, ["eval", "--db", str(db), "-q", "q", "-m", "AP", "-m", "nDCG@10", "--plot", "b.pdf"])
+    assert r.exit_code == 2 and "must end in .png" in r.output
+    r = runner.invoke(app, ["eval", "--db", str(db), "-q", "q", "-m", "AP", "--plot", str(tmp_path / "b.png")])
+    assert r.exit_code == 0, r.output
+    png = tmp_path / "b.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    r = runner.invoke(
+        app,
+        ["meta", "discpower", "--db", str(db), "-q", "q", "-m", "AP", "-B", "200", "--plot", str(tmp_path / "d.png")],
+    )
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "d.png").read_bytes()[:4] == b"\x89PNG"

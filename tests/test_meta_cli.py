@@ -108,7 +108,7 @@ def test_robustness_creates_subsamples(db, tmp_path):
         "--plot",
         str(png),
     )
-    for title in ("002 Fig. 2", "002 Fig. 3", "004 Table 2", "Knees"):
+    for title in ("Sakai SIGIR 2007 Fig. 2", "Sakai SIGIR 2007 Fig. 3", "Bompada et al. 2007 Table 2", "Knees"):
         assert title in r.stdout
     assert png.read_bytes()[:4] == b"\x89PNG"
     r = run(db, "robustness", "-q", "sample", "-m", "AP", "--test", "wilcoxon", "-f", "csv", "--no-save")

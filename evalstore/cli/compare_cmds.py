@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 from enum import Enum
 
 import typer
@@ -15,36 +14,11 @@ from ..meta.significance import ADJUSTMENTS
 from ..report.writers import write
 from . import options as opt
 from .app import app, open_store
-from .output import say
+from .output import check_writable, emit, output_format, say
 
 Test = Enum("Test", {t.replace("-", "_"): t for t in cmp_lib.TESTS}, type=str)  # type: ignore[misc]
 Adjust = Enum("Adjust", {a: a for a in ADJUSTMENTS}, type=str)  # type: ignore[misc]
-Format = Enum("Format", {f: f for f in render.FORMATS}, type=str)  # type: ignore[misc]
-
-_EXTENSIONS = {".md": "markdown", ".tex": "latex", ".csv": "csv", ".tsv": "tsv", ".json": "json", ".txt": "table"}
-
-
-def output_format(fmt: str | None, output: str | None) -> str:
-    """The format from --format or the output file's extension; a mismatch is an error."""
-    by_ext = _EXTENSIONS.get(os.path.splitext(output)[1].lower()) if output else None
-    if fmt and by_ext and fmt != by_ext and not (fmt == "table" and by_ext == "table"):
-        raise typer.BadParameter(
-            f"--format {fmt} does not match the extension of {output} ({by_ext}); give one of them or make them agree",
-            param_hint="--format",
-        )
-    return fmt or by_ext or "table"
-
-
-def check_writable(path: str | None, option: str, suffix: str | None = None) -> None:
-    if not path:
-        return
-    if suffix and not path.lower().endswith(suffix):
-        raise typer.BadParameter(f"{path}: the file name must end in {suffix}", param_hint=option)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise typer.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)
-    if not os.access(folder, os.W_OK):
-        raise typer.BadParameter(f"{path}: the folder {folder} is not writable", param_hint=option)
+Format = Enum("Format", {f: f for f in (*render.FORMATS, "parquet")}, type=str)  # type: ignore[misc]
 
 
 @app.command(
@@ -97,7 +71,6 @@ def compare_cmd(
     store: opt.StoreOptions,
 ) -> None:
     chosen = output_format(fmt.value if fmt else None, output)
-    check_writable(output, "--output")
     check_writable(plot, "--plot", ".png")
     with open_store(store.db) as s:
         result = cmp_lib.compare(
@@ -105,13 +78,14 @@ def compare_cmd(
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects, save=not no_save, missing=missing,
             **ev.kwargs(),
         )  # fmt: skip
-    text = _render(result, chosen)
-    if output:
+    if output and chosen in ("csv", "tsv", "json", "parquet"):
+        emit(render.long_table(result), chosen, output)
+    elif output:
         with open(output, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+            fh.write(_render(result, chosen))
         say(f"wrote {output}")
     else:
-        typer.echo(text, nl=False)
+        typer.echo(_render(result, chosen), nl=False)
     if chosen in ("table", "markdown", "latex") and not output:
         for line in render.legend_lines(result)[2 if chosen != "table" else 0 :]:
             say(line)

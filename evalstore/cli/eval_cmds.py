@@ -7,12 +7,13 @@ import sys
 import typer
 
 from ..demo import run_demo
+from ..meta import plots
 from ..report import rows as report_rows
-from ..report.writers import write, write_trec_eval
+from ..report.writers import FILE_FORMATS, write, write_trec_eval
 from ..subsample import derivations, evaluate_subsamples
 from . import options as opt
 from .app import app, open_store
-from .output import emit, say
+from .output import check_writable, emit, output_format, say
 
 export_app = typer.Typer(help="Export leaderboards and per-topic scores.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
@@ -32,11 +33,17 @@ def eval_cmd(
         help="Also evaluate subsamples of the qrels set, in one bulk pass: 'all', "
         "names or fractions (comma-separated). Adds fraction/trial columns.",
     ),
+    plot: str | None = typer.Option(
+        None, "--plot", help="Also draw the per-topic scores as a box plot per run to this PNG file."
+    ),
     *,
     ev: opt.EvaluationOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Compute metrics for runs against a qrels set; store the per-topic scores and print them."""
+    check_writable(plot, "--plot", ".png")
+    if plot and subsamples:
+        raise typer.BadParameter("--plot draws one qrels set's scores; leave out --subsamples", param_hint="--plot")
     if subsamples:
         if fmt == "trec":
             raise typer.BadParameter("--format trec prints one qrels set; use table, csv or json with --subsamples")
@@ -52,6 +59,9 @@ def eval_cmd(
         return
     with open_store(store_opts.db) as store:
         result = store.evaluate(qrels, run or None, metric, **ev.kwargs())
+    if plot:
+        plots.plot_scores(result, plot, f"qrels {qrels}")
+        say(f"wrote {plot}")
     if fmt == "trec":
         write_trec_eval(result, per_topic=per_topic)
         return
@@ -64,23 +74,27 @@ def eval_cmd(
 def export_leaderboard_cmd(
     qrels: str = opt.Qrels,
     metric: list[str] = opt.Metrics,
-    output: str = typer.Option(..., "--output", "-o", help="CSV file, or - for stdout."),
+    output: str = typer.Option(..., "--output", "-o", help="Output file (format from its extension), or - for stdout."),
+    fmt: str | None = typer.Option(
+        None, "--format", "-f", help=f"{', '.join(FILE_FORMATS)} (default: from the extension of -o; csv for -)."
+    ),
     run: list[str] | None = opt.Runs,
     per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
     *,
     ev: opt.EvaluationOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
-    """Write a leaderboard CSV: one row per run, a column per metric, sorted by the first metric."""
+    """Write a leaderboard: one row per run, a column per metric, sorted by the first metric (csv, tsv,
+    json, parquet, markdown or latex, chosen by --format or the file's extension)."""
+    chosen = output_format(fmt or "csv", None) if output == "-" else output_format(fmt, output)
     with open_store(store_opts.db) as store:
         result = store.evaluate(qrels, run or None, metric, **ev.kwargs())
     table = report_rows.per_topic(result) if per_topic else report_rows.leaderboard(result)
     if output == "-":
-        write(table, "csv", sys.stdout)
+        table.digits = None
+        write(table, chosen, sys.stdout)
         return
-    with open(output, "w", newline="", encoding="utf-8") as f:
-        write(table, "csv", f)
-    say(f"wrote {output}")
+    emit(table, chosen, output)
 
 
 @app.command("demo")

@@ -46,8 +46,9 @@ def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str
 @meta_app.command(
     "kendall",
     help=(
-        "Kendall's tau (000 Eq. 8, tau-b with ties; Z test of Eq. 9) and Spearman's rho between the "
-        "system rankings of every two columns (metrics x qrels sets), as 000 Table 2 / 002 Table 2."
+        "Kendall's tau (Sakai IPSJ 2007 Eq. 8, tau-b with ties; Z test of Eq. 9) and Spearman's rho between the "
+        "system rankings of every two columns (metrics x qrels sets), as Sakai IPSJ 2007 Table 2 / "
+        "Sakai SIGIR 2007 Table 2."
     ),
 )
 @opt.shared(a=opt.ANALYSIS)
@@ -71,8 +72,8 @@ def kendall_cmd(
 @meta_app.command(
     "swap",
     help=(
-        "Swap method with bootstrap topic sets (000 Sec. 4.2, Fig. 4): 000 Table 3's columns, or the swap"
-        " rate per difference bin (--bins)."
+        "Swap method with bootstrap topic sets (Sakai IPSJ 2007 Sec. 4.2, Fig. 4): Sakai IPSJ 2007 Table 3's "
+        "columns, or the swap rate per difference bin (--bins)."
     ),
 )
 @opt.shared(a=opt.ANALYSIS)
@@ -98,9 +99,9 @@ def swap_cmd(
 @meta_app.command(
     "discpower",
     help=(
-        "Bootstrap sensitivity (000 Sec. 4.3, Figs. 5-7): paired bootstrap test for every run pair, "
-        "discriminative power (pairs with ASL < alpha) and the estimated difference required, as 000 "
-        "Table 4 / 002 Table 3."
+        "Bootstrap sensitivity (Sakai IPSJ 2007 Sec. 4.3, Figs. 5-7): paired bootstrap test for every run pair, "
+        "discriminative power (pairs with ASL < alpha) and the estimated difference required, as Sakai IPSJ 2007 "
+        "Table 4 / Sakai SIGIR 2007 Table 3."
     ),
 )
 @opt.shared(a=opt.ANALYSIS)
@@ -168,8 +169,9 @@ def tests_cmd(
     "robustness",
     help=(
         "Robustness to incomplete judgments over subsamples of a qrels set: Kendall's tau with the full "
-        "ranking and discriminative power per fraction (002 Figs. 2-3), 004's confusion matrix of test "
-        "outcomes (accuracy, g-mean, false positives/negatives) and the knees (004 Tables 3, 5)."
+        "ranking and discriminative power per fraction (Sakai SIGIR 2007 Figs. 2-3), Bompada et al. 2007's "
+        "confusion matrix of test outcomes (accuracy, g-mean, false positives/negatives) and the knees "
+        "(Bompada et al. 2007 Tables 3, 5)."
     ),
 )
 @opt.shared(a=opt.ANALYSIS)
@@ -193,8 +195,8 @@ def robustness_cmd(
         "bootstrap",
         "--test",
         "-t",
-        help="Test for discriminative power and the confusion matrix: bootstrap (002), wilcoxon (004), t, "
-        "randomisation.",
+        help="Test for discriminative power and the confusion matrix: bootstrap (Sakai SIGIR 2007), "
+        "wilcoxon (Bompada et al. 2007), t, randomisation.",
     ),
     trials: int = opt.Trials,
     seed: int = opt.Seed,

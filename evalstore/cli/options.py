@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 
 import typer
 
-from ..report.writers import FORMATS
+from ..report.writers import FILE_FORMATS, FORMATS
+from .output import check_writable, output_format
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,7 +45,9 @@ Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
 
 # --------------------------------------------------------------------------- output
 TableFormat = typer.Option("table", "--format", "-f", help=f"Output format: {', '.join(FORMATS)}.")
-OutputFile = typer.Option(None, "--output", "-o", help="Write the table as CSV to this file.")
+OutputFile = typer.Option(
+    None, "--output", "-o", help="Write the table to this file (format from --format or the extension)."
+)
 Plot = typer.Option(None, "--plot", help="Also draw a PNG figure to this file.")
 
 
@@ -151,7 +154,13 @@ _RUN_SELECTION = (
     ),
 )
 _ANALYSIS_OUTPUT = (
-    ("fmt", str, typer.Option("table", "--format", "-f", help="table, csv, tsv or json.")),
+    (
+        "fmt",
+        str,
+        typer.Option(
+            "table", "--format", "-f", help=f"{', '.join(FILE_FORMATS)} (with -o: default from the extension)."
+        ),
+    ),
     ("output", str | None, OutputFile),
     ("plot", str | None, Plot),
     ("no_save", bool, typer.Option(False, "--no-save", help="Do not store the results in the meta_* relations.")),
@@ -186,6 +195,11 @@ class AnalysisOptions:
             "complete": self.complete,
             "depth": self.depth,
         }
+
+    def __post_init__(self) -> None:
+        # the output format and file are checked before the analysis runs
+        output_format(self.fmt, self.output)
+        check_writable(self.plot, "--plot", ".png")
 
     @property
     def paper(self) -> bool:

@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 
 from ..report.table import Table
-from ..report.writers import write
+from ..report.writers import FormatMismatch, file_format, write, write_file
+
+
+def output_format(fmt: str | None, output: str | None) -> str:
+    """The format a command writes: ``fmt`` for stdout; for a file ``fmt`` or the file's extension
+    (a mismatch is an error, raised before any work is done)."""
+    if not output:
+        if fmt == "parquet":
+            raise typer.BadParameter("parquet is written to a file: give -o FILE.parquet", param_hint="--format")
+        return fmt or "table"
+    check_writable(output, "--output")
+    try:
+        return file_format(fmt, output)
+    except FormatMismatch as e:
+        raise typer.BadParameter(str(e), param_hint="--format") from None
 
 
 def emit(table: Table, fmt: str = "table", output: str | None = None) -> None:
-    """Write ``table`` to stdout in ``fmt``, or as CSV to the file ``output``; then its notes on stderr."""
+    """Write ``table`` to stdout in ``fmt``, or to the file ``output`` in ``fmt`` or the format of
+    its extension (CSV for an unknown one); then its notes on stderr."""
     if output:
-        with open(output, "w", newline="", encoding="utf-8") as fh:
-            write(table, "csv", fh)
+        write_file(table, file_format(fmt, output), output)
         say(f"wrote {output}")
     else:
         if fmt != "table":
@@ -29,3 +44,17 @@ def emit(table: Table, fmt: str = "table", output: str | None = None) -> None:
 def say(message: str) -> None:
     """A message for the person at the terminal (stderr, so that stdout stays data)."""
     typer.echo(message, err=True)
+
+
+def check_writable(path: str | None, option: str, suffix: str | None = None) -> None:
+    """Refuse an output path that cannot be written (missing or read-only folder, wrong suffix)
+    before any work is done."""
+    if not path:
+        return
+    if suffix and not path.lower().endswith(suffix):
+        raise typer.BadParameter(f"{path}: the file name must end in {suffix}", param_hint=option)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise typer.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)
+    if not os.access(folder, os.W_OK):
+        raise typer.BadParameter(f"{path}: the folder {folder} is not writable", param_hint=option)

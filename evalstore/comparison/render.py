@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..report.table import Table
+from ..report.writers import tex_escape
 from .core import Comparison
 
 UP, DOWN = "▲", "▼"
@@ -118,24 +119,6 @@ def markdown(cmp: Comparison) -> str:
 
 def _md_escape(s: str) -> str:
     return s.replace("|", "\\|")
-
-
-_TEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def tex_escape(s: str) -> str:
-    return "".join(_TEX.get(c, c) for c in s)
 
 
 def latex(cmp: Comparison) -> str:

@@ -1,12 +1,12 @@
 """PNG figures of meta-evaluation results (matplotlib, Agg backend: no display needed).
 
-* :func:`plot_kendall`: heat map of Kendall's tau between columns (000 Table 2 as a picture);
+* :func:`plot_kendall`: heat map of Kendall's tau between columns (Sakai IPSJ 2007 Table 2 as a picture);
 * :func:`plot_swap`: swap rate per difference bin, one line per column, the 5 % line (000
-  Fig. 4's output), and the share of comparisons meeting the required difference (000 Fig. 9);
-* :func:`plot_discpower`: discriminative power per column (000 Fig. 10, 002 Table 3);
+  Fig. 4's output), and the share of comparisons meeting the required difference (Sakai IPSJ 2007 Fig. 9);
+* :func:`plot_discpower`: discriminative power per column (Sakai IPSJ 2007 Fig. 10, Sakai SIGIR 2007 Table 3);
 * :func:`plot_tests`: discriminative power per test and column;
 * :func:`plot_robustness`: Kendall's tau, discriminative power, accuracy and g-mean against the
-  share of judgments kept (002 Figs. 2-3, 004 Figs. 1-2).
+  share of judgments kept (Sakai SIGIR 2007 Figs. 2-3, Bompada et al. 2007 Figs. 1-2).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def plot_kendall(analysis, path, stat: str = "tau") -> str:
                     fontsize=9,
                 )
     fig.colorbar(im, ax=ax, label=f"Kendall's {stat}" if stat.startswith("tau") else stat)
-    ax.set_title(f"Rank correlation between system rankings ({len(analysis.inputs['runs'])} runs)")
+    ax.set_title(f"Rank correlation between system rankings ({len(analysis.inputs['runs'])} runs)", fontsize=10)
     return _save(fig, path)
 
 
@@ -80,7 +80,7 @@ def plot_swap(analysis, path) -> str:
     ax.axhline(100 * results[0].max_rate, color="grey", ls="--", lw=1)
     ax.set_xlabel("absolute difference bin (lower edge; last bin = 0.20 and above)")
     ax.set_ylabel("swap rate (%)")
-    ax.set_title(f"Swap rate per difference bin (B = {results[0].B})")
+    ax.set_title(f"Swap rate per difference bin, {analysis.rows('meta_swap')[0]['qrels']} (B = {results[0].B})")
     ax.legend(fontsize=8)
     share = [100 * (r.share if np.isfinite(r.share) else 0.0) for r in results]
     y = np.arange(len(labels))
@@ -109,6 +109,8 @@ def _bars(ax, labels, values, texts, xlabel, title):
 
 
 def plot_discpower(analysis, path) -> str:
+    """ASL curves (Sakai IPSJ 2007 Fig. 6: each column's run pairs sorted by ASL, one line per
+    metric, the alpha line) and the discriminative power bars, in the table's order."""
     plt = _plt()
     rows = analysis.rows("meta_discpower")
     labels = _short(analysis.results["labels"], [r["qrels"] for r in rows])
@@ -118,16 +120,22 @@ def plot_discpower(analysis, path) -> str:
         + (f", diff {r['est_diff']:#.2g}" if r["est_diff"] is not None else "")
         for r in rows
     ]
-    fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 1.8))
-    a = rows[0]
-    _bars(
-        ax,
-        labels,
-        vals,
-        texts,
-        f"% run pairs with ASL < {a['alpha']:g}",
-        f"Bootstrap sensitivity ({a['n_runs']} runs, {a['n_topics']} topics, B = {analysis.params['trials']})",
+    fig, (ax, ax2) = plt.subplots(
+        1, 2, figsize=(13, max(4.5, 0.5 * len(rows) + 1.8)), gridspec_kw={"width_ratios": [3, 2]}
     )
+    a = rows[0]
+    for lab, res in zip(labels, analysis.results.get("bootstrap", [])):
+        asl = np.sort(np.asarray(res.asl))
+        ax.plot(np.arange(1, asl.size + 1), asl, linewidth=1.2, label=lab)
+    ax.axhline(a["alpha"], color="grey", ls="--", lw=1)
+    ax.set_xlabel("run pairs, sorted by ASL")
+    ax.set_ylabel("achieved significance level (ASL)")
+    ax.set_title(
+        f"ASL curves, paired bootstrap test ({a['qrels']}, {a['n_runs']} runs, B = {analysis.params['trials']})",
+        fontsize=10,
+    )
+    ax.legend(fontsize=8)
+    _bars(ax2, labels, vals, texts, f"% run pairs with ASL < {a['alpha']:g}", "Discriminative power")
     return _save(fig, path)
 
 
@@ -158,14 +166,14 @@ def plot_robustness(analysis, path) -> str:
     curves = analysis.results["curves"]
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     panels = [
-        ("tau_mean", "Kendall's tau with the full qrels", "002 Fig. 2 / 004 Fig. 1"),
+        ("tau_mean", "Kendall's tau with the full qrels", "Sakai SIGIR 2007 Fig. 2 / Bompada et al. 2007 Fig. 1"),
         (
             "disc_power",
             f"discriminative power ({analysis.params['test']}, alpha = {analysis.params['alpha']:g})",
-            "002 Fig. 3",
+            "Sakai SIGIR 2007 Fig. 3",
         ),
-        ("accuracy", "accuracy of test outcomes vs full qrels", "004 Fig. 2"),
-        ("g_mean", "g-mean of test outcomes vs full qrels", "004 Fig. 2"),
+        ("accuracy", "accuracy of test outcomes vs full qrels", "Bompada et al. 2007 Fig. 2"),
+        ("g_mean", "g-mean of test outcomes vs full qrels", "Bompada et al. 2007 Fig. 2"),
     ]
     for ax, (key, ylabel, ref) in zip(axes.ravel(), panels):
         for metric, curve in curves.items():
@@ -175,7 +183,7 @@ def plot_robustness(analysis, path) -> str:
         if key in ("tau_mean", "accuracy"):
             ax.axhline(analysis.params["threshold"], color="grey", ls="--", lw=1)
         ax.invert_xaxis()
-        ax.set_xlabel("% of judgments kept (reduction rate)")
+        ax.set_xlabel("judgments kept (% of the full qrels set)")
         ax.set_ylabel(ylabel + (" (%)" if key == "disc_power" else ""))
         ax.set_title(ref, fontsize=9)
         ax.grid(alpha=0.3)
@@ -207,4 +215,28 @@ def plot_compare(cmp, path) -> str:
         ax.set_ylabel(f"{label} of run minus {cmp.baseline}")
         ax.set_title(f"{cmp.qrels}: {label}, {cmp.test} test", fontsize=10)
         ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def plot_scores(result, path, title: str = "") -> str:
+    """Per-topic scores as a box plot per run (``evalstore eval --plot``), one panel per metric,
+    runs in the leaderboard's order (best mean of the first metric first)."""
+    plt = _plt()
+    metrics = list(dict.fromkeys(m for _, m, _, _ in result.means))
+    means = {(r, m): v for r, m, v, _ in result.means}
+    runs = sorted(
+        dict.fromkeys(r for r, _, _, _ in result.means),
+        key=lambda r: -(means.get((r, metrics[0])) or float("-inf")),
+    )
+    values: dict[tuple[str, str], list[float]] = {}
+    for r, _, m, v in result.per_topic:
+        if v is not None and not (isinstance(v, float) and np.isnan(v)):
+            values.setdefault((r, m), []).append(float(v))
+    k = len(metrics)
+    fig, axes = plt.subplots(k, 1, figsize=(max(6.0, 0.45 * len(runs) + 2), 3.6 * k), squeeze=False)
+    for ax, m in zip(axes[:, 0], metrics):
+        ax.boxplot([values.get((r, m), []) for r in runs], showmeans=True)
+        ax.set_xticks(range(1, len(runs) + 1), runs, rotation=45, ha="right", fontsize=8)
+        ax.set_ylabel(f"{m} per topic")
+        ax.set_title(f"{title + ': ' if title else ''}{m} per topic, by run (triangle = mean)", fontsize=10)
     return _save(fig, path)

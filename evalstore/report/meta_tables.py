@@ -26,7 +26,7 @@ def pct(x: float | None, digits: int = 1) -> str:
 
 
 def share(x: float | None) -> str:
-    """Percent as 000 Table 3 prints it: 43%, 5.6%, and two significant figures below 1 %."""
+    """Percent as Sakai IPSJ 2007 Table 3 prints it: 43%, 5.6%, and two significant figures below 1 %."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
     p = 100 * x
@@ -71,7 +71,7 @@ def _by_column(an: Analysis) -> dict[tuple[str, str], str]:
 
 
 def tau_threshold(n: int, alpha: float = 0.01) -> float:
-    """|tau| above which 000 Eq. 9's two-sided Z test is significant at alpha, for n runs."""
+    """|tau| above which Sakai IPSJ 2007 Eq. 9's two-sided Z test is significant at alpha, for n runs."""
     z = NormalDist().inv_cdf(1 - alpha / 2)
     return z * math.sqrt((4 * n + 10) / (9 * n * (n - 1))) if n > 1 else float("nan")
 
@@ -115,14 +115,14 @@ def kendall(an: Analysis, *, stat: str = "tau", long: bool = False, paper: bool 
     if paper:
         notes.append(
             f"{let[-1]} = {labs[-1]}; with {n_runs} runs |tau| > {tau_threshold(n_runs):.3f} is significant at "
-            f"0.01 (000 Eq. 9, two-sided)"
+            f"0.01 (Sakai IPSJ 2007 Eq. 9, two-sided)"
         )
     return Table(head, out, title=title, notes=notes)
 
 
 # --------------------------------------------------------------------------- swap
 def swap(an: Analysis, *, bins: bool = False, paper: bool = True) -> Table:
-    """000 Table 3's columns per metric (sorted by share), or the swap rate of every bin."""
+    """Sakai IPSJ 2007 Table 3's columns per metric (sorted by share), or the swap rate of every bin."""
     labs = labels(an)
     trials, seed = an.params["trials"], an.seed
     if bins:
@@ -165,7 +165,7 @@ def swap(an: Analysis, *, bins: bool = False, paper: bool = True) -> Table:
 
 # --------------------------------------------------------------------------- discpower
 def discpower(an: Analysis, *, pairs: bool = False, paper: bool = True) -> Table:
-    """Sensitivity and estimated difference per metric (000 Table 4), or every pair's ASL."""
+    """Sensitivity and estimated difference per metric (Sakai IPSJ 2007 Table 4), or every pair's ASL."""
     labs = labels(an)
     trials, seed, alpha = an.params["trials"], an.seed, an.params["alpha"]
     if pairs:
@@ -260,7 +260,8 @@ def robustness(an: Analysis, *, show: Collection[str] = ROBUSTNESS_TABLES, paper
                 ["metric"] + fhead,
                 [(m, *[fix(c["tau_mean"], 3) for c in curves[m]]) for m in metrics],
                 title=f"Kendall's tau with the full-qrels ranking ({n_runs} runs"
-                f"{f', mean of {ntr} trials' if ntr > 1 else ''}) - 002 Fig. 2, 004 Fig. 1",
+                f"{f', mean of {ntr} trials' if ntr > 1 else ''}) - Sakai SIGIR 2007 Fig. 2, "
+                "Bompada et al. 2007 Fig. 1",
             )
         )
     if "discpower" in show:
@@ -268,7 +269,7 @@ def robustness(an: Analysis, *, show: Collection[str] = ROBUSTNESS_TABLES, paper
             Table(
                 ["metric"] + fhead,
                 [(m, *[pct(c["disc_power"]) for c in curves[m]]) for m in metrics],
-                title=f"Discriminative power ({test}, alpha = {alpha:g}) - 002 Fig. 3",
+                title=f"Discriminative power ({test}, alpha = {alpha:g}) - Sakai SIGIR 2007 Fig. 3",
             )
         )
     if "confusion" in show:
@@ -281,7 +282,9 @@ def robustness(an: Analysis, *, show: Collection[str] = ROBUSTNESS_TABLES, paper
         ]  # fmt: skip
         head = ["metric", "fraction", "C11", "C12", "C21", "C22", "accuracy", "g-mean", "false pos (C21)",
                 "false neg (C12)"]  # fmt: skip
-        title = f"Test outcomes full vs reduced qrels ({test}; 1 = H0 accepted, 2 = rejected) - 004 Table 2"
+        title = (
+            f"Test outcomes full vs reduced qrels ({test}; 1 = H0 accepted, 2 = rejected) - Bompada et al. 2007 Table 2"
+        )
         tables.append(Table(head, out, title=title))
     if "knee" in show:
         kn = {(r["metric"], r["criterion"]): r for r in an.rows("meta_knees")}
@@ -290,7 +293,7 @@ def robustness(an: Analysis, *, show: Collection[str] = ROBUSTNESS_TABLES, paper
                 ["metric", f"knee: tau > {threshold:g}", f"knee: accuracy > {threshold:g}"],
                 [(m, *[_knee(kn[(m, c)]) for c in ("tau", "accuracy")]) for m in metrics],
                 title="Knees (lowest fraction from which the curve stays above the threshold; "
-                "first crossing in brackets if lower) - 004 Tables 3, 5",
+                "first crossing in brackets if lower) - Bompada et al. 2007 Tables 3, 5",
             )
         )
     return tables

@@ -11,7 +11,16 @@ format     rule
 ``json``   a list of objects, one per row: numbers as numbers (NaN and infinities as null,
            decimals as numbers), lists and structs as arrays and objects, timestamps in ISO 8601,
            bytes in hex
+``markdown`` a pipe table (GitHub flavour): floats with the table's ``digits`` decimals (all digits
+           when None), ``|`` escaped, NULL as an empty cell
+``latex``  a booktabs ``tabular`` (needs ``\\usepackage{booktabs}``): values as in markdown, LaTeX's
+           special characters escaped
+``parquet`` (files only) an Arrow table written by pyarrow: column types as inferred from the
+           values, NULL as null
 =========  ==========================================================================================
+
+A file's format is ``--format`` or, without it, its extension (:data:`EXTENSIONS`);
+:func:`file_format` refuses a mismatch.
 
 Two writers are not tables: :func:`write_trec_eval` (trec_eval ``-q`` text of an evaluation) and
 :func:`write_qrels` (TREC qrels lines).
@@ -25,6 +34,7 @@ import decimal
 import io
 import json
 import math
+import os
 import sys
 import uuid
 from collections.abc import Iterable, Sequence
@@ -33,7 +43,53 @@ from typing import IO, Any
 from ..result import EvalResult
 from .table import Table
 
-FORMATS = ("table", "csv", "tsv", "json")
+FORMATS = ("table", "csv", "tsv", "json", "markdown", "latex")
+#: Formats a file can be written in (parquet is binary: files only).
+FILE_FORMATS = (*FORMATS, "parquet")
+EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".json": "json",
+    ".md": "markdown",
+    ".tex": "latex",
+    ".parquet": "parquet",
+    ".txt": "table",
+}
+
+
+class FormatMismatch(ValueError):
+    """--format and the output file's extension disagree, or the extension is unknown."""
+
+
+def file_format(fmt: str | None, path: str) -> str:
+    """The format of an output file: ``fmt`` when given (it must agree with a known extension),
+    else the one of the file's extension; ``csv`` for an unknown extension without ``fmt``."""
+    ext = os.path.splitext(path)[1].lower()
+    by_ext = EXTENSIONS.get(ext)
+    if fmt is None or fmt == "table":
+        return by_ext or "csv"
+    if fmt not in FILE_FORMATS:
+        raise FormatMismatch(f"unknown format {fmt!r}; use one of {', '.join(FILE_FORMATS)}")
+    if by_ext is not None and by_ext != fmt:
+        raise FormatMismatch(
+            f"--format {fmt} does not match the extension {ext} of {path} ({by_ext}); "
+            f"drop one of them or make them agree"
+        )
+    return fmt
+
+
+def write_file(table: Table, fmt: str, path: str) -> None:
+    """Write ``table`` to the file ``path`` in ``fmt`` (one of :data:`FILE_FORMATS`)."""
+    if fmt == "parquet":
+        import pyarrow as pa  # only when a Parquet file is written
+        import pyarrow.parquet as pq
+
+        cols = {str(c): [json_value(r[i]) if not isinstance(r[i], float) else r[i] for r in table.rows]
+                for i, c in enumerate(table.columns)}  # fmt: skip
+        pq.write_table(pa.table(cols), path)
+        return
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        write(table, fmt, fh)
 
 
 def write(table: Table, fmt: str = "table", out: IO[str] | None = None) -> None:
@@ -53,6 +109,10 @@ def write(table: Table, fmt: str = "table", out: IO[str] | None = None) -> None:
             )
             + "\n"
         )
+    elif fmt == "markdown":
+        out.write(markdown_text(table))
+    elif fmt == "latex":
+        out.write(latex_text(table))
     elif out is sys.stdout and sys.stdout.isatty():
         _rich(table)
     else:
@@ -111,6 +171,51 @@ def plain_text(table: Table) -> str:
     for r in text:
         buf.write("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
     return buf.getvalue()
+
+
+def markdown_text(table: Table) -> str:
+    """The table as a GitHub-flavoured Markdown pipe table (numbers right-aligned)."""
+
+    def esc(v: str) -> str:
+        return v.replace("|", "\\|").replace("\n", " ")
+
+    cols = [esc(str(c)) for c in table.columns]
+    align = ["---:" if _numeric(table.rows, i) else "---" for i in range(len(cols))]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(align) + "|"]
+    for r in table.rows:
+        lines.append("| " + " | ".join(esc(cell(v, table.digits)) for v in r) + " |")
+    return "\n".join(lines) + "\n"
+
+
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def tex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    return "".join(_TEX.get(c, c) for c in text)
+
+
+def latex_text(table: Table) -> str:
+    """The table as a booktabs ``tabular`` (needs ``\\usepackage{booktabs}``)."""
+    spec = "".join("r" if _numeric(table.rows, i) else "l" for i in range(len(table.columns)))
+    lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
+    lines.append(" & ".join(tex_escape(str(c)) for c in table.columns) + " \\\\")
+    lines.append("\\midrule")
+    for r in table.rows:
+        lines.append(" & ".join(tex_escape(cell(v, table.digits)) for v in r) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
 
 
 def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
