@@ -5,43 +5,50 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from .ingest import qrels_from_dict, run_from_dict
+from .evaluator import Evaluator, arrow_table
 from .result import EvalResult
 from .store import open as open_store
 
 
 def evaluate(qrels, runs, metrics: Sequence[str] | str = ("AP", "nDCG@10"), **options) -> EvalResult:
-    """Evaluate runs against qrels with evalstore's SQL, on a throw-away in-memory store.
+    """Evaluate runs against qrels with evalstore's SQL, without a store file.
 
-    ``qrels``: a path to a qrels file or ``{topic: {doc: grade}}``.
-    ``runs``: a path, a list of paths (globs allowed), or ``{run: {topic: {doc: score}}}``.
+    ``qrels``: a path to a qrels file, ``{topic: {doc: grade}}``, a pandas or polars DataFrame or
+    a pyarrow Table (``query_id, doc_id, relevance`` or ``topic, doc, grade``), or namedtuples
+    (ir_datasets' ``qrels_iter()``).
+    ``runs``: a path or a list of paths (globs allowed), ``{run: {topic: {doc: score}}}``, or
+    ``{run: DataFrame / Table / namedtuples}``.
     ``metrics``: names such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval's ``"map"``.
-    ``options``: ``convention``, ``complete``, ``depth`` (see :mod:`evalstore.evaluate`), and
-    ``qrels_format`` / ``run_format`` (``'trec'`` or ``'ntcir'``) for files.
+    ``options``: ``convention``, ``complete``, ``depth`` (see :mod:`evalstore.evaluate`), ``gains``
+    (the qrels' declared gains), and ``qrels_format`` / ``run_format`` (``'trec'`` or
+    ``'ntcir'``) for files.
 
     Returns an :class:`~evalstore.result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
-    ``.table()`` and ``.topics()`` as nested dicts.
+    ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
+    :class:`evalstore.Evaluator`, which keeps them loaded.
     """
-    qrels_format = options.pop("qrels_format", "trec")
     run_format = options.pop("run_format", "trec")
-    store = open_store(":memory:")
-    try:
-        if isinstance(qrels, Mapping):
-            qrels_from_dict(store, "qrels", qrels)
-        else:
-            store.ingest_qrels(qrels, name="qrels", format=qrels_format, progress=False)
-        names: list[str] = []
+    with Evaluator(qrels, metrics, run_format=run_format, prepare=False, **options) as ev:
         if isinstance(runs, Mapping):
-            for name, run in runs.items():
-                run_from_dict(store, str(name), run)
-                names.append(str(name))
-        else:
-            if isinstance(runs, (str, os.PathLike, Path)):
-                runs = [runs]
-            for r in store.ingest_run(list(runs), format=run_format, progress=False):
-                names.append(r.name)
-        return store.evaluate("qrels", names, metrics, save=False, **options)
-    finally:
-        store.close()
+            return ev.result({str(k): v for k, v in runs.items()})
+        return ev.result(_runs_from_files(runs, run_format))
+
+
+def _runs_from_files(paths, run_format: str) -> dict[str, Any]:
+    """``{run name: rows}`` of run files, read and checked by the store's ingest (names from their tags)."""
+    if isinstance(paths, (str, os.PathLike, Path)):
+        paths = [paths]
+    with open_store(":memory:") as s:
+        results = s.ingest_run(list(paths), format=run_format, progress=False)
+        return {
+            r.name: arrow_table(
+                s.con,
+                "SELECT topic, doc, coalesce(score, -rank)::DOUBLE AS score FROM run_row_data "
+                "WHERE run_id = ? ORDER BY line_no",
+                [s.run_id(r.name)],
+            )
+            for r in results
+        }

@@ -29,10 +29,10 @@ class IngestError(EvalstoreError):
     ):
         self.file, self.line, self.text, self.expected = file, line, text, expected
         parts = []
-        where = file or "<input>"
+        where = file or ""
         if line is not None:
-            where += f", line {line}"
-        parts.append(f"{where}: {message}")
+            where += f", line {line}" if where else f"line {line}"
+        parts.append(f"{where}: {message}" if where else message)
         if text is not None:
             shown = text if len(text) <= 200 else text[:200] + "..."
             parts.append(f"  offending text: {shown!r}")

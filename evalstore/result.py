@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -46,3 +47,57 @@ class EvalResult:
         for r, t, m, v in self.per_topic:
             out.setdefault(r, {}).setdefault(t, {})[m] = v
         return out
+
+    # ------------------------------------------------------------------------------------------
+    def to_arrow(self, *, means: bool = False) -> Any:
+        """A pyarrow Table: per-topic rows ``(run, topic, metric, value)``, or with ``means=True``
+        the summaries ``(run, metric, value, n_topics)``."""
+        import pyarrow as pa
+
+        if means:
+            cols = list(zip(*self.means)) or [(), (), (), ()]
+            return pa.table(
+                {
+                    "run": pa.array(cols[0], pa.string()),
+                    "metric": pa.array(cols[1], pa.string()),
+                    "value": pa.array(cols[2], pa.float64()),
+                    "n_topics": pa.array(cols[3], pa.int64()),
+                }
+            )
+        cols = list(zip(*self.per_topic)) or [(), (), (), ()]
+        return pa.table(
+            {
+                "run": pa.array(cols[0], pa.string()),
+                "topic": pa.array(cols[1], pa.string()),
+                "metric": pa.array(cols[2], pa.string()),
+                "value": pa.array(cols[3], pa.float64()),
+            }
+        )
+
+    def to_df(self, *, wide: bool = True, means: bool = False) -> Any:
+        """A pandas DataFrame (pandas is optional; pip install pandas).
+
+        Per-topic scores by default: ``wide=True`` gives one row per (run, topic) and a column per
+        metric (metrics in request order), ``wide=False`` the long rows (run, topic, metric,
+        value). ``means=True``: one row per run and a column per metric (``wide``), or the long
+        summaries (run, metric, value, n_topics)."""
+        df = self.to_arrow(means=means).to_pandas()
+        if not wide:
+            return df
+        index = ["run"] if means else ["run", "topic"]
+        out = df.pivot(index=index, columns="metric", values="value")
+        out = out.reindex(columns=[m for m in self.metrics if m in out.columns])
+        out.columns.name = None
+        if not means:  # runs in request order, topics in byte order as trec_eval prints them
+            order = {r: i for i, r in enumerate(dict.fromkeys(r for r, _, _, _ in self.per_topic))}
+            out = out.sort_index(key=lambda ix: ix.map(order) if ix.name == "run" else ix.map(lambda t: t.encode()))
+        return out.reset_index()
+
+    def __repr__(self) -> str:
+        runs = len({r for r, _, _, _ in self.means})
+        topics = len({t for _, t, _, _ in self.per_topic})
+        shown = ", ".join(self.metrics[:6]) + (", ..." if len(self.metrics) > 6 else "")
+        return (
+            f"<EvalResult qrels={self.qrels!r}: {runs} run(s) x {topics} topic(s) x {len(self.metrics)} "
+            f"metric(s) [{shown}]; .table(), .topics(), .to_df(), .to_arrow()>"
+        )

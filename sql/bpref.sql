@@ -40,6 +40,8 @@
 -- penalty(r') = z(r') + n_below(r') - g_below(r')/g(r').
 --
 -- Fragment rpref_penalty (shared by the three rpref blocks): x = one row per retrieved judged doc with gain > 0, with its penalty(r').
+-- The blocks sum in rank order (sum(... ORDER BY jrank)), so that a value does not depend on the order DuckDB
+-- happens to read rows in (the last bit of a floating-point sum does).
 
 -- @fragment rpref_penalty
 -- reads: rl_judged
@@ -105,22 +107,23 @@ FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_N
+-- needs: jrank
 -- params: gmax, rpref_penalty
 WITH ${rpref_penalty}
 SELECT qrels_id, run_id, topic, sum(CASE WHEN penalty = 0 THEN gain
-                ELSE gain * (1.0 - penalty / (R + N - ideal_total / ${gmax})) END) / any_value(ideal_total) AS value
+                ELSE gain * (1.0 - penalty / (R + N - ideal_total / ${gmax})) END ORDER BY jrank) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative
 -- needs: jrank
 -- params: rpref_penalty
 WITH ${rpref_penalty}
-SELECT qrels_id, run_id, topic, coalesce(sum(gain * (1.0 - penalty / (jrank - 1))) FILTER (WHERE jrank > 1), 0) / any_value(ideal_total) AS value
+SELECT qrels_id, run_id, topic, coalesce(sum(gain * (1.0 - penalty / (jrank - 1)) ORDER BY jrank) FILTER (WHERE jrank > 1), 0) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative2
 -- needs: jrank
 -- params: rpref_penalty
 WITH ${rpref_penalty}
-SELECT qrels_id, run_id, topic, sum(gain * (1.0 - penalty / jrank)) / any_value(ideal_total) AS value
+SELECT qrels_id, run_id, topic, sum(gain * (1.0 - penalty / jrank) ORDER BY jrank) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic

@@ -52,7 +52,7 @@ d AS (
 WITH n AS (
     SELECT qrels_id, run_id, topic, R_gain, CASE WHEN ${has_cutoff} THEN ${k} ELSE num_ret END AS n FROM rl_topics
 ), sys AS (
-    SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain) AS s
+    SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain ORDER BY j.rank) AS s
     FROM rl_judged j JOIN n ON n.qrels_id = j.qrels_id AND n.run_id = j.run_id AND n.topic = j.topic
     WHERE j.rank <= n.n
     GROUP BY j.qrels_id, j.run_id, j.topic
@@ -69,7 +69,7 @@ WHERE i.icg > 0
 WITH n AS (
     SELECT qrels_id, run_id, topic, R_gain, CASE WHEN ${has_cutoff} THEN ${k} ELSE num_ret END AS n FROM rl_topics
 ), sys AS (
-    SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain / j.rank) AS s
+    SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain / j.rank ORDER BY j.rank) AS s
     FROM rl_judged j JOIN n ON n.qrels_id = j.qrels_id AND n.run_id = j.run_id AND n.topic = j.topic
     WHERE j.rank <= n.n
     GROUP BY j.qrels_id, j.run_id, j.topic
@@ -131,7 +131,7 @@ WITH gl AS (
     LEFT JOIN adj a ON a.qrels_id = j.qrels_id AND a.topic = j.topic AND a.grade = j.grade AND j.isrel = 1
     WHERE j.rank <= ${k} AND j.R > 0
 )
-SELECT s.qrels_id, s.run_id, s.topic, sum(s.acg / i.icg) FILTER (WHERE s.isrel = 1 AND i.icg > 0) / any_value(s.R) AS value
+SELECT s.qrels_id, s.run_id, s.topic, sum(s.acg / i.icg ORDER BY s.rank) FILTER (WHERE s.isrel = 1 AND i.icg > 0) / any_value(s.R) AS value
 FROM sys s
 JOIN ideal i ON i.qrels_id = s.qrels_id AND i.topic = s.topic AND i.rank = least(s.rank, s.R)
 GROUP BY s.qrels_id, s.run_id, s.topic
@@ -176,6 +176,6 @@ SELECT d.qrels_id, d.run_id, d.topic,
        CASE WHEN count(*) FILTER (WHERE d.retrieved AND d.s IS NULL) > 0
             THEN error('ADM needs run scores on the judgment (gain) scale, but run ' || any_value(m.name)
                        || ' has no scores (an NTCIR res file?); ADM cannot be computed for it')
-            ELSE 1.0 - sum(abs(d.s - d.u)) / count(*) END AS value
+            ELSE 1.0 - sum(abs(d.s - d.u) ORDER BY d.s, d.u) / count(*) END AS value
 FROM d JOIN run_meta m ON m.run_id = d.run_id
 GROUP BY d.qrels_id, d.run_id, d.topic

@@ -10,8 +10,10 @@ from ..metrics.params import format_list, parse_gains
 from ..progress import progress_bar
 from . import readers
 from .checks import check_file, check_names, duplicate_error, duplicates, file_stats, group_stats, validate_call
+from .dicts import qrels_from_dict
 from .files import combined_sha, compression, expand_paths, fields, file_sha256, first_content_line
 from .formats import FORMATS, LAYOUTS, QRELS_COLUMNS, qrels_stem, topic_from_name
+from .sources import is_path
 from .staging import Group, SourceFile, Staging
 from .write import IngestResult, store_qrels
 
@@ -34,6 +36,10 @@ def ingest_qrels(
     validate_call(store, format)
     if name is not None and not name.strip():
         raise IngestError("the qrels set name is empty")
+    if not is_path(paths):  # a DataFrame, an Arrow table, namedtuples or a dict: one set
+        if not name:
+            raise IngestError("qrels given as a DataFrame, table or dict need a name (name=...)")
+        return [qrels_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
     declared = declared_gains(gains)
     files = [SourceFile(i, p, compression(p), "trec_qrels") for i, p in enumerate(expand_paths(paths))]
     for f in files:

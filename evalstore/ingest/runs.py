@@ -19,8 +19,10 @@ from .checks import (
     group_stats,
     validate_call,
 )
+from .dicts import run_from_dict
 from .files import combined_sha, compression, expand_paths, fields, file_sha256, first_content_line, physical_line
 from .formats import FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
+from .sources import is_path
 from .staging import Group, SourceFile, Staging
 from .write import IngestResult, store_runs
 
@@ -43,6 +45,10 @@ def ingest_runs(
 
     All files are stored in one transaction: any error stores nothing."""
     validate_call(store, format)
+    if not is_path(paths):  # a DataFrame, an Arrow table, namedtuples or a dict: one run
+        if not name:
+            raise IngestError("a run given as a DataFrame, table or dict needs a name (name=...)")
+        return [run_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
     if name_from not in ("tag", "file"):
         raise IngestError(f"name_from must be 'tag' or 'file', not {name_from!r}")
     if name is not None and not name.strip():

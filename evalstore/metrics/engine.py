@@ -129,6 +129,46 @@ def plan(
     return list(units.values()), names
 
 
+@dataclass(frozen=True)
+class UnitSQL:
+    """The metric SQL of one pass: the options it runs with, the optional ranked-list columns it
+    reads, and one ``SELECT qrels_id, run_id, topic, key, value`` per distinct metric key."""
+
+    options: Options
+    columns: frozenset[str]
+    selects: tuple[str, ...]
+
+    @property
+    def union(self) -> str:
+        return "\nUNION ALL\n".join(self.selects)
+
+
+def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
+    """The SQL of one pass over the ranked list (``gmax``: the top gain or grade, for metrics that
+    normalise by it). Every (qrels, run, topic) of ``rl_topics`` gets a value: a metric's missing
+    value where its block has no row."""
+    ctx = unit.context
+    # The parent's dropped documents (pool rows of a subsample) only matter to metrics that
+    # read pooled-but-unjudged rows (infAP); every other metric treats them as unjudged, so
+    # they are added only when such a metric is in the unit.
+    opts = options.with_pool(options.pool and any(i.spec.needs_pool for i in unit.instances))
+    bodies: dict[str, tuple[MetricInstance, str]] = {}
+    for inst in unit.instances:
+        key = stored_name(inst, ctx, options, None).key
+        if key not in bodies:
+            bodies[key] = (inst, metric_sql(inst, opts, gmax))
+    needs = frozenset().union(*(i.spec.block.needs for i, _ in bodies.values()))
+    selects = []
+    for key, (inst, body) in bodies.items():
+        missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
+        selects.append(
+            f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, "
+            f"coalesce(m.value::DOUBLE, {missing}) AS value "
+            f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
+        )
+    return UnitSQL(opts, needs & frozenset(sqlfile.RUNNING_COLUMNS), tuple(selects))
+
+
 def compute(
     con: duckdb.DuckDBPyConnection,
     qrels_ids: Sequence[int],
@@ -166,28 +206,11 @@ def compute(
     for unit in units:
         ctx = unit.context
         check_gains(con, unit.qrels_ids, ctx.gains, qrels_names or {})
-        # The parent's dropped documents (pool rows of a subsample) only matter to metrics that
-        # read pooled-but-unjudged rows (infAP); every other metric treats them as unjudged, so
-        # they are added only when such a metric is in the unit.
-        opts = options.with_pool(options.pool and any(i.spec.needs_pool for i in unit.instances))
         gmax = max(ctx.gains) if ctx.gains else top_grade(con, unit.qrels_ids)
-        bodies: dict[str, tuple[MetricInstance, str]] = {}
-        for inst in unit.instances:
-            key = stored_name(inst, ctx, options, None).key
-            if key not in bodies:
-                bodies[key] = (inst, metric_sql(inst, opts, gmax))
-        needs = frozenset().union(*(i.spec.block.needs for i, _ in bodies.values()))
-        build(con, unit.qrels_ids, run_ids, ctx, opts, columns=needs & set(sqlfile.RUNNING_COLUMNS))
-        selects = []
-        for key, (inst, body) in bodies.items():
-            missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
-            selects.append(
-                f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, "
-                f"coalesce(m.value::DOUBLE, {missing}) AS value "
-                f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
-            )
+        sql = unit_sql(unit, options, gmax)
+        build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns)
         try:
-            con.execute(f"INSERT INTO {OUTPUT_TABLE} " + "\nUNION ALL\n".join(selects))
+            con.execute(f"INSERT INTO {OUTPUT_TABLE} " + sql.union)
         except duckdb.Error as e:
             failed = ", ".join(i.display for i in unit.instances)
             raise MetricError(f"computing {failed} failed in DuckDB: {e}") from None

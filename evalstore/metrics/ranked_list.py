@@ -45,9 +45,7 @@ def build(
 
     ``columns``: the optional rl_judged columns to build (default: all of
     :data:`~evalstore.metrics.sqlfile.RUNNING_COLUMNS`)."""
-    wanted = set(RUNNING_COLUMNS) if columns is None else set(columns)
     run_list = ", ".join(str(int(r)) for r in run_ids)
-    qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
     if options.convention == "ntcireval":
         con.execute(f"""CREATE OR REPLACE TEMP TABLE rl_file_order AS
             SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank, score
@@ -55,9 +53,29 @@ def build(
         rank_source = "SELECT run_id, topic, doc, rank, score FROM rl_file_order"
     else:
         rank_source = f"SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE run_id IN ({run_list})"
+    for stmt in render(qrels_ids, run_ids, context, options, columns, rank_source):
+        con.execute(stmt)
+
+
+def render(
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    context: Context,
+    options: Options,
+    columns: set[str] | frozenset[str] | None,
+    rank_source: str,
+    run_ids_sql: str | None = None,
+) -> list[str]:
+    """The statements of ``sql/ranked_list.sql`` for one context: ``rank_source`` is the query
+    giving ``(run_id, topic, doc, rank, score)`` of the runs (stored runs, or a run given in
+    memory to :class:`evalstore.Evaluator`); ``run_ids_sql`` a query giving the ``run_id`` of the
+    runs when they are not ``run_ids`` (for ``complete``)."""
+    wanted = set(RUNNING_COLUMNS) if columns is None else set(columns)
+    run_list = ", ".join(str(int(r)) for r in run_ids)
+    qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
     if options.complete:
         pairs = (
-            f"SELECT q.qrels_id, r.run_id, q.topic FROM (SELECT unnest([{run_list}]) AS run_id) r "
+            f"SELECT q.qrels_id, r.run_id, q.topic FROM ({run_ids_sql or f'SELECT unnest([{run_list}]) AS run_id'}) r "
             f"CROSS JOIN rl_qtopics q"
         )
     else:
@@ -89,9 +107,7 @@ def build(
             else ""
         ),
     }
-    script = string.Template(read_sql("ranked_list.sql")).substitute(values)
-    for stmt in statements(script):
-        con.execute(stmt)
+    return statements(string.Template(read_sql("ranked_list.sql")).substitute(values))
 
 
 def statements(script: str) -> list[str]:

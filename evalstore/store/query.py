@@ -35,6 +35,27 @@ class QueryResult:
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in self.rows]
 
+    def arrow(self) -> Any:
+        """The rows as a pyarrow Table (types inferred from the values)."""
+        import pyarrow as pa
+
+        return pa.table({c: [r[i] for r in self.rows] for i, c in enumerate(self.columns)})
+
+    def df(self) -> Any:
+        """The rows as a pandas DataFrame (pandas is optional)."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.rows, columns=self.columns)
+
+    def pl(self) -> Any:
+        """The rows as a polars DataFrame (polars is optional)."""
+        import polars as pl
+
+        return pl.from_arrow(self.arrow())
+
+    def __repr__(self) -> str:
+        return f"<QueryResult {len(self.rows)} row(s) x {len(self.columns)} column(s): {', '.join(self.columns)}>"
+
 
 def check_statements(query: str, *, write: bool) -> None:
     """Raise StoreError for an empty query, a syntax error, or (unless ``write``) a statement

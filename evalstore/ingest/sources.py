@@ -1,0 +1,171 @@
+"""Runs and qrels given as Python objects, as Arrow tables: dicts, pandas / polars DataFrames,
+pyarrow Tables, and iterables of namedtuples (ir_datasets' ``qrels_iter()``, ``scoreddocs_iter()``).
+
+Column names: ir_measures' and ranx's (``query_id, doc_id, relevance, score``) or evalstore's
+(``topic, doc, grade, score``); ``qid``/``docno``/``rel`` are accepted too, other columns
+(``iteration``, ``Q0``, ``rank``, ``run``) are ignored. Values are checked as a file's would be:
+topics and documents present, grades integers, scores finite numbers, each (topic, doc) once.
+A run table keeps the order of its rows (``ln``, for the NTCIREVAL convention's file order).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import IngestError
+
+_ALIASES = {
+    "topic": ("topic", "query_id", "qid", "query"),
+    "doc": ("doc", "doc_id", "docno", "docid"),
+    "grade": ("grade", "relevance", "rel", "label"),
+    "score": ("score",),
+}
+
+
+def is_path(obj: Any) -> bool:
+    return isinstance(obj, (str, os.PathLike)) or (
+        isinstance(obj, (list, tuple)) and bool(obj) and all(isinstance(p, (str, os.PathLike)) for p in obj)
+    )
+
+
+def qrels_table(obj: Any, what: str = "qrels") -> pa.Table:
+    """``(topic, doc, grade)`` of qrels given as a dict, DataFrame, Arrow table or namedtuples."""
+    if isinstance(obj, Mapping):
+        topics = [str(t) for t, docs in obj.items() for _ in docs]
+        docs = [str(d) for ds in obj.values() for d in ds]
+        grades = [g for ds in obj.values() for g in ds.values()]
+        return _check_qrels(pa.table({"topic": topics, "doc": docs, "grade": _ints(grades, what)}), what)
+    t = _columns(_arrow(obj, what), ("topic", "doc", "grade"), what)
+    return _check_qrels(t, what, unique=True)
+
+
+def run_table(obj: Any, what: str = "run") -> pa.Table:
+    """``(topic, doc, score, ln)`` of a run given as a dict, DataFrame, Arrow table or namedtuples."""
+    if isinstance(obj, Mapping):
+        topics = [str(t) for t, docs in obj.items() for _ in docs]
+        docs = [str(d) for ds in obj.values() for d in ds]
+        scores = [s for ds in obj.values() for s in ds.values()]
+        t = pa.table({"topic": topics, "doc": docs, "score": _floats(scores, what)})
+        unique = False  # a dict holds each document once per topic
+    else:
+        t = _columns(_arrow(obj, what), ("topic", "doc", "score"), what)
+        unique = True
+    t = t.append_column("ln", pa.array(range(1, t.num_rows + 1), pa.int64()))
+    return _check_run(t, what, unique)
+
+
+# ----------------------------------------------------------------------------------------------
+def _arrow(obj: Any, what: str) -> pa.Table:
+    if isinstance(obj, pa.Table):
+        return obj
+    if isinstance(obj, pa.RecordBatch):
+        return pa.Table.from_batches([obj])
+    to_arrow = getattr(obj, "to_arrow", None)  # polars
+    if callable(to_arrow) and type(obj).__module__.startswith("polars"):
+        return to_arrow()
+    if type(obj).__module__.startswith("pandas"):
+        return pa.Table.from_pandas(obj, preserve_index=False)
+    if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
+        rows = list(obj)
+        if not rows:
+            raise IngestError(f"{what} is empty")
+        first = rows[0]
+        fields = getattr(first, "_fields", None)
+        if fields is None:
+            raise IngestError(
+                f"{what}: rows must be namedtuples with fields such as query_id, doc_id, relevance / score "
+                f"(got {type(first).__name__})"
+            )
+        return pa.table({f: [getattr(r, f) for r in rows] for f in fields})
+    raise IngestError(
+        f"{what}: expected a dict {{topic: {{doc: value}}}}, a file path, a pandas or polars DataFrame, a pyarrow "
+        f"Table or namedtuples, not {type(obj).__name__}"
+    )
+
+
+def _columns(t: pa.Table, wanted: tuple[str, ...], what: str) -> pa.Table:
+    lower = {c.lower(): c for c in t.column_names}
+    cols = {}
+    for name in wanted:
+        found = next((lower[a] for a in _ALIASES[name] if a in lower), None)
+        if found is None:
+            raise IngestError(
+                f"{what} has no column for {name!r} (looked for {', '.join(_ALIASES[name])}; "
+                f"columns: {', '.join(t.column_names)})"
+            )
+        cols[name] = t.column(found)
+    out = {"topic": _strings(cols["topic"]), "doc": _strings(cols["doc"])}
+    if "grade" in cols:
+        out["grade"] = _ints(cols["grade"].to_pylist(), what)
+    if "score" in cols:
+        out["score"] = _floats(cols["score"].to_pylist(), what)
+    return pa.table(out)
+
+
+def _strings(col: pa.ChunkedArray) -> pa.Array:
+    return pc.cast(col, pa.string()).combine_chunks()
+
+
+def _ints(values: list, what: str) -> pa.Array:
+    out = []
+    for v in values:
+        if isinstance(v, bool) or v is None:
+            raise IngestError(f"{what}: grade {v!r} is not an integer")
+        if isinstance(v, float):
+            if not (math.isfinite(v) and v.is_integer()):
+                raise IngestError(f"{what}: grade {v!r} is not an integer")
+            v = int(v)
+        try:
+            out.append(int(v))
+        except (TypeError, ValueError):
+            raise IngestError(f"{what}: grade {v!r} is not an integer") from None
+    return pa.array(out, pa.int32())
+
+
+def _floats(values: list, what: str) -> pa.Array:
+    try:
+        arr = pa.array(values, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        bad = next((v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool)), None)
+        raise IngestError(f"{what}: score {bad!r} is not a number") from None
+    if arr.null_count or not pc.all(pc.is_finite(arr)).as_py():
+        bad = next(v for v in values if v is None or not math.isfinite(v))
+        raise IngestError(f"{what}: score {bad!r} is not finite (scores must be finite numbers)")
+    return arr
+
+
+def _check_qrels(t: pa.Table, what: str, unique: bool = False) -> pa.Table:
+    if t.num_rows == 0:
+        raise IngestError(f"{what} is empty")
+    _no_nulls(t, what)
+    if unique:
+        _unique(t, what, "judged twice")
+    return t
+
+
+def _check_run(t: pa.Table, what: str, unique: bool) -> pa.Table:
+    if t.num_rows == 0:
+        raise IngestError(f"{what} is empty")
+    _no_nulls(t, what)
+    if unique:
+        _unique(t, what, "retrieved twice (trec_eval refuses duplicate documents)")
+    return t
+
+
+def _no_nulls(t: pa.Table, what: str) -> None:
+    for c in ("topic", "doc"):
+        if t.column(c).null_count:
+            raise IngestError(f"{what}: a {c} is missing (null)")
+
+
+def _unique(t: pa.Table, what: str, problem: str) -> None:
+    counts = t.group_by(["topic", "doc"]).aggregate([([], "count_all")])
+    if counts.num_rows != t.num_rows:
+        dup = counts.filter(pc.greater(counts.column("count_all"), 1)).slice(0, 1).to_pylist()[0]
+        raise IngestError(f"{what}: document {dup['doc']!r} of topic {dup['topic']!r} is {problem}")
