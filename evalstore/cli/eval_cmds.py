@@ -6,27 +6,45 @@ import sys
 
 import typer
 
+from ..api import evaluate as evaluate_files
 from ..demo import run_demo
 from ..meta import plots
 from ..report import rows as report_rows
-from ..report.writers import FILE_FORMATS, write, write_trec_eval
+from ..report.writers import FILE_FORMATS, FORMATS, write, write_trec_eval
 from ..subsample import derivations, evaluate_subsamples
 from . import options as opt
-from .app import app, open_store
+from .app import app, check_choice, group, only_qrels, open_store
+from .inputs import spooled
 from .output import check_writable, emit, output_format, say
 
-export_app = typer.Typer(help="Export leaderboards and per-topic scores.", no_args_is_help=True)
+export_app = group("Export leaderboards and per-topic scores.")
 app.add_typer(export_app, name="export")
 
 
 @app.command("eval")
 @opt.shared(ev=opt.EVALUATION, store_opts=opt.STORE)
 def eval_cmd(
-    qrels: str = opt.Qrels,
+    files: list[str] | None = typer.Argument(
+        None,
+        metavar="[QRELS_FILE RUN_FILE...]",
+        help="Evaluate files without a store, like trec_eval QRELS RUN (- reads one of them from stdin). "
+        "Without files: runs of the store against --qrels.",
+    ),
+    qrels: str | None = typer.Option(
+        None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set)."
+    ),
     run: list[str] | None = opt.Runs,
-    metric: list[str] = opt.Metrics,
-    per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Print per-topic scores too."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, json or trec (trec_eval -q layout)."),
+    metric: list[str] | None = typer.Option(
+        None,
+        "--metric",
+        "-m",
+        help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable (default: trec_eval's official set).",
+    ),
+    per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Print per-topic scores too (and the means)."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv, json or trec (trec_eval -q layout)."),
+    transpose: bool = typer.Option(
+        False, "--transpose", help="One metric per row (automatic on a terminal when the table is too wide)."
+    ),
     subsamples: str | None = typer.Option(
         None,
         "--subsamples",
@@ -40,33 +58,56 @@ def eval_cmd(
     ev: opt.EvaluationOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
-    """Compute metrics for runs against a qrels set; store the per-topic scores and print them."""
+    """Compute metrics: for runs of the store against a qrels set (the per-topic scores are stored),
+    or for files given as arguments (nothing is stored)."""
+    check_choice(fmt, (*FORMATS, "trec"), "--format")
     check_writable(plot, "--plot", ".png")
+    metrics = metric or ["official"]
+    if files:
+        if qrels or run or subsamples:
+            raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
+        if len(files) < 2:
+            raise typer.BadParameter("give a qrels file and at least one run file", param_hint="FILES")
+        with spooled(files) as paths:
+            result = evaluate_files(paths[0], paths[1:], metrics, **ev.kwargs())
+        _print_result(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}")
+        return
     if plot and subsamples:
         raise typer.BadParameter("--plot draws one qrels set's scores; leave out --subsamples", param_hint="--plot")
     if subsamples:
         if fmt == "trec":
             raise typer.BadParameter("--format trec prints one qrels set; use table, csv or json with --subsamples")
         with open_store(store_opts.db) as store:
-            results = evaluate_subsamples(store, qrels, run or None, metric, subsamples, **ev.kwargs())
+            qrels = qrels or only_qrels(store)
+            results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
             title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
             table = (
-                report_rows.per_topics(results, title)
+                report_rows.per_topics(results, title, means=fmt == "table")
                 if per_topic
                 else report_rows.leaderboards(results, derivations(store), title)
             )
         emit(table, fmt)
         return
     with open_store(store_opts.db) as store:
-        result = store.evaluate(qrels, run or None, metric, **ev.kwargs())
+        qrels = qrels or only_qrels(store)
+        result = store.evaluate(qrels, run or None, metrics, **ev.kwargs())
+    _print_result(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
+
+
+def _print_result(result, fmt: str, per_topic: bool, transpose: bool, plot: str | None, title: str) -> None:
     if plot:
-        plots.plot_scores(result, plot, f"qrels {qrels}")
+        plots.plot_scores(result, plot, title)
         say(f"wrote {plot}")
     if fmt == "trec":
         write_trec_eval(result, per_topic=per_topic)
         return
-    title = f"qrels {qrels}"
-    emit(report_rows.per_topic(result, title) if per_topic else report_rows.leaderboard(result, title), fmt)
+    # the means as topic 'all' for a reader (as trec_eval -q); data formats keep per-topic rows only
+    table = (
+        report_rows.per_topic(result, title, means=fmt == "table")
+        if per_topic
+        else report_rows.leaderboard(result, title)
+    )
+    emit(table.transposed() if transpose and not per_topic else table, fmt)
 
 
 @export_app.command("leaderboard")
@@ -89,7 +130,7 @@ def export_leaderboard_cmd(
     chosen = output_format(fmt or "csv", None) if output == "-" else output_format(fmt, output)
     with open_store(store_opts.db) as store:
         result = store.evaluate(qrels, run or None, metric, **ev.kwargs())
-    table = report_rows.per_topic(result) if per_topic else report_rows.leaderboard(result)
+    table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
     if output == "-":
         table.digits = None
         write(table, chosen, sys.stdout)

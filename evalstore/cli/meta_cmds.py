@@ -19,13 +19,12 @@ from ..meta.significance import TESTS
 from ..report import meta_tables
 from ..subsample import create_subsamples
 from . import options as opt
-from .app import app, open_store
+from .app import app, group, open_store
 from .output import emit, say
 
-meta_app = typer.Typer(
-    help="Meta-evaluation of metrics (Sakai 2007; Bompada et al. 2007): rank correlation, swap method, bootstrap "
-    "sensitivity, paired tests, robustness to incomplete judgments. Results are stored in meta_* relations.",
-    no_args_is_help=True,
+meta_app = group(
+    "Meta-evaluation of metrics (Sakai 2007; Bompada et al. 2007): rank correlation, swap method, bootstrap "
+    "sensitivity, paired tests, robustness to incomplete judgments. Results are stored in meta_* relations."
 )
 app.add_typer(meta_app, name="meta")
 

@@ -13,14 +13,12 @@ from ..report.table import Table
 from ..report.writers import FORMATS
 from ..store import QueryResult, inspect_store
 from . import options as opt
-from .app import app, check_choice, open_for_reading, open_store
+from .app import app, check_choice, group, open_for_reading, open_store
 from .output import emit, say
 
-ingest_app = typer.Typer(
-    help="Ingest runs and qrels (TREC or NTCIR formats, .gz read transparently).", no_args_is_help=True
-)
-db_app = typer.Typer(help="Store administration: schema version and upgrades.", no_args_is_help=True)
-list_app = typer.Typer(help="Summarise what is stored.", no_args_is_help=True)
+ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats, .gz read transparently).")
+db_app = group("Store administration: schema version and upgrades.")
+list_app = group("Summarise what is stored.")
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(db_app, name="db")
 app.add_typer(list_app, name="list")
@@ -128,7 +126,7 @@ def sql(
     with open_store(store_opts.db) if write else open_for_reading(store_opts.db) as store:
         res = store.sql(query, write=write)
     if res.columns:
-        emit(_table(res, digits=6), fmt)
+        emit(_table(res, digits=None), fmt)  # values as computed: no rounding, integers as integers
     else:
         say("ok (the statement returned no rows)")
 
@@ -179,22 +177,43 @@ def db_upgrade(*, store_opts: opt.StoreOptions) -> None:
 
 @app.command("metrics")
 def metrics(
-    name: str | None = typer.Argument(None, help="Show one metric in full."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+    name: str | None = typer.Argument(None, help="Show one metric in full; any spelling (nDCG@10, ndcg_cut_10)."),
+    fmt: str = typer.Option("table", "--format", "-f", help=f"{', '.join(FORMATS)}."),
 ) -> None:
-    """List the metrics: names, aliases, parameters, SQL location, citation and tests."""
+    """List the metrics (name, what it measures, aliases, parameters), or show one in full."""
+    check_choice(fmt, FORMATS, "--format")
     entries = describe(name)
-    if fmt == "json" or name:
-        typer.echo(json.dumps(entries if not name else entries[0], indent=1))
+    if name:
+        e = entries[0]
+        if fmt == "json":
+            typer.echo(json.dumps(e, indent=1))
+            return
+        rows = [
+            ("name", e["name"]),
+            ("measures", e["doc"]),
+            ("aliases", ", ".join(e["aliases"])),
+            ("parameters", "; ".join(f"{p['name']}={p['default']} ({p['doc']})" for p in e["params"])),
+            ("cutoff @k", e["cutoff"]),
+            ("summary over topics", e["aggregate"]),
+            ("source", e["citation"]),
+            ("SQL", e["sql"]),
+            ("reads", ", ".join(e["reads"])),
+            ("tests", ", ".join(e["tests"])),
+        ]
+        emit(Table(["field", "value"], rows, title=e["name"], digits=None), fmt)
         return
-    rows = [
+    listing: list[tuple[str, str, str, str]] = [
         (
             e["name"],
-            ", ".join(e["aliases"]) or "",
-            ", ".join(f"{p['name']}={p['default']}" for p in e["params"]),
-            e["cutoff"],
-            e["sql"],
+            _first_sentence(e["doc"]),
+            ", ".join(e["aliases"]),
+            ", ".join(f"{p['name']}={p['default']}" for p in e["params"]) + (" @k" if e["cutoff"] != "none" else ""),
         )
         for e in entries
     ]
-    emit(Table(["metric", "aliases", "parameters", "@k", "sql"], rows))
+    emit(Table(["metric", "measures", "aliases", "parameters"], listing, title="metrics", digits=None), fmt)
+
+
+def _first_sentence(text: str) -> str:
+    first = text.strip().split(". ")[0].rstrip(".")
+    return first if len(first) <= 90 else first[:87] + "..."

@@ -15,7 +15,7 @@ from ..subsample import (
     topic_sizes,
 )
 from . import options as opt
-from .app import app, open_store
+from .app import CONTEXT, app, open_store
 from .output import emit, say
 
 subsample_app = typer.Typer(
@@ -23,6 +23,7 @@ subsample_app = typer.Typer(
     "drop them.\n\nCreate: evalstore subsample --qrels NAME --fractions 0.9,0.7,0.5,0.3,0.1 [--trials K] "
     "[--seed S] [--min-rel 1] [--min-nonrel 10]. Names are <qrels>@bv<fraction>#<trial>.",
     invoke_without_command=True,
+    context_settings=CONTEXT,
 )
 app.add_typer(subsample_app, name="subsample")
 

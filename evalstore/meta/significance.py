@@ -37,7 +37,7 @@ from functools import cache
 import numpy as np
 
 from ..errors import MetaError
-from .bootstrap import t_statistic
+from .bootstrap import row_scale, t_statistic
 from .sampling import block_size, check_trials, sign_flips
 
 TESTS = ("bootstrap", "t", "wilcoxon", "randomisation")
@@ -66,7 +66,10 @@ def paired_t(Z) -> tuple[np.ndarray, np.ndarray]:
     p = np.where(t == 0, 1.0, 0.0)
     ok = ~const
     if ok.any():
-        res = ttest_rel(Z[ok], np.zeros_like(Z[ok]), axis=1)
+        # t is scale-free: each row is divided by a power of two first (exact), so that the squares
+        # of tiny differences do not underflow (scipy alone gives NaN for differences of 1e-313)
+        Zs = Z[ok] / row_scale(Z[ok])[:, None]
+        res = ttest_rel(Zs, np.zeros_like(Zs), axis=1)
         t[ok], p[ok] = res.statistic, res.pvalue
     return t, np.minimum(p, 1.0)
 

@@ -217,10 +217,21 @@ def _parse_one(text: str, display: str | None) -> MetricInstance:
     return inst
 
 
+def _spec_of(name: str) -> MetricSpec:
+    """The metric a name denotes, in any spelling: ``nDCG``, ``ndcg_cut_10``, ``nDCG(gains=1:2)@5``."""
+    try:
+        return get(name)
+    except MetricError:
+        specs = list(dict.fromkeys(i.spec for i in parse(name)))
+        if len(specs) != 1:
+            raise MetricError(f"{name!r} names several metrics ({', '.join(s.name for s in specs)})") from None
+        return specs[0]
+
+
 def describe(name: str | None = None) -> list[dict[str, Any]]:
     """Registry entries as dicts (name, aliases, parameters, SQL location and what the SQL reads,
     needs and calls, citation, tests, doc)."""
-    specs = [get(name)] if name else all_metrics()
+    specs = [_spec_of(name)] if name else all_metrics()
     return [
         {
             "name": s.name,

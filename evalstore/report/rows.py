@@ -33,8 +33,21 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
     return Table(["run", "qrels", "n_topics", *metrics], rows, title=title)
 
 
-def per_topic(result: EvalResult, title: str | None = None) -> Table:
-    return Table(list(PER_TOPIC_COLUMNS), [(r, result.qrels, t, m, v) for r, t, m, v in result.per_topic], title=title)
+def per_topic(result: EvalResult, title: str | None = None, means: bool = True) -> Table:
+    """Per-topic rows, each run's followed by its summaries as topic ``all`` (as trec_eval -q)."""
+    rows = [(r, result.qrels, t, m, v) for r, t, m, v in result.per_topic]
+    if means:
+        summary: dict[str, list[tuple]] = {}
+        for r, m, v, _ in result.means:
+            summary.setdefault(r, []).append((r, result.qrels, "all", m, v))
+        out: list[tuple] = []
+        for i, row in enumerate(rows):
+            out.append(row)
+            if i + 1 == len(rows) or rows[i + 1][0] != row[0]:
+                out.extend(summary.pop(row[0], []))
+        out.extend(x for rest in summary.values() for x in rest)  # runs with no scored topic
+        rows = out
+    return Table(list(PER_TOPIC_COLUMNS), rows, title=title)
 
 
 def leaderboards(
@@ -54,7 +67,7 @@ def leaderboards(
     return Table(columns, rows, title=title)
 
 
-def per_topics(results: Mapping[str, EvalResult], title: str | None = None) -> Table:
-    """Long per-topic rows over several qrels sets."""
-    rows = [row for result in results.values() for row in per_topic(result).rows]
+def per_topics(results: Mapping[str, EvalResult], title: str | None = None, means: bool = True) -> Table:
+    """Long per-topic rows over several qrels sets (with each run's ``all`` rows when ``means``)."""
+    rows = [row for result in results.values() for row in per_topic(result, means=means).rows]
     return Table(list(PER_TOPIC_COLUMNS), rows, title=title)

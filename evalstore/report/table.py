@@ -23,3 +23,10 @@ class Table:
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in self.rows]
+
+    def transposed(self) -> Table:
+        """Rows become columns: the first column's values head the new columns, every other column
+        becomes a row (a leaderboard as one metric per row)."""
+        heads = [str(r[0]) for r in self.rows]
+        rows = [[c, *[r[i] for r in self.rows]] for i, c in enumerate(self.columns) if i > 0]
+        return Table([self.columns[0], *heads], rows, self.title, list(self.notes), self.digits)

@@ -35,6 +35,7 @@ import io
 import json
 import math
 import os
+import shutil
 import sys
 import uuid
 from collections.abc import Iterable, Sequence
@@ -114,6 +115,9 @@ def write(table: Table, fmt: str = "table", out: IO[str] | None = None) -> None:
     elif fmt == "latex":
         out.write(latex_text(table))
     elif out is sys.stdout and sys.stdout.isatty():
+        width = shutil.get_terminal_size().columns
+        if _width(table) > width and len(table.rows) < len(table.columns) and _width(table.transposed()) <= width:
+            table = table.transposed()  # a wide leaderboard: one metric per row instead of a row of '…'
         _rich(table)
     else:
         out.write(plain_text(table))
@@ -216,6 +220,12 @@ def latex_text(table: Table) -> str:
         lines.append(" & ".join(tex_escape(cell(v, table.digits)) for v in r) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def _width(table: Table) -> int:
+    """The width of the table drawn as a terminal table (3 characters of padding and rule per column)."""
+    text = [[cell(v, table.digits) for v in r] for r in table.rows]
+    return sum(max([len(str(c))] + [len(r[i]) for r in text]) + 3 for i, c in enumerate(table.columns)) + 1
 
 
 def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:

@@ -1,0 +1,5 @@
+"""``python -m evalstore``: the command line."""
+
+from .cli import main
+
+main()
