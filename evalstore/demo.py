@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from typing import IO
 
@@ -11,6 +12,8 @@ from .report.writers import write
 from .resources import sample_dir
 from .store import open as open_store
 
+#: Where the demo's store goes unless --db says otherwise (in the current folder, to explore afterwards).
+DEMO_DB = "evalstore-demo.duckdb"
 DEMO_METRICS = ["AP", "nDCG@10", "P@10", "RR", "R@50"]
 DEMO_QUERY = (
     "SELECT run, round(avg(value), 4) AS mean_nDCG10, round(min(value), 4) AS worst_topic, "
@@ -18,15 +21,20 @@ DEMO_QUERY = (
     "WHERE metric = 'nDCG@10' GROUP BY run ORDER BY mean_nDCG10 DESC"
 )
 
+TRY_QUERY = "SELECT topic, run, value FROM scores WHERE metric = 'AP' ORDER BY value LIMIT 5"
 
-def run_demo(db: str | None = None, out: IO[str] | None = None) -> None:
-    """Ingest the sample, evaluate it, print the leaderboard and an SQL query over the scores."""
+
+def run_demo(db: str | None = None, out: IO[str] | None = None) -> str:
+    """Ingest the sample into the store ``db`` (default ``./evalstore-demo.duckdb``; ingesting it
+    again is a no-op), evaluate it, print the leaderboard, an SQL query over the scores and three
+    commands to try on the store. Returns the store's location."""
     out = out or sys.stdout
+    db = db or DEMO_DB
 
     def echo(s: str) -> None:
         out.write(s + "\n")
 
-    store = open_store(db or ":memory:")
+    store = open_store(db)
     try:
         sample = sample_dir()
         for r in store.ingest_qrels(sample / "qrels.txt", name="sample", progress=False):
@@ -44,3 +52,10 @@ def run_demo(db: str | None = None, out: IO[str] | None = None) -> None:
         write(Table(res.columns, res.rows), "table", out)
     finally:
         store.close()
+    flag = "" if db == ":memory:" else f" --db {shlex.quote(db)}"
+    if flag:
+        echo(f"\nThe store is {db}. Try:")
+        echo(f"  evalstore eval{flag} -m 'AP(rel=2)' -m nDCG@5 -r bm25 -r rerank --per-topic")
+        echo(f"  evalstore meta kendall{flag} --qrels sample -m AP -m nDCG@10 -m P@10")
+        echo(f'  evalstore sql{flag} "{TRY_QUERY}"')
+    return db

@@ -365,3 +365,17 @@ def test_db_status_and_upgrade(cli, tmp_path):
     assert code == 1 and "has schema version 99" in err and "newer evalstore" in err
     code, out, _ = cli("db", "status", "--db", tmp_path / "none.duckdb")
     assert code == 0 and "does not exist" in out
+
+
+def test_sql_column_names_as_written_and_name_suggestions(cli, db):
+    code, out, _ = cli(
+        "sql", "SELECT count(*), max(rank), round(avg(score), 2) AS m FROM run_rows", "-f", "csv", "--db", db
+    )
+    assert code == 0
+    assert out.splitlines()[0] == "count(*),max(rank),m"
+    code, _, err = cli("eval", "-q", "qrels_smal", "-m", "AP", "--db", db)
+    assert code == 1 and "no qrels set named 'qrels_smal' in the store (did you mean 'qrels_small'?)" in err
+    code, _, err = cli("eval", "-r", "sysa", "-m", "AP", "--db", db)
+    assert code == 1 and "no run named 'sysa' in the store (did you mean 'sysA'?)" in err
+    code, _, err = cli("eval", "-r", "zzz", "-m", "AP", "--db", db)
+    assert code == 1 and "no run named 'zzz' in the store (runs: sysA)" in err

@@ -1,5 +1,7 @@
 """End-to-end smoke tests of the public interfaces on the bundled sample."""
 
+import shlex
+
 from typer.testing import CliRunner
 
 import evalstore
@@ -26,7 +28,17 @@ def test_notebook_api_dicts():
     assert res.value("sys", "q1", "P@2") == 0.5
 
 
-def test_cli_demo_runs():
+def test_cli_demo_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(app, ["demo"])
     assert r.exit_code == 0, r.output
     assert "rerank" in r.output and "leaderboard" in r.output
+    # the store is left behind, and the commands printed at the end work on it
+    assert (tmp_path / "evalstore-demo.duckdb").exists()
+    tries = [ln.strip() for ln in r.output.splitlines() if ln.startswith("  evalstore ")]
+    assert len(tries) == 3
+    for line in tries:
+        again = CliRunner().invoke(app, shlex.split(line)[1:])
+        assert again.exit_code == 0, (line, again.output)
+    # running it again on the same store is fine (ingesting the same files is a no-op)
+    assert CliRunner().invoke(app, ["demo"]).exit_code == 0

@@ -139,6 +139,11 @@ def export_leaderboard_cmd(
 
 
 @app.command("demo")
-def demo(db: str | None = typer.Option(None, "--db", help="Store file for the demo (default: in memory).")) -> None:
-    """Build a store from the bundled sample collection, evaluate it and show a leaderboard and a query."""
+def demo(
+    db: str | None = typer.Option(
+        None, "--db", help="Store file for the demo (default: ./evalstore-demo.duckdb; ':memory:' keeps nothing)."
+    ),
+) -> None:
+    """Build a store from the bundled sample collection, evaluate it, show a leaderboard and a query,
+    and print three commands to try on the store it leaves behind."""
     run_demo(db)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 
 import typer
 
 from ..errors import StoreError
 from ..ingest import IngestResult
+from ..manage import drop, plan_drop
 from ..metrics import describe
 from ..report.table import Table
 from ..report.writers import FORMATS
@@ -22,6 +25,9 @@ list_app = group("Summarise what is stored.")
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(db_app, name="db")
 app.add_typer(list_app, name="list")
+drop_app = group("Remove runs or qrels sets and everything that depends on them (scores, subsamples, analyses).")
+app.add_typer(drop_app, name="drop")
+Yes = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")
 
 InputFormat = typer.Option("trec", "--format", "-f", help="Input format: trec or ntcir.")
 
@@ -107,6 +113,37 @@ def list_qrels(fmt: str = opt.TableFormat, *, store_opts: opt.StoreOptions) -> N
     emit(_table(res, "qrels sets", digits=6), fmt)
 
 
+@drop_app.command("run")
+@opt.shared(store_opts=opt.STORE)
+def drop_run(
+    names: list[str] = typer.Argument(..., help="Run names."), yes: bool = Yes, *, store_opts: opt.StoreOptions
+) -> None:
+    """Remove runs: their rows, stored scores and the meta analyses that read them (one transaction)."""
+    _drop("run", names, yes, store_opts.db)
+
+
+@drop_app.command("qrels")
+@opt.shared(store_opts=opt.STORE)
+def drop_qrels(
+    names: list[str] = typer.Argument(..., help="Qrels set names."), yes: bool = Yes, *, store_opts: opt.StoreOptions
+) -> None:
+    """Remove qrels sets: their judgments, stored scores, the subsamples drawn from them and the
+    meta analyses that read them (one transaction)."""
+    _drop("qrels", names, yes, store_opts.db)
+
+
+def _drop(kind: str, names: list[str], yes: bool, db: str | None) -> None:
+    if not yes and not sys.stdin.isatty():
+        raise typer.BadParameter("nothing asked on a pipe: add --yes to drop without confirmation", param_hint="--yes")
+    with open_store(db) as store:
+        plan = plan_drop(store, kind, names)
+        if not yes and not typer.confirm(f"drop {plan.summary()}?", err=True):
+            say("nothing dropped")
+            raise typer.Exit(1)
+        drop(store, plan)
+    say(f"dropped {plan.summary()}")
+
+
 @app.command("sql")
 @opt.shared(store_opts=opt.STORE)
 def sql(
@@ -126,9 +163,17 @@ def sql(
     with open_store(store_opts.db) if write else open_for_reading(store_opts.db) as store:
         res = store.sql(query, write=write)
     if res.columns:
-        emit(_table(res, digits=None), fmt)  # values as computed: no rounding, integers as integers
+        # values as computed: no rounding, integers as integers; column names as the query wrote them
+        emit(Table([_as_written(c) for c in res.columns], res.rows, digits=None), fmt)
     else:
         say("ok (the statement returned no rows)")
+
+
+def _as_written(column: str) -> str:
+    """A result column's name closer to how the query wrote it: DuckDB names an unaliased
+    ``count(*)`` ``count_star()`` and quotes the identifiers inside expressions (``avg("value")``)."""
+    column = column.replace("count_star()", "count(*)")
+    return re.sub(r'"([A-Za-z_][A-Za-z0-9_]*)"', r"\1", column) if "(" in column else column
 
 
 @db_app.command("status")

@@ -6,6 +6,7 @@ Its methods are thin: each delegates to the module that owns the job (:mod:`eval
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from ..comparison import Comparison, compare
 from ..errors import NotFoundError, StoreError
 from ..evaluate import evaluate
 from ..ingest import IngestResult, ingest_qrels, ingest_runs
+from ..manage import DropPlan, drop_qrels, drop_runs
 from ..result import EvalResult
 from .connection import connect, register_functions, resolve_location
 from .migrations import applied, available_migrations, check_current, migrate, schema_version
@@ -127,24 +129,14 @@ class Store:
     def run_id(self, name: str) -> int:
         rows = self.con.execute("SELECT run_id FROM run_meta WHERE name = ?", [name]).fetchall()
         if not rows:
-            known = [r[0] for r in self.con.execute("SELECT name FROM run_meta ORDER BY name LIMIT 20").fetchall()]
-            raise NotFoundError(
-                f"no run named {name!r} in the store"
-                + (
-                    f" (runs: {', '.join(known)}{' ...' if len(known) == 20 else ''})"
-                    if known
-                    else "; ingest one with `evalstore ingest run FILE`"
-                )
-            )
+            raise NotFoundError(f"no run named {name!r} in the store" + _known(name, self.run_names(), "runs", "run"))
         return rows[0][0]
 
     def qrels_id(self, name: str) -> int:
         rows = self.con.execute("SELECT qrels_id FROM qrels_meta WHERE name = ?", [name]).fetchall()
         if not rows:
-            known = [r[0] for r in self.con.execute("SELECT name FROM qrels_meta ORDER BY name LIMIT 20").fetchall()]
             raise NotFoundError(
-                f"no qrels set named {name!r} in the store"
-                + (f" (qrels sets: {', '.join(known)})" if known else "; ingest one with `evalstore ingest qrels FILE`")
+                f"no qrels set named {name!r} in the store" + _known(name, self.qrels_names(), "qrels sets", "qrels")
             )
         return rows[0][0]
 
@@ -175,6 +167,14 @@ class Store:
         """Ingest TREC or NTCIR qrels file(s); see :func:`evalstore.ingest.ingest_qrels`."""
         return ingest_qrels(self, paths, **kwargs)
 
+    def drop_runs(self, names: Sequence[str]) -> DropPlan:
+        """Remove runs, their scores and the analyses that read them; see :mod:`evalstore.manage`."""
+        return drop_runs(self, names)
+
+    def drop_qrels(self, names: Sequence[str]) -> DropPlan:
+        """Remove qrels sets, their scores, subsamples and analyses; see :mod:`evalstore.manage`."""
+        return drop_qrels(self, names)
+
     # ------------------------------------------------------------------ evaluation (evalstore.evaluate)
     def evaluate(
         self,
@@ -200,6 +200,19 @@ class Store:
 
         See :func:`evalstore.compare.compare` for the options."""
         return compare(self, qrels, baseline, runs, metrics, **options)
+
+
+def _known(name: str, names: list[str], plural: str, kind: str) -> str:
+    """The end of a not-found message: the closest names ("did you mean"), else some of the names."""
+    if not names:
+        return f"; ingest one with `evalstore ingest {kind} FILE`"
+    close = (
+        difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        or [n for n in names if name.lower() == n.lower() or name.lower() in n.lower()][:3]
+    )
+    if close:
+        return f" (did you mean {' or '.join(repr(c) for c in close)}?)"
+    return f" ({plural}: {', '.join(names[:20])}{' ...' if len(names) > 20 else ''})"
 
 
 def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = False) -> Store:  # noqa: A001
