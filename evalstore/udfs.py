@@ -4,6 +4,10 @@ A module declares a function with :func:`sql_function`; :func:`register_udfs` im
 modules that declare them (:data:`DECLARING_MODULES`) and registers every declared function on a
 connection, so metric SQL and ad-hoc SQL (``evalstore sql``) can call them. :func:`names` lists
 them (the SQL blocks that call one declare it: ``-- udfs:``).
+
+A function declared with ``arrow=True`` is vectorised: DuckDB calls it once per batch of rows
+(up to 2,048) with one ``pyarrow.ChunkedArray`` per argument and it returns a ``pyarrow.Array``
+of the batch's length (``create_function(..., type='arrow')``), instead of one Python call per row.
 """
 
 from __future__ import annotations
@@ -27,20 +31,21 @@ class SqlFunction:
     returns: str
     null_handling: str = "default"  # 'special': the function sees NULLs (as None) and may return NULL
     side_effects: bool = False
+    arrow: bool = False  # vectorised: called with Arrow arrays of a batch of rows
 
 
 _DECLARED: dict[str, SqlFunction] = {}
 
 
 def sql_function(
-    name: str, params: Sequence[str], returns: str, *, null_handling: str = "default"
+    name: str, params: Sequence[str], returns: str, *, null_handling: str = "default", arrow: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: declare ``fn`` as the SQL function ``name(params) -> returns``."""
 
     def declare(fn: Callable[..., Any]) -> Callable[..., Any]:
         if name in _DECLARED and _DECLARED[name].fn is not fn:
             raise ValueError(f"SQL function {name!r} declared twice")
-        _DECLARED[name] = SqlFunction(name, fn, tuple(params), returns, null_handling)
+        _DECLARED[name] = SqlFunction(name, fn, tuple(params), returns, null_handling, arrow=arrow)
         return fn
 
     return declare
@@ -66,4 +71,5 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
             duckdb.sqltype(f.returns),
             null_handling=f.null_handling,
             side_effects=f.side_effects,
+            type="arrow" if f.arrow else "native",
         )

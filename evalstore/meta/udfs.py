@@ -19,47 +19,66 @@ e.g. for two runs over the topics both were scored on::
     WHERE a.run = 'bm25' AND b.run = 'rerank' AND a.qrels = 'sample' AND a.metric = 'AP'
 
 A NULL argument gives NULL; lists of different lengths or with NULL elements are an error.
+
+The functions are vectorised: DuckDB hands them a batch of rows (Arrow columns); the rows with the
+same number of topics (and B, seed) go to the matrix form of the test at once, one row per pair
+(the form ``evalstore meta`` uses), not one Python call per pair.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable
 
+import numpy as np
+import pyarrow as pa
+
+from ..metrics import udf_lists as L
 from ..udfs import sql_function
-from .bootstrap import bootstrap_asl
+from .bootstrap import paired_bootstrap
 from .significance import paired_t, randomisation, wilcoxon
 
 
-def _pair(name: str, x, y) -> tuple[np.ndarray, np.ndarray]:
-    if len(x) != len(y):
+def _batch(name: str, x, y, *scalars, test: Callable[..., np.ndarray]) -> pa.Array:
+    """``test(Z, *scalars)`` for the rows of a batch grouped by (length, scalars): Z holds x - y."""
+    ok = L.all_valid(x, y, *scalars)
+    xv, xo, _ = L.lists(x, ok)
+    yv, yo, _ = L.lists(y, ok)
+    xl, yl = np.diff(xo), np.diff(yo)
+    if not np.array_equal(xl, yl):
+        i = int(np.flatnonzero(xl != yl)[0])
         raise ValueError(
-            f"{name}: the two lists have different lengths ({len(x)} and {len(y)}); "
+            f"{name}: the two lists have different lengths ({xl[i]} and {yl[i]}); "
             f"build both with the same topics in the same order"
         )
-    if any(v is None for v in x) or any(v is None for v in y):
+    if np.isnan(xv).any() or np.isnan(yv).any():
         raise ValueError(f"{name}: the lists contain NULL scores; filter them out or use coalesce(value, 0)")
-    return np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    params = [L.scalars(a)[0].astype(np.int64) for a in scalars]
+    out = np.zeros(len(xl))
+    keys = np.stack([xl, *params], axis=1)[ok]
+    rows = np.flatnonzero(ok)
+    for key in np.unique(keys, axis=0):
+        sel = rows[(keys == key).all(axis=1)]
+        n = int(key[0])
+        idx = xo[sel][:, None] + np.arange(n)[None, :]
+        out[sel] = test(xv[idx] - yv[idx], *(int(k) for k in key[1:]))
+    return L.column(out, ok)
 
 
-@sql_function("bootstrap_asl", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE")
-def _bootstrap_asl(x, y, B, seed):
-    x, y = _pair("bootstrap_asl", x, y)
-    return bootstrap_asl(x, y, int(B), int(seed))
+@sql_function("bootstrap_asl", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE", arrow=True)
+def _bootstrap_asl(x, y, B, seed) -> pa.Array:
+    return _batch("bootstrap_asl", x, y, B, seed, test=lambda Z, b, s: paired_bootstrap(Z, B=b, seed=s).asl)
 
 
-@sql_function("paired_t_p", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE")
-def _paired_t_p(x, y):
-    x, y = _pair("paired_t_p", x, y)
-    return float(paired_t((x - y)[None, :])[1][0])
+@sql_function("paired_t_p", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", arrow=True)
+def _paired_t_p(x, y) -> pa.Array:
+    return _batch("paired_t_p", x, y, test=lambda Z: paired_t(Z)[1])
 
 
-@sql_function("wilcoxon_p", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE")
-def _wilcoxon_p(x, y):
-    x, y = _pair("wilcoxon_p", x, y)
-    return float(wilcoxon((x - y)[None, :])[1][0])
+@sql_function("wilcoxon_p", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", arrow=True)
+def _wilcoxon_p(x, y) -> pa.Array:
+    return _batch("wilcoxon_p", x, y, test=lambda Z: wilcoxon(Z)[1])
 
 
-@sql_function("randomisation_p", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE")
-def _randomisation_p(x, y, B, seed):
-    x, y = _pair("randomisation_p", x, y)
-    return float(randomisation((x - y)[None, :], int(B), int(seed))[1][0])
+@sql_function("randomisation_p", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE", arrow=True)
+def _randomisation_p(x, y, B, seed) -> pa.Array:
+    return _batch("randomisation_p", x, y, B, seed, test=lambda Z, b, s: randomisation(Z, b, s)[1])

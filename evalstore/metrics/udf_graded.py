@@ -1,8 +1,9 @@
 """Python UDFs for the graded-relevance metrics that are awkward in plain SQL.
 
 Registered in DuckDB on every connection the store opens (see :mod:`evalstore.udfs`), so metric
-SQL and ad-hoc SQL (``evalstore sql``) can call them. Each call receives one topic's lists (one
-row per (run, topic), never one per document) and works on them with numpy.
+SQL and ad-hoc SQL (``evalstore sql``) can call them. They are vectorised: each call receives a
+batch of up to 2,048 rows (one row per (run, topic), its lists as Arrow list columns) and computes
+all of them with numpy at once (:mod:`evalstore.metrics.udf_lists`), not one Python call per list.
 
 SQL signatures (docs/graded.md has the formulas):
 
@@ -32,70 +33,113 @@ meta-evaluation).
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 
-from .. import rankcorr
-from ..rankcorr import pair_counts
 from ..udfs import sql_function
+from . import udf_lists as L
 
 
-@sql_function("ndpm", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", null_handling="special")
-def ndpm(system, user) -> float | None:
+def _preference_lists(system, user) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ok = L.all_valid(system, user)
+    s, so, _ = L.lists(system, ok)
+    u, uo, _ = L.lists(user, ok)
+    L.same_lengths("system and user", [so, uo])
+    return s, u, so, ok
+
+
+@sql_function("ndpm", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", null_handling="special", arrow=True)
+def ndpm(system, user) -> pa.Array:
     """Yao (1995) NDPM: ``(2 C- + C_u) / (2 C)`` over the pairs the user strictly orders."""
-    if system is None or user is None:
-        return None
-    c = pair_counts(system, user)
+    s, u, offsets, ok = _preference_lists(system, user)
+    c = L.pair_counts(s, u, offsets)
     strict = c["n0"] - c["ties_u"]  # C: pairs the user strictly prefers
-    if strict == 0:
-        return None
     c_u = c["ties_s"] - c["ties_both"]  # user strict, system tied
-    return (2 * c["discordant"] + c_u) / (2 * strict)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (2 * c["discordant"] + c_u) / (2 * strict)
+    return L.column(value, ok & (strict != 0))
 
 
-@sql_function("kendall_tau_b", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", null_handling="special")
-def kendall_tau_b(system, user) -> float | None:
+@sql_function("kendall_tau_b", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", null_handling="special", arrow=True)
+def kendall_tau_b(system, user) -> pa.Array:
     """Kendall's tau-b between the system's and the user's values of a topic's documents."""
-    if system is None or user is None:
-        return None
-    return rankcorr.kendall_tau_b(system, user)
+    s, u, offsets, ok = _preference_lists(system, user)
+    c = L.pair_counts(s, u, offsets)
+    denom = (c["n0"] - c["ties_s"]) * (c["n0"] - c["ties_u"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (c["concordant"] - c["discordant"]) / np.sqrt(denom.astype(np.float64))
+    return L.column(value, ok & (denom > 0))
 
 
-@sql_function("spearman_rho", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", null_handling="special")
-def spearman_rho(system, user) -> float | None:
+@sql_function("spearman_rho", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", null_handling="special", arrow=True)
+def spearman_rho(system, user) -> pa.Array:
     """Spearman's rho between the system's and the user's values of a topic's documents."""
-    if system is None or user is None:
-        return None
-    return rankcorr.spearman_rho(system, user)
+    s, u, offsets, ok = _preference_lists(system, user)
+    rho, defined = L.spearman_rho(s, u, offsets)
+    return L.column(rho, ok & defined)
 
 
 # --------------------------------------------------------------------------- P+-measure
 @sql_function(
-    "pplus_measure", ["BIGINT[]", "BIGINT[]", "DOUBLE[]", "DOUBLE[]", "DOUBLE"], "DOUBLE", null_handling="special"
+    "pplus_measure",
+    ["BIGINT[]", "BIGINT[]", "DOUBLE[]", "DOUBLE[]", "DOUBLE"],
+    "DOUBLE",
+    null_handling="special",
+    arrow=True,
 )
-def pplus_measure(ranks, levels, gains, ideal_gains, beta) -> float | None:
+def pplus_measure(ranks, levels, gains, ideal_gains, beta) -> pa.Array:
     """Sakai's P+-measure: mean blended ratio over the relevant documents at or above r_p."""
-    if ranks is None or levels is None or gains is None or beta is None:
-        return None
-    r = np.asarray(ranks, dtype=float)
-    lv = np.asarray(levels, dtype=np.int64)
-    g = np.asarray(gains, dtype=float)
-    if not (len(r) == len(lv) == len(g)):
+    ok = L.all_valid(ranks, levels, gains, beta)
+    r, ro, _ = L.lists(ranks, ok)
+    lv, lo, _ = L.lists(levels, ok)
+    g, go, _ = L.lists(gains, ok)
+    ideal, io, _ = L.lists(ideal_gains, ok)  # a NULL list of ideal gains reads as empty
+    b, _ = L.scalars(beta)
+    if not (np.array_equal(ro, lo) and np.array_equal(ro, go)):
         raise ValueError("pplus_measure: ranks, levels and gains must have the same length")
-    order = np.argsort(r, kind="stable")
+    m = len(ro) - 1
+    seg = L.segment_ids(ro)
+    order = np.lexsort((r, seg))  # by rank within each list
     r, lv, g = r[order], lv[order], g[order]
     rel = lv >= 1
-    if not rel.any():
-        return 0.0
-    top = lv[rel].max()
-    r_p = r[rel & (lv == top)].min()  # first document of the highest level present
-    ideal = np.sort(np.asarray(ideal_gains if ideal_gains is not None else [], dtype=float))[::-1]
-    cg_ideal = np.cumsum(ideal[ideal > 0])
-    cg = np.cumsum(g)
-    cnt = np.cumsum(rel)
-    sel = rel & (r <= r_p)
-    rr = r[sel]
-    if len(cg_ideal):
-        cgi = cg_ideal[np.minimum(rr.astype(np.int64), len(cg_ideal)) - 1]
-    else:
-        cgi = np.zeros(len(rr))
-    br = (beta * cg[sel] + cnt[sel]) / (beta * cgi + rr)
-    return float(br.mean())
+    # r_p: the first rank of the highest level present among the list's relevant documents
+    top = np.full(m, -np.inf)
+    np.maximum.at(top, seg[rel], lv[rel])
+    at_top = rel & (lv == top[seg])
+    r_p = np.full(m, np.inf)
+    np.minimum.at(r_p, seg[at_top], r[at_top])
+    # cumulative sums inside each list, in rank order (the per-list cumsum: row-wise on a padded matrix)
+    cg = _seg_cumsum(g, ro)
+    cnt = np.cumsum(rel) - np.concatenate(([0], np.cumsum(rel)))[ro[:-1]][seg]
+    iseg = L.segment_ids(io)
+    io_order = np.lexsort((-ideal, iseg))  # each topic's ideal gains, largest first
+    ideal = ideal[io_order]
+    pos = ideal > 0
+    n_ideal = np.bincount(iseg[pos], minlength=m)
+    cg_ideal = _seg_cumsum(ideal[pos], np.concatenate(([0], np.cumsum(n_ideal))))
+    ideal_start = np.concatenate(([0], np.cumsum(n_ideal)))[:-1]
+    sel = rel & (r <= r_p[seg])
+    rr, sseg = r[sel], seg[sel]
+    has_ideal = n_ideal[sseg] > 0
+    cgi = np.zeros(len(rr))
+    idx = ideal_start[sseg] + np.minimum(rr.astype(np.int64), n_ideal[sseg]) - 1
+    cgi[has_ideal] = cg_ideal[idx[has_ideal]]
+    bb = b[sseg]
+    br = (bb * cg[sel] + cnt[sel]) / (bb * cgi + rr)
+    n_sel = np.bincount(sseg, minlength=m)
+    value = np.zeros(m)
+    nz = n_sel > 0  # the mean as ndarray.mean() takes it (the same sum, then / n)
+    value[nz] = L.sums_like_numpy(br, np.concatenate(([0], np.cumsum(n_sel))))[nz] / n_sel[nz]
+    return L.column(value, ok)
+
+
+def _seg_cumsum(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The cumulative sum inside each list, added in the same order as ``np.cumsum`` of the list."""
+    lens = np.diff(offsets)
+    if len(x) == 0:
+        return x.astype(np.float64)
+    width = int(lens.max())
+    pad = np.zeros((len(lens), width))
+    col = np.arange(len(x)) - np.repeat(offsets[:-1], lens)
+    row = L.segment_ids(offsets)
+    pad[row, col] = x
+    return np.cumsum(pad, axis=1)[row, col]
