@@ -346,9 +346,9 @@ def test_cli_create_list_show_export_drop(db, tmp_path):
             "sample",
             "--fractions",
             "0.9,0.7,0.5,0.3,0.1",
-            "--trials",
+            "-k",
             "2",
-            "--seed",
+            "--subsample-seed",
             "4",
             "--min-rel",
             "1",
@@ -406,3 +406,18 @@ def test_cli_eval_with_subsamples(db):
     assert r.exit_code == 0 and len(r.stdout.strip().splitlines()) == 1 + 2 * 6 * 8
     r = runner.invoke(app, ["eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-f", "trec", "--db", db])
     assert r.exit_code != 0
+
+
+def test_cli_subsample_options_spelled_as_in_robustness(db):
+    """--subsample-trials (-k) and --subsample-seed, as in `meta robustness`; the old --trials and
+    --seed still work (hidden) and make the same subsamples."""
+    args = ["subsample", "-q", "sample", "--fractions", "0.5", "-f", "csv", "--db", db]
+    new = runner.invoke(app, [*args, "--subsample-trials", "2", "--subsample-seed", "7", "--prefix", "a"])
+    old = runner.invoke(app, [*args, "--trials", "2", "--seed", "7", "--prefix", "b"])
+    assert new.exit_code == 0 and old.exit_code == 0, (new.output, old.output)
+    assert "now --subsample-trials (-k) and --subsample-seed" in old.stderr
+    with evalstore.open(db) as s:
+        q = "SELECT topic, doc, grade FROM qrels WHERE qrels = ? ORDER BY ALL"
+        for trial in (0, 1):
+            assert s.sql(q, [f"a@bv0.5#{trial}"]).rows == s.sql(q, [f"b@bv0.5#{trial}"]).rows
+        assert s.sql("SELECT DISTINCT seed FROM subsamples").rows == [(7,)]

@@ -186,10 +186,8 @@ def robustness_cmd(
         help="Create (if missing) and use subsamples at these fractions, e.g. 0.9,0.7,0.5,0.3,0.1, "
         "or a preset: sakai, bompada.",
     ),
-    subsample_trials: int = typer.Option(
-        1, "--subsample-trials", help="With --fractions: trials (independent shuffles) per fraction."
-    ),
-    subsample_seed: int = typer.Option(0, "--subsample-seed", help="With --fractions: the subsampling seed."),
+    subsample_trials: int = opt.SubsampleTrials,
+    subsample_seed: int = opt.SubsampleSeed,
     test: str = typer.Option(
         "bootstrap",
         "--test",

@@ -41,6 +41,13 @@ Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(
 # --------------------------------------------------------------------------- resampling
 Trials = typer.Option(1000, "--trials", "-B", help="Number of resamples B.")
 Seed = typer.Option(0, "--seed", help="Random seed (the same seed reproduces the results exactly).")
+# subsampling (Buckley & Voorhees reduced qrels): the same spelling in `subsample` and `meta robustness`
+SubsampleTrials = typer.Option(
+    1, "--subsample-trials", "-k", help="Subsamples per fraction: independent shuffles (trials 0..K-1)."
+)
+SubsampleSeed = typer.Option(
+    0, "--subsample-seed", help="Seed of the subsampling (the same seed gives the same subsamples anywhere)."
+)
 Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
 
 # --------------------------------------------------------------------------- output

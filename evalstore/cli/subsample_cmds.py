@@ -20,8 +20,8 @@ from .output import emit, say
 
 subsample_app = typer.Typer(
     help="Create reproducible judgment subsamples (Buckley & Voorhees reduced qrels) and list, show, export or "
-    "drop them.\n\nCreate: evalstore subsample --qrels NAME --fractions 0.9,0.7,0.5,0.3,0.1 [--trials K] "
-    "[--seed S] [--min-rel 1] [--min-nonrel 10]. Names are <qrels>@bv<fraction>#<trial>.",
+    "drop them.\n\nCreate: evalstore subsample --qrels NAME --fractions 0.9,0.7,0.5,0.3,0.1 [--subsample-trials K] "
+    "[--subsample-seed S] [--min-rel 1] [--min-nonrel 10]. Names are <qrels>@bv<fraction>#<trial>.",
     invoke_without_command=True,
     context_settings=CONTEXT,
 )
@@ -41,8 +41,10 @@ def create(
         help="Fractions kept, e.g. 0.9,0.7,0.5,0.3,0.1 (or 50%), or a preset: "
         "'bompada' (0.01-0.05, 0.1-0.9: 14 values), 'sakai' (0.9,0.7,0.5,0.3,0.1).",
     ),
-    trials: int = typer.Option(1, "--trials", "-k", help="Independent shuffles per fraction (trials 0..K-1)."),
-    seed: int = typer.Option(0, "--seed", help="Random seed; the same seed gives the same subsamples anywhere."),
+    trials: int = opt.SubsampleTrials,
+    seed: int = opt.SubsampleSeed,
+    old_trials: int | None = typer.Option(None, "--trials", hidden=True),  # before 0.x: deprecated spellings
+    old_seed: int | None = typer.Option(None, "--seed", hidden=True),
     min_rel: int = typer.Option(1, "--min-rel", help="Keep at least this many relevant docs per topic."),
     min_nonrel: int = typer.Option(10, "--min-nonrel", help="Keep at least this many nonrelevant docs per topic."),
     method: str = typer.Option("buckley_voorhees", "--method", help="Subsampling method (buckley_voorhees)."),
@@ -65,6 +67,10 @@ def create(
             typer.echo(ctx.get_help())
             raise typer.Exit(0)
         raise typer.BadParameter("creating subsamples needs both --qrels NAME and --fractions LIST")
+    if old_trials is not None or old_seed is not None:
+        say("note: --trials and --seed of `subsample` are now --subsample-trials (-k) and --subsample-seed")
+        trials = trials if old_trials is None else old_trials
+        seed = seed if old_seed is None else old_seed
     with open_store(store_opts.db or _group_db(ctx)) as store:
         names = create_subsamples(
             store,
