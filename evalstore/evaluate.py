@@ -16,6 +16,7 @@ it dropped as "in the pool but unjudged", what infAP needs; no other metric is a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -69,12 +70,21 @@ def evaluate_many(
     run_ids = {name: store.run_id(name) for name in _run_names(store, runs)}
     instances = engine.resolve_metrics(metrics)
     con = store.con
+    unrelated = unrelated_runs(store, list(qrels_ids.values()), list(run_ids.values()))
+    # a run that shares no topic with any of the qrels sets (another collection's) is not evaluated
+    computed = [rid for rid in run_ids.values() if not all(rid in unrelated[q] for q in qrels_ids.values())]
+    if not computed:
+        raise MetricError(
+            f"no run ({', '.join(list(run_ids)[:10])}{' ...' if len(run_ids) > 10 else ''}) shares a topic with "
+            f"qrels {', '.join(qrels_names)}: are the runs and the qrels of the same collection? "
+            f'(`evalstore sql "SELECT DISTINCT run, topic FROM run_rows"` shows the runs\' topics)'
+        )
     try:
         with progress_bar(len(instances) * len(qrels_ids), "evaluating", enabled=progress, min_total=2) as bar:
             names = engine.compute(
                 con,
                 list(qrels_ids.values()),
-                list(run_ids.values()),
+                computed,
                 instances,
                 options,
                 declared_gains=declared_gains(con, list(qrels_ids.values())),
@@ -83,11 +93,31 @@ def evaluate_many(
             )
         if save:
             _save(store)
-        return {name: _collect(con, name, qid, run_ids, instances, names) for name, qid in qrels_ids.items()}
+        return {
+            name: _collect(con, name, qid, run_ids, instances, names, unrelated[qid]) for name, qid in qrels_ids.items()
+        }
     finally:
         drop_ranked_list(con)
         for t in (engine.OUTPUT_TABLE, engine.NAMES_TABLE):
             con.execute(f"DROP TABLE IF EXISTS {t}")
+
+
+def unrelated_runs(store: Store, qrels_ids: Sequence[int], run_ids: Sequence[int]) -> dict[int, set[int]]:
+    """``{qrels_id: run ids}``: the runs that share no topic with each qrels set (runs of another
+    collection in the same store). They are left out of the qrels set's results with a note."""
+    rows = store.con.execute(
+        """WITH rt AS (SELECT DISTINCT run_id, topic FROM run_row_data WHERE run_id IN (SELECT unnest(?::INTEGER[]))),
+                qt AS (SELECT DISTINCT qrels_id, topic FROM qrels_data WHERE qrels_id IN (SELECT unnest(?::INTEGER[]))),
+                shared AS (SELECT DISTINCT qt.qrels_id, rt.run_id FROM rt JOIN qt USING (topic))
+           SELECT q.qrels_id, r.run_id
+           FROM (SELECT unnest(?::INTEGER[]) AS qrels_id) q CROSS JOIN (SELECT unnest(?::INTEGER[]) AS run_id) r
+           WHERE NOT EXISTS (SELECT 1 FROM shared s WHERE s.qrels_id = q.qrels_id AND s.run_id = r.run_id)""",
+        [list(run_ids), list(qrels_ids), list(qrels_ids), list(run_ids)],
+    ).fetchall()
+    out: dict[int, set[int]] = {int(q): set() for q in qrels_ids}
+    for q, r in rows:
+        out[q].add(r)
+    return out
 
 
 def stored_name(store: Store, qrels: str, metric: str, options: Options) -> str:
@@ -144,7 +174,10 @@ def _collect(
     run_ids: Mapping[str, int],
     instances: Sequence[MetricInstance],
     names: Mapping[tuple[int, str], engine.StoredName],
+    unrelated: AbstractSet[int] = frozenset(),
 ) -> EvalResult:
+    left_out = [r for r, rid in run_ids.items() if rid in unrelated]
+    run_ids = {r: rid for r, rid in run_ids.items() if rid not in unrelated}
     id_to_name = {v: k for k, v in run_ids.items()}
     stored = {i.display: names[(qrels_id, i.display)] for i in instances}
     rows = con.execute(
@@ -157,6 +190,8 @@ def _collect(
     order = {d: i for i, d in enumerate(stored)}
     per_topic = []
     for run_id, topic, key, value in rows:
+        if run_id not in id_to_name:
+            continue
         for disp in by_key.get(key, []):
             per_topic.append((id_to_name[run_id], topic, disp, value))
     # trec_eval prints topics in strcmp order: sorted the same way (byte order)
@@ -176,4 +211,10 @@ def _collect(
         per_topic=per_topic,
         means=means,
         aggregates={d: n.aggregate for d, n in stored.items()},
+        notes=[unrelated_note(left_out, qrels)] if left_out else [],
     )
+
+
+def unrelated_note(runs: Sequence[str], qrels: str) -> str:
+    shown = ", ".join(runs[:10]) + (" ..." if len(runs) > 10 else "")
+    return f"left out {len(runs)} run(s) that share no topic with qrels {qrels!r}: {shown}"

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from .aggregate import aggregate
 from .errors import IngestError, MetricError
+from .evaluate import unrelated_note
 from .ingest.sources import is_path, qrels_table, run_table
 from .metrics import engine
 from .metrics.gains import check_gains
@@ -175,9 +176,20 @@ class Evaluator:
         return out
 
     def result(self, runs: Mapping[str, Any], qrels_name: str = "qrels") -> EvalResult:
-        """The evaluation of ``{name: run}`` as an :class:`EvalResult` (per-topic rows and means)."""
+        """The evaluation of ``{name: run}`` as an :class:`EvalResult` (per-topic rows and means).
+        Runs that share no topic with the qrels are left out, with a note."""
         names = list(runs)
-        rows = self._rows(names, [runs[n] for n in names])
+        tables = self._tables(names, [runs[n] for n in names])
+        judged = pa.array(self.topics, pa.string())
+        related = [pc.any(pc.is_in(t.column("topic"), judged)).as_py() is True for t in tables]
+        left_out = [n for n, ok in zip(names, related) if not ok]
+        if left_out and len(left_out) == len(names):
+            raise MetricError(
+                f"no run ({', '.join(names[:10])}{' ...' if len(names) > 10 else ''}) shares a topic with "
+                f"qrels {qrels_name}: are the runs and the qrels of the same collection?"
+            )
+        names = [n for n, ok in zip(names, related) if ok]
+        rows = self._run([t for t, ok in zip(tables, related) if ok], names)
         order = {d: i for i, d in enumerate(self.metrics)}
         per_topic = [
             (names[run_id - 1], topic, disp, value) for run_id, topic, key, value in rows for disp in self._by_key[key]
@@ -199,6 +211,7 @@ class Evaluator:
             per_topic=per_topic,
             means=means,
             aggregates={d: n.aggregate for d, n in self._names.items()},
+            notes=[unrelated_note(left_out, qrels_name)] if left_out else [],
         )
 
     def close(self) -> None:
@@ -214,10 +227,13 @@ class Evaluator:
         return f"<evalstore.Evaluator {len(self.topics)} topics, metrics {', '.join(self.metrics)}>"
 
     # ------------------------------------------------------------------------------------------
+    def _tables(self, names: Sequence[str], runs: Iterable[Any]) -> list[pa.Table]:
+        return [_from_files(r, "run", self._run_format) if is_path(r) else run_table(r, n) for n, r in zip(names, runs)]
+
     def _rows(self, names: Sequence[str], runs: Iterable[Any]) -> list[tuple[int, str, str, float]]:
-        tables = [
-            _from_files(r, "run", self._run_format) if is_path(r) else run_table(r, n) for n, r in zip(names, runs)
-        ]
+        return self._run(self._tables(names, runs), names)
+
+    def _run(self, tables: Sequence[pa.Table], names: Sequence[str]) -> list[tuple[int, str, str, float]]:
         if len(tables) == 1:
             t = tables[0]
             table = t.append_column("run_id", pa.array([1] * t.num_rows, pa.int32()))

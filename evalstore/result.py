@@ -21,6 +21,7 @@ class EvalResult:
     per_topic: list[tuple[str, str, str, float]] = field(default_factory=list)  # run, topic, metric, value
     means: list[tuple[str, str, float, int]] = field(default_factory=list)  # run, metric, mean, n_topics
     aggregates: dict[str, str] = field(default_factory=dict)  # display name -> 'mean' | 'gmean' | 'sum'
+    notes: list[str] = field(default_factory=list)  # for the reader, e.g. runs left out
 
     def mean(self, run: str, metric: str) -> float:
         for r, m, v, _ in self.means:

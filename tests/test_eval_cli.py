@@ -144,3 +144,30 @@ def test_unknown_metric_is_a_clear_error(db):
 def test_top_level_cli_py_help():
     r = subprocess.run([sys.executable, str(ROOT / "cli.py"), "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "ingest" in r.stdout and "eval" in r.stdout
+
+
+# --------------------------------------------------------------------------- runs of another collection
+def test_runs_sharing_no_topic_are_left_out_with_a_note(db, tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_text("X1 Q0 a 1 3.0 other\nX1 Q0 b 2 2.0 other\n")
+    assert runner.invoke(app, ["ingest", "run", str(other), "--db", db]).exit_code == 0
+    with evalstore.open(db) as s:
+        res = s.evaluate("sample", None, ["AP"])
+        assert sorted(res.table()) == ["bm25", "bm25_rm3", "dense", "hybrid", "random", "rerank"]
+        assert res.notes == ["left out 1 run(s) that share no topic with qrels 'sample': other"]
+        assert res.mean("rerank", "AP") == pytest.approx(0.7013, abs=5e-5)
+        # not evaluated, so nothing stored for it
+        assert s.sql("SELECT count(*) FROM scores WHERE run = 'other'").rows == [(0,)]
+        with pytest.raises(MetricError, match=r"no run \(other\) shares a topic with qrels sample"):
+            s.evaluate("sample", ["other"], ["AP"])
+    r = runner.invoke(app, ["eval", "-m", "AP", "-f", "csv", "--db", db])
+    assert r.exit_code == 0, r.output
+    assert [row["run"] for row in csv.DictReader(io.StringIO(r.stdout))][-1] == "random"
+    assert "share no topic with qrels 'sample': other" not in r.stdout
+    # a meta-analysis over all runs of the store leaves it out too, and says so
+    r = runner.invoke(app, ["meta", "kendall", "-q", "sample", "-m", "AP", "-m", "P@10", "-f", "csv", "--db", db])
+    assert r.exit_code == 0, r.output
+    assert "left out 1 run(s) that share no topic with qrels 'sample': other" in r.stderr
+    with evalstore.open(db) as s:
+        inputs = json.loads(s.sql("SELECT inputs FROM meta_runs").rows[0][0])
+    assert "other" not in inputs["runs"] and inputs["columns"][0]["unrelated_runs"] == ["other"]

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 import evalstore
-from evalstore.errors import IngestError
+from evalstore.errors import IngestError, MetricError
 from evalstore.evaluator import Evaluator
 from evalstore.metrics import registry
 
@@ -155,3 +155,13 @@ def test_output_shapes(stored):
     q = stored.sql("SELECT run, count(*) AS n FROM run_rows GROUP BY run ORDER BY run")
     assert isinstance(q.df(), pd.DataFrame) and q.arrow().column_names == ["run", "n"]
     assert q.pl().shape == (len(q), 2) and "row(s)" in repr(q)
+
+
+def test_result_leaves_out_runs_sharing_no_topic():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+    runs = {"x": {"q1": {"b": 2.0, "a": 1.0}}, "y": {"z9": {"a": 1.0}}}
+    res = evalstore.evaluate(qrels, runs, ["AP"])
+    assert res.table() == {"x": {"AP": 0.5}}  # a relevant at rank 2 of q1
+    assert res.notes == ["left out 1 run(s) that share no topic with qrels 'qrels': y"]
+    with pytest.raises(MetricError, match=r"no run \(y\) shares a topic with qrels qrels"):
+        evalstore.evaluate(qrels, {"y": runs["y"]}, ["AP"])

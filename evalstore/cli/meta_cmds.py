@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from .. import meta
+from ..evaluate import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
 from ..meta.significance import TESTS
@@ -32,6 +33,9 @@ MetricOpt = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP(rel=2), Q-
 
 
 def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str], object]) -> None:
+    left_out = {c["qrels"]: c["unrelated_runs"] for c in an.inputs.get("columns", []) if c.get("unrelated_runs")}
+    for qrels, runs in left_out.items():
+        say(unrelated_note(runs, qrels))
     if a.plot:
         plotter(an, a.plot)
         say(f"wrote {a.plot}")

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..aggregate import aggregate_rows
 from ..errors import MetaError
-from ..evaluate import evaluate_many, stored_name
+from ..evaluate import evaluate_many, stored_name, unrelated_runs
 from ..metrics.options import make_options
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ class ScoreMatrix:
     filled: int = 0  # cells set to 0 by missing='zero'
     dropped_topics: list[str] = field(default_factory=list)
     dropped_runs: list[str] = field(default_factory=list)
+    unrelated_runs: list[str] = field(default_factory=list)  # store runs sharing no topic with the qrels set
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -107,7 +108,7 @@ class ScoreMatrix:
             "dropped_topics": list(self.dropped_topics),
             "dropped_runs": list(self.dropped_runs),
             "sha256": self.sha256(),
-        }
+        } | ({"unrelated_runs": list(self.unrelated_runs)} if self.unrelated_runs else {})
 
 
 @dataclass(frozen=True)
@@ -171,10 +172,20 @@ def score_matrices(
     cols = [c if isinstance(c, Column) else Column(*c) for c in columns]
     if not cols:
         raise MetaError("no score column given (a qrels set and a metric)")
+    every_run = runs is None
     runs, run_ids = _run_ids(store, runs)
     opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     canon = [canonical_metric(store, c.qrels, c.metric, **opts) for c in cols]
     qids = [store.qrels_id(c.qrels) for c in cols]
+    left_out: list[str] = []
+    if every_run:  # all runs of the store: leave out those of another collection (no topic in common)
+        unrelated = set().union(*unrelated_runs(store, qids, run_ids).values())
+        left_out = [r for r, rid in zip(runs, run_ids) if rid in unrelated]
+        runs = [r for r, rid in zip(runs, run_ids) if rid not in unrelated]
+        run_ids = [rid for rid in run_ids if rid not in unrelated]
+        if not runs:
+            shown = ", ".join(dict.fromkeys(c.qrels for c in cols))
+            raise MetaError(f"no run of the store shares a topic with qrels {shown}")
     con = store.con
     todo_qrels: list[str] = []
     todo_metrics: list[str] = []
@@ -208,6 +219,8 @@ def score_matrices(
             **opts,
         )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
+    for m in mats:
+        m.unrelated_runs = list(left_out)
     return _apply_missing(mats, missing)
 
 

@@ -30,7 +30,7 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
     n_topics = {r: n for r, m, _, n in result.means if m == metrics[0]}
     runs = sorted(table, key=lambda run: (-_best_first(table[run].get(metrics[0])), run))
     rows = [(run, result.qrels, n_topics.get(run, 0), *[table[run].get(m) for m in metrics]) for run in runs]
-    return Table(["run", "qrels", "n_topics", *metrics], rows, title=title)
+    return Table(["run", "qrels", "n_topics", *metrics], rows, title=title, notes=list(result.notes))
 
 
 def per_topic(result: EvalResult, title: str | None = None, means: bool = True) -> Table:
