@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import duckdb
+
 
 class EvalstoreError(Exception):
     """Any error evalstore reports to the user (the CLI prints it without a traceback)."""
@@ -55,3 +57,23 @@ class SubsampleError(EvalstoreError):
 
 class MetaError(EvalstoreError):
     """A meta-evaluation cannot be run as asked (too few runs or topics, bad parameters)."""
+
+
+class StoreDamagedError(StoreError):
+    """The store file is damaged (a block fails its checksum, the file is cut short)."""
+
+
+_DAMAGE_MARKERS = ("corrupt", "checksum", "malformed", "not a valid duckdb", "unexpected end of file")
+
+
+def is_damage(e: BaseException) -> bool:
+    """True for DuckDB's reports of a damaged database file."""
+    text = str(e).lower()
+    return any(m in text for m in _DAMAGE_MARKERS)
+
+
+def is_resource_error(e: BaseException) -> bool:
+    """Errors of the machine or the file rather than of a query: out of memory, I/O (disk full),
+    interruption, damage. Library code lets them through unwrapped, so that the CLI can explain
+    them (memory limit, free space, db check)."""
+    return isinstance(e, (duckdb.OutOfMemoryException, duckdb.IOException, duckdb.InterruptException)) or is_damage(e)

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .aggregate import aggregate
-from .errors import IngestError, MetricError
+from .errors import IngestError, MetricError, is_resource_error
 from .evaluate import unrelated_note
 from .ingest.sources import is_path, qrels_table, run_table
 from .metrics import engine
@@ -251,6 +251,8 @@ class Evaluator:
                 rows.extend(con.execute(q).fetchall())
             return rows
         except duckdb.Error as e:
+            if is_resource_error(e):
+                raise
             raise MetricError(f"evaluating {', '.join(self.metrics)} failed in DuckDB: {e}") from None
         finally:
             con.unregister("_ev_run")

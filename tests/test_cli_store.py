@@ -12,6 +12,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -237,9 +238,14 @@ def test_locked_store_is_reported_plainly(cli, tmp_path):
         assert proc.stdout.readline().strip() == "ready"
         for args in (["ingest", "qrels", FIX / "qrels_small.txt"], ["list", "runs"], ["sql", "SELECT 1"]):
             code, out, err = cli(*args, "--db", path)
-            assert code == 1 and out == ""
-            assert f"error: the store {path} is open for writing in another process (PID {proc.pid})" in err
+            assert code == 3 and out == ""  # 3: the store is busy
+            writing = args[0] == "ingest"
+            assert f"error: the store {path} is open {'in' if writing else 'for writing in'} another process" in err
+            assert f"(PID {proc.pid})" in err and "--wait SECONDS" in err
             assert "Traceback" not in err and "IO Error" not in err
+        t = time.monotonic()
+        code, out, err = cli("list", "runs", "--wait", "0.6", "--db", path)
+        assert code == 3 and "(waited 0.6 s)" in err and time.monotonic() - t >= 0.6
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
@@ -327,7 +333,7 @@ def test_sql_errors_and_write(cli, db):
     code, out, err = cli("sql", "SELECT nope FROM runs", "--db", db)
     assert code == 1 and out == "" and err.startswith("error: SQL error: Binder Error") and "Traceback" not in err
     code, out, err = cli("sql", "DELETE FROM run_meta", "--db", db)
-    assert code == 1 and "would change the store (DELETE)" in err and "--write" in err
+    assert code == 1 and "would change the store or the connection (DELETE)" in err and "--write" in err
     assert snapshot(db) == before
     code, out, err = cli("sql", "UPDATE run_meta SET tag = 'changed'", "--write", "-f", "csv", "--db", db)
     assert code == 0 and out == "Count\n1\n"  # DuckDB reports the number of rows changed

@@ -8,10 +8,11 @@ import sys
 import duckdb
 import typer
 
-from ..errors import EvalstoreError, StoreError
+from ..errors import StoreError
 from ..store import Store, available_migrations, inspect_store
 from ..store import open as open_store_at
 from ..version import __version__
+from . import failures, resources
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -27,20 +28,31 @@ app = typer.Typer(
 _DB_HELP = "Store file or SQLAlchemy URL for the commands below (as --db on each; default ./evalstore.duckdb)."
 
 
-def _use_db(ctx: typer.Context, db: str | None) -> None:
+def _use_env(ctx: typer.Context, **values: object) -> None:
+    """Options given before the subcommand apply to it, through the environment variables that the
+    subcommand's options read (Click reads them after this callback has run), for this invocation
+    only."""
+    names = {"db": "EVALSTORE_DB", "memory_limit": "EVALSTORE_MEMORY_LIMIT", "threads": "EVALSTORE_THREADS",
+             "temp_dir": "EVALSTORE_TEMP_DIR", "wait": "EVALSTORE_WAIT"}  # fmt: skip
+    for key, value in values.items():
+        if value is not None and value is not False:
+            _use_db(ctx, str(value), names[key])
+
+
+def _use_db(ctx: typer.Context, db: str | None, var: str = "EVALSTORE_DB") -> None:
     """A --db given before the subcommand applies to it: it becomes the default of every command's
     --db (through $EVALSTORE_DB, which Click reads after this callback has run), for this
     invocation only."""
     if not db:
         return
-    before = os.environ.get("EVALSTORE_DB")
-    os.environ["EVALSTORE_DB"] = db
+    before = os.environ.get(var)
+    os.environ[var] = db
 
     def restore() -> None:
         if before is None:
-            os.environ.pop("EVALSTORE_DB", None)
+            os.environ.pop(var, None)
         else:
-            os.environ["EVALSTORE_DB"] = before
+            os.environ[var] = before
 
     ctx.call_on_close(restore)
 
@@ -55,12 +67,19 @@ def _version(value: bool) -> None:
 def root(
     ctx: typer.Context,
     db: str | None = typer.Option(None, "--db", help=_DB_HELP),
+    memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB memory limit, e.g. 1.5GB."),
+    threads: int | None = typer.Option(None, "--threads", min=1, help="DuckDB worker threads."),
+    temp_dir: str | None = typer.Option(None, "--temp-dir", help="Where DuckDB spills what does not fit in memory."),
+    wait: float | None = typer.Option(None, "--wait", min=0.0, help="Seconds to retry while the store is busy."),
+    debug: bool = typer.Option(False, "--debug", help="Show the Python traceback of an error."),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
 ) -> None:
     """A DuckDB store for IR evaluation: ingest runs and qrels, compute metrics in SQL, query and export."""
-    _use_db(ctx, db)
+    _use_env(ctx, db=db, memory_limit=memory_limit, threads=threads, temp_dir=temp_dir, wait=wait)
+    if debug:
+        os.environ["EVALSTORE_DEBUG"] = "1"
 
 
 def group(help: str) -> typer.Typer:
@@ -74,14 +93,23 @@ def group(help: str) -> typer.Typer:
     return sub
 
 
-def open_store(db: str | None, read_only: bool = False) -> Store:
-    return open_store_at(db, read_only=read_only)
+def open_store(db: str | None, read_only: bool = False, sandbox: bool = False) -> Store:
+    r = resources.CURRENT
+    return open_store_at(
+        db,
+        read_only=read_only,
+        memory_limit=r.memory_limit,
+        threads=r.threads,
+        temp_directory=r.temp_dir,
+        sandbox=sandbox,
+        wait=r.wait,
+    )
 
 
 def open_for_reading(db: str | None) -> Store:
     """Open the store read-only (no write lock; several readers may share it). A store that needs
     a schema upgrade is opened for writing once, which upgrades it; a missing store is an error."""
-    info = inspect_store(db)
+    info = inspect_store(db, wait=resources.CURRENT.wait)
     if info["state"] == "missing":
         raise StoreError(
             f"the store {info['location']} does not exist; ingest qrels or runs into it first "
@@ -111,12 +139,22 @@ def check_choice(value: str, choices: tuple[str, ...] | list[str], option: str) 
 
 
 def main() -> None:
-    """Console-script entry point: runs the app, printing evalstore errors without a traceback."""
+    """Console-script entry point: every failure is a message and an exit code
+    (:mod:`evalstore.cli.failures`); ``--debug`` / ``EVALSTORE_DEBUG=1`` shows the traceback."""
+    if "--debug" in sys.argv[1:]:
+        os.environ["EVALSTORE_DEBUG"] = "1"
     try:
-        app()
-    except EvalstoreError as e:
-        typer.echo(f"error: {e}", err=True)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        sys.exit(130)
+        rv = app(standalone_mode=False)
+    except BaseException as e:  # noqa: BLE001  (the one place that turns failures into messages)
+        if isinstance(e, SystemExit):
+            raise
+        code = getattr(e, "exit_code", None)
+        if code is not None and hasattr(e, "show"):  # the parser's usage errors: already worded
+            e.show()
+            sys.exit(code)
+        if type(e).__name__ == "Abort":
+            sys.exit(failures.report(KeyboardInterrupt()))
+        if failures.debugging():
+            raise
+        sys.exit(failures.report(e))
+    sys.exit(rv if isinstance(rv, int) else 0)

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import typer
 
 from ..report.writers import FILE_FORMATS, FORMATS
+from . import resources
 from .output import check_writable, output_format
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -97,9 +98,39 @@ def shared(**groups: Group) -> Callable[[F], F]:
 @dataclass(frozen=True)
 class StoreOptions:
     db: str | None
+    memory_limit: str | None = None
+    threads: int | None = None
+    temp_dir: str | None = None
+    wait: float | None = None
+
+    def __post_init__(self) -> None:
+        resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
 
 
-STORE = Group(StoreOptions, (("db", str | None, Db),))
+MemoryLimit = typer.Option(
+    None,
+    "--memory-limit",
+    envvar="EVALSTORE_MEMORY_LIMIT",
+    help="DuckDB memory limit, e.g. 1.5GB (default: DuckDB's, 80% of RAM); beyond it DuckDB spills to --temp-dir.",
+)
+Threads = typer.Option(None, "--threads", envvar="EVALSTORE_THREADS", min=1, help="DuckDB worker threads.")
+TempDir = typer.Option(
+    None, "--temp-dir", envvar="EVALSTORE_TEMP_DIR", help="Where DuckDB spills data that does not fit in memory."
+)
+Wait = typer.Option(
+    None, "--wait", envvar="EVALSTORE_WAIT", min=0.0, help="Seconds to retry while another process holds the store."
+)
+
+STORE = Group(
+    StoreOptions,
+    (
+        ("db", str | None, Db),
+        ("memory_limit", str | None, MemoryLimit),
+        ("threads", int | None, Threads),
+        ("temp_dir", str | None, TempDir),
+        ("wait", float | None, Wait),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -190,6 +221,10 @@ class AnalysisOptions:
     plot: str | None
     no_save: bool
     db: str | None
+    memory_limit: str | None = None
+    threads: int | None = None
+    temp_dir: str | None = None
+    wait: float | None = None
 
     def inputs(self) -> dict[str, Any]:
         """The keyword arguments of the :mod:`evalstore.meta` analyses that select and evaluate."""
@@ -204,6 +239,7 @@ class AnalysisOptions:
         }
 
     def __post_init__(self) -> None:
+        resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
         # the output format and file are checked before the analysis runs
         output_format(self.fmt, self.output)
         check_writable(self.plot, "--plot", ".png")

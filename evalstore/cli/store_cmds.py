@@ -15,6 +15,8 @@ from ..metrics import describe
 from ..report.table import Table
 from ..report.writers import FORMATS
 from ..store import QueryResult, inspect_store
+from ..store.check import check_store
+from . import failures
 from . import options as opt
 from .app import app, check_choice, group, open_for_reading, open_store
 from .output import emit, say
@@ -152,16 +154,27 @@ def sql(
     ),
     fmt: str = opt.TableFormat,
     write: bool = typer.Option(False, "--write", help="Allow statements that change the store."),
+    sandbox: bool = typer.Option(
+        False, "--sandbox", help="For untrusted queries: no file system or network access at all (read-only)."
+    ),
     *,
     store_opts: opt.StoreOptions,
 ) -> None:
-    """Run ad-hoc SQL against the store (read-only unless --write); results go to stdout.
+    """Run ad-hoc SQL against the store (read-only unless --write; --sandbox for untrusted queries);
+    results go to stdout. Read-only refuses every statement that could change the store or the
+    connection (COPY (query) TO 'file' is allowed: it writes a result file, not the store).
 
     csv/tsv/json are exact (floats printed to full precision) and a table is plain text when
     stdout is not a terminal, so the output pipes cleanly."""
     check_choice(fmt, FORMATS, "--format")
-    with open_store(store_opts.db) if write else open_for_reading(store_opts.db) as store:
-        res = store.sql(query, write=write)
+    if sandbox and write:
+        raise typer.BadParameter("--sandbox is read-only; leave out --write", param_hint="--sandbox")
+    if sandbox:
+        with open_store(store_opts.db, sandbox=True) as store:
+            res = store.sql(query, sandbox=True)
+    else:
+        with open_store(store_opts.db) if write else open_for_reading(store_opts.db) as store:
+            res = store.sql(query, write=write)
     if res.columns:
         # values as computed: no rounding, integers as integers; column names as the query wrote them
         emit(Table([_as_written(c) for c in res.columns], res.rows, digits=None), fmt)
@@ -203,6 +216,31 @@ def db_status(
     if st["n_runs"] is not None:
         typer.echo(f"runs: {st['n_runs']}   qrels sets: {st['n_qrels']}")
     emit(Table(["version", "name", "applied_at"], [(a["version"], a["name"], a["applied_at"]) for a in st["applied"]]))
+
+
+@db_app.command("check")
+@opt.shared(store_opts=opt.STORE)
+def db_check(*, store_opts: opt.StoreOptions) -> None:
+    """Read every table of the store file in full and report damage (exit 6 when damaged)."""
+    report = check_store(store_opts.db)
+    if report.error:
+        say(f"error: {report.error}")
+        raise typer.Exit(failures.DAMAGED)
+    emit(
+        Table(
+            ["table", "rows", "state"],
+            [(t, n, "ok" if err is None else f"DAMAGED: {err}") for t, n, err in report.tables],
+            title=f"check of {report.location}",
+        )
+    )
+    bad = [t for t, _, err in report.tables if err]
+    if bad:
+        say(
+            f"error: the store file is damaged: {len(bad)} table(s) cannot be read ({', '.join(bad)}); restore it "
+            f"from a copy, or export what is readable (evalstore sql \"COPY (SELECT ...) TO 'file.csv'\")"
+        )
+        raise typer.Exit(failures.DAMAGED)
+    say(f"ok: {len(report.tables)} tables read in full, no damage found")
 
 
 @db_app.command("upgrade")

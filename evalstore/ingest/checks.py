@@ -30,7 +30,11 @@ def row_error(f: SourceFile, ln: int, err: int) -> IngestError:
     line_no, text = physical_line(f.path, ln)
     flds = fields(text)
     if err == E_CTL:
-        msg = "the line contains the control character \\x01, which is not allowed in these files"
+        bad = next((c for c in text if (ord(c) < 32 and c not in "\t\r") or ord(c) == 127), "\x01")
+        msg = (
+            f"the line contains the control character \\x{ord(bad):02x} inside a field; control bytes are not "
+            f"allowed in these files (trec_eval would stop reading a name at a NUL)"
+        )
     elif err == E_NF:
         want = f"at least {lay.n_fields}" if lay.at_least else str(lay.n_fields)
         msg = f"wrong number of columns ({len(flds)} instead of {want})"
@@ -45,7 +49,7 @@ def row_error(f: SourceFile, ln: int, err: int) -> IngestError:
     else:
         lvl = flds[-1] if flds else ""
         msg = f"relevance level {lvl!r} is not of the form L<n>{level_hint(lvl)}"
-    return IngestError(msg, file=str(f.path), line=line_no, text=text, expected=lay.expected)
+    return IngestError(msg, file=f.name, line=line_no, text=text, expected=lay.expected)
 
 
 def file_stats(st: Staging, extra: str = "") -> dict[int, tuple]:
@@ -63,7 +67,7 @@ def check_file(f: SourceFile, st: tuple | None, *, allow_empty: bool = False, em
             return
         raise IngestError(
             f"empty file: no {empty_what} found (only blank or comment lines, or nothing)",
-            file=str(f.path),
+            file=f.name,
             expected=f.layout.expected,
         )
     if st[1] is not None:
@@ -138,7 +142,7 @@ def duplicate_error(st: Staging, g: Group, files: list[SourceFile], message: str
     where = f"line {physical_line(ff.path, int(fln))[0]}" + ("" if ff is f else f" of {ff.path}")
     line_no, text = physical_line(f.path, int(ln))
     return IngestError(
-        message.format(doc=doc, topic=topic, where=where), file=str(f.path), line=line_no, text=text, expected=expected
+        message.format(doc=doc, topic=topic, where=where), file=f.name, line=line_no, text=text, expected=expected
     )
 
 

@@ -12,8 +12,13 @@ import gzip
 import hashlib
 import os
 import re
+import shutil
+import stat
+import sys
+import tempfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import IngestError
@@ -36,7 +41,7 @@ def expand_paths(paths: str | os.PathLike | Iterable) -> list[Path]:
     out: list[Path] = []
     for p in paths:
         s = os.fspath(p)
-        if os.path.exists(s):
+        if s == STDIN or os.path.exists(s):
             out.append(Path(s))
             continue
         if any(ch in s for ch in "*?["):
@@ -49,11 +54,11 @@ def expand_paths(paths: str | os.PathLike | Iterable) -> list[Path]:
     if not out:
         raise IngestError("no input files given")
     for p in out:
-        if p.is_dir():
+        if str(p) != STDIN and p.is_dir():
             raise IngestError("is a folder, not a file (give the files, or a glob such as 'runs/*.gz')", file=str(p))
     seen: set[str] = set()
     for p in out:
-        key = os.path.realpath(p)
+        key = STDIN if str(p) == STDIN else os.path.realpath(p)
         if key in seen:
             raise IngestError("the same file is given twice in this call", file=str(p))
         seen.add(key)
@@ -62,10 +67,85 @@ def expand_paths(paths: str | os.PathLike | Iterable) -> list[Path]:
 
 def file_sha256(path: Path) -> str:
     """sha256 of the file's bytes as stored (what ``sha256sum`` prints)."""
+    if path in _SPOOLED_SHA:
+        return _SPOOLED_SHA[path]
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
+    return h.hexdigest()
+
+
+STDIN = "-"
+#: sha256 of spooled copies, computed while copying (the copy is not read twice for it)
+_SPOOLED_SHA: dict[Path, str] = {}
+#: what a spooled copy was: '-' for standard input, or the pipe's path (for messages and sources)
+_SPOOLED_NAME: dict[Path, str] = {}
+#: a pipe is spooled up to this size; beyond it the input is refused (a stream that never ends)
+MAX_SPOOL_BYTES = 64 << 30
+
+
+@contextmanager
+def materialized(paths: Sequence[Path]) -> Iterator[list[Path]]:
+    """Regular files as they are; ``-`` (standard input), pipes and process substitutions
+    (``<(zcat run.gz)``) copied once to a temporary file, hashed while copying; devices such as
+    ``/dev/zero`` refused (they never end). The copies are removed afterwards."""
+    tmp: str | None = None
+    out: list[Path] = []
+    try:
+        for p in paths:
+            if str(p) == STDIN:
+                source, label = sys.stdin.buffer, "stdin"
+                if sys.stdin.isatty():
+                    raise IngestError("- reads standard input, but nothing is piped in", file=STDIN)
+            else:
+                mode = os.stat(p).st_mode
+                if stat.S_ISREG(mode):
+                    out.append(p)
+                    continue
+                if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                    raise IngestError(
+                        "is a device, not a file (a device such as /dev/zero never ends)",
+                        file=str(p),
+                        expected="a run or qrels file, a pipe, or - for standard input",
+                    )
+                source, label = open(p, "rb"), p.name  # noqa: SIM115  (closed below)
+            tmp = tmp or tempfile.mkdtemp(prefix="evalstore-spool-")
+            target = Path(tmp) / f"{len(out)}-{label}"
+            _SPOOLED_SHA[target] = _spool(source, target, str(p))
+            _SPOOLED_NAME[target] = "<stdin>" if str(p) == STDIN else str(p)
+            if source is not sys.stdin.buffer:
+                source.close()
+            out.append(target)
+        yield out
+    finally:
+        for q in out:
+            _SPOOLED_SHA.pop(q, None)
+            _SPOOLED_NAME.pop(q, None)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def display_name(path: Path) -> str:
+    """The name of an input as the user gave it (``<stdin>`` for a spooled standard input)."""
+    return _SPOOLED_NAME.get(path, str(path))
+
+
+def _spool(source, target: Path, name: str) -> str:
+    h = hashlib.sha256()
+    n = 0
+    with open(target, "wb") as f:
+        for chunk in iter(lambda: source.read(1 << 20), b""):
+            n += len(chunk)
+            if n > MAX_SPOOL_BYTES:
+                raise IngestError(
+                    f"more than {MAX_SPOOL_BYTES >> 30} GB came through this pipe; a stream that may never end is "
+                    f"refused",
+                    file=name,
+                    expected="a run or qrels file (or a pipe that ends)",
+                )
+            h.update(chunk)
+            f.write(chunk)
     return h.hexdigest()
 
 

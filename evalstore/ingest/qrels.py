@@ -11,7 +11,7 @@ from ..progress import progress_bar
 from . import readers
 from .checks import check_file, check_names, duplicate_error, duplicates, file_stats, group_stats, validate_call
 from .dicts import qrels_from_dict
-from .files import combined_sha, compression, expand_paths, fields, file_sha256, first_content_line
+from .files import STDIN, combined_sha, compression, expand_paths, fields, file_sha256, first_content_line, materialized
 from .formats import FORMATS, LAYOUTS, QRELS_COLUMNS, qrels_stem, topic_from_name
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
@@ -41,7 +41,17 @@ def ingest_qrels(
             raise IngestError("qrels given as a DataFrame, table or dict need a name (name=...)")
         return [qrels_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
     declared = declared_gains(gains)
-    files = [SourceFile(i, p, compression(p), "trec_qrels") for i, p in enumerate(expand_paths(paths))]
+    given = expand_paths(paths)
+    if not name and any(str(p) == STDIN for p in given):
+        raise IngestError("qrels read from standard input (-) need a name: --name NAME")
+    with materialized(given) as inputs:
+        return _ingest(store, inputs, name, format, replace, declared, progress)
+
+
+def _ingest(
+    store, inputs: list, name: str | None, format: str, replace: bool, declared: str | None, progress: bool | None
+) -> list[IngestResult]:
+    files = [SourceFile(i, p, compression(p), "trec_qrels") for i, p in enumerate(inputs)]
     for f in files:
         first = first_content_line(f.path)
         f.layout_name = FORMATS[format].qrels_layout(len(fields(first)) if first is not None else None)

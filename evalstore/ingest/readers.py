@@ -54,6 +54,11 @@ _SPLIT = (
 )
 # One VARCHAR per line: \x01 is the delimiter, so a line holding that control character spills
 # into column x, which is then reported (never silently cut).
+# Control bytes: a field holding one (NUL, ESC, ...) is refused; trec_eval would read a NUL as the end of
+# the string. Tab and CR are whitespace (they separate fields); the fast reader sends any line with a
+# control byte in the topic or docno to the general reader, which gives the exact error.
+CONTROL_BAD = "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]"
+CONTROL_ANY = "[\\x00-\\x1f\\x7f]"
 _READ_OPTS = (
     "columns={'line': 'VARCHAR', 'x': 'VARCHAR'}, delim='\x01', quote='', escape='', header=false, "
     "auto_detect=false, new_line='\\n', strict_mode=false, null_padding=true"
@@ -81,8 +86,9 @@ def branch_sql(f: SourceFile, out_cols: str, k: int) -> tuple[str, list]:
         f"SELECT {f.idx} AS file_idx, {f.grp} AS grp, ln, "
         f"(CASE WHEN ctl THEN {E_CTL} WHEN NOT nf_ok THEN {E_NF} {lay.checks} ELSE 0 END)::UTINYINT AS err, "
         f"{', '.join(names)} FROM ("
-        f"SELECT ln, x IS NOT NULL AS ctl, {lay.field_count_ok()} AS nf_ok, {cols} FROM ("
-        f"SELECT ln, x, {_SPLIT} AS f FROM ("
+        f"SELECT ln, x IS NOT NULL OR regexp_matches(line, '{CONTROL_BAD}') AS ctl, {lay.field_count_ok()} AS nf_ok, "
+        f"{cols} FROM ("
+        f"SELECT ln, x, line, {_SPLIT} AS f FROM ("
         f"SELECT row_number() OVER () AS ln, line, x FROM read_csv(${k + 1}, {_READ_OPTS}, "
         f"compression='{f.compression}') WHERE {_CONTENT})))"
     )
@@ -115,7 +121,7 @@ def fast_select_sql(delim: str, compression: str) -> str:
     inside = " OR ".join(f"contains({c}, '{ch}')" for c in ("topic", "doc") for ch in (other, "\x01"))
     messy = (
         f"topic IS NULL OR q0 IS NULL OR doc IS NULL OR tag IS NULL OR tag <> $3[fpos] OR "
-        f"starts_with(topic, '#') OR {inside} OR "
+        f"starts_with(topic, '#') OR {inside} OR regexp_matches(topic || doc, '{CONTROL_ANY}') OR "
         f"(q0 <> 'Q0' AND (contains(q0, '{other}') OR contains(q0, '\x01')))"
     )
     return (
@@ -293,4 +299,14 @@ def read_failed(e: duckdb.Error, batch: list[SourceFile]) -> None:
         check_decodable(f.path)
     first = msg.splitlines()[0] if msg else type(e).__name__
     target = suspects[0].path if len(suspects) == 1 else ", ".join(str(f.path) for f in suspects)
+    too_long = re.search(r"Maximum line size of (\d+) bytes exceeded\. Actual Size:\s*(\d+)", msg)
+    if too_long:
+        line = re.search(r"CSV Error on Line: (\d+)", msg)
+        raise IngestError(
+            f"a line of {int(too_long.group(2)):,} bytes is longer than the reader's limit of "
+            f"{int(too_long.group(1)):,} bytes (DuckDB's max_line_size)",
+            file=str(target),
+            line=int(line.group(1)) if line else None,
+            expected="short lines: a topic, a docno and numbers (fix or remove the long line)",
+        ) from None
     raise IngestError(f"cannot read the file: {first}", file=str(target)) from None

@@ -20,7 +20,16 @@ from .checks import (
     validate_call,
 )
 from .dicts import run_from_dict
-from .files import combined_sha, compression, expand_paths, fields, file_sha256, first_content_line, physical_line
+from .files import (
+    combined_sha,
+    compression,
+    expand_paths,
+    fields,
+    file_sha256,
+    first_content_line,
+    materialized,
+    physical_line,
+)
 from .formats import FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
@@ -53,7 +62,21 @@ def ingest_runs(
         raise IngestError(f"name_from must be 'tag' or 'file', not {name_from!r}")
     if name is not None and not name.strip():
         raise IngestError("the run name is empty")
-    files, groups, per_topic = _plan(expand_paths(paths), name, format, name_from)
+    with materialized(expand_paths(paths)) as inputs:
+        return _ingest(store, inputs, name, format, replace, dedupe, name_from, progress)
+
+
+def _ingest(
+    store,
+    inputs: list[Path],
+    name: str | None,
+    format: str,
+    replace: bool,
+    dedupe: bool,
+    name_from: str,
+    progress: bool | None,
+) -> list[IngestResult]:
+    files, groups, per_topic = _plan(inputs, name, format, name_from)
 
     con = store.con
     results: dict[int, IngestResult] = {}
@@ -91,7 +114,7 @@ def ingest_runs(
             if per_topic and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
                 raise IngestError(
                     "every res file is empty: the run has no documents",
-                    file=", ".join(str(f.path) for f in todo_files),
+                    file=", ".join(f.name for f in todo_files),
                     expected=todo_files[0].layout.expected,
                 )
             check_names(todo, "run")
@@ -146,7 +169,7 @@ def _plan(
                 raise IngestError(
                     f"two res files for topic {f.topic!r} (also {topics[f.topic]}); the topic of a "
                     f"res file is its name up to the first dot",
-                    file=str(f.path),
+                    file=f.name,
                 )
             topics[f.topic] = f.path
         return files, [Group(0, files, combined_sha([f.path for f in files], shas), name=name)], True
@@ -196,7 +219,7 @@ def name_run(staging: Staging, g: Group, st: tuple) -> None:
     raise IngestError(
         f"the file has several run tags ({', '.join(tags[:5])}{' ...' if len(tags) > 5 else ''}) and no name was "
         f"given; this line's tag differs from the first line's {first_tag!r}",
-        file=str(f.path),
+        file=f.name,
         line=line_no,
         text=text,
         expected="one tag per run file, or give the run a name with --name NAME",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 
+from .files import display_name
 from .formats import LAYOUTS, Layout
 
 
@@ -27,6 +28,11 @@ class SourceFile:
     @property
     def layout(self) -> Layout:
         return LAYOUTS[self.layout_name]
+
+    @property
+    def name(self) -> str:
+        """The file as the user named it (``<stdin>`` for standard input)."""
+        return display_name(self.path)
 
 
 @dataclass
@@ -48,7 +54,7 @@ class Group:
 
     @property
     def sources(self) -> list[str]:
-        return [str(f.path) for f in self.files]
+        return [f.name for f in self.files]
 
 
 @dataclass

@@ -55,7 +55,7 @@ def store_runs(
     results: dict[int, IngestResult] = {}
     mapping: list[tuple[int, int]] = []
     for g in groups:
-        files = [str(f.path) for f in g.files]
+        files = g.sources
         n_rows, n_topics = gstats.get(g.idx, (0, 0))
         old = existing.get(g.name)
         if old and old[1] == g.sha:
@@ -131,7 +131,7 @@ def store_runs(
 
 def store_qrels(store, st: Staging, g: Group, gstat: tuple, fmt: str, replace: bool, gains: str | None) -> IngestResult:
     con = store.con
-    files = [str(f.path) for f in g.files]
+    files = g.sources
     source = ",".join(files) or "<dict>"
     n_rows, n_topics, max_grade = gstat
     existing = con.execute("SELECT qrels_id, sha256 FROM qrels_meta WHERE name = ?", [g.name]).fetchall()

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import duckdb
 
-from ..errors import MetricError
+from ..errors import MetricError, is_resource_error
 from . import registry, sqlfile
 from .gains import check_gains, top_grade
 from .names import GAIN_IS_GRADE, canonical, resolved, short
@@ -212,6 +212,8 @@ def compute(
         try:
             con.execute(f"INSERT INTO {OUTPUT_TABLE} " + sql.union)
         except duckdb.Error as e:
+            if is_resource_error(e):
+                raise
             failed = ", ".join(i.display for i in unit.instances)
             raise MetricError(f"computing {failed} failed in DuckDB: {e}") from None
         if progress is not None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import re
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
-from ..errors import StoreError, StoreLockedError
+from ..errors import StoreDamagedError, StoreError, StoreLockedError, is_damage
 from ..udfs import register_udfs
 
 DEFAULT_PATH = "evalstore.duckdb"
@@ -60,8 +62,63 @@ def register_functions(con: duckdb.DuckDBPyConnection) -> None:
             raise
 
 
-def connect(location: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the DuckDB database, translating DuckDB's lock error into a plain message."""
+@dataclass(frozen=True)
+class Settings:
+    """DuckDB resource settings of a connection: ``memory_limit`` (e.g. ``'1.5GB'``; DuckDB's default
+    is 80 % of RAM), ``threads`` and ``temp_directory`` (where DuckDB spills when a query needs more
+    than the memory limit). Each defaults to ``$EVALSTORE_MEMORY_LIMIT``, ``$EVALSTORE_THREADS``,
+    ``$EVALSTORE_TEMP_DIR``."""
+
+    memory_limit: str | None = None
+    threads: int | None = None
+    temp_directory: str | None = None
+
+    @classmethod
+    def resolve(
+        cls, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None
+    ) -> Settings:
+        env_threads = os.environ.get("EVALSTORE_THREADS")
+        try:
+            t = threads if threads is not None else (int(env_threads) if env_threads else None)
+        except ValueError:
+            raise StoreError(f"$EVALSTORE_THREADS={env_threads!r} is not a whole number") from None
+        if t is not None and t < 1:
+            raise StoreError(f"threads must be at least 1, not {t}")
+        temp = temp_directory or os.environ.get("EVALSTORE_TEMP_DIR") or None
+        if temp is not None and not Path(temp).expanduser().is_dir():
+            raise StoreError(f"the temp directory {temp} does not exist; create it or choose another (--temp-dir)")
+        return cls(memory_limit or os.environ.get("EVALSTORE_MEMORY_LIMIT") or None, t, temp)
+
+    def config(self) -> dict[str, str | bool | int | float | list[str]]:
+        out: dict[str, str | bool | int | float | list[str]] = {
+            # the store never reaches the network: no extension is downloaded or loaded behind the scenes
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+        }
+        if self.memory_limit:
+            out["memory_limit"] = self.memory_limit
+        if self.threads:
+            out["threads"] = self.threads
+        if self.temp_directory:
+            out["temp_directory"] = str(Path(self.temp_directory).expanduser())
+        return out
+
+
+#: extra configuration of a sandboxed connection: no file system or network access, settings locked
+SANDBOX = {"enable_external_access": False, "lock_configuration": True}
+
+
+def connect(
+    location: str,
+    read_only: bool = False,
+    settings: Settings | None = None,
+    *,
+    sandbox: bool = False,
+    wait: float = 0.0,
+) -> duckdb.DuckDBPyConnection:
+    """Open the DuckDB database with ``settings``, translating DuckDB's errors into plain messages;
+    ``wait``: seconds to keep retrying (with backoff) while another process holds the store."""
+    settings = settings or Settings.resolve()
     if location != ":memory:":
         parent = Path(location).expanduser().resolve().parent
         if not parent.is_dir():
@@ -73,23 +130,67 @@ def connect(location: str, read_only: bool = False) -> duckdb.DuckDBPyConnection
             f"the store {location} does not exist; create it by ingesting qrels or runs "
             f"(evalstore ingest ... --db {location})"
         )
-    try:
-        con = duckdb.connect(location, read_only=read_only)
-    except duckdb.IOException as e:
-        msg = str(e)
-        if "lock" in msg.lower():
-            pid = re.search(r"PID (\d+)", msg)
-            raise StoreLockedError(
-                f"the store {location} is open for writing in another process"
-                f"{' (PID ' + pid.group(1) + ')' if pid else ''}; close that program or wait "
-                f"for it to finish, then try again."
-            ) from None
-        raise StoreError(f"cannot open the store {location}: {msg}") from None
-    except duckdb.Error as e:
-        raise StoreError(f"cannot open the store {location}: {e}") from None
+    config = settings.config()
+    if sandbox:
+        config.update(SANDBOX)
+    deadline, delay = time.monotonic() + max(0.0, wait), 0.05
+    while True:
+        try:
+            con = duckdb.connect(location, read_only=read_only, config=config)
+            break
+        except duckdb.IOException as e:
+            msg = str(e)
+            if "lock" not in msg.lower():
+                if is_damage(e):
+                    raise StoreDamagedError(damaged_message(location, msg)) from None
+                raise StoreError(f"cannot open the store {location}: {msg}") from None
+            if time.monotonic() < deadline:
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+                continue
+            raise StoreLockedError(_lock_message(location, msg, read_only, wait)) from None
+        except duckdb.Error as e:
+            if is_damage(e):
+                raise StoreDamagedError(damaged_message(location, str(e))) from None
+            raise StoreError(f"cannot open the store {location}: {e}") from None
     try:
         # DuckDB's own progress bar would print into the output of long queries (pipes, CSV).
         con.execute("SET enable_progress_bar = false")
     except duckdb.Error:
         pass
     return con
+
+
+def _lock_message(location: str, msg: str, read_only: bool, wait: float) -> str:
+    pid = re.search(r"PID (\d+)", msg)
+    who = f" (PID {pid.group(1)})" if pid else ""
+    if read_only:
+        what = f"the store {location} is open for writing in another process{who}, so it cannot be read now"
+    else:
+        what = (
+            f"the store {location} is open in another process{who} (for writing, or for reading: readers "
+            f"share a store, a writer needs it alone), so it cannot be opened for writing now"
+        )
+    waited = f" (waited {wait:g} s)" if wait else ""
+    return f"{what}{waited}; close that program or wait for it to finish, or pass --wait SECONDS to retry"
+
+
+def damaged_message(location: str, detail: str) -> str:
+    first = detail.strip().splitlines()[0] if detail.strip() else "unknown damage"
+    return (
+        f"the store file {location} is damaged ({first}); run `evalstore db check --db {location}` to see what "
+        f"can be read, and restore it from a copy (or export what is readable)"
+    )
+
+
+def check_metadata(con: duckdb.DuckDBPyConnection, location: str) -> None:
+    """A cheap check before writing: the catalogue and the store's small tables read back."""
+    try:
+        names = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall()]
+        for t in ("schema_migrations", "run_meta", "qrels_meta"):
+            if t in names:
+                con.execute(f"SELECT count(*) FROM {t}").fetchall()
+    except duckdb.Error as e:
+        if is_damage(e):
+            raise StoreDamagedError(damaged_message(location, str(e))) from None
+        raise

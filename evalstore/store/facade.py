@@ -20,7 +20,7 @@ from ..evaluate import evaluate
 from ..ingest import IngestResult, ingest_qrels, ingest_runs
 from ..manage import DropPlan, drop_qrels, drop_runs
 from ..result import EvalResult
-from .connection import connect, register_functions, resolve_location
+from .connection import Settings, check_metadata, connect, register_functions, resolve_location
 from .migrations import applied, available_migrations, check_current, migrate, schema_version
 from .query import QueryResult, run_query
 
@@ -35,10 +35,11 @@ class Store:
     ``run_rows``, ``qrels``, ``scores``, ``leaderboard``, ...) can be queried with :meth:`sql`.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, location: str, read_only: bool = False):
+    def __init__(self, con: duckdb.DuckDBPyConnection, location: str, read_only: bool = False, sandbox: bool = False):
         self.con: duckdb.DuckDBPyConnection = con
         self.location = location
         self.read_only = read_only
+        self.sandbox = sandbox
         self._in_tx = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -100,13 +101,29 @@ class Store:
         }
 
     # ------------------------------------------------------------------ queries
-    def sql(self, query: str, params: Sequence[Any] | dict | None = None, *, write: bool = False) -> QueryResult:
+    def sql(
+        self,
+        query: str,
+        params: Sequence[Any] | dict | None = None,
+        *,
+        write: bool = False,
+        sandbox: bool = False,
+    ) -> QueryResult:
         """Run ad-hoc SQL (DuckDB dialect) and return all rows of the last statement.
 
-        Read-only unless ``write=True``: only SELECT-like statements (SELECT, WITH, FROM, SHOW,
-        DESCRIBE, SUMMARIZE, EXPLAIN, PRAGMA) are accepted, and they run inside a transaction
-        that is rolled back, so that e.g. ``EXPLAIN ANALYZE INSERT ...`` leaves no trace.
+        Read-only unless ``write=True``: a statement that could change the store or the
+        connection is refused (:mod:`evalstore.store.sqlsafety`; ``COPY (query) TO 'file'`` is
+        allowed), and the statements run inside a transaction that is rolled back.
+        ``sandbox=True`` requires a store opened with ``evalstore.open(path, sandbox=True)``
+        (DuckDB applies the sandbox to a whole database instance): no file or network access.
         Errors are raised as :class:`StoreError` with DuckDB's message."""
+        if sandbox and not self.sandbox:
+            raise StoreError(
+                "sandboxed queries need a store opened for them: evalstore.open(path, sandbox=True) "
+                "(CLI: evalstore sql --sandbox); DuckDB applies the sandbox to a whole database instance"
+            )
+        if write and self.sandbox:
+            raise StoreError("a sandboxed store is read-only: write=True is refused")
         return run_query(self.con, query, params, write=write, in_transaction=self._in_tx)
 
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:
@@ -215,16 +232,35 @@ def _known(name: str, names: list[str], plural: str, kind: str) -> str:
     return f" ({plural}: {', '.join(names[:20])}{' ...' if len(names) > 20 else ''})"
 
 
-def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = False) -> Store:  # noqa: A001
+def open(  # noqa: A001
+    url_or_path: str | os.PathLike | None = None,
+    *,
+    read_only: bool = False,
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_directory: str | None = None,
+    sandbox: bool = False,
+    wait: float = 0.0,
+) -> Store:
     """Open (creating or upgrading if needed) an evaluation store.
 
     ``url_or_path``: a file path, an SQLAlchemy URL such as ``duckdb:///path.duckdb`` or
     ``duckdb:///:memory:``, ``":memory:"``, or None for ``$EVALSTORE_DB`` / ``./evalstore.duckdb``.
     ``read_only=True`` opens an existing, up-to-date store without taking the write lock (several
     readers may share it); DuckDB then refuses every change.
+    ``memory_limit`` (e.g. ``'1.5GB'``), ``threads``, ``temp_directory`` (where DuckDB spills):
+    DuckDB's resource settings (default ``$EVALSTORE_MEMORY_LIMIT`` etc.; see :class:`Settings`).
+    ``sandbox=True``: for untrusted queries; the store is opened read-only and DuckDB refuses every
+    file system and network access and every change of settings (for the whole connection).
+    ``wait``: seconds to keep retrying while another process holds the store.
     """
     location = resolve_location(url_or_path)
-    con = connect(location, read_only=read_only)
+    if sandbox:
+        if location == ":memory:":
+            raise StoreError("a sandboxed store must be a store file (an in-memory store is empty)")
+        read_only = True
+    settings = Settings.resolve(memory_limit, threads, temp_directory)
+    con = connect(location, read_only=read_only, settings=settings, sandbox=sandbox, wait=wait)
     read_only = read_only and location != ":memory:"
     try:
         # the SQL functions first: migrations may call them (0004 converts metric names)
@@ -232,8 +268,9 @@ def open(url_or_path: str | os.PathLike | None = None, *, read_only: bool = Fals
         if read_only:
             check_current(con, location)
         else:
+            check_metadata(con, location)
             migrate(con, location)
     except BaseException:
         con.close()
         raise
-    return Store(con, location, read_only=read_only)
+    return Store(con, location, read_only=read_only, sandbox=sandbox)

@@ -108,7 +108,7 @@ def check_current(con: duckdb.DuckDBPyConnection, location: str) -> None:
         )
 
 
-def inspect_store(url_or_path: str | os.PathLike | None = None) -> dict[str, Any]:
+def inspect_store(url_or_path: str | os.PathLike | None = None, *, wait: float = 0.0) -> dict[str, Any]:
     """Schema version and applied migrations of a store, without upgrading it or locking it for
     writing (``evalstore db status``). Works on stores older or newer than this evalstore."""
     location = resolve_location(url_or_path)
@@ -125,7 +125,7 @@ def inspect_store(url_or_path: str | os.PathLike | None = None) -> dict[str, Any
     if location == ":memory:" or not out["exists"]:
         out["state"] = "missing" if location != ":memory:" else "empty"
         return out
-    con = connect(location, read_only=True)
+    con = connect(location, read_only=True, wait=wait)
     try:
         v = schema_version(con)
         out["schema_version"] = v

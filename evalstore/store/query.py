@@ -1,8 +1,8 @@
 """Ad-hoc SQL over a store: the result type and the read-only rule.
 
-Read-only (the default) accepts only statements that cannot change the database: SELECT-like
-statements, EXPLAIN and PRAGMA. They run inside a transaction that is rolled back, so that e.g.
-``EXPLAIN ANALYZE INSERT ...`` leaves no trace.
+Read-only (the default) accepts only statements that cannot change the store or the connection
+(:mod:`.sqlsafety`); they also run inside a transaction that is rolled back. A result file written
+with ``COPY (query) TO 'file'`` is allowed: it does not touch the store.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from typing import Any
 
 import duckdb
 
-from ..errors import StoreError
-
-# Statement types that cannot change the database: allowed without write=True.
-READ_ONLY_TYPES = {"SELECT", "EXPLAIN", "PRAGMA"}
+from ..errors import StoreError, is_resource_error
+from .sqlsafety import check_read_only, statements
 
 
 @dataclass
@@ -59,24 +57,11 @@ class QueryResult:
 
 def check_statements(query: str, *, write: bool) -> None:
     """Raise StoreError for an empty query, a syntax error, or (unless ``write``) a statement
-    that could change the store."""
-    if not query or not query.strip():
-        raise StoreError("empty SQL query")
-    try:
-        statements = duckdb.extract_statements(query)
-    except duckdb.Error as e:
-        raise StoreError(f"SQL error: {e}") from None
-    if not statements:
-        raise StoreError("empty SQL query (only comments or semicolons)")
+    that read-only SQL refuses (:mod:`.sqlsafety`)."""
     if write:
-        return
-    for st in statements:
-        kind = st.type.name
-        if kind not in READ_ONLY_TYPES:
-            raise StoreError(
-                f"this statement would change the store ({kind}); ad-hoc SQL is read-only "
-                f"unless you pass write=True (CLI: --write)"
-            )
+        statements(query)
+    else:
+        check_read_only(query)
 
 
 def run_query(
@@ -103,5 +88,7 @@ def run_query(
             if rollback:
                 con.execute("ROLLBACK")
     except duckdb.Error as e:
+        if is_resource_error(e):  # out of memory, disk full, damaged file, interrupted: the CLI explains them
+            raise
         raise StoreError(f"SQL error: {e}") from None
     return QueryResult(cols, rows)

@@ -1,0 +1,90 @@
+"""The CLI's one error-handling layer: every failure becomes a one-line cause and what to do, with
+a distinct exit code (README, "Safety and failures"); ``--debug`` or ``EVALSTORE_DEBUG=1`` shows
+the Python traceback instead.
+
+=====  =======================================================================================
+code   meaning
+=====  =======================================================================================
+0      success
+1      a user error: bad input file, unknown metric or name, bad SQL, ... (the message says which)
+2      a usage error: unknown option, bad option value (nothing was done)
+3      the store is busy: another process holds it, or a concurrent change conflicted
+4      out of memory
+5      disk full or another input/output error (store, temp directory or output file)
+6      the store file is damaged
+70     an internal error of evalstore (a bug: please report it with --debug's traceback)
+130    interrupted (Ctrl-C)
+=====  =======================================================================================
+"""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+import typer
+
+from ..errors import EvalstoreError, StoreDamagedError, StoreLockedError, is_damage
+
+USER, USAGE, BUSY, MEMORY, IO, DAMAGED, INTERNAL, INTERRUPTED = 1, 2, 3, 4, 5, 6, 70, 130
+
+
+def debugging() -> bool:
+    return os.environ.get("EVALSTORE_DEBUG", "") not in ("", "0")
+
+
+def explain(e: BaseException) -> tuple[int, str | None]:
+    """The exit code and message for a failure (message None: print nothing more)."""
+    if isinstance(e, KeyboardInterrupt) or _interrupted(e):
+        return INTERRUPTED, "interrupted"
+    if isinstance(e, StoreLockedError):
+        return BUSY, f"error: {e}"
+    if isinstance(e, StoreDamagedError):
+        return DAMAGED, f"error: {e}"
+    if isinstance(e, EvalstoreError):
+        return USER, f"error: {e}"
+    if isinstance(e, duckdb.OutOfMemoryException):
+        return MEMORY, (
+            f"error: out of memory ({_first_line(e)}). Set --memory-limit below the free memory (e.g. --memory-limit "
+            f"2GB) and --temp-dir to a disk with free space so that DuckDB can spill there, or use fewer --threads."
+        )
+    if is_damage(e):
+        return DAMAGED, (
+            f"error: the store file is damaged ({_first_line(e)}). Run `evalstore db check` to see what can be read, "
+            f"and restore the store from a copy."
+        )
+    if isinstance(e, duckdb.IOException) or isinstance(e, OSError):
+        if isinstance(e, BrokenPipeError):
+            return 141, None  # the reader of our output went away (| head): nothing to say
+        text = _first_line(e)
+        if "no space left" in text.lower() or getattr(e, "errno", None) == 28:
+            return IO, (
+                f"error: the disk is full ({text}). Free space where the store, its temp directory (--temp-dir) or "
+                f"the output file lives, or point --temp-dir / -o elsewhere."
+            )
+        return IO, f"error: input/output failed: {text}"
+    if isinstance(e, duckdb.TransactionException):
+        return BUSY, f"error: another connection changed the store at the same time ({_first_line(e)}); try again."
+    if isinstance(e, duckdb.Error):
+        return USER, f"error: DuckDB: {_first_line(e)}"
+    return INTERNAL, (
+        f"internal error: {type(e).__name__}: {_first_line(e)}. This is a bug in evalstore; run the command again "
+        f"with --debug and report the traceback."
+    )
+
+
+def _interrupted(e: BaseException) -> bool:
+    return isinstance(e, duckdb.InterruptException) or (isinstance(e, RuntimeError) and "interrupted" in str(e).lower())
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def report(e: BaseException) -> int:
+    """Print the message of a failure on stderr; return the exit code."""
+    code, message = explain(e)
+    if message:
+        typer.echo(message, err=True)
+    return code
