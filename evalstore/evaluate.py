@@ -10,7 +10,9 @@ an :class:`~evalstore.result.EvalResult` per qrels set.
 Options (keyword arguments): ``convention``, ``complete``, ``depth`` (see
 :mod:`evalstore.metrics.options`), ``pool`` (for a subsample, treat the parent's judged documents
 it dropped as "in the pool but unjudged", what infAP needs; no other metric is affected),
-``save``, ``progress`` (progress bar; default: on a terminal).
+``save``, ``progress`` (progress bar; default: on a terminal), ``recompute`` (with ``save``:
+compute every score again instead of reusing stored evaluations of the same run content, qrels
+content, metric, options and engine version; see :mod:`evalstore.incremental`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from . import incremental
 from .aggregate import aggregate
 from .errors import MetricError
 from .metrics import engine
@@ -60,6 +63,7 @@ def evaluate_many(
     pool: bool = True,
     save: bool = True,
     progress: bool | None = None,
+    recompute: bool = False,
 ) -> dict[str, EvalResult]:
     """Evaluate runs against several qrels sets (e.g. a qrels set and all its subsamples) in bulk:
     one ranked judged list per context covers every qrels set and run at once. Returns
@@ -72,32 +76,48 @@ def evaluate_many(
     con = store.con
     unrelated = unrelated_runs(store, list(qrels_ids.values()), list(run_ids.values()))
     # a run that shares no topic with any of the qrels sets (another collection's) is not evaluated
-    computed = [rid for rid in run_ids.values() if not all(rid in unrelated[q] for q in qrels_ids.values())]
-    if not computed:
+    related = [rid for rid in run_ids.values() if not all(rid in unrelated[q] for q in qrels_ids.values())]
+    if not related:
         raise MetricError(
             f"no run ({', '.join(list(run_ids)[:10])}{' ...' if len(run_ids) > 10 else ''}) shares a topic with "
             f"qrels {', '.join(qrels_names)}: are the runs and the qrels of the same collection? "
             f'(`evalstore sql "SELECT DISTINCT run, topic FROM run_rows"` shows the runs\' topics)'
         )
+    qids = list(qrels_ids.values())
     try:
-        with progress_bar(len(instances) * len(qrels_ids), "evaluating", enabled=progress, min_total=2) as bar:
-            names = engine.compute(
-                con,
-                list(qrels_ids.values()),
-                computed,
-                instances,
-                options,
-                declared_gains=declared_gains(con, list(qrels_ids.values())),
-                qrels_names={v: k for k, v in qrels_ids.items()},
-                progress=bar,
-            )
-        if save:
-            _save(store)
-        return {
+        declared = declared_gains(con, qids)
+        work = (
+            incremental.missing(con, qids, related, instances, options, declared)
+            if save and not recompute
+            else incremental.everything(qids, related, instances)
+        )
+        total = sum(len(j.instances) * len(j.qrels_ids) for j in work.jobs)
+        with progress_bar(total, "evaluating", enabled=progress, min_total=2) as bar:
+            names = engine.plan(qids, instances, options, declared)[1]
+            for n, job in enumerate(work.jobs):
+                engine.compute(
+                    con,
+                    job.qrels_ids,
+                    job.run_ids,
+                    job.instances,
+                    options,
+                    declared_gains=declared,
+                    qrels_names={v: k for k, v in qrels_ids.items()},
+                    progress=bar,
+                    append=n > 0,
+                )
+        if save and work.jobs:
+            _save(store, options)
+        incremental.add_reused(con, work)
+        results = {
             name: _collect(con, name, qid, run_ids, instances, names, unrelated[qid]) for name, qid in qrels_ids.items()
         }
+        for r in results.values():
+            r.reused, r.computed = work.reused, work.computed
+        return results
     finally:
         drop_ranked_list(con)
+        incremental.drop(con)
         for t in (engine.OUTPUT_TABLE, engine.NAMES_TABLE):
             con.execute(f"DROP TABLE IF EXISTS {t}")
 
@@ -143,7 +163,7 @@ def _run_names(store: Store, runs: Sequence[str] | str | None) -> list[str]:
     return [runs] if isinstance(runs, str) else list(runs)
 
 
-def _save(store: Store) -> None:
+def _save(store: Store, options: Options) -> None:
     """Replace the stored scores of every evaluated (qrels, run, metric) by the new ones."""
     con = store.con
     out, names = engine.OUTPUT_TABLE, engine.NAMES_TABLE
@@ -159,10 +179,13 @@ def _save(store: Store) -> None:
             "SELECT run_id, qrels_id, metric, topic, value FROM _eval_named"
         )
         con.execute(
-            """INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version, params)
-               SELECT run_id, qrels_id, metric, any_value(aggregate), count(value), ?, any_value(params)
-               FROM _eval_named GROUP BY run_id, qrels_id, metric""",
-            [ENGINE_VERSION],
+            """INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version, params,
+                                           run_sha256, qrels_sha256, pool)
+               SELECT e.*, r.sha256, q.sha256, ? FROM
+               (SELECT run_id, qrels_id, metric, any_value(aggregate), count(value), ?, any_value(params)
+                FROM _eval_named GROUP BY run_id, qrels_id, metric) e
+               JOIN run_meta r USING (run_id) JOIN qrels_meta q USING (qrels_id)""",
+            [options.pool, ENGINE_VERSION],
         )
         con.execute("DROP VIEW _eval_named")
 

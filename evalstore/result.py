@@ -22,6 +22,8 @@ class EvalResult:
     means: list[tuple[str, str, float, int]] = field(default_factory=list)  # run, metric, mean, n_topics
     aggregates: dict[str, str] = field(default_factory=dict)  # display name -> 'mean' | 'gmean' | 'sum'
     notes: list[str] = field(default_factory=list)  # for the reader, e.g. runs left out
+    reused: int = 0  # stored (run, qrels, metric) evaluations reused instead of computed (evalstore.incremental)
+    computed: int = 0  # (run, qrels, metric) evaluations computed by this call
 
     def mean(self, run: str, metric: str) -> float:
         for r, m, v, _ in self.means:

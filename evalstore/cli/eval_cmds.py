@@ -54,6 +54,12 @@ def eval_cmd(
     plot: str | None = typer.Option(
         None, "--plot", help="Also draw the per-topic scores as a box plot per run to this PNG file."
     ),
+    recompute: bool = typer.Option(
+        False,
+        "--recompute",
+        help="Compute every score again (default: reuse stored scores of the same run and qrels content, "
+        "metric, options and engine version).",
+    ),
     *,
     ev: opt.EvaluationOptions,
     store_opts: opt.StoreOptions,
@@ -90,7 +96,9 @@ def eval_cmd(
         return
     with open_store(store_opts.db) as store:
         qrels = qrels or only_qrels(store)
-        result = store.evaluate(qrels, run or None, metrics, **ev.kwargs())
+        result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs())
+    if result.reused:
+        say(f"reused {result.reused} stored evaluation(s), computed {result.computed} (--recompute computes all)")
     _print_result(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
 
 

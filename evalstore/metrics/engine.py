@@ -179,22 +179,32 @@ def compute(
     declared_gains: Mapping[int, tuple[float, ...] | None] | None = None,
     qrels_names: Mapping[int, str] | None = None,
     progress: Progress | None = None,
+    append: bool = False,
 ) -> dict[tuple[int, str], StoredName]:
     """Compute every instance for every (qrels set, run) into the temporary table
     ``_eval_out(qrels_id, run_id, topic, key, value)``, and write ``_eval_names(qrels_id, key,
-    metric, aggregate, params)``: the stored name of each key on each qrels set.
+    metric, aggregate, params)``: the stored name of each key on each qrels set. ``append``: add to
+    the tables of an earlier call (one evaluation made of several calls) instead of replacing them.
 
     Returns ``{(qrels_id, display name): stored name}``."""
     units, names = plan(qrels_ids, instances, options, declared_gains or {})
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {OUTPUT_TABLE} "
+        f"CREATE TEMP TABLE IF NOT EXISTS {OUTPUT_TABLE} "
         "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, key VARCHAR, value DOUBLE)"
     )
+    con.execute(
+        f"CREATE TEMP TABLE IF NOT EXISTS {NAMES_TABLE} "
+        "(qrels_id INTEGER, key VARCHAR, metric VARCHAR, aggregate VARCHAR, params JSON)"
+    )
+    if not append:
+        con.execute(f"DELETE FROM {OUTPUT_TABLE}")
+        con.execute(f"DELETE FROM {NAMES_TABLE}")
     distinct = {(qid, n.key): n for (qid, _), n in names.items()}
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {NAMES_TABLE} AS SELECT unnest($1::INTEGER[]) AS qrels_id, "
+        f"INSERT INTO {NAMES_TABLE} SELECT * FROM (SELECT unnest($1::INTEGER[]) AS qrels_id, "
         "unnest($2::VARCHAR[]) AS key, unnest($3::VARCHAR[]) AS metric, unnest($4::VARCHAR[]) AS aggregate, "
-        "unnest($5::JSON[]) AS params",
+        f"unnest($5::JSON[]) AS params) n WHERE NOT EXISTS (SELECT 1 FROM {NAMES_TABLE} x "
+        "WHERE x.qrels_id = n.qrels_id AND x.key = n.key)",
         [
             [qid for qid, _ in distinct],
             [key for _, key in distinct],

@@ -1,0 +1,116 @@
+"""Incremental evaluation: reuse stored evaluations instead of computing them again.
+
+A stored (run, qrels set, metric) evaluation is reused when everything its scores depend on is the
+same: the run's content (``run_meta.sha256``), the qrels set's content (``qrels_meta.sha256``),
+the canonical metric (the short name and the resolved parameters with the evaluation options,
+``evaluations.params``), the pool option and the engine version; migration 0006 stores the hashes
+and the pool option with every evaluation. :func:`missing` finds the cells (qrels set, run, metric)
+to compute and groups them into rectangles for :func:`evalstore.metrics.engine.compute`;
+:func:`add_reused` copies the reused cells' stored scores into the engine's output table, so the
+result is shaped from one table whether a score was computed now or before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import duckdb
+
+from .metrics import engine
+from .metrics.options import Options
+from .metrics.registry import MetricInstance
+from .version import __version__ as ENGINE_VERSION
+
+#: The reused cells of the current evaluation: (qrels_id, run_id, metric, key).
+REUSED_TABLE = "_eval_reused"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One call of the engine: every instance for every (qrels set, run) of the rectangle."""
+
+    qrels_ids: list[int]
+    run_ids: list[int]
+    instances: list[MetricInstance]
+
+
+@dataclass(frozen=True)
+class Plan:
+    jobs: list[Job]
+    reused: int  # stored (run, qrels, metric) evaluations reused
+    computed: int  # (run, qrels, metric) evaluations to compute
+
+
+def missing(
+    con: duckdb.DuckDBPyConnection,
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    instances: Sequence[MetricInstance],
+    options: Options,
+    declared_gains: Mapping[int, tuple[float, ...] | None],
+) -> Plan:
+    """Which (qrels set, run, metric) cells must be computed; the reusable ones are written to
+    :data:`REUSED_TABLE`. Runs that miss the same cells share one job."""
+    _, names = engine.plan(qrels_ids, instances, options, declared_gains)
+    wanted = {(qid, n.key): n for (qid, _), n in names.items()}
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {REUSED_TABLE} AS "
+        "WITH w AS (SELECT unnest($1::INTEGER[]) AS qrels_id, unnest($2::VARCHAR[]) AS key, "
+        "                  unnest($3::VARCHAR[]) AS metric, unnest($4::JSON[]) AS params), "
+        "     r AS (SELECT unnest($5::INTEGER[]) AS run_id) "
+        "SELECT e.qrels_id, e.run_id, e.metric, w.key "
+        "FROM w JOIN evaluations e ON e.qrels_id = w.qrels_id AND e.metric = w.metric "
+        "                          AND e.params::VARCHAR = w.params::VARCHAR "
+        "JOIN r ON r.run_id = e.run_id "
+        "JOIN run_meta rm ON rm.run_id = e.run_id AND rm.sha256 = e.run_sha256 "
+        "JOIN qrels_meta qm ON qm.qrels_id = e.qrels_id AND qm.sha256 = e.qrels_sha256 "
+        "WHERE e.engine_version = $6 AND e.pool = $7",
+        [
+            [qid for qid, _ in wanted],
+            [key for _, key in wanted],
+            [n.metric for n in wanted.values()],
+            [json.dumps(n.params, sort_keys=True) for n in wanted.values()],
+            list(run_ids),
+            ENGINE_VERSION,
+            options.pool,
+        ],
+    )
+    have = set(con.execute(f"SELECT qrels_id, run_id, key FROM {REUSED_TABLE}").fetchall())
+    by_signature: dict[frozenset[tuple[int, str]], list[int]] = {}
+    for rid in run_ids:
+        sig = frozenset((qid, key) for qid, key in wanted if (qid, rid, key) not in have)
+        if sig:
+            by_signature.setdefault(sig, []).append(rid)
+    jobs = []
+    for sig, rids in by_signature.items():
+        qids = [q for q in qrels_ids if any(sq == q for sq, _ in sig)]
+        insts = [i for i in instances if any((q, names[(q, i.display)].key) in sig for q in qids)]
+        jobs.append(Job(qids, rids, insts))
+    n_cells = len(wanted) * len(run_ids)
+    return Plan(jobs, reused=len(have), computed=n_cells - len(have))
+
+
+def everything(qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Sequence[MetricInstance]) -> Plan:
+    """The plan that computes every cell (``recompute``, or nothing stored to reuse)."""
+    n = len({(q, i.display) for q in qrels_ids for i in instances}) * len(run_ids)
+    return Plan([Job(list(qrels_ids), list(run_ids), list(instances))], reused=0, computed=n)
+
+
+def add_reused(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
+    """Copy the stored per-topic scores of the reused cells into the engine's output table."""
+    con.execute(
+        f"CREATE TEMP TABLE IF NOT EXISTS {engine.OUTPUT_TABLE} "
+        "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, key VARCHAR, value DOUBLE)"
+    )
+    if plan.reused:
+        con.execute(
+            f"INSERT INTO {engine.OUTPUT_TABLE} (qrels_id, run_id, topic, key, value) "
+            f"SELECT s.qrels_id, s.run_id, s.topic, r.key, s.value FROM score_data s "
+            f"JOIN {REUSED_TABLE} r USING (qrels_id, run_id, metric)"
+        )
+
+
+def drop(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(f"DROP TABLE IF EXISTS {REUSED_TABLE}")
