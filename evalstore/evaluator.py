@@ -16,9 +16,11 @@ created here as temporary tables with those columns (the store's schema stays de
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -31,9 +33,10 @@ from .evaluate import unrelated_note
 from .ingest.sources import is_path, qrels_table, run_table
 from .metrics import engine
 from .metrics.gains import check_gains
-from .metrics.options import make_options
+from .metrics.options import Options, make_options
 from .metrics.params import format_list, parse_gains
 from .metrics.ranked_list import render
+from .metrics.registry import MetricInstance
 from .result import EvalResult
 from .store import open as open_store
 from .store.connection import register_functions
@@ -94,20 +97,19 @@ class Evaluator:
     ) -> None:
         self._run_format = run_format
         self._options = make_options(convention, complete, depth, False)
-        self._instances = engine.resolve_metrics(metrics)
-        self.metrics = [i.display for i in self._instances]
         declared = _declared(gains)
-        units, names = engine.plan([_QRELS_ID], self._instances, self._options, {_QRELS_ID: declared})
-        self._names = {disp: n for (_, disp), n in names.items()}
-        self._by_key: dict[str, list[str]] = {}
-        for disp, n in self._names.items():
-            self._by_key.setdefault(n.key, []).append(disp)
-        udfs = any(i.spec.block.udfs for i in self._instances)
-        self._con = _cursor(udfs)
-        con = self._con
+        names_given = (metrics,) if isinstance(metrics, str) else tuple(metrics)
         table = _from_files(qrels, "qrels", qrels_format) if is_path(qrels) else qrels_table(qrels)
-        # the store relations the SQL reads, as Arrow tables registered on the connection
         top = pc.max(table.column("grade")).as_py()
+        plan = _compile(names_given, self._options, declared, top)
+        self._instances = plan.instances
+        self.metrics = [i.display for i in plan.instances]
+        self._names = plan.names
+        self._by_key = plan.by_key
+        self._run_meta = plan.run_meta
+        self._con = _cursor(plan.udfs)
+        con = self._con
+        # the store relations the SQL reads, as Arrow tables registered on the connection
         con.register("qrels_data", table.add_column(0, "qrels_id", pa.array([_QRELS_ID] * table.num_rows, pa.int32())))
         no_parents = pa.table({"qrels_id": pa.array([], pa.int32()), "parent_id": pa.array([], pa.int32())})
         con.register("subsample_meta", no_parents)
@@ -122,40 +124,19 @@ class Evaluator:
                 }
             ),
         )
-        # a block that names runs in its messages reads run_meta: the names are handed over per call
-        self._run_meta = any("run_meta" in i.spec.block.reads for i in self._instances)
         self.topics = sorted(pc.unique(table.column("topic")).to_pylist(), key=lambda t: t.encode("utf-8"))
         self._queries: list[str] = []
-        for u, unit in enumerate(units):
-            gains = unit.context.gains
-            if gains is not None and top is not None and top > len(gains):
-                check_gains(con, [_QRELS_ID], gains, {_QRELS_ID: "qrels"})  # raises with the store's message
-            gmax = max(gains) if gains else float(top or 1)
-            sql = engine.unit_sql(unit, self._options, gmax)
-            rank_source = (
-                "SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY "
-                + ("ln" if self._options.convention == "ntcireval" else "score DESC, doc DESC")
-                + ") AS rank, score FROM _ev_run"
-            )
-            ctes: list[str] = ["run_meta AS (SELECT run_id, name FROM _ev_names)"] if self._run_meta else []
-            qrels_side: list[str] = []
-            runs_sql = "SELECT DISTINCT run_id FROM _ev_run"
-            for stmt in render([_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql):
-                m = _STATEMENT.match(stmt)
-                if m is None:
-                    raise MetricError(f"internal: unexpected ranked-list statement {stmt[:60]!r}")
-                name, body = m.groups()
-                if name in _QRELS_SIDE and prepare:  # the qrels' side: built once, here, kept as <name>_<unit>
-                    con.execute(stmt)
-                    qrels_side.append(name)
-                    ctes.append(f"{name} AS (SELECT * FROM {name}_{u})")
-                else:
-                    ctes.append(f"{name} AS ({body})")
-            for name in qrels_side:
+        for u, unit in enumerate(plan.units):
+            if unit.gains is not None and top is not None and top > len(unit.gains):
+                check_gains(con, [_QRELS_ID], unit.gains, {_QRELS_ID: "qrels"})  # raises with the store's message
+            if not prepare:  # one call: the qrels' side is part of the query
+                self._queries.append(unit.query_inline)
+                continue
+            for _, stmt in unit.qrels_side:  # built once, here, kept as <name>_<unit>
+                con.execute(stmt)
+            for name, _ in unit.qrels_side:
                 con.execute(f"ALTER TABLE {name} RENAME TO {name}_{u}")
-            self._queries.append(
-                "WITH " + ",\n".join(ctes) + "\nSELECT run_id, topic, key, value FROM (" + sql.union + ")"
-            )
+            self._queries.append(unit.query_prepared.replace(_UNIT, str(u)))
 
     # ------------------------------------------------------------------------------------------
     def evaluate(self, run: Any) -> dict[str, dict[str, float]]:
@@ -258,6 +239,74 @@ class Evaluator:
             con.unregister("_ev_run")
             if self._run_meta:
                 con.unregister("_ev_names")
+
+
+_UNIT = "${unit}"
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """The SQL of one evaluation context: the qrels' side of the ranked list as statements (run
+    once per Evaluator) and the query of a call, with that side as tables or inline."""
+
+    gains: tuple[float, ...] | None
+    qrels_side: tuple[tuple[str, str], ...]  # (relation, CREATE statement)
+    query_prepared: str  # reads <relation>_${unit}
+    query_inline: str
+
+
+@dataclass(frozen=True)
+class _Plan:
+    instances: list[MetricInstance]
+    names: dict[str, engine.StoredName]  # display name -> stored name
+    by_key: dict[str, list[str]]  # output key -> display names
+    units: list[_Unit]
+    run_meta: bool  # a block names runs in its messages (reads run_meta)
+    udfs: bool
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(metrics: tuple[str, ...], options: Options, declared: tuple[float, ...] | None, top: int | None) -> _Plan:
+    """The metrics' SQL for a qrels set with declared gains ``declared`` and highest grade ``top``:
+    rendered once per process for each such combination (a call of :func:`evalstore.evaluate`
+    then only loads the data and runs the query)."""
+    instances = engine.resolve_metrics(list(metrics))
+    units, stored = engine.plan([_QRELS_ID], instances, options, {_QRELS_ID: declared})
+    names = {disp: n for (_, disp), n in stored.items()}
+    by_key: dict[str, list[str]] = {}
+    for disp, n in names.items():
+        by_key.setdefault(n.key, []).append(disp)
+    run_meta = any("run_meta" in i.spec.block.reads for i in instances)
+    rank_source = (
+        "SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY "
+        + ("ln" if options.convention == "ntcireval" else "score DESC, doc DESC")
+        + ") AS rank, score FROM _ev_run"
+    )
+    out = []
+    for unit in units:
+        gains = unit.context.gains
+        gmax = max(gains) if gains else float(top or 1)
+        sql = engine.unit_sql(unit, options, gmax)
+        head = ["run_meta AS (SELECT run_id, name FROM _ev_names)"] if run_meta else []
+        prepared, inline, side = list(head), list(head), []
+        runs_sql = "SELECT DISTINCT run_id FROM _ev_run"
+        for stmt in render([_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql):
+            m = _STATEMENT.match(stmt)
+            if m is None:
+                raise MetricError(f"internal: unexpected ranked-list statement {stmt[:60]!r}")
+            name, body = m.groups()
+            inline.append(f"{name} AS ({body})")
+            if name in _QRELS_SIDE:
+                side.append((name, stmt))
+                prepared.append(f"{name} AS (SELECT * FROM {name}_{_UNIT})")
+            else:
+                prepared.append(f"{name} AS ({body})")
+        tail = "\nSELECT run_id, topic, key, value FROM (" + sql.union + ")"
+        out.append(
+            _Unit(gains, tuple(side), "WITH " + ",\n".join(prepared) + tail, "WITH " + ",\n".join(inline) + tail)
+        )
+    udfs = any(i.spec.block.udfs for i in instances)
+    return _Plan(instances, names, by_key, out, run_meta, udfs)
 
 
 def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:
