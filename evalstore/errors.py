@@ -63,7 +63,14 @@ class StoreDamagedError(StoreError):
     """The store file is damaged (a block fails its checksum, the file is cut short)."""
 
 
-_DAMAGE_MARKERS = ("corrupt", "checksum", "malformed", "not a valid duckdb", "unexpected end of file")
+_DAMAGE_MARKERS = (
+    "corrupt",
+    "checksum",
+    "malformed",
+    "not a valid duckdb",
+    "unexpected end of file",
+    "could not read enough bytes",
+)
 
 
 def is_damage(e: BaseException) -> bool:

@@ -68,8 +68,8 @@ _READ_OPTS = (
 def fast_delimiter(first_line: str | None) -> str | None:
     """'\t' or ' ' when the line has exactly 6 fields separated by single tabs (or single spaces)
     and no other whitespace: such files are read by DuckDB's CSV parser directly."""
-    if not first_line or "\r" in first_line or "\x01" in first_line or first_line.startswith("#"):
-        return None
+    if not first_line or first_line.startswith("#") or re.search(r"[\x00-\x08\x0b-\x1f\x7f]", first_line):
+        return None  # control bytes (and CR): the general reader gives the exact error
     for d, other in (("\t", " "), (" ", "\t")):
         parts = first_line.split(d)
         if other not in first_line and len(parts) == 6 and all(parts):

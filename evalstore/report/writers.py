@@ -35,6 +35,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import uuid
@@ -123,12 +124,23 @@ def write(table: Table, fmt: str = "table", out: IO[str] | None = None) -> None:
         out.write(plain_text(table))
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters shown as ``\\xNN``: a run tag or topic holding a terminal
+    escape sequence cannot recolour, move or clear the screen of whoever reads the output."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text) if _CONTROL.search(text) else text
+
+
 def csv_value(v: Any) -> Any:
-    """A value as written to CSV/TSV."""
+    """A value as written to CSV/TSV (control characters in text shown as \\xNN)."""
     if v is None:
         return ""
     if isinstance(v, float):
         return repr(v)
+    if isinstance(v, str):
+        return printable(v)
     return v
 
 
@@ -154,14 +166,14 @@ def json_value(v: Any) -> Any:
 
 
 def cell(v: Any, digits: int | None) -> str:
-    """A value as shown in a terminal table."""
+    """A value as shown in a terminal table (control characters shown as \\xNN)."""
     if v is None:
         return ""
     if isinstance(v, float):
         if math.isnan(v):
             return "nan"
         return f"{v:.{digits}f}" if digits is not None else repr(v)
-    return str(v)
+    return printable(str(v))
 
 
 def plain_text(table: Table) -> str:
@@ -170,8 +182,8 @@ def plain_text(table: Table) -> str:
     widths = [max([len(str(c))] + [len(r[i]) for r in text]) for i, c in enumerate(table.columns)]
     buf = io.StringIO()
     if table.title:
-        buf.write(table.title + "\n")
-    buf.write("  ".join(str(c).ljust(w) for c, w in zip(table.columns, widths)).rstrip() + "\n")
+        buf.write(printable(table.title) + "\n")
+    buf.write("  ".join(printable(str(c)).ljust(w) for c, w in zip(table.columns, widths)).rstrip() + "\n")
     for r in text:
         buf.write("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
     return buf.getvalue()
@@ -235,12 +247,14 @@ def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
 def _rich(table: Table) -> None:
     from rich.console import Console  # rich is imported only when a terminal table is drawn
     from rich.table import Table as RichTable
+    from rich.text import Text
 
-    t = RichTable(title=table.title, show_lines=False)
+    # Text(): names are shown as they are, never read as rich markup ('[red]')
+    t = RichTable(title=Text(printable(table.title)) if table.title else None, show_lines=False)
     for i, c in enumerate(table.columns):
-        t.add_column(str(c), justify="right" if _numeric(table.rows, i) else "left")
+        t.add_column(Text(printable(str(c))), justify="right" if _numeric(table.rows, i) else "left")
     for r in table.rows:
-        t.add_row(*[cell(v, table.digits) for v in r])
+        t.add_row(*[Text(cell(v, table.digits)) for v in r])
     Console().print(t)
 
 

@@ -1,0 +1,188 @@
+"""Hardening through the CLI as a user runs it: read-only and sandbox promises, resource settings,
+failures as messages with exit codes, damaged stores, options checked before any work."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import evalstore
+from evalstore.cli import failures, main
+
+SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
+QRELS = SAMPLE / "qrels.txt"
+RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    monkeypatch.delenv("EVALSTORE_DB", raising=False)
+    monkeypatch.delenv("EVALSTORE_DEBUG", raising=False)
+
+    def run(*args):
+        monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "s.duckdb"
+    with evalstore.open(path) as s:
+        s.ingest_qrels(QRELS, name="q", progress=False)
+        s.ingest_run(RUNS, progress=False)
+    return path
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_read_only_sql_refuses_what_changes_the_store_or_the_connection(cli, db, tmp_path):
+    before = _sha(db)
+    for q in (
+        "EXPLAIN ANALYZE SET threads = 1",
+        "DELETE FROM run_meta",
+        "SELECT 1; DROP TABLE run_meta",
+        f"ATTACH '{tmp_path / 'other.duckdb'}'",
+        "INSTALL httpfs",
+        "COPY run_meta FROM 'x.csv'",
+        f"EXPORT DATABASE '{tmp_path / 'exp'}'",
+        "CHECKPOINT",
+    ):
+        code, _, err = cli("sql", q, "--db", db)
+        assert code == failures.USER and "would change the store or the connection" in err, q
+    assert _sha(db) == before and not (tmp_path / "exp").exists() and not (tmp_path / "other.duckdb").exists()
+    out_file = tmp_path / "result.csv"  # a result file is allowed: it does not touch the store
+    code, _, _ = cli("sql", f"COPY (SELECT name FROM runs ORDER BY name) TO '{out_file}'", "--db", db)
+    assert code == 0 and out_file.read_text().splitlines()[1:] == sorted(evalstore.open(db, read_only=True).run_names())
+
+
+def test_sandbox_has_no_file_or_network_access(cli, db, tmp_path):
+    code, out, _ = cli("sql", "--sandbox", "SELECT count(*) AS n FROM runs", "--db", db)
+    assert code == 0 and out.splitlines()[1].strip() == str(len(RUNS))
+    code, _, err = cli("sql", "--sandbox", f"SELECT * FROM read_csv('{QRELS}')", "--db", db)
+    assert code == 1 and "file system operations are disabled" in err
+    victim = tmp_path / "victim.txt"
+    code, _, err = cli("sql", "--sandbox", f"COPY (SELECT 1) TO '{victim}'", "--db", db)
+    assert code == 1 and not victim.exists()
+    code, _, err = cli("sql", "--sandbox", "--write", "DELETE FROM run_meta", "--db", db)
+    assert code == 2
+    with evalstore.open(db, sandbox=True) as s:
+        with pytest.raises(evalstore.StoreError, match="disabled"):
+            s.sql(f"SELECT * FROM read_csv('{QRELS}')", sandbox=True)
+    with evalstore.open(db) as s, pytest.raises(evalstore.StoreError, match="sandbox=True"):
+        s.sql("SELECT 1", sandbox=True)
+
+
+def test_no_extension_is_installed_or_loaded_behind_the_scenes(db):
+    with evalstore.open(db) as s:
+        settings = dict(
+            s.con.execute(
+                "SELECT name, value FROM duckdb_settings() WHERE name LIKE 'auto%_known_extensions'"
+            ).fetchall()
+        )
+    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
+
+
+def test_memory_limit_gives_a_message_not_a_traceback(cli, db):
+    code, out, _ = cli("sql", "SELECT current_setting('memory_limit') AS m", "--memory-limit", "64MB", "--db", db)
+    assert code == 0 and "MiB" in out
+    query = "SELECT len(l) FROM (SELECT list(range) AS l FROM range(30000000))"
+    code, _, err = cli("sql", query, "--memory-limit", "48MB", "--threads", "1", "--db", db)
+    assert code == failures.MEMORY and "out of memory" in err and "--memory-limit" in err and "--temp-dir" in err
+    code, _, err = cli("--memory-limit", "48MB", "sql", query, "--db", db)  # before the subcommand too
+    assert code == failures.MEMORY
+    assert os.environ.get("EVALSTORE_MEMORY_LIMIT") is None  # for that invocation only
+
+
+def test_a_damaged_store_is_reported_plainly(cli, db, tmp_path):
+    with evalstore.open(db) as s:  # more data blocks, so that the middle of the file is table data
+        s.ingest_run(RUNS[0], name="copy1", progress=False)
+        s.evaluate("q", None, ["AP", "nDCG@10", "P@10", "RR"])
+    code, out, err = cli("db", "check", "--db", db)
+    assert code == 0 and "no damage found" in err
+    size = db.stat().st_size
+    data = bytearray(db.read_bytes())
+    for start in range(size // 3, size, size // 6):  # overwrite a few blocks with junk
+        data[start : start + 4096] = os.urandom(4096)
+    db.write_bytes(bytes(data))
+    code, out, err = cli("db", "check", "--db", db)
+    assert code == failures.DAMAGED and "damaged" in err
+    code, _, err = cli("eval", "-q", "q", "-m", "AP", "--db", db)
+    assert code in (failures.DAMAGED, failures.USER) and ("damaged" in err or "error:" in err)
+
+
+def test_cut_store_is_reported(cli, db):
+    db.write_bytes(db.read_bytes()[: db.stat().st_size // 2])
+    code, _, err = cli("list", "runs", "--db", db)
+    assert code in (failures.DAMAGED, failures.USER) and "error:" in err
+    code, _, err = cli("db", "check", "--db", db)
+    assert code == failures.DAMAGED
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["eval", "-q", "q", "-m", "AP", "--format", "nope"],
+        ["eval", "-q", "q", "-m", "AP", "--plot", "x.pdf"],
+        ["eval", "-q", "q", "-m", "AP", "--convention", "nope"],
+        ["eval", "-q", "q", "-m", "AP", "--memory-limit", "lots"],
+        ["compare", "-q", "q", "-b", "bm25", "-m", "AP", "--test", "z"],
+        ["compare", "-q", "q", "-b", "bm25", "-m", "AP", "-f", "csv", "-o", "x.json"],
+        ["meta", "kendall", "-q", "q", "-m", "AP", "-m", "P@5", "-f", "latex", "-o", "k.md"],
+        ["meta", "tests", "-q", "q", "-m", "AP", "--adjust", "nope"],
+        ["meta", "swap", "-q", "q", "-m", "AP", "-o", "/no/such/folder/x.csv"],
+        ["export", "leaderboard", "-q", "q", "-m", "AP", "-f", "csv", "-o", "l.json"],
+        ["subsample", "--qrels", "q", "--fractions", "0.5", "--method", "nope"],
+        ["list", "runs", "-f", "nope"],
+        ["sql", "SELECT 1", "-f", "nope"],
+        ["ingest", "run", str(RUNS[0]), "--format", "nope", "--name", "n"],
+        ["ingest", "qrels", str(QRELS), "--gains", "nan:nan", "--name", "g"],
+        ["ingest", "qrels", str(QRELS), "--gains", "inf:1", "--name", "g"],
+    ],
+)
+def test_a_bad_option_leaves_the_store_unchanged(cli, db, args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = _sha(db)
+    code, _, err = cli(*args, "--db", db)
+    assert code in (failures.USAGE, failures.USER) and err, (args, code)
+    assert _sha(db) == before, args
+    assert not any(p.suffix in (".json", ".md", ".pdf", ".csv") for p in tmp_path.iterdir())
+
+
+def test_control_characters_are_shown_escaped(cli, db):
+    with evalstore.open(db) as s:
+        s.ingest_run({"S01": {"d1": 1.0}}, name="evil\x1b[2Jrun", progress=False)
+    code, out, _ = cli("list", "runs", "--db", db)
+    assert "\x1b" not in out and "evil\\x1b[2Jrun" in out
+    code, out, _ = cli("list", "runs", "-f", "csv", "--db", db)
+    assert "\x1b" not in out
+
+
+def test_failures_map_to_messages_and_exit_codes():
+    assert failures.explain(KeyboardInterrupt())[0] == failures.INTERRUPTED
+    assert failures.explain(RuntimeError("Query interrupted"))[0] == failures.INTERRUPTED
+    assert failures.explain(duckdb.InterruptException("x"))[0] == failures.INTERRUPTED
+    code, msg = failures.explain(duckdb.IOException("IO Error: No space left on device"))
+    assert code == failures.IO and "disk is full" in msg
+    code, msg = failures.explain(OSError(28, "No space left on device"))
+    assert code == failures.IO and "disk is full" in msg
+    assert failures.explain(duckdb.TransactionException("conflict"))[0] == failures.BUSY
+    code, msg = failures.explain(duckdb.Error("Corrupt database file: computed checksum 1 does not match 2"))
+    assert code == failures.DAMAGED and "db check" in msg
+    code, msg = failures.explain(ValueError("boom"))
+    assert code == failures.INTERNAL and "--debug" in msg
