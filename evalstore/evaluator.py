@@ -279,7 +279,9 @@ def _compile(metrics: tuple[str, ...], options: Options, declared: tuple[float, 
     run_meta = any("run_meta" in i.spec.block.reads for i in instances)
     rank_source = (
         "SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY "
-        + ("ln" if options.convention == "ntcireval" else "score DESC, doc DESC")
+        + {"ntcireval": "ln", "trec_eval9": "score::FLOAT DESC, doc DESC"}.get(
+            options.convention, "score DESC, doc DESC"
+        )
         + ") AS rank, score FROM _ev_run"
     )
     out = []

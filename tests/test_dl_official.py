@@ -88,9 +88,14 @@ HEADLINE = {
 
 
 def float32_scores(store, qrels: str, run: str, metric: str) -> float:
-    """``metric`` for ``run`` with its scores rounded to single precision, as trec_eval up to 9.0.x
-    stored them (``float sim`` in trec_format.h; v10 reads doubles): near-equal scores tie and are
-    then ordered by docno descending."""
+    """``metric`` for ``run`` under the ``trec_eval9`` convention: scores compared in single
+    precision, as trec_eval up to 9.0.x stored them (``float sim`` in trec_format.h; v10 reads
+    doubles): near-equal scores tie and are then ordered by docno descending."""
+    return store.evaluate(qrels, [run], [metric], save=False, convention="trec_eval9").mean(run, metric)
+
+
+def python_float32(store, qrels: str, run: str, metric: str) -> float:
+    """The same, independently of the convention: the scores rounded to float32 in Python."""
     import numpy as np
 
     rows = store.sql("SELECT topic, doc, score FROM run_rows WHERE run = ?", [run]).rows
@@ -101,6 +106,27 @@ def float32_scores(store, qrels: str, run: str, metric: str) -> float:
     for topic, doc, grade in store.sql("SELECT topic, doc, grade FROM qrels WHERE qrels = ?", [qrels]).rows:
         q.setdefault(topic, {})[doc] = grade
     return evalstore.evaluate(q, {run: run_dict}, [metric]).mean(run, metric)
+
+
+@pytest.mark.parametrize("year", ["2019", "2020"])
+def test_every_official_score_reproduces_with_the_trec_eval9_convention(dl_store, year):
+    """Historic precision: with scores compared in single precision (--convention trec_eval9) every
+    NIST official value of the year reproduces to its 4 printed decimals, with no exception."""
+    rows = official(year)
+    wanted = {(summary, measure): metric_for(measure, *SETTINGS[(year, summary)]) for _, summary, measure, _ in rows}
+    runs = sorted({r for r, _, _, _ in rows})
+    res = (
+        dl_store[year]
+        .evaluate(f"dl{year}", runs, sorted(set(wanted.values())), save=False, convention="trec_eval9")
+        .table()
+    )
+    bad = [
+        f"{run} {summary} {measure}: {res[run][wanted[(summary, measure)]]:.5f} vs NIST {value:.4f}"
+        for run, summary, measure, value in rows
+        if abs(res[run][wanted[(summary, measure)]] - value) > TOL
+    ]
+    assert not bad, f"{len(bad)} of {len(rows)} differ:\n" + "\n".join(bad[:20])
+    assert len(rows) > {"2019": 900, "2020": 600}[year]
 
 
 @pytest.mark.parametrize("year", ["2019", "2020"])
@@ -141,6 +167,7 @@ def test_single_precision_scores_explain_tua1_1(dl_store):
     ours = store.evaluate("dl2019", ["TUA1-1"], ["AP"], save=False).mean("TUA1-1", "AP")
     assert abs(ours - nist[("trec_eval", "map")]) > TOL
     assert abs(float32_scores(store, "dl2019", "TUA1-1", "AP") - nist[("trec_eval", "map")]) <= TOL
+    assert float32_scores(store, "dl2019", "TUA1-1", "AP") == python_float32(store, "dl2019", "TUA1-1", "AP")
 
 
 def test_headline_measures_use_the_track_settings(dl_store):

@@ -152,7 +152,8 @@ EVALUATION = Group(
             typer.Option(
                 "trec_eval",
                 "--convention",
-                help="trec_eval (score order) or ntcireval (file order, R=0 topics dropped, depth 1000).",
+                help="trec_eval (score order), trec_eval9 (scores in single precision, as trec_eval <= 9.0.8 and "
+                "NIST's official scores of those years) or ntcireval (file order, R=0 topics dropped, depth 1000).",
             ),
         ),
         (

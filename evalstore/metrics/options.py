@@ -1,6 +1,10 @@
 """Evaluation options: what applies to every metric of one evaluation.
 
-* ``convention``: ``'trec_eval'`` (default) or ``'ntcireval'``.
+* ``convention``: ``'trec_eval'`` (default), ``'trec_eval9'`` or ``'ntcireval'``.
+  ``trec_eval9`` is ``trec_eval`` with the scores compared in single precision, as trec_eval up to
+  9.0.8 and pytrec_eval read them (``float sim``): scores that differ only beyond float32's 7
+  significant digits tie and are ordered by docno. NIST's official TREC scores of those years were
+  computed that way; use it to reproduce them exactly (every DL 2019/2020 official value does).
 
   ============================  =================================  ==================================
   what                          trec_eval                          ntcireval
@@ -24,7 +28,7 @@ from typing import Any
 
 from ..errors import MetricError
 
-CONVENTIONS = ("trec_eval", "ntcireval")
+CONVENTIONS = ("trec_eval", "trec_eval9", "ntcireval")
 NTCIREVAL_DEFAULT_DEPTH = 1000
 #: "No truncation": larger than any rank.
 NO_DEPTH = 2_000_000_000

@@ -24,6 +24,11 @@ WORK_TABLES = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_file_order", "rl_hits",
 WORK_VIEWS = ("rl_retrieved",)
 
 
+#: Conventions whose evaluation order is not the stored rank (trec_eval's, in double precision):
+#: NTCIREVAL's file order, and trec_eval <= 9's order of scores read in single precision.
+RERANKED = {"ntcireval": "line_no", "trec_eval9": "score::FLOAT DESC, doc DESC"}
+
+
 @dataclass(frozen=True)
 class Context:
     """The parameters that shape the ranked judged list rather than a metric's formula."""
@@ -46,9 +51,10 @@ def build(
     ``columns``: the optional rl_judged columns to build (default: all of
     :data:`~evalstore.metrics.sqlfile.RUNNING_COLUMNS`)."""
     run_list = ", ".join(str(int(r)) for r in run_ids)
-    if options.convention == "ntcireval":
+    if options.convention in RERANKED:
+        order = RERANKED[options.convention]
         con.execute(f"""CREATE OR REPLACE TEMP TABLE rl_file_order AS
-            SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY line_no) AS rank, score
+            SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY {order}) AS rank, score
             FROM run_row_data WHERE run_id IN ({run_list})""")
         rank_source = "SELECT run_id, topic, doc, rank, score FROM rl_file_order"
     else:
