@@ -41,6 +41,7 @@ def dl20():
 
 
 # --------------------------------------------------------------------------- against scipy
+@pytest.mark.slow
 def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
     runs = [r for (r,) in dl20.sql("SELECT name FROM runs ORDER BY name").rows]
     base, others = runs[0], runs[1:]
@@ -64,6 +65,7 @@ def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
     assert checked == 2 * 3 * len(others)
 
 
+@pytest.mark.slow
 def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20):
     """p = (c + 1) / (B + 1) with c counted over our sign patterns (checked literally), and within
     Monte-Carlo error of scipy.stats.permutation_test (samples pairing, B resamples each)."""
@@ -90,6 +92,7 @@ def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20)
         assert abs(p[0] - ref) <= 10 * se + 2 / B
 
 
+@pytest.mark.slow
 def test_bh_and_by_equal_scipy_and_a_hand_implementation(dl20):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10"], test="t", all_pairs=True, save=False, complete=True)
     p = np.array([r["p_value"] for r in cmp.pairs])
@@ -159,6 +162,7 @@ def test_effect_sizes_by_hand():
     assert -0.3 <= blo[0] <= -0.05 <= bhi[0] <= 0.1
 
 
+@pytest.mark.slow
 def test_monte_carlo_p_is_never_zero_and_too_few_trials_are_named(dl20):
     cmp = dl20.compare(
         "dl20", "p_bm25", None, ["nDCG@10"], test="randomization", adjust="holm", all_pairs=True, trials=50,
@@ -181,6 +185,7 @@ def test_wilcoxon_rule_is_ours_on_ties():
 
 
 # --------------------------------------------------------------------------- tables
+@pytest.mark.slow
 def test_latex_markers_match_the_stored_p_values(dl20, tmp_path):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10", "AP(rel=2)"], test="t", adjust="holm", complete=True)
     tex = render.latex(cmp)
@@ -208,6 +213,7 @@ def test_latex_markers_match_the_stored_p_values(dl20, tmp_path):
     assert (tmp_path / "t.pdf").exists()
 
 
+@pytest.mark.slow
 def test_markdown_bolds_the_best_and_shows_markers(dl20):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10"], test="t", save=False, complete=True)
     md = render.markdown(cmp)

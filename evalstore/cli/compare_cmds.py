@@ -18,6 +18,7 @@ from .output import check_writable, emit, output_format, say
 
 Test = Enum("Test", {t.replace("-", "_"): t for t in cmp_lib.TESTS}, type=str)  # type: ignore[misc]
 Adjust = Enum("Adjust", {a: a for a in ADJUSTMENTS}, type=str)  # type: ignore[misc]
+DATA_FORMATS = ("csv", "tsv", "json", "parquet")
 Format = Enum("Format", {f: f for f in (*render.FORMATS, "parquet")}, type=str)  # type: ignore[misc]
 
 
@@ -78,17 +79,29 @@ def compare_cmd(
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects, save=not no_save, missing=missing,
             **ev.kwargs(),
         )  # fmt: skip
-    if output and chosen in ("csv", "tsv", "json", "parquet"):
+    legend = render.legend_lines(result)  # [test line, marker line, stored as ..., notes ...]
+    if output and chosen in DATA_FORMATS:
         emit(render.long_table(result), chosen, output)
     elif output:
+        text = _render(result, chosen)
+        if chosen == "table":
+            text += "\n" + "\n".join(legend[:2]) + "\n"  # a text file keeps its legend
         with open(output, "w", encoding="utf-8", newline="") as fh:
-            fh.write(_render(result, chosen))
+            fh.write(text)
         say(f"wrote {output}")
     else:
         typer.echo(_render(result, chosen), nl=False)
-    if chosen in ("table", "markdown", "latex") and not output:
-        for line in render.legend_lines(result)[2 if chosen != "table" else 0 :]:
-            say(line)
+    # what the output itself does not carry goes to stderr, whatever the format and destination: the
+    # legend of a terminal table, the test line of a data table, always the stored-as line and the
+    # notes (such as a B too small for the adjusted threshold)
+    if chosen == "table" and not output:
+        shown = legend
+    elif chosen in DATA_FORMATS:
+        shown = legend[:1] + legend[2:]
+    else:
+        shown = legend[2:]
+    for line in shown:
+        say(line)
     if plot:
         plots.plot_compare(result, plot)
         say(f"wrote {plot}")

@@ -2,7 +2,8 @@
 
 Each runs one analysis of :mod:`evalstore.meta` (stored in the ``meta_*`` relations unless
 ``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
-plain values with ``--format csv|tsv|json``, CSV with ``-o FILE``) and can draw a PNG
+plain values with ``--format csv|tsv|json|markdown|latex`` and in files: ``-o FILE`` writes
+``--format`` or the format of its extension) and can draw a PNG
 (``--plot FILE.png``, :mod:`evalstore.meta.plots`). docs/meta.md has the definitions."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..meta import plots
 from ..meta.common import Analysis
 from ..meta.significance import TESTS
 from ..report import meta_tables
+from ..report.table import Table
 from ..subsample import create_subsamples
 from . import options as opt
 from .app import app, group, open_store
@@ -30,6 +32,15 @@ meta_app = group(
 app.add_typer(meta_app, name="meta")
 
 MetricOpt = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP(rel=2), Q-measure(gains=1:2:3); repeatable.")
+
+
+def _emit(table: Table, a: opt.AnalysisOptions) -> None:
+    """The table in the chosen format; its notes on stderr also when it goes to a file or is data
+    (emit shows them only under a terminal table)."""
+    emit(table, a.fmt, a.output)
+    if not a.paper:
+        for note in table.notes:
+            say(note)
 
 
 def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str], object]) -> None:
@@ -67,7 +78,7 @@ def kendall_cmd(
         raise typer.BadParameter(f"--stat must be one of {', '.join(meta_tables.KENDALL_STATS)}")
     with open_store(a.db) as store:
         an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
-    emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a.fmt, a.output)
+    _emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a)
     plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
     _done(an, a, lambda a, p: plots.plot_kendall(a, p, plot_stat))
 
@@ -95,7 +106,7 @@ def swap_cmd(
             store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
             **a.inputs(),
         )  # fmt: skip
-    emit(meta_tables.swap(an, bins=bins, paper=a.paper), a.fmt, a.output)
+    _emit(meta_tables.swap(an, bins=bins, paper=a.paper), a)
     _done(an, a, plots.plot_swap)
 
 
@@ -123,7 +134,7 @@ def discpower_cmd(
             store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
             **a.inputs(),
         )  # fmt: skip
-    emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a.fmt, a.output)
+    _emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a)
     _done(an, a, plots.plot_discpower)
 
 
@@ -164,7 +175,7 @@ def tests_cmd(
             store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
             save=not a.no_save, **a.inputs(),
         )  # fmt: skip
-    emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a.fmt, a.output)
+    _emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a)
     _done(an, a, plots.plot_tests)
 
 
@@ -224,5 +235,5 @@ def robustness_cmd(
             threshold=threshold, save=not a.no_save, **a.inputs(),
         )  # fmt: skip
     for table in meta_tables.robustness(an, show=shows, paper=a.paper):
-        emit(table, a.fmt, a.output)
+        _emit(table, a)
     _done(an, a, plots.plot_robustness)

@@ -9,24 +9,19 @@ of a column is bold in Markdown and LaTeX. p-values print as ``<0.001`` below 0.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from ..report.meta_tables import p_text
 from ..report.table import Table
 from ..report.writers import tex_escape
 from .core import Comparison
 
 UP, DOWN = "▲", "▼"
 FORMATS = ("table", "markdown", "latex", "csv", "tsv", "json")
-
-
-def format_p(p: float | None) -> str:
-    """A p-value as printed: ``<0.001`` below 0.001, else three decimals."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return ""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
+#: A p-value as printed: ``<0.001`` below 0.001, else three decimals (one rule with the meta tables).
+format_p = p_text
 
 
 def letters(cmp: Comparison) -> list[str]:
@@ -68,7 +63,8 @@ def legend_lines(cmp: Comparison) -> list[str]:
         + ("; letters: the runs a mean is significantly better than" if cmp.all_pairs else "")
     )
     if cmp.analysis_id is not None:
-        lines.append(f"stored as analysis {cmp.analysis_id} (meta_runs, meta_pair_tests)")
+        tables = "meta_runs, meta_pair_tests" + (", meta_effects" if cmp.effects else "")
+        lines.append(f"stored as analysis {cmp.analysis_id} ({tables})")
     return lines + cmp.notes
 
 

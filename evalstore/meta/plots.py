@@ -64,7 +64,10 @@ def plot_kendall(analysis, path, stat: str = "tau") -> str:
                     fontsize=9,
                 )
     fig.colorbar(im, ax=ax, label=f"Kendall's {stat}" if stat.startswith("tau") else stat)
-    ax.set_title(f"Rank correlation between system rankings ({len(analysis.inputs['runs'])} runs)", fontsize=10)
+    qrels = ", ".join(dict.fromkeys(analysis.results["qrels"]))
+    ax.set_title(
+        f"Rank correlation between system rankings ({qrels}, {len(analysis.inputs['runs'])} runs)", fontsize=10
+    )
     return _save(fig, path)
 
 
@@ -80,19 +83,26 @@ def plot_swap(analysis, path) -> str:
     ax.axhline(100 * results[0].max_rate, color="grey", ls="--", lw=1)
     ax.set_xlabel("absolute difference bin (lower edge; last bin = 0.20 and above)")
     ax.set_ylabel("swap rate (%)")
-    ax.set_title(f"Swap rate per difference bin, {analysis.rows('meta_swap')[0]['qrels']} (B = {results[0].B})")
+    ax.set_title(
+        f"Swap rate per difference bin, {analysis.rows('meta_swap')[0]['qrels']} (B = {results[0].B}; Sakai IPSJ 2007 "
+        "Fig. 4)",
+        fontsize=10,
+    )
     ax.legend(fontsize=8)
-    share = [100 * (r.share if np.isfinite(r.share) else 0.0) for r in results]
-    y = np.arange(len(labels))
+    # the bars in the table's order (report.meta_tables.swap: by share, largest first)
+    order = sorted(range(len(results)), key=lambda i: -(analysis.rows("meta_swap")[i]["share"] or -1))
+    bars = [results[i] for i in order]
+    share = [100 * (r.share if np.isfinite(r.share) else 0.0) for r in bars]
+    y = np.arange(len(bars))
     ax2.barh(y, share, color="tab:blue")
-    ax2.set_yticks(y, labels, fontsize=8)
+    ax2.set_yticks(y, [labels[i] for i in order], fontsize=8)
     ax2.invert_yaxis()
-    for yi, (s, r) in enumerate(zip(share, results)):
+    for yi, (s, r) in enumerate(zip(share, bars)):
         txt = f"{s:.2g}% (diff {r.abs_diff:.2f})" if np.isfinite(r.abs_diff) else "no bin <= 5%"
         ax2.text(s, yi, " " + txt, va="center", fontsize=8)
     ax2.set_xlim(0, max(share + [1.0]) * 1.45)
     ax2.set_xlabel("% comparisons satisfying the required difference")
-    ax2.set_title("Discriminative power (swap method)")
+    ax2.set_title("Discriminative power (swap method, Sakai IPSJ 2007)")
     return _save(fig, path)
 
 
@@ -131,11 +141,21 @@ def plot_discpower(analysis, path) -> str:
     ax.set_xlabel("run pairs, sorted by ASL")
     ax.set_ylabel("achieved significance level (ASL)")
     ax.set_title(
-        f"ASL curves, paired bootstrap test ({a['qrels']}, {a['n_runs']} runs, B = {analysis.params['trials']})",
+        f"ASL curves, paired bootstrap test ({a['qrels']}, {a['n_runs']} runs, B = {analysis.params['trials']}; "
+        "Sakai IPSJ 2007 Fig. 6)",
         fontsize=10,
     )
     ax.legend(fontsize=8)
-    _bars(ax2, labels, vals, texts, f"% run pairs with ASL < {a['alpha']:g}", "Discriminative power")
+    # the bars in the table's order (report.meta_tables.discpower: most pairs significant first)
+    order = sorted(range(len(rows)), key=lambda i: -rows[i]["n_significant"])
+    _bars(
+        ax2,
+        [labels[i] for i in order],
+        [vals[i] for i in order],
+        [texts[i] for i in order],
+        f"% run pairs with ASL < {a['alpha']:g}",
+        "Discriminative power",
+    )
     return _save(fig, path)
 
 
@@ -156,7 +176,8 @@ def plot_tests(analysis, path) -> str:
         ax.bar(x + k * width - 0.4 + width / 2, v, width, label=t)
     ax.set_xticks(x, labels, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel(f"% pairs significant (alpha = {rows[0]['alpha']:g}, adjust = {rows[0]['adjust']})")
-    ax.set_title("Discriminative power per paired test")
+    qrels = ", ".join(dict.fromkeys(q for q, _ in cols))
+    ax.set_title(f"Discriminative power per paired test ({qrels}, B = {analysis.params['trials']})", fontsize=10)
     ax.legend(fontsize=8)
     return _save(fig, path)
 

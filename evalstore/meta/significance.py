@@ -174,16 +174,32 @@ def monte_carlo_p(count, B: int) -> np.ndarray:
 
 
 def min_trials(alpha: float, m: int, method: str) -> int:
-    """The smallest B for which the smallest possible Monte-Carlo p-value, 1 / (B + 1), can be
-    significant after adjusting over ``m`` comparisons (Bonferroni and Holm: alpha / m; BH: alpha /
-    m for the best-ranked comparison; BY: alpha / (m * H_m))."""
-    if m <= 1 or method == "none":
-        threshold = alpha
-    elif method == "by":
+    """The smallest B for which the smallest possible Monte-Carlo p-value, 1 / (B + 1), is
+    significant (adjusted p < alpha) when it is the best of ``m`` comparisons (Bonferroni, Holm and
+    BH: 1 / (B + 1) * m < alpha; BY: 1 / (B + 1) * m * H_m < alpha; none: 1 / (B + 1) < alpha).
+
+    The estimate ``floor(1 / threshold)`` is off by one when the threshold is not exact in binary
+    (0.01 / 35), so the candidates around it are decided by :func:`adjust` itself."""
+    m = max(1, int(m))
+    family = method if m > 1 else "none"
+    if family == "by":
         threshold = alpha / (m * float(np.sum(1.0 / np.arange(1, m + 1))))
+    elif family == "none":
+        threshold = alpha
     else:
         threshold = alpha / m
-    return int(np.floor(1.0 / threshold))
+
+    def passes(b: int) -> bool:
+        p = np.ones(m)
+        p[0] = 1.0 / (b + 1.0)
+        return bool(adjust(p, family)[0] < alpha)
+
+    b = max(1, int(np.floor(1.0 / threshold)) - 2)
+    while not passes(b):
+        b += 1
+    while b > 1 and passes(b - 1):
+        b -= 1
+    return b
 
 
 def adjust(p, method: str = "none") -> np.ndarray:

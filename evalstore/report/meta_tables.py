@@ -14,6 +14,7 @@ from statistics import NormalDist
 from typing import Any
 
 from ..meta.common import Analysis
+from ..meta.significance import min_trials
 from .table import Table
 
 KENDALL_STATS = ("tau", "tau_a", "tau_b", "spearman", "p_value", "z")
@@ -214,9 +215,12 @@ def tests(an: Analysis, *, pairs: bool = False, paper: bool = True) -> Table:
             d = wide.setdefault(key, {"mean_a": r["mean_a"], "mean_b": r["mean_b"], "diff": r["diff"]})
             d[r["test"]] = r["p_adjusted"]
         head = ["metric", "run_a", "run_b", "mean_a", "mean_b", "diff"] + [f"p_{t}" for t in names]
-        out: list[Any] = [(*k, v["mean_a"], v["mean_b"], v["diff"], *[v[t] for t in names]) for k, v in wide.items()]
+        show = p_text if paper else (lambda v: v)  # a terminal shows <0.001, not 0.0000
+        out: list[Any] = [
+            (*k, v["mean_a"], v["mean_b"], v["diff"], *[show(v[t]) for t in names]) for k, v in wide.items()
+        ]
         which = "p adjusted: " + adjust if adjust != "none" else "p"
-        return Table(head, out, title=f"Paired tests ({which}; B = {trials}, seed {seed})")
+        return Table(head, out, title=f"Paired tests ({which}; B = {trials}, seed {seed})", notes=_trial_notes(an))
     rows = an.rows("meta_discpower")
     if paper:
         head = ["metric"] + [f"{t} (p < {alpha:g})" for t in names]
@@ -235,7 +239,32 @@ def tests(an: Analysis, *, pairs: bool = False, paper: bool = True) -> Table:
             for r in rows
         ]  # fmt: skip
     title = f"Discriminative power per test (adjust = {adjust}; {rows[0]['n_runs']} runs, {rows[0]['n_topics']} topics)"
-    return Table(head, out, title=title)
+    return Table(head, out, title=title, notes=_trial_notes(an))
+
+
+def p_text(p: float | None) -> str:
+    """A p-value as a terminal shows it: ``<0.001`` below 0.001, else three decimals."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return ""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _trial_notes(an: Analysis) -> list[str]:
+    """A note when B is too small for any Monte-Carlo p-value, (c + 1) / (B + 1) >= 1 / (B + 1), to be
+    significant after the adjustment over a column's run pairs, with the B that would allow it."""
+    monte_carlo = [t for t in an.params["tests"] if t in ("randomisation", "bootstrap")]
+    rows = an.rows("meta_discpower")
+    if not monte_carlo or not rows:
+        return []
+    trials, alpha, adjust, n_pairs = an.params["trials"], an.params["alpha"], an.params["adjust"], rows[0]["n_pairs"]
+    need = min_trials(alpha, n_pairs, adjust)
+    if need <= trials:
+        return []
+    return [
+        f"{' and '.join(monte_carlo)}: with B = {trials} the smallest possible p-value is 1/(B+1) = "
+        f"{1 / (trials + 1):.2g}, which cannot be significant at alpha = {alpha:g} after the {adjust} adjustment "
+        f"over {n_pairs} pairs; use --trials {need} or more"
+    ]
 
 
 # --------------------------------------------------------------------------- robustness
