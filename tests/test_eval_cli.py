@@ -171,3 +171,17 @@ def test_runs_sharing_no_topic_are_left_out_with_a_note(db, tmp_path):
     with evalstore.open(db) as s:
         inputs = json.loads(s.sql("SELECT inputs FROM meta_runs").rows[0][0])
     assert "other" not in inputs["runs"] and inputs["columns"][0]["unrelated_runs"] == ["other"]
+
+
+def test_qrels_defaults_to_the_only_set_in_export_and_meta(db):
+    r = runner.invoke(app, ["export", "leaderboard", "-m", "AP", "-o", "-", "--db", db])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert {x["qrels"] for x in rows} == {"sample"} and rows[0]["run"] == "rerank"
+    r = runner.invoke(app, ["meta", "kendall", "-m", "AP", "-m", "P@10", "-f", "csv", "--no-save", "--db", db])
+    assert r.exit_code == 0, r.output
+    with_q = runner.invoke(app, ["meta", "kendall", "-q", "sample", "-m", "AP", "-m", "P@10", "-f", "csv", "--db", db])
+    assert r.stdout == with_q.stdout
+    assert runner.invoke(app, ["ingest", "qrels", str(SAMPLE / "qrels.txt"), "-n", "b", "--db", db]).exit_code == 0
+    r = runner.invoke(app, ["meta", "kendall", "-m", "AP", "-m", "P@10", "--db", db])
+    assert r.exit_code != 0 and "choose one with --qrels NAME" in str(r.exception)

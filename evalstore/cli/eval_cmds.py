@@ -121,8 +121,12 @@ def _print_result(result, fmt: str, per_topic: bool, transpose: bool, plot: str 
 @export_app.command("leaderboard")
 @opt.shared(ev=opt.EVALUATION, store_opts=opt.STORE)
 def export_leaderboard_cmd(
-    qrels: str = opt.Qrels,
-    metric: list[str] = opt.Metrics,
+    qrels: str | None = typer.Option(
+        None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set)."
+    ),
+    metric: list[str] | None = typer.Option(
+        None, "--metric", "-m", help="Metric, e.g. AP, nDCG@10, map; repeatable (default: trec_eval's official set)."
+    ),
     output: str = typer.Option(..., "--output", "-o", help="Output file (format from its extension), or - for stdout."),
     fmt: str | None = typer.Option(
         None, "--format", "-f", help=f"{', '.join(FILE_FORMATS)} (default: from the extension of -o; csv for -)."
@@ -137,7 +141,7 @@ def export_leaderboard_cmd(
     json, parquet, markdown or latex, chosen by --format or the file's extension)."""
     chosen = output_format(fmt or "csv", None) if output == "-" else output_format(fmt, output)
     with open_store(store_opts.db) as store:
-        result = store.evaluate(qrels, run or None, metric, **ev.kwargs())
+        result = store.evaluate(qrels or only_qrels(store), run or None, metric or ["official"], **ev.kwargs())
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
     if output == "-":
         table.digits = None

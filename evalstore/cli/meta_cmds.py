@@ -22,7 +22,7 @@ from ..report import meta_tables
 from ..report.table import Table
 from ..subsample import create_subsamples
 from . import options as opt
-from .app import app, group, open_store
+from .app import app, group, only_qrels, open_store
 from .output import emit, say
 
 meta_app = group(
@@ -67,7 +67,7 @@ def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str
 )
 @opt.shared(a=opt.ANALYSIS)
 def kendall_cmd(
-    qrels: list[str] = opt.QrelsColumns,
+    qrels: list[str] | None = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
     stat: str = typer.Option("tau", "--stat", help="Cell value: tau, tau_a, tau_b, spearman, p_value or z."),
     long: bool = typer.Option(False, "--long", help="One row per column pair with every statistic."),
@@ -77,6 +77,7 @@ def kendall_cmd(
     if stat not in meta_tables.KENDALL_STATS:
         raise typer.BadParameter(f"--stat must be one of {', '.join(meta_tables.KENDALL_STATS)}")
     with open_store(a.db) as store:
+        qrels = qrels or [only_qrels(store)]
         an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
     _emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a)
     plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
@@ -92,7 +93,7 @@ def kendall_cmd(
 )
 @opt.shared(a=opt.ANALYSIS)
 def swap_cmd(
-    qrels: list[str] = opt.QrelsColumns,
+    qrels: list[str] | None = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
     trials: int = opt.Trials,
     seed: int = opt.Seed,
@@ -102,6 +103,7 @@ def swap_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     with open_store(a.db) as store:
+        qrels = qrels or [only_qrels(store)]
         an = meta.swap(
             store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
             **a.inputs(),
@@ -120,7 +122,7 @@ def swap_cmd(
 )
 @opt.shared(a=opt.ANALYSIS)
 def discpower_cmd(
-    qrels: list[str] = opt.QrelsColumns,
+    qrels: list[str] | None = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
     trials: int = opt.Trials,
     seed: int = opt.Seed,
@@ -130,6 +132,7 @@ def discpower_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     with open_store(a.db) as store:
+        qrels = qrels or [only_qrels(store)]
         an = meta.discpower(
             store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
             **a.inputs(),
@@ -148,7 +151,7 @@ def discpower_cmd(
 )
 @opt.shared(a=opt.ANALYSIS)
 def tests_cmd(
-    qrels: list[str] = opt.QrelsColumns,
+    qrels: list[str] | None = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
     test: list[str] | None = typer.Option(
         None, "--test", "-t", help="t, wilcoxon, randomisation or bootstrap; repeatable (default: all four)."
@@ -171,6 +174,7 @@ def tests_cmd(
         if t not in TESTS:
             raise typer.BadParameter(f"--test must be one of {', '.join(TESTS)}, not {t!r}")
     with open_store(a.db) as store:
+        qrels = qrels or [only_qrels(store)]
         an = meta.tests(
             store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
             save=not a.no_save, **a.inputs(),
@@ -190,7 +194,7 @@ def tests_cmd(
 )
 @opt.shared(a=opt.ANALYSIS)
 def robustness_cmd(
-    qrels: str = typer.Option(..., "--qrels", "-q", help="The full qrels set."),
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help="The full qrels set (default: the store's only one)."),
     metric: list[str] = MetricOpt,
     subsamples: str = typer.Option(
         "all", "--subsamples", help="Which subsamples: all, names or fractions (comma-separated)."
@@ -227,6 +231,7 @@ def robustness_cmd(
     if "all" in shows:
         shows = set(meta_tables.ROBUSTNESS_TABLES)
     with open_store(a.db) as store:
+        qrels = qrels or only_qrels(store)
         spec: Any = subsamples
         if fractions:
             spec = create_subsamples(store, qrels, fractions, trials=subsample_trials, seed=subsample_seed)

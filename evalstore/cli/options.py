@@ -35,7 +35,9 @@ Db = typer.Option(
 
 # --------------------------------------------------------------------------- what to evaluate
 Qrels = typer.Option(..., "--qrels", "-q", help="Name of the qrels set (see `evalstore list qrels`).")
-QrelsColumns = typer.Option(..., "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns.")
+QrelsColumns = typer.Option(
+    None, "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns (default: the store's only one)."
+)
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
 Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
 
