@@ -186,3 +186,17 @@ def test_failures_map_to_messages_and_exit_codes():
     assert code == failures.DAMAGED and "db check" in msg
     code, msg = failures.explain(ValueError("boom"))
     assert code == failures.INTERNAL and "--debug" in msg
+
+
+def test_new_stores_use_the_oldest_storage_format_that_suffices(tmp_path, cli):
+    """DuckDB 2 writes file format 999 unless told otherwise, which duckdb 1.x cannot open: new stores
+    are written in DuckDB 1.1's format (64), and db status says so."""
+    import struct
+
+    path = tmp_path / "s.duckdb"
+    with evalstore.open(path) as s:
+        s.ingest_qrels(QRELS, name="q", progress=False)
+    header = path.read_bytes()[:20]
+    assert header[8:12] == b"DUCK" and struct.unpack("<Q", header[12:20])[0] == 64
+    code, out, _ = cli("db", "status", "--db", path)
+    assert code == 0 and "storage format:  DuckDB v1.0.0+" in out

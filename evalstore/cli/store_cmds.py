@@ -213,6 +213,11 @@ def db_status(
         typer.echo("state:           written by a newer evalstore; upgrade evalstore to use it")
     else:
         typer.echo("state:           up to date")
+    if st.get("storage_version"):
+        typer.echo(
+            f"storage format:  DuckDB {st['storage_version']} (the duckdb CLI and packages from that version on "
+            f"can read the store)"
+        )
     if st["n_runs"] is not None:
         typer.echo(f"runs: {st['n_runs']}   qrels sets: {st['n_qrels']}")
     emit(Table(["version", "name", "applied_at"], [(a["version"], a["name"], a["applied_at"]) for a in st["applied"]]))

@@ -94,6 +94,9 @@ class Settings:
             # the store never reaches the network: no extension is downloaded or loaded behind the scenes
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
+            # new store files are written in the oldest storage format that has what evalstore uses,
+            # so that the duckdb CLI and Python packages users have (1.1 and later) can open them
+            "storage_compatibility_version": STORAGE_VERSION,
         }
         if self.memory_limit:
             out["memory_limit"] = self.memory_limit
@@ -103,6 +106,9 @@ class Settings:
             out["temp_directory"] = str(Path(self.temp_directory).expanduser())
         return out
 
+
+#: the storage format of new store files: DuckDB 1.1.0's (file format 64), readable by DuckDB 1.1 and later
+STORAGE_VERSION = "v1.1.0"
 
 #: extra configuration of a sandboxed connection: no file system or network access, settings locked
 SANDBOX = {"enable_external_access": False, "lock_configuration": True}

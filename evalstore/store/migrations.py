@@ -121,6 +121,7 @@ def inspect_store(url_or_path: str | os.PathLike | None = None, *, wait: float =
         "applied": [],
         "n_runs": None,
         "n_qrels": None,
+        "storage_version": None,
     }
     if location == ":memory:" or not out["exists"]:
         out["state"] = "missing" if location != ":memory:" else "empty"
@@ -136,6 +137,8 @@ def inspect_store(url_or_path: str | os.PathLike | None = None, *, wait: float =
             out["n_runs"] = con.execute("SELECT count(*) FROM run_meta").fetchall()[0][0]
         if "qrels_meta" in tables:
             out["n_qrels"] = con.execute("SELECT count(*) FROM qrels_meta").fetchall()[0][0]
+        tags = con.execute("SELECT tags FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+        out["storage_version"] = (tags[0][0] or {}).get("storage_version") if tags else None
     finally:
         con.close()
     out["state"] = "current" if v == newest else ("newer" if v > newest else "older")
