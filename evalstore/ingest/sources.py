@@ -40,9 +40,9 @@ def qrels_table(obj: Any, what: str = "qrels") -> pa.Table:
         topics = [str(t) for t, docs in obj.items() for _ in docs]
         docs = [str(d) for ds in obj.values() for d in ds]
         grades = [g for ds in obj.values() for g in ds.values()]
-        return _check_qrels(pa.table({"topic": topics, "doc": docs, "grade": _ints(grades, what)}), what)
+        return _checked(pa.table({"topic": topics, "doc": docs, "grade": _ints(grades, what)}), what, "qrels", False)
     t = _columns(_arrow(obj, what), ("topic", "doc", "grade"), what)
-    return _check_qrels(t, what, unique=True)
+    return _checked(t, what, "qrels", unique=True)
 
 
 def run_table(obj: Any, what: str = "run") -> pa.Table:
@@ -57,7 +57,7 @@ def run_table(obj: Any, what: str = "run") -> pa.Table:
         t = _columns(_arrow(obj, what), ("topic", "doc", "score"), what)
         unique = True
     t = t.append_column("ln", pa.array(range(1, t.num_rows + 1), pa.int64()))
-    return _check_run(t, what, unique)
+    return _checked(t, what, "run", unique)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -140,21 +140,16 @@ def _floats(values: list, what: str) -> pa.Array:
     return arr
 
 
-def _check_qrels(t: pa.Table, what: str, unique: bool = False) -> pa.Table:
+_DUPLICATE = {"qrels": "judged twice", "run": "retrieved twice (trec_eval refuses duplicate documents)"}
+
+
+def _checked(t: pa.Table, what: str, kind: str, unique: bool) -> pa.Table:
+    """``t`` if it has rows, a topic and a doc in every row and (``unique``) each (topic, doc) once."""
     if t.num_rows == 0:
         raise IngestError(f"{what} is empty")
     _no_nulls(t, what)
     if unique:
-        _unique(t, what, "judged twice")
-    return t
-
-
-def _check_run(t: pa.Table, what: str, unique: bool) -> pa.Table:
-    if t.num_rows == 0:
-        raise IngestError(f"{what} is empty")
-    _no_nulls(t, what)
-    if unique:
-        _unique(t, what, "retrieved twice (trec_eval refuses duplicate documents)")
+        _unique(t, what, _DUPLICATE[kind])
     return t
 
 
