@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 import evalstore
 from evalstore import meta
 from evalstore.cli import app
+from evalstore.comparison import render
 from evalstore.meta import plots
 from evalstore.meta.significance import adjust, min_trials
 from evalstore.report import meta_tables
@@ -113,3 +114,30 @@ def test_discpower_and_swap_bars_follow_their_tables(db, tmp_path, monkeypatch):
     )  # fmt: skip
     plots.plot_swap(sw, tmp_path / "s.png")
     assert ticks[-1] == [r[0] for r in meta_tables.swap(sw).rows]
+
+
+def test_runs_tied_for_the_best_mean_are_all_bold(db):
+    with evalstore.open(db) as s:
+        s.ingest_run(SAMPLE / "runs" / "dense.txt", name="dense_copy", progress=False)
+        cmp = s.compare("q", "bm25", ["dense", "dense_copy", "random"], ["AP"], save=False)
+    assert cmp.means[1, 0] == cmp.means[2, 0] == cmp.means[:, 0].max()
+    best = f"{cmp.means[1, 0]:.4f}"
+    assert render.markdown(cmp).count(f"**{best}**") == 2
+    assert render.latex(cmp).count(f"\\textbf{{{best}}}") == 2
+
+
+def test_what_a_missing_topic_policy_did_is_said(db, tmp_path):
+    lines = (SAMPLE / "runs" / "dense.txt").read_text().splitlines(keepends=True)
+    first = lines[0].split()[0]
+    partial = tmp_path / "partial.txt"
+    partial.write_text("".join(x for x in lines if x.split()[0] != first))  # one topic fewer
+    with evalstore.open(db) as s:
+        s.ingest_run(partial, name="partial", progress=False)
+    base = ["compare", "--db", db, "-q", "q", "-b", "bm25", "-m", "AP", "-m", "P@5", "--no-save"]
+    r = run(*base, "--missing", "drop-runs", "-f", "csv")
+    assert r.exit_code == 0 and "left out (not scored on every topic): 1 run(s): partial" in r.stderr
+    assert "partial" not in r.stdout
+    r = run(*base, "-r", "partial", "--missing", "drop-topics", "-o", tmp_path / "c.md")
+    assert r.exit_code == 0 and f"left out (not every run scored): 1 topic(s): {first}" in r.stderr
+    r = run("meta", "kendall", "--db", db, "-q", "q", "-m", "AP", "-m", "P@5", "--missing", "zero", "--no-save")
+    assert r.exit_code == 0 and "scored 0 where a run has no score: AP: 1 cell(s), P@5: 1 cell(s)" in r.stderr

@@ -47,6 +47,8 @@ def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str
     left_out = {c["qrels"]: c["unrelated_runs"] for c in an.inputs.get("columns", []) if c.get("unrelated_runs")}
     for qrels, runs in left_out.items():
         say(unrelated_note(runs, qrels))
+    for note in meta_tables.missing_notes(an.inputs.get("columns", [])):
+        say(note)
     if a.plot:
         plotter(an, a.plot)
         say(f"wrote {a.plot}")

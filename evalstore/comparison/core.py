@@ -202,8 +202,9 @@ def compare(
             if need > (B or 0):
                 notes.append(
                     f"{label}: with B = {B} the smallest possible p-value is 1/(B+1) = {1 / ((B or 0) + 1):.2g}, "
-                    f"which cannot be significant at alpha = {alpha:g} after the {method} adjustment over "
-                    f"{len(ii)} comparisons; use --trials {need} or more"
+                    f"which cannot be significant at alpha = {alpha:g}"
+                    + (f" after the {method} adjustment over {len(ii)} comparisons" if method != "none" else "")
+                    + f"; use --trials {need} or more"
                 )
     cmp = Comparison(
         qrels=qrels,

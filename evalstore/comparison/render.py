@@ -4,7 +4,8 @@ terminal, Markdown and LaTeX, and the long data table (one row per comparison) f
 Markers: ``▲`` / ``▼`` (LaTeX ``$^{\\uparrow}$`` / ``$^{\\downarrow}$``) after a mean that is
 significantly better / worse than the baseline's; with ``all_pairs`` each run gets a letter and a
 mean carries the letters of the runs it is significantly better than (as ranx does). The best mean
-of a column is bold in Markdown and LaTeX. p-values print as ``<0.001`` below 0.001.
+of a column is bold in Markdown and LaTeX (every run that prints it, on a tie). p-values print as
+``<0.001`` below 0.001.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..report.meta_tables import p_text
+from ..report.meta_tables import missing_notes, p_text
 from ..report.table import Table
 from ..report.writers import tex_escape
 from .core import Comparison
@@ -47,8 +48,12 @@ def _markers(cmp: Comparison, i: int, k: int) -> tuple[str, str]:
     return mark, beaten
 
 
-def _best(cmp: Comparison, k: int) -> int:
-    return int(np.argmax(np.round(cmp.means[:, k], 12)))
+def _best(cmp: Comparison, k: int) -> set[int]:
+    """The runs whose mean of metric k, as printed (4 decimals), is the column's best: all of them
+    when several print the same value (a reader cannot tell them apart)."""
+    shown = [f"{v:.4f}" for v in cmp.means[:, k]]
+    top = shown[int(np.argmax(cmp.means[:, k]))]
+    return {i for i, v in enumerate(shown) if v == top}
 
 
 def _run_label(cmp: Comparison, i: int) -> str:
@@ -62,6 +67,7 @@ def legend_lines(cmp: Comparison) -> list[str]:
         f"{UP} / {DOWN}: significantly better / worse than the baseline {cmp.baseline}"
         + ("; letters: the runs a mean is significantly better than" if cmp.all_pairs else "")
     )
+    lines += missing_notes([m.describe() for m in cmp.matrices])
     if cmp.analysis_id is not None:
         tables = "meta_runs, meta_pair_tests" + (", meta_effects" if cmp.effects else "")
         lines.append(f"stored as analysis {cmp.analysis_id} ({tables})")
@@ -105,7 +111,7 @@ def markdown(cmp: Comparison) -> str:
         for k in range(len(cmp.metrics)):
             mark, beaten = _markers(cmp, i, k)
             v = f"{cmp.means[i, k]:.4f}"
-            v = f"**{v}**" if best[k] == i else v
+            v = f"**{v}**" if i in best[k] else v
             cells.append(v + (f" {mark}" if mark else "") + (f"<sup>{beaten}</sup>" if beaten else ""))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
@@ -135,7 +141,7 @@ def latex(cmp: Comparison) -> str:
         for k in range(len(cmp.metrics)):
             mark, beaten = _markers(cmp, i, k)
             v = f"{cmp.means[i, k]:.4f}"
-            v = f"\\textbf{{{v}}}" if best[k] == i else v
+            v = f"\\textbf{{{v}}}" if i in best[k] else v
             if mark:
                 v += "$^{\\uparrow}$" if mark == UP else "$^{\\downarrow}$"
             if beaten:

@@ -242,6 +242,23 @@ def tests(an: Analysis, *, pairs: bool = False, paper: bool = True) -> Table:
     return Table(head, out, title=title, notes=_trial_notes(an))
 
 
+def missing_notes(columns: list[dict[str, Any]]) -> list[str]:
+    """What a missing-topic policy did to an analysis' inputs (``Analysis.inputs["columns"]``), one
+    line per kind: runs and topics dropped (``drop_runs`` / ``drop_topics``), cells set to 0 (``zero``)."""
+    runs = list(dict.fromkeys(r for c in columns for r in c.get("dropped_runs", [])))
+    topics = list(dict.fromkeys(t for c in columns for t in c.get("dropped_topics", [])))
+    filled = {c.get("label", c["metric"]): c["filled_with_zero"] for c in columns if c.get("filled_with_zero")}
+    notes = []
+    if runs:
+        notes.append(f"left out (not scored on every topic): {len(runs)} run(s): {', '.join(runs)}")
+    if topics:
+        shown = ", ".join(topics[:10]) + (", ..." if len(topics) > 10 else "")
+        notes.append(f"left out (not every run scored): {len(topics)} topic(s): {shown}")
+    if filled:
+        notes.append("scored 0 where a run has no score: " + ", ".join(f"{k}: {v} cell(s)" for k, v in filled.items()))
+    return notes
+
+
 def p_text(p: float | None) -> str:
     """A p-value as a terminal shows it: ``<0.001`` below 0.001, else three decimals."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
@@ -262,8 +279,9 @@ def _trial_notes(an: Analysis) -> list[str]:
         return []
     return [
         f"{' and '.join(monte_carlo)}: with B = {trials} the smallest possible p-value is 1/(B+1) = "
-        f"{1 / (trials + 1):.2g}, which cannot be significant at alpha = {alpha:g} after the {adjust} adjustment "
-        f"over {n_pairs} pairs; use --trials {need} or more"
+        f"{1 / (trials + 1):.2g}, which cannot be significant at alpha = {alpha:g}"
+        + (f" after the {adjust} adjustment over {n_pairs} pairs" if adjust != "none" else "")
+        + f"; use --trials {need} or more"
     ]
 
 
