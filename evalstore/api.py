@@ -23,7 +23,7 @@ def evaluate(qrels, runs, metrics: Sequence[str] | str = ("AP", "nDCG@10"), **op
     ``metrics``: names such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval's ``"map"``.
     ``options``: ``convention``, ``complete``, ``depth`` (see :mod:`evalstore.evaluate`), ``gains``
     (the qrels' declared gains), and ``qrels_format`` / ``run_format`` (``'trec'`` or
-    ``'ntcir'``) for files.
+    ``'ntcir'``) for files; ``qrels_name``: the name the result gives the qrels (default ``qrels``).
 
     Returns an :class:`~evalstore.result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
@@ -31,10 +31,11 @@ def evaluate(qrels, runs, metrics: Sequence[str] | str = ("AP", "nDCG@10"), **op
     :class:`evalstore.Evaluator`, which keeps them loaded.
     """
     run_format = options.pop("run_format", "trec")
+    qrels_name = str(options.pop("qrels_name", "qrels"))
     with Evaluator(qrels, metrics, run_format=run_format, prepare=False, **options) as ev:
         if isinstance(runs, Mapping):
-            return ev.result({str(k): v for k, v in runs.items()})
-        return ev.result(_runs_from_files(runs, run_format))
+            return ev.result({str(k): v for k, v in runs.items()}, qrels_name)
+        return ev.result(_runs_from_files(runs, run_format), qrels_name)
 
 
 def _runs_from_files(paths, run_format: str) -> dict[str, Any]:

@@ -185,3 +185,14 @@ def test_qrels_defaults_to_the_only_set_in_export_and_meta(db):
     assert runner.invoke(app, ["ingest", "qrels", str(SAMPLE / "qrels.txt"), "-n", "b", "--db", db]).exit_code == 0
     r = runner.invoke(app, ["meta", "kendall", "-m", "AP", "-m", "P@10", "--db", db])
     assert r.exit_code != 0 and "choose one with --qrels NAME" in str(r.exception)
+
+
+def test_eval_files_names_the_qrels_file_and_prints_counts_as_integers(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    files = [str(SAMPLE / "qrels.txt"), str(SAMPLE / "runs" / "bm25.txt")]
+    r = runner.invoke(app, ["eval", *files, "-m", "num_ret", "-m", "num_rel_ret", "-m", "map", "-f", "json"])
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)
+    # 8 topics x 50 retrieved; pytrec_eval sums num_rel_ret of the sample's bm25 run to 129
+    assert (row["qrels"], row["num_ret"], row["num_rel_ret"]) == ("qrels.txt", 400, 129)
+    assert isinstance(row["num_ret"], int) and isinstance(row["map"], float)

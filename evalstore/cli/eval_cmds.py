@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -75,7 +76,8 @@ def eval_cmd(
         if len(files) < 2:
             raise typer.BadParameter("give a qrels file and at least one run file", param_hint="FILES")
         with spooled(files) as paths:
-            result = evaluate_files(paths[0], paths[1:], metrics, **ev.kwargs())
+            qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
+            result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
         _print_result(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}")
         return
     if plot and subsamples:

@@ -23,13 +23,28 @@ def _best_first(v: float | None) -> float:
     return -math.inf if v is None or math.isnan(v) else float(v)
 
 
+def _count(v: float | None) -> float | int | None:
+    return int(v) if v is not None and math.isfinite(v) and float(v).is_integer() else v
+
+
 def leaderboard(result: EvalResult, title: str | None = None) -> Table:
     """One row per run, a column per metric, sorted by the first metric."""
     metrics = result.metrics
     table = result.table()
     n_topics = {r: n for r, m, _, n in result.means if m == metrics[0]}
     runs = sorted(table, key=lambda run: (-_best_first(table[run].get(metrics[0])), run))
-    rows = [(run, result.qrels, n_topics.get(run, 0), *[table[run].get(m) for m in metrics]) for run in runs]
+    counts = {
+        m for m in metrics if result.aggregates.get(m) == "sum"
+    }  # NumRet, ...: integers, as trec_eval prints them
+    rows = [
+        (
+            run,
+            result.qrels,
+            n_topics.get(run, 0),
+            *[_count(table[run].get(m)) if m in counts else table[run].get(m) for m in metrics],
+        )
+        for run in runs
+    ]
     return Table(["run", "qrels", "n_topics", *metrics], rows, title=title, notes=list(result.notes))
 
 
