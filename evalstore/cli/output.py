@@ -32,7 +32,7 @@ def emit(table: Table, fmt: str = "table", output: str | None = None) -> None:
         write_file(table, file_format(fmt, output), output)
         say(f"wrote {output}")
     else:
-        if fmt != "table":
+        if fmt not in ("table", "markdown", "latex"):  # data formats: values as computed; tables for readers
             table.digits = None
         write(table, fmt)
         sys.stdout.flush()  # before notes on stderr, so that a shared log keeps the order
