@@ -91,6 +91,7 @@ def evaluate_many(
             if save and not recompute
             else incremental.everything(qids, related, instances)
         )
+        work = incremental.chunked(con, work, incremental.CHUNK_LINES)
         total = sum(len(j.instances) * len(j.qrels_ids) for j in work.jobs)
         with progress_bar(total, "evaluating", enabled=progress, min_total=2) as bar:
             names = engine.plan(qids, instances, options, declared)[1]

@@ -23,6 +23,11 @@ from .metrics.options import Options
 from .metrics.registry import MetricInstance
 from .version import __version__ as ENGINE_VERSION
 
+#: Run lines per engine job: the ranked lists of that many lines fit the default memory budget
+#: (evalstore.store.connection.default_memory_limit) without spilling, and evaluating 20 M lines
+#: in such chunks is faster than in one piece even without a budget (docs/benchmark.md, "Memory").
+CHUNK_LINES = 4_000_000
+
 #: The reused cells of the current evaluation: (qrels_id, run_id, metric, key).
 REUSED_TABLE = "_eval_reused"
 
@@ -96,6 +101,30 @@ def everything(qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Sequ
     """The plan that computes every cell (``recompute``, or nothing stored to reuse)."""
     n = len({(q, i.display) for q in qrels_ids for i in instances}) * len(run_ids)
     return Plan([Job(list(qrels_ids), list(run_ids), list(instances))], reused=0, computed=n)
+
+
+def chunked(con: duckdb.DuckDBPyConnection, plan: Plan, max_lines: int) -> Plan:
+    """The plan with each job's runs split into chunks of at most ``max_lines`` run lines (at
+    least one run each): the engine's working set (the ranked lists of a chunk's runs) then stays
+    the same size however many runs are evaluated, so that it fits the memory budget instead of
+    spilling to disk."""
+    if max_lines <= 0:
+        return plan
+    sizes = dict(con.execute("SELECT run_id, n_rows FROM run_meta").fetchall())
+    jobs = []
+    for job in plan.jobs:
+        chunk: list[int] = []
+        lines = 0
+        for rid in job.run_ids:
+            n = int(sizes.get(rid, 0))
+            if chunk and lines + n > max_lines:
+                jobs.append(Job(job.qrels_ids, chunk, job.instances))
+                chunk, lines = [], 0
+            chunk.append(rid)
+            lines += n
+        if chunk:
+            jobs.append(Job(job.qrels_ids, chunk, job.instances))
+    return Plan(jobs, plan.reused, plan.computed)
 
 
 def add_reused(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,10 +65,11 @@ def register_functions(con: duckdb.DuckDBPyConnection) -> None:
 
 @dataclass(frozen=True)
 class Settings:
-    """DuckDB resource settings of a connection: ``memory_limit`` (e.g. ``'1.5GB'``; DuckDB's default
-    is 80 % of RAM), ``threads`` and ``temp_directory`` (where DuckDB spills when a query needs more
-    than the memory limit). Each defaults to ``$EVALSTORE_MEMORY_LIMIT``, ``$EVALSTORE_THREADS``,
-    ``$EVALSTORE_TEMP_DIR``."""
+    """DuckDB resource settings of a connection: ``memory_limit`` (e.g. ``'1.5GB'``; default
+    :func:`default_memory_limit`; ``'80%'`` is DuckDB's own default), ``threads`` and
+    ``temp_directory`` (where DuckDB spills when a query needs more than the memory limit; default
+    ``<store>.tmp``, for an in-memory store a folder of the system's temp directory). Each defaults
+    to ``$EVALSTORE_MEMORY_LIMIT``, ``$EVALSTORE_THREADS``, ``$EVALSTORE_TEMP_DIR``."""
 
     memory_limit: str | None = None
     threads: int | None = None
@@ -98,8 +100,7 @@ class Settings:
             # so that the duckdb CLI and Python packages users have (1.1 and later) can open them
             "storage_compatibility_version": STORAGE_VERSION,
         }
-        if self.memory_limit:
-            out["memory_limit"] = self.memory_limit
+        out["memory_limit"] = self.memory_limit or default_memory_limit(self.threads)
         if self.threads:
             out["threads"] = self.threads
         if self.temp_directory:
@@ -109,6 +110,30 @@ class Settings:
 
 #: the storage format of new store files: DuckDB 1.1.0's (file format 64), readable by DuckDB 1.1 and later
 STORAGE_VERSION = "v1.1.0"
+
+
+def default_memory_limit(threads: int | None = None) -> str:
+    """The memory budget of a connection unless one is given: 128 MB per thread and at least 512 MB,
+    at most min(25 % of RAM, 4 GB). Ingest and evaluation work in chunks that fit it (DuckDB spills
+    to the temp directory beyond it), so a store's peak memory does not grow with its size; a
+    larger budget (--memory-limit, evalstore.open(memory_limit=...)) buys little speed (docs/benchmark.md,
+    "Memory"). Below ~384 MB the SQL of a large metric set (trec_eval's ~100 measures in one
+    statement) runs out of memory: DuckDB cannot spill every operator."""
+    t = threads or os.cpu_count() or 1
+    mb = max(512, 128 * t)
+    try:
+        ram_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
+        mb = min(mb, max(64, min(ram_mb // 4, 4096)))
+    except (ValueError, OSError, AttributeError):  # no sysconf (Windows): the per-thread rule alone
+        pass
+    return f"{mb}MB"
+
+
+def spill_directory() -> str:
+    """Where an in-memory store spills: a folder of this process in the system's temp directory
+    (DuckDB's default, ``.tmp`` in the working directory, would be shared by every process there)."""
+    return os.path.join(tempfile.gettempdir(), f"evalstore-spill-{os.getpid()}")
+
 
 #: extra configuration of a sandboxed connection: no file system or network access, settings locked
 SANDBOX = {"enable_external_access": False, "lock_configuration": True}
@@ -137,6 +162,8 @@ def connect(
             f"(evalstore ingest ... --db {location})"
         )
     config = settings.config()
+    if location == ":memory:" and "temp_directory" not in config:
+        config["temp_directory"] = spill_directory()
     if sandbox:
         config.update(SANDBOX)
     deadline, delay = time.monotonic() + max(0.0, wait), 0.05
