@@ -16,10 +16,12 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from enum import Enum
 from typing import Any, TypeVar
 
 import typer
 
+from ..metrics.options import CONVENTIONS
 from ..report.writers import FILE_FORMATS, FORMATS
 from . import resources
 from .output import check_writable, output_format
@@ -32,6 +34,17 @@ Db = typer.Option(
     envvar="EVALSTORE_DB",
     help="Store file or SQLAlchemy URL (default ./evalstore.duckdb, or $EVALSTORE_DB).",
 )
+
+# --------------------------------------------------------------------------- choices
+# Enumerated options are choices the parser checks (and --help lists) before a command runs.
+Convention = Enum("Convention", {c: c for c in CONVENTIONS}, type=str)  # type: ignore[misc]
+Missing = Enum("Missing", {m: m for m in ("error", "zero", "drop-topics", "drop-runs")}, type=str)  # type: ignore[misc]
+
+
+def choice_value(v: Any) -> Any:
+    """The plain value of a choice (the dataclasses hold strings, as the library takes them)."""
+    return v.value if isinstance(v, Enum) else v
+
 
 # --------------------------------------------------------------------------- what to evaluate
 Qrels = typer.Option(..., "--qrels", "-q", help="Name of the qrels set (see `evalstore list qrels`).")
@@ -141,6 +154,9 @@ class EvaluationOptions:
     complete: bool
     depth: int | None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "convention", choice_value(self.convention))
+
     def kwargs(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -150,7 +166,7 @@ EVALUATION = Group(
     (
         (
             "convention",
-            str,
+            Convention,
             typer.Option(
                 "trec_eval",
                 "--convention",
@@ -188,7 +204,7 @@ _RUN_SELECTION = (
     ("top_by", str | None, typer.Option(None, "--top-by", help="Metric that selects the --top runs, e.g. AP.")),
     (
         "missing",
-        str,
+        Missing,
         typer.Option(
             "error", "--missing", help="Runs missing topics: error, zero (trec_eval -c), drop-topics or drop-runs."
         ),
@@ -242,6 +258,8 @@ class AnalysisOptions:
         }
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "convention", choice_value(self.convention))
+        object.__setattr__(self, "missing", choice_value(self.missing))
         resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
         # the output format and file are checked before the analysis runs
         output_format(self.fmt, self.output)
