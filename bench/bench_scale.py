@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -127,10 +128,10 @@ def main(argv=None) -> int:
         base = {"db": db, "qrels": qrels, "memory_limit": a.memory_limit}
         phases = [("ingest", {"runs": all_runs[:n]}), ("eval", {})]
         if a.repeat_eval:
-            extra = all_runs[n] if n < len(all_runs) else None
-            phases += [("again", {})]
-            if extra:
-                phases += [("add1", {"runs": [extra]}), ("one", {})]
+            extra = all_runs[n] if n < len(all_runs) else str(work / "extra-run.txt.gz")
+            if n >= len(all_runs):  # no run left: a copy of the first under another name
+                shutil.copyfile(all_runs[0], extra)
+            phases += [("again", {}), ("add1", {"runs": [extra]}), ("one", {})]
         added = None
         for phase, more in phases:
             if phase == "one":

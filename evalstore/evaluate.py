@@ -71,26 +71,29 @@ def evaluate_many(
     options = make_options(convention, complete, depth, pool)
     qrels_names = [qrels] if isinstance(qrels, str) else list(dict.fromkeys(qrels))
     qrels_ids = {name: store.qrels_id(name) for name in qrels_names}
-    run_ids = {name: store.run_id(name) for name in _run_names(store, runs)}
+    run_ids = _run_ids(store, runs)
     instances = engine.resolve_metrics(metrics)
     con = store.con
-    unrelated = unrelated_runs(store, list(qrels_ids.values()), list(run_ids.values()))
-    # a run that shares no topic with any of the qrels sets (another collection's) is not evaluated
-    related = [rid for rid in run_ids.values() if not all(rid in unrelated[q] for q in qrels_ids.values())]
-    if not related:
-        raise MetricError(
-            f"no run ({', '.join(list(run_ids)[:10])}{' ...' if len(run_ids) > 10 else ''}) shares a topic with "
-            f"qrels {', '.join(qrels_names)}: are the runs and the qrels of the same collection? "
-            f'(`evalstore sql "SELECT DISTINCT run, topic FROM run_rows"` shows the runs\' topics)'
-        )
     qids = list(qrels_ids.values())
     try:
         declared = declared_gains(con, qids)
         work = (
-            incremental.missing(con, qids, related, instances, options, declared)
+            incremental.missing(con, qids, list(run_ids.values()), instances, options, declared)
             if save and not recompute
-            else incremental.everything(qids, related, instances)
+            else incremental.everything(qids, list(run_ids.values()), instances)
         )
+        # only runs without stored scores can be of another collection (such runs are never stored)
+        pending = list(dict.fromkeys(r for j in work.jobs for r in j.run_ids))
+        unrelated = unrelated_runs(store, qids, pending)
+        # a run that shares no topic with any of the qrels sets (another collection's) is not evaluated
+        skip = {rid for rid in pending if all(rid in unrelated[q] for q in qids)}
+        if len(skip) == len(run_ids):
+            raise MetricError(
+                f"no run ({', '.join(list(run_ids)[:10])}{' ...' if len(run_ids) > 10 else ''}) shares a topic with "
+                f"qrels {', '.join(qrels_names)}: are the runs and the qrels of the same collection? "
+                f'(`evalstore sql "SELECT DISTINCT run, topic FROM run_rows"` shows the runs\' topics)'
+            )
+        work = incremental.without(work, skip)
         work = incremental.chunked(con, work, incremental.CHUNK_LINES)
         total = sum(len(j.instances) * len(j.qrels_ids) for j in work.jobs)
         with progress_bar(total, "evaluating", enabled=progress, min_total=2) as bar:
@@ -155,13 +158,14 @@ def stored_name(store: Store, qrels: str, metric: str, options: Options) -> str:
     return engine.stored_name(insts[0], ctx, options, declared).metric
 
 
-def _run_names(store: Store, runs: Sequence[str] | str | None) -> list[str]:
+def _run_ids(store: Store, runs: Sequence[str] | str | None) -> dict[str, int]:
+    """``{name: run_id}`` of the runs named (all runs, by name, when None: one query)."""
     if runs is None:
-        names = store.run_names()
-        if not names:
+        ids = {n: int(i) for n, i in store.con.execute("SELECT name, run_id FROM run_meta ORDER BY name").fetchall()}
+        if not ids:
             raise MetricError("the store has no runs; ingest some with `evalstore ingest run FILE`")
-        return names
-    return [runs] if isinstance(runs, str) else list(runs)
+        return ids
+    return {name: store.run_id(name) for name in ([runs] if isinstance(runs, str) else list(runs))}
 
 
 def _save(store: Store, options: Options) -> None:

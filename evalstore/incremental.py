@@ -103,6 +103,20 @@ def everything(qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Sequ
     return Plan([Job(list(qrels_ids), list(run_ids), list(instances))], reused=0, computed=n)
 
 
+def without(plan: Plan, run_ids: set[int]) -> Plan:
+    """The plan without the cells of ``run_ids`` (runs left out of the evaluation)."""
+    if not run_ids:
+        return plan
+    jobs, dropped = [], 0
+    for job in plan.jobs:
+        keep = [r for r in job.run_ids if r not in run_ids]
+        n_cells = len({(q, i.display) for q in job.qrels_ids for i in job.instances})
+        dropped += (len(job.run_ids) - len(keep)) * n_cells
+        if keep:
+            jobs.append(Job(job.qrels_ids, keep, job.instances))
+    return Plan(jobs, plan.reused, plan.computed - dropped)
+
+
 def chunked(con: duckdb.DuckDBPyConnection, plan: Plan, max_lines: int) -> Plan:
     """The plan with each job's runs split into chunks of at most ``max_lines`` run lines (at
     least one run each): the engine's working set (the ranked lists of a chunk's runs) then stays
