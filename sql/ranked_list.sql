@@ -77,14 +77,16 @@ SELECT qrels_id, topic,
 FROM rl_qrels
 GROUP BY qrels_id, topic;
 
+-- (the window is spelled out in full, not as a refinement of a named window: Spark SQL has no
+-- OVER (w ROWS ...), and the same SQL runs there; see docs/scale.md)
 CREATE OR REPLACE TEMP TABLE rl_ideal AS
 SELECT qrels_id, topic,
-       row_number() OVER w AS rank,
+       row_number() OVER (PARTITION BY qrels_id, topic ORDER BY gain DESC, grade DESC, doc) AS rank,
        gain,
-       sum(gain) OVER (w ROWS UNBOUNDED PRECEDING) AS icg
+       sum(gain) OVER (PARTITION BY qrels_id, topic ORDER BY gain DESC, grade DESC, doc
+                       ROWS UNBOUNDED PRECEDING) AS icg
 FROM rl_qrels
-WHERE gain > 0
-WINDOW w AS (PARTITION BY qrels_id, topic ORDER BY gain DESC, grade DESC, doc);
+WHERE gain > 0;
 
 -- The retrieved rows of the selected runs with their evaluation rank, truncated at the depth,
 -- on topics that some selected qrels set judges (run topics without judgments are ignored).

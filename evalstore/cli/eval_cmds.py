@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import Enum
 
 import typer
 
@@ -17,6 +18,9 @@ from . import options as opt
 from .app import app, check_choice, group, only_qrels, open_store
 from .inputs import spooled
 from .output import check_writable, emit, output_format, say
+from .spark_eval import spark_eval
+
+Engine = Enum("Engine", {"duckdb": "duckdb", "spark": "spark"}, type=str)
 
 export_app = group("Export leaderboards and per-topic scores.")
 app.add_typer(export_app, name="export")
@@ -46,6 +50,12 @@ def eval_cmd(
     transpose: bool = typer.Option(
         False, "--transpose", help="One metric per row (automatic on a terminal when the table is too wide)."
     ),
+    engine: Engine = typer.Option(
+        "duckdb", "--engine", help="duckdb (the store), or spark: Spark SQL over a Parquet layout (--data DIR)."
+    ),
+    data: str | None = typer.Option(
+        None, "--data", help="With --engine spark: the layout folder written by `evalstore export store DIR`."
+    ),
     subsamples: str | None = typer.Option(
         None,
         "--subsamples",
@@ -70,6 +80,13 @@ def eval_cmd(
     check_choice(fmt, (*FORMATS, "trec"), "--format")
     check_writable(plot, "--plot", ".png")
     metrics = metric or ["official"]
+    if engine.value == "spark":
+        if not data or not qrels or files or subsamples:
+            raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no files, no --subsamples)")
+        emit(spark_eval(data, qrels, run or None, metrics, ev.kwargs()), fmt)
+        return
+    if data:
+        raise typer.BadParameter("--data goes with --engine spark", param_hint="--data")
     if files:
         if qrels or run or subsamples:
             raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")

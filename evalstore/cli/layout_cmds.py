@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from ..layout import export_store, import_store
+from ..layout import export_store, import_scores, import_store
 from . import options as opt
 from .app import app, group, open_for_reading, open_store
 from .eval_cmds import export_app
@@ -40,3 +40,16 @@ def import_store_cmd(
     with open_store(store_opts.db) as store:
         added = import_store(store, folder)
     say(f"imported {added['runs']} runs and {added['qrels']} qrels sets from {folder}")
+
+
+@import_app.command("scores")
+@opt.shared(store_opts=opt.STORE)
+def import_scores_cmd(
+    folder: str = typer.Argument(..., help="The layout folder whose spark_scores/ to store."),
+    *,
+    store_opts: opt.StoreOptions,
+) -> None:
+    """Store the per-topic scores that `evalstore eval --engine spark` wrote under DIR/spark_scores/."""
+    with open_store(store_opts.db) as store:
+        n = import_scores(store, folder)
+    say(f"imported {n} evaluations (run, qrels, metric) from {folder}/spark_scores")

@@ -286,6 +286,7 @@ def metrics(
             ("source", e["citation"]),
             ("SQL", e["sql"]),
             ("reads", ", ".join(e["reads"])),
+            ("Spark backend", e["spark"]),
             ("tests", ", ".join(e["tests"])),
         ]
         emit(Table(["field", "value"], rows, title=e["name"], digits=None), fmt)

@@ -19,8 +19,9 @@ def gain_expr(gains: tuple[float, ...] | None) -> str:
     gain of level g (levels 1..n; level 0 and negative grades have gain 0)."""
     if gains is None:
         return "CASE WHEN grade > 0 THEN grade ELSE 0 END"
-    lst = "[" + ", ".join(repr(float(g)) for g in gains) + "]::DOUBLE[]"
-    return f"CASE WHEN grade > 0 THEN ({lst})[grade] ELSE 0 END"
+    # a CASE rather than a list lookup: the same SQL runs on Spark, whose arrays count from 0
+    arms = " ".join(f"WHEN {level} THEN CAST({float(g)!r} AS DOUBLE)" for level, g in enumerate(gains, 1))
+    return f"CASE grade {arms} ELSE 0 END"
 
 
 def parse_gains(text: str | None) -> tuple[float, ...] | None:

@@ -228,6 +228,13 @@ def _spec_of(name: str) -> MetricSpec:
         return specs[0]
 
 
+def spark_support(spec: MetricSpec) -> str | None:
+    """None when the metric runs on the Spark backend (evalstore.spark), else why not."""
+    if spec.block.udfs:
+        return f"calls Python functions ({', '.join(sorted(spec.block.udfs))})"
+    return None
+
+
 def describe(name: str | None = None) -> list[dict[str, Any]]:
     """Registry entries as dicts (name, aliases, parameters, SQL location and what the SQL reads,
     needs and calls, citation, tests, doc)."""
@@ -246,6 +253,7 @@ def describe(name: str | None = None) -> list[dict[str, Any]]:
             "needs": sorted(s.block.needs),
             "udfs": sorted(s.block.udfs),
             "citation": s.citation,
+            "spark": spark_support(s) or "yes",
             "tests": list(s.tests),
             "doc": s.doc,
         }
