@@ -232,7 +232,31 @@ def spark_support(spec: MetricSpec) -> str | None:
     """None when the metric runs on the Spark backend (evalstore.spark), else why not."""
     if spec.block.udfs:
         return f"calls Python functions ({', '.join(sorted(spec.block.udfs))})"
+    code = spec.block.code()
+    if _ordered_aggregate(code):
+        return "sums in rank order (sum(... ORDER BY ...)), which Spark SQL cannot express"
+    if re.search(r"\blen\(", code):
+        return "takes the length of lists (len), which does not translate to Spark SQL yet"
     return None
+
+
+_AGGREGATES = ("sum", "avg", "min", "max", "count", "string_agg", "list", "arg_min", "arg_max")
+
+
+def _ordered_aggregate(code: str) -> bool:
+    """Whether an aggregate call of the SQL has its own ORDER BY (``sum(x ORDER BY rank)``), as
+    opposed to the ORDER BY of a window (``OVER (... ORDER BY ...)``)."""
+    opened: list[int] = []  # positions of the open parentheses
+    for i, ch in enumerate(code):
+        if ch == "(":
+            opened.append(i)
+        elif ch == ")" and opened:
+            opened.pop()
+        elif opened and code[i : i + 5].upper() == "ORDER" and re.match(r"ORDER\s+BY\b", code[i:], re.I):
+            before = re.search(r"(\w+)\s*$", code[: opened[-1]])
+            if before and before.group(1).lower() in _AGGREGATES:
+                return True
+    return False
 
 
 def describe(name: str | None = None) -> list[dict[str, Any]]:

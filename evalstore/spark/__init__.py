@@ -28,6 +28,7 @@ from ..metrics.params import parse_gains
 from ..metrics.ranked_list import render
 from ..metrics.registry import spark_support
 
+_BLOCKS_PER_QUERY = 8
 _STATEMENT = re.compile(r"^CREATE OR REPLACE TEMP (?:TABLE|VIEW) (\w+) AS\s*(.*)$", re.S)
 
 
@@ -75,14 +76,19 @@ def _views(spark: Any, folder: Path, qrels: str, runs: list[str] | None) -> tupl
 
 
 def _to_spark(sql: str) -> str:
-    """DuckDB SQL as Spark SQL. Decimal literals become doubles: DuckDB computes ``1.0 - x`` in
-    double precision, Spark in DECIMAL, which rounds (infAP differed in the 9th digit)."""
+    """DuckDB SQL as Spark SQL. Decimal literals become doubles (DuckDB computes ``1.0 - x`` in
+    double precision, Spark in DECIMAL, which rounds: infAP differed in the 9th digit), and
+    DuckDB's ``error(msg)`` becomes Spark's ``raise_error(msg)``."""
     import sqlglot
     from sqlglot import exp
 
     def doubles(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Literal) and not node.is_string and any(c in node.this for c in ".eE"):
             return exp.cast(node, "double")
+        if isinstance(node, exp.Anonymous) and str(node.this).lower() == "error":  # DuckDB's error(msg)
+            return exp.Anonymous(this="raise_error", expressions=node.expressions)
+        if isinstance(node, exp.Length):  # the SQL files take len() of lists only: Spark's size()
+            return exp.ArraySize(this=node.this)
         return node
 
     return sqlglot.parse_one(sql, read="duckdb").transform(doubles).sql(dialect="spark")
@@ -133,12 +139,16 @@ def evaluate(
             df = spark.sql(_to_spark(body))
             df.cache()  # every block of the pass reads it
             df.createOrReplaceTempView(name)
-        try:
-            frames.append(spark.sql(_to_spark(sql.union)))
-        except Exception as e:  # Spark's analysis errors: a construct without a Spark equivalent
-            failed = ", ".join(i.display for i in unit.instances)
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise MetricError(f"not available on Spark: {failed} ({first}); evaluate them with DuckDB") from None
+        # a few blocks per query, each chunk computed and cut from its lineage: one query with a
+        # hundred blocks (trec_eval's all_trec) exhausts the driver's heap while Spark plans it
+        for start in range(0, len(sql.selects), _BLOCKS_PER_QUERY):
+            chunk = "\nUNION ALL\n".join(sql.selects[start : start + _BLOCKS_PER_QUERY])
+            try:
+                frames.append(spark.sql(_to_spark(chunk)).localCheckpoint(eager=True))
+            except Exception as e:  # Spark's analysis errors: a construct without a Spark equivalent
+                failed = ", ".join(i.display for i in unit.instances)
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise MetricError(f"not available on Spark: {failed} ({first}); evaluate them with DuckDB") from None
     result = frames[0]
     for f in frames[1:]:
         result = result.unionByName(f)
@@ -169,6 +179,7 @@ def session(master: str = "local[2]") -> Any:
         .appName("evalstore")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "2g")
         .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
