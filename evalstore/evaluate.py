@@ -154,7 +154,7 @@ def stored_name(store: Store, qrels: str, metric: str, options: Options) -> str:
         )
     qid = store.qrels_id(qrels)
     declared = declared_gains(store.con, [qid])[qid]
-    ctx = engine.effective_context(insts[0], declared)
+    ctx = engine.effective_context(insts[0], declared, options)
     return engine.stored_name(insts[0], ctx, options, declared).metric
 
 

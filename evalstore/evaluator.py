@@ -36,6 +36,7 @@ from .metrics.gains import check_gains
 from .metrics.options import Options, make_options
 from .metrics.params import format_list, parse_gains
 from .metrics.ranked_list import render
+from .metrics.references import order_clause
 from .metrics.registry import MetricInstance
 from .result import EvalResult
 from .store import open as open_store
@@ -277,15 +278,13 @@ def _compile(metrics: tuple[str, ...], options: Options, declared: tuple[float, 
     for disp, n in names.items():
         by_key.setdefault(n.key, []).append(disp)
     run_meta = any("run_meta" in i.spec.block.reads for i in instances)
-    rank_source = (
-        "SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY "
-        + {"ntcireval": "ln", "trec_eval9": "score::FLOAT DESC, doc DESC"}.get(
-            options.convention, "score DESC, doc DESC"
-        )
-        + ") AS rank, score FROM _ev_run"
-    )
     out = []
     for unit in units:
+        rank_source = (
+            "SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY "
+            + order_clause(unit.context.order, "ln")
+            + ") AS rank, score FROM _ev_run"
+        )
         gains = unit.context.gains
         gmax = max(gains) if gains else float(top or 1)
         sql = engine.unit_sql(unit, options, gmax)

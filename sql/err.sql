@@ -1,5 +1,14 @@
--- Expected reciprocal rank (Chapelle et al. 2009) in NTCIREVAL's form, and its normalised version.
+-- Expected reciprocal rank (Chapelle et al. 2009): gdeval's form (ERR, as in ir_measures) and
+-- NTCIREVAL's linear form with its normalised version (ERR-ntcir, nERR-ntcir).
 --
+-- ERR (gdeval.pl 1.2a, the only provider of ir_measures' ERR@k; TREC Web track 2010-2014):
+--
+--   R(r)     = (2^g(r) - 1) / 2^${max_rel}     g = the grade (0 for grades <= 0); max_rel = gdeval's
+--                                              MAX_JUDGMENT, 4, not the collection's top grade
+--   ERR@k    = sum_{r <= k} R(r)/r prod_{i < r} (1 - R(i))
+-- Not normalised. gdeval prints 5 decimals; the ir_measures convention rounds the same way.
+--
+-- ERR-ntcir, nERR-ntcir:
 -- Source: NTCIREVAL 190111 (ntcir_eval.c), restated in ../shared/reference/metric_definitions.md
 -- Sec. 1. The probability that the user stops at rank r is linear in the gain:
 --
@@ -11,7 +20,7 @@
 -- Unjudged and nonrelevant docs have p = 0 but keep their rank. Without @k the whole list is
 -- used. p(r) < 1 always, so the product is computed as exp(sum ln(1 - p)).
 --
--- Fragment err_run (ERR, nERR): p = stop probability of each judged doc with gain > 0 at rank <= k, s adds go_on = prod_{i<r} (1 - p(i)).
+-- Fragment err_run (ERR-ntcir, nERR-ntcir): p = stop probability of each judged doc with gain > 0 at rank <= k, s adds go_on = prod_{i<r} (1 - p(i)).
 
 -- @fragment err_run
 -- reads: rl_judged
@@ -25,13 +34,13 @@ p AS (
     FROM p
 )
 
--- @metric ERR
+-- @metric ERR-ntcir
 -- params: err_run
 WITH ${err_run}
 SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS value
 FROM s GROUP BY qrels_id, run_id, topic
 
--- @metric nERR
+-- @metric nERR-ntcir
 -- reads: rl_ideal
 -- params: err_run, gmax, k
 WITH ${err_run}, err AS (
@@ -48,3 +57,17 @@ WITH ${err_run}, err AS (
 SELECT e.qrels_id, e.run_id, e.topic, e.err / i.err AS value
 FROM err e JOIN ideal i ON i.qrels_id = e.qrels_id AND i.topic = e.topic
 WHERE i.err > 0
+
+-- @metric ERR
+-- reads: rl_judged
+-- params: k, max_rel
+WITH p AS (
+    SELECT qrels_id, run_id, topic, rank, (pow(2.0, greatest(grade, 0)) - 1.0) / pow(2.0, ${max_rel}) AS p
+    FROM rl_judged WHERE grade > 0 AND rank <= ${k}
+), s AS (
+    SELECT *, exp(coalesce(sum(ln(1.0 - p)) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank
+                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
+    FROM p
+)
+SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS value
+FROM s GROUP BY qrels_id, run_id, topic

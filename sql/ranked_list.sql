@@ -26,9 +26,10 @@
 --   rl_retrieved(run_id, topic, doc, rank, score)
 --       every retrieved row of the selected runs, judged or not, with its evaluation rank (after
 --       depth truncation) and the run's score (NULL for NTCIR res files); not keyed by qrels_id
---   rl_topics(qrels_id, run_id, topic, num_ret, R, N, R_gain, ideal_total, max_grade, n_pool)
+--   rl_topics(qrels_id, run_id, topic, num_ret, R, N, R_gain, ideal_total, max_grade, n_pool, in_run)
 --       the evaluated (qrels, run, topic) triples; num_ret = docs retrieved (after depth, and
---       counting judged docs only when judged_only)
+--       counting judged docs only when judged_only); in_run = the run retrieved docs for the topic
+--       (false for a qrels topic the run lacks, evaluated with complete)
 --   rl_judged(qrels_id, run_id, topic, doc, rank, grade, gain, isrel, judged, cnt, cg, cg_ideal,
 --             gain_ideal, num_ret, R, N, R_gain, ideal_total, max_grade, jrank)
 --       the retrieved docs that appear in rl_qrels (judged, or grade < 0 = pooled but
@@ -116,7 +117,7 @@ WITH ret AS (
 )
 SELECT p.qrels_id, p.run_id, p.topic,
        CASE WHEN ${judged_only} THEN coalesce(h.n_judged, 0) ELSE coalesce(r.n_ret, 0) END AS num_ret,
-       q.R, q.N, q.R_gain, q.ideal_total, q.max_grade, q.n_pool
+       q.R, q.N, q.R_gain, q.ideal_total, q.max_grade, q.n_pool, r.run_id IS NOT NULL AS in_run
 FROM pairs p
 JOIN rl_qtopics q ON q.qrels_id = p.qrels_id AND q.topic = p.topic
 LEFT JOIN ret r ON r.run_id = p.run_id AND r.topic = p.topic

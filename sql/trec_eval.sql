@@ -21,6 +21,9 @@
 --               (linear gain = grade or the declared gain of the level;  Kekalainen 2002
 --               ideal list I = every judged doc with gain > 0, never truncated to n)
 --   nDCG@k    = both sums truncated at k                                  m_ndcg_cut.c
+--               dcg='exp-log2': g replaced by 2^g - 1 in both sums (Burges et al. 2005; gdeval.pl,
+--               whose ideal is the same list cut at k; ranx ndcg_burges without a cutoff)
+--   DCG@k     = sum_{r<=k} g(r)/log2(r+1), unnormalised (2^g - 1 with dcg='exp-log2')   ranx dcg
 --   Bpref     = (1/R) sum_{relevant retrieved d} (1 - min(m_d, R)/min(N, R)), m_d = judged
 --               nonrelevant docs ranked above d (the term is 1 when m_d = 0) m_bpref.c;
 --               Buckley & Voorhees SIGIR 2004 (trec_eval's corrected bpref)
@@ -104,14 +107,26 @@ GROUP BY qrels_id, run_id, topic
 
 -- @metric nDCG
 -- reads: rl_judged, rl_ideal
--- params: k
+-- params: dcg, k
 WITH idcg AS (
-    SELECT qrels_id, topic, sum(gain / log2(rank + 1)) AS idcg FROM rl_ideal WHERE rank <= ${k} GROUP BY qrels_id, topic
+    SELECT qrels_id, topic,
+           sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END / log2(rank + 1)) AS idcg
+    FROM rl_ideal WHERE rank <= ${k} GROUP BY qrels_id, topic
 )
-SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain / log2(j.rank + 1)) / any_value(i.idcg) AS value
+SELECT j.qrels_id, j.run_id, j.topic,
+       sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, j.gain) - 1 ELSE j.gain END / log2(j.rank + 1))
+           / any_value(i.idcg) AS value
 FROM rl_judged j JOIN idcg i USING (qrels_id, topic)
 WHERE j.rank <= ${k} AND j.gain <> 0 AND i.idcg > 0
 GROUP BY j.qrels_id, j.run_id, j.topic
+
+-- @metric DCG
+-- reads: rl_judged
+-- params: dcg, k
+SELECT qrels_id, run_id, topic,
+       sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END / log2(rank + 1)) AS value
+FROM rl_judged WHERE rank <= ${k} AND gain <> 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric Bpref
 -- reads: rl_judged
@@ -140,9 +155,11 @@ WHERE isrel = 1 AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric IPrec
--- reads: rl_judged
+-- reads: rl_judged, rl_topics
 -- needs: cnt
--- params: recall, rounding
+-- params: convention, judged_only, recall, rounding
+-- (trec_eval 9.0.8 with -J prints nan for a topic without relevant docs whose retrieved docs are all unjudged: the
+-- condensed list is empty; reproduced under the trec_eval9 and ir_measures conventions)
 WITH rel AS (
     SELECT qrels_id, run_id, topic, cnt, R,
            max(cnt / rank) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank DESC
@@ -151,12 +168,16 @@ WITH rel AS (
 )
 SELECT qrels_id, run_id, topic, ip AS value
 FROM rel
-WHERE cnt = greatest(CASE WHEN ${rounding} = 'v9' THEN floor(${recall} * R + 0.9) ELSE round(${recall} * R) END, 1)
+WHERE cnt = greatest(CASE WHEN coalesce(${rounding}, CASE WHEN ${convention} IN ('trec_eval9', 'ir_measures') THEN 'v9' END) = 'v9' THEN floor(${recall} * R + 0.9) ELSE round(${recall} * R) END, 1)
+UNION ALL
+SELECT qrels_id, run_id, topic, CAST('NaN' AS DOUBLE) AS value
+FROM rl_topics
+WHERE ${judged_only} AND num_ret = 0 AND R = 0 AND ${convention} IN ('trec_eval9', 'ir_measures')
 
 -- @metric 11pt_avg
 -- reads: rl_judged
 -- needs: cnt
--- params: levels, rounding
+-- params: convention, levels, rounding
 WITH lv AS (
     SELECT unnest(coalesce(${levels}, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]::DOUBLE[])) AS p
 ), rel AS (
@@ -167,7 +188,7 @@ WITH lv AS (
 )
 SELECT r.qrels_id, r.run_id, r.topic, sum(r.ip) / (SELECT count(*) FROM lv) AS value
 FROM rel r JOIN lv
-  ON r.cnt = greatest(CASE WHEN ${rounding} = 'v9' THEN floor(lv.p * r.R + 0.9) ELSE round(lv.p * r.R) END, 1)
+  ON r.cnt = greatest(CASE WHEN coalesce(${rounding}, CASE WHEN ${convention} IN ('trec_eval9', 'ir_measures') THEN 'v9' END) = 'v9' THEN floor(lv.p * r.R + 0.9) ELSE round(lv.p * r.R) END, 1)
 GROUP BY r.qrels_id, r.run_id, r.topic
 
 -- @metric NumRet

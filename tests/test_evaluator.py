@@ -22,7 +22,10 @@ RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
 
 def _name(spec) -> str:
     """A name that evaluates the metric with its defaults (and a cutoff or level where one is required)."""
-    for name in (spec.name, spec.name + "@10", spec.name + "@0.5", spec.name + "(mult=0.5)"):
+    for name in (
+        spec.name, spec.name + "@10", spec.name + "@0.5", spec.name + "(mult=0.5)",
+        spec.name + "(max_rel=3)", spec.name + "(max_rel=3)@10",
+    ):  # fmt: skip
         try:
             registry.parse(name)
             return name

@@ -61,7 +61,7 @@ def fig3():
             "P+",
             "NWRR",
             "O-measure(gains=1:1.5:2)",
-            "ERR",
+            "ERR-ntcir",
             "nDCG-JK@3",
             "nDCG-JK(b=0)@3",
             "nDCG-JK(b=10)@3",
@@ -113,7 +113,7 @@ def test_err_ndcg_jk_and_hit_by_hand(fig3):
     nDCG-JK@3 (b = 2): (1 + 3)/(3 + 2 + 1/log2 3); b = 0 (NTCIREVAL -logb 0) divides rank 2 by
     ln 2: (1 + 3/ln 2)/(3 + 2/ln 2 + 1/ln 3); b = 10: no discount, 4/6."""
     v = lambda run, m: fig3.value(run, "t3", m)
-    assert v("Z", "ERR") == pytest.approx(1 / 4 + 0.5 * 0.75 * 0.75, abs=1e-12)
+    assert v("Z", "ERR-ntcir") == pytest.approx(1 / 4 + 0.5 * 0.75 * 0.75, abs=1e-12)
     assert v("Z", "nDCG-JK@3") == pytest.approx(4 / (5 + 1 / math.log2(3)), abs=1e-12)
     assert v("Z", "nDCG-JK(b=0)@3") == pytest.approx(
         (1 + 3 / math.log(2)) / (3 + 2 / math.log(2) + 1 / math.log(3)), abs=1e-12

@@ -44,7 +44,7 @@ def test_resolved_parameters_are_stored_beside_the_name(sample_store):
     sample_store.evaluate("sample", ["bm25"], ["nDCG@10", "AP(rel=2)"], convention="ntcireval")
     rows = dict(sample_store.sql("SELECT DISTINCT metric, params FROM scores").rows)
     nd = json.loads(rows["nDCG(convention=ntcireval)@10"])
-    assert nd == {"metric": "nDCG", "cutoff": 10, "gains": "grade", "judged_only": False,
+    assert nd == {"metric": "nDCG", "cutoff": 10, "gains": "grade", "judged_only": False, "dcg": "log2",
                   "convention": "ntcireval", "complete": False, "depth": None}  # fmt: skip
     ap = json.loads(rows["AP(convention=ntcireval,rel=2)"])
     assert ap["rel"] == 2 and ap["judged_only"] is False and ap["cutoff"] is None
@@ -122,11 +122,11 @@ def test_migration_converts_long_names(tmp_path):
         rows = dict(s.sql("SELECT qrels || ' ' || metric, value FROM scores").rows)
         assert set(rows) == {
             "plain AP", "plain nDCG@10", "plain nDCG(gains=1:2)@10", "plain P(complete=true,rel=2)@5",
-            "declared Q-measure", "declared ERR(convention=ntcireval)@10", "declared NumRet",
+            "declared Q-measure", "declared ERR-ntcir(convention=ntcireval)@10", "declared NumRet",
         }  # fmt: skip
         params = dict(s.sql("SELECT metric, params FROM scores WHERE qrels = 'declared'").rows)
         assert json.loads(params["Q-measure"])["gains"] == [1.0, 3.0]
-        assert json.loads(params["ERR(convention=ntcireval)@10"])["convention"] == "ntcireval"
+        assert json.loads(params["ERR-ntcir(convention=ntcireval)@10"])["convention"] == "ntcireval"
         assert s.sql("SELECT metric FROM meta_discpower").rows == [("Q-measure",)]
         lb = dict(s.sql("SELECT metric, mean FROM leaderboard WHERE qrels = 'plain'").rows)
         assert lb["AP"] == 0.5

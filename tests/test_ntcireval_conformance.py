@@ -60,9 +60,9 @@ def metric_name(case: dict) -> str:
     if fn == "q_measure":
         return _with("Q-measure", g, cut)
     if fn == "err":
-        return _with("ERR", g, cut)
+        return _with("ERR-ntcir", g, cut)
     if fn == "nerr":
-        return _with("nERR", g, cut)
+        return _with("nERR-ntcir", g, cut)
     if fn == "ndcg":
         return _with("nDCG-JK", g, cut)
     if fn == "ms_ndcg":
@@ -155,14 +155,18 @@ def test_declared_gains_give_the_same_values(tmp_path):
         store.ingest_qrels(tmp_path / "0001.rel", name="q", format="ntcir", gains="1:2", progress=False)
         store.ingest_run(tmp_path / "0001.res", name="r", format="ntcir", progress=False)
         res = store.evaluate(
-            "q", ["r"], ["ERR", "nERR@10", "Q-measure", "ERR(gains=1:1)"], convention="ntcireval", save=False
+            "q",
+            ["r"],
+            ["ERR-ntcir", "nERR@10", "Q-measure", "ERR-ntcir(gains=1:1)"],
+            convention="ntcireval",
+            save=False,
         )
     expected = {c["metric"]: c["expected"] for c in CASES if c["args"]["$fixture"] == name}
-    assert res.value("r", "0001", "ERR") == pytest.approx(expected["ERR"], abs=5e-5)
+    assert res.value("r", "0001", "ERR-ntcir") == pytest.approx(expected["ERR"], abs=5e-5)
     assert res.value("r", "0001", "nERR@10") == pytest.approx(expected["nERR@0010"], abs=5e-5)
     assert res.value("r", "0001", "Q-measure") == pytest.approx(expected["Q-measure"], abs=5e-5)
     # with -g 1:1 the stop probability of an L1 doc is 1/2 instead of 1/3: a different value
-    assert abs(res.value("r", "0001", "ERR(gains=1:1)") - expected["ERR"]) > 0.01
+    assert abs(res.value("r", "0001", "ERR-ntcir(gains=1:1)") - expected["ERR"]) > 0.01
     # the declared gains are the default of this qrels set: the stored name omits them
-    assert res.canonical["ERR"] == "ERR(convention=ntcireval)"
-    assert res.canonical["ERR(gains=1:1)"] == "ERR(convention=ntcireval,gains=1:1)"
+    assert res.canonical["ERR-ntcir"] == "ERR-ntcir(convention=ntcireval)"
+    assert res.canonical["ERR-ntcir(gains=1:1)"] == "ERR-ntcir(convention=ntcireval,gains=1:1)"

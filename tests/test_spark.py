@@ -22,7 +22,8 @@ from evalstore import spark as backend  # noqa: E402
 SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
 TREC_EVAL_DIR = Path(__file__).parent.parent.parent / "shared" / "conformance" / "trec_eval"
 METRICS = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "Q-measure", "nDCG", "R@100", "Rprec", "infAP", "P(rel=2)@5",
-           "nDCG(gains=1:3:7)@5", "ERR@10", "MSnDCG@10", "AP-ntcir@10", "num_rel_ret", "recall_5"]  # fmt: skip
+           "nDCG(gains=1:3:7)@5", "ERR-ntcir@10", "ERR@10", "MSnDCG@10", "AP-ntcir@10", "num_rel_ret",
+           "recall_5"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

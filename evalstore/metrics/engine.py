@@ -20,8 +20,9 @@ from ..errors import MetricError, is_resource_error
 from . import registry, sqlfile
 from .gains import check_gains, top_grade
 from .names import GAIN_IS_GRADE, canonical, resolved, short
-from .options import NO_DEPTH, Options
+from .options import CONVENTION_ORDER, NO_DEPTH, Options
 from .ranked_list import Context, build
+from .references import REFERENCES
 from .registry import MetricInstance
 
 #: The engine's output: one row per (qrels set, run, topic, metric key) ...
@@ -46,16 +47,31 @@ def resolve_metrics(metrics: Sequence[str] | str) -> list[MetricInstance]:
     return out
 
 
-def effective_context(inst: MetricInstance, declared: tuple[float, ...] | None) -> Context:
+def effective_context(
+    inst: MetricInstance, declared: tuple[float, ...] | None, options: Options | None = None
+) -> Context:
     """The context an instance is computed in against a qrels set with ``declared`` gains: a
     metric that takes gains but was given none uses the declared ones; metrics without gains
-    share the context of any gains."""
+    share the context of any gains. The order of the run's documents is the convention's; under
+    ``ir_measures``, that of the metric's provider."""
     ctx = inst.context()
+    gains = ctx.gains
     if inst.spec.param("gains") is None:
-        return Context(ctx.rel, ctx.judged_only, None)
-    if ctx.gains is None and declared is not None:
-        return Context(ctx.rel, ctx.judged_only, declared)
-    return ctx
+        gains = None
+    elif gains is None and declared is not None:
+        gains = declared
+    convention = options.convention if options is not None else "trec_eval"
+    order = CONVENTION_ORDER[convention]
+    if convention == "ir_measures" and inst.provider is not None:
+        order = REFERENCES[inst.provider].order
+    return Context(ctx.rel, ctx.judged_only, gains, order)
+
+
+def rounding(inst: MetricInstance, options: Options) -> int | None:
+    """Decimals the values of ``inst`` are rounded to (gdeval's 5 under the ir_measures convention)."""
+    if options.convention == "ir_measures" and inst.provider is not None:
+        return REFERENCES[inst.provider].digits
+    return None
 
 
 @dataclass(frozen=True)
@@ -119,7 +135,7 @@ def plan(
     names: dict[tuple[int, str], StoredName] = {}
     for qid in qrels_ids:
         for inst in instances:
-            ctx = effective_context(inst, declared_gains.get(qid))
+            ctx = effective_context(inst, declared_gains.get(qid), options)
             unit = units.setdefault(ctx, _Unit(ctx))
             if qid not in unit.qrels_ids:
                 unit.qrels_ids.append(qid)
@@ -161,9 +177,15 @@ def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
     selects = []
     for key, (inst, body) in bodies.items():
         missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
+        value = f"coalesce(m.value::DOUBLE, {missing})"
+        if options.convention == "ir_measures":
+            # ir_measures does not compute a topic the run lacks: it pads it with 0 (NumRel too)
+            value = f"CASE WHEN t.in_run THEN {value} ELSE {missing} END"
+        digits = rounding(inst, options)
+        if digits is not None:
+            value = f"round_even({value}, {digits})"  # printf rounds half to even
         selects.append(
-            f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, "
-            f"coalesce(m.value::DOUBLE, {missing}) AS value "
+            f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, {value} AS value "
             f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
         )
     return UnitSQL(opts, needs & frozenset(sqlfile.RUNNING_COLUMNS), tuple(selects))

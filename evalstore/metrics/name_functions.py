@@ -36,6 +36,7 @@ def metric_name(name: str) -> str:
 
 _LONG_RE = re.compile(r"^(?P<name>[^(@]+?)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>\d+))?$")
 _OPTIONS = ("convention", "complete", "depth")
+_LEGACY = {"ERR": "ERR-ntcir", "nERR": "nERR-ntcir"}
 
 
 def _from_long(long: str, default_gains: str | None) -> tuple[str, dict]:
@@ -53,7 +54,9 @@ def _from_long(long: str, default_gains: str | None) -> tuple[str, dict]:
         elif not (k == "gains" and v == "grade"):
             kept.append(item)
     cutoff = f"@{m.group('cutoff')}" if m.group("cutoff") else ""
-    text = m.group("name") + (f"({','.join(kept)})" if kept else "") + cutoff
+    # before version 8, ERR and nERR were NTCIREVAL's (migration 0008 renames them ERR-ntcir, nERR-ntcir)
+    base = _LEGACY.get(m.group("name"), m.group("name"))
+    text = base + (f"({','.join(kept)})" if kept else "") + cutoff
     inst = registry.parse(text)[0]
     opts = make_options(**options)  # type: ignore[arg-type]
     declared = parse_gains(default_gains) if default_gains else None

@@ -1,10 +1,14 @@
 """Evaluation options: what applies to every metric of one evaluation.
 
-* ``convention``: ``'trec_eval'`` (default), ``'trec_eval9'`` or ``'ntcireval'``.
+* ``convention``: ``'trec_eval'`` (default), ``'trec_eval9'``, ``'ntcireval'`` or ``'ir_measures'``.
   ``trec_eval9`` is ``trec_eval`` with the scores compared in single precision, as trec_eval up to
   9.0.8 and pytrec_eval read them (``float sim``): scores that differ only beyond float32's 7
   significant digits tie and are ordered by docno. NIST's official TREC scores of those years were
   computed that way; use it to reproduce them exactly (every DL 2019/2020 official value does).
+  ``ir_measures`` gives ir_measures 0.4.3's numbers: each metric is computed with the conventions
+  of the provider ir_measures uses for it by default (:mod:`.references`: its order of tied scores,
+  gdeval's 5 decimals), and topics of the qrels missing from a run score 0 (``complete`` implied,
+  as ir_measures pads them).
 
   ============================  =================================  ==================================
   what                          trec_eval                          ntcireval
@@ -28,7 +32,9 @@ from typing import Any
 
 from ..errors import MetricError
 
-CONVENTIONS = ("trec_eval", "trec_eval9", "ntcireval")
+CONVENTIONS = ("trec_eval", "trec_eval9", "ntcireval", "ir_measures")
+#: The order of a run's documents under each convention (ir_measures: per metric, its provider's).
+CONVENTION_ORDER = {"trec_eval": "trec_eval", "trec_eval9": "float32", "ntcireval": "file", "ir_measures": "trec_eval"}
 NTCIREVAL_DEFAULT_DEPTH = 1000
 #: "No truncation": larger than any rank.
 NO_DEPTH = 2_000_000_000
@@ -52,7 +58,7 @@ class Options:
         extra: dict[str, Any] = {}
         if self.convention != "trec_eval":
             extra["convention"] = self.convention
-        if self.complete:
+        if self.complete and self.convention != "ir_measures":
             extra["complete"] = True
         if self.depth is not None:
             extra["depth"] = self.depth
@@ -74,4 +80,6 @@ def make_options(
         raise MetricError(f"unknown convention {convention!r}; use one of {', '.join(CONVENTIONS)}")
     if depth is not None and depth < 1:
         raise MetricError(f"depth must be a positive number of documents, not {depth}")
+    if convention == "ir_measures":
+        complete = True  # ir_measures scores a qrels topic missing from the run as 0
     return Options(convention=convention, complete=bool(complete), depth=depth, pool=pool)

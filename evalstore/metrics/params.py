@@ -86,8 +86,33 @@ def parse_float(
     return v
 
 
+def parse_gain_map(text: str, what: str) -> tuple[float, ...]:
+    """ir_measures' ``{grade: gain, ...}`` as gains of levels 1..n: grades the map leaves out keep
+    their own value as gain (as ir_measures passes them to trec_eval), up to the highest grade it
+    names. A gain for grade 0 or below (which would make unjudged-like docs count) is refused."""
+    body = text.strip()[1:-1]
+    mapping: dict[int, float] = {}
+    for item in [x for x in body.split(",") if x.strip()]:
+        k, sep, v = item.partition(":")
+        if not sep:
+            raise MetricError(f"{what}: write a gain map as {{grade:gain,...}}, e.g. {{1:1,2:3,3:7}}, not {text!r}")
+        mapping[parse_int(k, f"{what}: a grade")] = parse_float(v, f"{what}: the gain of grade {k.strip()}")
+    if not mapping:
+        raise MetricError(f"{what}: the gain map {text!r} is empty")
+    if any(g < 0 or (g == 0 and v != 0) for g, v in mapping.items()):
+        raise MetricError(
+            f"{what}: {text} gives a gain to grade 0 or below; evalstore's gains start at level 1 (grades <= 0 "
+            "always have gain 0)"
+        )
+    top = max(mapping)
+    return tuple(mapping.get(level, float(level)) for level in range(1, top + 1)) if top >= 1 else (0.0,)
+
+
 def parse_floats(text: str, what: str, param: Param | None = None) -> tuple[float, ...]:
-    """A list of numbers written ``1:2:3`` (or ``1,2,3``, ``[1,2,3]``)."""
+    """A list of numbers written ``1:2:3`` (or ``1,2,3``, ``[1,2,3]``), or for gains ir_measures'
+    map ``{0:0,1:1,2:3}``."""
+    if text.strip().startswith("{") and text.strip().endswith("}"):
+        return parse_gain_map(text, what)
     parts = [p for p in re.split(r"[:,]", text.strip().strip("[]()")) if p.strip()]
     if not parts:
         raise MetricError(f"{what} must be a list of numbers such as 1:2:3, not {text!r}")

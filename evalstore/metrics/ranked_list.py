@@ -16,6 +16,7 @@ import duckdb
 from ..resources import read_sql
 from .gains import gain_expr
 from .options import Options
+from .references import order_clause
 from .sqlfile import RUNNING_COLUMNS
 
 #: Temporary relations of one evaluation (ranked list and the engine's output); dropped when it is
@@ -24,18 +25,16 @@ WORK_TABLES = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_file_order", "rl_hits",
 WORK_VIEWS = ("rl_retrieved",)
 
 
-#: Conventions whose evaluation order is not the stored rank (trec_eval's, in double precision):
-#: NTCIREVAL's file order, and trec_eval <= 9's order of scores read in single precision.
-RERANKED = {"ntcireval": "line_no", "trec_eval9": "score::FLOAT DESC, doc DESC"}
-
-
 @dataclass(frozen=True)
 class Context:
-    """The parameters that shape the ranked judged list rather than a metric's formula."""
+    """The parameters that shape the ranked judged list rather than a metric's formula, and the
+    order of the run's documents (a key of :data:`~evalstore.metrics.references.ORDERS`: the
+    stored rank is ``trec_eval``'s; the others re-rank the rows)."""
 
     rel: int = 1
     judged_only: bool = False
     gains: tuple[float, ...] | None = None
+    order: str = "trec_eval"
 
 
 def build(
@@ -51,8 +50,8 @@ def build(
     ``columns``: the optional rl_judged columns to build (default: all of
     :data:`~evalstore.metrics.sqlfile.RUNNING_COLUMNS`)."""
     run_list = ", ".join(str(int(r)) for r in run_ids)
-    if options.convention in RERANKED:
-        order = RERANKED[options.convention]
+    if context.order != "trec_eval":
+        order = order_clause(context.order, "line_no")
         con.execute(f"""CREATE OR REPLACE TEMP TABLE rl_file_order AS
             SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY {order}) AS rank, score
             FROM run_row_data WHERE run_id IN ({run_list})""")

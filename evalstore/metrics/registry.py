@@ -61,6 +61,11 @@ class MetricSpec:
     aliases: tuple[str, ...] = ()
     missing: float | None = 0.0  # value of an evaluated topic the SQL returns no row for
     check: Callable[[dict], None] | None = None  # extra parameter validation
+    #: the tool whose values it reproduces (a key of references.REFERENCES)
+    reference: str = "trec_eval"
+    #: ir_measures' default provider for this name (a key of references.REFERENCES; a function of
+    #: the parameters and the cutoff when it depends on them), None when ir_measures lacks it
+    provider: str | Callable[[dict, int | None], str | None] | None = None
 
     @property
     def family(self) -> str:
@@ -105,12 +110,19 @@ class MetricInstance:
     def context(self) -> Context:
         """The part of the parameters that shapes the ranked judged list."""
         p = self.p
-        return Context(p.get("rel", 1), p.get("judged_only", False), p.get("gains"))
+        rel = p.get("rel")
+        return Context(1 if rel is None else rel, p.get("judged_only", False), p.get("gains"))
+
+    @property
+    def provider(self) -> str | None:
+        """The provider ir_measures computes this instance with by default (None: not in ir_measures)."""
+        prov = self.spec.provider
+        return prov(self.p, self.cutoff) if callable(prov) else prov
 
 
 _REGISTRY: dict[str, MetricSpec] = {}
 _LOWER: dict[str, str] = {}
-_ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]]]] = []
+_ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[Any]]]] = []
 
 
 def register(spec: MetricSpec) -> MetricSpec:
@@ -125,7 +137,7 @@ def register(spec: MetricSpec) -> MetricSpec:
     return spec
 
 
-def alias(pattern: str, expand: str | Callable[[re.Match], list[str] | str]) -> None:
+def alias(pattern: str, expand: str | Callable[[re.Match], Any]) -> None:
     """Register a name pattern (full match) rewritten to one or more ir_measures-style names.
 
     ``expand`` is a template using ``\\1`` group references, or a function of the match returning

@@ -12,6 +12,8 @@ trec_eval's own names (``map``, ``P_10``, ``ndcg_cut.10``, ``official``, ...) ar
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...errors import MetricError
 from ..params import JUDGED_ONLY, REL, Param
 from ..registry import MetricSpec, register
@@ -32,9 +34,10 @@ NDCG_GAINS = Param(
 ROUNDING = Param(
     "rounding",
     "str",
-    "v10",
+    None,
     "recall level -> number of relevant docs: v10 = lround(p*R) (trec_eval 10), "
-    "v9 = (long)(p*R + 0.9) (trec_eval 9.0.x, pytrec_eval 0.5)",
+    "v9 = (long)(p*R + 0.9) (trec_eval 9.0.x, pytrec_eval 0.5); default: v9 under the trec_eval9 and "
+    "ir_measures conventions, else v10",
     choices=("v10", "v9"),
 )
 
@@ -64,7 +67,7 @@ def _check_levels(values: dict) -> None:
 # trec_eval's base names, listed as aliases (``evalstore metrics`` shows them); the forms with
 # cutoffs, levels and parameters (P_10, iprec_at_recall_0.10, utility.2,-1,0,0) are the alias() patterns below.
 TREC_NAMES = {
-    "AP": ("map", "map_cut"),
+    "AP": ("map", "map_cut", "MAP"),
     "GM_AP": ("gm_map",),
     "RelP": ("relative_P",),
     "RprecMult": ("Rprec_mult",),
@@ -85,6 +88,22 @@ TREC_NAMES = {
 }
 
 
+def _ndcg_provider(params: dict, cutoff: int | None) -> str:
+    if params.get("dcg") == "exp-log2":
+        return "gdeval" if cutoff is not None else "ranx"
+    return "pytrec_eval"
+
+
+#: ir_measures' default provider of the measures it shares with trec_eval (None: not in ir_measures).
+IRM_PROVIDER: dict[str, Any] = {
+    **{n: "pytrec_eval" for n in ("AP", "P", "R", "Success", "Rprec", "Bpref", "infAP", "IPrec", "NumRet")},
+    **{n: "pytrec_eval" for n in ("NumRel", "NumRelRet", "SetP", "SetR", "SetF", "SetAP", "SetRelP")},
+    "RR": lambda p, k: "msmarco" if k is not None else "pytrec_eval",
+    "nDCG": _ndcg_provider,
+    "DCG": lambda p, k: "ranx",
+}
+
+
 def _spec(name, block, doc, source, params=BIN, aliases=(), **kw):
     return register(
         MetricSpec(
@@ -95,6 +114,7 @@ def _spec(name, block, doc, source, params=BIN, aliases=(), **kw):
             params,
             tests=TESTS,
             aliases=tuple(aliases) + TREC_NAMES.get(name, ()),
+            provider=IRM_PROVIDER.get(name),
             **kw,
         )
     )
@@ -121,6 +141,7 @@ _spec(
     "P",
     "Precision at k: relevant docs in the top k divided by k (always k, even when fewer are retrieved).",
     "m_P.c",
+    aliases=("Precision",),
     cutoff="required",
 )
 _spec(
@@ -139,7 +160,9 @@ _spec(
     cutoff="required",
 )
 _spec("Success", "Success", "1 if a relevant doc is in the top k, else 0.", "m_success.c", cutoff="required")
-_spec("Rprec", "Rprec", "R-precision: relevant docs in the top R divided by R.", "m_Rprec.c", aliases=("R-prec",))
+_spec(
+    "Rprec", "Rprec", "R-precision: relevant docs in the top R divided by R.", "m_Rprec.c", aliases=("R-prec", "RPrec")
+)
 _spec(
     "RprecMult",
     "RprecMult",
@@ -156,14 +179,33 @@ _spec(
     cutoff="optional",
     aliases=("MRR",),
 )
+DCG_FORM = Param(
+    "dcg",
+    "str",
+    "log2",
+    "gain form: log2 = the gain itself (trec_eval), exp-log2 = 2^gain - 1 (Burges et al.; gdeval); discount "
+    "1/log2(r+1) in both",
+    choices=("log2", "exp-log2"),
+)
 _spec(
     "nDCG",
     "nDCG",
     "Normalised DCG: linear gain (the grade, or gains=), discount log2(r+1), over the whole list; the ideal list "
     "holds every judged doc with gain > 0 and is not truncated to the run's length. @k truncates both (trec_eval "
-    "ndcg_cut). Ignores rel (trec_eval -l does not affect ndcg).",
-    "m_ndcg.c, m_ndcg_cut.c; Jarvelin & Kekalainen 2002 (Microsoft/Burges discount)",
-    (NDCG_GAINS, JUDGED_ONLY),
+    "ndcg_cut). Ignores rel (trec_eval -l does not affect ndcg). dcg='exp-log2': gains 2^g - 1 (gdeval's nDCG@k, "
+    "ranx's ndcg_burges).",
+    "m_ndcg.c, m_ndcg_cut.c; Jarvelin & Kekalainen 2002 (Microsoft/Burges discount); gdeval.pl 1.2a",
+    (NDCG_GAINS, JUDGED_ONLY, DCG_FORM),
+    cutoff="optional",
+    aliases=("NDCG",),
+)
+_spec(
+    "DCG",
+    "DCG",
+    "Discounted cumulated gain, unnormalised: sum over ranks <= k of gain/log2(r+1), with the gain itself "
+    "(dcg='log2', trec_eval's gains) or 2^gain - 1 (dcg='exp-log2').",
+    "Jarvelin & Kekalainen, TOIS 2002; Burges et al., ICML 2005; ranx dcg, dcg_burges",
+    (NDCG_GAINS, JUDGED_ONLY, DCG_FORM),
     cutoff="optional",
 )
 _spec(
@@ -172,6 +214,7 @@ _spec(
     "trec_eval's bpref: (1/R) sum over relevant retrieved docs of 1 - min(m, R)/min(N, R), m = judged nonrelevant "
     "docs above it, N = judged nonrelevant docs; unjudged docs are ignored.",
     "m_bpref.c; Buckley & Voorhees, SIGIR 2004",
+    aliases=("BPref",),
 )
 _spec(
     "GM_Bpref",
