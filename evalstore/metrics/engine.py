@@ -21,7 +21,7 @@ from . import registry, sqlfile
 from .gains import check_gains, top_grade
 from .names import GAIN_IS_GRADE, canonical, resolved, short
 from .options import NO_DEPTH, Options
-from .ranked_list import Context, build
+from .ranked_list import OPTIONAL_RELATIONS, Context, build
 from .registry import MetricInstance
 
 #: The engine's output: one row per (qrels set, run, topic, metric key) ...
@@ -131,8 +131,8 @@ def plan(
 
 @dataclass(frozen=True)
 class UnitSQL:
-    """The metric SQL of one pass: the options it runs with, the optional ranked-list columns it
-    reads, and one ``SELECT qrels_id, run_id, topic, key, value`` per distinct metric key."""
+    """The metric SQL of one pass: the options it runs with, the optional ranked-list columns and
+    relations it reads, and one ``SELECT qrels_id, run_id, topic, key, value`` per distinct metric key."""
 
     options: Options
     columns: frozenset[str]
@@ -166,7 +166,9 @@ def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
             f"coalesce(m.value::DOUBLE, {missing}) AS value "
             f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
         )
-    return UnitSQL(opts, needs & frozenset(sqlfile.RUNNING_COLUMNS), tuple(selects))
+    reads = frozenset().union(*(i.spec.block.reads for i, _ in bodies.values()))
+    optional = reads & frozenset(OPTIONAL_RELATIONS)  # e.g. rl_subtopics: built only when read
+    return UnitSQL(opts, (needs & frozenset(sqlfile.RUNNING_COLUMNS)) | optional, tuple(selects))
 
 
 def compute(
