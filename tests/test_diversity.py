@@ -7,15 +7,20 @@ from __future__ import annotations
 import collections
 import csv
 import math
+import sys
 from math import log2
 from pathlib import Path
 
+import duckdb
 import pytest
 
 import evalstore
+from evalstore.cli.app import main
 from evalstore.errors import IngestError
 from evalstore.evaluator import Evaluator
 from evalstore.metrics.udf_diversity import greedy_gains
+from evalstore.store import available_migrations
+from evalstore.store.connection import register_functions
 from evalstore.subsample import create_subsamples
 
 KIT = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "ir_measures"
@@ -276,3 +281,43 @@ def test_ad_hoc_qrels_count_one_subtopic_and_the_evaluator_agrees(tmp_path):
     with Evaluator(str(tmp_path / "q.txt"), metrics) as ev:
         got = ev.evaluate(str(tmp_path / "r.run"))["1"]
     assert got == ref
+
+
+# --------------------------------------------------------------------------- schema and command line
+def test_a_store_at_schema_7_upgrades_and_keeps_its_qrels(tmp_path):
+    path = tmp_path / "v7.duckdb"
+    con = duckdb.connect(str(path))
+    register_functions(con)  # migration 4 calls evalstore's SQL functions
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+        "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+    )
+    for m in available_migrations()[:7]:
+        con.execute(m.sql())
+        con.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [m.version, m.name])
+    con.execute(
+        "INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged) VALUES ('q', 'x', 'trec', 'a', 1, 1)"
+    )
+    con.close()
+    (tmp_path / "d.txt").write_text(QRELS)
+    with evalstore.open(path) as s:
+        assert s.schema_version() == len(available_migrations())
+        assert s.sql("SELECT name FROM qrels_sets").rows == [("q",)]
+        s.ingest_qrels(tmp_path / "d.txt", name="div", format="subtopic", progress=False)
+        assert s.sql("SELECT count(*) FROM subtopic_qrels").rows == [(9,)]
+
+
+def test_cli_ingests_subtopic_qrels_with_intent_probabilities(tmp_path, monkeypatch, capsys):
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "p.txt").write_text(PROBS)
+    db = tmp_path / "s.duckdb"
+    monkeypatch.delenv("EVALSTORE_DB", raising=False)
+    argv = ["evalstore", "ingest", "qrels", str(tmp_path / "q.txt"), "--format", "subtopic", "--intent-probs"]
+    monkeypatch.setattr(sys, "argv", [*argv, str(tmp_path / "p.txt"), "--name", "div", "--db", str(db)])
+    try:
+        main()
+    except SystemExit as e:
+        assert not e.code, capsys.readouterr()
+    assert "qrels 'div' added: 6 rows, 2 topics" in capsys.readouterr().err
+    with evalstore.open(db, read_only=True) as s:
+        assert s.sql("SELECT count(*) FROM intents WHERE given").rows == [(3,)]
