@@ -30,6 +30,10 @@
 --   P_IA@k        = sum_{i<=k} sum_s rel_s(d_i) / (k S)
 --   StRecall@k    = |{s : some d_i, i <= k, is relevant to s}| / S
 --   AP_IA         = (1/S) sum_s AP_s, AP_s = sum_{i: rel_s(d_i)} (c_s(i) + 1) / i / R_s  (whole list)
+-- At k = 1 ndeval 4.5 (and so pyndeval) prints alpha-DCG@1 and ERR-IA@1 without dividing by the
+-- ideal-ideal (the raw gain of rank 1, e.g. 3.0 for a doc relevant to 3 subtopics): a quirk of its
+-- code. Here @1 is divided like every other k (checked against pyndeval on random data: every other
+-- value, @1 of alpha_nDCG and nERR_IA included, agrees within 1e-9).
 -- ndeval looks at ranks <= 20 only (ir_measures refuses a cutoff above 20); here any k is computed
 -- as defined. A topic with S = 0 scores 0 (nNRBP: NULL); a judged topic missing from a run scores 0.
 --

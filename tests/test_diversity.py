@@ -18,6 +18,7 @@ import evalstore
 from evalstore.cli.app import main
 from evalstore.errors import IngestError
 from evalstore.evaluator import Evaluator
+from evalstore.meta import kendall
 from evalstore.metrics.udf_diversity import greedy_gains
 from evalstore.store import available_migrations
 from evalstore.store.connection import register_functions
@@ -265,6 +266,23 @@ def test_subsample_keeps_subtopic_judgments_and_scores_are_stored(store, tmp_pat
     board = store.sql("SELECT metric, mean FROM leaderboard WHERE qrels = ?", [sub]).rows
     assert len(board) == 2
     assert all(v is not None for _, _, v in rows)
+
+
+@needs_kit
+def test_meta_evaluation_over_diversity_subsamples():
+    with evalstore.open(":memory:") as s:
+        s.ingest_qrels(KIT / "diversity" / "qrels.txt", name="div", format="subtopic", progress=False)
+        s.ingest_run(sorted((KIT / "diversity" / "runs").glob("*.run")), name_from="file", progress=False)
+        subs = create_subsamples(s, "div", [0.5], trials=2, min_nonrel=1)
+        analysis = kendall(s, "div", ["alpha_nDCG@10", "ERR_IA@10"], missing="zero")
+        assert analysis.analysis_id is not None
+        stored = s.sql("SELECT DISTINCT qrels, metric FROM scores ORDER BY ALL").rows
+        assert ("div", "alpha_nDCG@10") in stored
+        # each subsample keeps every subtopic row of the documents it keeps, and nothing else
+        for sub in subs:
+            q = """SELECT count(*) FROM subtopic_qrels p JOIN qrels q ON q.topic = p.topic AND q.doc = p.doc
+                   WHERE p.qrels = 'div' AND q.qrels = ?"""
+            assert s.sql(q, [sub]).rows == s.sql("SELECT count(*) FROM subtopic_qrels WHERE qrels = ?", [sub]).rows
 
 
 def test_ad_hoc_qrels_count_one_subtopic_and_the_evaluator_agrees(tmp_path):

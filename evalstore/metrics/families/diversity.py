@@ -59,7 +59,7 @@ def _nd(name: str, doc: str, cite: str, params: tuple[Param, ...], cutoff: str, 
 _nd(
     "alpha_DCG",
     "alpha-DCG@k over the subtopics with a relevant doc (S), divided by ndeval's ideal-ideal "
-    "sum_{i<=k} S(1-alpha)^(i-1)/log2(i+1).",
+    "sum_{i<=k} S(1-alpha)^(i-1)/log2(i+1) (also at k = 1, where ndeval prints the raw gain).",
     ALPHA_NDCG,
     (ALPHA, REL),
     "required",
@@ -75,7 +75,8 @@ _nd(
 )
 _nd(
     "ERR_IA",
-    "Intent-aware ERR@k (alpha = 0.5, discount 1/i) divided by ndeval's ideal-ideal sum_{i<=k} S 0.5^(i-1)/i.",
+    "Intent-aware ERR@k (alpha = 0.5, discount 1/i) divided by ndeval's ideal-ideal sum_{i<=k} S 0.5^(i-1)/i "
+    "(also at k = 1, where ndeval prints the raw gain).",
     IA,
     (REL,),
     "required",
