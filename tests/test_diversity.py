@@ -19,6 +19,9 @@ from evalstore.cli.app import main
 from evalstore.errors import IngestError
 from evalstore.evaluator import Evaluator
 from evalstore.meta import kendall
+from evalstore.metrics import engine
+from evalstore.metrics.options import make_options
+from evalstore.metrics.ranked_list import render
 from evalstore.metrics.udf_diversity import greedy_gains
 from evalstore.store import available_migrations
 from evalstore.store.connection import register_functions
@@ -339,3 +342,13 @@ def test_cli_ingests_subtopic_qrels_with_intent_probabilities(tmp_path, monkeypa
     assert "qrels 'div' added: 6 rows, 2 topics" in capsys.readouterr().err
     with evalstore.open(db, read_only=True) as s:
         assert s.sql("SELECT count(*) FROM intents WHERE given").rows == [(3,)]
+
+
+def test_rl_subtopics_is_built_only_when_a_diversity_metric_reads_it():
+    opts = make_options("trec_eval", False, None, False)
+    for metrics, wanted in ((["AP", "nDCG@10", "ERR@10"], False), (["AP", "alpha_nDCG@10"], True)):
+        units, _ = engine.plan([1], engine.resolve_metrics(metrics), opts, {})
+        columns = [engine.unit_sql(u, opts, 1.0).columns for u in units]
+        assert any("rl_subtopics" in c for c in columns) == wanted
+        statements = [s for u, c in zip(units, columns) for s in render([1], [1], u.context, opts, c, "SELECT 1")]
+        assert any("rl_subtopics" in s for s in statements) == wanted
