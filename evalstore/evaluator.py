@@ -9,7 +9,8 @@ metric blocks of the SQL files, rendered once. Same SQL, same numbers as a store
 
 The connection holds no store schema: the SQL reads only the store relations that the ranked list
 and the blocks declare (``-- reads:``): ``qrels_data(qrels_id, topic, doc, grade)``,
-``qrels_meta(qrels_id, default_gains, max_grade)`` and ``subsample_meta(qrels_id, parent_id)``,
+``qrels_meta(qrels_id, default_gains, max_grade)``, ``subsample_meta(qrels_id, parent_id)`` and
+``subtopic_qrels_data``/``subtopic_probs`` (empty: a qrels set given here has no subtopics),
 created here as temporary tables with those columns (the store's schema stays defined by
 ``migrations/`` alone; tests/test_evaluator.py checks every block against the store's results).
 """
@@ -44,7 +45,7 @@ from .store.connection import register_functions
 
 _QRELS_ID = 1
 _STATEMENT = re.compile(r"^CREATE OR REPLACE TEMP (?:TABLE|VIEW) (\w+) AS\s*(.*)$", re.S)
-_QRELS_SIDE = ("rl_qrels", "rl_qtopics", "rl_ideal")
+_QRELS_SIDE = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_subtopics")
 
 _base_lock = threading.Lock()
 _base: duckdb.DuckDBPyConnection | None = None
@@ -114,6 +115,18 @@ class Evaluator:
         con.register("qrels_data", table.add_column(0, "qrels_id", pa.array([_QRELS_ID] * table.num_rows, pa.int32())))
         no_parents = pa.table({"qrels_id": pa.array([], pa.int32()), "parent_id": pa.array([], pa.int32())})
         con.register("subsample_meta", no_parents)
+        # no subtopic judgments: diversity metrics count one subtopic per topic (sql/ranked_list.sql)
+        none = pa.array([], pa.string())
+        con.register(
+            "subtopic_qrels_data",
+            pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "doc": none,
+                      "grade": pa.array([], pa.int32())}),
+        )  # fmt: skip
+        con.register(
+            "subtopic_probs",
+            pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none,
+                      "prob": pa.array([], pa.float64())}),
+        )  # fmt: skip
         con.register(
             "qrels_meta",
             pa.table(

@@ -20,7 +20,12 @@ from typing import Any
 import duckdb
 
 #: Modules whose import declares SQL functions.
-DECLARING_MODULES = ("evalstore.metrics.udf_graded", "evalstore.metrics.name_functions", "evalstore.meta.udfs")
+DECLARING_MODULES = (
+    "evalstore.metrics.udf_graded",
+    "evalstore.metrics.udf_diversity",
+    "evalstore.metrics.name_functions",
+    "evalstore.meta.udfs",
+)
 
 
 @dataclass(frozen=True)

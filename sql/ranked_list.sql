@@ -46,6 +46,15 @@
 --       The running and ideal columns (cnt, jrank, cg, cg_ideal, gain_ideal) are computed only
 --       when the SQL of a metric being evaluated names them (engine.RUNNING_COLUMNS): each is a
 --       window aggregate or a join over every judged row, and most metric sets need one or two.
+--   rl_subtopics(qrels_id, topic, subtopic, doc, grade, gain, isrel, prob)
+--       the per-subtopic (intent) judgments of diversity qrels sets (subtopic_qrels_data), built
+--       only when a metric block reads it (-- reads: rl_subtopics). isrel = 1 if grade >= rel (the
+--       binarisation of ndeval), gain = the grade's gain (context gains); prob = P(subtopic | topic):
+--       the given intent probability, 0 for a subtopic left out of a topic's given probabilities,
+--       else uniform over the topic's subtopics. An intent that has a probability but no judgment
+--       has one row with doc NULL (it counts as an intent, never matches a document). A qrels set
+--       without subtopic judgments counts as one subtopic '0' per topic (its qrels_data rows), as
+--       ir_measures reads qrels without an iteration column.
 -- Unjudged retrieved docs (not in the qrels) have no row in rl_judged: they have gain 0, are not
 -- relevant and still occupy their rank (unless judged_only). Metrics that need the number of
 -- retrieved docs read num_ret. A metric must test `judged`/`isrel`, never mere presence of a row.
@@ -137,3 +146,30 @@ FROM ranked k
 JOIN rl_topics t ON t.qrels_id = k.qrels_id AND t.run_id = k.run_id AND t.topic = k.topic
 ${ideal_join}
 ${running_window};
+
+-- (built only when a block reads it; see ranked_list.render)
+CREATE OR REPLACE TEMP TABLE rl_subtopics AS
+WITH sub AS (
+    SELECT qrels_id, topic, subtopic, doc, grade FROM subtopic_qrels_data WHERE qrels_id IN (${qrels_ids})
+    UNION ALL
+    SELECT q.qrels_id, q.topic, '0' AS subtopic, q.doc, q.grade FROM qrels_data q
+    WHERE q.qrels_id IN (${qrels_ids})
+      AND NOT EXISTS (SELECT 1 FROM subtopic_qrels_data s WHERE s.qrels_id = q.qrels_id)
+    UNION ALL
+    SELECT p.qrels_id, p.topic, p.subtopic, NULL AS doc, 0 AS grade FROM subtopic_probs p
+    WHERE p.qrels_id IN (${qrels_ids})
+      AND NOT EXISTS (SELECT 1 FROM subtopic_qrels_data s
+                      WHERE s.qrels_id = p.qrels_id AND s.topic = p.topic AND s.subtopic = p.subtopic)
+), n AS (
+    SELECT qrels_id, topic, count(DISTINCT subtopic) AS n_sub FROM sub GROUP BY qrels_id, topic
+), given AS (
+    SELECT DISTINCT qrels_id, topic FROM subtopic_probs WHERE qrels_id IN (${qrels_ids})
+)
+SELECT s.qrels_id, s.topic, s.subtopic, s.doc, s.grade,
+       CAST(${gain_expr} AS DOUBLE) AS gain,
+       CAST(s.doc IS NOT NULL AND s.grade >= greatest(${rel}, 0) AS INTEGER) AS isrel,
+       CAST(coalesce(p.prob, CASE WHEN g.topic IS NULL THEN 1.0 / n.n_sub ELSE 0.0 END) AS DOUBLE) AS prob
+FROM sub s
+JOIN n ON n.qrels_id = s.qrels_id AND n.topic = s.topic
+LEFT JOIN given g ON g.qrels_id = s.qrels_id AND g.topic = s.topic
+LEFT JOIN subtopic_probs p ON p.qrels_id = s.qrels_id AND p.topic = s.topic AND p.subtopic = s.subtopic;

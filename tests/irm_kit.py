@@ -95,8 +95,10 @@ def compute(store: evalstore.Store, kit: Path, coll: str, measure: str) -> dict[
 
 
 def same(a: float | None, b: float) -> bool:
+    """Equal within the tolerance; an undefined value (evalstore: no value, ir_measures: nan) on
+    both sides counts as equal."""
     if a is None:
-        return False
+        return math.isnan(b)
     if math.isnan(b) or math.isnan(a):
         return math.isnan(a) and math.isnan(b)
     return abs(a - b) <= TOLERANCE

@@ -78,20 +78,35 @@ def ingest_qrels(
     name: str | None = typer.Option(
         None, "--name", "-n", help="Set name (default: file name); several files form one set."
     ),
-    fmt: str = InputFormat,
+    fmt: str = typer.Option(
+        "trec",
+        "--format",
+        "-f",
+        help="Input format: trec, ntcir, subtopic (ndeval's topic subtopic doc grade) or ntcir-intents "
+        "(topic intent doc L<n>, or per-topic intent doc L<n>).",
+    ),
     gains: str | None = typer.Option(None, "--gains", help="Declared default gains of levels 1..n, e.g. 1:2:3."),
+    intent_probs: str | None = typer.Option(
+        None,
+        "--intent-probs",
+        help="Intent probabilities (topic intent prob lines) for --format subtopic or ntcir-intents; "
+        "default: uniform over a topic's subtopics.",
+    ),
     replace: bool = typer.Option(
         False, "--replace", help="Replace a stored set of the same name (atomically; its stored scores are dropped)."
     ),
     *,
     store_opts: opt.StoreOptions,
 ) -> None:
-    """Ingest TREC qrels (topic iter doc grade) or NTCIR qrels (topic doc L<n>, or per-topic doc L<n>).
+    """Ingest TREC qrels (topic iter doc grade) or NTCIR qrels (topic doc L<n>, or per-topic doc L<n>),
+    or diversity judgments per subtopic (--format subtopic / ntcir-intents).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
-    check_choice(fmt, ("trec", "ntcir"), "--format")
+    check_choice(fmt, ("trec", "ntcir", "subtopic", "ntcir-intents"), "--format")
     with open_store(store_opts.db) as store:
-        results = store.ingest_qrels(files, name=name, format=fmt, replace=replace, gains=gains)
+        results = store.ingest_qrels(
+            files, name=name, format=fmt, replace=replace, gains=gains, intent_probs=intent_probs
+        )
     _summaries(results)
 
 

@@ -98,15 +98,25 @@ def duplicates(st: Staging) -> dict[int, int]:
     return {g: int(n) for g, n in rows}
 
 
-def first_duplicate(st: Staging, grp: int) -> tuple:
-    """(file_idx, ln, topic, doc, first_file_idx, first_ln) of the first repeated (topic, doc)."""
+def subtopic_duplicates(st: Staging) -> dict[int, int]:
+    """Per group: number of surplus lines of (topic, subtopic, doc) triples seen more than once."""
+    rows = st.con.execute(f"""
+        SELECT grp, sum(c - 1) FROM (SELECT grp, count(*) AS c FROM {st.rows}
+                                     GROUP BY grp, topic, subtopic, doc HAVING count(*) > 1)
+        GROUP BY grp""").fetchall()
+    return {g: int(n) for g, n in rows}
+
+
+def first_duplicate(st: Staging, grp: int, by: str = "topic, doc") -> tuple:
+    """(file_idx, ln, topic, doc, first_file_idx, first_ln) of the first repeated (topic, doc)
+    (or the key ``by``)."""
     return st.con.execute(
         f"""
         SELECT file_idx, ln, topic, doc, first_file, first_ln FROM (
             SELECT file_idx, ln, topic, doc,
                    first_value(file_idx) OVER w AS first_file, first_value(ln) OVER w AS first_ln,
                    row_number() OVER w AS k
-            FROM {st.rows} WHERE grp = ? WINDOW w AS (PARTITION BY topic, doc ORDER BY file_idx, ln))
+            FROM {st.rows} WHERE grp = ? WINDOW w AS (PARTITION BY {by} ORDER BY file_idx, ln))
         WHERE k > 1 ORDER BY file_idx, ln LIMIT 1""",
         [grp],
     ).fetchall()[0]
@@ -135,9 +145,11 @@ def group_stats(st: Staging, extra: str = "") -> dict[int, tuple]:
     return {r[0]: r[1:] for r in rows}
 
 
-def duplicate_error(st: Staging, g: Group, files: list[SourceFile], message: str, expected: str) -> IngestError:
+def duplicate_error(
+    st: Staging, g: Group, files: list[SourceFile], message: str, expected: str, by: str = "topic, doc"
+) -> IngestError:
     """The error for the first repeated (topic, doc) of group g: its line, and where it was first seen."""
-    fi, ln, topic, doc, ffi, fln = first_duplicate(st, g.idx)
+    fi, ln, topic, doc, ffi, fln = first_duplicate(st, g.idx, by)
     f, ff = files[fi], files[ffi]
     where = f"line {physical_line(ff.path, int(fln))[0]}" + ("" if ff is f else f" of {ff.path}")
     line_no, text = physical_line(f.path, int(ln))

@@ -269,3 +269,37 @@ def check_decodable(path: Path) -> None:
                 text=raw.decode("utf-8", errors="replace"),
                 expected="a UTF-8 (or ASCII) text file; convert it, e.g. with iconv -f latin1 -t utf-8",
             ) from None
+
+
+INTENT_PROBS_EXPECTED = "3 whitespace-separated fields: topic intent probability (a number between 0 and 1)"
+
+
+def read_intent_probs(path: str | os.PathLike) -> list[tuple[str, str, float]]:
+    """The lines ``topic intent prob`` of an intent probability file (NTCIR's Iprob files), checked:
+    three fields, a probability in [0, 1], each (topic, intent) once."""
+    p = Path(path)
+    if not p.is_file():
+        raise IngestError("intent probability file not found", file=str(p))
+    out: list[tuple[str, str, float]] = []
+    seen: set[tuple[str, str]] = set()
+    for ln, text in content_lines(p):
+        f = fields(text)
+        err = None
+        if len(f) != 3:
+            err = f"wrong number of columns ({len(f)} instead of 3)"
+        else:
+            try:
+                prob = float(f[2])
+            except ValueError:
+                prob = float("nan")
+            if not 0.0 <= prob <= 1.0:
+                err = f"probability {f[2]!r} (column 3) is not a number between 0 and 1"
+            elif (f[0], f[1]) in seen:
+                err = f"intent {f[1]!r} of topic {f[0]!r} is given twice"
+        if err:
+            raise IngestError(err, file=display_name(p), line=ln, text=text, expected=INTENT_PROBS_EXPECTED)
+        seen.add((f[0], f[1]))
+        out.append((f[0], f[1], prob))
+    if not out:
+        raise IngestError("empty intent probability file", file=display_name(p), expected=INTENT_PROBS_EXPECTED)
+    return out

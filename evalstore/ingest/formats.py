@@ -14,6 +14,11 @@ of fields of its first data line, and how an unnamed run or set is named. Adding
 * NTCIR qrels: ``topic doc L<n>``; NTCIR per-topic rel file ``doc L<n>`` (topic = file name up to
   its first dot, as NTCIREVAL's ``0001.rel``). A level without the ``L`` prefix is an error, as in
   NTCIREVAL.
+* Subtopic qrels (``--format subtopic``, ndeval's): ``topic subtopic doc grade``; the second column
+  is a subtopic id (trec qrels' iteration column is ignored), so the format is chosen, not sniffed.
+* NTCIR intent qrels (``--format ntcir-intents``, the per-intent levels of Sakai's D-measures):
+  ``topic intent doc L<n>``, or per-topic files ``intent doc L<n>`` (topic = file name up to its
+  first dot). Intent probabilities (``topic intent prob``) come from a separate file.
 * NTCIR run: TREC layout, or NTCIREVAL per-topic res files with one docno per line in rank order
   (topic = file name up to its first dot; all files of the call form one run, which needs a name).
   NTCIREVAL reads a res file in file order and never sorts by score.
@@ -49,6 +54,7 @@ FILE_RANK_SQL = "row_number() OVER (PARTITION BY grp, topic ORDER BY ln)"
 # The columns of the staging tables, per kind of input.
 RUN_COLUMNS = "topic VARCHAR, doc VARCHAR, submitted_rank BIGINT, score DOUBLE, tag VARCHAR"
 QRELS_COLUMNS = "topic VARCHAR, doc VARCHAR, grade INTEGER"
+SUBTOPIC_COLUMNS = "topic VARCHAR, subtopic VARCHAR, doc VARCHAR, grade INTEGER"
 
 RUN_EXPECTED = (
     "at least 6 whitespace-separated fields: topic Q0 docno rank score tag "
@@ -57,6 +63,11 @@ RUN_EXPECTED = (
 QRELS_EXPECTED = "4 whitespace-separated fields: topic iteration docno grade (grade an integer)"
 NTCIR_QRELS_EXPECTED = "3 whitespace-separated fields: topic docno L<level> (e.g. 'T001 doc7 L2')"
 NTCIR_REL_EXPECTED = "2 whitespace-separated fields: docno L<level> (e.g. 'doc7 L2')"
+SUBTOPIC_EXPECTED = (
+    "4 whitespace-separated fields: topic subtopic docno grade (ndeval's subtopic qrels; grade an integer)"
+)
+INTENT_EXPECTED = "4 whitespace-separated fields: topic intent docno L<level> (e.g. '0001 2 doc7 L1')"
+INTENT_REL_EXPECTED = "3 whitespace-separated fields: intent docno L<level> (e.g. '2 doc7 L1')"
 RES_EXPECTED = "one docno per line, in rank order (NTCIREVAL res file)"
 
 
@@ -128,6 +139,31 @@ LAYOUTS = {
             f"WHEN grade IS NULL THEN {E_LEVEL}",
             topic_from_file=True,
         ),
+        Layout(
+            "subtopic_qrels",
+            SUBTOPIC_EXPECTED,
+            4,
+            False,
+            f"f[1] AS topic, f[2] AS subtopic, f[3] AS doc, {INT_SQL.format(f='f[4]', t='INTEGER')} AS grade",
+            f"WHEN grade IS NULL THEN {E_GRADE}",
+        ),
+        Layout(
+            "ntcir_intents",
+            INTENT_EXPECTED,
+            4,
+            False,
+            f"f[1] AS topic, f[2] AS subtopic, f[3] AS doc, {LEVEL_SQL.format(f='f[4]')} AS grade",
+            f"WHEN grade IS NULL THEN {E_LEVEL}",
+        ),
+        Layout(
+            "ntcir_intent_rel",
+            INTENT_REL_EXPECTED,
+            3,
+            False,
+            f"$topic AS topic, f[1] AS subtopic, f[2] AS doc, {LEVEL_SQL.format(f='f[3]')} AS grade",
+            f"WHEN grade IS NULL THEN {E_LEVEL}",
+            topic_from_file=True,
+        ),
     )
 }
 
@@ -176,6 +212,7 @@ class InputFormat:
     description: str
     run_layout: Callable[[int | None], str]
     qrels_layout: Callable[[int | None], str]
+    subtopics: bool = False  # qrels with a subtopic (intent) column: diversity judgments
 
 
 FORMATS: dict[str, InputFormat] = {
@@ -193,6 +230,21 @@ FORMATS: dict[str, InputFormat] = {
             "or NTCIREVAL per-topic res files (one docno per line)",
             lambda n: "res" if n == 1 else "trec_run",
             lambda n: "ntcir_rel" if n == 2 else "ntcir_qrels",
+        ),
+        InputFormat(
+            "subtopic",
+            "ndeval's subtopic qrels (topic subtopic docno grade) for diversity metrics; runs in TREC layout",
+            lambda n: "trec_run",
+            lambda n: "subtopic_qrels",
+            subtopics=True,
+        ),
+        InputFormat(
+            "ntcir-intents",
+            "NTCIR per-intent qrels (topic intent docno L<n>, or per-topic files intent docno L<n>) for "
+            "diversity metrics; runs as for ntcir",
+            lambda n: "res" if n == 1 else "trec_run",
+            lambda n: "ntcir_intent_rel" if n == 3 else "ntcir_intents",
+            subtopics=True,
         ),
     )
 }

@@ -129,7 +129,20 @@ def store_runs(
     return results
 
 
-def store_qrels(store, st: Staging, g: Group, gstat: tuple, fmt: str, replace: bool, gains: str | None) -> IngestResult:
+def store_qrels(
+    store,
+    st: Staging,
+    g: Group,
+    gstat: tuple,
+    fmt: str,
+    replace: bool,
+    gains: str | None,
+    subtopics: bool = False,
+    probs: Sequence[tuple[str, str, float]] | None = None,
+) -> IngestResult:
+    """Store one qrels set. ``subtopics``: the staged rows carry a subtopic column (diversity
+    judgments): they go to subtopic_qrels_data, and qrels_data gets one row per (topic, doc) with
+    the highest grade over its subtopics; ``probs``: the intent probabilities (topic, subtopic, prob)."""
     con = store.con
     files = g.sources
     source = ",".join(files) or "<dict>"
@@ -147,7 +160,7 @@ def store_qrels(store, st: Staging, g: Group, gstat: tuple, fmt: str, replace: b
     if existing:
         qid = existing[0][0]
         check_replaceable_qrels(con, g.final, qid)
-        for table in ("qrels_data", "score_data", "evaluations"):
+        for table in ("qrels_data", "subtopic_qrels_data", "subtopic_probs", "score_data", "evaluations"):
             con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [qid])
         con.execute(
             """UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, n_topics = ?, n_judged = ?,
@@ -162,9 +175,27 @@ def store_qrels(store, st: Staging, g: Group, gstat: tuple, fmt: str, replace: b
             [g.name, source, fmt, g.sha, n_topics, n_rows, max_grade, gains],
         ).fetchall()[0][0]
         status = "added"
-    con.execute(
-        "INSERT INTO qrels_data (qrels_id, topic, doc, grade) "
-        f"SELECT ?, topic, doc, grade FROM {st.rows} WHERE grp = ? ORDER BY topic, doc",
-        [qid, g.idx],
-    )
+    if subtopics:
+        con.execute(
+            "INSERT INTO qrels_data (qrels_id, topic, doc, grade) "
+            f"SELECT ?, topic, doc, max(grade) FROM {st.rows} WHERE grp = ? GROUP BY topic, doc ORDER BY topic, doc",
+            [qid, g.idx],
+        )
+        con.execute(
+            "INSERT INTO subtopic_qrels_data (qrels_id, topic, subtopic, doc, grade) "
+            f"SELECT ?, topic, subtopic, doc, grade FROM {st.rows} WHERE grp = ? ORDER BY topic, subtopic, doc",
+            [qid, g.idx],
+        )
+        if probs:
+            con.execute(
+                "INSERT INTO subtopic_probs (qrels_id, topic, subtopic, prob) "
+                "SELECT ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::DOUBLE[])",
+                [qid, [p[0] for p in probs], [p[1] for p in probs], [p[2] for p in probs]],
+            )
+    else:
+        con.execute(
+            "INSERT INTO qrels_data (qrels_id, topic, doc, grade) "
+            f"SELECT ?, topic, doc, grade FROM {st.rows} WHERE grp = ? ORDER BY topic, doc",
+            [qid, g.idx],
+        )
     return IngestResult("qrels", g.final, status, files, n_rows=n_rows, n_topics=n_topics)

@@ -21,7 +21,7 @@ from . import registry, sqlfile
 from .gains import check_gains, top_grade
 from .names import GAIN_IS_GRADE, canonical, resolved, short
 from .options import CONVENTION_ORDER, NO_DEPTH, Options
-from .ranked_list import Context, build
+from .ranked_list import OPTIONAL_RELATIONS, Context, build
 from .references import REFERENCES
 from .registry import MetricInstance
 
@@ -147,8 +147,8 @@ def plan(
 
 @dataclass(frozen=True)
 class UnitSQL:
-    """The metric SQL of one pass: the options it runs with, the optional ranked-list columns it
-    reads, and one ``SELECT qrels_id, run_id, topic, key, value`` per distinct metric key."""
+    """The metric SQL of one pass: the options it runs with, the optional ranked-list columns and
+    relations it reads, and one ``SELECT qrels_id, run_id, topic, key, value`` per distinct metric key."""
 
     options: Options
     columns: frozenset[str]
@@ -180,7 +180,8 @@ def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
         value = f"coalesce(m.value::DOUBLE, {missing})"
         if options.convention == "ir_measures":
             # ir_measures does not compute a topic the run lacks: it pads it with 0 (NumRel too)
-            value = f"CASE WHEN t.in_run THEN {value} ELSE {missing} END"
+            pads = inst.provider is None or REFERENCES[inst.provider].pads
+            value = f"CASE WHEN t.in_run THEN {value} ELSE {'0.0' if pads else 'NULL'} END"
         digits = rounding(inst, options)
         if digits is not None:
             value = f"round_even({value}, {digits})"  # printf rounds half to even
@@ -188,7 +189,9 @@ def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
             f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, {value} AS value "
             f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
         )
-    return UnitSQL(opts, needs & frozenset(sqlfile.RUNNING_COLUMNS), tuple(selects))
+    reads = frozenset().union(*(i.spec.block.reads for i, _ in bodies.values()))
+    optional = reads & frozenset(OPTIONAL_RELATIONS)  # e.g. rl_subtopics: built only when read
+    return UnitSQL(opts, (needs & frozenset(sqlfile.RUNNING_COLUMNS)) | optional, tuple(selects))
 
 
 def compute(

@@ -21,7 +21,18 @@ from .sqlfile import RUNNING_COLUMNS
 
 #: Temporary relations of one evaluation (ranked list and the engine's output); dropped when it is
 #: done so that a long-lived connection does not keep hundreds of MB of judged rows alive.
-WORK_TABLES = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_file_order", "rl_hits", "rl_topics", "rl_judged")
+WORK_TABLES = (
+    "rl_qrels",
+    "rl_qtopics",
+    "rl_ideal",
+    "rl_file_order",
+    "rl_hits",
+    "rl_topics",
+    "rl_judged",
+    "rl_subtopics",
+)
+#: Relations built only when a block reads them: named in ``columns`` like an optional column.
+OPTIONAL_RELATIONS = ("rl_subtopics",)
 WORK_VIEWS = ("rl_retrieved",)
 
 
@@ -48,7 +59,8 @@ def build(
     """(Re)build the rl_* relations for one context, for all the given qrels sets and runs at once.
 
     ``columns``: the optional rl_judged columns to build (default: all of
-    :data:`~evalstore.metrics.sqlfile.RUNNING_COLUMNS`)."""
+    :data:`~evalstore.metrics.sqlfile.RUNNING_COLUMNS`) and the optional relations
+    (:data:`OPTIONAL_RELATIONS`, e.g. ``rl_subtopics``) to build (only when named)."""
     run_list = ", ".join(str(int(r)) for r in run_ids)
     if context.order != "trec_eval":
         order = order_clause(context.order, "line_no")
@@ -112,7 +124,9 @@ def render(
             else ""
         ),
     }
-    return statements(string.Template(read_sql("ranked_list.sql")).substitute(values))
+    out = statements(string.Template(read_sql("ranked_list.sql")).substitute(values))
+    skip = [r for r in OPTIONAL_RELATIONS if columns is None or r not in columns]
+    return [s for s in out if not any(s.startswith(f"CREATE OR REPLACE TEMP TABLE {r} ") for r in skip)]
 
 
 def statements(script: str) -> list[str]:

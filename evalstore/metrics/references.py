@@ -36,6 +36,7 @@ class Reference:
     tool: str
     order: str
     digits: int | None = None  # values printed with this many decimals (gdeval's %.5f)
+    pads: bool = True  # ir_measures gives a qrels topic the run lacks the value 0 (accuracy does not)
 
 
 REFERENCES: dict[str, Reference] = {
@@ -54,7 +55,7 @@ REFERENCES: dict[str, Reference] = {
         Reference("msmarco", "ir_measures 0.4.3's msmarco provider (MS MARCO's MRR@k)", "docno_asc"),
         Reference("judged", "ir_measures 0.4.3's judged provider", "docno_asc"),
         Reference("compat", "ir_measures 0.4.3's compat provider (Clarke et al., compatibility)", "docno_asc"),
-        Reference("accuracy", "ir_measures 0.4.3's accuracy provider", "score_file"),
+        Reference("accuracy", "ir_measures 0.4.3's accuracy provider", "score_file", pads=False),
         Reference(
             "trectools", "ir_measures 0.4.3 via trectools 0.0.50 (outside ir_measures' default pipeline)", "score_file"
         ),

@@ -244,6 +244,8 @@ def spark_support(spec: MetricSpec) -> str | None:
     """None when the metric runs on the Spark backend (evalstore.spark), else why not."""
     if spec.block.udfs:
         return f"calls Python functions ({', '.join(sorted(spec.block.udfs))})"
+    if "rl_subtopics" in spec.block.reads:
+        return "reads subtopic judgments (rl_subtopics), which the Parquet layout does not carry yet"
     code = spec.block.code()
     if _ordered_aggregate(code):
         return "sums in rank order (sum(... ORDER BY ...)), which Spark SQL cannot express"

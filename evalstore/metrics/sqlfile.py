@@ -17,7 +17,8 @@ The declarations say what a block uses, so that the engine builds only that and 
 the SQL against the registry:
 
 * ``reads``: the relations it reads: the ranked judged list (``rl_judged``, ``rl_topics``,
-  ``rl_ideal``, ``rl_qrels``, ``rl_qtopics``, ``rl_retrieved``; see ``sql/ranked_list.sql``) and
+  ``rl_ideal``, ``rl_qrels``, ``rl_qtopics``, ``rl_retrieved``, ``rl_subtopics``: the last built only
+  when a block reads it; see ``sql/ranked_list.sql``) and
   store tables (``qrels_meta``, ``subsample_meta``, ``run_meta``);
 * ``needs``: the optional columns of ``rl_judged`` it names (``cnt``, ``cg``, ``jrank``,
   ``cg_ideal``, ``gain_ideal``: each costs a window or a join, so only those named are built), and
@@ -58,6 +59,7 @@ RELATIONS = (
     "rl_qrels",
     "rl_qtopics",
     "rl_retrieved",
+    "rl_subtopics",
     "qrels_meta",
     "subsample_meta",
     "run_meta",
@@ -229,7 +231,13 @@ def problems(f: SqlFile, udf_names: set[str] | frozenset[str] = frozenset()) -> 
         diff("needs", b.needs & set(RUNNING_COLUMNS), _named(code, list(RUNNING_COLUMNS)))
         diff("params", b.params, b.placeholders())
         diff("udfs", b.udfs, {c for c in _CALL_RE.findall(code) if c in udf_names})
-        if b.kind == "metric" and not f.effective(b).reads & {"rl_judged", "rl_topics", "rl_ideal", "rl_qrels"}:
+        if b.kind == "metric" and not f.effective(b).reads & {
+            "rl_judged",
+            "rl_topics",
+            "rl_ideal",
+            "rl_qrels",
+            "rl_subtopics",
+        }:
             out.append(f"{b.where}: reads no relation of the ranked judged list")
     return out
 

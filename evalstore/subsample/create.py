@@ -155,6 +155,16 @@ def create_subsamples(
             con.execute("""INSERT INTO qrels_data (qrels_id, topic, doc, grade)
                            SELECT i.qrels_id, r.topic, r.doc, r.grade FROM _ss_rows r JOIN _ss_ids i USING (pos)
                            ORDER BY i.qrels_id, r.topic, r.doc""")
+            # diversity judgments: the subtopic rows of the documents kept, and the intent probabilities
+            con.execute(f"""INSERT INTO subtopic_qrels_data (qrels_id, topic, subtopic, doc, grade)
+                           SELECT i.qrels_id, p.topic, p.subtopic, p.doc, p.grade
+                           FROM _ss_ids i JOIN qrels_data c ON c.qrels_id = i.qrels_id
+                           JOIN subtopic_qrels_data p ON p.qrels_id = {int(parent_id)}
+                                AND p.topic = c.topic AND p.doc = c.doc
+                           ORDER BY i.qrels_id, p.topic, p.subtopic, p.doc""")
+            con.execute(f"""INSERT INTO subtopic_probs (qrels_id, topic, subtopic, prob)
+                           SELECT i.qrels_id, p.topic, p.subtopic, p.prob
+                           FROM _ss_ids i CROSS JOIN subtopic_probs p WHERE p.qrels_id = {int(parent_id)}""")
     for table in ("_ss_base", "_ss_keys_tbl", "_ss_ranked", "_ss_targets", "_ss_rows", "_ss_ids"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     return [name for name, _, _ in targets]
@@ -204,5 +214,5 @@ def _shuffle(con, parent_id: int, seed: int, trials: int, method: str) -> None:
 
 def delete_contents(con, qrels_ids: Sequence[int]) -> None:
     ids = ", ".join(str(int(q)) for q in qrels_ids)
-    for table in ("qrels_data", "score_data", "evaluations", "subsample_meta"):
+    for table in ("qrels_data", "subtopic_qrels_data", "subtopic_probs", "score_data", "evaluations", "subsample_meta"):
         con.execute(f"DELETE FROM {table} WHERE qrels_id IN ({ids})")
