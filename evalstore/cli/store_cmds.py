@@ -299,6 +299,8 @@ def metrics(
             ("cutoff @k", e["cutoff"]),
             ("summary over topics", e["aggregate"]),
             ("source", e["citation"]),
+            ("agrees with", e["reference"]),
+            ("ir_measures provider", e["ir_measures"]),
             ("SQL", e["sql"]),
             ("reads", ", ".join(e["reads"])),
             ("Spark backend", e["spark"]),

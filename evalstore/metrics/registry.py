@@ -33,6 +33,7 @@ from . import sqlfile
 from .names import canonical, format_value
 from .params import MAX_INT, Param, parse_int, parse_value, split_params
 from .ranked_list import Context
+from .references import REFERENCES
 
 CONTEXT_PARAMS = ("rel", "judged_only", "gains")
 
@@ -291,6 +292,8 @@ def describe(name: str | None = None) -> list[dict[str, Any]]:
             "needs": sorted(s.block.needs),
             "udfs": sorted(s.block.udfs),
             "citation": s.citation,
+            "reference": REFERENCES[s.reference].tool,
+            "ir_measures": s.provider if isinstance(s.provider, str) else ("by parameters" if s.provider else "no"),
             "spark": spark_support(s) or "yes",
             "tests": list(s.tests),
             "doc": s.doc,
