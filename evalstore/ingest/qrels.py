@@ -133,25 +133,17 @@ def _ingest(
             for f in todo_files:
                 check_file(f, stats.get(f.idx), empty_what="judgments")
             dups = subtopic_duplicates(st) if subtopics else duplicates(st)
-            if dups and subtopics:
-                g = next(g for g in todo if g.idx in dups)
-                raise duplicate_error(
-                    st,
-                    g,
-                    files,
-                    "document {doc!r} is judged twice for the same subtopic of topic {topic!r} (first on {where})",
-                    "one judgment per (topic, subtopic, docno)",
-                    by="topic, subtopic, doc",
-                )
             if dups:
                 g = next(g for g in todo if g.idx in dups)
-                raise duplicate_error(
-                    st,
-                    g,
-                    files,
-                    "document {doc!r} is judged twice for topic {topic!r} (first on {where})",
-                    "one judgment per (topic, docno); trec_eval refuses such qrels too",
-                )
+                if subtopics:
+                    message = (
+                        "document {doc!r} is judged twice for the same subtopic of topic {topic!r} (first on {where})"
+                    )
+                    expected, by = "one judgment per (topic, subtopic, docno)", "topic, subtopic, doc"
+                else:
+                    message = "document {doc!r} is judged twice for topic {topic!r} (first on {where})"
+                    expected, by = "one judgment per (topic, docno); trec_eval refuses such qrels too", "topic, doc"
+                raise duplicate_error(st, g, files, message, expected, by=by)
             gstats = group_stats(st, ", max(grade)")
             if subtopics:  # a set's size is its judged (topic, doc) pairs
                 gstats = {

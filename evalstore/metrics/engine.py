@@ -22,7 +22,7 @@ from .gains import check_gains, top_grade
 from .names import GAIN_IS_GRADE, canonical, resolved, short
 from .options import CONVENTION_ORDER, NO_DEPTH, Options
 from .ranked_list import OPTIONAL_RELATIONS, Context, build
-from .references import REFERENCES
+from .references import REFERENCES, Reference
 from .registry import MetricInstance
 
 #: The engine's output: one row per (qrels set, run, topic, metric key) ...
@@ -60,17 +60,16 @@ def effective_context(
         gains = None
     elif gains is None and declared is not None:
         gains = declared
-    convention = options.convention if options is not None else "trec_eval"
-    order = CONVENTION_ORDER[convention]
-    if convention == "ir_measures" and inst.provider is not None:
-        order = REFERENCES[inst.provider].order
+    ref = provider_conventions(inst, options)
+    order = ref.order if ref is not None else CONVENTION_ORDER[options.convention if options else "trec_eval"]
     return Context(ctx.rel, ctx.judged_only, gains, order)
 
 
-def rounding(inst: MetricInstance, options: Options) -> int | None:
-    """Decimals the values of ``inst`` are rounded to (gdeval's 5 under the ir_measures convention)."""
-    if options.convention == "ir_measures" and inst.provider is not None:
-        return REFERENCES[inst.provider].digits
+def provider_conventions(inst: MetricInstance, options: Options | None) -> Reference | None:
+    """The ir_measures provider whose conventions (tie order, rounding, padding) ``inst`` follows:
+    under the ir_measures convention, the metric's provider; otherwise None."""
+    if options is not None and options.convention == "ir_measures" and inst.provider is not None:
+        return REFERENCES[inst.provider]
     return None
 
 
@@ -178,13 +177,13 @@ def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
     for key, (inst, body) in bodies.items():
         missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
         value = f"coalesce(m.value::DOUBLE, {missing})"
+        ref = provider_conventions(inst, options)
         if options.convention == "ir_measures":
             # ir_measures does not compute a topic the run lacks: it pads it with 0 (NumRel too)
-            pads = inst.provider is None or REFERENCES[inst.provider].pads
+            pads = ref is None or ref.pads
             value = f"CASE WHEN t.in_run THEN {value} ELSE {'0.0' if pads else 'NULL'} END"
-        digits = rounding(inst, options)
-        if digits is not None:
-            value = f"round_even({value}, {digits})"  # printf rounds half to even
+        if ref is not None and ref.digits is not None:
+            value = f"round_even({value}, {ref.digits})"  # printf rounds half to even
         selects.append(
             f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, {value} AS value "
             f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
