@@ -7,35 +7,83 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .errors import ArgumentError
 from .evaluator import Evaluator, arrow_table
+from .ingest.sources import is_path, is_ranx
 from .result import EvalResult
 from .store import open as open_store
 
 
-def evaluate(qrels, runs, metrics: Sequence[str] | str = ("AP", "nDCG@10"), **options) -> EvalResult:
+def evaluate(
+    qrels: Any,
+    runs: Any,
+    metrics: Sequence[str] | str = ("AP", "nDCG@10"),
+    *,
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    gains: str | Sequence[float] | None = None,
+    qrels_format: str = "trec",
+    run_format: str = "trec",
+    qrels_name: str = "qrels",
+    run_name: str = "run",
+) -> EvalResult:
     """Evaluate runs against qrels with evalstore's SQL, without a store file.
 
     ``qrels``: a path to a qrels file, ``{topic: {doc: grade}}``, a pandas or polars DataFrame or
-    a pyarrow Table (``query_id, doc_id, relevance`` or ``topic, doc, grade``), or namedtuples
-    (ir_datasets' ``qrels_iter()``).
-    ``runs``: a path or a list of paths (globs allowed), ``{run: {topic: {doc: score}}}``, or
-    ``{run: DataFrame / Table / namedtuples}``.
-    ``metrics``: names such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval's ``"map"``.
-    ``options``: ``convention``, ``complete``, ``depth`` (see :mod:`evalstore.evaluate`), ``gains``
-    (the qrels' declared gains), and ``qrels_format`` / ``run_format`` (``'trec'`` or
-    ``'ntcir'``) for files; ``qrels_name``: the name the result gives the qrels (default ``qrels``).
+    a pyarrow Table (``query_id, doc_id, relevance``, ranx's ``q_id, doc_id, score`` or ``topic,
+    doc, grade``), namedtuples (ir_datasets' ``qrels_iter()``) or a ranx ``Qrels``.
+    ``runs``: one run, or several. One run is ``{topic: {doc: score}}``, a DataFrame, an Arrow
+    table, namedtuples (``scoreddocs_iter()``) or a ranx ``Run``, named ``run_name`` (``"run"``; a
+    ranx Run keeps its own name). Several are ``{name: run}``, or a path or a list of paths (globs
+    allowed; each run named by its tag).
+    ``metrics``: names such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval's ``"map"``;
+    ir_measures' measure objects (``ir_measures.nDCG@10``) are read through their names.
+    ``convention``, ``complete``, ``depth``: as in :meth:`evalstore.Store.evaluate`; ``gains``: the
+    qrels' declared gains (as ``ingest qrels --gains``); ``qrels_format`` / ``run_format``:
+    ``'trec'`` or ``'ntcir'`` for files; ``qrels_name``: the name the result gives the qrels.
+
+    A run with no rows is an error, except with ``complete=True``: it then scores every topic of
+    the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
     Returns an :class:`~evalstore.result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
     ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
     :class:`evalstore.Evaluator`, which keeps them loaded.
     """
-    run_format = options.pop("run_format", "trec")
-    qrels_name = str(options.pop("qrels_name", "qrels"))
-    with Evaluator(qrels, metrics, run_format=run_format, prepare=False, **options) as ev:
-        if isinstance(runs, Mapping):
-            return ev.result({str(k): v for k, v in runs.items()}, qrels_name)
-        return ev.result(_runs_from_files(runs, run_format), qrels_name)
+    options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
+    named = None if is_path(runs) else named_runs(runs, run_name)
+    with Evaluator(qrels, metrics, qrels_format=qrels_format, run_format=run_format, prepare=False, **options) as ev:
+        if named is not None:
+            return ev.result(named, str(qrels_name))
+        return ev.result(_runs_from_files(runs, run_format), str(qrels_name))
+
+
+def named_runs(runs: Any, run_name: str = "run") -> dict[str, Any]:
+    """``{name: run}`` of runs given in memory: one run (``{topic: {doc: score}}``, a table, a
+    DataFrame, namedtuples, a ranx Run) under ``run_name``, or ``{name: run}`` as given."""
+    if is_ranx(runs):
+        return {str(getattr(runs, "name", None) or run_name): runs}
+    if isinstance(runs, Mapping):
+        if not runs:
+            raise ArgumentError("no runs given: runs is an empty dict")
+        if _one_run(runs):
+            return {str(run_name): runs}
+        return {str(k): v for k, v in runs.items()}
+    if isinstance(runs, (str, bytes)) or runs is None:
+        raise ArgumentError(f"runs: give a run or {{name: run}}, not {runs!r}")
+    return {str(run_name): runs}
+
+
+def _one_run(runs: Mapping) -> bool:
+    """``{topic: {doc: score}}`` (one run) rather than ``{name: run}``: the first document found
+    maps to a number."""
+    for docs in runs.values():
+        if not isinstance(docs, Mapping):
+            return False
+        for value in docs.values():
+            return isinstance(value, (int, float)) and not isinstance(value, bool) or hasattr(value, "__float__")
+    return False
 
 
 def _runs_from_files(paths, run_format: str) -> dict[str, Any]:

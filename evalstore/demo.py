@@ -7,8 +7,8 @@ import sys
 from typing import IO
 
 from .report import rows
+from .report.formats import write
 from .report.table import Table
-from .report.writers import write
 from .resources import sample_dir
 from .store import open as open_store
 

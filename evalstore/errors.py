@@ -59,6 +59,14 @@ class MetaError(EvalstoreError):
     """A meta-evaluation cannot be run as asked (too few runs or topics, bad parameters)."""
 
 
+class ArgumentError(EvalstoreError, TypeError):
+    """A public function was given an argument of the wrong kind (a number where a name goes, ...)."""
+
+
+class MissingDependency(EvalstoreError, ImportError):
+    """An optional library that a call needs is not installed (the message names the install command)."""
+
+
 class StoreDamagedError(StoreError):
     """The store file is damaged (a block fails its checksum, the file is cut short)."""
 

@@ -25,6 +25,7 @@ import duckdb
 
 from . import incremental
 from .aggregate import aggregate
+from .arguments import names as arg_names
 from .errors import MetricError
 from .metrics import engine
 from .metrics.gains import declared_gains
@@ -69,7 +70,7 @@ def evaluate_many(
     one ranked judged list per context covers every qrels set and run at once. Returns
     ``{qrels name: EvalResult}`` in the order given."""
     options = make_options(convention, complete, depth, pool)
-    qrels_names = [qrels] if isinstance(qrels, str) else list(dict.fromkeys(qrels))
+    qrels_names = arg_names(qrels, "qrels set")
     qrels_ids = {name: store.qrels_id(name) for name in qrels_names}
     run_ids = _run_ids(store, runs)
     instances = engine.resolve_metrics(metrics)
@@ -165,7 +166,7 @@ def _run_ids(store: Store, runs: Sequence[str] | str | None) -> dict[str, int]:
         if not ids:
             raise MetricError("the store has no runs; ingest some with `evalstore ingest run FILE`")
         return ids
-    return {name: store.run_id(name) for name in ([runs] if isinstance(runs, str) else list(runs))}
+    return {name: store.run_id(name) for name in arg_names(runs, "run")}
 
 
 def _save(store: Store, options: Options) -> None:

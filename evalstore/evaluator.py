@@ -29,7 +29,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .aggregate import aggregate
-from .errors import IngestError, MetricError, is_resource_error
+from .arguments import metric_names
+from .errors import ArgumentError, IngestError, MetricError, is_resource_error
 from .evaluate import unrelated_note
 from .ingest.sources import is_path, qrels_table, run_table
 from .metrics import engine
@@ -100,7 +101,7 @@ class Evaluator:
         self._run_format = run_format
         self._options = make_options(convention, complete, depth, False)
         declared = _declared(gains)
-        names_given = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+        names_given = tuple(metric_names(metrics))
         table = _from_files(qrels, "qrels", qrels_format) if is_path(qrels) else qrels_table(qrels)
         top = pc.max(table.column("grade")).as_py()
         plan = _compile(names_given, self._options, declared, top)
@@ -108,7 +109,9 @@ class Evaluator:
         self.metrics = [i.display for i in plan.instances]
         self._names = plan.names
         self._by_key = plan.by_key
-        self._run_meta = plan.run_meta
+        # the runs' names as a table: blocks that name runs read it, and with complete it lists the
+        # runs (an empty run has no row in the run's table but is scored on every topic)
+        self._run_meta = plan.run_meta or self._options.complete
         self._con = _cursor(plan.udfs)
         con = self._con
         # the store relations the SQL reads, as Arrow tables registered on the connection
@@ -160,6 +163,8 @@ class Evaluator:
 
     def evaluate_many(self, runs: Mapping[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
         """``{run name: {topic: {metric: value}}}`` for several runs, in one query."""
+        if not isinstance(runs, Mapping) or not runs:
+            raise ArgumentError("give the runs as {name: run} with at least one run (one run: evaluate(run))")
         names = list(runs)
         rows = self._rows(names, [runs[n] for n in names])
         out: dict[str, dict[str, dict[str, float]]] = {n: {} for n in names}
@@ -173,10 +178,14 @@ class Evaluator:
     def result(self, runs: Mapping[str, Any], qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of ``{name: run}`` as an :class:`EvalResult` (per-topic rows and means).
         Runs that share no topic with the qrels are left out, with a note."""
+        if not isinstance(runs, Mapping) or not runs:
+            raise ArgumentError("give the runs as {name: run} with at least one run")
         names = list(runs)
         tables = self._tables(names, [runs[n] for n in names])
         judged = pa.array(self.topics, pa.string())
-        related = [pc.any(pc.is_in(t.column("topic"), judged)).as_py() is True for t in tables]
+        # a run that shares no topic with the qrels is of another collection: left out; an empty run
+        # (allowed with complete) is scored on every topic as a run that retrieved nothing
+        related = [t.num_rows == 0 or pc.any(pc.is_in(t.column("topic"), judged)).as_py() is True for t in tables]
         left_out = [n for n, ok in zip(names, related) if not ok]
         if left_out and len(left_out) == len(names):
             raise MetricError(
@@ -223,7 +232,11 @@ class Evaluator:
 
     # ------------------------------------------------------------------------------------------
     def _tables(self, names: Sequence[str], runs: Iterable[Any]) -> list[pa.Table]:
-        return [_from_files(r, "run", self._run_format) if is_path(r) else run_table(r, n) for n, r in zip(names, runs)]
+        complete = self._options.complete
+        return [
+            _from_files(r, "run", self._run_format) if is_path(r) else run_table(r, f"run {n!r}", allow_empty=complete)
+            for n, r in zip(names, runs)
+        ]
 
     def _rows(self, names: Sequence[str], runs: Iterable[Any]) -> list[tuple[int, str, str, float]]:
         return self._run(self._tables(names, runs), names)
@@ -303,7 +316,7 @@ def _compile(metrics: tuple[str, ...], options: Options, declared: tuple[float, 
         sql = engine.unit_sql(unit, options, gmax)
         head = ["run_meta AS (SELECT run_id, name FROM _ev_names)"] if run_meta else []
         prepared, inline, side = list(head), list(head), []
-        runs_sql = "SELECT DISTINCT run_id FROM _ev_run"
+        runs_sql = "SELECT run_id FROM _ev_names" if options.complete else "SELECT DISTINCT run_id FROM _ev_run"
         for stmt in render([_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql):
             m = _STATEMENT.match(stmt)
             if m is None:

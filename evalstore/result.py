@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .report.frames import require_pandas
+
 
 @dataclass
 class EvalResult:
@@ -78,12 +80,13 @@ class EvalResult:
         )
 
     def to_df(self, *, wide: bool = True, means: bool = False) -> Any:
-        """A pandas DataFrame (pandas is optional; pip install pandas).
+        """A pandas DataFrame (pandas is optional: ``pip install "evalstore[pandas]"``).
 
         Per-topic scores by default: ``wide=True`` gives one row per (run, topic) and a column per
         metric (metrics in request order), ``wide=False`` the long rows (run, topic, metric,
         value). ``means=True``: one row per run and a column per metric (``wide``), or the long
         summaries (run, metric, value, n_topics)."""
+        require_pandas()
         df = self.to_arrow(means=means).to_pandas()
         if not wide:
             return df

@@ -40,8 +40,8 @@
 -- penalty(r') = z(r') + n_below(r') - g_below(r')/g(r').
 --
 -- Fragment rpref_penalty (shared by the three rpref blocks): x = one row per retrieved judged doc with gain > 0, with its penalty(r').
--- The blocks sum in rank order (sum(... ORDER BY jrank)), so that a value does not depend on the order DuckDB
--- happens to read rows in (the last bit of a floating-point sum does).
+-- The blocks take exact sums (exact_sum, see evalstore/metrics/sqlfile.py), so that a value does not depend on the
+-- order DuckDB happens to read rows in (the last bit of a floating-point sum does).
 
 -- @fragment rpref_penalty
 -- reads: rl_judged
@@ -67,7 +67,7 @@ pos AS (
 -- reads: rl_judged
 -- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
-       sum(1.0 - least(R, jrank - cnt)::DOUBLE / R) FILTER (WHERE isrel = 1) / any_value(R) AS value
+       exact_sum(CASE WHEN isrel = 1 THEN 1.0 - least(R, jrank - cnt)::DOUBLE / R END) / any_value(R) AS value
 FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
@@ -75,8 +75,7 @@ GROUP BY qrels_id, run_id, topic
 -- reads: rl_judged
 -- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
-       sum(CASE WHEN jrank = cnt THEN 1.0 ELSE 1.0 - (jrank - cnt)::DOUBLE / N END)
-           FILTER (WHERE isrel = 1) / any_value(R) AS value
+       exact_sum(CASE WHEN isrel = 1 THEN CASE WHEN jrank = cnt THEN 1.0 ELSE 1.0 - (jrank - cnt)::DOUBLE / N END END) / any_value(R) AS value
 FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
@@ -84,7 +83,7 @@ GROUP BY qrels_id, run_id, topic
 -- reads: rl_judged
 -- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
-       coalesce(sum(1.0 - (jrank - cnt)::DOUBLE / (jrank - 1)) FILTER (WHERE isrel = 1 AND jrank > 1), 0)
+       coalesce(exact_sum(CASE WHEN isrel = 1 AND jrank > 1 THEN 1.0 - (jrank - cnt)::DOUBLE / (jrank - 1) END), 0)
            / any_value(R) AS value
 FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
@@ -92,7 +91,7 @@ GROUP BY qrels_id, run_id, topic
 -- @metric bpref_relative2
 -- reads: rl_judged
 -- needs: cnt, jrank
-SELECT qrels_id, run_id, topic, sum(cnt::DOUBLE / jrank) FILTER (WHERE isrel = 1) / any_value(R) AS value
+SELECT qrels_id, run_id, topic, exact_sum(CASE WHEN isrel = 1 THEN cnt::DOUBLE / jrank END) / any_value(R) AS value
 FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
@@ -101,29 +100,28 @@ GROUP BY qrels_id, run_id, topic
 -- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
        (count(*) FILTER (WHERE isrel = 1)
-        - coalesce(sum(least(R, jrank - cnt)) FILTER (WHERE isrel = 1 AND jrank > cnt), 0)::DOUBLE
+        - coalesce(exact_sum(CASE WHEN isrel = 1 AND jrank > cnt THEN least(R, jrank - cnt) END), 0)::DOUBLE
           / greatest(least(any_value(R), count(*) FILTER (WHERE isrel = 0)), 1)) / any_value(R) AS value
 FROM rl_judged WHERE judged AND R > 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_N
--- needs: jrank
 -- params: gmax, rpref_penalty
 WITH ${rpref_penalty}
-SELECT qrels_id, run_id, topic, sum(CASE WHEN penalty = 0 THEN gain
-                ELSE gain * (1.0 - penalty / (R + N - ideal_total / ${gmax})) END ORDER BY jrank) / any_value(ideal_total) AS value
+SELECT qrels_id, run_id, topic, exact_sum(CASE WHEN penalty = 0 THEN gain
+                ELSE gain * (1.0 - penalty / (R + N - ideal_total / ${gmax})) END) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative
 -- needs: jrank
 -- params: rpref_penalty
 WITH ${rpref_penalty}
-SELECT qrels_id, run_id, topic, coalesce(sum(gain * (1.0 - penalty / (jrank - 1)) ORDER BY jrank) FILTER (WHERE jrank > 1), 0) / any_value(ideal_total) AS value
+SELECT qrels_id, run_id, topic, coalesce(exact_sum(CASE WHEN jrank > 1 THEN gain * (1.0 - penalty / (jrank - 1)) END), 0) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic
 
 -- @metric rpref_relative2
 -- needs: jrank
 -- params: rpref_penalty
 WITH ${rpref_penalty}
-SELECT qrels_id, run_id, topic, sum(gain * (1.0 - penalty / jrank) ORDER BY jrank) / any_value(ideal_total) AS value
+SELECT qrels_id, run_id, topic, exact_sum(gain * (1.0 - penalty / jrank)) / any_value(ideal_total) AS value
 FROM x GROUP BY qrels_id, run_id, topic

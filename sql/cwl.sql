@@ -24,7 +24,7 @@
 --   NERR11(T)      c_i = ((i + 2T - 1)/(i + 2T))^2 (1 - g_i)        Eq. 11
 --
 -- cg(i) = sum of gains at ranks <= i. P_i is computed as exp(sum of ln c_m) with the zeros
--- counted apart (c_m = 0 stops the user); the sums run in rank order, so a value does not depend
+-- counted apart (c_m = 0 stops the user); the sums are exact (exact_sum), so a value does not depend
 -- on how DuckDB splits the 1000 rows between threads. Ties in score keep the file order (cwl_eval sorts
 -- stably), which the ir_measures convention applies; topics not retrieved score 0.
 --
@@ -56,8 +56,8 @@ wp AS (
     WINDOW prior AS (PARTITION BY qrels_id, run_id, topic ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
 SELECT qrels_id, run_id, topic,
-       sum(g * CASE WHEN stops > 0 THEN 0 ELSE exp(lnp) END ORDER BY rank)
-           / sum(CASE WHEN stops > 0 THEN 0 ELSE exp(lnp) END ORDER BY rank) AS value
+       exact_sum(g * CASE WHEN stops > 0 THEN 0 ELSE exp(lnp) END)
+           / exact_sum(CASE WHEN stops > 0 THEN 0 ELSE exp(lnp) END) AS value
 FROM wp
 GROUP BY qrels_id, run_id, topic
 
@@ -68,13 +68,13 @@ GROUP BY qrels_id, run_id, topic
 -- only tool ir_measures 0.4.3 has for it: sum_{i<=k} (1-p) p^(i-1) grade_i with the raw grade, so
 -- values above 1 occur, and the docs of a group of equal scores share the mean weight of the group.)
 SELECT qrels_id, run_id, topic,
-       (1 - ${p}) * sum(pow(${p}, rank - 1)) / (1 - pow(${p}, 1000)) AS value
+       (1 - ${p}) * exact_sum(pow(${p}, rank - 1)) / (1 - pow(${p}, 1000)) AS value
 FROM rl_judged
 WHERE ${rel} IS NOT NULL AND rank <= 1000 AND rank <= ${k} AND grade >= greatest(${rel}, 1)
 GROUP BY qrels_id, run_id, topic
 UNION ALL
 SELECT j.qrels_id, j.run_id, j.topic,
-       sum(j.grade * (pow(${p}, g.a - 1) - pow(${p}, g.b)) / (g.b - g.a + 1) ORDER BY j.rank) AS value
+       exact_sum(j.grade * (pow(${p}, g.a - 1) - pow(${p}, g.b)) / (g.b - g.a + 1)) AS value
 FROM rl_judged j
 JOIN rl_retrieved r ON r.run_id = j.run_id AND r.topic = j.topic AND r.doc = j.doc
 JOIN (SELECT run_id, topic, score, min(rank) AS a, max(rank) AS b FROM rl_retrieved WHERE rank <= ${k}

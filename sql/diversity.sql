@@ -78,10 +78,10 @@ greedy AS (
 -- @metric alpha_DCG
 -- params: nd_ranking, alpha, k
 WITH ${nd_ranking}, run AS (
-    SELECT qrels_id, run_id, topic, sum(pow(1 - ${alpha}, c) / log2(rank + 1)) AS v
+    SELECT qrels_id, run_id, topic, exact_sum(pow(1 - ${alpha}, c) / log2(rank + 1)) AS v
     FROM hit WHERE rank <= ${k} GROUP BY qrels_id, run_id, topic
 ), ii AS (
-    SELECT st.qrels_id, st.topic, sum(st.S * pow(1 - ${alpha}, r.i - 1) / log2(r.i + 1)) AS v
+    SELECT st.qrels_id, st.topic, exact_sum(st.S * pow(1 - ${alpha}, r.i - 1) / log2(r.i + 1)) AS v
     FROM st CROSS JOIN (SELECT range AS i FROM range(1, ${k} + 1)) r GROUP BY st.qrels_id, st.topic
 )
 SELECT run.qrels_id, run.run_id, run.topic, run.v / ii.v AS value
@@ -90,10 +90,10 @@ FROM run JOIN ii ON ii.qrels_id = run.qrels_id AND ii.topic = run.topic
 -- @metric ERR_IA
 -- params: nd_ranking, k
 WITH ${nd_ranking}, run AS (
-    SELECT qrels_id, run_id, topic, sum(pow(0.5, c) / rank) AS v
+    SELECT qrels_id, run_id, topic, exact_sum(pow(0.5, c) / rank) AS v
     FROM hit WHERE rank <= ${k} GROUP BY qrels_id, run_id, topic
 ), ii AS (
-    SELECT st.qrels_id, st.topic, sum(st.S * pow(0.5, r.i - 1) / r.i) AS v
+    SELECT st.qrels_id, st.topic, exact_sum(st.S * pow(0.5, r.i - 1) / r.i) AS v
     FROM st CROSS JOIN (SELECT range AS i FROM range(1, ${k} + 1)) r GROUP BY st.qrels_id, st.topic
 )
 SELECT run.qrels_id, run.run_id, run.topic, run.v / ii.v AS value
@@ -102,10 +102,10 @@ FROM run JOIN ii ON ii.qrels_id = run.qrels_id AND ii.topic = run.topic
 -- @metric alpha_nDCG
 -- params: nd_ranking, nd_ideal, alpha, k
 WITH ${nd_ranking}, ${nd_ideal}, run AS (
-    SELECT qrels_id, run_id, topic, sum(pow(1 - ${alpha}, c) / log2(rank + 1)) AS v
+    SELECT qrels_id, run_id, topic, exact_sum(pow(1 - ${alpha}, c) / log2(rank + 1)) AS v
     FROM hit WHERE rank <= ${k} GROUP BY qrels_id, run_id, topic
 ), iv AS (
-    SELECT qrels_id, topic, sum(gain / log2(i + 1)) AS v FROM ideal WHERE i <= ${k} GROUP BY qrels_id, topic
+    SELECT qrels_id, topic, exact_sum(gain / log2(i + 1)) AS v FROM ideal WHERE i <= ${k} GROUP BY qrels_id, topic
 )
 SELECT run.qrels_id, run.run_id, run.topic, run.v / iv.v AS value
 FROM run JOIN iv ON iv.qrels_id = run.qrels_id AND iv.topic = run.topic
@@ -116,7 +116,7 @@ WHERE iv.v > 0
 -- params: nd_ranking, k
 -- udfs: diversity_greedy_gains
 WITH ${nd_ranking}, run AS (
-    SELECT qrels_id, run_id, topic, sum(pow(0.5, c) / rank) AS v
+    SELECT qrels_id, run_id, topic, exact_sum(pow(0.5, c) / rank) AS v
     FROM hit WHERE rank <= ${k} GROUP BY qrels_id, run_id, topic
 ), greedy AS (
     SELECT qrels_id, topic, diversity_greedy_gains(list(doc), list(subtopic), 0.5) AS g
@@ -124,7 +124,7 @@ WITH ${nd_ranking}, run AS (
 ), ideal AS (
     SELECT qrels_id, topic, unnest(g) AS gain, generate_subscripts(g, 1) AS i FROM greedy
 ), iv AS (
-    SELECT qrels_id, topic, sum(gain / i) AS v FROM ideal WHERE i <= ${k} GROUP BY qrels_id, topic
+    SELECT qrels_id, topic, exact_sum(gain / i) AS v FROM ideal WHERE i <= ${k} GROUP BY qrels_id, topic
 )
 SELECT run.qrels_id, run.run_id, run.topic, run.v / iv.v AS value
 FROM run JOIN iv ON iv.qrels_id = run.qrels_id AND iv.topic = run.topic
@@ -134,7 +134,7 @@ WHERE iv.v > 0
 -- params: nd_ranking, alpha, beta
 WITH ${nd_ranking}
 SELECT h.qrels_id, h.run_id, h.topic,
-       (1 - (1 - ${alpha}) * ${beta}) / any_value(st.S) * sum(pow(${beta}, h.rank - 1) * pow(1 - ${alpha}, h.c)) AS value
+       (1 - (1 - ${alpha}) * ${beta}) / any_value(st.S) * exact_sum(pow(${beta}, h.rank - 1) * pow(1 - ${alpha}, h.c)) AS value
 FROM hit h JOIN st ON st.qrels_id = h.qrels_id AND st.topic = h.topic
 GROUP BY h.qrels_id, h.run_id, h.topic
 
@@ -142,10 +142,10 @@ GROUP BY h.qrels_id, h.run_id, h.topic
 -- reads: rl_topics
 -- params: nd_ranking, nd_ideal, alpha, beta
 WITH ${nd_ranking}, ${nd_ideal}, run AS (
-    SELECT qrels_id, run_id, topic, sum(pow(${beta}, rank - 1) * pow(1 - ${alpha}, c)) AS v
+    SELECT qrels_id, run_id, topic, exact_sum(pow(${beta}, rank - 1) * pow(1 - ${alpha}, c)) AS v
     FROM hit GROUP BY qrels_id, run_id, topic
 ), iv AS (
-    SELECT qrels_id, topic, sum(pow(${beta}, i - 1) * gain) AS v FROM ideal GROUP BY qrels_id, topic
+    SELECT qrels_id, topic, exact_sum(pow(${beta}, i - 1) * gain) AS v FROM ideal GROUP BY qrels_id, topic
 )
 SELECT t.qrels_id, t.run_id, t.topic,
        CASE WHEN iv.v > 0 THEN coalesce(run.v, 0) / iv.v WHEN t.num_ret = 0 THEN 0 END AS value
@@ -176,11 +176,11 @@ WITH ${nd_ranking}, rs AS (
     SELECT qrels_id, topic, subtopic, count(*) AS R FROM rl_subtopics WHERE isrel = 1
     GROUP BY qrels_id, topic, subtopic
 ), ap AS (
-    SELECT h.qrels_id, h.run_id, h.topic, h.subtopic, sum((h.c + 1) / h.rank) / any_value(rs.R) AS ap
+    SELECT h.qrels_id, h.run_id, h.topic, h.subtopic, exact_sum((h.c + 1) / h.rank) / any_value(rs.R) AS ap
     FROM hit h JOIN rs ON rs.qrels_id = h.qrels_id AND rs.topic = h.topic AND rs.subtopic = h.subtopic
     GROUP BY h.qrels_id, h.run_id, h.topic, h.subtopic
 )
-SELECT ap.qrels_id, ap.run_id, ap.topic, sum(ap.ap) / any_value(st.S) AS value
+SELECT ap.qrels_id, ap.run_id, ap.topic, exact_sum(ap.ap) / any_value(st.S) AS value
 FROM ap JOIN st ON st.qrels_id = ap.qrels_id AND st.topic = ap.topic
 GROUP BY ap.qrels_id, ap.run_id, ap.topic
 
@@ -188,10 +188,10 @@ GROUP BY ap.qrels_id, ap.run_id, ap.topic
 -- reads: rl_retrieved, rl_subtopics
 -- params: k
 gg AS (
-    SELECT qrels_id, topic, doc, sum(prob * gain) AS gg FROM rl_subtopics WHERE doc IS NOT NULL
+    SELECT qrels_id, topic, doc, exact_sum(prob * gain) AS gg FROM rl_subtopics WHERE doc IS NOT NULL
     GROUP BY qrels_id, topic, doc
 ), dcg AS (
-    SELECT g.qrels_id, r.run_id, r.topic, sum(g.gg / log2(r.rank + 1)) AS v
+    SELECT g.qrels_id, r.run_id, r.topic, exact_sum(g.gg / log2(r.rank + 1)) AS v
     FROM rl_retrieved r JOIN gg g ON g.topic = r.topic AND g.doc = r.doc
     WHERE r.rank <= ${k} AND g.gg > 0
     GROUP BY g.qrels_id, r.run_id, r.topic
@@ -199,7 +199,7 @@ gg AS (
     SELECT qrels_id, topic, gg, row_number() OVER (PARTITION BY qrels_id, topic ORDER BY gg DESC, doc) AS i
     FROM gg WHERE gg > 0
 ), idcg AS (
-    SELECT qrels_id, topic, sum(gg / log2(i + 1)) AS v FROM ig WHERE i <= ${k} GROUP BY qrels_id, topic
+    SELECT qrels_id, topic, exact_sum(gg / log2(i + 1)) AS v FROM ig WHERE i <= ${k} GROUP BY qrels_id, topic
 ), dndcg AS (
     SELECT d.qrels_id, d.run_id, d.topic, d.v / i.v AS v
     FROM dcg d JOIN idcg i ON i.qrels_id = d.qrels_id AND i.topic = d.topic

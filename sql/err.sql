@@ -37,14 +37,14 @@ p AS (
 -- @metric ERR-ntcir
 -- params: err_run
 WITH ${err_run}
-SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS value
+SELECT qrels_id, run_id, topic, exact_sum(p * go_on / rank) AS value
 FROM s GROUP BY qrels_id, run_id, topic
 
 -- @metric nERR-ntcir
 -- reads: rl_ideal
 -- params: err_run, gmax, k
 WITH ${err_run}, err AS (
-    SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS err FROM s GROUP BY qrels_id, run_id, topic
+    SELECT qrels_id, run_id, topic, exact_sum(p * go_on / rank) AS err FROM s GROUP BY qrels_id, run_id, topic
 ), ip AS (
     SELECT qrels_id, topic, rank, gain / (${gmax} + 1.0) AS p FROM rl_ideal WHERE rank <= ${k}
 ), iss AS (
@@ -52,7 +52,7 @@ WITH ${err_run}, err AS (
                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
     FROM ip
 ), ideal AS (
-    SELECT qrels_id, topic, sum(p * go_on / rank) AS err FROM iss GROUP BY qrels_id, topic
+    SELECT qrels_id, topic, exact_sum(p * go_on / rank) AS err FROM iss GROUP BY qrels_id, topic
 )
 SELECT e.qrels_id, e.run_id, e.topic, e.err / i.err AS value
 FROM err e JOIN ideal i ON i.qrels_id = e.qrels_id AND i.topic = e.topic
@@ -69,5 +69,5 @@ WITH p AS (
                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
     FROM p
 )
-SELECT qrels_id, run_id, topic, sum(p * go_on / rank) AS value
+SELECT qrels_id, run_id, topic, exact_sum(p * go_on / rank) AS value
 FROM s GROUP BY qrels_id, run_id, topic

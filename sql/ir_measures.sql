@@ -29,7 +29,7 @@ SELECT qrels_id, run_id, topic, 1.0 AS value FROM rl_topics
 -- needs: cnt
 -- params: k
 SELECT qrels_id, run_id, topic,
-       1 - sum(rank - cnt) / ((least(${k}, any_value(num_ret)) - count(*)) * count(*)) AS value
+       1 - exact_sum(rank - cnt) / ((least(${k}, any_value(num_ret)) - count(*)) * count(*)) AS value
 FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
 GROUP BY qrels_id, run_id, topic
 HAVING least(${k}, any_value(num_ret)) - count(*) > 0
@@ -63,8 +63,8 @@ WITH ideal AS (
     LEFT JOIN meet m ON m.qrels_id = g.qrels_id AND m.run_id = g.run_id AND m.topic = g.topic AND m.d = g.d
 ), rbo AS (
     SELECT qrels_id, run_id, topic,
-           sum(pow(${p}, d - 1) * o / d) / sum(pow(${p}, d - 1)) AS score,
-           sum(pow(${p}, d - 1) * best / d) / sum(pow(${p}, d - 1)) AS best
+           exact_sum(pow(${p}, d - 1) * o / d) / exact_sum(pow(${p}, d - 1)) AS score,
+           exact_sum(pow(${p}, d - 1) * best / d) / exact_sum(pow(${p}, d - 1)) AS best
     FROM overlap GROUP BY qrels_id, run_id, topic
 )
 SELECT qrels_id, run_id, topic, CASE WHEN ${normalize} AND best > 0 THEN score / best ELSE score END AS value

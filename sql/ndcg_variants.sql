@@ -17,7 +17,7 @@
 -- params: b, k
 WITH dg AS (
     SELECT qrels_id, run_id, topic,
-           sum(gain / CASE WHEN rank = 1 THEN 1.0
+           exact_sum(gain / CASE WHEN rank = 1 THEN 1.0
                            WHEN ${b} = 0 THEN ln(rank)
                            WHEN rank <= ${b} THEN 1.0
                            ELSE ln(rank) / ln(${b}) END) AS dcg
@@ -25,7 +25,7 @@ WITH dg AS (
     GROUP BY qrels_id, run_id, topic
 ), idg AS (
     SELECT qrels_id, topic,
-           sum(gain / CASE WHEN rank = 1 THEN 1.0
+           exact_sum(gain / CASE WHEN rank = 1 THEN 1.0
                            WHEN ${b} = 0 THEN ln(rank)
                            WHEN rank <= ${b} THEN 1.0
                            ELSE ln(rank) / ln(${b}) END) AS idcg
@@ -40,11 +40,11 @@ WHERE i.idcg > 0
 -- reads: rl_judged, rl_ideal
 -- params: k
 WITH dg AS (
-    SELECT qrels_id, run_id, topic, sum(gain / log2(rank + 1)) AS dcg
+    SELECT qrels_id, run_id, topic, exact_sum(gain / log2(rank + 1)) AS dcg
     FROM rl_judged WHERE gain > 0 AND rank <= ${k}
     GROUP BY qrels_id, run_id, topic
 ), idg AS (
-    SELECT qrels_id, topic, sum(gain / log2(rank + 1)) AS idcg
+    SELECT qrels_id, topic, exact_sum(gain / log2(rank + 1)) AS idcg
     FROM rl_ideal WHERE rank <= ${k}
     GROUP BY qrels_id, topic
 )

@@ -24,7 +24,7 @@
 -- needs: cnt, cg, cg_ideal
 -- params: beta, has_cutoff, k
 SELECT qrels_id, run_id, topic,
-       sum((${beta} * cg + cnt) / (${beta} * cg_ideal + rank)) FILTER (WHERE isrel = 1 AND rank <= ${k})
+       exact_sum(CASE WHEN isrel = 1 AND rank <= ${k} THEN (${beta} * cg + cnt) / (${beta} * cg_ideal + rank) END)
            / any_value(CASE WHEN ${has_cutoff} THEN least(${k}, R) ELSE R END) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
@@ -34,7 +34,7 @@ GROUP BY qrels_id, run_id, topic
 -- needs: cnt
 -- params: k
 SELECT qrels_id, run_id, topic,
-       sum(cnt / rank) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(least(${k}, R)) AS value
+       exact_sum(CASE WHEN isrel = 1 AND rank <= ${k} THEN cnt / rank END) / any_value(least(${k}, R)) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 

@@ -52,7 +52,7 @@
 -- reads: rl_judged
 -- needs: cnt
 -- params: k
-SELECT qrels_id, run_id, topic, sum(cnt / rank) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
+SELECT qrels_id, run_id, topic, exact_sum(CASE WHEN isrel = 1 AND rank <= ${k} THEN cnt / rank END) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
@@ -110,11 +110,11 @@ GROUP BY qrels_id, run_id, topic
 -- params: dcg, k
 WITH idcg AS (
     SELECT qrels_id, topic,
-           sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END / log2(rank + 1)) AS idcg
+           exact_sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END / log2(rank + 1)) AS idcg
     FROM rl_ideal WHERE rank <= ${k} GROUP BY qrels_id, topic
 )
 SELECT j.qrels_id, j.run_id, j.topic,
-       sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, j.gain) - 1 ELSE j.gain END / log2(j.rank + 1))
+       exact_sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, j.gain) - 1 ELSE j.gain END / log2(j.rank + 1))
            / any_value(i.idcg) AS value
 FROM rl_judged j JOIN idcg i USING (qrels_id, topic)
 WHERE j.rank <= ${k} AND j.gain <> 0 AND i.idcg > 0
@@ -124,7 +124,7 @@ GROUP BY j.qrels_id, j.run_id, j.topic
 -- reads: rl_judged
 -- params: dcg, k
 SELECT qrels_id, run_id, topic,
-       sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END / log2(rank + 1)) AS value
+       exact_sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END / log2(rank + 1)) AS value
 FROM rl_judged WHERE rank <= ${k} AND gain <> 0
 GROUP BY qrels_id, run_id, topic
 
@@ -132,7 +132,7 @@ GROUP BY qrels_id, run_id, topic
 -- reads: rl_judged
 -- needs: cnt, jrank
 SELECT qrels_id, run_id, topic,
-       sum(CASE WHEN nr = 0 THEN 1.0 ELSE 1.0 - least(nr, R) / least(N, R) END) / any_value(R) AS value
+       exact_sum(CASE WHEN nr = 0 THEN 1.0 ELSE 1.0 - least(nr, R) / least(N, R) END) / any_value(R) AS value
 FROM (SELECT *, jrank - cnt AS nr   /* at a relevant row: the judged nonrelevant docs above it */
       FROM rl_judged)
 WHERE isrel = 1 AND R > 0
@@ -142,7 +142,7 @@ GROUP BY qrels_id, run_id, topic
 -- reads: rl_judged
 -- needs: cnt, pool
 SELECT qrels_id, run_id, topic,
-       sum(CASE WHEN rank = 1 THEN 1.0
+       exact_sum(CASE WHEN rank = 1 THEN 1.0
                 ELSE 1.0 / rank
                      + ((rank - 1.0) / rank) * ((cnt - 1 + nr + u) / (rank - 1.0))
                        * ((cnt - 1 + 1e-5) / (cnt - 1 + nr + 2e-5)) END) / any_value(R) AS value
@@ -186,7 +186,7 @@ WITH lv AS (
                                  ROWS UNBOUNDED PRECEDING) AS ip
     FROM rl_judged WHERE isrel = 1
 )
-SELECT r.qrels_id, r.run_id, r.topic, sum(r.ip) / (SELECT count(*) FROM lv) AS value
+SELECT r.qrels_id, r.run_id, r.topic, exact_sum(r.ip) / (SELECT count(*) FROM lv) AS value
 FROM rel r JOIN lv
   ON r.cnt = greatest(CASE WHEN coalesce(${rounding}, CASE WHEN ${convention} IN ('trec_eval9', 'ir_measures') THEN 'v9' END) = 'v9' THEN floor(lv.p * r.R + 0.9) ELSE round(lv.p * r.R) END, 1)
 GROUP BY r.qrels_id, r.run_id, r.topic

@@ -52,7 +52,7 @@ d AS (
 WITH n AS (
     SELECT qrels_id, run_id, topic, R_gain, CASE WHEN ${has_cutoff} THEN ${k} ELSE num_ret END AS n FROM rl_topics
 ), sys AS (
-    SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain ORDER BY j.rank) AS s
+    SELECT j.qrels_id, j.run_id, j.topic, exact_sum(j.gain) AS s
     FROM rl_judged j JOIN n ON n.qrels_id = j.qrels_id AND n.run_id = j.run_id AND n.topic = j.topic
     WHERE j.rank <= n.n
     GROUP BY j.qrels_id, j.run_id, j.topic
@@ -69,7 +69,7 @@ WHERE i.icg > 0
 WITH n AS (
     SELECT qrels_id, run_id, topic, R_gain, CASE WHEN ${has_cutoff} THEN ${k} ELSE num_ret END AS n FROM rl_topics
 ), sys AS (
-    SELECT j.qrels_id, j.run_id, j.topic, sum(j.gain / j.rank ORDER BY j.rank) AS s
+    SELECT j.qrels_id, j.run_id, j.topic, exact_sum(j.gain / j.rank) AS s
     FROM rl_judged j JOIN n ON n.qrels_id = j.qrels_id AND n.run_id = j.run_id AND n.topic = j.topic
     WHERE j.rank <= n.n
     GROUP BY j.qrels_id, j.run_id, j.topic
@@ -87,7 +87,7 @@ WHERE i.h > 0
 -- @metric CG
 -- reads: rl_judged
 -- params: k
-SELECT qrels_id, run_id, topic, sum(gain) AS value
+SELECT qrels_id, run_id, topic, exact_sum(gain) AS value
 FROM rl_judged WHERE gain > 0 AND rank <= ${k}
 GROUP BY qrels_id, run_id, topic
 
@@ -96,7 +96,7 @@ GROUP BY qrels_id, run_id, topic
 -- needs: cg, cg_ideal
 -- params: k
 SELECT qrels_id, run_id, topic,
-       sum(cg / cg_ideal) FILTER (WHERE isrel = 1 AND rank <= ${k} AND cg_ideal > 0) / any_value(R) AS value
+       exact_sum(CASE WHEN isrel = 1 AND rank <= ${k} AND cg_ideal > 0 THEN cg / cg_ideal END) / any_value(R) AS value
 FROM rl_judged WHERE R > 0
 GROUP BY qrels_id, run_id, topic
 
@@ -120,9 +120,12 @@ WITH gl AS (
     SELECT l.qrels_id, l.topic, l.grade, l.d_l - (l.r_l / t.R) * (l.d_l - l.d_below) AS d_adj
     FROM lvl l JOIN rl_qtopics t ON t.qrels_id = l.qrels_id AND t.topic = l.topic
 ), ideal AS (
-    SELECT q.qrels_id, q.topic, row_number() OVER w AS rank, sum(a.d_adj) OVER (w ROWS UNBOUNDED PRECEDING) AS icg
+    -- (the window spelled out in full: Spark SQL has no OVER (w ROWS ...))
+    SELECT q.qrels_id, q.topic,
+           row_number() OVER (PARTITION BY q.qrels_id, q.topic ORDER BY a.d_adj DESC, q.grade DESC, q.doc) AS rank,
+           sum(a.d_adj) OVER (PARTITION BY q.qrels_id, q.topic ORDER BY a.d_adj DESC, q.grade DESC, q.doc
+                              ROWS UNBOUNDED PRECEDING) AS icg
     FROM rl_qrels q JOIN adj a ON a.qrels_id = q.qrels_id AND a.topic = q.topic AND a.grade = q.grade
-    WINDOW w AS (PARTITION BY q.qrels_id, q.topic ORDER BY a.d_adj DESC, q.grade DESC, q.doc)
 ), sys AS (
     SELECT j.qrels_id, j.run_id, j.topic, j.rank, j.isrel, j.R,
            sum(coalesce(a.d_adj, 0)) OVER (PARTITION BY j.qrels_id, j.run_id, j.topic ORDER BY j.rank
@@ -131,7 +134,7 @@ WITH gl AS (
     LEFT JOIN adj a ON a.qrels_id = j.qrels_id AND a.topic = j.topic AND a.grade = j.grade AND j.isrel = 1
     WHERE j.rank <= ${k} AND j.R > 0
 )
-SELECT s.qrels_id, s.run_id, s.topic, sum(s.acg / i.icg ORDER BY s.rank) FILTER (WHERE s.isrel = 1 AND i.icg > 0) / any_value(s.R) AS value
+SELECT s.qrels_id, s.run_id, s.topic, exact_sum(CASE WHEN s.isrel = 1 AND i.icg > 0 THEN s.acg / i.icg END) / any_value(s.R) AS value
 FROM sys s
 JOIN ideal i ON i.qrels_id = s.qrels_id AND i.topic = s.topic AND i.rank = least(s.rank, s.R)
 GROUP BY s.qrels_id, s.run_id, s.topic
@@ -176,6 +179,6 @@ SELECT d.qrels_id, d.run_id, d.topic,
        CASE WHEN count(*) FILTER (WHERE d.retrieved AND d.s IS NULL) > 0
             THEN error('ADM needs run scores on the judgment (gain) scale, but run ' || any_value(m.name)
                        || ' has no scores (an NTCIR res file?); ADM cannot be computed for it')
-            ELSE 1.0 - sum(abs(d.s - d.u) ORDER BY d.s, d.u) / count(*) END AS value
+            ELSE 1.0 - exact_sum(abs(d.s - d.u)) / count(*) END AS value
 FROM d JOIN run_meta m ON m.run_id = d.run_id
 GROUP BY d.qrels_id, d.run_id, d.topic

@@ -3,12 +3,15 @@ clear reason when it is absent; CI always has it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 import evalstore
+from evalstore.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("EVALSTORE_SHARED", ROOT.parent / "shared"))
@@ -41,3 +44,39 @@ def sample_store(store):
 @pytest.fixture
 def shared_dir():
     return need_shared()
+
+
+@pytest.fixture
+def sample_db(tmp_path):
+    """A store file holding the bundled sample collection: qrels set 'sample' and its six runs."""
+    path = tmp_path / "sample.duckdb"
+    with evalstore.open(path) as s:
+        s.ingest_qrels(SAMPLE / "qrels.txt", name="sample", progress=False)
+        s.ingest_run(sorted((SAMPLE / "runs").glob("*.txt")), progress=False)
+    return path
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """Run the command line as a user does (the console script's entry point, its error layer
+    included): ``code, out, err = cli("eval", ...)``. No traceback may reach stderr."""
+    monkeypatch.delenv("EVALSTORE_DB", raising=False)
+    monkeypatch.delenv("EVALSTORE_DEBUG", raising=False)
+
+    def run(*args):
+        monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err
+        return code, out, err
+
+    return run
+
+
+def sha256_of(path: Path) -> str:
+    """The hash of a file's bytes (a store must be byte-identical after a refused command)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

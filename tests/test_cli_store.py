@@ -262,7 +262,10 @@ def test_ingest_globs_reingest_replace_and_dedupe(cli, tmp_path):
     assert code == 0 and out == ""
     assert err.splitlines() == [f"run 'sys{i}' added: 2 rows, 1 topics" for i in range(3)]
     code, out, err = cli("ingest", "run", str(tmp_path / "run*.txt.gz"), "--db", path)
-    assert code == 0 and err.count("identical content already stored under this name (same sha256), nothing to do") == 3
+    assert (
+        code == 0
+        and err.count("identical content and options already stored under this name (same sha256), nothing to do") == 3
+    )
     (tmp_path / "run1.txt.gz").write_bytes(gzip.compress(b"q1 Q0 c 1 9 sys1\nq1 Q0 c 2 8 sys1\n"))
     code, out, err = cli("ingest", "run", tmp_path / "run1.txt.gz", "--replace", "--db", path)
     assert code == 1 and "line 2: duplicate document 'c'" in err
@@ -333,7 +336,7 @@ def test_sql_errors_and_write(cli, db):
     code, out, err = cli("sql", "SELECT nope FROM runs", "--db", db)
     assert code == 1 and out == "" and err.startswith("error: SQL error: Binder Error") and "Traceback" not in err
     code, out, err = cli("sql", "DELETE FROM run_meta", "--db", db)
-    assert code == 1 and "would change the store or the connection (DELETE)" in err and "--write" in err
+    assert code == 1 and "this statement is refused (DELETE)" in err and "--write" in err
     assert snapshot(db) == before
     code, out, err = cli("sql", "UPDATE run_meta SET tag = 'changed'", "--write", "-f", "csv", "--db", db)
     assert code == 0 and out == "Count\n1\n"  # DuckDB reports the number of rows changed

@@ -249,7 +249,9 @@ def test_cli_checks_options_before_any_work(tmp_path):
     assert db.read_bytes() == before
     r = runner.invoke(app, [*base, "-o", str(tmp_path / "c.tex"), "--plot", str(tmp_path / "c.png")])
     assert r.exit_code == 0, r.output
-    assert (tmp_path / "c.tex").read_text().startswith("% evalstore compare") and (tmp_path / "c.png").stat().st_size
+    assert (tmp_path / "c.tex").read_text().startswith("% evalstore; needs \\usepackage{booktabs}") and (
+        tmp_path / "c.png"
+    ).stat().st_size
 
 
 @pytest.mark.slow

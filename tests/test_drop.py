@@ -5,7 +5,7 @@ from conftest import SAMPLE
 from typer.testing import CliRunner
 
 import evalstore
-from evalstore import manage
+from evalstore import drop as dropping
 from evalstore.cli import app
 from evalstore.errors import NotFoundError
 from evalstore.meta import kendall
@@ -42,7 +42,7 @@ def test_drop_run_removes_rows_scores_and_analyses(full):
     with evalstore.open(full) as s:
         before = _counts(s)
         assert before["runs"] == 6 and before["analyses"] == 1 and before["scores"] == 6 * 8 * 2 + 6 * 8
-        plan = manage.plan_drop(s, "run", ["bm25", "dense"])
+        plan = dropping.plan_drop(s, "run", ["bm25", "dense"])
         assert (plan.rows, plan.scores, plan.analyses) == (2 * 400, 2 * (8 * 2 + 8), [1])
         assert _counts(s) == before  # planning changes nothing
         s.drop_runs(["bm25", "dense"])
@@ -57,7 +57,7 @@ def test_drop_run_removes_rows_scores_and_analyses(full):
 
 def test_drop_qrels_takes_its_subsamples(full):
     with evalstore.open(full) as s:
-        plan = manage.plan_drop(s, "qrels", ["sample"])
+        plan = dropping.plan_drop(s, "qrels", ["sample"])
         assert len(plan.subsamples) == 2 and plan.rows == s.sql("SELECT count(*) FROM qrels_data").rows[0][0]
         s.drop_qrels(["sample"])
         c = _counts(s)

@@ -64,10 +64,12 @@ def test_read_only_sql_refuses_what_changes_the_store_or_the_connection(cli, db,
         "CHECKPOINT",
     ):
         code, _, err = cli("sql", q, "--db", db)
-        assert code == failures.USER and "would change the store or the connection" in err, q
+        assert code == failures.USER and "this statement is refused" in err, q
     assert _sha(db) == before and not (tmp_path / "exp").exists() and not (tmp_path / "other.duckdb").exists()
-    out_file = tmp_path / "result.csv"  # a result file is allowed: it does not touch the store
-    code, _, _ = cli("sql", f"COPY (SELECT name FROM runs ORDER BY name) TO '{out_file}'", "--db", db)
+    out_file = tmp_path / "result.csv"  # a result file is written by the CLI's writer, not by the query
+    code, _, err = cli("sql", f"COPY (SELECT name FROM runs ORDER BY name) TO '{out_file}'", "--db", db)
+    assert code == failures.USER and "COPY writes a file" in err and not out_file.exists()
+    code, _, _ = cli("sql", "SELECT name FROM runs ORDER BY name", "-o", out_file, "--db", db)
     assert code == 0 and out_file.read_text().splitlines()[1:] == sorted(evalstore.open(db, read_only=True).run_names())
 
 
@@ -75,15 +77,18 @@ def test_sandbox_has_no_file_or_network_access(cli, db, tmp_path):
     code, out, _ = cli("sql", "--sandbox", "SELECT count(*) AS n FROM runs", "--db", db)
     assert code == 0 and out.splitlines()[1].strip() == str(len(RUNS))
     code, _, err = cli("sql", "--sandbox", f"SELECT * FROM read_csv('{QRELS}')", "--db", db)
-    assert code == 1 and "file system operations are disabled" in err
+    assert code == 1 and "read_csv() reads files" in err
     victim = tmp_path / "victim.txt"
     code, _, err = cli("sql", "--sandbox", f"COPY (SELECT 1) TO '{victim}'", "--db", db)
     assert code == 1 and not victim.exists()
     code, _, err = cli("sql", "--sandbox", "--write", "DELETE FROM run_meta", "--db", db)
     assert code == 2
     with evalstore.open(db, sandbox=True) as s:
-        with pytest.raises(evalstore.StoreError, match="disabled"):
+        with pytest.raises(evalstore.StoreError, match="reads files"):
             s.sql(f"SELECT * FROM read_csv('{QRELS}')", sandbox=True)
+        # DuckDB's own sandbox refuses it too, underneath the rule
+        with pytest.raises(duckdb.Error, match="disabled"):
+            s.con.execute(f"SELECT * FROM read_csv('{QRELS}')")
     with evalstore.open(db) as s, pytest.raises(evalstore.StoreError, match="sandbox=True"):
         s.sql("SELECT 1", sandbox=True)
 

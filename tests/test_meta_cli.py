@@ -122,4 +122,4 @@ def test_errors_are_for_people(db):
     r = CliRunner().invoke(app, ["meta", "discpower", "-q", "sample", "-m", "AP", "--missing", "sometimes", "--db", db])
     assert r.exit_code == 2 and "'sometimes' is not one of" in r.output and "drop-topics" in r.output
     r = CliRunner().invoke(app, ["meta", "tests", "-q", "sample", "-m", "AP", "-t", "sign", "--db", db])
-    assert r.exit_code != 0 and "--test must be one of" in r.output
+    assert r.exit_code == 2 and "'sign' is not one of" in r.output

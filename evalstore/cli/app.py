@@ -13,6 +13,7 @@ from ..store import Store, available_migrations, inspect_store
 from ..store import open as open_store_at
 from ..version import __version__
 from . import failures, resources
+from .choices import flag
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -67,14 +68,14 @@ def _version(value: bool) -> None:
 def root(
     ctx: typer.Context,
     db: str | None = typer.Option(None, "--db", help=_DB_HELP),
-    memory_limit: str | None = typer.Option(None, "--memory-limit", help="DuckDB memory limit, e.g. 1.5GB."),
+    memory_limit: str | None = typer.Option(
+        None, "--memory-limit", parser=resources.memory_limit, help="DuckDB memory limit, e.g. 1.5GB or 50%."
+    ),
     threads: int | None = typer.Option(None, "--threads", min=1, help="DuckDB worker threads."),
     temp_dir: str | None = typer.Option(None, "--temp-dir", help="Where DuckDB spills what does not fit in memory."),
     wait: float | None = typer.Option(None, "--wait", min=0.0, help="Seconds to retry while the store is busy."),
-    debug: bool = typer.Option(False, "--debug", help="Show the Python traceback of an error."),
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
+    debug: bool = flag("--debug", help="Show the Python traceback of an error."),
+    version: bool = flag("--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """A DuckDB store for IR evaluation: ingest runs and qrels, compute metrics in SQL, query and export."""
     _use_env(ctx, db=db, memory_limit=memory_limit, threads=threads, temp_dir=temp_dir, wait=wait)
@@ -93,7 +94,10 @@ def group(help: str) -> typer.Typer:
     return sub
 
 
-def open_store(db: str | None, read_only: bool = False, sandbox: bool = False) -> Store:
+def open_store(db: str | None, read_only: bool = False, sandbox: bool = False, create: bool = False) -> Store:
+    """Open the store of a command with the command's resource options. Only the commands that
+    make a store (``ingest``, ``demo``, ``import store``) pass ``create=True``: elsewhere a
+    mistyped --db is an error, not a new empty store."""
     r = resources.CURRENT
     return open_store_at(
         db,
@@ -103,6 +107,7 @@ def open_store(db: str | None, read_only: bool = False, sandbox: bool = False) -
         temp_directory=r.temp_dir,
         sandbox=sandbox,
         wait=r.wait,
+        create=create,
     )
 
 
@@ -130,12 +135,6 @@ def only_qrels(store: Store) -> str:
         raise StoreError("the store holds no qrels set; ingest one with `evalstore ingest qrels FILE`")
     shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
     raise StoreError(f"the store holds {len(names)} qrels sets ({shown}); choose one with --qrels NAME")
-
-
-def check_choice(value: str, choices: tuple[str, ...] | list[str], option: str) -> str:
-    if value not in choices:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}", param_hint=option)
-    return value
 
 
 def main() -> None:

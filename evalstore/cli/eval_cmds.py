@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
-from enum import Enum
 
 import typer
 
@@ -12,15 +10,17 @@ from ..api import evaluate as evaluate_files
 from ..demo import run_demo
 from ..meta import plots
 from ..report import rows as report_rows
-from ..report.writers import FILE_FORMATS, FORMATS, write, write_trec_eval
+from ..report.formats import TABLES
+from ..report.table import Report
 from ..subsample import derivations, evaluate_subsamples
 from . import options as opt
-from .app import app, check_choice, group, only_qrels, open_store
+from .app import app, group, only_qrels, open_store
+from .choices import flag
 from .inputs import spooled
-from .output import check_writable, emit, output_format, say
+from .output import OutputFile, check_writable, emit, format_option, output_format, say
 from .spark_eval import spark_eval
 
-Engine = Enum("Engine", {"duckdb": "duckdb", "spark": "spark"}, type=str)
+EVAL_FORMATS = (*TABLES, "evaluation")
 
 export_app = group("Export leaderboards and per-topic scores.")
 app.add_typer(export_app, name="export")
@@ -45,13 +45,17 @@ def eval_cmd(
         "-m",
         help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable (default: trec_eval's official set).",
     ),
-    per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Print per-topic scores too (and the means)."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, tsv, json or trec (trec_eval -q layout)."),
-    transpose: bool = typer.Option(
-        False, "--transpose", help="One metric per row (automatic on a terminal when the table is too wide)."
+    per_topic: bool = flag("--per-topic", "-p", help="Print per-topic scores too (and the means)."),
+    fmt: str | None = format_option(EVAL_FORMATS),
+    output: str | None = OutputFile,
+    transpose: bool = flag(
+        "--transpose", help="One metric per row (automatic on a terminal when the table is too wide)."
     ),
-    engine: Engine = typer.Option(
-        "duckdb", "--engine", help="duckdb (the store), or spark: Spark SQL over a Parquet layout (--data DIR)."
+    engine: str = opt.choice(
+        "duckdb",
+        "--engine",
+        choices=("duckdb", "spark"),
+        help="duckdb (the store), or spark: Spark SQL over a Parquet layout (--data DIR).",
     ),
     data: str | None = typer.Option(
         None, "--data", help="With --engine spark: the layout folder written by `evalstore export store DIR`."
@@ -65,8 +69,7 @@ def eval_cmd(
     plot: str | None = typer.Option(
         None, "--plot", help="Also draw the per-topic scores as a box plot per run to this PNG file."
     ),
-    recompute: bool = typer.Option(
-        False,
+    recompute: bool = flag(
         "--recompute",
         help="Compute every score again (default: reuse stored scores of the same run and qrels content, "
         "metric, options and engine version).",
@@ -77,16 +80,20 @@ def eval_cmd(
 ) -> None:
     """Compute metrics: for runs of the store against a qrels set (the per-topic scores are stored),
     or for files given as arguments (nothing is stored)."""
-    check_choice(fmt, (*FORMATS, "trec"), "--format")
+    fmt = output_format(fmt, output, EVAL_FORMATS)
     check_writable(plot, "--plot", ".png")
     metrics = metric or ["official"]
-    if engine.value == "spark":
+    if engine == "spark":
         if not data or not qrels or files or subsamples:
             raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no files, no --subsamples)")
-        emit(spark_eval(data, qrels, run or None, metrics, ev.kwargs()), fmt)
+        emit(spark_eval(data, qrels, run or None, metrics, ev.kwargs()), fmt, output)
         return
     if data:
         raise typer.BadParameter("--data goes with --engine spark", param_hint="--data")
+    if subsamples and (plot or fmt == "trec"):
+        raise typer.BadParameter(
+            "--plot and --format trec show one qrels set; leave out --subsamples", param_hint="--subsamples"
+        )
     if files:
         if qrels or run or subsamples:
             raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
@@ -95,13 +102,9 @@ def eval_cmd(
         with spooled(files) as paths:
             qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
             result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
-        _print_result(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}")
+        _print_result(result, fmt, output, per_topic, transpose, plot, f"qrels {files[0]}")
         return
-    if plot and subsamples:
-        raise typer.BadParameter("--plot draws one qrels set's scores; leave out --subsamples", param_hint="--plot")
     if subsamples:
-        if fmt == "trec":
-            raise typer.BadParameter("--format trec prints one qrels set; use table, csv or json with --subsamples")
         with open_store(store_opts.db) as store:
             qrels = qrels or only_qrels(store)
             results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
@@ -111,30 +114,30 @@ def eval_cmd(
                 if per_topic
                 else report_rows.leaderboards(results, derivations(store), title)
             )
-        emit(table, fmt)
+        emit(table, fmt, output)
         return
     with open_store(store_opts.db) as store:
         qrels = qrels or only_qrels(store)
         result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs())
     if result.reused:
         say(f"reused {result.reused} stored evaluation(s), computed {result.computed} (--recompute computes all)")
-    _print_result(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
+    _print_result(result, fmt, output, per_topic, transpose, plot, f"qrels {qrels}")
 
 
-def _print_result(result, fmt: str, per_topic: bool, transpose: bool, plot: str | None, title: str) -> None:
+def _print_result(
+    result, fmt: str, output: str | None, per_topic: bool, transpose: bool, plot: str | None, title: str
+) -> None:
     if plot:
         plots.plot_scores(result, plot, title)
         say(f"wrote {plot}")
-    if fmt == "trec":
-        write_trec_eval(result, per_topic=per_topic)
-        return
     # the means as topic 'all' for a reader (as trec_eval -q); data formats keep per-topic rows only
     table = (
         report_rows.per_topic(result, title, means=fmt == "table")
         if per_topic
         else report_rows.leaderboard(result, title)
     )
-    emit(table.transposed() if transpose and not per_topic else table, fmt)
+    table = table.transposed() if transpose and not per_topic else table
+    emit(Report([table], notes=list(table.notes), result=result), fmt, output)
 
 
 @export_app.command("leaderboard")
@@ -147,26 +150,21 @@ def export_leaderboard_cmd(
         None, "--metric", "-m", help="Metric, e.g. AP, nDCG@10, map; repeatable (default: trec_eval's official set)."
     ),
     output: str = typer.Option(..., "--output", "-o", help="Output file (format from its extension), or - for stdout."),
-    fmt: str | None = typer.Option(
-        None, "--format", "-f", help=f"{', '.join(FILE_FORMATS)} (default: from the extension of -o; csv for -)."
-    ),
+    fmt: str | None = format_option(extra_help=" With -o -: csv unless given."),
     run: list[str] | None = opt.Runs,
-    per_topic: bool = typer.Option(False, "--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
+    per_topic: bool = flag("--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
     *,
     ev: opt.EvaluationOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Write a leaderboard: one row per run, a column per metric, sorted by the first metric (csv, tsv,
     json, parquet, markdown or latex, chosen by --format or the file's extension)."""
-    chosen = output_format(fmt or "csv", None) if output == "-" else output_format(fmt, output)
+    to_stdout = output == "-"
+    chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     with open_store(store_opts.db) as store:
         result = store.evaluate(qrels or only_qrels(store), run or None, metric or ["official"], **ev.kwargs())
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
-    if output == "-":
-        table.digits = None
-        write(table, chosen, sys.stdout)
-        return
-    emit(table, chosen, output)
+    emit(table, chosen, None if to_stdout else output)
 
 
 @app.command("demo")

@@ -43,10 +43,14 @@ def explain(e: BaseException) -> tuple[int, str | None]:
         return DAMAGED, f"error: {e}"
     if isinstance(e, EvalstoreError):
         return USER, f"error: {e}"
+    disk = _disk_problem(e)
+    if disk:
+        return IO, disk
     if isinstance(e, duckdb.OutOfMemoryException):
         return MEMORY, (
-            f"error: out of memory ({_first_line(e)}). Set --memory-limit below the free memory (e.g. --memory-limit "
-            f"2GB) and --temp-dir to a disk with free space so that DuckDB can spill there, or use fewer --threads."
+            f"error: out of memory ({_first_line(e)}). If --memory-limit (or $EVALSTORE_MEMORY_LIMIT) is set, it "
+            f"may be too small for this work: raise it, but keep it below the free memory (e.g. --memory-limit "
+            f"2GB); set --temp-dir to a disk with free space so that DuckDB can spill there, or use fewer --threads."
         )
     if is_damage(e):
         return DAMAGED, (
@@ -56,13 +60,7 @@ def explain(e: BaseException) -> tuple[int, str | None]:
     if isinstance(e, duckdb.IOException) or isinstance(e, OSError):
         if isinstance(e, BrokenPipeError):
             return 141, None  # the reader of our output went away (| head): nothing to say
-        text = _first_line(e)
-        if "no space left" in text.lower() or getattr(e, "errno", None) == 28:
-            return IO, (
-                f"error: the disk is full ({text}). Free space where the store, its temp directory (--temp-dir) or "
-                f"the output file lives, or point --temp-dir / -o elsewhere."
-            )
-        return IO, f"error: input/output failed: {text}"
+        return IO, f"error: input/output failed: {_first_line(e)}"
     if isinstance(e, duckdb.TransactionException):
         return BUSY, f"error: another connection changed the store at the same time ({_first_line(e)}); try again."
     if isinstance(e, duckdb.Error):
@@ -71,6 +69,25 @@ def explain(e: BaseException) -> tuple[int, str | None]:
         f"internal error: {type(e).__name__}: {_first_line(e)}. This is a bug in evalstore; run the command again "
         f"with --debug and report the traceback."
     )
+
+
+def _disk_problem(e: BaseException) -> str | None:
+    """The message for a full disk or a read-only file system, whatever raised it: DuckDB reports a
+    full disk at commit as a transaction error, so this is checked before the other kinds."""
+    if not isinstance(e, (duckdb.Error, OSError)):
+        return None
+    text, errno = _first_line(e), getattr(e, "errno", None)
+    if "no space left" in str(e).lower() or errno == 28:
+        return (
+            f"error: the disk is full ({text}). Free space where the store, its temp directory (--temp-dir) or "
+            f"the output file lives, or point --temp-dir / -o elsewhere."
+        )
+    if "read-only file system" in str(e).lower() or errno == 30:
+        return (
+            f"error: the file system is read-only ({text}). Open the store with a read-only command, or copy it "
+            f"to a writable disk (and point --temp-dir / -o there)."
+        )
+    return None
 
 
 def _interrupted(e: BaseException) -> bool:

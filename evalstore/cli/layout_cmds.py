@@ -37,7 +37,7 @@ def import_store_cmd(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Read a Parquet layout into the store (in one transaction; names already in the store are refused)."""
-    with open_store(store_opts.db) as store:
+    with open_store(store_opts.db, create=True) as store:
         added = import_store(store, folder)
     say(f"imported {added['runs']} runs and {added['qrels']} qrels sets from {folder}")
 

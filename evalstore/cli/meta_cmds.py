@@ -17,12 +17,13 @@ from .. import meta
 from ..evaluate import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
-from ..meta.significance import TESTS
+from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from ..report import meta_tables
 from ..report.table import Table
 from ..subsample import create_subsamples
 from . import options as opt
 from .app import app, group, only_qrels, open_store
+from .choices import flag
 from .output import emit, say
 
 meta_app = group(
@@ -35,12 +36,8 @@ MetricOpt = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP(rel=2), Q-
 
 
 def _emit(table: Table, a: opt.AnalysisOptions) -> None:
-    """The table in the chosen format; its notes on stderr also when it goes to a file or is data
-    (emit shows them only under a terminal table)."""
-    emit(table, a.fmt, a.output)
-    if not a.paper:
-        for note in table.notes:
-            say(note)
+    """The table in the chosen format (its notes on stderr, whatever the format and destination)."""
+    emit(table, a.fmt or "table", a.output)
 
 
 def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str], object]) -> None:
@@ -54,7 +51,7 @@ def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str
         say(f"wrote {a.plot}")
     if an.analysis_id is not None:
         say(
-            f'saved as analysis {an.analysis_id} (meta_runs; e.g. evalstore sql "SELECT * FROM '
+            f'stored as analysis {an.analysis_id} (meta_runs; e.g. evalstore sql "SELECT * FROM '
             f'meta_runs WHERE analysis_id = {an.analysis_id}")'
         )
 
@@ -71,13 +68,16 @@ def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str
 def kendall_cmd(
     qrels: list[str] | None = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
-    stat: str = typer.Option("tau", "--stat", help="Cell value: tau, tau_a, tau_b, spearman, p_value or z."),
-    long: bool = typer.Option(False, "--long", help="One row per column pair with every statistic."),
+    stat: str = opt.choice(
+        "tau",
+        "--stat",
+        choices=meta_tables.KENDALL_STATS,
+        help="Cell value: tau, tau_a, tau_b, spearman, p_value or z.",
+    ),
+    long: bool = flag("--long", help="One row per column pair with every statistic."),
     *,
     a: opt.AnalysisOptions,
 ) -> None:
-    if stat not in meta_tables.KENDALL_STATS:
-        raise typer.BadParameter(f"--stat must be one of {', '.join(meta_tables.KENDALL_STATS)}")
     with open_store(a.db) as store:
         qrels = qrels or [only_qrels(store)]
         an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
@@ -100,7 +100,7 @@ def swap_cmd(
     trials: int = opt.Trials,
     seed: int = opt.Seed,
     max_rate: float = typer.Option(0.05, "--max-rate", help="Swap rate to guarantee (5 %)."),
-    bins: bool = typer.Option(False, "--bins", help="Print the swap rate of every difference bin instead."),
+    bins: bool = flag("--bins", help="Print the swap rate of every difference bin instead."),
     *,
     a: opt.AnalysisOptions,
 ) -> None:
@@ -129,7 +129,7 @@ def discpower_cmd(
     trials: int = opt.Trials,
     seed: int = opt.Seed,
     alpha: float = opt.Alpha,
-    pairs: bool = typer.Option(False, "--pairs", help="Print the ASL of every run pair instead."),
+    pairs: bool = flag("--pairs", help="Print the ASL of every run pair instead."),
     *,
     a: opt.AnalysisOptions,
 ) -> None:
@@ -155,26 +155,29 @@ def discpower_cmd(
 def tests_cmd(
     qrels: list[str] | None = opt.QrelsColumns,
     metric: list[str] = MetricOpt,
-    test: list[str] | None = typer.Option(
-        None, "--test", "-t", help="t, wilcoxon, randomisation or bootstrap; repeatable (default: all four)."
+    test: list[str] | None = opt.choice(
+        None,
+        "--test",
+        "-t",
+        choices=TESTS,
+        aliases=TEST_SPELLINGS,
+        help="t, wilcoxon, randomisation (also spelled randomization) or bootstrap; repeatable (default: all four).",
     ),
     trials: int = typer.Option(1000, "--trials", "-B", help="Resamples for the bootstrap and randomisation tests."),
     seed: int = opt.Seed,
     alpha: float = opt.Alpha,
-    adjust: str = typer.Option(
+    adjust: str = opt.choice(
         "none",
         "--adjust",
+        choices=ADJUSTMENTS,
         help="Adjust p-values over the run pairs: none, holm, bonferroni (family-wise error), bh or by "
         "(false discovery rate).",
     ),
-    pairs: bool = typer.Option(False, "--pairs", help="Print every run pair's p-values instead."),
+    pairs: bool = flag("--pairs", help="Print every run pair's p-values instead."),
     *,
     a: opt.AnalysisOptions,
 ) -> None:
     names = test or ["t", "wilcoxon", "randomisation", "bootstrap"]
-    for t in names:
-        if t not in TESTS:
-            raise typer.BadParameter(f"--test must be one of {', '.join(TESTS)}, not {t!r}")
     with open_store(a.db) as store:
         qrels = qrels or [only_qrels(store)]
         an = meta.tests(
@@ -209,10 +212,12 @@ def robustness_cmd(
     ),
     subsample_trials: int = opt.SubsampleTrials,
     subsample_seed: int = opt.SubsampleSeed,
-    test: str = typer.Option(
+    test: str = opt.choice(
         "bootstrap",
         "--test",
         "-t",
+        choices=TESTS,
+        aliases=TEST_SPELLINGS,
         help="Test for discriminative power and the confusion matrix: bootstrap (Sakai SIGIR 2007), "
         "wilcoxon (Bompada et al. 2007), t, randomisation.",
     ),

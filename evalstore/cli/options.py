@@ -16,15 +16,14 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from enum import Enum
 from typing import Any, TypeVar
 
 import typer
 
 from ..metrics.options import CONVENTIONS
-from ..report.writers import FILE_FORMATS, FORMATS
 from . import resources
-from .output import check_writable, output_format
+from .choices import choice, flag
+from .output import OutputFile, check_writable, format_option, output_format
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,18 +35,26 @@ Db = typer.Option(
 )
 
 # --------------------------------------------------------------------------- choices
-# Enumerated options are choices the parser checks (and --help lists) before a command runs.
-Convention = Enum("Convention", {c: c for c in CONVENTIONS}, type=str)  # type: ignore[misc]
-Missing = Enum("Missing", {m: m for m in ("error", "zero", "drop-topics", "drop-runs")}, type=str)  # type: ignore[misc]
-
-
-def choice_value(v: Any) -> Any:
-    """The plain value of a choice (the dataclasses hold strings, as the library takes them)."""
-    return v.value if isinstance(v, Enum) else v
+Convention = choice(
+    "trec_eval",
+    "--convention",
+    choices=CONVENTIONS,
+    help="trec_eval (score order), trec_eval9 (scores in single precision, as trec_eval <= 9.0.8 and NIST's "
+    "official scores of those years), ntcireval (file order, R=0 topics dropped, depth 1000) or ir_measures "
+    "(each metric as ir_measures' provider computes it).",
+)
+MISSING = ("error", "zero", "drop-topics", "drop-runs")
+Missing = choice(
+    "error",
+    "--missing",
+    choices=MISSING,
+    help="Runs missing topics: error, zero (trec_eval -c), drop-topics or drop-runs.",
+)
 
 
 # --------------------------------------------------------------------------- what to evaluate
 Qrels = typer.Option(..., "--qrels", "-q", help="Name of the qrels set (see `evalstore list qrels`).")
+QrelsDefault = typer.Option(None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set).")
 QrelsColumns = typer.Option(
     None, "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns (default: the store's only one)."
 )
@@ -67,10 +74,6 @@ SubsampleSeed = typer.Option(
 Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
 
 # --------------------------------------------------------------------------- output
-TableFormat = typer.Option("table", "--format", "-f", help=f"Output format: {', '.join(FORMATS)}.")
-OutputFile = typer.Option(
-    None, "--output", "-o", help="Write the table to this file (format from --format or the extension)."
-)
 Plot = typer.Option(None, "--plot", help="Also draw a PNG figure to this file.")
 
 
@@ -126,6 +129,7 @@ MemoryLimit = typer.Option(
     None,
     "--memory-limit",
     envvar="EVALSTORE_MEMORY_LIMIT",
+    parser=resources.memory_limit,
     help="DuckDB memory limit, e.g. 1.5GB (default: DuckDB's, 80% of RAM); beyond it DuckDB spills to --temp-dir.",
 )
 Threads = typer.Option(None, "--threads", envvar="EVALSTORE_THREADS", min=1, help="DuckDB worker threads.")
@@ -154,9 +158,6 @@ class EvaluationOptions:
     complete: bool
     depth: int | None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "convention", choice_value(self.convention))
-
     def kwargs(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -164,22 +165,11 @@ class EvaluationOptions:
 EVALUATION = Group(
     EvaluationOptions,
     (
-        (
-            "convention",
-            Convention,
-            typer.Option(
-                "trec_eval",
-                "--convention",
-                help="trec_eval (score order), trec_eval9 (scores in single precision, as trec_eval <= 9.0.8 and "
-                "NIST's official scores of those years) or ntcireval (file order, R=0 topics dropped, depth 1000).",
-            ),
-        ),
+        ("convention", str, Convention),
         (
             "complete",
             bool,
-            typer.Option(
-                False, "--complete", "-c", help="Topics of the qrels missing from a run score 0 (trec_eval -c)."
-            ),
+            flag("--complete", "-c", help="Topics of the qrels missing from a run score 0 (trec_eval -c)."),
         ),
         (
             "depth",
@@ -202,25 +192,13 @@ _RUN_SELECTION = (
         ),
     ),
     ("top_by", str | None, typer.Option(None, "--top-by", help="Metric that selects the --top runs, e.g. AP.")),
-    (
-        "missing",
-        Missing,
-        typer.Option(
-            "error", "--missing", help="Runs missing topics: error, zero (trec_eval -c), drop-topics or drop-runs."
-        ),
-    ),
+    ("missing", str, Missing),
 )
 _ANALYSIS_OUTPUT = (
-    (
-        "fmt",
-        str,
-        typer.Option(
-            "table", "--format", "-f", help=f"{', '.join(FILE_FORMATS)} (with -o: default from the extension)."
-        ),
-    ),
+    ("fmt", str | None, format_option()),
     ("output", str | None, OutputFile),
     ("plot", str | None, Plot),
-    ("no_save", bool, typer.Option(False, "--no-save", help="Do not store the results in the meta_* relations.")),
+    ("no_save", bool, flag("--no-save", help="Do not store the results in the meta_* relations.")),
 )
 
 
@@ -235,7 +213,7 @@ class AnalysisOptions:
     convention: str
     complete: bool
     depth: int | None
-    fmt: str
+    fmt: str | None
     output: str | None
     plot: str | None
     no_save: bool
@@ -258,11 +236,9 @@ class AnalysisOptions:
         }
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "convention", choice_value(self.convention))
-        object.__setattr__(self, "missing", choice_value(self.missing))
         resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
         # the output format and file are checked before the analysis runs
-        output_format(self.fmt, self.output)
+        object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
         check_writable(self.plot, "--plot", ".png")
 
     @property

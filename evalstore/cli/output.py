@@ -1,49 +1,105 @@
-"""The CLI's one output path: a table to stdout (or a file), notes and messages to stderr."""
+"""The CLI's one output path: a report to stdout or a file, its legend and notes to stderr.
+
+:func:`emit` decides where each part of a :class:`~evalstore.report.table.Report` goes:
+
+==================  ==========================  =====================  ===============
+format              tables / data               legend                 notes
+==================  ==========================  =====================  ===============
+table, terminal     stdout (rich)               stderr                 stderr
+table, file/pipe    the file / stdout (plain)   under the tables       stderr
+markdown, latex     stdout or the file          under the tables       stderr
+csv, tsv, json      the data table              stderr                 stderr
+parquet             the file                    stderr                 stderr
+trec                the evaluation              stderr                 stderr
+==================  ==========================  =====================  ===============
+
+(LaTeX puts the legend in its caption when the report has one, else in ``%`` comment lines.)
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
+from typing import Any
 
 import typer
 
-from ..report.table import Table
-from ..report.writers import FormatMismatch, file_format, write, write_file
+from ..report.formats import OUTPUT_FORMATS, TABLES, FormatMismatch, file_format, help_text, names
+from ..report.table import Report, Table
+from ..report.text import printable
+from .choices import choice_parser
 
 
-def output_format(fmt: str | None, output: str | None) -> str:
-    """The format a command writes: ``fmt`` for stdout; for a file ``fmt`` or the file's extension
-    (a mismatch is an error, raised before any work is done)."""
+def format_option(kinds: tuple[str, ...] = TABLES, *, files: bool = True, extra_help: str = "") -> Any:
+    """The ``--format/-f`` option of a command that prints ``kinds`` of formats: its choices and
+    help come from the registry (:data:`~evalstore.report.formats.OUTPUT_FORMATS`); the parser
+    refuses any other value before the command runs. Default: table, or the extension of -o."""
+    choices = names(kinds, files=files)
+    return typer.Option(
+        None,
+        "--format",
+        "-f",
+        parser=choice_parser(choices),
+        metavar="[" + "|".join(choices) + "]",
+        show_default=False,
+        help=f"Output format (default: table, or from the extension of -o). {help_text(kinds)}.{extra_help}",
+    )
+
+
+OutputFile = typer.Option(None, "--output", "-o", help="Write to this file (format from --format or the extension).")
+
+
+def output_format(fmt: str | None, output: str | None, kinds: tuple[str, ...] = TABLES) -> str:
+    """The format a command writes: ``fmt`` (default table) for stdout; for a file ``fmt`` or the
+    file's extension (a mismatch, an unknown extension or an unwritable folder is an error, raised
+    before any work is done)."""
     if not output:
-        if fmt == "parquet":
-            raise typer.BadParameter("parquet is written to a file: give -o FILE.parquet", param_hint="--format")
-        return fmt or "table"
+        chosen = fmt or "table"
+        if chosen not in OUTPUT_FORMATS or OUTPUT_FORMATS[chosen].kind not in kinds:
+            raise typer.BadParameter(f"{chosen!r} is not one of {', '.join(names(kinds))}", param_hint="--format")
+        if OUTPUT_FORMATS[chosen].files_only:
+            raise typer.BadParameter(f"{chosen} is written to a file: give -o FILE", param_hint="--format")
+        return chosen
     check_writable(output, "--output")
     try:
-        return file_format(fmt, output)
+        return file_format(fmt, output, kinds)
     except FormatMismatch as e:
         raise typer.BadParameter(str(e), param_hint="--format") from None
 
 
-def emit(table: Table, fmt: str = "table", output: str | None = None) -> None:
-    """Write ``table`` to stdout in ``fmt``, or to the file ``output`` in ``fmt`` or the format of
-    its extension (CSV for an unknown one); then its notes on stderr."""
+def emit(report: Report | Table, fmt: str = "table", output: str | None = None) -> None:
+    """Write ``report`` in ``fmt`` to stdout or to the file ``output``; see the module docstring
+    for where the legend and the notes go."""
+    report = Report.of(report)
+    spec = OUTPUT_FORMATS[fmt]
+    terminal = output is None and fmt == "table" and sys.stdout.isatty()
+    legend_inside = spec.kind == "document" and not terminal
+    shown = report if legend_inside else replace(report, legend=[])
     if output:
-        write_file(table, file_format(fmt, output), output)
-        say(f"wrote {output}")
+        with open(output, "wb") if spec.binary else open(output, "w", newline="", encoding="utf-8") as fh:
+            spec.write(shown, fh)
     else:
-        if fmt not in ("table", "markdown", "latex"):  # data formats: values as computed; tables for readers
-            table.digits = None
-        write(table, fmt)
+        spec.write(shown, sys.stdout)
         sys.stdout.flush()  # before notes on stderr, so that a shared log keeps the order
-    if fmt == "table" and not output:
-        for note in table.notes:
-            say(note)
+    stderr = ([] if legend_inside else list(report.legend)) + _notes(report)
+    if output:
+        stderr.append(f"wrote {output}")
+    for line in stderr:
+        say(line)
+
+
+def _notes(report: Report) -> list[str]:
+    out = list(report.notes)
+    for t in report.tables:
+        out += [n for n in t.notes if n not in out]
+    return out
 
 
 def say(message: str) -> None:
-    """A message for the person at the terminal (stderr, so that stdout stays data)."""
-    typer.echo(message, err=True)
+    """A message for the person at the terminal (stderr, so that stdout stays data); names in it
+    are printable (control characters as \\xNN)."""
+    typer.echo(printable(message), err=True)
 
 
 def check_writable(path: str | None, option: str, suffix: str | None = None) -> None:

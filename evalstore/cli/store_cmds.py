@@ -5,21 +5,22 @@ from __future__ import annotations
 import json
 import re
 import sys
+from typing import Any
 
 import typer
 
+from ..drop import drop, plan_drop
 from ..errors import StoreError
-from ..ingest import IngestResult
-from ..manage import drop, plan_drop
+from ..ingest import INPUT_FORMATS, IngestResult
 from ..metrics import describe
 from ..report.table import Table
-from ..report.writers import FORMATS
 from ..store import QueryResult, inspect_store
 from ..store.check import check_store
 from . import failures
 from . import options as opt
-from .app import app, check_choice, group, open_for_reading, open_store
-from .output import emit, say
+from .app import app, group, open_for_reading, open_store
+from .choices import flag
+from .output import OutputFile, emit, format_option, output_format, say
 
 ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats, .gz read transparently).")
 db_app = group("Store administration: schema version and upgrades.")
@@ -29,9 +30,20 @@ app.add_typer(db_app, name="db")
 app.add_typer(list_app, name="list")
 drop_app = group("Remove runs or qrels sets and everything that depends on them (scores, subsamples, analyses).")
 app.add_typer(drop_app, name="drop")
-Yes = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")
+Yes = flag("--yes", "-y", help="Do not ask for confirmation.")
 
-InputFormat = typer.Option("trec", "--format", "-f", help="Input format: trec or ntcir.")
+
+def input_format_option(kind: str) -> Any:
+    """``--format`` of ``ingest run`` / ``ingest qrels``: the input formats registered for that kind
+    of file (:data:`evalstore.ingest.INPUT_FORMATS`), with their descriptions as help."""
+    formats = [f for f in INPUT_FORMATS.values() if kind == "qrels" or f.runs]
+    return opt.choice(
+        "trec",
+        "--format",
+        "-f",
+        choices=[f.name for f in formats],
+        help="Input format: " + "; ".join(f"{f.name}: {f.description}" for f in formats) + ".",
+    )
 
 
 def _summaries(results: list[IngestResult]) -> None:
@@ -50,13 +62,15 @@ def ingest_run(
         ..., help="Run files or globs (quote globs to pass them through); .gz files are read transparently."
     ),
     name: str | None = typer.Option(None, "--name", "-n", help="Run name (default: the run tag)."),
-    fmt: str = InputFormat,
-    name_from: str = typer.Option("tag", "--name-from", help="Name runs by their 'tag' or by 'file' name."),
-    replace: bool = typer.Option(
-        False, "--replace", help="Replace a stored run of the same name (atomically; its stored scores are dropped)."
+    fmt: str = input_format_option("run"),
+    name_from: str = opt.choice(
+        "tag", "--name-from", choices=("tag", "file"), help="Name runs by their 'tag' or by 'file' name."
     ),
-    dedupe: bool = typer.Option(
-        False, "--dedupe", help="Keep the first of duplicate docs in a topic (default: a duplicate is an error)."
+    replace: bool = flag(
+        "--replace", help="Replace a stored run of the same name (atomically; its stored scores are dropped)."
+    ),
+    dedupe: bool = flag(
+        "--dedupe", help="Keep the first of duplicate docs in a topic (default: a duplicate is an error)."
     ),
     *,
     store_opts: opt.StoreOptions,
@@ -64,9 +78,7 @@ def ingest_run(
     """Ingest TREC runs (topic Q0 doc rank score tag) or NTCIR res files (one docno per line).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
-    check_choice(fmt, ("trec", "ntcir"), "--format")
-    check_choice(name_from, ("tag", "file"), "--name-from")
-    with open_store(store_opts.db) as store:
+    with open_store(store_opts.db, create=True) as store:
         results = store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
     _summaries(results)
 
@@ -78,13 +90,7 @@ def ingest_qrels(
     name: str | None = typer.Option(
         None, "--name", "-n", help="Set name (default: file name); several files form one set."
     ),
-    fmt: str = typer.Option(
-        "trec",
-        "--format",
-        "-f",
-        help="Input format: trec, ntcir, subtopic (ndeval's topic subtopic doc grade) or ntcir-intents "
-        "(topic intent doc L<n>, or per-topic intent doc L<n>).",
-    ),
+    fmt: str = input_format_option("qrels"),
     gains: str | None = typer.Option(None, "--gains", help="Declared default gains of levels 1..n, e.g. 1:2:3."),
     intent_probs: str | None = typer.Option(
         None,
@@ -92,8 +98,8 @@ def ingest_qrels(
         help="Intent probabilities (topic intent prob lines) for --format subtopic or ntcir-intents; "
         "default: uniform over a topic's subtopics.",
     ),
-    replace: bool = typer.Option(
-        False, "--replace", help="Replace a stored set of the same name (atomically; its stored scores are dropped)."
+    replace: bool = flag(
+        "--replace", help="Replace a stored set of the same name (atomically; its stored scores are dropped)."
     ),
     *,
     store_opts: opt.StoreOptions,
@@ -102,8 +108,7 @@ def ingest_qrels(
     or diversity judgments per subtopic (--format subtopic / ntcir-intents).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
-    check_choice(fmt, ("trec", "ntcir", "subtopic", "ntcir-intents"), "--format")
-    with open_store(store_opts.db) as store:
+    with open_store(store_opts.db, create=True) as store:
         results = store.ingest_qrels(
             files, name=name, format=fmt, replace=replace, gains=gains, intent_probs=intent_probs
         )
@@ -112,22 +117,26 @@ def ingest_qrels(
 
 @list_app.command("runs")
 @opt.shared(store_opts=opt.STORE)
-def list_runs(fmt: str = opt.TableFormat, *, store_opts: opt.StoreOptions) -> None:
+def list_runs(
+    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
+) -> None:
     """List stored runs."""
-    check_choice(fmt, FORMATS, "--format")
+    fmt = output_format(fmt, output)
     with open_for_reading(store_opts.db) as store:
         res = store.list_runs()
-    emit(_table(res, "runs", digits=6), fmt)
+    emit(_table(res, "runs", digits=6), fmt, output)
 
 
 @list_app.command("qrels")
 @opt.shared(store_opts=opt.STORE)
-def list_qrels(fmt: str = opt.TableFormat, *, store_opts: opt.StoreOptions) -> None:
+def list_qrels(
+    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
+) -> None:
     """List stored qrels sets."""
-    check_choice(fmt, FORMATS, "--format")
+    fmt = output_format(fmt, output)
     with open_for_reading(store_opts.db) as store:
         res = store.list_qrels()
-    emit(_table(res, "qrels sets", digits=6), fmt)
+    emit(_table(res, "qrels sets", digits=6), fmt, output)
 
 
 @drop_app.command("run")
@@ -167,21 +176,23 @@ def sql(
     query: str = typer.Argument(
         ..., help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ..."
     ),
-    fmt: str = opt.TableFormat,
-    write: bool = typer.Option(False, "--write", help="Allow statements that change the store."),
-    sandbox: bool = typer.Option(
-        False, "--sandbox", help="For untrusted queries: no file system or network access at all (read-only)."
+    fmt: str | None = format_option(),
+    output: str | None = OutputFile,
+    write: bool = flag("--write", help="Allow statements that change the store or write files."),
+    sandbox: bool = flag(
+        "--sandbox", help="For untrusted queries: no file system or network access at all (read-only)."
     ),
     *,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Run ad-hoc SQL against the store (read-only unless --write; --sandbox for untrusted queries);
-    results go to stdout. Read-only refuses every statement that could change the store or the
-    connection (COPY (query) TO 'file' is allowed: it writes a result file, not the store).
+    results go to stdout or to -o FILE. Read-only changes nothing: not the store, not the connection,
+    no file (COPY is refused: write results with -o FILE.csv/.parquet/...); the sandbox also reads no
+    file.
 
     csv/tsv/json are exact (floats printed to full precision) and a table is plain text when
     stdout is not a terminal, so the output pipes cleanly."""
-    check_choice(fmt, FORMATS, "--format")
+    fmt = output_format(fmt, output)
     if sandbox and write:
         raise typer.BadParameter("--sandbox is read-only; leave out --write", param_hint="--sandbox")
     if sandbox:
@@ -192,7 +203,7 @@ def sql(
             res = store.sql(query, write=write)
     if res.columns:
         # values as computed: no rounding, integers as integers; column names as the query wrote them
-        emit(Table([_as_written(c) for c in res.columns], res.rows, digits=None), fmt)
+        emit(Table([_as_written(c) for c in res.columns], res.rows, digits=None), fmt, output)
     else:
         say("ok (the statement returned no rows)")
 
@@ -207,10 +218,11 @@ def _as_written(column: str) -> str:
 @db_app.command("status")
 @opt.shared(store_opts=opt.STORE)
 def db_status(
-    fmt: str = typer.Option("table", "--format", "-f", help="table or json."), *, store_opts: opt.StoreOptions
+    fmt: str = opt.choice("table", "--format", "-f", choices=("table", "json"), help="table or json."),
+    *,
+    store_opts: opt.StoreOptions,
 ) -> None:
     """Show the store's schema version and the migrations applied (does not upgrade the store)."""
-    check_choice(fmt, ("table", "json"), "--format")
     st = inspect_store(store_opts.db)
     if fmt == "json":
         typer.echo(json.dumps(st, indent=1))
@@ -241,26 +253,29 @@ def db_status(
 @db_app.command("check")
 @opt.shared(store_opts=opt.STORE)
 def db_check(*, store_opts: opt.StoreOptions) -> None:
-    """Read every table of the store file in full and report damage (exit 6 when damaged)."""
+    """Read every table and every index of the store file in full and report damage (exit 6 when
+    damaged). Nothing is written: the index probe runs in a transaction that is rolled back."""
     report = check_store(store_opts.db)
     if report.error:
         say(f"error: {report.error}")
         raise typer.Exit(failures.DAMAGED)
-    emit(
-        Table(
-            ["table", "rows", "state"],
-            [(t, n, "ok" if err is None else f"DAMAGED: {err}") for t, n, err in report.tables],
-            title=f"check of {report.location}",
-        )
-    )
-    bad = [t for t, _, err in report.tables if err]
+    rows = [(t, n, "ok" if err is None else f"DAMAGED: {err}") for t, n, err in report.tables]
+    rows += [(f"index {i}", None, "ok" if err is None else f"DAMAGED: {err}") for i, err in report.indexes]
+    emit(Table(["table", "rows", "state"], rows, title=f"check of {report.location}"))
+    bad = [t for t, _, err in report.tables if err] + [f"index {i}" for i, err in report.indexes if err]
     if bad:
         say(
-            f"error: the store file is damaged: {len(bad)} table(s) cannot be read ({', '.join(bad)}); restore it "
-            f"from a copy, or export what is readable (evalstore sql \"COPY (SELECT ...) TO 'file.csv'\")"
+            f"error: the store file is damaged: {len(bad)} table(s) or index(es) cannot be read ({', '.join(bad)}); "
+            f'restore it from a copy, or export what is readable (evalstore sql "SELECT ..." -o file.csv)'
         )
         raise typer.Exit(failures.DAMAGED)
-    say(f"ok: {len(report.tables)} tables read in full, no damage found")
+    if report.indexes_skipped:
+        say(f"note: indexes not checked: {report.indexes_skipped}")
+    say(
+        f"ok: {len(report.tables)} tables and {len(report.indexes)} indexes read in full, no damage found"
+        if report.indexes
+        else f"ok: {len(report.tables)} tables read in full, no damage found"
+    )
 
 
 @db_app.command("upgrade")
@@ -281,15 +296,22 @@ def db_upgrade(*, store_opts: opt.StoreOptions) -> None:
 @app.command("metrics")
 def metrics(
     name: str | None = typer.Argument(None, help="Show one metric in full; any spelling (nDCG@10, ndcg_cut_10)."),
-    fmt: str = typer.Option("table", "--format", "-f", help=f"{', '.join(FORMATS)}."),
+    fmt: str | None = format_option(),
+    output: str | None = OutputFile,
 ) -> None:
     """List the metrics (name, what it measures, aliases, parameters), or show one in full."""
-    check_choice(fmt, FORMATS, "--format")
+    fmt = output_format(fmt, output)
     entries = describe(name)
     if name:
         e = entries[0]
-        if fmt == "json":
-            typer.echo(json.dumps(e, indent=1))
+        if fmt == "json":  # the entry itself, nested as it is
+            text = json.dumps(e, indent=1) + "\n"
+            if output:
+                with open(output, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                say(f"wrote {output}")
+            else:
+                typer.echo(text, nl=False)
             return
         rows = [
             ("name", e["name"]),
@@ -306,7 +328,7 @@ def metrics(
             ("Spark backend", e["spark"]),
             ("tests", ", ".join(e["tests"])),
         ]
-        emit(Table(["field", "value"], rows, title=e["name"], digits=None), fmt)
+        emit(Table(["field", "value"], rows, title=e["name"], digits=None), fmt, output)
         return
     listing: list[tuple[str, str, str, str]] = [
         (
@@ -317,7 +339,7 @@ def metrics(
         )
         for e in entries
     ]
-    emit(Table(["metric", "measures", "aliases", "parameters"], listing, title="metrics", digits=None), fmt)
+    emit(Table(["metric", "measures", "aliases", "parameters"], listing, title="metrics", digits=None), fmt, output)
 
 
 def _first_sentence(text: str) -> str:

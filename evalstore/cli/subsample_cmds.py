@@ -16,7 +16,8 @@ from ..subsample import (
 )
 from . import options as opt
 from .app import CONTEXT, app, open_store
-from .output import emit, say
+from .choices import flag
+from .output import OutputFile, emit, format_option, output_format, say
 
 subsample_app = typer.Typer(
     help="Create reproducible judgment subsamples (Buckley & Voorhees reduced qrels) and list, show, export or "
@@ -26,8 +27,6 @@ subsample_app = typer.Typer(
     context_settings=CONTEXT,
 )
 app.add_typer(subsample_app, name="subsample")
-
-FmtOpt = opt.TableFormat
 
 
 @subsample_app.callback()
@@ -49,12 +48,14 @@ def create(
     min_nonrel: int = typer.Option(10, "--min-nonrel", help="Keep at least this many nonrelevant docs per topic."),
     method: str = typer.Option("buckley_voorhees", "--method", help="Subsampling method (buckley_voorhees)."),
     prefix: str | None = typer.Option(None, "--prefix", help="Name prefix (default: the qrels name)."),
-    replace: bool = typer.Option(False, "--replace", help="Recreate same-named subsamples made differently."),
-    fmt: str = FmtOpt,
+    replace: bool = flag("--replace", help="Recreate same-named subsamples made differently."),
+    fmt: str | None = format_option(),
+    output: str | None = OutputFile,
     *,
     store_opts: opt.StoreOptions,
 ):
     """Create subsamples of a qrels set, or run a sub-command (list, show, export, drop)."""
+    fmt = output_format(fmt, output)
     ctx.obj = {"db": store_opts.db}  # `subsample --db X list` works like `subsample list --db X`
     if ctx.invoked_subcommand is not None:
         if qrels or fractions:
@@ -87,7 +88,7 @@ def create(
         res = list_subsamples(store, qrels)
         idx = res.columns.index("name")
         rows = [r[:-1] for r in res.rows if r[idx] in set(names)]
-        emit(Table(res.columns[:-1], rows, title=f"subsamples of {qrels}"), fmt)
+        emit(Table(res.columns[:-1], rows, title=f"subsamples of {qrels}"), fmt, output)
     say(f"{len(names)} subsample(s) of {qrels!r} ready")
 
 
@@ -96,14 +97,16 @@ def create(
 def list_cmd(
     ctx: typer.Context,
     parent: str | None = typer.Option(None, "--qrels", "-q", help="Only the subsamples of this qrels set."),
-    fmt: str = FmtOpt,
+    fmt: str | None = format_option(),
+    output: str | None = OutputFile,
     *,
     store_opts: opt.StoreOptions,
 ):
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
+    fmt = output_format(fmt, output)
     with open_store(store_opts.db or _group_db(ctx)) as store:
         res = list_subsamples(store, parent)
-        emit(Table(res.columns, res.rows, title="subsamples"), fmt)
+        emit(Table(res.columns, res.rows, title="subsamples"), fmt, output)
 
 
 @subsample_app.command("show")
@@ -111,14 +114,16 @@ def list_cmd(
 def show_cmd(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Subsample name, e.g. 'dl19@bv0.5#0'."),
-    fmt: str = FmtOpt,
+    fmt: str | None = format_option(),
+    output: str | None = OutputFile,
     *,
     store_opts: opt.StoreOptions,
 ):
     """Per-topic sizes of a subsample next to its parent's."""
+    fmt = output_format(fmt, output)
     with open_store(store_opts.db or _group_db(ctx)) as store:
         res = topic_sizes(store, name)
-        emit(Table(res.columns, res.rows, title=name), fmt)
+        emit(Table(res.columns, res.rows, title=name), fmt, output)
 
 
 @subsample_app.command("export")

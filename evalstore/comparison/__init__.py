@@ -4,6 +4,6 @@ for a paper (Markdown, LaTeX). :mod:`.core` computes and stores, :mod:`.effects`
 sizes, :mod:`.render` turns a :class:`Comparison` into tables."""
 
 from .core import TESTS, Comparison, compare
-from .render import FORMATS, format_p, latex, markdown
+from .render import format_p, latex, markdown
 
-__all__ = ["FORMATS", "TESTS", "Comparison", "compare", "format_p", "latex", "markdown"]
+__all__ = ["TESTS", "Comparison", "compare", "format_p", "latex", "markdown"]

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..arguments import metric_names, names
 from ..errors import MetaError
 from ..meta.bootstrap import paired_bootstrap
-from ..meta.common import Analysis, as_list, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
+from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
 from ..meta.matrix import ScoreMatrix
 from ..meta.sampling import check_seed, check_trials
 from ..meta.significance import (
@@ -25,33 +26,34 @@ from ..meta.significance import (
     monte_carlo_p,
     paired_t,
     randomisation,
+    test_name,
     tukey_hsd,
     wilcoxon,
 )
 from ..meta.significance import adjust as adjust_p
+from ..report import frames
 from . import effects as fx
+from . import render
 
 if TYPE_CHECKING:
+    from ..report.table import Report
     from ..store import Store
 
 #: The tests of ``compare``, as spelled on the command line.
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey-hsd")
+TESTS = ("t", "wilcoxon", "randomisation", "bootstrap", "tukey-hsd")
 TEST_NAMES = {
     "t": "paired t-test",
     "wilcoxon": "Wilcoxon signed-rank test",
-    "randomization": "paired randomisation test",
+    "randomisation": "paired randomisation test",
     "bootstrap": "paired bootstrap test",
     "tukey-hsd": "randomised Tukey HSD test",
 }
-_SPELLINGS = {"randomisation": "randomization", "tukey": "tukey-hsd", "tukey_hsd": "tukey-hsd", "hsd": "tukey-hsd"}
-MONTE_CARLO = ("randomization", "bootstrap", "tukey-hsd")
+MONTE_CARLO = ("randomisation", "bootstrap", "tukey-hsd")
 
 
 def check_test(test: str) -> str:
-    t = _SPELLINGS.get(test.lower(), test.lower())
-    if t not in TESTS:
-        raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
-    return t
+    """The name of a compare test (``randomization`` is ``randomisation``)."""
+    return test_name(test, TESTS)
 
 
 def check_adjust(method: str, test: str) -> str:
@@ -96,6 +98,23 @@ class Comparison:
                 return p
         return None
 
+    def report(self, per_topic: bool = False) -> Report:
+        """The comparison as a report (:mod:`.render`): the paper table, or the per-topic scores."""
+        return render.per_topic_report(self) if per_topic else render.report(self)
+
+    def to_latex(self) -> str:
+        """The paper table as LaTeX (booktabs; the test and the marks in the caption)."""
+        return render.latex(self)
+
+    def to_markdown(self) -> str:
+        """The paper table as Markdown, with its legend."""
+        return render.markdown(self)
+
+    def to_df(self, per_topic: bool = False) -> Any:
+        """A pandas DataFrame: one row per comparison (and effect sizes when computed), or with
+        ``per_topic=True`` one row per (metric, topic, run) beside the baseline, worst losses first."""
+        return frames.pandas(render.per_topic_table(self) if per_topic else render.long_table(self))
+
     def legend(self) -> str:
         what = TEST_NAMES[self.test]
         parts = [f"{what}"]
@@ -139,8 +158,8 @@ def compare(
     alpha = check_alpha(alpha)
     B = check_trials(trials) if test in MONTE_CARLO or effects else None
     seed = check_seed(seed)
-    metrics = as_list(metrics)
-    others = [r for r in dict.fromkeys(as_list(runs))] if runs is not None else None
+    metrics = metric_names(metrics)
+    others = names(runs, "run") if runs is not None else None
     if others is not None:
         others = [r for r in others if r != baseline]
         if not others:
@@ -256,7 +275,7 @@ def _test(
     if test == "wilcoxon":
         return wilcoxon(Z)
     assert B is not None
-    if test == "randomization":
+    if test == "randomisation":
         return randomisation(Z, B, seed)
     if test == "bootstrap":
         r = paired_bootstrap(Z, B, seed, alpha)

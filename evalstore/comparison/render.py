@@ -1,26 +1,30 @@
-"""A comparison as tables: the paper table (runs x metrics, means with significance markers) for a
-terminal, Markdown and LaTeX, and the long data table (one row per comparison) for csv/tsv/json.
+"""A comparison as a :class:`~evalstore.report.table.Report`: the paper table (runs x metrics,
+means with significance marks) for readers, the comparisons (and effect sizes) beside it, and the
+long data table (one row per comparison) for csv/tsv/json/parquet; the writers of
+:mod:`evalstore.report` draw it in every format.
 
-Markers: ``▲`` / ``▼`` (LaTeX ``$^{\\uparrow}$`` / ``$^{\\downarrow}$``) after a mean that is
-significantly better / worse than the baseline's; with ``all_pairs`` each run gets a letter and a
-mean carries the letters of the runs it is significantly better than (as ranx does). The best mean
-of a column is bold in Markdown and LaTeX (every run that prints it, on a tie). p-values print as
-``<0.001`` below 0.001.
+Marks (:class:`~evalstore.report.table.Marked`): ``▲`` / ``▼`` (LaTeX ``$^{\\uparrow}$`` /
+``$^{\\downarrow}$``) after a mean that is significantly better / worse than the baseline's; with
+``all_pairs`` each run gets a letter and a mean carries the letters of the runs it is
+significantly better than (as ranx does). The best mean of a column is bold in Markdown and LaTeX
+(every run that prints it, on a tie). p-values print as ``<0.001`` below 0.001.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import io
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..report.formats import OUTPUT_FORMATS
 from ..report.meta_tables import missing_notes, p_text
-from ..report.table import Table
-from ..report.writers import tex_escape
-from .core import Comparison
+from ..report.table import Marked, Report, Table
+
+if TYPE_CHECKING:
+    from .core import Comparison
 
 UP, DOWN = "▲", "▼"
-FORMATS = ("table", "markdown", "latex", "csv", "tsv", "json")
 #: A p-value as printed: ``<0.001`` below 0.001, else three decimals (one rule with the meta tables).
 format_p = p_text
 
@@ -61,109 +65,136 @@ def _run_label(cmp: Comparison, i: int) -> str:
     return f"({letters(cmp)[i]}) {label}" if cmp.all_pairs else label
 
 
-def legend_lines(cmp: Comparison) -> list[str]:
-    lines = [cmp.legend()]
-    lines.append(
+def legend(cmp: Comparison) -> list[str]:
+    """What the marks mean: the test line and the marker line."""
+    return [
+        cmp.legend(),
         f"{UP} / {DOWN}: significantly better / worse than the baseline {cmp.baseline}"
-        + ("; letters: the runs a mean is significantly better than" if cmp.all_pairs else "")
-    )
-    lines += missing_notes([m.describe() for m in cmp.matrices])
+        + ("; letters: the runs a mean is significantly better than" if cmp.all_pairs else ""),
+    ]
+
+
+def notes(cmp: Comparison) -> list[str]:
+    """What the person at the terminal should know: runs or topics left out, what was stored."""
+    lines = missing_notes([m.describe() for m in cmp.matrices])
     if cmp.analysis_id is not None:
         tables = "meta_runs, meta_pair_tests" + (", meta_effects" if cmp.effects else "")
         lines.append(f"stored as analysis {cmp.analysis_id} ({tables})")
     return lines + cmp.notes
 
 
+def legend_lines(cmp: Comparison) -> list[str]:
+    """The legend and the notes, in that order."""
+    return legend(cmp) + notes(cmp)
+
+
 def paper_table(cmp: Comparison) -> Table:
-    """Runs x metrics, each cell the mean with its markers (a terminal table)."""
+    """Runs x metrics, each cell the mean with its marks (the baseline first, set apart)."""
+    best = [_best(cmp, k) for k in range(len(cmp.metrics))]
     rows = []
     for i in range(len(cmp.runs)):
         cells: list[Any] = [_run_label(cmp, i)]
         for k in range(len(cmp.metrics)):
             mark, beaten = _markers(cmp, i, k)
-            cells.append(f"{cmp.means[i, k]:.4f}{(' ' + mark) if mark else ''}{('^' + beaten) if beaten else ''}")
+            cells.append(Marked(float(cmp.means[i, k]), bold=i in best[k], mark=mark, letters=beaten))
         rows.append(cells)
     title = f"{cmp.qrels}: runs against {cmp.baseline}"
-    return Table(["run", *cmp.metrics], rows, title=title, notes=legend_lines(cmp), digits=None)
+    return Table(["run", *cmp.metrics], rows, title=title, digits=4, rule_after=(0,))
+
+
+_PAIR_COLUMNS = ["qrels", "metric", "run", "other", "mean_run", "mean_other", "diff", "test", "statistic"]
+_PAIR_COLUMNS += ["p_value", "p_adjusted", "significant", "direction"]
+_EFFECT_COLUMNS = ["ci_t_lo", "ci_t_hi", "ci_boot_lo", "ci_boot_hi", "d_z", "smd"]
 
 
 def pairs_table(cmp: Comparison) -> Table:
-    """One row per comparison (and effect sizes when computed): the data behind the markers."""
+    """One row per comparison (and effect sizes when computed): the data behind the marks."""
     fx = {(e["metric"], e["run"], e["other"]): e for e in cmp.effects}
-    cols = ["qrels", "metric", "run", "other", "mean_run", "mean_other", "diff", "test", "statistic"]
-    cols += ["p_value", "p_adjusted", "significant", "direction"]
-    extra = ["ci_t_lo", "ci_t_hi", "ci_boot_lo", "ci_boot_hi", "d_z", "smd"] if cmp.effects else []
+    extra = _EFFECT_COLUMNS if cmp.effects else []
     rows = []
     for p in cmp.pairs:
-        row = [p[c] for c in cols]
+        row = [p[c] for c in _PAIR_COLUMNS]
         e = fx.get((p["stored"], p["run"], p["other"]))
         rows.append(row + [e[c] if e else None for c in extra])
-    return Table(cols + extra, rows, title="comparisons", notes=legend_lines(cmp), digits=4)
+    return Table(_PAIR_COLUMNS + extra, rows, title="comparisons", digits=4)
 
 
-def markdown(cmp: Comparison) -> str:
-    head = "| run | " + " | ".join(_md_escape(m) for m in cmp.metrics) + " |"
-    rule = "|---|" + "---:|" * len(cmp.metrics)
-    lines = [head, rule]
-    best = [_best(cmp, k) for k in range(len(cmp.metrics))]
-    for i in range(len(cmp.runs)):
-        cells = [_md_escape(_run_label(cmp, i))]
-        for k in range(len(cmp.metrics)):
-            mark, beaten = _markers(cmp, i, k)
-            v = f"{cmp.means[i, k]:.4f}"
-            v = f"**{v}**" if i in best[k] else v
-            cells.append(v + (f" {mark}" if mark else "") + (f"<sup>{beaten}</sup>" if beaten else ""))
-        lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append("\n\n".join(_md_escape(x) for x in legend_lines(cmp)[:2]))
-    return "\n".join(lines) + "\n"
-
-
-def _md_escape(s: str) -> str:
-    return s.replace("|", "\\|")
-
-
-def latex(cmp: Comparison) -> str:
-    """A booktabs table (needs ``\\usepackage{booktabs}``), compilable as is inside a document."""
-    best = [_best(cmp, k) for k in range(len(cmp.metrics))]
-    out = [
-        "% evalstore compare; needs \\usepackage{booktabs}",
-        "\\begin{table}[t]",
-        "\\centering",
-        "\\caption{" + tex_escape(_caption(cmp)) + "}",
-        "\\begin{tabular}{l" + "r" * len(cmp.metrics) + "}",
-        "\\toprule",
-        "Run & " + " & ".join(tex_escape(m) for m in cmp.metrics) + " \\\\",
-        "\\midrule",
-    ]
-    for i in range(len(cmp.runs)):
-        cells = [tex_escape(_run_label(cmp, i))]
-        for k in range(len(cmp.metrics)):
-            mark, beaten = _markers(cmp, i, k)
-            v = f"{cmp.means[i, k]:.4f}"
-            v = f"\\textbf{{{v}}}" if i in best[k] else v
-            if mark:
-                v += "$^{\\uparrow}$" if mark == UP else "$^{\\downarrow}$"
-            if beaten:
-                v += f"$^{{{beaten}}}$"
-            cells.append(v)
-        out.append(" & ".join(cells) + " \\\\")
-        if i == 0:
-            out.append("\\midrule")
-    out += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
-    return "\n".join(out) + "\n"
-
-
-def _caption(cmp: Comparison) -> str:
-    sig = "up/down arrow: significantly better/worse than the baseline"
-    if cmp.all_pairs:
-        sig += "; letters: runs a mean is significantly better than"
-    return f"Mean scores on {cmp.qrels}, {len(cmp.runs) - 1} runs against {cmp.baseline}. {cmp.legend()}. {sig}."
+def _pairs_for_readers(cmp: Comparison) -> Table:
+    """The comparisons as readers see them: p-values as ``<0.001``."""
+    t = pairs_table(cmp)
+    t.rows = [[format_p(v) if c in ("p_value", "p_adjusted") else v for c, v in zip(t.columns, r)] for r in t.rows]
+    t.title = "comparisons with effect sizes" if cmp.effects else "comparisons"
+    return t
 
 
 def long_table(cmp: Comparison) -> Table:
-    """The data for csv/tsv/json: one row per comparison."""
+    """The data for csv/tsv/json/parquet: one row per comparison, values as computed."""
     t = pairs_table(cmp)
     t.title = None
     t.digits = None
     return t
+
+
+PER_TOPIC_COLUMNS = ["metric", "topic", "run", "baseline", "run_value", "baseline_value", "diff"]
+
+
+def per_topic_table(cmp: Comparison) -> Table:
+    """Every run's per-topic scores beside the baseline's: one row per (metric, run, topic), the
+    run's worst losses against the baseline first (``diff`` = run - baseline)."""
+    rows: list[tuple[Any, ...]] = []
+    for label, m in zip(cmp.metrics, cmp.matrices):
+        base = m.values[0]
+        for i, run in enumerate(m.runs[1:], start=1):
+            diffs = m.values[i] - base
+            for j in np.lexsort((np.arange(len(m.topics)), diffs)):
+                rows.append(
+                    (label, m.topics[j], run, cmp.baseline, float(m.values[i, j]), float(base[j]), float(diffs[j]))
+                )
+    return Table(list(PER_TOPIC_COLUMNS), rows, title=f"{cmp.qrels}: per-topic scores against {cmp.baseline}")
+
+
+def per_topic_report(cmp: Comparison) -> Report:
+    """The per-topic table as a report (wins, ties and losses per run in the notes)."""
+    table = per_topic_table(cmp)
+    counts: dict[tuple[str, str], list[int]] = {}
+    for metric, _, run, _, _, _, d in table.rows:
+        c = counts.setdefault((metric, run), [0, 0, 0])
+        c[0 if d > 0 else 1 if d == 0 else 2] += 1
+    lines = [
+        f"{run} vs {cmp.baseline} on {metric}: {w} wins, {t} ties, {lo} losses"
+        for (metric, run), (w, t, lo) in counts.items()
+    ]
+    return Report([table], notes=lines + notes(cmp))
+
+
+def caption(cmp: Comparison) -> str:
+    sig = "up/down arrow: significantly better/worse than the baseline"
+    if cmp.all_pairs:
+        sig += "; letters: runs a mean is significantly better than"
+    n = len(cmp.runs) - 1
+    return f"Mean scores on {cmp.qrels}, {n} run{'s' if n != 1 else ''} against {cmp.baseline}. {cmp.legend()}. {sig}."
+
+
+def report(cmp: Comparison) -> Report:
+    """The comparison as a report: the paper table, then the comparisons when they say more than
+    the marks (effect sizes, all pairs); the long table as data."""
+    tables = [paper_table(cmp)]
+    if cmp.effects or cmp.all_pairs:
+        tables.append(_pairs_for_readers(cmp))
+    return Report(tables, data=long_table(cmp), legend=legend(cmp), notes=notes(cmp), caption=caption(cmp))
+
+
+def text(cmp: Comparison, fmt: str) -> str:
+    """The report written in ``fmt`` (a text format of :data:`~evalstore.report.formats.OUTPUT_FORMATS`)."""
+    buf = io.StringIO()
+    OUTPUT_FORMATS[fmt].write(report(cmp), buf)
+    return buf.getvalue()
+
+
+def markdown(cmp: Comparison) -> str:
+    return text(cmp, "markdown")
+
+
+def latex(cmp: Comparison) -> str:
+    """A booktabs table (needs ``\\usepackage{booktabs}``), compilable as is inside a document."""
+    return text(cmp, "latex")

@@ -31,13 +31,13 @@ Rules
 
 from .dicts import qrels_from_dict, run_from_dict
 from .files import expand_paths, file_sha256
-from .formats import FORMATS, LAYOUTS, InputFormat, Layout
+from .formats import INPUT_FORMATS, LAYOUTS, InputFormat, Layout
 from .qrels import ingest_qrels
 from .runs import ingest_runs
 from .write import IngestResult
 
 __all__ = [
-    "FORMATS",
+    "INPUT_FORMATS",
     "LAYOUTS",
     "IngestResult",
     "InputFormat",

@@ -10,14 +10,14 @@ from collections.abc import Sequence
 
 from ..errors import IngestError
 from .files import fields, physical_line
-from .formats import E_CTL, E_GRADE, E_NF, E_RANK, E_SCORE, FORMATS, level_hint
+from .formats import E_CTL, E_GRADE, E_NF, E_RANK, E_SCORE, INPUT_FORMATS, level_hint
 from .staging import Group, SourceFile, Staging
 
 
 def validate_call(store, format: str) -> None:
     """Refuse an unknown format or a read-only store before any file is read."""
-    if format not in FORMATS:
-        raise IngestError(f"unknown format {format!r}; use {' or '.join(repr(f) for f in FORMATS)}")
+    if format not in INPUT_FORMATS:
+        raise IngestError(f"unknown format {format!r}; use {' or '.join(repr(f) for f in INPUT_FORMATS)}")
     if getattr(store, "read_only", False):
         raise IngestError(
             f"the store {store.location} is open read-only; open it with evalstore.open(path) "
@@ -158,9 +158,27 @@ def duplicate_error(
     )
 
 
+#: The longest run or qrels set name (characters): a name is also a folder name of the Parquet
+#: layout (``runs/run=<name>``, percent-encoded), which file systems limit to 255 bytes.
+MAX_NAME_LENGTH = 200
+
+
+def check_name(name: str, kind: str) -> str:
+    """A run or qrels set name: not empty, at most :data:`MAX_NAME_LENGTH` characters."""
+    if not isinstance(name, str) or not name.strip():
+        raise IngestError(f"the {kind} name is empty" if isinstance(name, str) else f"a {kind} name is a string")
+    if len(name) > MAX_NAME_LENGTH:
+        raise IngestError(
+            f"the {kind} name {name[:40]!r}... has {len(name)} characters; at most {MAX_NAME_LENGTH} are allowed",
+            expected="a shorter --name (or tag)",
+        )
+    return name
+
+
 def check_names(groups: Sequence[Group], kind: str) -> None:
     seen: dict[str, Group] = {}
     for g in groups:
+        check_name(g.final, kind)
         if g.name in seen:
             other = seen[g.name]
             raise IngestError(

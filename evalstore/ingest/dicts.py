@@ -9,7 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from .checks import group_stats
+from .checks import check_name, group_stats
 from .formats import QRELS_COLUMNS, RUN_COLUMNS, TREC_RANK_SQL
 from .sources import qrels_table, run_table
 from .staging import Group, Staging
@@ -18,6 +18,7 @@ from .write import IngestResult, store_qrels, store_runs
 
 def qrels_from_dict(store, name: str, qrels: Any, *, replace: bool = False, source: str = "<dict>") -> IngestResult:
     """Store qrels given as a dict, DataFrame, Arrow table or namedtuples as the set ``name``."""
+    check_name(name, "qrels set")
     table = qrels_table(qrels, f"qrels {name!r}")
     con = store.con
     with store.transaction(), Staging(con, "qrels", QRELS_COLUMNS) as st:
@@ -40,6 +41,7 @@ def qrels_from_dict(store, name: str, qrels: Any, *, replace: bool = False, sour
 def run_from_dict(store, name: str, run: Any, *, replace: bool = False, source: str = "<dict>") -> IngestResult:
     """Store a run given as a dict, DataFrame, Arrow table or namedtuples as ``name``, ranked like
     trec_eval (score descending, ties by docno descending)."""
+    check_name(name, "run")
     table: pa.Table = run_table(run, f"run {name!r}")
     con = store.con
     with store.transaction(), Staging(con, "runs", RUN_COLUMNS) as st:

@@ -65,6 +65,27 @@ def expand_paths(paths: str | os.PathLike | Iterable) -> list[Path]:
     return out
 
 
+def content_sha256(path: Path) -> str:
+    """sha256 of the file's content: the decompressed bytes of a gzip file, else its bytes (so a
+    run read from ``run.gz``, from ``run`` or from ``zcat run.gz |`` has one identity)."""
+    if compression(path) != "gzip":
+        return file_sha256(path)
+    h = hashlib.sha256()
+    lines = 0
+    try:
+        with gzip.open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+                lines += chunk.count(b"\n")
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise IngestError(
+            f"the gzip data is damaged or truncated after line {lines} ({e})",
+            file=display_name(path),
+            expected="a complete gzip file (check it with gzip -t FILE)",
+        ) from None
+    return h.hexdigest()
+
+
 def file_sha256(path: Path) -> str:
     """sha256 of the file's bytes as stored (what ``sha256sum`` prints)."""
     if path in _SPOOLED_SHA:
@@ -153,6 +174,13 @@ def combined_sha(paths: Sequence[Path], shas: dict[Path, str]) -> str:
     if len(paths) == 1:
         return shas[paths[0]]
     return hashlib.sha256("".join(shas[p] for p in paths).encode()).hexdigest()
+
+
+def hashes(paths: Sequence[Path]) -> tuple[dict[Path, str], dict[Path, str]]:
+    """``(content hashes, file hashes)`` of ``paths`` (they differ for gzip files only)."""
+    files = {p: file_sha256(p) for p in paths}
+    content = {p: content_sha256(p) if compression(p) == "gzip" else files[p] for p in paths}
+    return content, files
 
 
 def compression(path: Path) -> str:

@@ -213,9 +213,10 @@ class InputFormat:
     run_layout: Callable[[int | None], str]
     qrels_layout: Callable[[int | None], str]
     subtopics: bool = False  # qrels with a subtopic (intent) column: diversity judgments
+    runs: bool = True  # offered for runs (`ingest run --format`); diversity formats concern qrels only
 
 
-FORMATS: dict[str, InputFormat] = {
+INPUT_FORMATS: dict[str, InputFormat] = {
     f.name: f
     for f in (
         InputFormat(
@@ -237,6 +238,7 @@ FORMATS: dict[str, InputFormat] = {
             lambda n: "trec_run",
             lambda n: "subtopic_qrels",
             subtopics=True,
+            runs=False,
         ),
         InputFormat(
             "ntcir-intents",
@@ -245,6 +247,7 @@ FORMATS: dict[str, InputFormat] = {
             lambda n: "res" if n == 1 else "trec_run",
             lambda n: "ntcir_intent_rel" if n == 3 else "ntcir_intents",
             subtopics=True,
+            runs=False,
         ),
     )
 }

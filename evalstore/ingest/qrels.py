@@ -27,15 +27,15 @@ from .files import (
     compression,
     expand_paths,
     fields,
-    file_sha256,
     first_content_line,
+    hashes,
     materialized,
     read_intent_probs,
 )
-from .formats import FORMATS, LAYOUTS, QRELS_COLUMNS, SUBTOPIC_COLUMNS, qrels_stem, topic_from_name
+from .formats import INPUT_FORMATS, LAYOUTS, QRELS_COLUMNS, SUBTOPIC_COLUMNS, qrels_stem, topic_from_name
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import IngestResult, store_qrels
+from .write import IngestResult, store_qrels, stored_identities
 
 
 def ingest_qrels(
@@ -67,7 +67,7 @@ def ingest_qrels(
             raise IngestError("qrels given as a DataFrame, table or dict need a name (name=...)")
         return [qrels_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
     declared = declared_gains(gains)
-    if intent_probs is not None and not FORMATS[format].subtopics:
+    if intent_probs is not None and not INPUT_FORMATS[format].subtopics:
         raise IngestError(
             f"intent probabilities go with diversity judgments (--format subtopic or ntcir-intents), not {format!r}"
         )
@@ -89,37 +89,34 @@ def _ingest(
     progress: bool | None,
     probs: list[tuple[str, str, float]] | None = None,
 ) -> list[IngestResult]:
-    subtopics = FORMATS[format].subtopics
+    subtopics = INPUT_FORMATS[format].subtopics
     files = [SourceFile(i, p, compression(p), "trec_qrels") for i, p in enumerate(inputs)]
     for f in files:
         first = first_content_line(f.path)
-        f.layout_name = FORMATS[format].qrels_layout(len(fields(first)) if first is not None else None)
+        f.layout_name = INPUT_FORMATS[format].qrels_layout(len(fields(first)) if first is not None else None)
         if LAYOUTS[f.layout_name].topic_from_file:
             f.topic = topic_from_name(f.path)
-    shas = {f.path: file_sha256(f.path) for f in files}
+    shas, file_shas = hashes([f.path for f in files])
     if name:
-        groups = [Group(0, files, combined_sha([f.path for f in files], shas), name=name)]
+        paths = [f.path for f in files]
+        groups = [Group(0, files, combined_sha(paths, shas), name=name, file_sha=combined_sha(paths, file_shas))]
     else:
         groups = []
         for f in files:
             f.grp = f.idx
-            groups.append(Group(f.idx, [f], shas[f.path], name=qrels_stem(f.path)))
+            groups.append(Group(f.idx, [f], shas[f.path], name=qrels_stem(f.path), file_sha=file_shas[f.path]))
         check_names(groups, "qrels set")
 
     if probs:  # the probabilities are part of the set's content
         for g in groups:
             g.sha = hashlib.sha256((g.sha + repr(sorted(probs))).encode()).hexdigest()
+            g.file_sha = hashlib.sha256((str(g.file_sha) + repr(sorted(probs))).encode()).hexdigest()
     con = store.con
-    stored = {
-        r[0]: r[1]
-        for r in con.execute(
-            "SELECT name, sha256 FROM qrels_meta WHERE name IN (SELECT unnest(?))", [[g.name for g in groups]]
-        ).fetchall()
-    }
+    stored = stored_identities(con, "qrels", [g.final for g in groups])
     results: dict[int, IngestResult] = {}
     todo = []
     for g in groups:
-        if stored.get(g.name) == g.sha:
+        if g.final in stored and stored[g.final].same(g, format, declared):
             results[g.idx] = IngestResult("qrels", g.final, "unchanged", g.sources)
         else:
             todo.append(g)

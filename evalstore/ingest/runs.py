@@ -25,15 +25,15 @@ from .files import (
     compression,
     expand_paths,
     fields,
-    file_sha256,
     first_content_line,
+    hashes,
     materialized,
     physical_line,
 )
-from .formats import FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
+from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import IngestResult, store_runs
+from .write import IngestResult, store_runs, stored_identities
 
 
 def ingest_runs(
@@ -80,17 +80,13 @@ def _ingest(
 
     con = store.con
     results: dict[int, IngestResult] = {}
-    stored = {
-        r[0]: r[1]
-        for r in con.execute(
-            "SELECT name, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))",
-            [[g.name or g.guess for g in groups if (g.name or g.guess)]],
-        ).fetchall()
-    }
-    todo = []
+    stored = stored_identities(con, "run", [nm for g in groups if (nm := g.name or g.guess)])
+    todo, unchanged = [], []
     for g in groups:
         nm = g.name or g.guess
-        if nm is not None and stored.get(nm) == g.sha:
+        if nm is not None and nm in stored and stored[nm].same(g, format):
+            g.name = nm
+            unchanged.append(g)
             results[g.idx] = IngestResult("run", nm, "unchanged", g.sources)
         else:
             todo.append(g)
@@ -117,7 +113,7 @@ def _ingest(
                     file=", ".join(f.name for f in todo_files),
                     expected=todo_files[0].layout.expected,
                 )
-            check_names(todo, "run")
+            check_names(unchanged + todo, "run")  # an unchanged run's name is taken too
             bar.update(description="checking runs")
             dups = duplicates(st)
             if dups and not dedupe:
@@ -149,14 +145,14 @@ def _plan(
     and whether the files are per-topic files (NTCIREVAL res files) forming one run."""
     files = [SourceFile(i, p, compression(p), "trec_run") for i, p in enumerate(paths)]
     firsts = {f.idx: first_content_line(f.path) for f in files}
-    shas = {f.path: file_sha256(f.path) for f in files}
+    shas, file_shas = hashes([f.path for f in files])
     for f in files:
         first_line = firsts[f.idx]
         f.delim = readers.fast_delimiter(first_line)
         if f.delim and first_line is not None:
             f.tag0 = first_line.split(f.delim)[5]
     first = next((firsts[f.idx] for f in files if firsts[f.idx] is not None), None)
-    layout = FORMATS[format].run_layout(len(fields(first)) if first is not None else None)
+    layout = INPUT_FORMATS[format].run_layout(len(fields(first)) if first is not None else None)
     if LAYOUTS[layout].topic_from_file:
         if not name:
             raise IngestError(
@@ -172,7 +168,9 @@ def _plan(
                     file=f.name,
                 )
             topics[f.topic] = f.path
-        return files, [Group(0, files, combined_sha([f.path for f in files], shas), name=name)], True
+        paths = [f.path for f in files]
+        group = Group(0, files, combined_sha(paths, shas), name=name, file_sha=combined_sha(paths, file_shas))
+        return files, [group], True
     if name and len(files) > 1:
         raise IngestError(
             f"--name names one run but {len(files)} files were given; ingest them one at a "
@@ -181,7 +179,7 @@ def _plan(
     groups = []
     for f in files:
         f.grp = f.idx
-        g = Group(f.idx, [f], shas[f.path])
+        g = Group(f.idx, [f], shas[f.path], file_sha=file_shas[f.path])
         if name:
             g.name = name
         elif name_from == "file":

@@ -1,11 +1,13 @@
 """Runs and qrels given as Python objects, as Arrow tables: dicts, pandas / polars DataFrames,
 pyarrow Tables, and iterables of namedtuples (ir_datasets' ``qrels_iter()``, ``scoreddocs_iter()``).
 
-Column names: ir_measures' and ranx's (``query_id, doc_id, relevance, score``) or evalstore's
-(``topic, doc, grade, score``); ``qid``/``docno``/``rel`` are accepted too, other columns
-(``iteration``, ``Q0``, ``rank``, ``run``) are ignored. Values are checked as a file's would be:
-topics and documents present, grades integers, scores finite numbers, each (topic, doc) once.
-A run table keeps the order of its rows (``ln``, for the NTCIREVAL convention's file order).
+Column names: ir_measures' (``query_id, doc_id, relevance, score``), ranx's (``q_id, doc_id,
+score``; a ranx qrels table's ``score`` is the grade) or evalstore's (``topic, doc, grade,
+score``); ``qid``/``docno``/``rel`` are accepted too, other columns (``iteration``, ``Q0``,
+``rank``, ``run``) are ignored. ranx's ``Qrels`` and ``Run`` objects are read through their dicts.
+Values are checked as a file's would be: topics and documents present, grades integers (of
+DuckDB's INTEGER range), scores finite numbers, each (topic, doc) once. A run table keeps the
+order of its rows (``ln``, for the NTCIREVAL convention's file order).
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ import pyarrow.compute as pc
 from ..errors import IngestError
 
 _ALIASES = {
-    "topic": ("topic", "query_id", "qid", "query"),
+    "topic": ("topic", "query_id", "q_id", "qid", "query"),
     "doc": ("doc", "doc_id", "docno", "docid"),
-    "grade": ("grade", "relevance", "rel", "label"),
+    "grade": ("grade", "relevance", "rel", "label", "score"),  # ranx's qrels call the grade 'score'
     "score": ("score",),
 }
+#: DuckDB's INTEGER, which grades are stored as.
+MAX_GRADE = 2**31 - 1
 
 
 def is_path(obj: Any) -> bool:
@@ -34,9 +38,17 @@ def is_path(obj: Any) -> bool:
     )
 
 
+def is_ranx(obj: Any) -> bool:
+    """A ranx ``Qrels`` or ``Run`` object (read through ``to_dict()``)."""
+    return type(obj).__module__.split(".")[0] == "ranx" and callable(getattr(obj, "to_dict", None))
+
+
 def qrels_table(obj: Any, what: str = "qrels") -> pa.Table:
     """``(topic, doc, grade)`` of qrels given as a dict, DataFrame, Arrow table or namedtuples."""
+    if is_ranx(obj):
+        obj = obj.to_dict()
     if isinstance(obj, Mapping):
+        _nested(obj, what, "grade")
         topics = [str(t) for t, docs in obj.items() for _ in docs]
         docs = [str(d) for ds in obj.values() for d in ds]
         grades = [g for ds in obj.values() for g in ds.values()]
@@ -45,9 +57,13 @@ def qrels_table(obj: Any, what: str = "qrels") -> pa.Table:
     return _checked(t, what, "qrels", unique=True)
 
 
-def run_table(obj: Any, what: str = "run") -> pa.Table:
-    """``(topic, doc, score, ln)`` of a run given as a dict, DataFrame, Arrow table or namedtuples."""
+def run_table(obj: Any, what: str = "run", *, allow_empty: bool = False) -> pa.Table:
+    """``(topic, doc, score, ln)`` of a run given as a dict, DataFrame, Arrow table or namedtuples
+    (``allow_empty``: a run with no rows is returned as an empty table instead of an error)."""
+    if is_ranx(obj):
+        obj = obj.to_dict()
     if isinstance(obj, Mapping):
+        _nested(obj, what, "score")
         topics = [str(t) for t, docs in obj.items() for _ in docs]
         docs = [str(d) for ds in obj.values() for d in ds]
         scores = [s for ds in obj.values() for s in ds.values()]
@@ -57,10 +73,22 @@ def run_table(obj: Any, what: str = "run") -> pa.Table:
         t = _columns(_arrow(obj, what), ("topic", "doc", "score"), what)
         unique = True
     t = t.append_column("ln", pa.array(range(1, t.num_rows + 1), pa.int64()))
+    if allow_empty and t.num_rows == 0:
+        return t
     return _checked(t, what, "run", unique)
 
 
 # ----------------------------------------------------------------------------------------------
+def _nested(obj: Mapping, what: str, value: str) -> None:
+    """A dict must be ``{topic: {doc: value}}``."""
+    for topic, docs in obj.items():
+        if not isinstance(docs, Mapping):
+            raise IngestError(
+                f"{what}: a dict maps each topic to {{doc: {value}}}; topic {topic!r} maps to "
+                f"{type(docs).__name__} {docs!r:.40}"
+            )
+
+
 def _arrow(obj: Any, what: str) -> pa.Table:
     if isinstance(obj, pa.Table):
         return obj
@@ -74,7 +102,8 @@ def _arrow(obj: Any, what: str) -> pa.Table:
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
         rows = list(obj)
         if not rows:
-            raise IngestError(f"{what} is empty")
+            return pa.table({"topic": pa.array([], pa.string()), "doc": pa.array([], pa.string()),
+                             "grade": pa.array([], pa.int32()), "score": pa.array([], pa.float64())})  # fmt: skip
         first = rows[0]
         fields = getattr(first, "_fields", None)
         if fields is None:
@@ -122,21 +151,35 @@ def _ints(values: list, what: str) -> pa.Array:
                 raise IngestError(f"{what}: grade {v!r} is not an integer")
             v = int(v)
         try:
-            out.append(int(v))
+            g = int(v)
         except (TypeError, ValueError):
             raise IngestError(f"{what}: grade {v!r} is not an integer") from None
+        if not -MAX_GRADE <= g <= MAX_GRADE:
+            raise IngestError(f"{what}: grade {g} is out of range (grades lie between -{MAX_GRADE} and {MAX_GRADE})")
+        out.append(g)
     return pa.array(out, pa.int32())
+
+
+def _score_problem(v: Any) -> str | None:
+    """Why ``v`` is not a score (None when it is one)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        return "is not a number"
+    try:
+        f = float(v)
+    except (OverflowError, ValueError, TypeError):
+        return "is not a finite number (too large)"
+    return None if math.isfinite(f) else "is not finite (scores must be finite numbers)"
 
 
 def _floats(values: list, what: str) -> pa.Array:
     try:
         arr = pa.array(values, pa.float64())
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-        bad = next((v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool)), None)
-        raise IngestError(f"{what}: score {bad!r} is not a number") from None
-    if arr.null_count or not pc.all(pc.is_finite(arr)).as_py():
-        bad = next(v for v in values if v is None or not math.isfinite(v))
-        raise IngestError(f"{what}: score {bad!r} is not finite (scores must be finite numbers)")
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+        arr = None
+    if arr is None or arr.null_count or (len(arr) and not pc.all(pc.is_finite(arr)).as_py()):
+        bad, why = next((v, w) for v in values if (w := _score_problem(v)) is not None)
+        shown = repr(bad) if len(repr(bad)) <= 40 else repr(bad)[:37] + "..."
+        raise IngestError(f"{what}: score {shown} {why}")
     return arr
 
 

@@ -41,10 +41,11 @@ class Group:
 
     idx: int
     files: list[SourceFile]
-    sha: str
+    sha: str  # of the content (decompressed; the set's identity with its options)
     name: str | None = None  # final name (known before parsing when given or from the file name)
     guess: str | None = None  # name expected before parsing (first line's tag)
     tag: str | None = None
+    file_sha: str | None = None  # of the files as given (provenance)
 
     @property
     def final(self) -> str:

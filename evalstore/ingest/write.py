@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..drop import analyses_reading, drop_analyses
 from ..errors import IngestError
 from .checks import check_replaceable_qrels
 from .staging import Group, Staging
@@ -31,7 +32,7 @@ class IngestResult:
     def summary(self) -> str:
         if self.status == "unchanged":
             return (
-                f"{self.kind} {self.name!r}: identical content already stored under this name "
+                f"{self.kind} {self.name!r}: identical content and options already stored under this name "
                 f"(same sha256), nothing to do"
             )
         s = f"{self.kind} {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics"
@@ -42,54 +43,101 @@ class IngestResult:
         return s
 
 
+@dataclass(frozen=True)
+class Stored:
+    """What identifies a stored run or qrels set: its content (``sha256``; ``file_sha256``, the
+    hash of its files as given, identifies rows stored before migration 0010 too), the format it
+    was read in and, for a qrels set, its declared gains. Options that change what the content
+    means are part of the identity: the same file with other gains is another qrels set."""
+
+    id: int
+    sha256: str
+    file_sha256: str | None
+    format: str
+    gains: str | None = None
+
+    def same(self, g: Group, fmt: str, gains: str | None = None) -> bool:
+        content = g.sha == self.sha256 or (g.file_sha is not None and g.file_sha == self.file_sha256)
+        return content and fmt == self.format and gains == self.gains
+
+    def difference(self, g: Group, fmt: str, gains: str | None = None) -> str:
+        """What differs from ``g`` (for the message that asks for --replace)."""
+        if not (g.sha == self.sha256 or (g.file_sha is not None and g.file_sha == self.file_sha256)):
+            return f"different content (sha256 {self.sha256[:12]} vs {g.sha[:12]})"
+        if fmt != self.format:
+            return f"the same content read as another format ({self.format} vs {fmt})"
+        return f"the same content with other declared gains ({self.gains or 'none'} vs {gains or 'none'})"
+
+
+def stored_identities(con, kind: str, names: Sequence[str]) -> dict[str, Stored]:
+    """``{name: Stored}`` of the runs (``kind='run'``) or qrels sets ``names`` already stored."""
+    if kind == "run":
+        sql = "SELECT name, run_id, sha256, file_sha256, format, NULL FROM run_meta WHERE name IN (SELECT unnest(?))"
+    else:
+        sql = (
+            "SELECT name, qrels_id, sha256, file_sha256, format, default_gains FROM qrels_meta "
+            "WHERE name IN (SELECT unnest(?))"
+        )
+    return {r[0]: Stored(*r[1:]) for r in con.execute(sql, [list(names)]).fetchall()}
+
+
+def _replaced(store, kind: str, name: str) -> list[str]:
+    """Drop the analyses that read the old content of a run or qrels set being replaced; a note."""
+    ids = analyses_reading(store, kind, [name])
+    drop_analyses(store, ids)
+    return (
+        [f"dropped {len(ids)} stored analysis(es) that read the old content (ids {', '.join(map(str, ids))})"]
+        if ids
+        else []
+    )
+
+
 def store_runs(
     store, st: Staging, groups: Sequence[Group], gstats: dict, dups: dict, replace: bool, fmt: str, rank_sql: str
 ) -> dict[int, IngestResult]:
     con = store.con
-    existing = {
-        r[0]: (r[1], r[2])
-        for r in con.execute(
-            "SELECT name, run_id, sha256 FROM run_meta WHERE name IN (SELECT unnest(?))", [[g.name for g in groups]]
-        ).fetchall()
-    }
+    existing = stored_identities(con, "run", [g.final for g in groups])
     results: dict[int, IngestResult] = {}
     mapping: list[tuple[int, int]] = []
     for g in groups:
         files = g.sources
         n_rows, n_topics = gstats.get(g.idx, (0, 0))
-        old = existing.get(g.name)
-        if old and old[1] == g.sha:
+        old = existing.get(g.final)
+        if old and old.same(g, fmt):
             results[g.idx] = IngestResult("run", g.final, "unchanged", files)
             continue
         if old and not replace:
             raise IngestError(
-                f"a run named {g.name!r} already exists with different content (sha256 {old[1][:12]} vs {g.sha[:12]})",
+                f"a run named {g.name!r} already exists with {old.difference(g, fmt)}",
                 file=", ".join(files),
                 expected="--replace to replace it, or --name to store this file under another name",
             )
         source = ",".join(files) or "<dict>"
         n_dropped = dups.get(g.idx, 0)
+        notes: list[str] = []
         if old:
-            run_id = old[0]
+            run_id = old.id
             for table in ("run_row_data", "score_data", "evaluations"):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
             con.execute(
-                """UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, n_topics = ?, n_rows = ?,
-                           n_dropped_duplicates = ?, ingested_at = current_timestamp WHERE run_id = ?""",
-                [g.tag, source, fmt, g.sha, n_topics, n_rows, n_dropped, run_id],
+                """UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?,
+                           n_rows = ?, n_dropped_duplicates = ?, ingested_at = current_timestamp WHERE run_id = ?""",
+                [g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped, run_id],
             )
+            notes = _replaced(store, "run", g.final)
             status = "replaced"
         else:
             run_id = con.execute(
-                """INSERT INTO run_meta (name, tag, source, format, sha256, n_topics, n_rows,
-                                    n_dropped_duplicates) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
-                [g.name, g.tag, source, fmt, g.sha, n_topics, n_rows, n_dropped],
+                """INSERT INTO run_meta (name, tag, source, format, sha256, file_sha256, n_topics, n_rows,
+                                    n_dropped_duplicates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
+                [g.name, g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped],
             ).fetchall()[0][0]
             status = "added"
         mapping.append((g.idx, run_id))
         res = IngestResult(
-            "run", g.final, status, files, n_rows=n_rows, n_topics=n_topics, n_dropped_duplicates=n_dropped
-        )
+            "run", g.final, status, files, n_rows=n_rows, n_topics=n_topics, n_dropped_duplicates=n_dropped,
+            messages=notes,
+        )  # fmt: skip
         if len(g.files) > 1:
             empty = [
                 f.topic
@@ -147,32 +195,33 @@ def store_qrels(
     files = g.sources
     source = ",".join(files) or "<dict>"
     n_rows, n_topics, max_grade = gstat
-    existing = con.execute("SELECT qrels_id, sha256 FROM qrels_meta WHERE name = ?", [g.name]).fetchall()
-    if existing and existing[0][1] == g.sha:
+    old = stored_identities(con, "qrels", [g.final]).get(g.final)
+    if old and old.same(g, fmt, gains):
         return IngestResult("qrels", g.final, "unchanged", files)
-    if existing and not replace:
+    if old and not replace:
         raise IngestError(
-            f"a qrels set named {g.name!r} already exists with different content "
-            f"(sha256 {existing[0][1][:12]} vs {g.sha[:12]})",
+            f"a qrels set named {g.name!r} already exists with {old.difference(g, fmt, gains)}",
             file=source,
             expected="--replace to replace it, or --name to store it under another name",
         )
-    if existing:
-        qid = existing[0][0]
+    notes: list[str] = []
+    if old:
+        qid = old.id
         check_replaceable_qrels(con, g.final, qid)
         for table in ("qrels_data", "subtopic_qrels_data", "subtopic_probs", "score_data", "evaluations"):
             con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [qid])
         con.execute(
-            """UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, n_topics = ?, n_judged = ?,
+            """UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?, n_judged = ?,
                        max_grade = ?, default_gains = ?, ingested_at = current_timestamp WHERE qrels_id = ?""",
-            [source, fmt, g.sha, n_topics, n_rows, max_grade, gains, qid],
+            [source, fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains, qid],
         )
+        notes = _replaced(store, "qrels", g.final)
         status = "replaced"
     else:
         qid = con.execute(
-            """INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade,
-                             default_gains) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
-            [g.name, source, fmt, g.sha, n_topics, n_rows, max_grade, gains],
+            """INSERT INTO qrels_meta (name, source, format, sha256, file_sha256, n_topics, n_judged, max_grade,
+                             default_gains) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
+            [g.name, source, fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains],
         ).fetchall()[0][0]
         status = "added"
     if subtopics:
@@ -198,4 +247,4 @@ def store_qrels(
             f"SELECT ?, topic, doc, grade FROM {st.rows} WHERE grp = ? ORDER BY topic, doc",
             [qid, g.idx],
         )
-    return IngestResult("qrels", g.final, status, files, n_rows=n_rows, n_topics=n_topics)
+    return IngestResult("qrels", g.final, status, files, n_rows=n_rows, n_topics=n_topics, messages=notes)

@@ -47,14 +47,38 @@ def _lit(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+#: The longest folder name most file systems allow (bytes).
+MAX_FOLDER_NAME = 255
+
+
+def partition_folder(key: str, name: str) -> str:
+    """The folder DuckDB writes a partition ``key=name`` to: characters other than letters,
+    digits, ``.``, ``_``, ``-`` and ``~`` percent-encoded, byte by byte of their UTF-8 form."""
+    safe = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~")
+    return key + "=" + "".join(c if c in safe else "".join(f"%{b:02X}" for b in c.encode()) for c in name)
+
+
+def _check_folder_names(store: Store) -> None:
+    """Refuse, before anything is written, names whose partition folder is too long to create."""
+    for key, table in (("run", "run_meta"), ("qrels", "qrels_meta")):
+        for (name,) in store.con.execute(f"SELECT name FROM {table} ORDER BY name").fetchall():
+            folder = partition_folder(key, name)
+            if len(folder.encode()) > MAX_FOLDER_NAME:
+                raise StoreError(
+                    f"the {key} name {name[:40]!r}... makes a layout folder of {len(folder.encode())} bytes (at most "
+                    f"{MAX_FOLDER_NAME}); rename it before exporting (nothing was written)"
+                )
+
+
 def export_store(store: Store, folder: str | os.PathLike) -> dict[str, Any]:
     """Write the store's runs, qrels sets, subsamples and scores to ``folder`` (see the module
     docstring); returns the manifest. The folder must be empty or absent."""
     out = Path(folder)
     if out.exists() and any(out.iterdir()):
         raise StoreError(f"{out} is not empty; export into a new folder")
-    out.mkdir(parents=True, exist_ok=True)
     con = store.con
+    _check_folder_names(store)
+    out.mkdir(parents=True, exist_ok=True)
     run_cols = ", ".join(f"m.{c}" for c in _columns(store, "run_meta", ("run_id",)))
     qrels_cols = ", ".join(f"m.{c}" for c in _columns(store, "qrels_meta", ("qrels_id",)))
     eval_cols = ", ".join(f"e.{c}" for c in _columns(store, "evaluations", ("run_id", "qrels_id")))

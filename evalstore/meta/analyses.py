@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..arguments import names as arg_names
 from ..errors import MetaError
 from ..progress import progress_bar
 from .common import (
     Analysis,
-    as_list,
     check_alpha,
     columns_for,
     finish,
@@ -39,7 +39,7 @@ from .common import (
 from .correlation import correlate
 from .matrix import ScoreMatrix
 from .sampling import check_seed, check_trials, pair_indices, swap_indices
-from .significance import ADJUSTMENTS, TESTS
+from .significance import ADJUSTMENTS, test_name
 from .significance import adjust as adjust_p
 from .swap import BIN_WIDTH, N_BINS, swap_method
 
@@ -300,10 +300,7 @@ def tests(
     """Paired tests for every run pair of each column, with optional Holm / Bonferroni / BH / BY adjustment
     over the pairs of a column, and the discriminative power of each test."""
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
-    names = list(dict.fromkeys(as_list(tests)))
-    for t in names:
-        if t not in TESTS:
-            raise MetaError(f"unknown test {t!r}; use one of {', '.join(TESTS)}")
+    names = list(dict.fromkeys(test_name(t) for t in arg_names(tests, "test")))
     if adjust not in ADJUSTMENTS:
         raise MetaError(f"unknown p-value adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..arguments import metric_names, names
 from ..errors import MetaError
 from .bootstrap import paired_bootstrap
 from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_runs
@@ -42,13 +43,9 @@ class Analysis:
         return self.tables.get(table, [])
 
 
-def as_list(x: str | Sequence[str]) -> list[str]:
-    return [x] if isinstance(x, str) else list(x)
-
-
 def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> list[Column]:
     """Score columns: every metric on every qrels set (qrels-major order)."""
-    qs, ms = as_list(qrels), as_list(metrics)
+    qs, ms = names(qrels, "qrels set"), metric_names(metrics)
     if not qs or not ms:
         raise MetaError("give at least one qrels set and one metric")
     return [Column(q, m) for q in qs for m in ms]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..aggregate import aggregate_rows
+from ..arguments import names
 from ..errors import MetaError
 from ..evaluate import evaluate_many, stored_name, unrelated_runs
 from ..metrics.options import make_options
@@ -149,7 +150,7 @@ def _run_ids(store: Store, runs: Sequence[str] | None) -> tuple[list[str], list[
         runs = store.run_names()
         if not runs:
             raise MetaError("the store has no runs; ingest some with `evalstore ingest run FILE`")
-    runs = list(dict.fromkeys(runs))
+    runs = names(runs, "run")
     return runs, [store.run_id(r) for r in runs]
 
 

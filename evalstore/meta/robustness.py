@@ -40,7 +40,7 @@ from .common import Analysis, check_alpha, finish, finite, inputs_of, load, need
 from .correlation import correlate
 from .matrix import Column
 from .sampling import check_seed, check_trials
-from .significance import TESTS
+from .significance import test_name
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -90,8 +90,7 @@ def robustness(
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metrics:
         raise MetaError("give at least one metric")
-    if test not in TESTS:
-        raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    test = test_name(test)
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
     subs = _subsamples(store, qrels, subsamples)
     levels = [{"name": qrels, "fraction": 1.0, "trial": 0}] + subs

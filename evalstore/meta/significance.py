@@ -41,8 +41,19 @@ from .bootstrap import row_scale, t_statistic
 from .sampling import block_size, check_trials, sign_flips
 
 TESTS = ("bootstrap", "t", "wilcoxon", "randomisation")
+#: Other spellings of the tests (here and in ``compare``), accepted and printed as the name they stand for.
+TEST_SPELLINGS = {"randomization": "randomisation", "tukey": "tukey-hsd", "tukey_hsd": "tukey-hsd", "hsd": "tukey-hsd"}
 ADJUSTMENTS = ("none", "holm", "bonferroni", "bh", "by")
 EXACT_MAX_N = 50
+
+
+def test_name(test: str, tests: tuple[str, ...] = TESTS) -> str:
+    """The name of ``test`` among ``tests`` (another spelling, such as ``randomization``, gives the
+    name it stands for); an unknown test is a MetaError."""
+    t = TEST_SPELLINGS.get(str(test).lower(), str(test).lower())
+    if t not in tests:
+        raise MetaError(f"unknown test {test!r}; use one of {', '.join(tests)}")
+    return t
 
 
 def _check(Z) -> np.ndarray:

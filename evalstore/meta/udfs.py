@@ -18,7 +18,10 @@ e.g. for two runs over the topics both were scored on::
     FROM scores a JOIN scores b USING (qrels, metric, topic)
     WHERE a.run = 'bm25' AND b.run = 'rerank' AND a.qrels = 'sample' AND a.metric = 'AP'
 
-A NULL argument gives NULL; lists of different lengths or with NULL elements are an error.
+A NULL argument gives NULL; lists of different lengths or with NULL elements are an error. The
+Monte-Carlo tests allocate B x n resample cells in Python, outside DuckDB's memory limit: they
+refuse a B whose cells (about 32 bytes each) would exceed the connection's memory limit
+(``bootstrap_asl: B x n = ...``).
 
 The functions are vectorised: DuckDB hands them a batch of rows (Arrow columns); the rows with the
 same number of topics (and B, seed) go to the matrix form of the test at once, one row per pair
@@ -37,9 +40,14 @@ from ..udfs import sql_function
 from .bootstrap import paired_bootstrap
 from .significance import paired_t, randomisation, wilcoxon
 
+#: Bytes a resampling test needs per (resample, topic) cell: the index or sign matrix, its counts
+#: and the products (measured: bootstrap_asl with B = 30,000,000 and n = 2 used 3 GB).
+BYTES_PER_CELL = 32
 
-def _batch(name: str, x, y, *scalars, test: Callable[..., np.ndarray]) -> pa.Array:
-    """``test(Z, *scalars)`` for the rows of a batch grouped by (length, scalars): Z holds x - y."""
+
+def _batch(name: str, x, y, *scalars, test: Callable[..., np.ndarray], budget: int | None = None) -> pa.Array:
+    """``test(Z, *scalars)`` for the rows of a batch grouped by (length, scalars): Z holds x - y.
+    ``budget``: bytes the first scalar (B) times the list length may use (see the module docstring)."""
     ok = L.all_valid(x, y, *scalars)
     xv, xo, _ = L.lists(x, ok)
     yv, yo, _ = L.lists(y, ok)
@@ -53,6 +61,14 @@ def _batch(name: str, x, y, *scalars, test: Callable[..., np.ndarray]) -> pa.Arr
     if np.isnan(xv).any() or np.isnan(yv).any():
         raise ValueError(f"{name}: the lists contain NULL scores; filter them out or use coalesce(value, 0)")
     params = [L.scalars(a)[0].astype(np.int64) for a in scalars]
+    if budget is not None and params and ok.any():
+        cells = int((params[0][ok].astype(np.float64) * xl[ok]).max())
+        if cells * BYTES_PER_CELL > budget:
+            raise ValueError(
+                f"{name}: B x n = {cells:,} resample cells need about {cells * BYTES_PER_CELL / 2**20:,.0f} MiB, more "
+                f"than the connection's memory limit ({budget / 2**20:,.0f} MiB) allows; use a smaller B (or "
+                f"evalstore meta, which works in blocks)"
+            )
     out = np.zeros(len(xl))
     keys = np.stack([xl, *params], axis=1)[ok]
     rows = np.flatnonzero(ok)
@@ -64,9 +80,13 @@ def _batch(name: str, x, y, *scalars, test: Callable[..., np.ndarray]) -> pa.Arr
     return L.column(out, ok)
 
 
-@sql_function("bootstrap_asl", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE", arrow=True)
-def _bootstrap_asl(x, y, B, seed) -> pa.Array:
-    return _batch("bootstrap_asl", x, y, B, seed, test=lambda Z, b, s: paired_bootstrap(Z, B=b, seed=s).asl)
+@sql_function("bootstrap_asl", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE", arrow=True, bounded=True)
+def _bootstrap_asl(budget: int) -> Callable[..., pa.Array]:
+    def bootstrap_asl(x, y, B, seed) -> pa.Array:
+        asl = lambda Z, b, s: paired_bootstrap(Z, B=b, seed=s).asl  # noqa: E731
+        return _batch("bootstrap_asl", x, y, B, seed, test=asl, budget=budget)
+
+    return bootstrap_asl
 
 
 @sql_function("paired_t_p", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", arrow=True)
@@ -79,6 +99,10 @@ def _wilcoxon_p(x, y) -> pa.Array:
     return _batch("wilcoxon_p", x, y, test=lambda Z: wilcoxon(Z)[1])
 
 
-@sql_function("randomisation_p", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE", arrow=True)
-def _randomisation_p(x, y, B, seed) -> pa.Array:
-    return _batch("randomisation_p", x, y, B, seed, test=lambda Z, b, s: randomisation(Z, b, s)[1])
+@sql_function("randomisation_p", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE", arrow=True, bounded=True)
+def _randomisation_p(budget: int) -> Callable[..., pa.Array]:
+    def randomisation_p(x, y, B, seed) -> pa.Array:
+        p = lambda Z, b, s: randomisation(Z, b, s)[1]  # noqa: E731
+        return _batch("randomisation_p", x, y, B, seed, test=p, budget=budget)
+
+    return randomisation_p

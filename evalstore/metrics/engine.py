@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import duckdb
 
+from ..arguments import metric_names
 from ..errors import MetricError, is_resource_error
 from . import registry, sqlfile
 from .gains import check_gains, top_grade
@@ -37,10 +38,8 @@ class Progress(Protocol):
 
 def resolve_metrics(metrics: Sequence[str] | str) -> list[MetricInstance]:
     """Metric instances from names (a trec_eval name with several cutoffs gives several)."""
-    if isinstance(metrics, str):
-        metrics = [metrics]
     out: list[MetricInstance] = []
-    for m in metrics:
+    for m in metric_names(metrics):
         out.extend(registry.parse(m))
     if not out:
         raise MetricError("no metric given; e.g. -m AP -m nDCG@10")

@@ -66,6 +66,22 @@ def parse_int(text: str, what: str, minimum: float | None = None, maximum: float
     return v
 
 
+_TRUE, _FALSE = ("true", "1", "yes", "t"), ("false", "0", "no", "f")
+
+
+def parse_bool(text: str, what: str) -> bool:
+    """The one rule of boolean parameters: true/yes/t/1 or false/no/f/0, in any case, quoted or
+    not (``judged_only=true``, ``relative=True``, ``judged_only='true'``); anything else is an error."""
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        t = t[1:-1].strip()
+    if t.lower() in _TRUE:
+        return True
+    if t.lower() in _FALSE:
+        return False
+    raise MetricError(f"{what} must be true or false (also yes/no, 1/0), not {text.strip()!r}")
+
+
 def parse_float(
     text: str, what: str, minimum: float | None = None, maximum: float | None = None, allow_inf: bool = False
 ) -> float:
@@ -113,9 +129,10 @@ def parse_floats(text: str, what: str, param: Param | None = None) -> tuple[floa
     map ``{0:0,1:1,2:3}``."""
     if text.strip().startswith("{") and text.strip().endswith("}"):
         return parse_gain_map(text, what)
-    parts = [p for p in re.split(r"[:,]", text.strip().strip("[]()")) if p.strip()]
-    if not parts:
-        raise MetricError(f"{what} must be a list of numbers such as 1:2:3, not {text!r}")
+    body = text.strip().strip("[]()")
+    parts = re.split(r"[:,]", body)
+    if not body.strip() or any(not p.strip() for p in parts):
+        raise MetricError(f"{what} must be a list of numbers such as 1:2:3 (no empty element), not {text!r}")
     kw: dict[str, Any] = {}
     if param is not None:
         kw = {"minimum": param.minimum, "maximum": param.maximum, "allow_inf": param.allow_inf}
@@ -156,12 +173,7 @@ def parse_value(param: Param, text: str, metric: str) -> Any:
     if param.kind == "float":
         return parse_float(t, what, param.minimum, param.maximum, param.allow_inf)
     if param.kind == "bool":
-        low = t.lower()
-        if low in ("true", "1", "yes", "t"):
-            return True
-        if low in ("false", "0", "no", "f"):
-            return False
-        raise MetricError(f"{what} must be true or false, not {t!r}")
+        return parse_bool(t, what)
     if param.kind in ("gains", "floats"):
         if t.lower() in ("default", "none", ""):
             return None

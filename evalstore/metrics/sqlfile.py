@@ -28,6 +28,14 @@ the SQL against the registry:
 * ``udfs``: the Python functions it calls (they exist on DuckDB connections opened by evalstore,
   not in other engines).
 
+Sums of per-document terms are written ``exact_sum(term)``: the block's SQL then takes the sum
+exactly, ``CAST(sum(CAST(term AS DECIMAL(38, 24))) AS DOUBLE)`` (each term rounded to 24
+decimals, added as integers, rounded to a double once), so a score is the same to the last bit
+however DuckDB splits the rows among its threads (floating-point addition is not associative: a
+plain ``sum`` over doubles differed in the last bit between two identical evaluations). A
+filtered sum is ``exact_sum(CASE WHEN condition THEN term END)``; Spark SQL runs the same
+expansion.
+
 A block is rendered with only the fragments it includes. :func:`problems` compares each
 declaration with the SQL text (comments removed); ``tests/test_registry.py`` runs it for every
 file and fails on any disagreement.
@@ -174,6 +182,31 @@ def strip_comments(sql: str) -> str:
     return "".join(out)
 
 
+EXACT_SUM = "exact_sum("
+#: What ``exact_sum(term)`` stands for (see the module docstring).
+EXACT_SUM_SQL = "CAST(sum(CAST({term} AS DECIMAL(38, 24))) AS DOUBLE)"
+
+
+def expand_exact_sums(sql: str) -> str:
+    """``sql`` with every ``exact_sum(term)`` written out (:data:`EXACT_SUM_SQL`)."""
+    out, pos = [], 0
+    while (start := sql.find(EXACT_SUM, pos)) >= 0:
+        depth, i = 0, start + len(EXACT_SUM) - 1
+        while True:
+            if sql[i] == "(":
+                depth += 1
+            elif sql[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        term = expand_exact_sums(sql[start + len(EXACT_SUM) : i])
+        out += [sql[pos:start], EXACT_SUM_SQL.format(term=term)]
+        pos = i + 1
+    out.append(sql[pos:])
+    return "".join(out)
+
+
 def parse(text: str, name: str) -> SqlFile:
     """Parse the text of a family file (see the module docstring)."""
     marks = list(_BLOCK_RE.finditer(text))
@@ -189,7 +222,7 @@ def parse(text: str, name: str) -> SqlFile:
                 raise ValueError(f"sql/{name}: block {m.group(2)} declares '{d.group(1)}' twice")
             decl[d.group(1)] = frozenset(items)
             lines.pop(0)
-        body = "\n".join(lines).strip().rstrip(";").strip()
+        body = expand_exact_sums("\n".join(lines).strip().rstrip(";").strip())
         block = SqlBlock(name, m.group(1), m.group(2), body, text.count("\n", 0, m.start()) + 1, **decl)
         target = out.metrics if block.kind == "metric" else out.fragments
         if block.name in target:

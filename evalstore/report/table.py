@@ -1,25 +1,33 @@
-"""The unit every writer consumes: a table of rows with named columns, a title and notes."""
+"""What every writer consumes: a :class:`Table` of rows under named columns, and a :class:`Report`
+(the tables a command prints, the data behind them, the legend that explains them and notes for
+the person at the terminal)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..result import EvalResult
 
 
 @dataclass
 class Table:
     """Rows of values under named columns.
 
-    ``title`` is shown above a terminal table (not written to csv/tsv/json); ``notes`` are lines
-    for the reader (legends, hints), printed on stderr by the CLI so that stdout stays data;
-    ``digits`` is the number of decimals of floats in a terminal table (None: as computed)."""
+    ``title`` is shown above a table for readers (not written to csv/tsv/json); ``notes`` are lines
+    for the reader (hints, what was left out), printed on stderr by the CLI so that stdout stays
+    data; ``digits`` is the number of decimals of floats in a table for readers (None: as
+    computed); ``rule_after``: rows after which a rule is drawn (LaTeX's ``\\midrule``: the
+    baseline of a comparison)."""
 
     columns: list[str]
     rows: Sequence[Sequence[Any]]
     title: str | None = None
     notes: list[str] = field(default_factory=list)
     digits: int | None = 4
+    rule_after: tuple[int, ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in self.rows]
@@ -30,3 +38,53 @@ class Table:
         heads = [str(r[0]) for r in self.rows]
         rows = [[c, *[r[i] for r in self.rows]] for i, c in enumerate(self.columns) if i > 0]
         return Table([self.columns[0], *heads], rows, self.title, list(self.notes), self.digits)
+
+
+@dataclass(frozen=True)
+class Marked:
+    """A value with the marks a paper table gives it: ``bold`` (the best of its column), ``mark``
+    (``▲``/``▼``: significantly better/worse than the baseline) and ``letters`` (the runs it is
+    significantly better than). Each writer draws the marks in its own syntax; data formats
+    write the value alone."""
+
+    value: float
+    bold: bool = False
+    mark: str = ""
+    letters: str = ""
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+@dataclass
+class Report:
+    """What a command prints.
+
+    ``tables``: for readers (terminal, Markdown, LaTeX, a text file), in order; ``data``: the table
+    for programs (csv, tsv, json, parquet; default the first table, values as computed);
+    ``legend``: lines that explain the tables (written under them in a document, on stderr under a
+    terminal table or beside data); ``notes``: for the person at the terminal (what was stored,
+    left out), always on stderr; ``caption``: a LaTeX caption (the table then becomes a floating
+    ``table``); ``result``: the evaluation behind the tables, for writers that need it (trec)."""
+
+    tables: list[Table]
+    data: Table | None = None
+    legend: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    caption: str | None = None
+    result: EvalResult | None = None
+
+    @classmethod
+    def of(cls, table: Table | Report) -> Report:
+        """A report of one table (its notes as the report's notes)."""
+        if isinstance(table, Report):
+            return table
+        return cls([table], notes=list(table.notes))
+
+    @property
+    def data_table(self) -> Table:
+        """The table for programs: ``data``, else the first table with values as computed."""
+        if self.data is not None:
+            return self.data
+        t = self.tables[0]
+        return Table(t.columns, t.rows, None, list(t.notes), None)

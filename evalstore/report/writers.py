@@ -1,29 +1,28 @@
-"""Writers: one per output format, one rule per format.
+"""The writers: one function per output format, each with one rule (registered with its name,
+extensions and kind in :mod:`.formats`).
 
-=========  ==========================================================================================
-format     rule
-=========  ==========================================================================================
-``table``  a rich table on a terminal, plain aligned text otherwise (pipes, logs); floats with the
-           table's ``digits`` decimals, NaN as ``nan``, NULL as an empty cell
-``csv``    RFC 4180 CSV with a header; floats in full precision (``repr``), NULL as an empty field,
-           timestamps as SQL prints them (``2026-11-22 10:00:00``)
-``tsv``    the same with tabs
-``json``   a list of objects, one per row: numbers as numbers (NaN and infinities as null,
-           decimals as numbers), lists and structs as arrays and objects, timestamps in ISO 8601,
-           bytes in hex
-``markdown`` a pipe table (GitHub flavour): floats with the table's ``digits`` decimals (all digits
-           when None), ``|`` escaped, NULL as an empty cell
-``latex``  a booktabs ``tabular`` (needs ``\\usepackage{booktabs}``): values as in markdown, LaTeX's
-           special characters escaped
-``parquet`` (files only) an Arrow table written by pyarrow: column types as inferred from the
-           values, NULL as null
-=========  ==========================================================================================
+Documents (for readers) write every table of a :class:`~.table.Report` with its title, floats
+with the table's ``digits``, and the report's legend under the tables:
 
-A file's format is ``--format`` or, without it, its extension (:data:`EXTENSIONS`);
-:func:`file_format` refuses a mismatch.
+* ``table``: a rich table on a terminal, aligned plain text otherwise (pipes, logs, ``.txt``);
+  NaN as ``nan``, NULL as an empty cell;
+* ``markdown``: GitHub pipe tables (numbers right-aligned, ``|`` escaped), titles as bold lines;
+* ``latex``: booktabs ``tabular``\\ s (``\\usepackage{booktabs}``), LaTeX's specials escaped; with
+  a caption, a floating ``table``; the legend as ``%`` comment lines otherwise.
 
-Two writers are not tables: :func:`write_trec_eval` (trec_eval ``-q`` text of an evaluation) and
-:func:`write_qrels` (TREC qrels lines).
+Data (for programs) write the report's data table with values as computed:
+
+* ``csv`` (RFC 4180, header, floats in full precision via ``repr``, NULL empty, timestamps as SQL
+  prints them) and ``tsv`` (the same with tabs);
+* ``json``: a list of objects (numbers as numbers, NaN and infinities as null, lists and structs as
+  arrays and objects, timestamps in ISO 8601, bytes in hex);
+* ``parquet`` (files only): an Arrow table written by pyarrow.
+
+Every name passes through :func:`~.text.printable` (control characters as ``\\xNN``), except in
+JSON and Parquet, which keep text exactly (JSON escapes control characters itself).
+
+Two writers are not tables: :func:`trec_eval_text` (trec_eval ``-q`` text of an evaluation) and
+:func:`qrels_text` (TREC qrels lines).
 """
 
 from __future__ import annotations
@@ -34,107 +33,28 @@ import decimal
 import io
 import json
 import math
-import os
-import re
 import shutil
 import sys
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from ..result import EvalResult
-from .table import Table
+from .table import Marked, Report, Table
+from .text import cell, markdown_escape, number, printable, tex_escape
 
-FORMATS = ("table", "csv", "tsv", "json", "markdown", "latex")
-#: Formats a file can be written in (parquet is binary: files only).
-FILE_FORMATS = (*FORMATS, "parquet")
-EXTENSIONS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".json": "json",
-    ".md": "markdown",
-    ".tex": "latex",
-    ".parquet": "parquet",
-    ".txt": "table",
-}
+if TYPE_CHECKING:
+    from ..result import EvalResult
 
 
-class FormatMismatch(ValueError):
-    """--format and the output file's extension disagree, or the extension is unknown."""
-
-
-def file_format(fmt: str | None, path: str) -> str:
-    """The format of an output file: ``fmt`` when given (it must agree with a known extension),
-    else the one of the file's extension; ``csv`` for an unknown extension without ``fmt``."""
-    ext = os.path.splitext(path)[1].lower()
-    by_ext = EXTENSIONS.get(ext)
-    if fmt is None or fmt == "table":
-        return by_ext or "csv"
-    if fmt not in FILE_FORMATS:
-        raise FormatMismatch(f"unknown format {fmt!r}; use one of {', '.join(FILE_FORMATS)}")
-    if by_ext is not None and by_ext != fmt:
-        raise FormatMismatch(
-            f"--format {fmt} does not match the extension {ext} of {path} ({by_ext}); "
-            f"drop one of them or make them agree"
-        )
-    return fmt
-
-
-def write_file(table: Table, fmt: str, path: str) -> None:
-    """Write ``table`` to the file ``path`` in ``fmt`` (one of :data:`FILE_FORMATS`)."""
-    if fmt == "parquet":
-        import pyarrow as pa  # only when a Parquet file is written
-        import pyarrow.parquet as pq
-
-        cols = {str(c): [json_value(r[i]) if not isinstance(r[i], float) else r[i] for r in table.rows]
-                for i, c in enumerate(table.columns)}  # fmt: skip
-        pq.write_table(pa.table(cols), path)
-        return
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        write(table, fmt, fh)
-
-
-def write(table: Table, fmt: str = "table", out: IO[str] | None = None) -> None:
-    """Write ``table`` to ``out`` (stdout) in format ``fmt`` (one of :data:`FORMATS`)."""
-    out = out or sys.stdout
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if fmt in ("csv", "tsv"):
-        w = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
-        w.writerow(table.columns)
-        for r in table.rows:
-            w.writerow([csv_value(v) for v in r])
-    elif fmt == "json":
-        out.write(
-            json.dumps(
-                [{c: json_value(v) for c, v in zip(table.columns, r)} for r in table.rows], indent=1, ensure_ascii=False
-            )
-            + "\n"
-        )
-    elif fmt == "markdown":
-        out.write(markdown_text(table))
-    elif fmt == "latex":
-        out.write(latex_text(table))
-    elif out is sys.stdout and sys.stdout.isatty():
-        width = shutil.get_terminal_size().columns
-        if _width(table) > width and len(table.rows) < len(table.columns) and _width(table.transposed()) <= width:
-            table = table.transposed()  # a wide leaderboard: one metric per row instead of a row of '…'
-        _rich(table)
-    else:
-        out.write(plain_text(table))
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters shown as ``\\xNN``: a run tag or topic holding a terminal
-    escape sequence cannot recolour, move or clear the screen of whoever reads the output."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text) if _CONTROL.search(text) else text
+# --------------------------------------------------------------------------- data
+def plain_value(v: Any) -> Any:
+    """A value without marks (a :class:`Marked` mean is its number)."""
+    return v.value if isinstance(v, Marked) else v
 
 
 def csv_value(v: Any) -> Any:
     """A value as written to CSV/TSV (control characters in text shown as \\xNN)."""
+    v = plain_value(v)
     if v is None:
         return ""
     if isinstance(v, float):
@@ -146,6 +66,7 @@ def csv_value(v: Any) -> Any:
 
 def json_value(v: Any) -> Any:
     """A JSON-native value: lists and structs kept as arrays/objects, decimals as numbers."""
+    v = plain_value(v)
     if v is None or isinstance(v, (bool, int, str)):
         return v
     if isinstance(v, float):
@@ -165,83 +86,168 @@ def json_value(v: Any) -> Any:
     return str(v)
 
 
-def cell(v: Any, digits: int | None) -> str:
-    """A value as shown in a terminal table (control characters shown as \\xNN)."""
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        return f"{v:.{digits}f}" if digits is not None else repr(v)
-    return printable(str(v))
+def write_csv(report: Report, out: IO[str], delimiter: str = ",") -> None:
+    table = report.data_table
+    w = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    w.writerow([printable(c) for c in table.columns])
+    for r in table.rows:
+        w.writerow([csv_value(v) for v in r])
+
+
+def write_tsv(report: Report, out: IO[str]) -> None:
+    write_csv(report, out, "\t")
+
+
+def write_json(report: Report, out: IO[str]) -> None:
+    table = report.data_table
+    records = [{str(c): json_value(v) for c, v in zip(table.columns, r)} for r in table.rows]
+    out.write(json.dumps(records, indent=1, ensure_ascii=False) + "\n")
+
+
+def write_parquet(report: Report, out: IO[bytes]) -> None:
+    import pyarrow as pa  # only when a Parquet file is written
+    import pyarrow.parquet as pq
+
+    table = report.data_table
+    cols = {
+        str(c): [
+            json_value(r[i]) if not isinstance(plain_value(r[i]), float) else plain_value(r[i]) for r in table.rows
+        ]
+        for i, c in enumerate(table.columns)
+    }
+    pq.write_table(pa.table(cols), out)
+
+
+# --------------------------------------------------------------------------- documents
+def _marked_text(v: Marked, digits: int | None) -> str:
+    return number(v.value, digits) + (f" {v.mark}" if v.mark else "") + (f"^{v.letters}" if v.letters else "")
+
+
+def text_cell(v: Any, digits: int | None) -> str:
+    return _marked_text(v, digits) if isinstance(v, Marked) else cell(v, digits)
 
 
 def plain_text(table: Table) -> str:
     """The table as aligned plain text (title line, header, rows)."""
-    text = [[cell(v, table.digits) for v in r] for r in table.rows]
-    widths = [max([len(str(c))] + [len(r[i]) for r in text]) for i, c in enumerate(table.columns)]
+    text = [[text_cell(v, table.digits) for v in r] for r in table.rows]
+    heads = [printable(c) for c in table.columns]
+    widths = [max([len(h)] + [len(r[i]) for r in text]) for i, h in enumerate(heads)]
     buf = io.StringIO()
     if table.title:
         buf.write(printable(table.title) + "\n")
-    buf.write("  ".join(printable(str(c)).ljust(w) for c, w in zip(table.columns, widths)).rstrip() + "\n")
+    buf.write("  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip() + "\n")
     for r in text:
         buf.write("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
     return buf.getvalue()
 
 
+def write_table(report: Report, out: IO[str]) -> None:
+    """Rich tables on a terminal (``out`` is a terminal), aligned plain text otherwise; the legend
+    under them."""
+    terminal = out is sys.stdout and sys.stdout.isatty()
+    for i, table in enumerate(report.tables):
+        if i:
+            out.write("\n")
+        if terminal:
+            _rich(_fitted(table))
+        else:
+            out.write(plain_text(table))
+    if report.legend:
+        out.write("\n" + "\n".join(printable(line) for line in report.legend) + "\n")
+
+
+def _marked_markdown(v: Marked, digits: int | None) -> str:
+    s = number(v.value, digits)
+    s = f"**{s}**" if v.bold else s
+    return s + (f" {v.mark}" if v.mark else "") + (f"<sup>{markdown_escape(v.letters)}</sup>" if v.letters else "")
+
+
 def markdown_text(table: Table) -> str:
     """The table as a GitHub-flavoured Markdown pipe table (numbers right-aligned)."""
 
-    def esc(v: str) -> str:
-        return v.replace("|", "\\|").replace("\n", " ")
+    def md(v: Any) -> str:
+        return _marked_markdown(v, table.digits) if isinstance(v, Marked) else markdown_escape(cell(v, table.digits))
 
-    cols = [esc(str(c)) for c in table.columns]
+    cols = [markdown_escape(c) for c in table.columns]
     align = ["---:" if _numeric(table.rows, i) else "---" for i in range(len(cols))]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(align) + "|"]
     for r in table.rows:
-        lines.append("| " + " | ".join(esc(cell(v, table.digits)) for v in r) + " |")
+        lines.append("| " + " | ".join(md(v) for v in r) + " |")
     return "\n".join(lines) + "\n"
 
 
-_TEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
+def write_markdown(report: Report, out: IO[str]) -> None:
+    parts = []
+    for table in report.tables:
+        head = f"**{markdown_escape(table.title)}**\n\n" if table.title and len(report.tables) > 1 else ""
+        parts.append(head + markdown_text(table))
+    if report.legend:
+        parts.append("\n\n".join(markdown_escape(line) for line in report.legend) + "\n")
+    out.write("\n".join(parts))
 
 
-def tex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped."""
-    return "".join(_TEX.get(c, c) for c in text)
+def _marked_latex(v: Marked, digits: int | None) -> str:
+    s = number(v.value, digits)
+    s = f"\\textbf{{{s}}}" if v.bold else s
+    if v.mark:
+        s += "$^{\\uparrow}$" if v.mark == "▲" else "$^{\\downarrow}$"
+    if v.letters:
+        s += f"$^{{{tex_escape(v.letters)}}}$"
+    return s
 
 
 def latex_text(table: Table) -> str:
     """The table as a booktabs ``tabular`` (needs ``\\usepackage{booktabs}``)."""
+
+    def tex(v: Any) -> str:
+        return _marked_latex(v, table.digits) if isinstance(v, Marked) else tex_escape(cell(v, table.digits))
+
     spec = "".join("r" if _numeric(table.rows, i) else "l" for i in range(len(table.columns)))
     lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
-    lines.append(" & ".join(tex_escape(str(c)) for c in table.columns) + " \\\\")
+    lines.append(" & ".join(tex_escape(c) for c in table.columns) + " \\\\")
     lines.append("\\midrule")
-    for r in table.rows:
-        lines.append(" & ".join(tex_escape(cell(v, table.digits)) for v in r) + " \\\\")
+    for i, r in enumerate(table.rows):
+        lines.append(" & ".join(tex(v) for v in r) + " \\\\")
+        if i in table.rule_after and i + 1 < len(table.rows):
+            lines.append("\\midrule")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
 
 
+def write_latex(report: Report, out: IO[str]) -> None:
+    """Each table as a ``tabular``; with a caption, the first inside a floating ``table`` with it."""
+    parts = []
+    for i, table in enumerate(report.tables):
+        body = latex_text(table)
+        if i == 0 and report.caption:
+            body = (
+                "% evalstore; needs \\usepackage{booktabs}\n\\begin{table}[t]\n\\centering\n"
+                f"\\caption{{{tex_escape(report.caption)}}}\n{body}\\end{{table}}\n"
+            )
+        elif table.title and len(report.tables) > 1:
+            body = f"% {printable(table.title)}\n{body}"
+        parts.append(body)
+    if report.legend and not report.caption:
+        parts.append("".join(f"% {printable(line)}\n" for line in report.legend))
+    out.write("\n".join(parts))
+
+
+def _fitted(table: Table) -> Table:
+    """A wide leaderboard on a narrow terminal: one metric per row instead of a row of '…'."""
+    width = shutil.get_terminal_size().columns
+    if _width(table) > width and len(table.rows) < len(table.columns) and _width(table.transposed()) <= width:
+        return table.transposed()
+    return table
+
+
 def _width(table: Table) -> int:
     """The width of the table drawn as a terminal table (3 characters of padding and rule per column)."""
-    text = [[cell(v, table.digits) for v in r] for r in table.rows]
+    text = [[text_cell(v, table.digits) for v in r] for r in table.rows]
     return sum(max([len(str(c))] + [len(r[i]) for r in text]) + 3 for i, c in enumerate(table.columns)) + 1
 
 
 def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
-    return bool(rows) and all(isinstance(r[i], (int, float)) or r[i] is None for r in rows)
+    return bool(rows) and all(isinstance(r[i], (int, float, Marked)) or r[i] is None for r in rows)
 
 
 def _rich(table: Table) -> None:
@@ -252,9 +258,9 @@ def _rich(table: Table) -> None:
     # Text(): names are shown as they are, never read as rich markup ('[red]')
     t = RichTable(title=Text(printable(table.title)) if table.title else None, show_lines=False)
     for i, c in enumerate(table.columns):
-        t.add_column(Text(printable(str(c))), justify="right" if _numeric(table.rows, i) else "left")
+        t.add_column(Text(printable(c)), justify="right" if _numeric(table.rows, i) else "left")
     for r in table.rows:
-        t.add_row(*[Text(cell(v, table.digits)) for v in r])
+        t.add_row(*[Text(text_cell(v, table.digits)) for v in r])
     Console().print(t)
 
 
@@ -264,20 +270,31 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool = True) -> str:
 
     Integer-valued sums (NumRet, ...) print as integers, other values with 4 decimals. Metrics
     summarised by a geometric mean (GM_AP = gm_map, ...) print only the summary, as trec_eval.
-    Several runs: each line starts with the run name."""
+    Several runs: each line starts with the run name. Names are printable (a tab in a name
+    cannot add a column)."""
     buf = io.StringIO()
     runs = list(dict.fromkeys(r for r, _, _, _ in result.means))
     multi = len(runs) > 1
     for run in runs:
-        prefix = f"{run}\t" if multi else ""
+        prefix = f"{printable(run)}\t" if multi else ""
         if per_topic:
             for r, t, m, v in result.per_topic:
                 if r == run and result.aggregates.get(m) != "gmean":
-                    buf.write(f"{prefix}{m:<22s}\t{t}\t{_trec_value(v, result.aggregates.get(m))}\n")
+                    buf.write(
+                        f"{prefix}{printable(m):<22s}\t{printable(t)}\t{_trec_value(v, result.aggregates.get(m))}\n"
+                    )
         for r, m, v, _ in result.means:
             if r == run:
-                buf.write(f"{prefix}{m:<22s}\tall\t{_trec_value(v, result.aggregates.get(m))}\n")
+                buf.write(f"{prefix}{printable(m):<22s}\tall\t{_trec_value(v, result.aggregates.get(m))}\n")
     return buf.getvalue()
+
+
+def write_trec(report: Report, out: IO[str]) -> None:
+    """trec_eval's layout of the report's evaluation (per topic when the report's table is)."""
+    if report.result is None:
+        raise ValueError("the trec format writes an evaluation; this output is not one")
+    per_topic = bool(report.tables) and "topic" in report.tables[0].columns
+    out.write(trec_eval_text(report.result, per_topic=per_topic))
 
 
 def _trec_value(v: float | None, aggregate: str | None) -> str:
@@ -286,10 +303,6 @@ def _trec_value(v: float | None, aggregate: str | None) -> str:
     if aggregate == "sum" and float(v).is_integer():
         return str(int(v))
     return f"{v:.4f}"
-
-
-def write_trec_eval(result: EvalResult, out: IO[str] | None = None, *, per_topic: bool = True) -> None:
-    (out or sys.stdout).write(trec_eval_text(result, per_topic=per_topic))
 
 
 def qrels_text(rows: Iterable[tuple[str, str, int]]) -> str:

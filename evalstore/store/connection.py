@@ -80,6 +80,8 @@ class Settings:
         cls, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None
     ) -> Settings:
         env_threads = os.environ.get("EVALSTORE_THREADS")
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
+            raise StoreError(f"threads is a whole number of at least 1, not {threads!r}")
         try:
             t = threads if threads is not None else (int(env_threads) if env_threads else None)
         except ValueError:
@@ -87,9 +89,12 @@ class Settings:
         if t is not None and t < 1:
             raise StoreError(f"threads must be at least 1, not {t}")
         temp = temp_directory or os.environ.get("EVALSTORE_TEMP_DIR") or None
+        if temp is not None and not isinstance(temp, (str, os.PathLike)):
+            raise StoreError(f"temp_directory is a folder path, not {temp!r}")
         if temp is not None and not Path(temp).expanduser().is_dir():
             raise StoreError(f"the temp directory {temp} does not exist; create it or choose another (--temp-dir)")
-        return cls(memory_limit or os.environ.get("EVALSTORE_MEMORY_LIMIT") or None, t, temp)
+        limit = memory_limit or os.environ.get("EVALSTORE_MEMORY_LIMIT") or None
+        return cls(check_memory_limit(limit) if limit is not None else None, t, temp and os.fspath(temp))
 
     def config(self) -> dict[str, str | bool | int | float | list[str]]:
         out: dict[str, str | bool | int | float | list[str]] = {
@@ -106,6 +111,27 @@ class Settings:
         if self.temp_directory:
             out["temp_directory"] = str(Path(self.temp_directory).expanduser())
         return out
+
+
+_MEMORY = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(B|KB|MB|GB|TB|KIB|MIB|GIB|TIB)\s*$", re.I)
+_PERCENT = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*%\s*$")
+
+
+def check_memory_limit(value: object) -> str:
+    """A memory limit as DuckDB reads it: a positive size with a unit (``1.5GB``, ``512MiB``) or a
+    share of the RAM (``80%``, at most 100 %); anything else is a StoreError saying so. (A limit too
+    small for the work is not refused here: the work then fails as out of memory.)"""
+    text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+    m = _MEMORY.match(text or "")
+    if m and float(m.group(1)) > 0:
+        return text.strip()  # type: ignore[union-attr]
+    p = _PERCENT.match(text or "")
+    if p and 0 < float(p.group(1)) <= 100:
+        return text.strip()  # type: ignore[union-attr]
+    raise StoreError(
+        f"memory limit {value!r}: give a positive size with a unit (e.g. 2GB, 512MB, 1.5GiB) or a share of the "
+        f"RAM (e.g. 50%)"
+    )
 
 
 #: the storage format of new store files: DuckDB 1.1.0's (file format 64), readable by DuckDB 1.1 and later
@@ -135,8 +161,18 @@ def spill_directory() -> str:
     return os.path.join(tempfile.gettempdir(), f"evalstore-spill-{os.getpid()}")
 
 
-#: extra configuration of a sandboxed connection: no file system or network access, settings locked
-SANDBOX = {"enable_external_access": False, "lock_configuration": True}
+def sandbox_config(config: dict) -> dict:
+    """The configuration of a sandboxed connection: no file system or network access, no Python
+    variables read as tables, settings locked. The order matters: DuckDB accepts a temp directory
+    only after external access is off (it then allows that one directory, which the sandbox rule of
+    :mod:`.sqlsafety` still keeps queries from reading or writing), and nothing after the lock.
+    Without a temp directory given, a sandboxed connection does not spill (a query beyond the
+    memory limit fails)."""
+    out: dict = {"enable_external_access": False}
+    out.update({k: v for k, v in config.items() if k != "temp_directory"})
+    out["temp_directory"] = config.get("temp_directory", "")
+    out["python_enable_replacements"] = False
+    return out  # locked by connect() once the connection's own settings are made
 
 
 def connect(
@@ -161,11 +197,11 @@ def connect(
             f"the store {location} does not exist; create it by ingesting qrels or runs "
             f"(evalstore ingest ... --db {location})"
         )
-    config = settings.config()
+    config: dict = settings.config()
     if location == ":memory:" and "temp_directory" not in config:
         config["temp_directory"] = spill_directory()
     if sandbox:
-        config.update(SANDBOX)
+        config = sandbox_config(config)
     deadline, delay = time.monotonic() + max(0.0, wait), 0.05
     while True:
         try:
@@ -182,15 +218,16 @@ def connect(
                 delay = min(delay * 2, 1.0)
                 continue
             raise StoreLockedError(_lock_message(location, msg, read_only, wait)) from None
+        except duckdb.OutOfMemoryException:
+            raise  # a memory limit too small to open the store: the CLI explains it (exit 4)
         except duckdb.Error as e:
             if is_damage(e):
                 raise StoreDamagedError(damaged_message(location, str(e))) from None
             raise StoreError(f"cannot open the store {location}: {e}") from None
-    try:
-        # DuckDB's own progress bar would print into the output of long queries (pipes, CSV).
-        con.execute("SET enable_progress_bar = false")
-    except duckdb.Error:
-        pass
+    # DuckDB's own progress bar would print into the output of long queries (pipes, CSV)
+    con.execute("SET enable_progress_bar = false")
+    if sandbox:
+        con.execute("SET lock_configuration = true")
     return con
 
 

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from ..comparison import Comparison, compare
+from ..drop import DropPlan, drop_qrels, drop_runs
 from ..errors import NotFoundError, StoreError
 from ..evaluate import evaluate
 from ..ingest import IngestResult, ingest_qrels, ingest_runs
-from ..manage import DropPlan, drop_qrels, drop_runs
 from ..result import EvalResult
 from .connection import Settings, check_metadata, connect, register_functions, resolve_location
 from .migrations import applied, available_migrations, check_current, migrate, schema_version
@@ -124,7 +124,7 @@ class Store:
             )
         if write and self.sandbox:
             raise StoreError("a sandboxed store is read-only: write=True is refused")
-        return run_query(self.con, query, params, write=write, in_transaction=self._in_tx)
+        return run_query(self.con, query, params, write=write, in_transaction=self._in_tx, sandbox=self.sandbox)
 
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:
         """An SQLAlchemy engine (duckdb-engine) whose connections are cursors of this store's
@@ -185,11 +185,11 @@ class Store:
         return ingest_qrels(self, paths, **kwargs)
 
     def drop_runs(self, names: Sequence[str]) -> DropPlan:
-        """Remove runs, their scores and the analyses that read them; see :mod:`evalstore.manage`."""
+        """Remove runs, their scores and the analyses that read them; see :mod:`evalstore.drop`."""
         return drop_runs(self, names)
 
     def drop_qrels(self, names: Sequence[str]) -> DropPlan:
-        """Remove qrels sets, their scores, subsamples and analyses; see :mod:`evalstore.manage`."""
+        """Remove qrels sets, their scores, subsamples and analyses; see :mod:`evalstore.drop`."""
         return drop_qrels(self, names)
 
     # ------------------------------------------------------------------ evaluation (evalstore.evaluate)
@@ -241,6 +241,7 @@ def open(  # noqa: A001
     temp_directory: str | None = None,
     sandbox: bool = False,
     wait: float = 0.0,
+    create: bool = True,
 ) -> Store:
     """Open (creating or upgrading if needed) an evaluation store.
 
@@ -253,8 +254,17 @@ def open(  # noqa: A001
     ``sandbox=True``: for untrusted queries; the store is opened read-only and DuckDB refuses every
     file system and network access and every change of settings (for the whole connection).
     ``wait``: seconds to keep retrying while another process holds the store.
+    ``create=False``: a store file that does not exist is an error instead of a new empty store
+    (the command line creates stores only in ``ingest`` and ``demo``).
     """
+    if url_or_path is not None and not isinstance(url_or_path, (str, os.PathLike)):
+        raise StoreError(f"a store is a path or a duckdb:/// URL, not {type(url_or_path).__name__} {url_or_path!r}")
     location = resolve_location(url_or_path)
+    if not create and location != ":memory:" and not os.path.exists(location):
+        raise StoreError(
+            f"the store {location} does not exist; create it by ingesting qrels or runs "
+            f"(evalstore ingest ... --db {location}), or point --db / $EVALSTORE_DB at an existing store"
+        )
     if sandbox:
         if location == ":memory:":
             raise StoreError("a sandboxed store must be a store file (an in-memory store is empty)")

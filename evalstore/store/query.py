@@ -1,8 +1,8 @@
 """Ad-hoc SQL over a store: the result type and the read-only rule.
 
-Read-only (the default) accepts only statements that cannot change the store or the connection
-(:mod:`.sqlsafety`); they also run inside a transaction that is rolled back. A result file written
-with ``COPY (query) TO 'file'`` is allowed: it does not touch the store.
+Read-only (the default) accepts only statements that change nothing: not the store, not the
+connection, no file (:mod:`.sqlsafety`); they also run inside a transaction that is rolled back.
+The sandbox rule adds that no file is read either.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 
 from ..errors import StoreError, is_resource_error
+from ..report.frames import require_pandas
 from .sqlsafety import check_read_only, statements
 
 
@@ -40,7 +41,8 @@ class QueryResult:
         return pa.table({c: [r[i] for r in self.rows] for i, c in enumerate(self.columns)})
 
     def df(self) -> Any:
-        """The rows as a pandas DataFrame (pandas is optional)."""
+        """The rows as a pandas DataFrame (pandas is optional: ``pip install "evalstore[pandas]"``)."""
+        require_pandas("QueryResult.df()")
         import pandas as pd
 
         return pd.DataFrame.from_records(self.rows, columns=self.columns)
@@ -55,13 +57,23 @@ class QueryResult:
         return f"<QueryResult {len(self.rows)} row(s) x {len(self.columns)} column(s): {', '.join(self.columns)}>"
 
 
-def check_statements(query: str, *, write: bool) -> None:
+def check_statements(
+    query: str, *, write: bool, sandbox: bool = False, con: duckdb.DuckDBPyConnection | None = None
+) -> None:
     """Raise StoreError for an empty query, a syntax error, or (unless ``write``) a statement
-    that read-only SQL refuses (:mod:`.sqlsafety`)."""
+    that read-only SQL refuses (:mod:`.sqlsafety`); ``sandbox``: the sandbox rule, with the
+    relations of ``con`` as the only ones a query may name."""
     if write:
         statements(query)
     else:
-        check_read_only(query)
+        check_read_only(query, sandbox=sandbox, relations=relations(con) if sandbox and con is not None else ())
+
+
+def relations(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The names of the tables and views a query on ``con`` can name (the store's, DuckDB's
+    catalogue views such as ``information_schema.tables``)."""
+    rows = con.execute("SELECT table_name FROM duckdb_tables() UNION SELECT view_name FROM duckdb_views()").fetchall()
+    return {r[0] for r in rows}
 
 
 def run_query(
@@ -71,11 +83,13 @@ def run_query(
     *,
     write: bool = False,
     in_transaction: bool = False,
+    sandbox: bool = False,
 ) -> QueryResult:
     """Run ad-hoc SQL and return all rows of the last statement (see the module docstring).
     ``in_transaction``: the caller's transaction is open (a read-only query then joins it instead
-    of opening and rolling back its own). Errors are raised as StoreError with DuckDB's message."""
-    check_statements(query, write=write)
+    of opening and rolling back its own); ``sandbox``: the sandbox rule. Errors are raised as
+    StoreError with DuckDB's message."""
+    check_statements(query, write=write, sandbox=sandbox, con=con)
     rollback = not write and not in_transaction
     try:
         if rollback:

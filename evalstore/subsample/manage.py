@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..arguments import names as arg_names
 from ..errors import NotFoundError, SubsampleError
 from ..evaluate import evaluate_many
 from ..report import writers
@@ -101,7 +102,7 @@ def topic_sizes(store: Store, name: str):
 def drop_subsamples(store: Store, names: Sequence[str]) -> int:
     """Delete subsamples (their judgments, scores and derivation). Returns how many were deleted."""
     ids = []
-    for name in names:
+    for name in arg_names(names, "subsample"):
         qid = store.qrels_id(name)
         if store.con.execute("SELECT 1 FROM subsample_meta WHERE qrels_id = ?", [qid]).fetchone() is None:
             raise SubsampleError(f"{name!r} is not a subsample; only subsamples can be dropped here")

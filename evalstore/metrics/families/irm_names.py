@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..params import split_params
+from ..params import parse_bool, split_params
 from ..registry import alias
 
 _PARAMS = r"\((?P<params>[^()]*)\)"
@@ -45,7 +45,7 @@ def _setp(m: re.Match) -> str:
     kept, relative = _without(m.group("params"), "relative")
     target = m.group("name")
     if relative is not None:
-        target = "SetRelP" if relative.lower() in ("true", "1", "yes", "t") else "SetP"
+        target = "SetRelP" if parse_bool(relative, f"{m.group(0)}: relative") else "SetP"
     return _call(target, kept, m.group("cut"))
 
 

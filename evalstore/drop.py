@@ -1,4 +1,4 @@
-"""Removing runs and qrels sets from a store, with everything that depends on them.
+"""Dropping runs and qrels sets from a store, with everything that depends on them.
 
 :func:`plan_drop` says what would go (the rows, the stored scores, the subsamples drawn from a
 qrels set, the analyses that read them); :func:`drop` removes it in one transaction. Which tables
@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .arguments import names as arg_names
 from .errors import StoreError
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def plan_drop(store: Store, kind: str, names: Sequence[str]) -> DropPlan:
     """What :func:`drop` would remove; unknown names are an error (with the closest names)."""
     if kind not in KINDS:
         raise StoreError(f"can drop a run or a qrels set, not {kind!r}")
-    names = list(dict.fromkeys(names))
+    names = arg_names(names, "run" if kind == "run" else "qrels set")
     if not names:
         raise StoreError(f"name the {kind} to drop")
     lookup = store.run_id if kind == "run" else store.qrels_id
@@ -77,7 +78,7 @@ def plan_drop(store: Store, kind: str, names: Sequence[str]) -> DropPlan:
     col = _ID[kind]
     [(n_rows,)] = con.execute(f"SELECT count(*) FROM {data} WHERE {col} IN ({_ints(ids)})").fetchall()
     [(n_scores,)] = con.execute(f"SELECT count(*) FROM score_data WHERE {col} IN ({_ints(ids)})").fetchall()
-    return DropPlan(kind, names, ids, n_rows, n_scores, subsamples, _analyses(store, kind, set(names + subsamples)))
+    return DropPlan(kind, names, ids, n_rows, n_scores, subsamples, analyses_reading(store, kind, names + subsamples))
 
 
 def drop(store: Store, plan: DropPlan) -> DropPlan:
@@ -91,12 +92,19 @@ def drop(store: Store, plan: DropPlan) -> DropPlan:
         if plan.kind == "qrels":
             con.execute(f"DELETE FROM subsample_meta WHERE parent_id IN ({_ints(plan.ids)})")
         con.execute(f"DELETE FROM {_MAIN_TABLE[plan.kind]} WHERE {col} IN ({_ints(plan.ids)})")
-        if plan.analyses:
-            for t in _tables_with(store, "analysis_id"):
-                if t != "meta_runs":
-                    con.execute(f"DELETE FROM {t} WHERE analysis_id IN ({_ints(plan.analyses)})")
-            con.execute(f"DELETE FROM meta_runs WHERE analysis_id IN ({_ints(plan.analyses)})")
+        drop_analyses(store, plan.analyses)
     return plan
+
+
+def drop_analyses(store: Store, ids: Sequence[int]) -> None:
+    """Remove the analyses ``ids`` (``meta_runs`` and their result rows), in the caller's transaction."""
+    if not ids:
+        return
+    with store.transaction():
+        for t in _tables_with(store, "analysis_id"):
+            if t != "meta_runs":
+                store.con.execute(f"DELETE FROM {t} WHERE analysis_id IN ({_ints(ids)})")
+        store.con.execute(f"DELETE FROM meta_runs WHERE analysis_id IN ({_ints(ids)})")
 
 
 def drop_runs(store: Store, names: Sequence[str]) -> DropPlan:
@@ -122,14 +130,17 @@ def _tables_with(store: Store, column: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _analyses(store: Store, kind: str, names: set[str]) -> list[int]:
+def analyses_reading(store: Store, kind: str, names: Sequence[str]) -> list[int]:
+    """The ids of the stored analyses that read one of the runs (``kind='run'``) or qrels sets
+    ``names``: their results depend on that content, so they go when it is dropped or replaced."""
+    wanted = set(names)
     keys = ("runs", "run", "baseline") if kind == "run" else ("qrels", "parent")
     out = []
     for analysis_id, inputs, params in store.con.execute(
         "SELECT analysis_id, inputs, params FROM meta_runs ORDER BY analysis_id"
     ).fetchall():
         found = set(_values(json.loads(inputs), keys)) | set(_values(json.loads(params), keys))
-        if found & names:
+        if found & wanted:
             out.append(analysis_id)
     return out
 
