@@ -16,6 +16,13 @@ class MissingExtra(EvalstoreError):
 
 
 def require(*modules: str) -> None:
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    missing = [m for m in modules if not _importable(m)]
     if missing:
         raise MissingExtra(f"the web pages need {', '.join(missing)}, from the web extra: {EXTRA}")
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken installation, or the module blocked in sys.modules
+        return False

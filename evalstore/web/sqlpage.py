@@ -67,7 +67,7 @@ def prepare(query: str, row_cap: int) -> str:
     kind = sts[0].type.name
     if kind not in ALLOWED:
         raise QueryRefused(
-            f"the query page only reads: a {kind.replace('_', ' ')} statement is refused "
+            f"the query page only reads: {kind.replace('_', ' ')} statements are refused "
             f"(no COPY, EXPORT, ATTACH, SET or change of any kind)"
         )
     text = sts[0].query.strip()
