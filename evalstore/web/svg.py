@@ -89,7 +89,7 @@ def _legend(parts: list[str], items: Sequence[tuple[str, str]], x: float, y: flo
     for symbol, text in items:
         parts.append(f'<g transform="translate({x:.1f},{y:.1f})">{symbol}</g>')
         parts.append(f'<text x="{x + 14:.1f}" y="{y + 4:.1f}" fill="#222">{esc(text)}</text>')
-        x += 24 + 7 * len(text)
+        x += 34 + 7.2 * len(text)
 
 
 def _x_labels(parts: list[str], labels: Sequence[str], xs: Sequence[float], y0: float, every: int) -> None:

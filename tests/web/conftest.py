@@ -5,7 +5,13 @@ stored analysis of each kind the meta page draws."""
 from __future__ import annotations
 
 import io
+import re
 import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -18,6 +24,7 @@ from evalstore import meta  # noqa: E402
 from evalstore.demo import DEMO_METRICS, run_demo  # noqa: E402
 from evalstore.resources import sample_dir  # noqa: E402
 
+EVALSTORE = [sys.executable, "-m", "evalstore"]
 XSS = "<script>alert(1)</script>"
 ODD = "a,b/c?d e%"
 
@@ -57,3 +64,45 @@ def client(web_store):
 
     with TestClient(create_app(Source(str(web_store))), raise_server_exceptions=False) as c:
         yield c
+
+
+class Server:
+    """`evalstore serve` in a subprocess, on a free port; the URL from its first line."""
+
+    def __init__(self, db: Path, *extra: str):
+        self.proc = subprocess.Popen(
+            [*EVALSTORE, "serve", "--db", str(db), "--port", "0", *extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        start = time.monotonic()
+        line = self.proc.stdout.readline()  # type: ignore[union-attr]
+        self.startup = time.monotonic() - start
+        m = re.search(r"(http://\S+/)", line)
+        if not m:
+            self.stop()
+            raise AssertionError(f"no URL from evalstore serve: {line!r} {self.proc.stderr.read()!r}")  # type: ignore[union-attr]
+        self.url = m.group(1).replace("//0.0.0.0:", "//127.0.0.1:")  # requests stay on the loopback
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(self.url.rstrip("/") + path, timeout=20) as r:
+                return r.status, r.read().decode("utf-8")
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode("utf-8")
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        try:
+            _, err = self.proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+        return err
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

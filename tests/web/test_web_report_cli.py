@@ -7,14 +7,12 @@ import os
 import re
 import subprocess
 import sys
-import time
-import urllib.request
 from html import unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import ODD, XSS
+from conftest import ODD, XSS, Server
 
 import evalstore
 from evalstore.resources import sample_dir
@@ -155,48 +153,6 @@ def test_serve_missing_store(tmp_path):
                        text=True, timeout=60)  # fmt: skip
     assert r.returncode == 1 and "does not exist" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "none.duckdb").exists()
-
-
-class Server:
-    """`evalstore serve` in a subprocess, on a free port; the URL from its first line."""
-
-    def __init__(self, db: Path, *extra: str):
-        self.proc = subprocess.Popen(
-            [*EVALSTORE, "serve", "--db", str(db), "--port", "0", *extra],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        start = time.monotonic()
-        line = self.proc.stdout.readline()  # type: ignore[union-attr]
-        self.startup = time.monotonic() - start
-        m = re.search(r"(http://\S+/)", line)
-        if not m:
-            self.stop()
-            raise AssertionError(f"no URL from evalstore serve: {line!r} {self.proc.stderr.read()!r}")  # type: ignore[union-attr]
-        self.url = m.group(1).replace("//0.0.0.0:", "//127.0.0.1:")  # requests stay on the loopback
-
-    def get(self, path: str) -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(self.url.rstrip("/") + path, timeout=20) as r:
-                return r.status, r.read().decode("utf-8")
-        except urllib.error.HTTPError as e:
-            return e.code, e.read().decode("utf-8")
-
-    def stop(self) -> str:
-        self.proc.terminate()
-        try:
-            _, err = self.proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, err = self.proc.communicate()
-        return err
-
-    def __enter__(self) -> Server:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def test_writer_works_while_serving(web_store, tmp_path):
