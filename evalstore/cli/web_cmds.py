@@ -62,9 +62,7 @@ def serve_cmd(
 @opt.shared(store=opt.STORE)
 def report_cmd(
     folder: str = typer.Argument(..., help="Folder to write (new, empty, or an earlier report's)."),
-    qrels: str | None = typer.Option(
-        None, "--qrels", "-q", help="Qrels set (default: the only one with scores)."
-    ),
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help="Qrels set (default: the only one with scores)."),
     metric: list[str] | None = typer.Option(
         None, "--metric", "-m", help="Metric with stored scores; repeat (default: the one evaluated for most runs)."
     ),

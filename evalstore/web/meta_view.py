@@ -86,7 +86,9 @@ def _kendall(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
         svg.heatmap(labels, M, label=f"Kendall's tau between the system rankings ({item['runs']} runs)")
     )
     item["tables"].append(
-        _table(rows, ["qrels_a", "metric_a", "qrels_b", "metric_b", "n_runs", "tau", "tau_b", "z", "p_value", "spearman"])
+        _table(
+            rows, ["qrels_a", "metric_a", "qrels_b", "metric_b", "n_runs", "tau", "tau_b", "z", "p_value", "spearman"]
+        )
     )
 
 
@@ -96,7 +98,9 @@ def _swap(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     several = len({r["qrels"] for r in summary}) > 1
     series = []
     for r in summary:
-        mine = sorted((b for b in bins if b["metric"] == r["metric"] and b["qrels"] == r["qrels"]), key=lambda b: b["bin"])
+        mine = sorted(
+            (b for b in bins if b["metric"] == r["metric"] and b["qrels"] == r["qrels"]), key=lambda b: b["bin"]
+        )
         series.append(
             (
                 _label(r["metric"], r["qrels"], several),
@@ -117,7 +121,9 @@ def _swap(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
             )
         )
     item["tables"].append(
-        _table(summary, ["qrels", "metric", "n_runs", "n_topics", "trials", "abs_diff", "rel_diff", "share", "max_diff"])
+        _table(
+            summary, ["qrels", "metric", "n_runs", "n_topics", "trials", "abs_diff", "rel_diff", "share", "max_diff"]
+        )
     )
 
 
@@ -127,7 +133,11 @@ def _discpower(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     several = len({r["qrels"] for r in rows}) > 1
     series = []
     for r in rows:
-        ps = sorted(p["p_value"] for p in pairs if p["metric"] == r["metric"] and p["qrels"] == r["qrels"] and p["test"] == r["test"])
+        ps = sorted(
+            p["p_value"]
+            for p in pairs
+            if p["metric"] == r["metric"] and p["qrels"] == r["qrels"] and p["test"] == r["test"]
+        )
         if ps:
             series.append((_label(r["metric"], r["qrels"], several), list(range(1, len(ps) + 1)), ps))
     alpha = rows[0]["alpha"] if rows else 0.05
@@ -145,7 +155,21 @@ def _discpower(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
         )
     _power_bars(rows, item, several)
     item["tables"].append(
-        _table(rows, ["qrels", "metric", "test", "alpha", "n_runs", "n_topics", "n_pairs", "n_significant", "disc_power", "est_diff"])
+        _table(
+            rows,
+            [
+                "qrels",
+                "metric",
+                "test",
+                "alpha",
+                "n_runs",
+                "n_topics",
+                "n_pairs",
+                "n_significant",
+                "disc_power",
+                "est_diff",
+            ],
+        )
     )
 
 
@@ -166,7 +190,21 @@ def _tests(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     several = len({r["qrels"] for r in rows}) > 1
     _power_bars(rows, item, several, with_test=True)
     item["tables"].append(
-        _table(rows, ["qrels", "metric", "test", "alpha", "adjust", "n_runs", "n_topics", "n_pairs", "n_significant", "disc_power"])
+        _table(
+            rows,
+            [
+                "qrels",
+                "metric",
+                "test",
+                "alpha",
+                "adjust",
+                "n_runs",
+                "n_topics",
+                "n_pairs",
+                "n_significant",
+                "disc_power",
+            ],
+        )
     )
 
 
@@ -241,6 +279,21 @@ def _compare(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     item["tables"].append(
         _table(
             rows,
-            ["metric", "run", "other", "mean_run", "mean_other", "diff", "test", "p_value", "p_adjusted", "significant", "ci_t_lo", "ci_t_hi", "d_z", "smd"],
+            [
+                "metric",
+                "run",
+                "other",
+                "mean_run",
+                "mean_other",
+                "diff",
+                "test",
+                "p_value",
+                "p_adjusted",
+                "significant",
+                "ci_t_lo",
+                "ci_t_hi",
+                "d_z",
+                "smd",
+            ],
         )
     )

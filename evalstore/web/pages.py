@@ -428,7 +428,7 @@ def topic_page(
     if not q.topic_known(store, qrels, topic):
         raise NotFound(f"no topic {topic!r} in the qrels set {qrels!r} or in the scores on it")
     try:
-        k = DEFAULT_DEPTH if depth in (None, "") else int(depth)  # type: ignore[arg-type]
+        k = DEFAULT_DEPTH if depth is None or depth == "" else int(depth)
     except (TypeError, ValueError):
         raise BadRequest(f"depth must be a whole number, not {depth!r}") from None
     if not 1 <= k <= MAX_DEPTH:

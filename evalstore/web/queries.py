@@ -274,9 +274,7 @@ def analyses(store: Store, limit: int) -> list[StoredAnalysis]:
             cur = con.execute(f"SELECT * FROM {table} WHERE analysis_id = ?", [aid])  # table: a fixed name above
             cols = [d[0] for d in cur.description]
             tables[table] = [dict(zip(cols, r)) for r in cur.fetchall()]
-        out.append(
-            StoredAnalysis(int(aid), kind, _json(params), seed, _json(inputs), version, created, tables)
-        )
+        out.append(StoredAnalysis(int(aid), kind, _json(params), seed, _json(inputs), version, created, tables))
     return out
 
 

@@ -102,7 +102,8 @@ def write_report(
     if qrels is None:
         if len(cat.qrels) > 1:
             raise ReportError(
-                f"the store has scores on {len(cat.qrels)} qrels sets ({', '.join(cat.qrels[:10])}); choose one with --qrels"
+                f"the store has scores on {len(cat.qrels)} qrels sets ({', '.join(cat.qrels[:10])}); "
+                f"choose one with --qrels"
             )
         qrels = cat.qrels[0]
     probe = pages.Ctx(store, ReportLinks(qrels, ["-"], {}, set()), cache={})
@@ -121,29 +122,26 @@ def write_report(
     ctx = pages.Ctx(store, links, pages.site_title(store.location), cache=dict(probe.cache or {}))
     pair = [r.run for r in boards[names[0]][:2]]
 
-    jobs: list[tuple[str, Callable[[pages.Ctx], dict[str, Any]], str]] = []
+    # (file, page builder, its arguments after the context, template)
+    jobs: list[tuple[str, Callable[..., dict[str, Any]], tuple[Any, ...], str]] = []
     for m in names:
-        jobs.append((links.leaderboard_path(m), lambda c, m=m: pages.leaderboard_page(c, qrels, m), "leaderboard.html"))
+        jobs.append((links.leaderboard_path(m), pages.leaderboard_page, (qrels, m), "leaderboard.html"))
         for r in boards[m]:
-            jobs.append((links.run_path(r.run, m), lambda c, r=r.run, m=m: pages.run_page(c, r, qrels, m), "run.html"))
+            jobs.append((links.run_path(r.run, m), pages.run_page, (r.run, qrels, m), "run.html"))
             if r.run != best[m]:
                 jobs.append(
-                    (
-                        links.compare_path(r.run, m),
-                        lambda c, r=r.run, m=m: pages.compare_page(c, best[m], r, qrels, m),
-                        "compare.html",
-                    )
+                    (links.compare_path(r.run, m), pages.compare_page, (best[m], r.run, qrels, m), "compare.html")
                 )
     for t in topics:
-        jobs.append((links.topic_path(t), lambda c, t=t: pages.topic_page(c, t, pair, qrels, names[0]), "topic.html"))
-    jobs.append(("meta.html", pages.meta_page, "meta.html"))
+        jobs.append((links.topic_path(t), pages.topic_page, (t, pair, qrels, names[0]), "topic.html"))
+    jobs.append(("meta.html", pages.meta_page, (), "meta.html"))
 
     old = _previous(out)
     out.mkdir(exist_ok=True)
     written: list[str] = []
     total = len(jobs) + 2 * len(names) + len(render.STATIC)
-    for i, (rel, build, template) in enumerate(jobs, start=1):
-        model = build(_at(ctx, rel))
+    for i, (rel, build, args, template) in enumerate(jobs, start=1):
+        model = build(_at(ctx, rel), *args)
         _write(out, rel, render.render(template, model).encode("utf-8"))
         written.append(rel)
         if progress:

@@ -75,7 +75,8 @@ def _y_axis(parts: list[str], ticks: Sequence[float], y, x0: float, x1: float, l
         yy = y(t)
         parts.append(f'<line x1="{x0:.1f}" x2="{x1:.1f}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="{GRID}"/>')
         parts.append(
-            f'<text x="{x0 - 6:.1f}" y="{yy + 4:.1f}" text-anchor="end" fill="{AXIS}">{esc(_tick_label(t, ticks))}</text>'
+            f'<text x="{x0 - 6:.1f}" y="{yy + 4:.1f}" text-anchor="end" fill="{AXIS}">'
+            f"{esc(_tick_label(t, ticks))}</text>"
         )
     parts.append(f'<line x1="{x0:.1f}" x2="{x0:.1f}" y1="{top:.1f}" y2="{bottom:.1f}" stroke="{AXIS}"/>')
     mid = (top + bottom) / 2
@@ -144,7 +145,7 @@ def appendix_chart(
     _legend(
         parts,
         [
-            (f'<line x1="0" x2="0" y1="-6" y2="6" stroke="#9a9a9a" stroke-width="3"/>', "worst to best of all runs"),
+            ('<line x1="0" x2="0" y1="-6" y2="6" stroke="#9a9a9a" stroke-width="3"/>', "worst to best of all runs"),
             ('<line x1="-5" x2="5" y1="0" y2="0" stroke="#222" stroke-width="2"/>', "median"),
             (f'<circle r="4" fill="{PALETTE[0]}"/>', f"{run} (at or above median)"),
             (f'<circle r="4" fill="{PALETTE[3]}"/>', "below median"),
@@ -158,7 +159,9 @@ def appendix_chart(
         v, md, b, w = value[i], median[i], best[i], worst[i]
         tip = f"topic {t}: {run} {fmt(v)}, median {fmt(md)}, best {fmt(b)}, worst {fmt(w)}"
         g = [f"<g><title>{esc(tip)}</title>"]
-        g.append(f'<rect x="{x - step / 2:.1f}" y="{top:.1f}" width="{step:.1f}" height="{plot_h:.1f}" fill="transparent"/>')
+        g.append(
+            f'<rect x="{x - step / 2:.1f}" y="{top:.1f}" width="{step:.1f}" height="{plot_h:.1f}" fill="transparent"/>'
+        )
         if b is not None and w is not None:
             g.append(
                 f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y(w):.1f}" y2="{y(b):.1f}" stroke="#9a9a9a" '
@@ -175,8 +178,13 @@ def appendix_chart(
         g.append("</g>")
         href = links[i] if links else None
         parts.append(f'<a href="{esc(href)}">{"".join(g)}</a>' if href else "".join(g))
-    parts.append(f'<line x1="{left:.1f}" x2="{width - right:.1f}" y1="{top + plot_h:.1f}" y2="{top + plot_h:.1f}" stroke="{AXIS}"/>')
-    _x_labels(parts, topics, xs, top + plot_h, max(1, math.ceil(n / 100)) if step >= 9 else max(1, math.ceil(12 / step)))
+    parts.append(
+        f'<line x1="{left:.1f}" x2="{width - right:.1f}" y1="{top + plot_h:.1f}" '
+        f'y2="{top + plot_h:.1f}" stroke="{AXIS}"/>'
+    )
+    _x_labels(
+        parts, topics, xs, top + plot_h, max(1, math.ceil(n / 100)) if step >= 9 else max(1, math.ceil(12 / step))
+    )
     parts.append(
         f'<text x="{left + step * n / 2:.1f}" y="{height - 6:.1f}" text-anchor="middle" fill="#222">topic</text>'
     )
@@ -231,7 +239,10 @@ def difference_bars(
                 f'<rect x="{x - bw / 2:.1f}" y="{y0:.1f}" width="{bw:.1f}" '
                 f'height="{max(y1 - y0, 0.8):.1f}" fill="{colour}"/>'
             )
-        g = f'<g><title>{esc(tip)}</title><rect x="{x - step / 2:.1f}" y="{top:.1f}" width="{step:.1f}" height="{plot_h:.1f}" fill="transparent"/>{shape}</g>'
+        g = (
+            f'<g><title>{esc(tip)}</title><rect x="{x - step / 2:.1f}" y="{top:.1f}" '
+            f'width="{step:.1f}" height="{plot_h:.1f}" fill="transparent"/>{shape}</g>'
+        )
         href = links[i] if links else None
         parts.append(f'<a href="{esc(href)}">{g}</a>' if href else g)
     parts.append(f'<line x1="{left:.1f}" x2="{width - right:.1f}" y1="{zero:.1f}" y2="{zero:.1f}" stroke="{AXIS}"/>')
@@ -266,7 +277,10 @@ def interval_chart(
     if reference is not None:
         lo, hi = min(lo, reference), max(hi, reference)
     pad = (hi - lo) * 0.05 or 0.05
-    ticks = _ticks(lo - pad, hi + pad)
+    # a scale of [0, 1] (most IR metrics) is not padded past its ends
+    low = 0.0 if lo >= 0 > lo - pad else lo - pad
+    high = 1.0 if hi <= 1 < hi + pad else hi + pad
+    ticks = _ticks(low, high)
     lo, hi = ticks[0], ticks[-1]
 
     def x(v: float) -> float:
@@ -277,7 +291,8 @@ def interval_chart(
     for t in ticks:
         parts.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top:.1f}" y2="{bottom:.1f}" stroke="{GRID}"/>')
         parts.append(
-            f'<text x="{x(t):.1f}" y="{bottom + 16:.1f}" text-anchor="middle" fill="{AXIS}">{esc(_tick_label(t, ticks))}</text>'
+            f'<text x="{x(t):.1f}" y="{bottom + 16:.1f}" text-anchor="middle" '
+            f'fill="{AXIS}">{esc(_tick_label(t, ticks))}</text>'
         )
     if reference is not None:
         parts.append(
@@ -292,14 +307,21 @@ def interval_chart(
         g = [f"<g><title>{esc(tip)}</title>"]
         g.append(f'<text x="{left - 8:.1f}" y="{yy + 4:.1f}" text-anchor="end" fill="#222">{esc(shown)}</text>')
         if a is not None and b is not None and math.isfinite(a) and math.isfinite(b):
-            g.append(f'<line x1="{x(a):.1f}" x2="{x(b):.1f}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="{PALETTE[5]}" stroke-width="3"/>')
+            g.append(
+                f'<line x1="{x(a):.1f}" x2="{x(b):.1f}" y1="{yy:.1f}" y2="{yy:.1f}" '
+                f'stroke="{PALETTE[5]}" stroke-width="3"/>'
+            )
         if m is not None and math.isfinite(m):
             g.append(f'<circle cx="{x(m):.1f}" cy="{yy:.1f}" r="3.5" fill="{PALETTE[0]}"/>')
         g.append("</g>")
         href = links[i] if links else None
         parts.append(f'<a href="{esc(href)}">{"".join(g)}</a>' if href else "".join(g))
-    parts.append(f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{bottom:.1f}" y2="{bottom:.1f}" stroke="{AXIS}"/>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 6:.1f}" text-anchor="middle" fill="#222">{esc(xlabel)}</text>')
+    parts.append(
+        f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{bottom:.1f}" y2="{bottom:.1f}" stroke="{AXIS}"/>'
+    )
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 6:.1f}" text-anchor="middle" fill="#222">{esc(xlabel)}</text>'
+    )
     parts.append("</svg>")
     return Svg("".join(parts))
 
@@ -326,16 +348,14 @@ def heatmap(labels: Sequence[str], matrix: Sequence[Sequence[float | None]], *, 
         yy = top + cell * (i + 0.5)
         parts.append(f'<text x="{left - 8:.1f}" y="{yy + 4:.1f}" text-anchor="end" fill="#222">{esc(shown)}</text>')
         xx = left + cell * (i + 0.5)
-        parts.append(
-            f'<text transform="translate({xx:.1f},{top - 8:.1f}) rotate(-45)" fill="#222">{esc(shown)}</text>'
-        )
+        parts.append(f'<text transform="translate({xx:.1f},{top - 8:.1f}) rotate(-45)" fill="#222">{esc(shown)}</text>')
     for i in range(k):
         for j in range(k):
             v = matrix[i][j]
             xx, yy = left + cell * j, top + cell * i
             fill = colour(v) if v is not None and math.isfinite(v) else "#f4f4f4"
             parts.append(
-                f'<g><title>{esc(f"{labels[i]} / {labels[j]}: {fmt(v, 3)}")}</title>'
+                f"<g><title>{esc(f'{labels[i]} / {labels[j]}: {fmt(v, 3)}')}</title>"
                 f'<rect x="{xx:.1f}" y="{yy:.1f}" width="{cell:.1f}" height="{cell:.1f}" fill="{fill}" stroke="#fff"/>'
             )
             text_colour = "#fff" if v is not None and math.isfinite(v) and abs(v) > 0.6 else "#222"
@@ -390,29 +410,47 @@ def line_chart(
     _y_axis(parts, yt, Y, left, left + plot_w, ylabel, top, top + plot_h)
     for t in xt:
         parts.append(
-            f'<text x="{X(t):.1f}" y="{top + plot_h + 16:.1f}" text-anchor="middle" fill="{AXIS}">{esc(_tick_label(t, xt))}</text>'
+            f'<text x="{X(t):.1f}" y="{top + plot_h + 16:.1f}" text-anchor="middle" '
+            f'fill="{AXIS}">{esc(_tick_label(t, xt))}</text>'
         )
-    parts.append(f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{top + plot_h:.1f}" y2="{top + plot_h:.1f}" stroke="{AXIS}"/>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8:.1f}" text-anchor="middle" fill="#222">{esc(xlabel)}</text>')
+    parts.append(
+        f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{top + plot_h:.1f}" '
+        f'y2="{top + plot_h:.1f}" stroke="{AXIS}"/>'
+    )
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 8:.1f}" text-anchor="middle" fill="#222">{esc(xlabel)}</text>'
+    )
     if hline is not None:
         parts.append(
-            f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{Y(hline):.1f}" y2="{Y(hline):.1f}" stroke="{AXIS}" stroke-dasharray="5 4"/>'
+            f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{Y(hline):.1f}" '
+            f'y2="{Y(hline):.1f}" stroke="{AXIS}" stroke-dasharray="5 4"/>'
         )
         if hline_label:
-            parts.append(f'<text x="{left + plot_w - 4:.1f}" y="{Y(hline) - 4:.1f}" text-anchor="end" fill="{AXIS}">{esc(hline_label)}</text>')
+            parts.append(
+                f'<text x="{left + plot_w - 4:.1f}" y="{Y(hline) - 4:.1f}" text-anchor="end" '
+                f'fill="{AXIS}">{esc(hline_label)}</text>'
+            )
     legend_y = 14.0
     for k, (name, xs, ys) in enumerate(series):
         colour = PALETTE[k % len(PALETTE)]
         pts = [(X(a), Y(b)) for a, b in zip(xs, ys) if b is not None and math.isfinite(b)]
         if len(pts) > 1:
             d = " ".join(f"{px:.1f},{py:.1f}" for px, py in pts)
-            parts.append(f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.8"><title>{esc(name)}</title></polyline>')
+            parts.append(
+                f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.8">'
+                f"<title>{esc(name)}</title></polyline>"
+            )
         if markers:
             for (px, py), a, b in zip(pts, xs, ys):
-                parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="2.6" fill="{colour}"><title>{esc(f"{name}: {a:g}, {fmt(b)}")}</title></circle>')
+                parts.append(
+                    f'<circle cx="{px:.1f}" cy="{py:.1f}" r="2.6" fill="{colour}">'
+                    f"<title>{esc(f'{name}: {a:g}, {fmt(b)}')}</title></circle>"
+                )
         lx = left + (k % 4) * 150
         ly = legend_y + 18 * (k // 4)
-        parts.append(f'<line x1="{lx:.1f}" x2="{lx + 16:.1f}" y1="{ly:.1f}" y2="{ly:.1f}" stroke="{colour}" stroke-width="3"/>')
+        parts.append(
+            f'<line x1="{lx:.1f}" x2="{lx + 16:.1f}" y1="{ly:.1f}" y2="{ly:.1f}" stroke="{colour}" stroke-width="3"/>'
+        )
         shown = name if len(name) <= 18 else name[:17] + "…"
         parts.append(f'<text x="{lx + 20:.1f}" y="{ly + 4:.1f}" fill="#222">{esc(shown)}</text>')
     parts.append("</svg>")
@@ -434,16 +472,24 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], texts: Sequ
     for t in ticks:
         xx = left + plot_w * t / top_v
         parts.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="16" y2="{bottom:.1f}" stroke="{GRID}"/>')
-        parts.append(f'<text x="{xx:.1f}" y="{bottom + 16:.1f}" text-anchor="middle" fill="{AXIS}">{esc(_tick_label(t, ticks))}</text>')
+        parts.append(
+            f'<text x="{xx:.1f}" y="{bottom + 16:.1f}" text-anchor="middle" '
+            f'fill="{AXIS}">{esc(_tick_label(t, ticks))}</text>'
+        )
     for i, (lab, v, txt) in enumerate(zip(labels, values, texts)):
         yy = 16 + row * i
         shown = lab if len(lab) <= 32 else lab[:31] + "…"
-        parts.append(f'<text x="{left - 8:.1f}" y="{yy + row / 2 + 4:.1f}" text-anchor="end" fill="#222">{esc(shown)}</text>')
+        parts.append(
+            f'<text x="{left - 8:.1f}" y="{yy + row / 2 + 4:.1f}" text-anchor="end" fill="#222">{esc(shown)}</text>'
+        )
         w = plot_w * (v or 0.0) / top_v if v is not None and math.isfinite(v) else 0.0
         parts.append(
-            f'<rect x="{left:.1f}" y="{yy + 3:.1f}" width="{w:.1f}" height="{row - 6:.1f}" fill="{PALETTE[2]}"><title>{esc(f"{lab}: {txt}")}</title></rect>'
+            f'<rect x="{left:.1f}" y="{yy + 3:.1f}" width="{w:.1f}" height="{row - 6:.1f}" '
+            f'fill="{PALETTE[2]}"><title>{esc(f"{lab}: {txt}")}</title></rect>'
         )
         parts.append(f'<text x="{left + w + 6:.1f}" y="{yy + row / 2 + 4:.1f}" fill="#222">{esc(txt)}</text>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 6:.1f}" text-anchor="middle" fill="#222">{esc(xlabel)}</text>')
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 6:.1f}" text-anchor="middle" fill="#222">{esc(xlabel)}</text>'
+    )
     parts.append("</svg>")
     return Svg("".join(parts))

@@ -23,7 +23,9 @@ from evalstore.web.report import write_report
 CHROMIUM = os.environ.get("EVALSTORE_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("EVALSTORE_CHROMEDRIVER", "/usr/bin/chromedriver")
 
-webdriver = pytest.importorskip("selenium.webdriver", reason='selenium is not installed (pip install "evalstore[web-test]")')
+webdriver = pytest.importorskip(
+    "selenium.webdriver", reason='selenium is not installed (pip install "evalstore[web-test]")'
+)
 if not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()):
     pytest.skip(
         f"needs Chromium and its driver ({CHROMIUM}, {CHROMEDRIVER}); on Debian: apt-get install -y chromium "
@@ -76,8 +78,13 @@ def _no_console_errors(d, where: str, status_of: str | None = None) -> None:
     entries = d.get_log("browser")
     bad = [e for e in entries if e.get("level") in ("SEVERE", "WARNING")]
     if status_of:
-        bad = [e for e in bad if not e["message"].startswith(f"{status_of} - Failed to load resource: the server "
-                                                              "responded with a status of 404")]
+        bad = [
+            e
+            for e in bad
+            if not e["message"].startswith(
+                f"{status_of} - Failed to load resource: the server responded with a status of 404"
+            )
+        ]
     assert not bad, f"{where}: browser console: {bad}"
     try:
         alert = d.switch_to.alert
@@ -123,9 +130,10 @@ def _walk(d, start: str, folder: Path, prefix: str, extra: list[tuple[str, str]]
     after = _column(d, "leaderboard", 2)
     assert after != before and sorted(after) == sorted(before)
     assert after[0] == "random" and after[-1] == "rerank"  # ascending mean after the first click
-    assert d.find_element(By.XPATH, "//table[@id='leaderboard']//th[normalize-space()='mean']").get_attribute(
-        "aria-sort"
-    ) == "ascending"
+    assert (
+        d.find_element(By.XPATH, "//table[@id='leaderboard']//th[normalize-space()='mean']").get_attribute("aria-sort")
+        == "ascending"
+    )
     _shot(d, folder, f"{prefix}-leaderboard-sorted")
     _no_console_errors(d, "after sorting")
     _click(d, "//table[@id='leaderboard']//a[normalize-space()='bm25']")
@@ -155,7 +163,10 @@ def test_live_server_in_chromium(driver, web_store, shots):
             [
                 (base + "/compare?baseline=bm25&run=rerank&metric=AP", "compare"),
                 (base + "/meta", "meta"),
-                (base + "/sql?q=SELECT+run%2C+round(mean%2C+4)+AS+mean+FROM+leaderboard+WHERE+metric%3D%27AP%27", "sql"),
+                (
+                    base + "/sql?q=SELECT+run%2C+round(mean%2C+4)+AS+mean+FROM+leaderboard+WHERE+metric%3D%27AP%27",
+                    "sql",
+                ),
                 (base + "/runs/no-such-run", "not-found"),
             ],
         )

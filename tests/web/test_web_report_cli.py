@@ -111,10 +111,14 @@ def test_report_metric_without_scores(web_store, tmp_path):
 
 def test_report_cli(web_store, tmp_path):
     out = tmp_path / "site"
-    r = subprocess.run([*EVALSTORE, "report", str(out), "--db", str(web_store), "-m", "AP"], capture_output=True, text=True)
+    r = subprocess.run(
+        [*EVALSTORE, "report", str(out), "--db", str(web_store), "-m", "AP"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     assert "wrote" in r.stderr and (out / "index.html").is_file()
-    r = subprocess.run([*EVALSTORE, "report", str(out), "--db", str(tmp_path / "no.duckdb")], capture_output=True, text=True)
+    r = subprocess.run(
+        [*EVALSTORE, "report", str(out), "--db", str(tmp_path / "no.duckdb")], capture_output=True, text=True
+    )
     assert r.returncode == 1 and "does not exist" in r.stderr and "Traceback" not in r.stderr
 
 

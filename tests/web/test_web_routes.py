@@ -32,7 +32,9 @@ def _cells(html: str, table_id: str) -> list[list[str]]:
     """The text of each cell of a table's body, by row."""
     body = html.split(f'id="{table_id}"', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)
-    return [[unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
+    return [
+        [unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows
+    ]
 
 
 # --------------------------------------------------------------------------- pages
@@ -109,7 +111,10 @@ def test_topic_page_side_by_side(client, web_store):
         assert row[2] == (str(judged[doc]) if doc in judged else "unj.")
     # the documents only in bm25's first 10 are highlighted
     body = r.text.split('id="list-1"', 1)[1].split("</table>", 1)[0]
-    highlighted = {re.sub(r"<[^>]+>", "", m).split()[0] for m in re.findall(r'<tr class="only"><td class="num">\d+</td><td class="doc">(.*?)</td>', body)}
+    highlighted = {
+        re.sub(r"<[^>]+>", "", m).split()[0]
+        for m in re.findall(r'<tr class="only"><td class="num">\d+</td><td class="doc">(.*?)</td>', body)
+    }
     assert highlighted == {d for (d,) in top} - other
     assert "Scores on this topic" in r.text and "nDCG@10" in r.text
 
@@ -130,7 +135,9 @@ def test_meta_page_shows_each_kind_with_figures(client):
 
 
 def test_sql_page_runs_a_query(client):
-    r = client.get("/sql", params={"q": "SELECT run, round(mean, 4) AS m FROM leaderboard WHERE metric = 'AP' ORDER BY m DESC"})
+    r = client.get(
+        "/sql", params={"q": "SELECT run, round(mean, 4) AS m FROM leaderboard WHERE metric = 'AP' ORDER BY m DESC"}
+    )
     assert r.status_code == 200
     rows = _cells(r.text, "result")
     assert rows[0][0] == "rerank" and len(rows) == 8
@@ -158,7 +165,10 @@ def test_downloads_match_the_leaderboard(client):
     rows = list(csv.DictReader(io.StringIO(text)))
     assert rows[0]["run"] == "rerank" and rows[0]["metric"] == "nDCG@10" and len(rows) == 8
     r = client.get("/download/leaderboard.parquet?metric=nDCG@10")
-    assert r.status_code == 200 and 'filename="leaderboard-sample-n-d-c-g_4010.parquet"' in r.headers["content-disposition"]
+    assert (
+        r.status_code == 200
+        and 'filename="leaderboard-sample-n-d-c-g_4010.parquet"' in r.headers["content-disposition"]
+    )
     table = pq.read_table(io.BytesIO(r.content))
     assert table.column("run").to_pylist() == [row["run"] for row in rows]
     assert table.column("mean").to_pylist()[0] == pytest.approx(float(rows[0]["mean"]))
@@ -189,7 +199,8 @@ def test_unknown_names_are_404_pages(client, url):
 
 
 @pytest.mark.parametrize(
-    "url", ["/compare?baseline=bm25", "/topics/S01?depth=abc", "/topics/S01?depth=0", "/topics/S01?runs=bm25,dense,rerank"]
+    "url",
+    ["/compare?baseline=bm25", "/topics/S01?depth=abc", "/topics/S01?depth=0", "/topics/S01?runs=bm25,dense,rerank"],
 )
 def test_bad_parameters_are_400_pages(client, url):
     r = client.get(url)
@@ -218,7 +229,9 @@ def test_html_names_are_text(client):
         assert XSS not in r.text, url
         assert "<script>alert" not in r.text, url
         if url != "/meta":
-            assert ESCAPED_XSS in r.text or "&lt;script&gt;alert(1)&lt;/script&gt;" in unescape(r.text.replace("&amp;", "&")), url
+            assert ESCAPED_XSS in r.text or "&lt;script&gt;alert(1)&lt;/script&gt;" in unescape(
+                r.text.replace("&amp;", "&")
+            ), url
     # the only script element of a page is the shipped sort script
     r = client.get("/")
     assert re.findall(r"<script[^>]*>", r.text) == ['<script src="/static/sort.js" defer>']
