@@ -1,0 +1,78 @@
+"""`evalstore serve` and `evalstore report`: the store's results as web pages (the web extra).
+
+Both check every option before any work and make one library call (:mod:`evalstore.web`); the web
+libraries (starlette, uvicorn, jinja2) are imported only when a command runs, and a missing one is
+a one-line message naming ``pip install "evalstore[web]"``.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from . import options as opt
+from . import resources
+from .app import app, open_for_reading
+from .output import say
+
+
+@app.command(
+    "serve",
+    help=(
+        "Browse the store's results in a web browser: leaderboard with 95% intervals, per-topic pages of runs "
+        "against the median and best, comparisons, ranked lists side by side, stored analyses and a sandboxed "
+        "SQL page. Read-only; the store stays open to writers (ingest, eval) while it runs. Needs the web "
+        'extra: pip install "evalstore\\[web]".'
+    ),
+)
+@opt.shared(store=opt.STORE)
+def serve_cmd(
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on (default: this machine only; 0.0.0.0: the whole network)."
+    ),
+    port: int = typer.Option(8000, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port)."),
+    *,
+    store: opt.StoreOptions,
+) -> None:
+    from ..web import deps, server
+
+    if not host.strip():
+        raise typer.BadParameter("give an address, e.g. 127.0.0.1", param_hint="--host")
+    deps.require(*deps.SERVER)
+    warning = server.exposure_warning(host, port)
+    if warning:
+        say(warning)
+    r = resources.CURRENT
+
+    def ready(url: str) -> None:
+        typer.echo(f"evalstore serve: {url}  (read-only view of the store; Ctrl-C to stop)")
+
+    server.serve(store.db, host=host, port=port, wait=r.wait, memory_limit=r.memory_limit, threads=r.threads,
+                 on_ready=ready)  # fmt: skip
+
+
+@app.command(
+    "report",
+    help=(
+        "Write the pages of `evalstore serve` as a static HTML report into FOLDER: index.html (leaderboard), a "
+        "page per run, per comparison with the best run and per topic, the stored analyses; relative links, "
+        "opens from disk or any web server. Reads stored scores (run `evalstore eval` first). Needs the web "
+        'extra: pip install "evalstore\\[web]".'
+    ),
+)
+@opt.shared(store=opt.STORE)
+def report_cmd(
+    folder: str = typer.Argument(..., help="Folder to write (new, empty, or an earlier report's)."),
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help="Qrels set (default: the only one with scores)."),
+    metric: list[str] | None = typer.Option(
+        None, "--metric", "-m", help="Metric with stored scores; repeat (default: the one evaluated for most runs)."
+    ),
+    *,
+    store: opt.StoreOptions,
+) -> None:
+    from ..web import deps, report
+
+    deps.require("jinja2")
+    report.check_folder(folder)
+    with open_for_reading(store.db) as s:
+        result = report.write_report(s, folder, qrels, metric or None)
+    say(result.summary())

@@ -1,0 +1,15 @@
+"""The store's results as web pages: ``evalstore serve`` (a local, read-only web explorer) and
+``evalstore report`` (the same pages as static HTML files).
+
+* :mod:`.queries`: what the pages read (bound SQL over the store's views);
+* :mod:`.pages`: the page builders (queries -> view models), shared by the server and the report;
+* :mod:`.meta_view`: the stored analyses as the meta page shows them;
+* :mod:`.svg`: the charts, server-side SVG (one escaping helper);
+* :mod:`.links`: the links of each (routes of the server, relative files of the report) and safe file names;
+* :mod:`.render`: Jinja2 templates (autoescaped) and the static files;
+* :mod:`.sqlpage`: the sandboxed query page (one read-only statement, row cap, time limit);
+* :mod:`.app`: the Starlette application; :mod:`.server`: binding and uvicorn; :mod:`.report`: the static report.
+
+Only :mod:`.app`, :mod:`.server` and :mod:`.render` need the web extra (``pip install "evalstore[web]"``),
+and import it when they are used; ``import evalstore`` imports none of this package.
+"""

@@ -1,0 +1,563 @@
+"""The pages: each builder reads a store (:mod:`.queries`), computes what the page shows and returns
+its view model (a dict the templates of ``templates/`` render). The server and the static report
+call the same builders; only the :class:`~evalstore.web.links.Links` differ.
+
+A name that the store does not hold raises :class:`NotFound` (the page answers 404); a bad
+parameter raises :class:`BadRequest` (400).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import EvalstoreError
+from ..version import __version__
+from . import queries as q
+from . import svg
+from .links import Links
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+#: documents of each ranked list shown on a topic page unless ?depth= says otherwise
+DEFAULT_DEPTH = 20
+MAX_DEPTH = 1000
+#: analyses shown on the meta page (the most recent)
+META_LIMIT = 50
+#: runs drawn in the leaderboard's interval chart (the table always has them all)
+CHART_RUNS = 60
+
+
+class PageError(EvalstoreError):
+    status = 400
+
+
+class NotFound(PageError):
+    """A run, topic, qrels set or metric the store does not hold."""
+
+    status = 404
+
+
+class BadRequest(PageError):
+    status = 400
+
+
+@dataclass
+class Ctx:
+    """What every builder needs: the open store, the links, and (for the static report, which builds
+    many pages from one store) a cache of what several pages read."""
+
+    store: Store
+    links: Links
+    title: str = ""
+    cache: dict[Any, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def cached(self, key: Any, make):
+        if self.cache is None:
+            return make()
+        if key not in self.cache:
+            self.cache[key] = make()
+        return self.cache[key]
+
+
+def site_title(location: str) -> str:
+    return os.path.basename(location) or location
+
+
+def _base(ctx: Ctx, page: str, heading: str, qrels: str | None = None, metric: str | None = None) -> dict[str, Any]:
+    links = ctx.links
+    return {
+        "page": page,
+        "heading": heading,
+        "site": ctx.title,
+        "live": links.live,
+        "version": __version__,
+        "css": links.static("evalstore.css"),
+        "js": links.static("sort.js"),
+        "home": links.home(),
+        "meta_link": links.meta(),
+        "sql_link": links.sql(),
+        "qrels": qrels,
+        "metric": metric,
+    }
+
+
+# --------------------------------------------------------------------------- choosing what to show
+def choose(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[str, str, q.Catalogue]:
+    """The qrels set and metric a page shows: the ones asked for (404 when the store has no scores
+    of them), else the defaults of the store (:class:`~evalstore.web.queries.Catalogue`)."""
+    cat = ctx.cached("catalogue", lambda: q.catalogue(ctx.store))
+    if not cat.metrics:
+        raise NotFound(
+            "the store holds no scores yet: ingest qrels and runs and evaluate them "
+            "(evalstore ingest qrels FILE; evalstore ingest run FILES; evalstore eval -m AP -m nDCG@10)"
+        )
+    if qrels is None or qrels == "":
+        qrels = cat.default_qrels()
+    if qrels not in cat.metrics:
+        known = ", ".join(cat.qrels[:20])
+        raise NotFound(f"no scores on a qrels set named {qrels!r} (qrels sets with scores: {known})")
+    assert qrels is not None
+    if metric is None or metric == "":
+        metric = cat.default_metric(qrels)
+    assert metric is not None
+    if metric not in cat.metrics[qrels]:
+        metric = _stored_spelling(ctx, qrels, metric, cat)
+    return qrels, metric, cat
+
+
+def _stored_spelling(ctx: Ctx, qrels: str, metric: str, cat: q.Catalogue) -> str:
+    """``metric`` as stored (``map`` -> ``AP``, ``ndcg_cut_10`` -> ``nDCG@10``), or NotFound."""
+    from ..meta.matrix import canonical_metric
+
+    known = ", ".join(list(cat.metrics[qrels])[:30])
+    try:
+        name = canonical_metric(ctx.store, qrels, metric)
+    except EvalstoreError:
+        name = None
+    if name is None or name not in cat.metrics[qrels]:
+        raise NotFound(
+            f"no scores of the metric {metric!r} on the qrels set {qrels!r} (metrics with scores: {known}); "
+            f"evaluate it with evalstore eval --qrels {qrels} -m {metric}"
+        )
+    return name
+
+
+def _board(ctx: Ctx, qrels: str, metric: str) -> list[q.BoardRow]:
+    return ctx.cached(("board", qrels, metric), lambda: q.leaderboard(ctx.store, qrels, metric))
+
+
+def _stats(ctx: Ctx, qrels: str, metric: str) -> dict[str, q.TopicStats]:
+    return ctx.cached(("stats", qrels, metric), lambda: q.topic_stats(ctx.store, qrels, metric))
+
+
+def _pickers(ctx: Ctx, cat: q.Catalogue, qrels: str, metric: str) -> dict[str, Any]:
+    """The qrels set and metric choices: a form on the server, links in the report."""
+    links = ctx.links
+    metric_links = [
+        {"name": m, "href": links.leaderboard(qrels, m), "current": m == metric, "runs": n}
+        for m, n in cat.metrics[qrels].items()
+    ]
+    qrels_links = [
+        {"name": name, "href": links.leaderboard(name, cat.default_metric(name) or ""), "current": name == qrels}
+        for name in cat.qrels
+    ]
+    return {"metric_choices": metric_links, "qrels_choices": qrels_links}
+
+
+def _interval_method(rows: Sequence[q.BoardRow]) -> str:
+    aggs = {r.aggregate for r in rows}
+    text = (
+        f"{round(q.CI_LEVEL * 100)} % interval: mean ± t(0.975, n−1) · sd / √n over the run's n per-topic "
+        "scores (Student's t; the topics taken as a sample of topics)."
+    )
+    if aggs - {"mean"}:
+        text += " No interval for a metric summarised by a geometric mean or a sum."
+    return text
+
+
+# --------------------------------------------------------------------------- pages
+def leaderboard_page(ctx: Ctx, qrels: str | None = None, metric: str | None = None) -> dict[str, Any]:
+    qrels, metric, cat = choose(ctx, qrels, metric)
+    rows = _board(ctx, qrels, metric)
+    links = ctx.links
+    best = rows[0].run if rows else None
+    table = []
+    for r in rows:
+        table.append(
+            {
+                "rank": r.rank,
+                "run": r.run,
+                "href": links.run(r.run, qrels, metric),
+                "mean": r.mean,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "sd": r.sd,
+                "n_topics": r.n_topics,
+                "compare": links.compare(best, r.run, qrels, metric) if best and r.run != best else None,
+            }
+        )
+    shown = rows[:CHART_RUNS]
+    chart = svg.interval_chart(
+        [r.run for r in shown],
+        [r.mean for r in shown],
+        [r.ci_low for r in shown],
+        [r.ci_high for r in shown],
+        xlabel=f"mean {metric} on {qrels} with its 95 % interval",
+        links=[links.run(r.run, qrels, metric) for r in shown],
+    )
+    model = _base(ctx, "leaderboard", f"Leaderboard: {metric} on {qrels}", qrels, metric)
+    model.update(_pickers(ctx, cat, qrels, metric))
+    model.update(
+        {
+            "rows": table,
+            "n_runs": len(rows),
+            "best": best,
+            "aggregate": rows[0].aggregate if rows else "mean",
+            "chart": chart,
+            "chart_note": f"the best {CHART_RUNS} of {len(rows)} runs" if len(rows) > CHART_RUNS else None,
+            "method": _interval_method(rows),
+            "csv": links.download("leaderboard", "csv", qrels, metric),
+            "parquet": links.download("leaderboard", "parquet", qrels, metric),
+        }
+    )
+    return model
+
+
+def leaderboard_table(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[list[str], list[list[Any]], str, str]:
+    """The leaderboard as data (the CSV and Parquet downloads)."""
+    qrels, metric, _ = choose(ctx, qrels, metric)
+    cols = ["rank", "run", "qrels", "metric", "mean", "ci_low", "ci_high", "sd", "n_topics", "aggregate"]
+    rows = [
+        [r.rank, r.run, qrels, metric, r.mean, r.ci_low, r.ci_high, r.sd, r.n_topics, r.aggregate]
+        for r in _board(ctx, qrels, metric)
+    ]
+    return cols, rows, qrels, metric
+
+
+def _need_run(ctx: Ctx, run: str) -> None:
+    if not q.run_exists(ctx.store, run):
+        raise NotFound(f"no run named {run!r} in the store")
+
+
+def _partner(rows: Sequence[q.BoardRow], run: str) -> str | None:
+    """The run a run's topic links compare with: the best run, or the second best for the best."""
+    names = [r.run for r in rows]
+    others = [n for n in names if n != run]
+    return others[0] if others else None
+
+
+def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = None) -> dict[str, Any]:
+    _need_run(ctx, run)
+    qrels, metric, cat = choose(ctx, qrels, metric)
+    scores = q.run_scores(ctx.store, run, qrels, metric)
+    if not scores:
+        raise NotFound(
+            f"the run {run!r} has no {metric} scores on {qrels!r}; evaluate it with "
+            f"evalstore eval --qrels {qrels} -m {metric} -r RUN"
+        )
+    stats = _stats(ctx, qrels, metric)
+    board = _board(ctx, qrels, metric)
+    links = ctx.links
+    topics = sorted(scores, key=q.topic_key)
+    partner = _partner(board, run)
+    pair = [run, partner] if partner else [run]
+    topic_links = [links.topic(t, pair, qrels, metric) for t in topics]
+    chart = svg.appendix_chart(
+        topics,
+        [scores[t] for t in topics],
+        [stats[t].median if t in stats else None for t in topics],
+        [stats[t].best if t in stats else None for t in topics],
+        [stats[t].worst if t in stats else None for t in topics],
+        run=run,
+        metric=metric,
+        links=topic_links,
+    )
+    table = []
+    above = below = equal = 0
+    for t, href in zip(topics, topic_links):
+        v, s = scores[t], stats.get(t)
+        diff = None if v is None or s is None or s.median is None else v - s.median
+        if diff is not None:
+            above += diff > 0
+            below += diff < 0
+            equal += diff == 0
+        table.append(
+            {
+                "topic": t,
+                "href": href,
+                "value": v,
+                "median": s.median if s else None,
+                "best": s.best if s else None,
+                "worst": s.worst if s else None,
+                "diff": diff,
+                "is_best": s is not None and v is not None and s.best is not None and v >= s.best,
+                "n_runs": s.n_runs if s else 0,
+            }
+        )
+    me = next((r for r in board if r.run == run), None)
+    model = _base(ctx, "run", f"Run {run}", qrels, metric)
+    model.update(_pickers(ctx, cat, qrels, metric))
+    model.update(
+        {
+            "run": run,
+            "rows": table,
+            "chart": chart,
+            "mean": me.mean if me else None,
+            "rank": me.rank if me else None,
+            "n_runs": len(board),
+            "ci_low": me.ci_low if me else None,
+            "ci_high": me.ci_high if me else None,
+            "above": above,
+            "below": below,
+            "equal": equal,
+            "best_count": sum(1 for r in table if r["is_best"]),
+            "partner": partner,
+            "compare": links.compare(board[0].run, run, qrels, metric) if board and board[0].run != run else None,
+            "compare_with": board[0].run if board else None,
+            "run_links": [
+                {"name": m, "href": links.run(run, qrels, m), "current": m == metric} for m in cat.metrics[qrels]
+            ],
+        }
+    )
+    return model
+
+
+def compare_page(ctx: Ctx, baseline: str | None, run: str | None, qrels: str | None = None, metric: str | None = None):
+    from ..comparison import effects
+    from ..meta.significance import paired_t, wilcoxon
+
+    if not baseline or not run:
+        raise BadRequest("the comparison needs two runs: /compare?baseline=RUN_A&run=RUN_B&metric=METRIC")
+    _need_run(ctx, baseline)
+    _need_run(ctx, run)
+    qrels, metric, cat = choose(ctx, qrels, metric)
+    a = q.run_scores(ctx.store, baseline, qrels, metric)
+    b = q.run_scores(ctx.store, run, qrels, metric)
+    for name, sc in ((baseline, a), (run, b)):
+        if not sc:
+            raise NotFound(f"the run {name!r} has no {metric} scores on {qrels!r}")
+    common = sorted((t for t in a if t in b and a[t] is not None and b[t] is not None), key=q.topic_key)
+    only = sorted(set(a) ^ set(b), key=q.topic_key)
+    diffs = {t: b[t] - a[t] for t in common}  # type: ignore[operator]
+    order = sorted(common, key=lambda t: (-diffs[t], q.topic_key(t)))
+    links = ctx.links
+    topic_links = [links.topic(t, [baseline, run], qrels, metric) for t in order]
+    label = f"{metric}: {run} − {baseline}"
+    chart = svg.difference_bars(order, [diffs[t] for t in order], label=label, links=topic_links)
+    wins = sum(1 for t in common if diffs[t] > 0)
+    losses = sum(1 for t in common if diffs[t] < 0)
+    ties = len(common) - wins - losses
+    stats: dict[str, Any] = {"n": len(common)}
+    if len(common) >= 2:
+        Z = np.array([[diffs[t] for t in common]], dtype=np.float64)
+        t_stat, p_t = paired_t(Z)
+        w_stat, p_w = wilcoxon(Z)
+        lo, hi = effects.t_interval(Z)
+        dz = effects.d_z(Z)
+        stats.update(
+            {
+                "mean_a": statistics.fmean(a[t] for t in common),  # type: ignore[misc]
+                "mean_b": statistics.fmean(b[t] for t in common),  # type: ignore[misc]
+                "diff": float(Z.mean()),
+                "t": _num(t_stat[0]),
+                "p_t": _num(p_t[0]),
+                "w": _num(w_stat[0]),
+                "p_w": _num(p_w[0]),
+                "ci_low": _num(lo[0]),
+                "ci_high": _num(hi[0]),
+                "d_z": _num(dz[0]),
+                "df": len(common) - 1,
+            }
+        )
+    rows = [
+        {
+            "topic": t,
+            "href": href,
+            "a": a[t],
+            "b": b[t],
+            "diff": diffs[t],
+            "outcome": "win" if diffs[t] > 0 else "loss" if diffs[t] < 0 else "tie",
+        }
+        for t, href in zip(order, topic_links)
+    ]
+    model = _base(ctx, "compare", f"{run} against {baseline}", qrels, metric)
+    model.update(
+        {
+            "baseline": baseline,
+            "run": run,
+            "baseline_href": links.run(baseline, qrels, metric),
+            "run_href": links.run(run, qrels, metric),
+            "swap_href": links.compare(run, baseline, qrels, metric),
+            "rows": rows,
+            "chart": chart,
+            "wins": wins,
+            "losses": losses,
+            "ties": ties,
+            "stats": stats,
+            "only": only,
+            "metric_links": [
+                {"name": m, "href": links.compare(baseline, run, qrels, m), "current": m == metric}
+                for m in cat.metrics[qrels]
+            ],
+        }
+    )
+    return model
+
+
+def _num(x: Any) -> float | None:
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def resolve_runs(spec: str, known: set[str]) -> list[str]:
+    """Run names from ``runs=A,B``: split at commas, but a name that itself contains a comma is
+    recognised whole (the split that yields known runs wins)."""
+    if spec in known:
+        return [spec]
+    pieces = spec.split(",")
+    for i in range(1, len(pieces)):
+        left, right = ",".join(pieces[:i]), ",".join(pieces[i:])
+        if left in known and right in known:
+            return [left, right]
+    out = [p for p in pieces if p != ""]
+    missing = [p for p in out if p not in known]
+    if missing:
+        raise NotFound(f"no run named {missing[0]!r} in the store")
+    return out
+
+
+def topic_page(
+    ctx: Ctx,
+    topic: str,
+    runs: str | Sequence[str] | None = None,
+    qrels: str | None = None,
+    metric: str | None = None,
+    depth: str | int | None = None,
+) -> dict[str, Any]:
+    qrels, metric, cat = choose(ctx, qrels, metric)
+    store = ctx.store
+    if not q.topic_known(store, qrels, topic):
+        raise NotFound(f"no topic {topic!r} in the qrels set {qrels!r} or in the scores on it")
+    try:
+        k = DEFAULT_DEPTH if depth is None or depth == "" else int(depth)
+    except (TypeError, ValueError):
+        raise BadRequest(f"depth must be a whole number, not {depth!r}") from None
+    if not 1 <= k <= MAX_DEPTH:
+        raise BadRequest(f"depth must be between 1 and {MAX_DEPTH}, not {k}")
+    board = _board(ctx, qrels, metric)
+    if runs is None or runs == "" or runs == []:
+        chosen = [r.run for r in board[:2]]
+    elif isinstance(runs, str):
+        chosen = resolve_runs(runs, set(ctx.cached("runs", lambda: q.run_names(store))))
+    else:
+        chosen = list(runs)
+        for r in chosen:
+            _need_run(ctx, r)
+    chosen = list(dict.fromkeys(chosen))
+    if len(chosen) > 2:
+        raise BadRequest("a topic page shows one or two runs side by side: ?runs=A,B")
+    links = ctx.links
+    lists = {r: q.ranked_list(store, r, topic, qrels, k) for r in chosen}
+    docsets = {r: {x.doc for x in lists[r]} for r in chosen}
+    rank_maps = {r: {x.doc: x.rank for x in lists[r]} for r in chosen}
+    columns = []
+    for i, r in enumerate(chosen):
+        other = chosen[1 - i] if len(chosen) == 2 else None
+        items = []
+        for x in lists[r]:
+            other_rank = rank_maps[other].get(x.doc) if other else None
+            items.append(
+                {
+                    "rank": x.rank,
+                    "doc": x.doc,
+                    "score": x.score,
+                    "grade": x.grade,
+                    "judged": x.grade is not None and x.grade >= 0,
+                    "relevant": x.grade is not None and x.grade > 0,
+                    "only": other is not None and x.doc not in docsets[other],
+                    "other_rank": other_rank,
+                    "moved": (x.rank - other_rank) if other_rank is not None else None,
+                }
+            )
+        columns.append(
+            {
+                "run": r,
+                "href": links.run(r, qrels, metric),
+                "docs": items,
+                "length": q.run_length(store, r, topic),
+                "unjudged": sum(1 for x in items if not x["judged"]),
+                "relevant": sum(1 for x in items if x["relevant"]),
+                "only": sum(1 for x in items if x["only"]),
+            }
+        )
+    scores = q.scores_on_topic(store, qrels, topic)
+    metric_rows = []
+    for m in cat.metrics[qrels]:
+        vals = [v for (rn, mm), v in scores.items() if mm == m and v is not None]
+        if not vals and not any((r, m) in scores for r in chosen):
+            continue
+        metric_rows.append(
+            {
+                "metric": m,
+                "vals": [scores.get((r, m)) for r in chosen],
+                "median": statistics.median(vals) if vals else None,
+                "best": max(vals) if vals else None,
+                "current": m == metric,
+            }
+        )
+    all_runs = sorted(
+        ((rn, v) for (rn, mm), v in scores.items() if mm == metric),
+        key=lambda x: (-(x[1] if x[1] is not None else -math.inf), x[0]),
+    )
+    judged = q.judgments(store, qrels, topic)
+    rel_docs = [d for d, g in judged if g > 0]
+    shown_rel = rel_docs[:200]
+    rank_of = q.ranks_of(store, chosen, topic, shown_rel)
+    model = _base(ctx, "topic", f"Topic {topic}", qrels, metric)
+    model.update(
+        {
+            "topic": topic,
+            "runs": chosen,
+            "columns": columns,
+            "depth": k,
+            "metric_rows": metric_rows,
+            "all_runs": [
+                {"run": rn, "value": v, "href": links.run(rn, qrels, metric), "chosen": rn in chosen}
+                for rn, v in all_runs
+            ],
+            "n_judged": len(judged),
+            "n_relevant": len(rel_docs),
+            "grades": sorted({g for _, g in judged}, reverse=True),
+            "relevant_docs": [
+                {"doc": d, "grade": g, "ranks": [rank_of.get((r, d)) for r in chosen]}
+                for d, g in judged
+                if g > 0 and d in set(shown_rel)
+            ],
+            "relevant_cut": len(rel_docs) > len(shown_rel),
+            "compare": links.compare(chosen[0], chosen[1], qrels, metric) if len(chosen) == 2 else None,
+        }
+    )
+    return model
+
+
+def meta_page(ctx: Ctx) -> dict[str, Any]:
+    from . import meta_view
+
+    store = ctx.store
+    total = q.meta_count(store)
+    items = [meta_view.describe(a, ctx.links) for a in q.analyses(store, META_LIMIT)]
+    cat = ctx.cached("catalogue", lambda: q.catalogue(store))
+    qrels = cat.default_qrels()
+    metric = cat.default_metric(qrels) if qrels else None
+    model = _base(ctx, "meta", "Stored analyses", qrels, metric)
+    model.update({"analyses": items, "total": total, "limit": META_LIMIT})
+    return model
+
+
+def error_page(ctx_links: Links, status: int, message: str, title: str = "") -> dict[str, Any]:
+    heading = {404: "Not found", 400: "Bad request", 503: "The store is busy"}.get(status, "Error")
+    return {
+        "page": "error",
+        "heading": heading,
+        "site": title,
+        "live": ctx_links.live,
+        "version": __version__,
+        "css": ctx_links.static("evalstore.css"),
+        "js": ctx_links.static("sort.js"),
+        "home": ctx_links.home(),
+        "meta_link": ctx_links.meta(),
+        "sql_link": ctx_links.sql(),
+        "status": status,
+        "message": message,
+        "qrels": None,
+        "metric": None,
+    }

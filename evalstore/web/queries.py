@@ -1,0 +1,288 @@
+"""What the pages read from a store: bound SQL over the documented views (``leaderboard``,
+``scores``, ``run_rows``, ``qrels``, ``meta_runs`` and the ``meta_*`` tables) and, for the cheap
+catalogue of what was evaluated, the ``evaluations`` table (one row per run, qrels set and metric:
+reading it avoids scanning every score). Every value reaches SQL as a parameter.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+#: the interval of the leaderboard: a t interval of the per-topic scores of each run
+CI_LEVEL = 0.95
+
+
+def topic_key(topic: str) -> tuple[int, int, str]:
+    """Topics in natural order: numbers by value (``2`` before ``10``), then the others by text."""
+    if re.fullmatch(r"\d{1,18}", topic):
+        return (0, int(topic), topic)
+    return (1, 0, topic)
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Which qrels sets have scores, and for each its metrics with the number of runs evaluated."""
+
+    metrics: dict[str, dict[str, int]]  # qrels -> {metric: runs}
+
+    @property
+    def qrels(self) -> list[str]:
+        return list(self.metrics)
+
+    def default_qrels(self) -> str | None:
+        """The qrels set with the most evaluations (ties: by name)."""
+        if not self.metrics:
+            return None
+        return min(self.metrics, key=lambda q: (-sum(self.metrics[q].values()), q))
+
+    def default_metric(self, qrels: str) -> str | None:
+        """The metric evaluated for the most runs on ``qrels`` (ties: by name)."""
+        ms = self.metrics.get(qrels) or {}
+        return min(ms, key=lambda m: (-ms[m], m.lower(), m)) if ms else None
+
+
+def catalogue(store: Store) -> Catalogue:
+    rows = store.con.execute(
+        "SELECT q.name, e.metric, count(*) FROM evaluations e JOIN qrels_meta q USING (qrels_id) "
+        "GROUP BY q.name, e.metric ORDER BY q.name, e.metric"
+    ).fetchall()
+    out: dict[str, dict[str, int]] = {}
+    for q, m, n in rows:
+        out.setdefault(q, {})[m] = int(n)
+    return Catalogue(out)
+
+
+def run_names(store: Store) -> list[str]:
+    return [r[0] for r in store.con.execute("SELECT name FROM runs ORDER BY name").fetchall()]
+
+
+def run_exists(store: Store, run: str) -> bool:
+    return bool(store.con.execute("SELECT count(*) FROM runs WHERE name = ?", [run]).fetchall()[0][0])
+
+
+@dataclass
+class BoardRow:
+    run: str
+    mean: float | None
+    n_topics: int
+    sd: float | None
+    ci_low: float | None
+    ci_high: float | None
+    aggregate: str
+    rank: int = 0
+
+
+def _t_quantiles(ns: Sequence[int]) -> tuple[list[int], list[float]]:
+    """t_{(1+level)/2, n-1} for each number of topics n >= 2 (scipy, vectorised)."""
+    from scipy.stats import t as t_dist
+
+    keep = sorted({int(n) for n in ns if n is not None and n >= 2})
+    if not keep:
+        return [], []
+    q = t_dist.ppf(0.5 + CI_LEVEL / 2, [n - 1 for n in keep])
+    return keep, [float(x) for x in q]
+
+
+def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
+    """The runs evaluated with ``metric`` on ``qrels``, best mean first, each with its 95 % t
+    interval ``mean -+ t_{0.975, n-1} sd / sqrt(n)`` over its n per-topic scores (only for metrics
+    summarised by the arithmetic mean; the leaderboard view's mean and topic count)."""
+    con = store.con
+    ns = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT n_topics FROM leaderboard WHERE qrels = ? AND metric = ?", [qrels, metric]
+        ).fetchall()
+    ]
+    n_list, t_list = _t_quantiles(ns)
+    rows = con.execute(
+        """
+        WITH lb AS (
+            SELECT run, mean, n_topics, aggregate FROM leaderboard WHERE qrels = $qrels AND metric = $metric
+        ), spread AS (
+            SELECT run, stddev_samp(value) AS sd FROM scores
+            WHERE qrels = $qrels AND metric = $metric AND value IS NOT NULL GROUP BY run
+        ), tq AS (
+            SELECT unnest($ns::INTEGER[]) AS n, unnest($ts::DOUBLE[]) AS t
+        )
+        SELECT lb.run, lb.mean, lb.n_topics, s.sd,
+               CASE WHEN lb.aggregate = 'mean' THEN lb.mean - tq.t * s.sd / sqrt(lb.n_topics) END AS ci_low,
+               CASE WHEN lb.aggregate = 'mean' THEN lb.mean + tq.t * s.sd / sqrt(lb.n_topics) END AS ci_high,
+               lb.aggregate
+        FROM lb LEFT JOIN spread s USING (run) LEFT JOIN tq ON tq.n = lb.n_topics
+        ORDER BY lb.mean DESC NULLS LAST, lb.run
+        """,
+        {"qrels": qrels, "metric": metric, "ns": n_list, "ts": t_list},
+    ).fetchall()
+    out = [BoardRow(r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6]) for r in rows]
+    for i, b in enumerate(out, start=1):
+        b.rank = i
+    return out
+
+
+def _f(v: Any) -> float | None:
+    if v is None:
+        return None
+    v = float(v)
+    return None if math.isnan(v) else v
+
+
+@dataclass
+class TopicStats:
+    topic: str
+    median: float | None
+    best: float | None
+    worst: float | None
+    n_runs: int
+
+
+def topic_stats(store: Store, qrels: str, metric: str) -> dict[str, TopicStats]:
+    """Per topic: the median, best and worst score of all runs evaluated with ``metric`` on ``qrels``."""
+    rows = store.con.execute(
+        "SELECT topic, median(value), max(value), min(value), count(value) FROM scores "
+        "WHERE qrels = ? AND metric = ? GROUP BY topic",
+        [qrels, metric],
+    ).fetchall()
+    return {r[0]: TopicStats(r[0], _f(r[1]), _f(r[2]), _f(r[3]), int(r[4])) for r in rows}
+
+
+def run_scores(store: Store, run: str, qrels: str, metric: str) -> dict[str, float | None]:
+    rows = store.con.execute(
+        "SELECT topic, value FROM scores WHERE run = ? AND qrels = ? AND metric = ?", [run, qrels, metric]
+    ).fetchall()
+    return {t: _f(v) for t, v in rows}
+
+
+def scores_on_topic(store: Store, qrels: str, topic: str) -> dict[tuple[str, str], float | None]:
+    """``{(run, metric): value}`` of every run and metric on one topic."""
+    rows = store.con.execute(
+        "SELECT run, metric, value FROM scores WHERE qrels = ? AND topic = ?", [qrels, topic]
+    ).fetchall()
+    return {(r, m): _f(v) for r, m, v in rows}
+
+
+@dataclass
+class Ranked:
+    rank: int
+    doc: str
+    score: float | None
+    grade: int | None
+
+
+def ranked_list(store: Store, run: str, topic: str, qrels: str, depth: int) -> list[Ranked]:
+    """The first ``depth`` documents of ``run`` on ``topic`` in evaluation order, with their grades."""
+    rows = store.con.execute(
+        "SELECT r.rank, r.doc, r.score, j.grade FROM run_rows r "
+        "LEFT JOIN (SELECT doc, grade FROM qrels WHERE qrels = $qrels AND topic = $topic) j USING (doc) "
+        "WHERE r.run = $run AND r.topic = $topic AND r.rank <= $depth ORDER BY r.rank",
+        {"qrels": qrels, "topic": topic, "run": run, "depth": depth},
+    ).fetchall()
+    return [Ranked(int(r[0]), r[1], _f(r[2]), None if r[3] is None else int(r[3])) for r in rows]
+
+
+def run_length(store: Store, run: str, topic: str) -> int:
+    return int(
+        store.con.execute("SELECT count(*) FROM run_rows WHERE run = ? AND topic = ?", [run, topic]).fetchall()[0][0]
+    )
+
+
+def judgments(store: Store, qrels: str, topic: str) -> list[tuple[str, int]]:
+    """The judged documents of a topic, highest grade first."""
+    rows = store.con.execute(
+        "SELECT doc, grade FROM qrels WHERE qrels = ? AND topic = ? ORDER BY grade DESC, doc", [qrels, topic]
+    ).fetchall()
+    return [(d, int(g)) for d, g in rows]
+
+
+def ranks_of(store: Store, runs: Sequence[str], topic: str, docs: Sequence[str]) -> dict[tuple[str, str], int]:
+    """``{(run, doc): rank}`` of the given documents in the given runs on one topic."""
+    if not docs or not runs:
+        return {}
+    rows = store.con.execute(
+        "SELECT run, doc, rank FROM run_rows WHERE topic = $topic AND list_contains($runs, run) "
+        "AND list_contains($docs, doc)",
+        {"topic": topic, "runs": list(runs), "docs": list(docs)},
+    ).fetchall()
+    return {(r, d): int(k) for r, d, k in rows}
+
+
+def topic_known(store: Store, qrels: str, topic: str) -> bool:
+    """The topic has judgments in ``qrels`` or scores on it."""
+    con = store.con
+    if con.execute("SELECT count(*) FROM qrels WHERE qrels = ? AND topic = ?", [qrels, topic]).fetchall()[0][0]:
+        return True
+    return bool(
+        con.execute("SELECT count(*) FROM scores WHERE qrels = ? AND topic = ?", [qrels, topic]).fetchall()[0][0]
+    )
+
+
+def topics_with_scores(store: Store, qrels: str, metric: str) -> list[str]:
+    rows = store.con.execute(
+        "SELECT DISTINCT topic FROM scores WHERE qrels = ? AND metric = ?", [qrels, metric]
+    ).fetchall()
+    return sorted((r[0] for r in rows), key=topic_key)
+
+
+# --------------------------------------------------------------------------- meta-evaluation
+@dataclass
+class StoredAnalysis:
+    analysis_id: int
+    kind: str
+    params: dict[str, Any]
+    seed: int | None
+    inputs: dict[str, Any]
+    version: str
+    created_at: Any
+    tables: dict[str, list[dict[str, Any]]]
+
+
+#: the result tables each kind of analysis fills (migrations 0003 and 0005)
+META_TABLES = {
+    "kendall": ("meta_correlations",),
+    "swap": ("meta_swap", "meta_swap_bins"),
+    "discpower": ("meta_discpower", "meta_pair_tests"),
+    "tests": ("meta_discpower", "meta_pair_tests"),
+    "robustness": ("meta_robustness", "meta_knees"),
+    "compare": ("meta_pair_tests", "meta_effects"),
+}
+
+
+def meta_count(store: Store) -> int:
+    return int(store.con.execute("SELECT count(*) FROM meta_runs").fetchall()[0][0])
+
+
+def analyses(store: Store, limit: int) -> list[StoredAnalysis]:
+    """The most recent ``limit`` stored analyses with their result rows."""
+    con = store.con
+    heads = con.execute(
+        "SELECT analysis_id, kind, params, seed, inputs, evalstore_version, created_at FROM meta_runs "
+        "ORDER BY analysis_id DESC LIMIT ?",
+        [limit],
+    ).fetchall()
+    out = []
+    for aid, kind, params, seed, inputs, version, created in heads:
+        tables: dict[str, list[dict[str, Any]]] = {}
+        for table in META_TABLES.get(kind, ()):
+            cur = con.execute(f"SELECT * FROM {table} WHERE analysis_id = ?", [aid])  # table: a fixed name above
+            cols = [d[0] for d in cur.description]
+            tables[table] = [dict(zip(cols, r)) for r in cur.fetchall()]
+        out.append(StoredAnalysis(int(aid), kind, _json(params), seed, _json(inputs), version, created, tables))
+    return out
+
+
+def _json(text: Any) -> dict[str, Any]:
+    if isinstance(text, dict):
+        return text
+    try:
+        v = json.loads(text) if text else {}
+    except (TypeError, ValueError):
+        return {}
+    return v if isinstance(v, dict) else {}

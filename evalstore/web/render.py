@@ -1,0 +1,114 @@
+"""Rendering the view models of :mod:`.pages` with the Jinja2 templates of ``templates/``.
+
+Autoescaping is on for every template: each value a page shows is escaped (a run named
+``<script>`` is text). The only markup inserted as is are the charts, :class:`~evalstore.web.svg.Svg`
+strings that :mod:`.svg` built from escaped parts. ``static/`` holds the style sheet and the small
+script that sorts tables; :data:`STATIC` lists them, and nothing else is ever served or copied.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+#: the static files by name: the only files the server answers /static/... with
+STATIC = {"evalstore.css": "text/css; charset=utf-8", "sort.js": "text/javascript; charset=utf-8"}
+
+
+def require_jinja() -> None:
+    from .deps import require
+
+    require("jinja2")
+
+
+@cache
+def environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = number
+    env.filters["signed"] = signed
+    env.filters["pvalue"] = pvalue
+    env.filters["cell"] = cell
+    env.filters["sortkey"] = sortkey
+    return env
+
+
+def render(template: str, model: dict[str, Any]) -> str:
+    return environment().get_template(template).render(**model)
+
+
+def static_bytes(name: str) -> bytes:
+    """A static file's content, by its name in :data:`STATIC` (KeyError for any other name)."""
+    if name not in STATIC:
+        raise KeyError(name)
+    return (HERE / "static" / name).read_bytes()
+
+
+def number(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return str(v)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isnan(f):
+        return "–"
+    if math.isinf(f):
+        return "∞" if f > 0 else "−∞"
+    return f"{f:.{digits}f}"
+
+
+def signed(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return "–"
+    f = float(v)
+    if math.isnan(f):
+        return "–"
+    return f"{f:+.{digits}f}".replace("-", "−")
+
+
+def pvalue(v: Any) -> str:
+    if v is None:
+        return "–"
+    f = float(v)
+    if math.isnan(f):
+        return "–"
+    if f < 0.0001:
+        return "< 0.0001"
+    return f"{f:.4f}"
+
+
+def cell(v: Any) -> str:
+    """A value of an SQL result or a meta table as text (floats to 4 decimals, long text cut)."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, float):
+        return number(v)
+    text = str(v)
+    return text if len(text) <= 2000 else text[:2000] + " …"
+
+
+def sortkey(v: Any) -> str:
+    """The value a table sorts a cell by (numbers in full precision, empty for no value)."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, (int, float)):
+        f = float(v)
+        return "" if math.isnan(f) else repr(f)
+    return str(v)

@@ -1,0 +1,192 @@
+"""The pages in a real browser: headless Chromium driven by selenium, on a live `evalstore serve`
+and on the static report opened from disk (file://). For each: the leaderboard and one page of each
+kind load, a click on a column header sorts the table, a topic link is followed, and the browser's
+console shows no error (a JavaScript error, a refused resource, a request that failed). The
+screenshots go to $EVALSTORE_SCREENSHOTS (default: a temporary folder, printed) for review.
+
+Needs selenium (the web-test extra) and Debian's chromium and chromium-driver (.ci/run installs
+them when it runs as root); skips with the reason otherwise."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import XSS, Server
+
+import evalstore
+from evalstore.web.report import write_report
+
+CHROMIUM = os.environ.get("EVALSTORE_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("EVALSTORE_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+webdriver = pytest.importorskip(
+    "selenium.webdriver", reason='selenium is not installed (pip install "evalstore[web-test]")'
+)
+if not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()):
+    pytest.skip(
+        f"needs Chromium and its driver ({CHROMIUM}, {CHROMEDRIVER}); on Debian: apt-get install -y chromium "
+        "chromium-driver",
+        allow_module_level=True,
+    )
+
+from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def shots() -> Path:
+    folder = Path(os.environ.get("EVALSTORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalstore-screenshots-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots: {folder}")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def driver():
+    profile = tempfile.mkdtemp(prefix="evalstore-chromium-")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        "--window-size=1360,1000",
+    ):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    d.set_page_load_timeout(30)
+    yield d
+    d.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _no_console_errors(d, where: str, status_of: str | None = None) -> None:
+    """No error or warning in the console; ``status_of``: a page expected to answer 404 (the
+    browser logs the status of the page itself, and nothing else may appear)."""
+    entries = d.get_log("browser")
+    bad = [e for e in entries if e.get("level") in ("SEVERE", "WARNING")]
+    if status_of:
+        bad = [
+            e
+            for e in bad
+            if not e["message"].startswith(
+                f"{status_of} - Failed to load resource: the server responded with a status of 404"
+            )
+        ]
+    assert not bad, f"{where}: browser console: {bad}"
+    try:
+        alert = d.switch_to.alert
+        raise AssertionError(f"{where}: a script ran and opened an alert: {alert.text!r}")
+    except NoAlertPresentException:
+        pass
+
+
+def _shot(d, folder: Path, name: str) -> None:
+    height = d.execute_script("return Math.min(document.body.scrollHeight + 40, 4000)")
+    d.set_window_size(1360, max(700, int(height)))
+    d.save_screenshot(str(folder / f"{name}.png"))
+    d.set_window_size(1360, 1000)
+
+
+def _click(d, xpath: str) -> None:
+    """Click an element as a person would: scrolled to the middle of the window first."""
+    el = d.find_element(By.XPATH, xpath)
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'});", el)
+    el.click()
+
+
+def _column(d, table_id: str, index: int) -> list[str]:
+    return [c.text for c in d.find_elements(By.CSS_SELECTOR, f"#{table_id} tbody tr td:nth-child({index})")]
+
+
+def _visit(d, url: str, folder: Path, name: str) -> None:
+    d.get(url)
+    assert d.find_element(By.TAG_NAME, "h1").text, url
+    _shot(d, folder, name)
+    _no_console_errors(d, url, status_of=url if name.endswith("not-found") else None)
+
+
+def _walk(d, start: str, folder: Path, prefix: str, extra: list[tuple[str, str]]) -> None:
+    """The leaderboard: sort by a column, follow a run link, then a topic link; then the other pages."""
+    d.get(start)
+    assert d.find_element(By.TAG_NAME, "h1").text == "AP on sample"
+    assert XSS in _column(d, "leaderboard", 2)  # shown as text
+    _shot(d, folder, f"{prefix}-leaderboard")
+    _no_console_errors(d, start)
+    before = _column(d, "leaderboard", 2)
+    _click(d, "//table[@id='leaderboard']//th[normalize-space()='mean']")
+    after = _column(d, "leaderboard", 2)
+    assert after != before and sorted(after) == sorted(before)
+    assert after[0] == "random" and after[-1] == "rerank"  # ascending mean after the first click
+    assert (
+        d.find_element(By.XPATH, "//table[@id='leaderboard']//th[normalize-space()='mean']").get_attribute("aria-sort")
+        == "ascending"
+    )
+    _shot(d, folder, f"{prefix}-leaderboard-sorted")
+    _no_console_errors(d, "after sorting")
+    _click(d, "//table[@id='leaderboard']//a[normalize-space()='bm25']")
+    assert d.find_element(By.TAG_NAME, "h1").text == "Run bm25"
+    _shot(d, folder, f"{prefix}-run")
+    _no_console_errors(d, "run page")
+    topics_before = _column(d, "topics", 1)
+    _click(d, "//table[@id='topics']//th[normalize-space()='AP']")
+    assert _column(d, "topics", 1) != topics_before
+    _click(d, "(//table[@id='topics']//tbody//td//a)[1]")
+    assert d.find_element(By.TAG_NAME, "h1").text.startswith("Topic S")
+    assert d.find_elements(By.CSS_SELECTOR, "#list-1 tbody tr") and d.find_elements(By.CSS_SELECTOR, "#list-2 tbody tr")
+    _shot(d, folder, f"{prefix}-topic")
+    _no_console_errors(d, "topic page")
+    for url, name in extra:
+        _visit(d, url, folder, f"{prefix}-{name}")
+
+
+def test_live_server_in_chromium(driver, web_store, shots):
+    with Server(web_store) as srv:
+        base = srv.url.rstrip("/")
+        _walk(
+            driver,
+            base + "/",
+            shots,
+            "serve",
+            [
+                (base + "/compare?baseline=bm25&run=rerank&metric=AP", "compare"),
+                (base + "/meta", "meta"),
+                (
+                    base + "/sql?q=SELECT+run%2C+round(mean%2C+4)+AS+mean+FROM+leaderboard+WHERE+metric%3D%27AP%27",
+                    "sql",
+                ),
+                (base + "/runs/no-such-run", "not-found"),
+            ],
+        )
+        # the 404 page is a page, not a traceback
+        assert driver.find_element(By.TAG_NAME, "h1").text == "Not found"
+
+
+def test_static_report_from_disk_in_chromium(driver, web_store, shots, tmp_path):
+    out = tmp_path / "report"
+    with evalstore.open(web_store, read_only=True) as s:
+        write_report(s, out, "sample", ["AP", "nDCG@10"])
+    index = out.resolve().as_uri()
+    _walk(
+        driver,
+        index + "/index.html",
+        shots,
+        "report",
+        [
+            (index + "/compare/-a-p/bm25.html", "compare"),
+            (index + "/meta.html", "meta"),
+            (index + "/index-n-d-c-g_4010.html", "leaderboard-ndcg"),
+        ],
+    )

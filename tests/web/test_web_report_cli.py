@@ -1,0 +1,186 @@
+"""`evalstore report` (static pages with relative links, safe file names), the two commands' CLI
+(missing extra, missing store, --host warning, imports), and a writer working while `serve` runs."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from html import unescape
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from conftest import ODD, XSS, Server
+
+import evalstore
+from evalstore.resources import sample_dir
+from evalstore.web.links import decode_file_name, file_name
+from evalstore.web.pages import NotFound, resolve_runs
+from evalstore.web.report import ReportError, write_report
+from evalstore.web.svg import appendix_chart
+
+EVALSTORE = [sys.executable, "-m", "evalstore"]
+
+
+# --------------------------------------------------------------------------- file names and links
+def test_file_names_are_safe_and_distinct():
+    names = [
+        "bm25", "BM25", "Bm25", "a/b", "a_2fb", "a_b", "a-b", "../etc/passwd", "..", ".", "", "con", "CON", "nul",
+        "topic 1", "topic\t1", "naïve", "日本", "a%2Fb", "x" * 300, "x" * 299 + "y", XSS, ODD, "a.html", "A.HTML",
+    ]  # fmt: skip
+    stems = [file_name(n) for n in names]
+    assert len(set(stems)) == len(names)
+    assert len({s.lower() for s in stems}) == len(names)  # distinct on a case-insensitive file system too
+    for n, s in zip(names, stems):
+        assert re.fullmatch(r"[a-z0-9_\-]+(\.[0-9a-f]{16})?", s), s
+        assert len(s) <= 140 and s.lower() not in ("con", "nul", "prn", "aux")
+        if "." not in s:
+            assert decode_file_name(s) == n
+
+
+def test_runs_parameter_with_commas_in_names():
+    known = {"a", "b", "a,b", "c,d"}
+    assert resolve_runs("a,b", known) == ["a,b"]
+    assert resolve_runs("c,d,a", known) == ["c,d", "a"]
+    assert resolve_runs("b,a", known) == ["b", "a"]
+    with pytest.raises(NotFound):
+        resolve_runs("b,zzz", known)
+
+
+def test_svg_text_is_escaped():
+    chart = appendix_chart([XSS, "t&2"], [0.5, None], [0.4, 0.1], [0.9, 0.2], [0.1, 0.0], run=XSS, metric='"AP"')
+    assert XSS not in chart and "&lt;script&gt;" in chart and "t&amp;2" in chart and "&quot;AP&quot;" in chart
+
+
+# --------------------------------------------------------------------------- the static report
+def _links(page: Path) -> list[str]:
+    return [unescape(h) for h in re.findall(r'(?:href|src)="([^"]+)"', page.read_text(encoding="utf-8"))]
+
+
+def test_report_pages_and_relative_links(web_store, tmp_path):
+    out = tmp_path / "report"
+    with evalstore.open(web_store, read_only=True) as s:
+        res = write_report(s, out, "sample", ["AP", "ndcg_cut_10"])
+    assert res.metrics == ["AP", "nDCG@10"]
+    assert (out / "index.html").is_file() and (out / "meta.html").is_file()
+    assert (out / f"index-{file_name('nDCG@10')}.html").is_file()
+    for m in ("AP", "nDCG@10"):
+        for run in ("bm25", XSS, ODD):
+            assert (out / "runs" / file_name(m) / f"{file_name(run)}.html").is_file()
+            assert (out / "compare" / file_name(m) / f"{file_name(run)}.html").is_file()
+        assert not (out / "compare" / file_name(m) / "rerank.html").exists()  # the best run is the baseline
+    assert sorted(p.stem for p in (out / "topics").iterdir()) == [file_name(f"S0{i}") for i in range(1, 9)]
+    # every link of every page is relative and names a file of the report (anchors and data: aside)
+    pages = list(out.rglob("*.html"))
+    assert len(pages) == 2 + 8 * 2 + 7 * 2 + 8 + 1
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert XSS not in text
+        for href in _links(page):
+            if href.startswith(("#", "data:")):
+                continue
+            parts = urlsplit(href)
+            assert not parts.scheme and not parts.netloc and not href.startswith("/"), (page, href)
+            target = (page.parent / unquote(parts.path)).resolve()
+            assert target.is_file(), (page, href)
+            assert target.is_relative_to(out.resolve())
+    # a second report into the same folder replaces the first; files of runs no longer shown go
+    stale = out / "runs" / file_name("AP") / "stale.html"
+    assert not stale.exists()
+    with evalstore.open(web_store, read_only=True) as s:
+        res2 = write_report(s, out, "sample", ["P@10"])
+    assert not (out / f"index-{file_name('nDCG@10')}.html").exists()
+    assert (out / "runs" / file_name("P@10") / "bm25.html").is_file()
+    assert not (out / "runs" / file_name("AP") / "bm25.html").exists()
+    assert len(res2.files) == len([p for p in out.rglob("*") if p.is_file()])
+
+
+def test_report_refuses_a_folder_of_other_files(web_store, tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    with evalstore.open(web_store, read_only=True) as s, pytest.raises(ReportError, match="not empty"):
+        write_report(s, tmp_path, "sample", ["AP"])
+    assert (tmp_path / "mine.txt").read_text() == "keep me" and not (tmp_path / "index.html").exists()
+
+
+def test_report_metric_without_scores(web_store, tmp_path):
+    with evalstore.open(web_store, read_only=True) as s, pytest.raises(ReportError, match="evalstore eval"):
+        write_report(s, tmp_path / "r", "sample", ["nDCG@5"])
+
+
+def test_report_cli(web_store, tmp_path):
+    out = tmp_path / "site"
+    r = subprocess.run(
+        [*EVALSTORE, "report", str(out), "--db", str(web_store), "-m", "AP"], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    assert "wrote" in r.stderr and (out / "index.html").is_file()
+    r = subprocess.run(
+        [*EVALSTORE, "report", str(out), "--db", str(tmp_path / "no.duckdb")], capture_output=True, text=True
+    )
+    assert r.returncode == 1 and "does not exist" in r.stderr and "Traceback" not in r.stderr
+
+
+# --------------------------------------------------------------------------- the CLI
+def test_help_imports_no_web_library():
+    code = (
+        "import sys, evalstore, evalstore.cli\n"
+        "from typer.testing import CliRunner\n"
+        "r = CliRunner().invoke(evalstore.cli.app, ['--help'])\n"
+        "assert r.exit_code == 0 and 'serve' in r.output and 'report' in r.output, r.output\n"
+        "bad = [m for m in ('starlette', 'uvicorn', 'jinja2') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("command", ["serve", "report"])
+def test_missing_extra_is_one_line(web_store, tmp_path, command):
+    code = (
+        "import sys\n"
+        "for m in ('starlette', 'uvicorn', 'jinja2'): sys.modules[m] = None\n"
+        "from evalstore.cli import main\n"
+        f"sys.argv = ['evalstore', {command!r}] + sys.argv[1:]\n"
+        "main()\n"
+    )
+    args = ["--db", str(web_store)] + ([str(tmp_path / "r")] if command == "report" else [])
+    r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.strip().count("\n") == 0, r.stderr
+    assert 'pip install "evalstore[web]"' in r.stderr and "Traceback" not in r.stderr
+
+
+def test_serve_missing_store(tmp_path):
+    r = subprocess.run([*EVALSTORE, "serve", "--db", str(tmp_path / "none.duckdb"), "--port", "0"], capture_output=True,
+                       text=True, timeout=60)  # fmt: skip
+    assert r.returncode == 1 and "does not exist" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_writer_works_while_serving(web_store, tmp_path):
+    """DuckDB lets one process write or several read: the server opens the store per request, so
+    ingest and eval succeed while it runs, and the next page shows the new run."""
+    with Server(web_store) as srv:
+        assert srv.startup < 10  # the target is 2 s; CI machines are slow and shared
+        status, page = srv.get("/")
+        assert status == 200 and "newrun" not in page
+        env = {**os.environ, "EVALSTORE_DB": str(web_store)}
+        ingest = subprocess.run([*EVALSTORE, "ingest", "run", str(sample_dir() / "runs" / "hybrid.txt"), "--name",
+                                 "newrun", "--wait", "10"], capture_output=True, text=True, env=env)  # fmt: skip
+        assert ingest.returncode == 0, ingest.stderr
+        ev = subprocess.run([*EVALSTORE, "eval", "-q", "sample", "-m", "AP", "-r", "newrun", "--wait", "10"],
+                            capture_output=True, text=True, env=env)  # fmt: skip
+        assert ev.returncode == 0, ev.stderr
+        status, page = srv.get("/?metric=AP")
+        assert status == 200 and ">newrun</a>" in page
+        assert srv.get("/runs/newrun?metric=AP")[0] == 200
+        assert srv.get("/runs/nope")[0] == 404
+
+
+def test_serve_on_all_interfaces_warns(web_store):
+    with Server(web_store, "--host", "0.0.0.0") as srv:
+        assert srv.get("/")[0] == 200
+        err = srv.stop()
+    assert "anyone who can reach this machine" in err
