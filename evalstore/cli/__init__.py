@@ -6,7 +6,17 @@ Each command parses its options, makes one library call and hands the result to 
 own modules, imported here so that they register on the application.
 """
 
-from . import compare_cmds, eval_cmds, layout_cmds, meta_cmds, store_cmds, subsample_cmds
+from . import compare_cmds, eval_cmds, layout_cmds, meta_cmds, repro_cmds, store_cmds, subsample_cmds
 from .app import app, main
 
-__all__ = ["app", "compare_cmds", "eval_cmds", "layout_cmds", "main", "meta_cmds", "store_cmds", "subsample_cmds"]
+__all__ = [
+    "app",
+    "compare_cmds",
+    "eval_cmds",
+    "layout_cmds",
+    "main",
+    "meta_cmds",
+    "repro_cmds",
+    "store_cmds",
+    "subsample_cmds",
+]

@@ -172,10 +172,10 @@ def _score_notes(mats: Sequence[ScoreMatrix], where: str) -> list[str]:
 
 
 def _orderings(
-    store: Store, runs: dict[str, str], depth: int, p: float, order: str, missing: str
+    store: Store, runs: dict[str, str], cut: int, p: float, order: str, missing: str
 ) -> tuple[dict, dict, dict, dict, list[str]]:
-    ranked = orderings.rankings(store, list(runs.values()), depth, order)
-    weights = orderings.rbo_weights(p, depth)
+    ranked = orderings.rankings(store, list(runs.values()), cut, order)
+    weights = orderings.rbo_weights(p, cut)
     mean_ktu: dict[str, float | None] = {}
     mean_rbo: dict[str, float | None] = {}
     per: dict[str, dict[str, dict[str, float | None]]] = {"ktu": {}, "rbo": {}}
@@ -215,7 +215,7 @@ def _orderings(
             if len(o.docs[t]) != len(r.docs[t]):
                 short += 1
             k_t[t] = num(tau)
-            r_t[t] = orderings.rbo(o.docs[t], r.docs[t], p, depth, weights)
+            r_t[t] = orderings.rbo(o.docs[t], r.docs[t], p, cut, weights)
         if short:
             notes.append(
                 f"KTU {side}: on {short} topic(s) the rankings have different lengths; KTU compares their "
@@ -226,7 +226,7 @@ def _orderings(
             notes.append(f"KTU {side}: undefined on {len(undefined)} topic(s) with fewer than 2 documents; left out")
         kv = [v for v in k_t.values() if v is not None]
         mean_ktu[side] = float(np.mean(kv)) if kv else None
-        mean_rbo[side] = float(np.mean(list(r_t.values()))) if r_t else None  # type: ignore[arg-type]
+        mean_rbo[side] = float(np.mean(list(r_t.values()))) if r_t else None
         per["ktu"][side], per["rbo"][side] = k_t, r_t
         topics_used[f"rankings_{side}"] = topics
     return mean_ktu, mean_rbo, per, topics_used, notes
@@ -243,12 +243,12 @@ def reproducibility(
     *,
     rep_qrels: str | None = None,
     rbo_p: float = RBO_P,
-    depth: int = DEPTH,
+    cut: int = DEPTH,
     order: str = "trec_eval",
     missing: str = "error",
     convention: str = "trec_eval",
     complete: bool = False,
-    eval_depth: int | None = None,
+    depth: int | None = None,
     save: bool = True,
     progress: bool | None = None,
 ) -> Reproduction:
@@ -258,11 +258,13 @@ def reproducibility(
     ``rep_qrels``: None for reproducibility (the reproduction is evaluated with ``qrels``); the
     qrels of another collection for replicability (ER, ΔRI and unpaired t-tests only).
     ``metrics``: names as for ``evalstore eval`` (arithmetic means only), e.g. ``["AP", "nDCG@10"]``.
-    ``rbo_p``: RBO's persistence (0.8; repro_eval's default 0.95). ``depth``: the rank cut of
+    ``rbo_p``: RBO's persistence (0.8; repro_eval's default 0.95). ``cut``: the rank cut of
     KTU and RBO (1000). ``order``: ``'trec_eval'`` (score desc, docno desc) or ``'repro_eval'``
     (file order, consecutive ties by docno desc; see :mod:`evalstore.repro.orderings`).
     ``missing``: ``'error'``, ``'drop_topics'`` or ``'zero'`` (module docstring).
-    ``convention``, ``complete``, ``eval_depth`` (trec_eval -M): how per-topic scores are computed.
+    ``convention``, ``complete``, ``depth`` (trec_eval -M): how per-topic scores are computed, as
+    ``evalstore eval`` (repro_eval's ``trim()`` also cuts the runs at 1000 before scoring them:
+    ``depth=1000`` does the same for runs sorted by score).
     ``save``: store the analysis (``meta_runs`` kind ``'repro'``, rows in ``meta_repro`` and
     ``meta_repro_topics``).
     """
@@ -273,7 +275,7 @@ def reproducibility(
     if missing == "drop_runs":
         raise MetaError("missing='drop_runs' does not apply to a reproduction (its four runs are fixed)")
     p = orderings.check_p(rbo_p)
-    depth = orderings.check_depth(depth)
+    cut = orderings.check_depth(cut)
     order = orderings.check_order(order)
     runs = {"baseline": baseline, "advanced": advanced, "rep_baseline": rep_baseline, "rep_advanced": rep_advanced}
     _check_runs(store, runs)
@@ -282,7 +284,7 @@ def reproducibility(
         store.qrels_id(rep_qrels)
     paired = rep_qrels is None
     kind = "reproducibility" if paired else "replicability"
-    opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=eval_depth, progress=progress)
+    opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth, progress=progress)
     notes: list[str] = []
     topics: dict[str, list[str]] = {}
     if paired:
@@ -327,7 +329,7 @@ def reproducibility(
     ktu_d = rbo_d = None
     per_topic: dict[str, dict[str, dict[str, float | None]]] = {}
     if paired:
-        ktu_d, rbo_d, per_topic, t_used, more = _orderings(store, runs, depth, p, order, missing)
+        ktu_d, rbo_d, per_topic, t_used, more = _orderings(store, runs, cut, p, order, missing)
         topics.update(t_used)
         notes += more
     result = Reproduction(
@@ -337,12 +339,12 @@ def reproducibility(
     params = {
         "kind": kind,
         "rbo_p": p,
-        "depth": depth,
+        "cut": cut,
         "order": order,
         "missing": missing,
         "convention": convention,
         "complete": complete,
-        "eval_depth": eval_depth,
+        "depth": depth,
         "t_test": "paired (ttest_rel)" if paired else "unpaired (ttest_ind, equal variances)",
         "reference": "repro_eval 0.5.0",
     }

@@ -64,7 +64,9 @@ def rankings(store, runs: list[str], depth: int, order: str = "trec_eval") -> di
     order = check_order(order)
     ids = {r: store.run_id(r) for r in dict.fromkeys(runs)}
     if order == "trec_eval":
-        ranked = "SELECT run_id, topic, doc, rank AS pos FROM run_row_data WHERE run_id IN (SELECT unnest(?::INTEGER[]))"
+        ranked = (
+            "SELECT run_id, topic, doc, rank AS pos FROM run_row_data WHERE run_id IN (SELECT unnest(?::INTEGER[]))"
+        )
     else:
         # file order; a new group starts at every line whose score differs from the line before
         # (NULL scores never tie); within a group docno descending
