@@ -134,9 +134,12 @@ def delta_ri(b: np.ndarray, a: np.ndarray, rb: np.ndarray, ra: np.ndarray) -> fl
 def t_test_p(orig: np.ndarray, rep: np.ndarray, paired: bool) -> float | None:
     """Two-sided p-value of the t-test of an original run's scores against its reproduction's:
     paired (``scipy.stats.ttest_rel``; same topics) or unpaired (``ttest_ind``, equal variances).
-    Two identical score vectors give p = 1 (repro_eval: NaN unless every measure is identical)."""
+    Two identical score vectors give p = 1 (repro_eval: NaN unless every measure is identical).
+    None (undefined) with fewer than 2 topics (paired) or 3 scores in all (unpaired)."""
     x = np.asarray(orig, dtype=np.float64)
     y = np.asarray(rep, dtype=np.float64)
+    if (paired and x.size < 2) or x.size + y.size < 3:
+        return None
     if paired:
         _, p = paired_t((x - y)[None, :])
         return num(p[0])
