@@ -201,5 +201,7 @@ def test_count_of_values_compared():
         pytest.skip("the side-by-side tests did not run")
     assert COUNT["values"] == 5 * (4 + 8 * len(METRICS)) - 2 * 2 + 4 * len(METRICS)
     assert COUNT["identical"] == 2 * 2
-    print(f"\nrepro_eval agreement: {COUNT['values']} values within {TOL}; {COUNT['identical']} p-values of "
-          f"identical score vectors (1 here, NaN in repro_eval)")
+    print(
+        f"\nrepro_eval agreement: {COUNT['values']} values within {TOL}; {COUNT['identical']} p-values of "
+        f"identical score vectors (1 here, NaN in repro_eval)"
+    )

@@ -109,7 +109,12 @@ def t_power(n: int, effect: float, alpha: float) -> float:
     df = n - 1
     crit = t_dist.isf(alpha / 2, df)
     nc = math.sqrt(n) * effect
-    return float(nct.sf(crit, df, nc) + nct.cdf(-crit, df, nc))
+    # the lower tail P(T' <= -crit) as P(T'' >= crit) with noncentrality -nc: scipy's nct.cdf gives
+    # NaN far in that tail (e.g. df 149, nc 11), its sf a tiny number
+    upper, lower = float(nct.sf(crit, df, nc)), float(nct.sf(crit, df, -nc))
+    if math.isnan(upper) or math.isnan(lower):
+        raise MetaError(f"the noncentral t power is not computable for n = {n}, effect {effect}")
+    return upper + lower
 
 
 def t_topics_approx(alpha: float, beta: float, min_diff: float, sigma2: float) -> int:
