@@ -5,6 +5,7 @@ output shapes (pytrec_eval's dict, DataFrames, Arrow)."""
 from __future__ import annotations
 
 import collections
+import importlib.util
 from pathlib import Path
 
 import pyarrow as pa
@@ -157,7 +158,9 @@ def test_output_shapes(stored):
     assert res.to_arrow().num_rows == len(res.per_topic) and res.to_arrow(means=True).num_rows == 4
     q = stored.sql("SELECT run, count(*) AS n FROM run_rows GROUP BY run ORDER BY run")
     assert isinstance(q.df(), pd.DataFrame) and q.arrow().column_names == ["run", "n"]
-    assert q.pl().shape == (len(q), 2) and "row(s)" in repr(q)
+    assert "row(s)" in repr(q)
+    if importlib.util.find_spec("polars") is not None:  # pandas (now in the test extra) does not bring polars
+        assert q.pl().shape == (len(q), 2)
 
 
 def test_result_leaves_out_runs_sharing_no_topic():

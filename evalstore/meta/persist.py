@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from ..store import Store
     from .common import Analysis
 
-#: The result tables of an analysis (migrations/0003_meta.sql and 0005_compare.sql define their columns).
+#: The result tables of an analysis (migrations/0003_meta.sql, 0005_compare.sql and 0011_repro_design.sql
+#: define their columns).
 TABLES = (
     "meta_correlations",
     "meta_swap",
@@ -27,6 +28,9 @@ TABLES = (
     "meta_robustness_trials",
     "meta_knees",
     "meta_effects",
+    "meta_repro",
+    "meta_repro_topics",
+    "meta_design",
 )
 
 

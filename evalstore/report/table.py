@@ -65,7 +65,9 @@ class Report:
     ``legend``: lines that explain the tables (written under them in a document, on stderr under a
     terminal table or beside data); ``notes``: for the person at the terminal (what was stored,
     left out), always on stderr; ``caption``: a LaTeX caption (the table then becomes a floating
-    ``table``); ``result``: the evaluation behind the tables, for writers that need it (trec)."""
+    ``table``); ``result``: the evaluation behind the tables, for writers that need it (trec);
+    ``document``: a nested JSON document that stands for the report in JSON (a shape another tool
+    defines, such as repro_eval's), instead of the data table's records."""
 
     tables: list[Table]
     data: Table | None = None
@@ -73,6 +75,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     caption: str | None = None
     result: EvalResult | None = None
+    document: Any = None
 
     @classmethod
     def of(cls, table: Table | Report) -> Report:

@@ -99,6 +99,9 @@ def write_tsv(report: Report, out: IO[str]) -> None:
 
 
 def write_json(report: Report, out: IO[str]) -> None:
+    if report.document is not None:
+        out.write(json.dumps(json_value(report.document), indent=1, ensure_ascii=False) + "\n")
+        return
     table = report.data_table
     records = [{str(c): json_value(v) for c, v in zip(table.columns, r)} for r in table.rows]
     out.write(json.dumps(records, indent=1, ensure_ascii=False) + "\n")

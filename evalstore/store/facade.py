@@ -27,6 +27,9 @@ from .query import QueryResult, run_query
 if TYPE_CHECKING:
     import sqlalchemy
 
+    from ..meta.design import Design
+    from ..repro import Reproduction
+
 
 class Store:
     """An open evaluation store. Use :func:`evalstore.open` to get one.
@@ -217,6 +220,65 @@ class Store:
 
         See :func:`evalstore.compare.compare` for the options."""
         return compare(self, qrels, baseline, runs, metrics, **options)
+
+    # ------------------------------------------------------------------ reproducibility and design (issue 24)
+    def repro(
+        self,
+        qrels: str,
+        baseline: str,
+        advanced: str,
+        rep_baseline: str,
+        rep_advanced: str,
+        metrics: Sequence[str] | str = ("AP",),
+        *,
+        rep_qrels: str | None = None,
+        rbo_p: float = 0.8,
+        cut: int = 1000,
+        order: str = "trec_eval",
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = True,
+    ) -> Reproduction:
+        """Breuer et al.'s reproducibility (or, with ``rep_qrels``, replicability) measures of a
+        baseline/advanced pair and its reproduction, as repro_eval 0.5.0 computes them.
+
+        See :func:`evalstore.repro.reproducibility`; ``.to_dict()`` has repro_eval's shape."""
+        from ..repro import reproducibility
+
+        return reproducibility(
+            self, qrels, baseline, advanced, rep_baseline, rep_advanced, metrics, rep_qrels=rep_qrels, rbo_p=rbo_p,
+            cut=cut, order=order, missing=missing, convention=convention, complete=complete, depth=depth, save=save,
+        )  # fmt: skip
+
+    def design(
+        self,
+        qrels: str,
+        metric: str,
+        *,
+        test: str = "t",
+        alpha: float = 0.05,
+        beta: float = 0.20,
+        min_diff: float,
+        systems: int | None = None,
+        runs: Sequence[str] | None = None,
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = True,
+    ) -> Design:
+        """Topic set size design (Sakai 2016) with V_E from the stored scores of ``metric`` on ``qrels``.
+
+        See :func:`evalstore.meta.design.design`."""
+        from ..meta.design import design
+
+        return design(
+            self, qrels, metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff, systems=systems,
+            runs=list(runs) if runs is not None else None, missing=missing, convention=convention, complete=complete,
+            depth=depth, save=save,
+        )  # fmt: skip
 
 
 def _known(name: str, names: list[str], plural: str, kind: str) -> str:

@@ -1,0 +1,159 @@
+"""`evalstore repro` (Breuer et al.'s reproducibility measures, as repro_eval 0.5.0) and
+`evalstore design` (Sakai's topic set size design). Each checks every option before it opens the
+store, makes one library call (:func:`evalstore.repro.reproducibility`,
+:func:`evalstore.meta.design.design`) and hands the result to one writer; docs/repro.md."""
+
+from __future__ import annotations
+
+import math
+
+import typer
+
+from ..meta.design import TESTS as DESIGN_TESTS
+from ..meta.design import design
+from ..report.table import Report, Table
+from ..repro import orderings, reproducibility
+from ..repro import render as repro_render
+from . import options as opt
+from .app import app, only_qrels, open_store
+from .choices import choice, flag
+from .output import OutputFile, check_writable, emit, format_option, output_format, say
+
+
+def _open_interval(value: float, option: str) -> float:
+    if not (0 < value < 1):
+        raise typer.BadParameter(f"must be between 0 and 1 (exclusive), not {value}", param_hint=option)
+    return value
+
+
+def _report(table: Table, document: object = None) -> Report:
+    return Report([table], notes=list(table.notes), document=document)
+
+
+@app.command(
+    "repro",
+    help=(
+        "How well a reproduction (--rep-baseline/--rep-advanced) reproduces an original baseline/advanced pair "
+        "(Breuer et al., SIGIR 2020, as repro_eval 0.5.0): KTU and RBO of the rankings (cut at --cut, per topic, "
+        "averaged), RMSE and nRMSE of per-topic scores, Effect Ratio and ΔRI, and paired t-tests. With --rep-qrels "
+        "(another collection: replicability) only ER, ΔRI and unpaired t-tests. --format json has repro_eval's "
+        "shape. Stored as an analysis (meta_runs kind 'repro')."
+    ),
+)
+@opt.shared(ev=opt.EVALUATION, store=opt.STORE)
+def repro_cmd(
+    qrels: str = opt.Qrels,
+    baseline: str = typer.Option(..., "--baseline", "-b", help="The original baseline run."),
+    advanced: str = typer.Option(..., "--advanced", "-a", help="The original advanced run."),
+    rep_baseline: str = typer.Option(..., "--rep-baseline", help="The reproduced (or replicated) baseline run."),
+    rep_advanced: str = typer.Option(..., "--rep-advanced", help="The reproduced (or replicated) advanced run."),
+    rep_qrels: str | None = typer.Option(
+        None, "--rep-qrels", help="Qrels of another collection the reproduction ran on (replicability)."
+    ),
+    metric: list[str] = opt.Metrics,
+    rbo_p: float = typer.Option(0.8, "--rbo-p", help="RBO's persistence p (repro_eval's own default is 0.95)."),
+    cut: int = typer.Option(1000, "--cut", help="Rank cut of KTU and RBO (repro_eval: 1000)."),
+    order: str = choice(
+        "trec_eval",
+        "--order",
+        choices=orderings.ORDERS,
+        help="Document order of the rankings for KTU and RBO: trec_eval (score desc, docno desc) or repro_eval "
+        "(file order, consecutive equal scores by docno desc: its break_ties).",
+    ),
+    missing: str = choice(
+        "error",
+        "--missing",
+        choices=("error", "zero", "drop-topics"),
+        help="A topic one side lacks: error, drop-topics (compare the topics both sides have) or zero "
+        "(scores 0, KTU and RBO 0).",
+    ),
+    per_topic: bool = flag("--per-topic", help="Print KTU and RBO of every topic instead."),
+    fmt: str | None = format_option(extra_help=" json: repro_eval's shape."),
+    output: str | None = OutputFile,
+    plot: str | None = typer.Option(None, "--plot", help="Draw ER against ΔRI (one point per metric) to this PNG."),
+    no_save: bool = flag("--no-save", help="Do not store the analysis."),
+    *,
+    ev: opt.EvaluationOptions,
+    store: opt.StoreOptions,
+) -> None:
+    chosen = output_format(fmt, output)
+    check_writable(plot, "--plot", ".png")
+    _open_interval(rbo_p, "--rbo-p")
+    if cut < 1:
+        raise typer.BadParameter(f"must be at least 1, not {cut}", param_hint="--cut")
+    if per_topic and rep_qrels:
+        raise typer.BadParameter("replicability compares no rankings (no per-topic KTU/RBO)", param_hint="--per-topic")
+    with open_store(store.db) as s:
+        r = reproducibility(
+            s, qrels, baseline, advanced, rep_baseline, rep_advanced, metric, rep_qrels=rep_qrels, rbo_p=rbo_p,
+            cut=cut, order=order, missing=missing, save=not no_save, **ev.kwargs(),
+        )  # fmt: skip
+    if per_topic:
+        emit(_report(repro_render.per_topic_table(r)), chosen, output)
+    else:
+        emit(_report(repro_render.table(r), r.to_dict()), chosen, output)
+    if plot:
+        repro_render.plot_er_dri(r, plot)
+        say(f"wrote {plot}")
+    if r.analysis_id is not None:
+        say(f"stored as analysis {r.analysis_id} (meta_runs kind 'repro'; rows in meta_repro, meta_repro_topics)")
+
+
+@app.command(
+    "design",
+    help=(
+        "Topic set size design (Sakai, IRJ 2016): topics needed for a paired t-test (--test t), one-way ANOVA "
+        "over --systems m systems (anova) or a cap on the CI width (ci) at --alpha, --beta and --min-diff, with "
+        "the within-system variance V_E estimated from the stored runs x topics scores; also the minimum "
+        "detectable difference with the set's current topics. Stored as an analysis (meta_runs kind 'design')."
+    ),
+)
+@opt.shared(ev=opt.EVALUATION, store=opt.STORE)
+def design_cmd(
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help="Qrels set (default: the store's only one)."),
+    metric: str = typer.Option(..., "--metric", "-m", help="Metric whose variance is estimated, e.g. AP, nDCG@10."),
+    run: list[str] | None = opt.Runs,
+    test: str = choice(
+        "t",
+        "--test",
+        "-t",
+        choices=DESIGN_TESTS,
+        help="t (paired t-test), anova (one-way ANOVA), ci (cap on the CI width).",
+    ),
+    alpha: float = opt.Alpha,
+    beta: float = typer.Option(0.2, "--beta", help="Type II error rate (power 1 - beta); unused by --test ci."),
+    min_diff: float = typer.Option(
+        ...,
+        "--min-diff",
+        help="Minimum detectable difference (t), range between best and worst system (anova), or the cap on the "
+        "width of the 1 - alpha CI of a mean difference (ci).",
+    ),
+    systems: int | None = typer.Option(None, "--systems", help="m, systems compared by ANOVA (default: the runs)."),
+    missing: str = opt.Missing,
+    fmt: str | None = format_option(),
+    output: str | None = OutputFile,
+    no_save: bool = flag("--no-save", help="Do not store the analysis."),
+    *,
+    ev: opt.EvaluationOptions,
+    store: opt.StoreOptions,
+) -> None:
+    chosen = output_format(fmt, output)
+    _open_interval(alpha, "--alpha")
+    if test != "ci":
+        _open_interval(beta, "--beta")
+        if 1 - beta <= alpha:
+            raise typer.BadParameter(f"the power 1 - beta must exceed --alpha {alpha}", param_hint="--beta")
+    if not (min_diff > 0 and math.isfinite(min_diff)):
+        raise typer.BadParameter(f"must be a positive number, not {min_diff}", param_hint="--min-diff")
+    if systems is not None and systems < 2:
+        raise typer.BadParameter(f"ANOVA compares at least 2 systems, not {systems}", param_hint="--systems")
+    if systems is not None and test != "anova":
+        raise typer.BadParameter("only --test anova takes a number of systems", param_hint="--systems")
+    with open_store(store.db) as s:
+        d = design(
+            s, qrels or only_qrels(s), metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff,
+            systems=systems, runs=run or None, missing=missing, save=not no_save, **ev.kwargs(),
+        )  # fmt: skip
+    emit(_report(repro_render.design_table(d), d.to_dict()), chosen, output)
+    if d.analysis_id is not None:
+        say(f"stored as analysis {d.analysis_id} (meta_runs kind 'design'; a row in meta_design)")
