@@ -3,28 +3,13 @@ clear reason when it is absent; CI always has it."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 import sys
-from pathlib import Path
 
 import pytest
+from support import SAMPLE, need_shared
 
 import evalstore
 from evalstore.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("EVALSTORE_SHARED", ROOT.parent / "shared"))
-TREC_EVAL_DIR = SHARED / "conformance" / "trec_eval"
-NTCIREVAL_DIR = SHARED / "conformance" / "ntcireval"
-DATA_DIR = SHARED / "data"
-SAMPLE = ROOT / "evalstore" / "data" / "sample"
-
-
-def need_shared(path: Path = SHARED):
-    if not path.exists():
-        pytest.skip(f"needs {path} (the project's shared/ folder beside the checkout); not present here")
-    return path
 
 
 @pytest.fixture
@@ -75,8 +60,3 @@ def cli(capsys, monkeypatch):
         return code, out, err
 
     return run
-
-
-def sha256_of(path: Path) -> str:
-    """The hash of a file's bytes (a store must be byte-identical after a refused command)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

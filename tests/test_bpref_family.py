@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import NTCIREVAL_DIR, need_shared
+from support import NTCIREVAL_DIR, need_shared
 
 import evalstore
 from evalstore.metrics import registry

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DATA_DIR, need_shared
 from scipy import stats
+from support import DATA_DIR, need_shared
 from typer.testing import CliRunner
 
 import evalstore

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
+from support import SAMPLE
 from typer.testing import CliRunner
 
 import evalstore

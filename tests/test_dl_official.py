@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from conftest import DATA_DIR, need_shared
+from support import DATA_DIR, need_shared
 
 import evalstore
 

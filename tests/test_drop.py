@@ -1,7 +1,7 @@
 """evalstore drop run / drop qrels: everything that depends on them goes, in one transaction."""
 
 import pytest
-from conftest import SAMPLE
+from support import SAMPLE
 from typer.testing import CliRunner
 
 import evalstore

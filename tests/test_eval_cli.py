@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SAMPLE
+from support import ROOT, SAMPLE
 from typer.testing import CliRunner
 
 import evalstore

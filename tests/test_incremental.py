@@ -4,7 +4,7 @@ qrels content, metric, options and engine version are reused; everything else is
 from __future__ import annotations
 
 import pytest
-from conftest import SAMPLE
+from support import SAMPLE
 from typer.testing import CliRunner
 
 import evalstore

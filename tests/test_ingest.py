@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA_DIR, TREC_EVAL_DIR, need_shared
+from support import DATA_DIR, TREC_EVAL_DIR, need_shared
 
 import evalstore
 from evalstore.errors import IngestError

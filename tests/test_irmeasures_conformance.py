@@ -25,7 +25,7 @@ from collections import defaultdict
 
 import irm_kit
 import pytest
-from conftest import SHARED, need_shared
+from support import SHARED, need_shared
 
 KIT = SHARED / irm_kit.KIT_NAME
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import SAMPLE
+from support import SAMPLE
 
 import evalstore
 from evalstore import incremental

@@ -4,7 +4,7 @@ import csv
 import io
 
 import pytest
-from conftest import SAMPLE
+from support import SAMPLE
 from typer.testing import CliRunner
 
 import evalstore

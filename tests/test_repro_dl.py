@@ -24,7 +24,7 @@ import math
 import warnings
 
 import pytest
-from conftest import DATA_DIR, need_shared
+from support import DATA_DIR, need_shared
 
 import evalstore
 from evalstore.repro import reproducibility

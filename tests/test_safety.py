@@ -20,7 +20,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import SAMPLE, sha256_of
+from support import SAMPLE, sha256_of
 
 import evalstore
 from evalstore.cli import failures

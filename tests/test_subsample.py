@@ -8,7 +8,7 @@ import io
 
 import numpy as np
 import pytest
-from conftest import SAMPLE
+from support import SAMPLE
 from typer.testing import CliRunner
 
 import evalstore

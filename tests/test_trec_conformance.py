@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import TREC_EVAL_DIR
+from support import TREC_EVAL_DIR
 from typer.testing import CliRunner
 
 import evalstore

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import XSS, Server
+from websupport import XSS, Server
 
 import evalstore
 from evalstore.web.report import write_report

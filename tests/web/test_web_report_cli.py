@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import ODD, XSS, Server
+from websupport import ODD, XSS, Server
 
 import evalstore
 from evalstore.resources import sample_dir

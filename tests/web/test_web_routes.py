@@ -13,8 +13,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import ODD, XSS
 from scipy import stats
+from websupport import ODD, XSS
 
 import evalstore
 from evalstore.web.app import Source, create_app
