@@ -17,7 +17,7 @@ from .api import evaluate
 from .comparison import Comparison, compare
 from .errors import EvalstoreError, IngestError, MetricError, StoreError
 from .evaluator import Evaluator
-from .store import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
+from .facade import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
 from .version import __version__
 
 __all__ = [

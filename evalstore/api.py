@@ -9,9 +9,9 @@ from typing import Any
 
 from .errors import ArgumentError
 from .evaluator import Evaluator, arrow_table
+from .facade import open as open_store
 from .ingest.sources import is_path, is_ranx
 from .result import EvalResult
-from .store import open as open_store
 
 
 def evaluate(

@@ -6,11 +6,11 @@ import shlex
 import sys
 from typing import IO
 
+from .facade import open as open_store
 from .report import rows
 from .report.formats import write
 from .report.table import Table
 from .resources import sample_dir
-from .store import open as open_store
 
 #: Where the demo's store goes unless --db says otherwise (in the current folder, to explore afterwards).
 DEMO_DB = "evalstore-demo.duckdb"

@@ -20,7 +20,7 @@ from .arguments import names as arg_names
 from .errors import StoreError
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .store.handle import StoreHandle
 
 KINDS = ("run", "qrels")
 _MAIN_TABLE = {"run": "run_meta", "qrels": "qrels_meta"}
@@ -54,7 +54,7 @@ class DropPlan:
         return ", ".join(parts)
 
 
-def plan_drop(store: Store, kind: str, names: Sequence[str]) -> DropPlan:
+def plan_drop(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
     """What :func:`drop` would remove; unknown names are an error (with the closest names)."""
     if kind not in KINDS:
         raise StoreError(f"can drop a run or a qrels set, not {kind!r}")
@@ -81,7 +81,7 @@ def plan_drop(store: Store, kind: str, names: Sequence[str]) -> DropPlan:
     return DropPlan(kind, names, ids, n_rows, n_scores, subsamples, analyses_reading(store, kind, names + subsamples))
 
 
-def drop(store: Store, plan: DropPlan) -> DropPlan:
+def drop(store: StoreHandle, plan: DropPlan) -> DropPlan:
     """Remove what ``plan`` names, in one transaction (all or nothing)."""
     con = store.con
     col = _ID[plan.kind]
@@ -96,7 +96,7 @@ def drop(store: Store, plan: DropPlan) -> DropPlan:
     return plan
 
 
-def drop_analyses(store: Store, ids: Sequence[int]) -> None:
+def drop_analyses(store: StoreHandle, ids: Sequence[int]) -> None:
     """Remove the analyses ``ids`` (``meta_runs`` and their result rows), in the caller's transaction."""
     if not ids:
         return
@@ -107,18 +107,18 @@ def drop_analyses(store: Store, ids: Sequence[int]) -> None:
         store.con.execute(f"DELETE FROM meta_runs WHERE analysis_id IN ({_ints(ids)})")
 
 
-def drop_runs(store: Store, names: Sequence[str]) -> DropPlan:
+def drop_runs(store: StoreHandle, names: Sequence[str]) -> DropPlan:
     """Drop runs with their scores and the analyses that read them; returns what was removed."""
     return drop(store, plan_drop(store, "run", names))
 
 
-def drop_qrels(store: Store, names: Sequence[str]) -> DropPlan:
+def drop_qrels(store: StoreHandle, names: Sequence[str]) -> DropPlan:
     """Drop qrels sets with their judgments, scores, subsamples and the analyses that read them."""
     return drop(store, plan_drop(store, "qrels", names))
 
 
 # ---------------------------------------------------------------------------------------------
-def _tables_with(store: Store, column: str) -> list[str]:
+def _tables_with(store: StoreHandle, column: str) -> list[str]:
     """The store's tables (not views) that have ``column``."""
     rows = store.con.execute(
         """SELECT c.table_name FROM information_schema.columns c
@@ -130,7 +130,7 @@ def _tables_with(store: Store, column: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def analyses_reading(store: Store, kind: str, names: Sequence[str]) -> list[int]:
+def analyses_reading(store: StoreHandle, kind: str, names: Sequence[str]) -> list[int]:
     """The ids of the stored analyses that read one of the runs (``kind='run'``) or qrels sets
     ``names``: their results depend on that content, so they go when it is dropped or replaced."""
     wanted = set(names)

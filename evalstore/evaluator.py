@@ -28,10 +28,12 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import sql_functions
 from .aggregate import aggregate
 from .arguments import metric_names
 from .errors import ArgumentError, IngestError, MetricError, is_resource_error
-from .evaluate import unrelated_note
+from .evaluation import unrelated_note
+from .facade import open as open_store
 from .ingest.sources import is_path, qrels_table, run_table
 from .metrics import engine
 from .metrics.gains import check_gains
@@ -41,8 +43,6 @@ from .metrics.ranked_list import render
 from .metrics.references import order_clause
 from .metrics.registry import MetricInstance
 from .result import EvalResult
-from .store import open as open_store
-from .store.connection import register_functions
 
 _QRELS_ID = 1
 _STATEMENT = re.compile(r"^CREATE OR REPLACE TEMP (?:TABLE|VIEW) (\w+) AS\s*(.*)$", re.S)
@@ -65,7 +65,7 @@ def _cursor(udfs: bool) -> duckdb.DuckDBPyConnection:
             )
         cur = _base.cursor()
     if udfs:
-        register_functions(cur)
+        sql_functions.register(cur)
     return cur
 
 
@@ -76,7 +76,7 @@ class Evaluator:
     DataFrame or a pyarrow Table (columns ``query_id, doc_id, relevance`` or ``topic, doc,
     grade``), or an iterable of namedtuples with those fields (ir_datasets' ``qrels_iter()``).
     ``metrics``: names as anywhere in evalstore (``"nDCG@10"``, ``"map"``, ``"P(rel=2)@10"``).
-    ``options``: ``convention``, ``complete``, ``depth`` (see :mod:`evalstore.evaluate`) and
+    ``options``: ``convention``, ``complete``, ``depth`` (see :meth:`evalstore.Store.evaluate`) and
     ``gains`` (the qrels' declared gains, as ``ingest qrels --gains``).
 
     :meth:`evaluate` takes one run (``{topic: {doc: score}}``, a DataFrame, an Arrow table or

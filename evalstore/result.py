@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .report.frames import require_pandas
+from .optional import require_pandas
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """Python functions callable from SQL, registered in DuckDB on every connection the store opens.
 
-A module declares a function with :func:`sql_function`; :func:`register_udfs` imports the
-modules that declare them (:data:`DECLARING_MODULES`) and registers every declared function on a
-connection, so metric SQL and ad-hoc SQL (``evalstore sql``) can call them. :func:`names` lists
-them (the SQL blocks that call one declare it: ``-- udfs:``).
+A module declares a function with :func:`sql_function`; :func:`register_udfs` registers every
+function declared so far on a connection, so metric SQL and ad-hoc SQL (``evalstore sql``) can
+call them; :func:`names` lists them (the SQL blocks that call one declare it: ``-- udfs:``).
+Which modules declare functions is :mod:`evalstore.sql_functions`' business: it imports them and
+is what connections register through (this module, on the ground floor, imports none of them).
 
 A function declared with ``arrow=True`` is vectorised: DuckDB calls it once per batch of rows
 (up to 2,048) with one ``pyarrow.ChunkedArray`` per argument and it returns a ``pyarrow.Array``
@@ -18,21 +19,12 @@ gigabytes under ``--memory-limit 100MB``.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import duckdb
-
-#: Modules whose import declares SQL functions.
-DECLARING_MODULES = (
-    "evalstore.metrics.udf_graded",
-    "evalstore.metrics.udf_diversity",
-    "evalstore.metrics.name_functions",
-    "evalstore.meta.udfs",
-)
 
 
 @dataclass(frozen=True)
@@ -71,8 +63,7 @@ def sql_function(
 
 
 def declared() -> list[SqlFunction]:
-    for module in DECLARING_MODULES:
-        importlib.import_module(module)
+    """The SQL functions declared by the modules imported so far."""
     return list(_DECLARED.values())
 
 
@@ -94,14 +85,21 @@ def memory_budget(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
+    """Register every declared function on ``con``. Connections to the same database in one process
+    (a store opened twice, cursors) share one DuckDB instance, where the functions may already be
+    registered: that is fine."""
     budget = memory_budget(con)
     for f in declared():
-        con.create_function(  # type: ignore[call-overload]  # null_handling: 'default' | 'special'
-            f.name,
-            f.fn(budget) if f.bounded else f.fn,
-            [duckdb.sqltype(p) for p in f.params],
-            duckdb.sqltype(f.returns),
-            null_handling=f.null_handling,
-            side_effects=f.side_effects,
-            type="arrow" if f.arrow else "native",
-        )
+        try:
+            con.create_function(  # type: ignore[call-overload]  # null_handling: 'default' | 'special'
+                f.name,
+                f.fn(budget) if f.bounded else f.fn,
+                [duckdb.sqltype(p) for p in f.params],
+                duckdb.sqltype(f.returns),
+                null_handling=f.null_handling,
+                side_effects=f.side_effects,
+                type="arrow" if f.arrow else "native",
+            )
+        except duckdb.CatalogException as e:
+            if "already exists" not in str(e):
+                raise

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 import evalstore
 from evalstore.cli import app
 from evalstore.comparison import effects as fx
-from evalstore.comparison import render
+from evalstore.comparison import result as render
 from evalstore.errors import MetaError
 from evalstore.meta.sampling import sign_flips
 from evalstore.meta.significance import adjust, min_trials, randomisation, tukey_hsd, wilcoxon

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import evalstore
 from evalstore import meta
 from evalstore.cli import app
-from evalstore.comparison import render
+from evalstore.comparison import result as render
 from evalstore.meta import plots
 from evalstore.meta.significance import adjust, min_trials
 from evalstore.report import meta_tables

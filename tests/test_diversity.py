@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 import evalstore
+from evalstore import sql_functions
 from evalstore.cli.app import main
 from evalstore.errors import IngestError
 from evalstore.evaluator import Evaluator
@@ -24,7 +25,6 @@ from evalstore.metrics.options import make_options
 from evalstore.metrics.ranked_list import render
 from evalstore.metrics.udf_diversity import greedy_gains
 from evalstore.store import available_migrations
-from evalstore.store.connection import register_functions
 from evalstore.subsample import create_subsamples
 
 KIT = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "ir_measures"
@@ -308,7 +308,7 @@ def test_ad_hoc_qrels_count_one_subtopic_and_the_evaluator_agrees(tmp_path):
 def test_a_store_at_schema_7_upgrades_and_keeps_its_qrels(tmp_path):
     path = tmp_path / "v7.duckdb"
     con = duckdb.connect(str(path))
-    register_functions(con)  # migration 4 calls evalstore's SQL functions
+    sql_functions.register(con)  # migration 4 calls evalstore's SQL functions
     con.execute(
         "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
         "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"

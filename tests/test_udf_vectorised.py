@@ -17,7 +17,7 @@ import pytest
 from evalstore import rankcorr
 from evalstore.meta import udfs as meta_udfs  # noqa: F401  (declares the meta functions)
 from evalstore.metrics import udf_graded, udf_lists
-from evalstore.udfs import register_udfs
+from evalstore.sql_functions import register as register_udfs
 
 
 def _random_lists(rng, m, levels=4, max_len=300):

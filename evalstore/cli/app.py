@@ -9,8 +9,9 @@ import duckdb
 import typer
 
 from ..errors import StoreError
-from ..store import Store, available_migrations, inspect_store
-from ..store import open as open_store_at
+from ..facade import Store
+from ..facade import open as open_store_at
+from ..store import available_migrations, inspect_store
 from ..version import __version__
 from . import failures, resources
 from .choices import flag

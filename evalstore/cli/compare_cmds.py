@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 
 from .. import comparison as cmp_lib
-from ..comparison import render
 from ..meta import plots
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import options as opt
@@ -75,7 +74,7 @@ def compare_cmd(
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects, save=not no_save, missing=missing,
             **ev.kwargs(),
         )  # fmt: skip
-    emit(render.per_topic_report(result) if per_topic else render.report(result), chosen, output)
+    emit(result.report(per_topic=per_topic), chosen, output)
     if plot:
         plots.plot_compare(result, plot)
         say(f"wrote {plot}")

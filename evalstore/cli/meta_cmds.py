@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from .. import meta
-from ..evaluate import unrelated_note
+from ..evaluation import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS

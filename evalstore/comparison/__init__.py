@@ -1,9 +1,9 @@
 """Comparing runs against a baseline (``evalstore compare``): means per metric with significance
 markers, multiple-comparison adjustments, effect sizes and confidence intervals, and the tables
 for a paper (Markdown, LaTeX). :mod:`.core` computes and stores, :mod:`.effects` holds the effect
-sizes, :mod:`.render` turns a :class:`Comparison` into tables."""
+sizes, :mod:`.result` holds a :class:`Comparison` and turns it into tables."""
 
 from .core import TESTS, Comparison, compare
-from .render import format_p, latex, markdown
+from .result import format_p, latex, markdown
 
 __all__ = ["TESTS", "Comparison", "compare", "format_p", "latex", "markdown"]

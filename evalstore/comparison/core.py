@@ -9,7 +9,6 @@ error over all pairs of the runs compared by itself, so it takes no further adju
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,24 +30,14 @@ from ..meta.significance import (
     wilcoxon,
 )
 from ..meta.significance import adjust as adjust_p
-from ..report import frames
 from . import effects as fx
-from . import render
+from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:
-    from ..report.table import Report
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
 #: The tests of ``compare``, as spelled on the command line.
 TESTS = ("t", "wilcoxon", "randomisation", "bootstrap", "tukey-hsd")
-TEST_NAMES = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "randomisation": "paired randomisation test",
-    "bootstrap": "paired bootstrap test",
-    "tukey-hsd": "randomised Tukey HSD test",
-}
-MONTE_CARLO = ("randomisation", "bootstrap", "tukey-hsd")
 
 
 def check_test(test: str) -> str:
@@ -67,71 +56,8 @@ def check_adjust(method: str, test: str) -> str:
     return method
 
 
-@dataclass
-class Comparison:
-    """The result of :func:`compare`: ``means[i, k]`` is run ``runs[i]``'s mean of ``metrics[k]``
-    (``runs[0]`` is the baseline); ``pairs`` one record per comparison and metric."""
-
-    qrels: str
-    baseline: str
-    runs: list[str]
-    metrics: list[str]  # as requested
-    stored: list[str]  # as stored in scores.metric
-    means: np.ndarray
-    n_topics: list[int]
-    test: str
-    adjust: str
-    alpha: float
-    trials: int | None
-    seed: int | None
-    all_pairs: bool
-    pairs: list[dict[str, Any]]
-    effects: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    matrices: list[ScoreMatrix] = field(default_factory=list)
-    analysis_id: int | None = None
-
-    def pair(self, run: str, other: str, metric: str) -> dict[str, Any] | None:
-        """The comparison record of ``run`` against ``other`` on ``metric`` (either orientation)."""
-        for p in self.pairs:
-            if p["metric"] == metric and {p["run"], p["other"]} == {run, other}:
-                return p
-        return None
-
-    def report(self, per_topic: bool = False) -> Report:
-        """The comparison as a report (:mod:`.render`): the paper table, or the per-topic scores."""
-        return render.per_topic_report(self) if per_topic else render.report(self)
-
-    def to_latex(self) -> str:
-        """The paper table as LaTeX (booktabs; the test and the marks in the caption)."""
-        return render.latex(self)
-
-    def to_markdown(self) -> str:
-        """The paper table as Markdown, with its legend."""
-        return render.markdown(self)
-
-    def to_df(self, per_topic: bool = False) -> Any:
-        """A pandas DataFrame: one row per comparison (and effect sizes when computed), or with
-        ``per_topic=True`` one row per (metric, topic, run) beside the baseline, worst losses first."""
-        return frames.pandas(render.per_topic_table(self) if per_topic else render.long_table(self))
-
-    def legend(self) -> str:
-        what = TEST_NAMES[self.test]
-        parts = [f"{what}"]
-        if self.test in MONTE_CARLO:
-            parts.append(f"B = {self.trials}, seed {self.seed}")
-        parts.append(f"alpha = {self.alpha:g}")
-        parts.append("adjustment: " + ("none" if self.adjust == "none" else ADJUST_NAMES[self.adjust]))
-        family = "all pairs of runs" if self.all_pairs or self.test == "tukey-hsd" else "runs vs the baseline"
-        parts.append(f"family per metric: {family}")
-        return "; ".join(parts)
-
-
-ADJUST_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli"}
-
-
 def compare(
-    store: Store,
+    store: StoreHandle,
     qrels: str,
     baseline: str,
     runs: Sequence[str] | None = None,

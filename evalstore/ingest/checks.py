@@ -7,14 +7,18 @@ file again only to quote the line of an error (file, line, text, expectation).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import IngestError
 from .files import fields, physical_line
 from .formats import E_CTL, E_GRADE, E_NF, E_RANK, E_SCORE, INPUT_FORMATS, level_hint
 from .staging import Group, SourceFile, Staging
 
+if TYPE_CHECKING:
+    from ..store.handle import StoreHandle
 
-def validate_call(store, format: str) -> None:
+
+def validate_call(store: StoreHandle, format: str) -> None:
     """Refuse an unknown format or a read-only store before any file is read."""
     if format not in INPUT_FORMATS:
         raise IngestError(f"unknown format {format!r}; use {' or '.join(repr(f) for f in INPUT_FORMATS)}")

@@ -5,7 +5,7 @@ content under the same name is a no-op, as for files."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -15,8 +15,13 @@ from .sources import qrels_table, run_table
 from .staging import Group, Staging
 from .write import IngestResult, store_qrels, store_runs
 
+if TYPE_CHECKING:
+    from ..store.handle import StoreHandle
 
-def qrels_from_dict(store, name: str, qrels: Any, *, replace: bool = False, source: str = "<dict>") -> IngestResult:
+
+def qrels_from_dict(
+    store: StoreHandle, name: str, qrels: Any, *, replace: bool = False, source: str = "<dict>"
+) -> IngestResult:
     """Store qrels given as a dict, DataFrame, Arrow table or namedtuples as the set ``name``."""
     check_name(name, "qrels set")
     table = qrels_table(qrels, f"qrels {name!r}")
@@ -38,7 +43,9 @@ def qrels_from_dict(store, name: str, qrels: Any, *, replace: bool = False, sour
         return res
 
 
-def run_from_dict(store, name: str, run: Any, *, replace: bool = False, source: str = "<dict>") -> IngestResult:
+def run_from_dict(
+    store: StoreHandle, name: str, run: Any, *, replace: bool = False, source: str = "<dict>"
+) -> IngestResult:
     """Store a run given as a dict, DataFrame, Arrow table or namedtuples as ``name``, ranked like
     trec_eval (score descending, ties by docno descending)."""
     check_name(name, "run")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import IngestError, MetricError
 from ..metrics.params import format_list, parse_gains
@@ -37,9 +38,12 @@ from .sources import is_path
 from .staging import Group, SourceFile, Staging
 from .write import IngestResult, store_qrels, stored_identities
 
+if TYPE_CHECKING:
+    from ..store.handle import StoreHandle
+
 
 def ingest_qrels(
-    store,
+    store: StoreHandle,
     paths,
     *,
     name: str | None = None,
@@ -80,7 +84,7 @@ def ingest_qrels(
 
 
 def _ingest(
-    store,
+    store: StoreHandle,
     inputs: list,
     name: str | None,
     format: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import IngestError
 from ..progress import progress_bar
@@ -35,9 +36,12 @@ from .sources import is_path
 from .staging import Group, SourceFile, Staging
 from .write import IngestResult, store_runs, stored_identities
 
+if TYPE_CHECKING:
+    from ..store.handle import StoreHandle
+
 
 def ingest_runs(
-    store,
+    store: StoreHandle,
     paths,
     *,
     name: str | None = None,
@@ -67,7 +71,7 @@ def ingest_runs(
 
 
 def _ingest(
-    store,
+    store: StoreHandle,
     inputs: list[Path],
     name: str | None,
     format: str,

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..drop import analyses_reading, drop_analyses
 from ..errors import IngestError
 from .checks import check_replaceable_qrels
 from .staging import Group, Staging
+
+if TYPE_CHECKING:
+    from ..store.handle import StoreHandle
 
 RANK_CHUNK_ROWS = 1_000_000
 
@@ -81,7 +85,7 @@ def stored_identities(con, kind: str, names: Sequence[str]) -> dict[str, Stored]
     return {r[0]: Stored(*r[1:]) for r in con.execute(sql, [list(names)]).fetchall()}
 
 
-def _replaced(store, kind: str, name: str) -> list[str]:
+def _replaced(store: StoreHandle, kind: str, name: str) -> list[str]:
     """Drop the analyses that read the old content of a run or qrels set being replaced; a note."""
     ids = analyses_reading(store, kind, [name])
     drop_analyses(store, ids)
@@ -93,7 +97,14 @@ def _replaced(store, kind: str, name: str) -> list[str]:
 
 
 def store_runs(
-    store, st: Staging, groups: Sequence[Group], gstats: dict, dups: dict, replace: bool, fmt: str, rank_sql: str
+    store: StoreHandle,
+    st: Staging,
+    groups: Sequence[Group],
+    gstats: dict,
+    dups: dict,
+    replace: bool,
+    fmt: str,
+    rank_sql: str,
 ) -> dict[int, IngestResult]:
     con = store.con
     existing = stored_identities(con, "run", [g.final for g in groups])
@@ -178,7 +189,7 @@ def store_runs(
 
 
 def store_qrels(
-    store,
+    store: StoreHandle,
     st: Staging,
     g: Group,
     gstat: tuple,

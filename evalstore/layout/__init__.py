@@ -30,13 +30,13 @@ from ..errors import StoreError
 from ..version import __version__
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
 LAYOUT_VERSION = 1
 MANIFEST = "manifest.json"
 
 
-def _columns(store: Store, table: str, drop: tuple[str, ...] = ()) -> list[str]:
+def _columns(store: StoreHandle, table: str, drop: tuple[str, ...] = ()) -> list[str]:
     rows = store.con.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]
     ).fetchall()
@@ -58,7 +58,7 @@ def partition_folder(key: str, name: str) -> str:
     return key + "=" + "".join(c if c in safe else "".join(f"%{b:02X}" for b in c.encode()) for c in name)
 
 
-def _check_folder_names(store: Store) -> None:
+def _check_folder_names(store: StoreHandle) -> None:
     """Refuse, before anything is written, names whose partition folder is too long to create."""
     for key, table in (("run", "run_meta"), ("qrels", "qrels_meta")):
         for (name,) in store.con.execute(f"SELECT name FROM {table} ORDER BY name").fetchall():
@@ -70,7 +70,7 @@ def _check_folder_names(store: Store) -> None:
                 )
 
 
-def export_store(store: Store, folder: str | os.PathLike) -> dict[str, Any]:
+def export_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, Any]:
     """Write the store's runs, qrels sets, subsamples and scores to ``folder`` (see the module
     docstring); returns the manifest. The folder must be empty or absent."""
     out = Path(folder)
@@ -126,7 +126,7 @@ def export_store(store: Store, folder: str | os.PathLike) -> dict[str, Any]:
     return manifest
 
 
-def import_store(store: Store, folder: str | os.PathLike) -> dict[str, int]:
+def import_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, int]:
     """Read a layout folder into ``store`` in one transaction; returns counts of what was added."""
     src = Path(folder)
     try:
@@ -183,7 +183,7 @@ def import_store(store: Store, folder: str | os.PathLike) -> dict[str, int]:
     return {"runs": len(names), "qrels": len(qnames)}
 
 
-def import_scores(store: Store, folder: str | os.PathLike) -> int:
+def import_scores(store: StoreHandle, folder: str | os.PathLike) -> int:
     """Store per-topic scores computed elsewhere (``DIR/spark_scores/<qrels>/*.parquet`` written by
     :func:`evalstore.spark.evaluate`: run, qrels, metric, topic, value, aggregate, params) for runs
     and qrels sets the store has; an earlier evaluation of the same (run, qrels, metric) is

@@ -44,12 +44,18 @@ from .significance import adjust as adjust_p
 from .swap import BIN_WIDTH, N_BINS, swap_method
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
 
 # --------------------------------------------------------------------------- Kendall
 def kendall(
-    store: Store, qrels: str | Sequence[str], metrics: str | Sequence[str], runs=None, *, save: bool = True, **kwargs
+    store: StoreHandle,
+    qrels: str | Sequence[str],
+    metrics: str | Sequence[str],
+    runs=None,
+    *,
+    save: bool = True,
+    **kwargs,
 ) -> Analysis:
     """Kendall's tau (with Z test) and Spearman's rho between the system rankings of every two
     columns (000 Table 2, 002 Table 2). Runs are ranked by each column's summary score."""
@@ -96,7 +102,7 @@ def kendall(
 
 # --------------------------------------------------------------------------- swap method
 def swap(
-    store: Store,
+    store: StoreHandle,
     qrels: str | Sequence[str],
     metrics: str | Sequence[str],
     runs=None,
@@ -232,7 +238,7 @@ def _disc_row(m: ScoreMatrix, test: str, alpha: float, adjust: str, n_sig: int, 
 
 
 def discpower(
-    store: Store,
+    store: StoreHandle,
     qrels: str | Sequence[str],
     metrics: str | Sequence[str],
     runs=None,
@@ -283,7 +289,7 @@ def discpower(
 
 
 def tests(
-    store: Store,
+    store: StoreHandle,
     qrels: str | Sequence[str],
     metrics: str | Sequence[str],
     runs=None,

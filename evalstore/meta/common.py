@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,28 +18,12 @@ from ..arguments import metric_names, names
 from ..errors import MetaError
 from .bootstrap import paired_bootstrap
 from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_runs
-from .persist import save_analysis
+from .persist import Analysis, save_analysis
 from .sampling import bootstrap_indices, pair_indices, sign_flips
 from .significance import TESTS, monte_carlo_p, paired_t, randomisation, wilcoxon
 
 if TYPE_CHECKING:
-    from ..store import Store
-
-    pass
-
-
-@dataclass
-class Analysis:
-    kind: str
-    params: dict[str, Any]
-    seed: int | None
-    inputs: dict[str, Any]
-    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    results: dict[str, Any] = field(default_factory=dict)
-    analysis_id: int | None = None
-
-    def rows(self, table: str) -> list[dict[str, Any]]:
-        return self.tables.get(table, [])
+    from ..store.handle import StoreHandle
 
 
 def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> list[Column]:
@@ -52,7 +35,7 @@ def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> lis
 
 
 def load(
-    store: Store,
+    store: StoreHandle,
     columns: Sequence[Column],
     runs=None,
     *,
@@ -96,7 +79,7 @@ def num(x) -> float | None:
     return None if math.isnan(x) else x
 
 
-def finish(store: Store, analysis: Analysis, save: bool) -> Analysis:
+def finish(store: StoreHandle, analysis: Analysis, save: bool) -> Analysis:
     if save:
         save_analysis(store, analysis)
     return analysis

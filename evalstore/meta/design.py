@@ -42,7 +42,7 @@ from .common import Analysis, check_alpha, finish, inputs_of, need_mean
 from .matrix import score_matrix
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
 TESTS = ("t", "anova", "ci")
 MAX_TOPICS = 10_000_000
@@ -320,7 +320,7 @@ def plan(
 
 
 def design(
-    store: Store,
+    store: StoreHandle,
     qrels: str,
     metric: str,
     *,

@@ -1,7 +1,7 @@
 """Score matrices: per-topic scores of runs x topics for one (qrels set, metric) column.
 
 :func:`score_matrix` / :func:`score_matrices` read the stored per-topic scores (``score_data``,
-view ``scores``) and evaluate first, in one bulk pass (:func:`evalstore.evaluate.evaluate_many`),
+view ``scores``) and evaluate first, in one bulk pass (:func:`evalstore.evaluation.evaluate_qrels_sets`),
 whatever (qrels, run, metric) has not been evaluated yet with the same options.
 
 Runs missing topics. Without ``complete=True`` a run is only scored on the topics it retrieved
@@ -28,11 +28,11 @@ import numpy as np
 from ..aggregate import aggregate_rows
 from ..arguments import names
 from ..errors import MetaError
-from ..evaluate import evaluate_many, stored_name, unrelated_runs
+from ..evaluation import evaluate_qrels_sets, stored_name, unrelated_runs
 from ..metrics.options import make_options
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
 MISSING_POLICIES = ("error", "zero", "drop_topics", "drop_runs")
 
@@ -132,7 +132,7 @@ def normalise_missing(missing: str) -> str:
 
 
 def canonical_metric(
-    store: Store,
+    store: StoreHandle,
     qrels: str,
     metric: str,
     *,
@@ -145,7 +145,7 @@ def canonical_metric(
     return stored_name(store, qrels, metric, make_options(convention, complete, depth))
 
 
-def _run_ids(store: Store, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
+def _run_ids(store: StoreHandle, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
     if runs is None:
         runs = store.run_names()
         if not runs:
@@ -155,7 +155,7 @@ def _run_ids(store: Store, runs: Sequence[str] | None) -> tuple[list[str], list[
 
 
 def score_matrices(
-    store: Store,
+    store: StoreHandle,
     columns: Sequence[Column | tuple[str, str]],
     runs: Sequence[str] | None = None,
     *,
@@ -211,7 +211,7 @@ def score_matrices(
                 f"{todo_metrics[0]} has not been evaluated on {todo_qrels[0]} for every run; "
                 f"run `evalstore eval` first or allow evaluation"
             )
-        evaluate_many(
+        evaluate_qrels_sets(
             store,
             list(dict.fromkeys(todo_qrels)),
             list(dict.fromkeys(todo_runs)),
@@ -225,12 +225,16 @@ def score_matrices(
     return _apply_missing(mats, missing)
 
 
-def score_matrix(store: Store, qrels: str, metric: str, runs: Sequence[str] | None = None, **kwargs) -> ScoreMatrix:
+def score_matrix(
+    store: StoreHandle, qrels: str, metric: str, runs: Sequence[str] | None = None, **kwargs
+) -> ScoreMatrix:
     """Per-topic scores of ``runs`` x topics for one (qrels, metric); see :func:`score_matrices`."""
     return score_matrices(store, [Column(qrels, metric)], runs, **kwargs)[0]
 
 
-def _fetch(store: Store, col: Column, canonical: str, qid: int, runs: list[str], run_ids: list[int]) -> ScoreMatrix:
+def _fetch(
+    store: StoreHandle, col: Column, canonical: str, qid: int, runs: list[str], run_ids: list[int]
+) -> ScoreMatrix:
     con = store.con
     data = con.execute(
         """SELECT s.run_id, s.topic, s.value FROM score_data s
@@ -293,7 +297,9 @@ def _apply_missing(mats: list[ScoreMatrix], policy: str) -> list[ScoreMatrix]:
     return [m.subset(kept) for m in mats]
 
 
-def top_runs(store: Store, qrels: str, metric: str, n: int, runs: Sequence[str] | None = None, **kwargs) -> list[str]:
+def top_runs(
+    store: StoreHandle, qrels: str, metric: str, n: int, runs: Sequence[str] | None = None, **kwargs
+) -> list[str]:
     """The ``n`` best runs by their summary ``metric`` score on ``qrels`` (as Sakai's "top 30
     runs by Mean AveP"); ties broken by run name. Missing topics follow ``missing=`` (default
     'zero' here, so that a run is not excluded for one unscored topic)."""

@@ -1,4 +1,5 @@
-"""Persisting meta-evaluation results in the ``meta_*`` relations (``migrations/0003_meta.sql``).
+"""Meta-evaluation results: the :class:`Analysis` record, and persisting it in the ``meta_*``
+relations (``migrations/0003_meta.sql``).
 
 :func:`save_analysis` writes one ``meta_runs`` row (kind, params, seed, inputs, version) and the
 analysis' result rows, all in one transaction, and sets ``analysis.analysis_id``.
@@ -9,13 +10,31 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..version import __version__
 
 if TYPE_CHECKING:
-    from ..store import Store
-    from .common import Analysis
+    from ..store.handle import StoreHandle
+
+
+@dataclass
+class Analysis:
+    """One analysis: its kind, parameters, seed, inputs (the score columns and runs it read),
+    result rows per meta table, and results for printing; ``analysis_id`` once stored."""
+
+    kind: str
+    params: dict[str, Any]
+    seed: int | None
+    inputs: dict[str, Any]
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)
+    analysis_id: int | None = None
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        return self.tables.get(table, [])
+
 
 #: The result tables of an analysis (migrations/0003_meta.sql, 0005_compare.sql and 0011_repro_design.sql
 #: define their columns).
@@ -34,7 +53,7 @@ TABLES = (
 )
 
 
-def columns(store: Store, table: str) -> list[str]:
+def columns(store: StoreHandle, table: str) -> list[str]:
     """The result columns of a meta table as the schema defines them (analysis_id left out)."""
     if table not in TABLES:
         raise KeyError(f"unknown meta table {table!r}; tables: {', '.join(TABLES)}")
@@ -58,7 +77,7 @@ def _json(obj: Any) -> str:
     return json.dumps(clean(obj), sort_keys=True)
 
 
-def save_analysis(store: Store, analysis: Analysis) -> int:
+def save_analysis(store: StoreHandle, analysis: Analysis) -> int:
     """Store ``analysis``; return its id."""
     con = store.con
     with store.transaction():
@@ -84,7 +103,7 @@ def save_analysis(store: Store, analysis: Analysis) -> int:
     return analysis.analysis_id
 
 
-def load_table(store: Store, table: str, analysis_id: int, order_by: str | None = None) -> list[dict[str, Any]]:
+def load_table(store: StoreHandle, table: str, analysis_id: int, order_by: str | None = None) -> list[dict[str, Any]]:
     """The rows of a result table for one analysis (without the analysis_id column)."""
     cols = columns(store, table)
     q = f"SELECT {', '.join(cols)} FROM {table} WHERE analysis_id = ?"

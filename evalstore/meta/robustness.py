@@ -43,7 +43,7 @@ from .sampling import check_seed, check_trials
 from .significance import test_name
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
 
 def knee(
@@ -62,14 +62,14 @@ def knee(
     return stay, first
 
 
-def _subsamples(store: Store, qrels: str, subsamples) -> list[dict[str, Any]]:
+def _subsamples(store: StoreHandle, qrels: str, subsamples) -> list[dict[str, Any]]:
     names = resolve_subsamples(store, qrels, subsamples)
     info = {r["name"]: r for r in list_subsamples(store, qrels).records()}
     return [info[n] for n in names]
 
 
 def robustness(
-    store: Store,
+    store: StoreHandle,
     qrels: str,
     metrics: str | Sequence[str],
     runs=None,

@@ -4,7 +4,7 @@
 ``judged_only``, ``gains``), builds the ranked judged list once per context for all runs and
 qrels sets at once (:mod:`.ranked_list`), then runs every metric's SQL block over it in one
 ``UNION ALL`` statement into the temporary table ``_eval_out``. Storing and shaping the result is
-:mod:`evalstore.evaluate`'s job.
+:mod:`evalstore.evaluation`'s job.
 """
 
 from __future__ import annotations

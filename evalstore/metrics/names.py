@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .registry import MetricSpec
+    from .spec import MetricSpec
 
 #: What a gains parameter of None means once resolved against a qrels set without declared gains.
 GAIN_IS_GRADE = "grade"

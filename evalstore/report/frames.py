@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MissingDependency
+from ..optional import require_pandas
 from .table import Table
 from .writers import plain_value
-
-
-def require_pandas(what: str = "to_df()") -> None:
-    """Raise :class:`~evalstore.errors.MissingDependency` naming the install command when pandas
-    is not installed."""
-    try:
-        import pandas  # noqa: F401  (only to know whether it is there)
-    except ImportError:
-        raise MissingDependency(
-            f"{what} needs pandas, which evalstore does not install by default: "
-            'pip install "evalstore[pandas]" (or pip install pandas)'
-        ) from None
 
 
 def arrow(table: Table) -> Any:

@@ -39,7 +39,7 @@ from ..meta.significance import paired_t
 from . import orderings
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
 #: RBO's persistence as Breuer et al. (2020) use it; repro_eval's own default (``RBO_P``) is 0.95.
 RBO_P = 0.8
@@ -152,7 +152,7 @@ def t_test_p(orig: np.ndarray, rep: np.ndarray, paired: bool) -> float | None:
 
 
 # --------------------------------------------------------------------------- the analysis
-def _check_runs(store: Store, runs: dict[str, str]) -> None:
+def _check_runs(store: StoreHandle, runs: dict[str, str]) -> None:
     for r in runs.values():
         store.run_id(r)  # NotFoundError with the closest names
 
@@ -176,7 +176,7 @@ def _score_notes(mats: Sequence[ScoreMatrix], where: str) -> list[str]:
 
 
 def _orderings(
-    store: Store, runs: dict[str, str], cut: int, p: float, order: str, missing: str
+    store: StoreHandle, runs: dict[str, str], cut: int, p: float, order: str, missing: str
 ) -> tuple[dict, dict, dict, dict, list[str]]:
     ranked = orderings.rankings(store, list(runs.values()), cut, order)
     weights = orderings.rbo_weights(p, cut)
@@ -237,7 +237,7 @@ def _orderings(
 
 
 def reproducibility(
-    store: Store,
+    store: StoreHandle,
     qrels: str,
     baseline: str,
     advanced: str,

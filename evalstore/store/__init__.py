@@ -1,19 +1,19 @@
-"""The evaluation store: one DuckDB database holding runs, qrels, subsamples and scores.
+"""The database behind a store: one DuckDB file holding runs, qrels, subsamples and scores.
 
-``evalstore.open()`` returns a :class:`Store` (:mod:`.facade`). The modules of this package:
+This package is the store's lower layer; the :class:`evalstore.Store` facade and
+:func:`evalstore.open` sit on top of the whole library (:mod:`evalstore.facade`). Its modules:
 
-* :mod:`.connection`: where the database is (path, URL, ``$EVALSTORE_DB``), opening it, its SQL functions;
+* :mod:`.connection`: where the database is (path, URL, ``$EVALSTORE_DB``), opening it with its
+  resource settings, the sandbox configuration, lock and damage messages;
 * :mod:`.migrations`: the schema (numbered SQL files in ``migrations/``), upgrades, ``db status``;
-* :mod:`.query`: ad-hoc SQL and the read-only rule;
-* :mod:`.facade`: the :class:`Store` object and :func:`open`.
-
-SQLAlchemy: ``store.sqlalchemy_engine()`` gives an engine on the open store (duckdb-engine);
-without an open store in the same process, ``sqlalchemy.create_engine("duckdb:///path.duckdb")``
-works too.
+* :mod:`.query`: ad-hoc SQL and its result type;
+* :mod:`.sqlsafety`: what a read-only or sandboxed statement may do, statement by statement;
+* :mod:`.check`: ``db check`` (every table and index read in full);
+* :mod:`.handle`: :class:`StoreHandle`, the store as ingest, evaluation and analyses use it.
 """
 
 from .connection import DEFAULT_PATH, ENV_VAR, connect, resolve_location
-from .facade import Store, open
+from .handle import StoreHandle
 from .migrations import Migration, available_migrations, inspect_store, schema_version
 from .query import QueryResult
 
@@ -22,11 +22,10 @@ __all__ = [
     "ENV_VAR",
     "Migration",
     "QueryResult",
-    "Store",
+    "StoreHandle",
     "available_migrations",
     "connect",
     "inspect_store",
-    "open",
     "resolve_location",
     "schema_version",
 ]

@@ -2,7 +2,7 @@
 
 :func:`resolve_location` turns what a user gives (a path, an SQLAlchemy URL, nothing) into a
 DuckDB location; :func:`connect` opens it and turns DuckDB's lock error into a plain message;
-:func:`register_functions` adds evalstore's SQL functions (the UDFs of :mod:`evalstore.udfs`).
+evalstore's SQL functions are registered by the caller (:mod:`evalstore.sql_functions`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreDamagedError, StoreError, StoreLockedError, is_damage
-from ..udfs import register_udfs
 
 DEFAULT_PATH = "evalstore.duckdb"
 ENV_VAR = "EVALSTORE_DB"
@@ -50,17 +49,6 @@ def resolve_location(url_or_path: str | os.PathLike | None) -> str:
     if loc in ("", ":memory:"):
         return ":memory:"
     return os.path.expanduser(loc)
-
-
-def register_functions(con: duckdb.DuckDBPyConnection) -> None:
-    """Register evalstore's SQL functions on a connection. Connections to the same database in one
-    process (a store opened twice, cursors) share one DuckDB instance, where the functions may
-    already be registered: that is fine."""
-    try:
-        register_udfs(con)
-    except duckdb.CatalogException as e:
-        if "already exists" not in str(e):
-            raise
 
 
 @dataclass(frozen=True)

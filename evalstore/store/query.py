@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from ..errors import StoreError, is_resource_error
-from ..report.frames import require_pandas
+from ..optional import require_pandas
 from .sqlsafety import check_read_only, statements
 
 

@@ -19,14 +19,14 @@ from .params import (
 )
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
     pass
 
 
 # --------------------------------------------------------------------------- creation
 def create_subsamples(
-    store: Store,
+    store: StoreHandle,
     qrels: str,
     fractions: str | Iterable[float],
     trials: int = 1,

@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING
 
 from ..arguments import names as arg_names
 from ..errors import NotFoundError, SubsampleError
-from ..evaluate import evaluate_many
+from ..evaluation import evaluate_qrels_sets
 from ..report import writers
 from .create import delete_contents
 from .params import fraction_label
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store.handle import StoreHandle
 
 
 # --------------------------------------------------------------------------- queries
-def list_subsamples(store: Store, parent: str | None = None):
+def list_subsamples(store: StoreHandle, parent: str | None = None):
     """The ``subsamples`` view (name, parent, method, fraction, seed, trial, min_rel, min_nonrel,
     n_topics, n_judged, n_rel, n_nonrel, created_at), for one parent or all, ordered by parent,
     fraction (largest first) and trial."""
@@ -30,12 +30,12 @@ def list_subsamples(store: Store, parent: str | None = None):
     return store.sql(f"SELECT * FROM subsamples {where} ORDER BY parent, fraction DESC, trial, name", params)
 
 
-def subsample_names(store: Store, parent: str) -> list[str]:
+def subsample_names(store: StoreHandle, parent: str) -> list[str]:
     """All subsamples of ``parent``, largest fraction first, then by trial."""
     return [r[0] for r in list_subsamples(store, parent).rows]
 
 
-def resolve_subsamples(store: Store, parent: str, spec: str | Sequence[str] = "all") -> list[str]:
+def resolve_subsamples(store: StoreHandle, parent: str, spec: str | Sequence[str] = "all") -> list[str]:
     """Subsamples of ``parent`` selected by ``spec``: ``'all'``, a list (or comma-separated text)
     of subsample names, or of fractions (every trial of those fractions)."""
     known = list_subsamples(store, parent).records()
@@ -78,7 +78,7 @@ def resolve_subsamples(store: Store, parent: str, spec: str | Sequence[str] = "a
     return list(dict.fromkeys(out))
 
 
-def topic_sizes(store: Store, name: str):
+def topic_sizes(store: StoreHandle, name: str):
     """Per topic of a subsample: judged relevant / nonrelevant counts of the parent and of the
     subsample (columns topic, parent_rel, parent_nonrel, n_rel, n_nonrel)."""
     qid = store.qrels_id(name)
@@ -99,7 +99,7 @@ def topic_sizes(store: Store, name: str):
     )
 
 
-def drop_subsamples(store: Store, names: Sequence[str]) -> int:
+def drop_subsamples(store: StoreHandle, names: Sequence[str]) -> int:
     """Delete subsamples (their judgments, scores and derivation). Returns how many were deleted."""
     ids = []
     for name in arg_names(names, "subsample"):
@@ -115,7 +115,7 @@ def drop_subsamples(store: Store, names: Sequence[str]) -> int:
 
 
 # --------------------------------------------------------------------------- export
-def qrels_rows(store: Store, name: str) -> list[tuple[str, str, int]]:
+def qrels_rows(store: StoreHandle, name: str) -> list[tuple[str, str, int]]:
     """The judgments of a qrels set (e.g. a subsample) as ``(topic, doc, grade)``, sorted by topic
     and docno (byte order)."""
     qid = store.qrels_id(name)
@@ -124,13 +124,13 @@ def qrels_rows(store: Store, name: str) -> list[tuple[str, str, int]]:
     ).fetchall()
 
 
-def qrels_text(store: Store, name: str) -> str:
+def qrels_text(store: StoreHandle, name: str) -> str:
     """A qrels set in TREC qrels format: ``topic 0 docno grade`` per line, sorted by topic and
     docno (byte order), no comments or blank lines."""
     return writers.qrels_text(qrels_rows(store, name))
 
 
-def export_qrels(store: Store, name: str, path: str | os.PathLike) -> int:
+def export_qrels(store: StoreHandle, name: str, path: str | os.PathLike) -> int:
     """Write the qrels set ``name`` as a TREC qrels file (``'-'`` = stdout); returns the number of lines."""
     text = qrels_text(store, name)
     if os.fspath(path) == "-":
@@ -143,7 +143,7 @@ def export_qrels(store: Store, name: str, path: str | os.PathLike) -> int:
 
 # --------------------------------------------------------------------------- evaluation
 def evaluate_subsamples(
-    store: Store,
+    store: StoreHandle,
     qrels: str,
     runs: Sequence[str] | str | None = None,
     metrics: Sequence[str] | str = ("AP",),
@@ -153,15 +153,15 @@ def evaluate_subsamples(
     **options,
 ):
     """Evaluate runs against ``qrels`` and its subsamples in one bulk pass
-    (:func:`evalstore.evaluate.evaluate_many`: one ranked judged list per context covers
+    (:func:`evalstore.evaluation.evaluate_qrels_sets`: one ranked judged list per context covers
     every qrels set). Returns ``{qrels name: EvalResult}``, parent first, then the subsamples
     (largest fraction first, then by trial). Options as for :meth:`Store.evaluate`."""
     names = resolve_subsamples(store, qrels, subsamples)
     order = ([qrels] if include_parent else []) + names
-    return evaluate_many(store, order, runs, metrics, **options)
+    return evaluate_qrels_sets(store, order, runs, metrics, **options)
 
 
-def derivations(store: Store) -> dict[str, tuple[float, int]]:
+def derivations(store: StoreHandle) -> dict[str, tuple[float, int]]:
     """``{subsample name: (fraction, trial)}`` of every subsample in the store."""
     rows = store.con.execute(
         "SELECT q.name, s.fraction, s.trial FROM subsample_meta s JOIN qrels_meta q USING (qrels_id)"

@@ -28,9 +28,9 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ..errors import EvalstoreError, StoreLockedError
+from ..facade import Store
+from ..facade import open as open_store
 from ..report.writers import csv_value
-from ..store import Store
-from ..store import open as open_store
 from . import pages, render, sqlpage
 from .links import LiveLinks, file_name
 

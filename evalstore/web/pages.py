@@ -24,7 +24,7 @@ from . import svg
 from .links import Links
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..facade import Store
 
 #: documents of each ranked list shown on a topic page unless ?depth= says otherwise
 DEFAULT_DEPTH = 20

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..facade import Store
 
 #: the interval of the leaderboard: a t interval of the per-topic scores of each run
 CI_LEVEL = 0.95

@@ -37,7 +37,7 @@ from . import queries as q
 from .links import ReportLinks
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..facade import Store
 
 MANIFEST = "evalstore-report.json"
 

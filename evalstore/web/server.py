@@ -7,7 +7,7 @@ import socket
 from collections.abc import Callable
 
 from ..errors import StoreError
-from ..store import open as open_store
+from ..facade import open as open_store
 from ..store import resolve_location
 from .deps import SERVER, require
 

@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 
 from ..errors import EvalstoreError, StoreError, StoreLockedError
-from ..store import open as open_store
+from ..facade import open as open_store
 
 ROW_CAP = 1000
 TIME_LIMIT = 5.0

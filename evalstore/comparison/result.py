@@ -1,7 +1,7 @@
-"""A comparison as a :class:`~evalstore.report.table.Report`: the paper table (runs x metrics,
-means with significance marks) for readers, the comparisons (and effect sizes) beside it, and the
-long data table (one row per comparison) for csv/tsv/json/parquet; the writers of
-:mod:`evalstore.report` draw it in every format.
+"""The result of a comparison (:class:`Comparison`) and how it reads: the paper table (runs x
+metrics, means with significance marks) for readers, the comparisons (and effect sizes) beside
+it, the per-topic scores against the baseline, and the long data table (one row per comparison)
+for csv/tsv/json/parquet; the writers of :mod:`evalstore.report` draw every format.
 
 Marks (:class:`~evalstore.report.table.Marked`): ``▲`` / ``▼`` (LaTeX ``$^{\\uparrow}$`` /
 ``$^{\\downarrow}$``) after a mean that is significantly better / worse than the baseline's; with
@@ -13,16 +13,92 @@ significantly better than (as ranx does). The best mean of a column is bold in M
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..report import frames
 from ..report.formats import OUTPUT_FORMATS
 from ..report.meta_tables import missing_notes, p_text
 from ..report.table import Marked, Report, Table
 
 if TYPE_CHECKING:
-    from .core import Comparison
+    from ..meta.matrix import ScoreMatrix
+
+#: What each test of ``compare`` is called in the legend.
+TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomisation": "paired randomisation test",
+    "bootstrap": "paired bootstrap test",
+    "tukey-hsd": "randomised Tukey HSD test",
+}
+MONTE_CARLO = ("randomisation", "bootstrap", "tukey-hsd")
+
+
+@dataclass
+class Comparison:
+    """The result of :func:`compare`: ``means[i, k]`` is run ``runs[i]``'s mean of ``metrics[k]``
+    (``runs[0]`` is the baseline); ``pairs`` one record per comparison and metric."""
+
+    qrels: str
+    baseline: str
+    runs: list[str]
+    metrics: list[str]  # as requested
+    stored: list[str]  # as stored in scores.metric
+    means: np.ndarray
+    n_topics: list[int]
+    test: str
+    adjust: str
+    alpha: float
+    trials: int | None
+    seed: int | None
+    all_pairs: bool
+    pairs: list[dict[str, Any]]
+    effects: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    matrices: list[ScoreMatrix] = field(default_factory=list)
+    analysis_id: int | None = None
+
+    def pair(self, run: str, other: str, metric: str) -> dict[str, Any] | None:
+        """The comparison record of ``run`` against ``other`` on ``metric`` (either orientation)."""
+        for p in self.pairs:
+            if p["metric"] == metric and {p["run"], p["other"]} == {run, other}:
+                return p
+        return None
+
+    def report(self, per_topic: bool = False) -> Report:
+        """The comparison as a report (:mod:`.render`): the paper table, or the per-topic scores."""
+        return per_topic_report(self) if per_topic else report(self)
+
+    def to_latex(self) -> str:
+        """The paper table as LaTeX (booktabs; the test and the marks in the caption)."""
+        return latex(self)
+
+    def to_markdown(self) -> str:
+        """The paper table as Markdown, with its legend."""
+        return markdown(self)
+
+    def to_df(self, per_topic: bool = False) -> Any:
+        """A pandas DataFrame: one row per comparison (and effect sizes when computed), or with
+        ``per_topic=True`` one row per (metric, topic, run) beside the baseline, worst losses first."""
+        return frames.pandas(per_topic_table(self) if per_topic else long_table(self))
+
+    def legend(self) -> str:
+        what = TEST_NAMES[self.test]
+        parts = [f"{what}"]
+        if self.test in MONTE_CARLO:
+            parts.append(f"B = {self.trials}, seed {self.seed}")
+        parts.append(f"alpha = {self.alpha:g}")
+        parts.append("adjustment: " + ("none" if self.adjust == "none" else ADJUST_NAMES[self.adjust]))
+        family = "all pairs of runs" if self.all_pairs or self.test == "tukey-hsd" else "runs vs the baseline"
+        parts.append(f"family per metric: {family}")
+        return "; ".join(parts)
+
+
+ADJUST_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli"}
+
 
 UP, DOWN = "▲", "▼"
 #: A p-value as printed: ``<0.001`` below 0.001, else three decimals (one rule with the meta tables).

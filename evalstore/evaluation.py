@@ -1,10 +1,13 @@
-"""Evaluation: the one path from (qrels, runs, metrics, options) to stored scores and a result.
+"""Evaluation of a store's runs: the one path from (qrels, runs, metrics, options) to stored
+scores and a result.
 
-Every entry point goes through :func:`evaluate_many`: ``Store.evaluate``, ``evalstore.evaluate``
-(notebooks), ``evalstore eval`` (CLI), bulk evaluation of subsamples and the score matrices of
-the meta-evaluation. It resolves names to ids, computes every metric for every (qrels set, run)
-with :func:`evalstore.metrics.engine.compute`, stores the per-topic scores (unless
-``save=False``; evaluating the same thing again replaces the earlier rows) and shapes them into
+Every evaluation of stored runs goes through :func:`evaluate_qrels_sets`: ``Store.evaluate``
+(:func:`evaluate_runs`, one qrels set), ``evalstore eval`` on a store, bulk evaluation of
+subsamples and the score matrices of the meta-evaluation. (Runs given in memory or as files,
+without a store, go through :class:`evalstore.Evaluator`, which runs the same SQL blocks.)
+It resolves names to ids, computes every metric for every (qrels set, run) with
+:func:`evalstore.metrics.engine.compute`, stores the per-topic scores (unless ``save=False``;
+evaluating the same thing again replaces the earlier rows) and shapes them into
 an :class:`~evalstore.result.EvalResult` per qrels set.
 
 Options (keyword arguments): ``convention``, ``complete``, ``depth`` (see
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -37,23 +40,33 @@ from .result import EvalResult
 from .version import __version__ as ENGINE_VERSION
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .store.handle import StoreHandle
 
 
-def evaluate(
-    store: Store,
+def evaluate_runs(
+    store: StoreHandle,
     qrels: str,
     runs: Sequence[str] | str | None = None,
     metrics: Sequence[str] | str = ("AP",),
-    **options: Any,
+    *,
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    pool: bool = True,
+    save: bool = True,
+    progress: bool | None = None,
+    recompute: bool = False,
 ) -> EvalResult:
     """Evaluate ``runs`` (names; all runs when None) against the qrels set ``qrels``; see the
     module docstring for the options."""
-    return evaluate_many(store, [qrels], runs, metrics, **options)[qrels]
+    return evaluate_qrels_sets(
+        store, [qrels], runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
+        save=save, progress=progress, recompute=recompute,
+    )[qrels]  # fmt: skip
 
 
-def evaluate_many(
-    store: Store,
+def evaluate_qrels_sets(
+    store: StoreHandle,
     qrels: Sequence[str] | str,
     runs: Sequence[str] | str | None = None,
     metrics: Sequence[str] | str = ("AP",),
@@ -127,7 +140,7 @@ def evaluate_many(
             con.execute(f"DROP TABLE IF EXISTS {t}")
 
 
-def unrelated_runs(store: Store, qrels_ids: Sequence[int], run_ids: Sequence[int]) -> dict[int, set[int]]:
+def unrelated_runs(store: StoreHandle, qrels_ids: Sequence[int], run_ids: Sequence[int]) -> dict[int, set[int]]:
     """``{qrels_id: run ids}``: the runs that share no topic with each qrels set (runs of another
     collection in the same store). They are left out of the qrels set's results with a note."""
     rows = store.con.execute(
@@ -145,7 +158,7 @@ def unrelated_runs(store: Store, qrels_ids: Sequence[int], run_ids: Sequence[int
     return out
 
 
-def stored_name(store: Store, qrels: str, metric: str, options: Options) -> str:
+def stored_name(store: StoreHandle, qrels: str, metric: str, options: Options) -> str:
     """The name under which ``metric`` evaluated on ``qrels`` with ``options`` is stored (see
     :mod:`evalstore.metrics.names`)."""
     insts = engine.resolve_metrics([metric])
@@ -159,7 +172,7 @@ def stored_name(store: Store, qrels: str, metric: str, options: Options) -> str:
     return engine.stored_name(insts[0], ctx, options, declared).metric
 
 
-def _run_ids(store: Store, runs: Sequence[str] | str | None) -> dict[str, int]:
+def _run_ids(store: StoreHandle, runs: Sequence[str] | str | None) -> dict[str, int]:
     """``{name: run_id}`` of the runs named (all runs, by name, when None: one query)."""
     if runs is None:
         ids = {n: int(i) for n, i in store.con.execute("SELECT name, run_id FROM run_meta ORDER BY name").fetchall()}
@@ -169,7 +182,7 @@ def _run_ids(store: Store, runs: Sequence[str] | str | None) -> dict[str, int]:
     return {name: store.run_id(name) for name in arg_names(runs, "run")}
 
 
-def _save(store: Store, options: Options) -> None:
+def _save(store: StoreHandle, options: Options) -> None:
     """Replace the stored scores of every evaluated (qrels, run, metric) by the new ones."""
     con = store.con
     out, names = engine.OUTPUT_TABLE, engine.NAMES_TABLE

@@ -1,0 +1,284 @@
+"""The :class:`Store` facade and :func:`open`: one object for everything a notebook or the CLI does
+with a store.
+
+:class:`Store` is a :class:`~evalstore.store.handle.StoreHandle` (the connection, transactions,
+name lookups, ad-hoc SQL: what the library's lower layers use) plus the operations, each a thin
+method with explicit arguments that delegates to the module owning the job:
+:mod:`evalstore.ingest`, :mod:`evalstore.evaluation`, :mod:`evalstore.comparison`,
+:mod:`evalstore.drop`, :mod:`evalstore.repro`, :mod:`evalstore.meta.design`. It sits on top of
+them all and none of them imports it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import sql_functions
+from .comparison import Comparison, compare
+from .drop import DropPlan, drop_qrels, drop_runs
+from .errors import StoreError
+from .evaluation import evaluate_runs
+from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .meta.design import Design, design
+from .repro import Reproduction, reproducibility
+from .result import EvalResult
+from .store.connection import Settings, check_metadata, connect, resolve_location
+from .store.handle import StoreHandle
+from .store.migrations import check_current, migrate
+
+if TYPE_CHECKING:
+    import sqlalchemy
+
+
+class Store(StoreHandle):
+    """An open evaluation store. Use :func:`evalstore.open` to get one.
+
+    The DuckDB connection is ``store.con``; the documented relations (``runs``, ``qrels_sets``,
+    ``run_rows``, ``qrels``, ``scores``, ``leaderboard``, ...) can be queried with :meth:`sql`.
+    """
+
+    def __enter__(self) -> Store:
+        return self
+
+    # ------------------------------------------------------------------ ingestion
+    def ingest_run(
+        self,
+        paths: str | os.PathLike | Iterable | Any,
+        *,
+        name: str | None = None,
+        format: str = "trec",
+        replace: bool = False,
+        dedupe: bool = False,
+        name_from: str = "tag",
+        progress: bool | None = None,
+    ) -> list[IngestResult]:
+        """Ingest TREC or NTCIR run file(s), or one run given as a dict / DataFrame / Arrow table
+        (with ``name``). One run per TREC file, named ``name``, else by its tag (``name_from='file'``:
+        by the file name). ``replace``: other content under a stored name replaces it (its scores
+        and the analyses that read it go). ``dedupe``: keep the first of a document listed twice in
+        a topic. One transaction: on any error nothing is stored. See :func:`evalstore.ingest.ingest_runs`."""
+        return ingest_runs(
+            self, paths, name=name, format=format, replace=replace, dedupe=dedupe, name_from=name_from,
+            progress=progress,
+        )  # fmt: skip
+
+    def ingest_qrels(
+        self,
+        paths: str | os.PathLike | Iterable | Any,
+        *,
+        name: str | None = None,
+        format: str = "trec",
+        replace: bool = False,
+        gains: str | Sequence[float] | None = None,
+        intent_probs: str | os.PathLike | None = None,
+        progress: bool | None = None,
+    ) -> list[IngestResult]:
+        """Ingest TREC or NTCIR qrels file(s) (each a set named after its file; with ``name`` all
+        files form one set), or qrels given as a dict / DataFrame / Arrow table (with ``name``).
+        ``gains``: the set's declared gains of levels 1..n (``1:2:3``); ``format='subtopic'`` or
+        ``'ntcir-intents'``: diversity judgments, with ``intent_probs`` (a file of ``topic intent
+        prob`` lines). See :func:`evalstore.ingest.ingest_qrels`."""
+        return ingest_qrels(
+            self, paths, name=name, format=format, replace=replace, gains=gains, intent_probs=intent_probs,
+            progress=progress,
+        )  # fmt: skip
+
+    def drop_runs(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove runs (a name or names), their scores and the analyses that read them; see
+        :mod:`evalstore.drop`."""
+        return drop_runs(self, names)
+
+    def drop_qrels(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove qrels sets (a name or names), their scores, subsamples and analyses; see
+        :mod:`evalstore.drop`."""
+        return drop_qrels(self, names)
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(
+        self,
+        qrels: str,
+        runs: str | Sequence[str] | None = None,
+        metrics: str | Sequence[str] = ("AP",),
+        *,
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        pool: bool = True,
+        save: bool = True,
+        progress: bool | None = None,
+        recompute: bool = False,
+    ) -> EvalResult:
+        """Compute ``metrics`` for ``runs`` (all runs when None) against the qrels set ``qrels``,
+        store the per-topic scores and return them.
+
+        ``convention``: ``trec_eval`` (score order), ``trec_eval9`` (scores in single precision),
+        ``ntcireval`` (file order, R = 0 topics dropped) or ``ir_measures`` (each metric as its
+        ir_measures provider); ``complete``: a qrels topic a run lacks scores 0 (trec_eval ``-c``);
+        ``depth``: only the top ``depth`` documents (``-M``); ``pool``: for a subsample, the
+        parent's dropped judgments count as pooled but unjudged (infAP); ``save=False``: compute
+        without storing; ``recompute``: compute again instead of reusing stored evaluations of the
+        same content, metric, options and engine version. See :mod:`evalstore.evaluation`."""
+        return evaluate_runs(
+            self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
+            save=save, progress=progress, recompute=recompute,
+        )  # fmt: skip
+
+    def compare(
+        self,
+        qrels: str,
+        baseline: str,
+        runs: Sequence[str] | None = None,
+        metrics: str | Sequence[str] = ("AP",),
+        *,
+        test: str = "t",
+        adjust: str = "none",
+        alpha: float = 0.05,
+        trials: int = 10000,
+        seed: int = 0,
+        all_pairs: bool = False,
+        effects: bool = False,
+        save: bool = True,
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        progress: bool | None = None,
+    ) -> Comparison:
+        """Compare ``runs`` (default: every other run) with ``baseline``: means, significance per
+        metric (``test``: t, wilcoxon, randomisation, bootstrap, tukey-hsd; ``adjust``: none, holm,
+        bonferroni, bh, by), effect sizes (``effects``); stored as an analysis unless ``save=False``.
+        See :func:`evalstore.comparison.compare`."""
+        return compare(
+            self, qrels, baseline, runs, metrics, test=test, adjust=adjust, alpha=alpha, trials=trials, seed=seed,
+            all_pairs=all_pairs, effects=effects, save=save, missing=missing, convention=convention,
+            complete=complete, depth=depth, progress=progress,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ reproducibility and design
+    def repro(
+        self,
+        qrels: str,
+        baseline: str,
+        advanced: str,
+        rep_baseline: str,
+        rep_advanced: str,
+        metrics: str | Sequence[str] = ("AP",),
+        *,
+        rep_qrels: str | None = None,
+        rbo_p: float = 0.8,
+        cut: int = 1000,
+        order: str = "trec_eval",
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = True,
+    ) -> Reproduction:
+        """Breuer et al.'s reproducibility (or, with ``rep_qrels``, replicability) measures of a
+        baseline/advanced pair and its reproduction, as repro_eval 0.5.0 computes them.
+
+        See :func:`evalstore.repro.reproducibility`; ``.to_dict()`` has repro_eval's shape."""
+        return reproducibility(
+            self, qrels, baseline, advanced, rep_baseline, rep_advanced, metrics, rep_qrels=rep_qrels, rbo_p=rbo_p,
+            cut=cut, order=order, missing=missing, convention=convention, complete=complete, depth=depth, save=save,
+        )  # fmt: skip
+
+    def design(
+        self,
+        qrels: str,
+        metric: str,
+        *,
+        test: str = "t",
+        alpha: float = 0.05,
+        beta: float = 0.20,
+        min_diff: float,
+        systems: int | None = None,
+        runs: Sequence[str] | None = None,
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = True,
+    ) -> Design:
+        """Topic set size design (Sakai 2016) with V_E from the stored scores of ``metric`` on ``qrels``.
+
+        See :func:`evalstore.meta.design.design`."""
+        return design(
+            self, qrels, metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff, systems=systems,
+            runs=list(runs) if runs is not None else None, missing=missing, convention=convention, complete=complete,
+            depth=depth, save=save,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ other clients
+    def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:
+        """An SQLAlchemy engine (duckdb-engine) whose connections are cursors of this store's
+        DuckDB connection, so it sees the same database (also ``:memory:`` stores) and the
+        store's SQL functions. Close the store after disposing of the engine."""
+        import sqlalchemy  # optional heavy imports, only when asked for
+        from duckdb_engine import ConnectionWrapper
+
+        def creator() -> ConnectionWrapper:
+            if self.con is None:
+                raise StoreError("the store is closed")
+            cur = self.con.cursor()
+            sql_functions.register(cur)
+            return ConnectionWrapper(cur)
+
+        return sqlalchemy.create_engine("duckdb://", creator=creator, **kwargs)
+
+
+def open(  # noqa: A001
+    url_or_path: str | os.PathLike | None = None,
+    *,
+    read_only: bool = False,
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_directory: str | None = None,
+    sandbox: bool = False,
+    wait: float = 0.0,
+    create: bool = True,
+) -> Store:
+    """Open (creating or upgrading if needed) an evaluation store.
+
+    ``url_or_path``: a file path, an SQLAlchemy URL such as ``duckdb:///path.duckdb`` or
+    ``duckdb:///:memory:``, ``":memory:"``, or None for ``$EVALSTORE_DB`` / ``./evalstore.duckdb``.
+    ``read_only=True`` opens an existing, up-to-date store without taking the write lock (several
+    readers may share it); DuckDB then refuses every change.
+    ``memory_limit`` (e.g. ``'1.5GB'``), ``threads``, ``temp_directory`` (where DuckDB spills):
+    DuckDB's resource settings (default ``$EVALSTORE_MEMORY_LIMIT`` etc.; see
+    :class:`~evalstore.store.connection.Settings`).
+    ``sandbox=True``: for untrusted queries; the store is opened read-only, queries may read only
+    the store (no file, no network) and change nothing (:mod:`evalstore.store.sqlsafety`).
+    ``wait``: seconds to keep retrying while another process holds the store.
+    ``create=False``: a store file that does not exist is an error instead of a new empty store
+    (the command line creates stores only in ``ingest``, ``demo`` and ``import store``).
+    """
+    if url_or_path is not None and not isinstance(url_or_path, (str, os.PathLike)):
+        raise StoreError(f"a store is a path or a duckdb:/// URL, not {type(url_or_path).__name__} {url_or_path!r}")
+    location = resolve_location(url_or_path)
+    if not create and location != ":memory:" and not os.path.exists(location):
+        raise StoreError(
+            f"the store {location} does not exist; create it by ingesting qrels or runs "
+            f"(evalstore ingest ... --db {location}), or point --db / $EVALSTORE_DB at an existing store"
+        )
+    if sandbox:
+        if location == ":memory:":
+            raise StoreError("a sandboxed store must be a store file (an in-memory store is empty)")
+        read_only = True
+    settings = Settings.resolve(memory_limit, threads, temp_directory)
+    con = connect(location, read_only=read_only, settings=settings, sandbox=sandbox, wait=wait)
+    read_only = read_only and location != ":memory:"
+    try:
+        # the SQL functions first: migrations may call them (0004 converts metric names)
+        sql_functions.register(con)
+        if read_only:
+            check_current(con, location)
+        else:
+            check_metadata(con, location)
+            migrate(con, location)
+    except BaseException:
+        con.close()
+        raise
+    return Store(con, location, read_only=read_only, sandbox=sandbox)
