@@ -130,6 +130,17 @@ def evaluate_qrels_sets(
         results = {
             name: _collect(con, name, qid, run_ids, instances, names, unrelated[qid]) for name, qid in qrels_ids.items()
         }
+        facts = {
+            int(q): (g, bool(s))
+            for q, g, s in con.execute(
+                "SELECT m.qrels_id, m.max_grade, "
+                "EXISTS (SELECT 1 FROM subtopic_qrels_data s WHERE s.qrels_id = m.qrels_id) "
+                "FROM qrels_meta m WHERE m.qrels_id IN (SELECT unnest(?::INTEGER[]))",
+                [qids],
+            ).fetchall()
+        }
+        for name, qid in qrels_ids.items():
+            results[name].notes += metric_notes(instances, name, *facts[qid])
         for r in results.values():
             r.reused, r.computed = work.reused, work.computed
         return results
@@ -255,6 +266,31 @@ def _collect(
         aggregates={d: n.aggregate for d, n in stored.items()},
         notes=[unrelated_note(left_out, qrels)] if left_out else [],
     )
+
+
+def metric_notes(
+    instances: Sequence[MetricInstance], qrels: str, max_grade: int | None, has_subtopics: bool
+) -> list[str]:
+    """What a reader of the scores should know about the metrics on this qrels set: an
+    intent-aware (diversity) metric on a set without subtopic judgments (every topic then counts as
+    one subtopic, as ir_measures warns), and a relevance threshold above the set's highest grade
+    (every topic then scores as if nothing were relevant)."""
+    notes = []
+    diversity = [i.display for i in instances if "rl_subtopics" in i.spec.block.reads]
+    if diversity and not has_subtopics:
+        notes.append(
+            f"{', '.join(diversity)} on qrels {qrels!r}: the set has no subtopic judgments, so every topic counts as "
+            f"one subtopic and the values are not diversity scores; ingest diversity qrels with --format subtopic "
+            f"(or ntcir-intents)"
+        )
+    for inst in instances:
+        rel = inst.context().rel
+        if max_grade is not None and rel > max(max_grade, 0):
+            notes.append(
+                f"{inst.display} on qrels {qrels!r}: no judgment reaches the relevance threshold rel={rel} (the "
+                f"highest grade is {max_grade}), so no document counts as relevant"
+            )
+    return notes
 
 
 def unrelated_note(runs: Sequence[str], qrels: str) -> str:

@@ -32,7 +32,7 @@ from . import sql_functions
 from .aggregate import aggregate
 from .arguments import metric_names
 from .errors import ArgumentError, IngestError, MetricError, is_resource_error
-from .evaluation import unrelated_note
+from .evaluation import metric_notes, unrelated_note
 from .facade import open as open_store
 from .ingest.sources import is_path, qrels_table, run_table
 from .metrics import engine
@@ -104,6 +104,7 @@ class Evaluator:
         names_given = tuple(metric_names(metrics))
         table = _from_files(qrels, "qrels", qrels_format) if is_path(qrels) else qrels_table(qrels)
         top = pc.max(table.column("grade")).as_py()
+        self._top_grade = top
         plan = _compile(names_given, self._options, declared, top)
         self._instances = plan.instances
         self.metrics = [i.display for i in plan.instances]
@@ -215,7 +216,8 @@ class Evaluator:
             per_topic=per_topic,
             means=means,
             aggregates={d: n.aggregate for d, n in self._names.items()},
-            notes=[unrelated_note(left_out, qrels_name)] if left_out else [],
+            notes=([unrelated_note(left_out, qrels_name)] if left_out else [])
+            + metric_notes(self._instances, qrels_name, self._top_grade, has_subtopics=False),
         )
 
     def close(self) -> None:

@@ -378,7 +378,9 @@ def test_cli_create_list_show_export_drop(db, tmp_path):
         assert out.read_text() == qrels_text(s, "sample@bv0.5#1")
     r = runner.invoke(app, ["subsample", "--qrels", "sample", "--fractions", "2", "--db", db])
     assert r.exit_code != 0 and "outside (0, 1]" in str(r.exception)
-    r = runner.invoke(app, ["subsample", "drop", "--qrels", "sample", "--db", db])
+    r = runner.invoke(app, ["subsample", "drop", "--qrels", "sample", "--db", db])  # asks first, and cannot here
+    assert r.exit_code == 2 and "--yes" in r.output
+    r = runner.invoke(app, ["subsample", "drop", "--qrels", "sample", "--yes", "--db", db])
     assert r.exit_code == 0
     with evalstore.open(db) as s:
         assert s.qrels_names() == ["sample"]

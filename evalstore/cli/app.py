@@ -128,8 +128,9 @@ def open_for_reading(db: str | None) -> Store:
 
 
 def only_qrels(store: Store) -> str:
-    """The store's qrels set when it holds exactly one (the default of --qrels)."""
-    names = [r[0] for r in store.list_qrels().rows]
+    """The store's qrels set when it holds exactly one judged set, its subsamples aside (the default
+    of --qrels)."""
+    names = [r[0] for r in store.sql("SELECT name FROM qrels_sets WHERE NOT subsample ORDER BY name").rows]
     if len(names) == 1:
         return names[0]
     if not names:

@@ -73,6 +73,8 @@ SubsampleSeed = typer.Option(
 )
 Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
 
+Yes = flag("--yes", "-y", help="Do not ask for confirmation.")
+
 # --------------------------------------------------------------------------- output
 Plot = typer.Option(None, "--plot", help="Also draw a PNG figure to this file.")
 

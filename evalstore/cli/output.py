@@ -96,6 +96,23 @@ def _notes(report: Report) -> list[str]:
     return out
 
 
+def check_can_ask(yes: bool) -> None:
+    """Before any work: a command that would ask for confirmation refuses to run unattended without
+    ``--yes`` (nothing can be asked on a pipe)."""
+    if not yes and not sys.stdin.isatty():
+        raise typer.BadParameter(
+            "nothing asked on a pipe: add --yes to go ahead without confirmation", param_hint="--yes"
+        )
+
+
+def confirmed(yes: bool, question: str) -> bool:
+    """True with ``--yes``, else the answer to ``question`` (asked on stderr); a no is said."""
+    if yes or typer.confirm(question, err=True):
+        return True
+    say("nothing done")
+    return False
+
+
 def say(message: str) -> None:
     """A message for the person at the terminal (stderr, so that stdout stays data); names in it
     are printable (control characters as \\xNN)."""

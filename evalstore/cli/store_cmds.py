@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from typing import Any
 
 import typer
@@ -20,7 +19,7 @@ from . import failures
 from . import options as opt
 from .app import app, group, open_for_reading, open_store
 from .choices import flag
-from .output import OutputFile, emit, format_option, output_format, say
+from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
 ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats, .gz read transparently).")
 db_app = group("Store administration: schema version and upgrades.")
@@ -30,7 +29,6 @@ app.add_typer(db_app, name="db")
 app.add_typer(list_app, name="list")
 drop_app = group("Remove runs or qrels sets and everything that depends on them (scores, subsamples, analyses).")
 app.add_typer(drop_app, name="drop")
-Yes = flag("--yes", "-y", help="Do not ask for confirmation.")
 
 
 def input_format_option(kind: str) -> Any:
@@ -142,7 +140,7 @@ def list_qrels(
 @drop_app.command("run")
 @opt.shared(store_opts=opt.STORE)
 def drop_run(
-    names: list[str] = typer.Argument(..., help="Run names."), yes: bool = Yes, *, store_opts: opt.StoreOptions
+    names: list[str] = typer.Argument(..., help="Run names."), yes: bool = opt.Yes, *, store_opts: opt.StoreOptions
 ) -> None:
     """Remove runs: their rows, stored scores and the meta analyses that read them (one transaction)."""
     _drop("run", names, yes, store_opts.db)
@@ -151,7 +149,10 @@ def drop_run(
 @drop_app.command("qrels")
 @opt.shared(store_opts=opt.STORE)
 def drop_qrels(
-    names: list[str] = typer.Argument(..., help="Qrels set names."), yes: bool = Yes, *, store_opts: opt.StoreOptions
+    names: list[str] = typer.Argument(..., help="Qrels set names."),
+    yes: bool = opt.Yes,
+    *,
+    store_opts: opt.StoreOptions,
 ) -> None:
     """Remove qrels sets: their judgments, stored scores, the subsamples drawn from them and the
     meta analyses that read them (one transaction)."""
@@ -159,12 +160,10 @@ def drop_qrels(
 
 
 def _drop(kind: str, names: list[str], yes: bool, db: str | None) -> None:
-    if not yes and not sys.stdin.isatty():
-        raise typer.BadParameter("nothing asked on a pipe: add --yes to drop without confirmation", param_hint="--yes")
+    check_can_ask(yes)
     with open_store(db) as store:
         plan = plan_drop(store, kind, names)
-        if not yes and not typer.confirm(f"drop {plan.summary()}?", err=True):
-            say("nothing dropped")
+        if not confirmed(yes, f"drop {plan.summary()}?"):
             raise typer.Exit(1)
         drop(store, plan)
     say(f"dropped {plan.summary()}")

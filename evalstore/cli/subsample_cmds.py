@@ -17,7 +17,7 @@ from ..subsample import (
 from . import options as opt
 from .app import CONTEXT, app, open_store
 from .choices import flag
-from .output import OutputFile, emit, format_option, output_format, say
+from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
 subsample_app = typer.Typer(
     help="Create reproducible judgment subsamples (Buckley & Voorhees reduced qrels) and list, show, export or "
@@ -148,15 +148,20 @@ def drop_cmd(
     ctx: typer.Context,
     names: list[str] | None = typer.Argument(None, help="Subsample names."),
     parent: str | None = typer.Option(None, "--qrels", "-q", help="Drop every subsample of this qrels set."),
+    yes: bool = opt.Yes,
     *,
     store_opts: opt.StoreOptions,
 ):
-    """Delete subsamples with their judgments and scores."""
+    """Delete subsamples with their judgments and scores (asks first, unless --yes)."""
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
+    check_can_ask(yes)
     with open_store(store_opts.db or _group_db(ctx)) as store:
-        todo = list(names or []) + (subsample_names(store, parent) if parent else [])
-        n = drop_subsamples(store, list(dict.fromkeys(todo)))
+        todo = list(dict.fromkeys(list(names or []) + (subsample_names(store, parent) if parent else [])))
+        shown = ", ".join(todo[:10]) + (" ..." if len(todo) > 10 else "")
+        if not confirmed(yes, f"drop {len(todo)} subsample(s) ({shown}) with their judgments and scores?"):
+            raise typer.Exit(1)
+        n = drop_subsamples(store, todo)
     say(f"dropped {n} subsample(s)")
 
 

@@ -150,13 +150,28 @@ def group_stats(st: Staging, extra: str = "") -> dict[int, tuple]:
 
 
 def duplicate_error(
-    st: Staging, g: Group, files: list[SourceFile], message: str, expected: str, by: str = "topic, doc"
+    st: Staging,
+    g: Group,
+    files: list[SourceFile],
+    message: str,
+    expected: str,
+    by: str = "topic, doc",
+    subtopic_hint: bool = False,
 ) -> IngestError:
-    """The error for the first repeated (topic, doc) of group g: its line, and where it was first seen."""
+    """The error for the first repeated (topic, doc) of group g: its line, and where it was first
+    seen. ``subtopic_hint``: when the two lines differ in their second column (TREC qrels'
+    iteration), say that diversity qrels (a subtopic there) are read with ``--format subtopic``."""
     fi, ln, topic, doc, ffi, fln = first_duplicate(st, g.idx, by)
     f, ff = files[fi], files[ffi]
-    where = f"line {physical_line(ff.path, int(fln))[0]}" + ("" if ff is f else f" of {ff.path}")
+    first_no, first_text = physical_line(ff.path, int(fln))
+    where = f"line {first_no}" + ("" if ff is f else f" of {ff.path}")
     line_no, text = physical_line(f.path, int(ln))
+    first_fields, fields_here = first_text.split(), text.split()
+    if subtopic_hint and len(first_fields) > 1 and len(fields_here) > 1 and first_fields[1] != fields_here[1]:
+        expected += (
+            f"; the second column differs ({first_fields[1]!r} and {fields_here[1]!r}): if it holds subtopics "
+            "(TREC Web track diversity qrels), ingest with --format subtopic"
+        )
     return IngestError(
         message.format(doc=doc, topic=topic, where=where), file=f.name, line=line_no, text=text, expected=expected
     )

@@ -144,7 +144,7 @@ def _ingest(
                 else:
                     message = "document {doc!r} is judged twice for topic {topic!r} (first on {where})"
                     expected, by = "one judgment per (topic, docno); trec_eval refuses such qrels too", "topic, doc"
-                raise duplicate_error(st, g, files, message, expected, by=by)
+                raise duplicate_error(st, g, files, message, expected, by=by, subtopic_hint=not subtopics)
             gstats = group_stats(st, ", max(grade)")
             if subtopics:  # a set's size is its judged (topic, doc) pairs
                 gstats = {
