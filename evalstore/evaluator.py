@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -33,7 +34,6 @@ from .aggregate import aggregate
 from .arguments import metric_names
 from .errors import ArgumentError, IngestError, MetricError, is_resource_error
 from .evaluation import metric_notes, unrelated_note
-from .facade import open as open_store
 from .ingest.sources import is_path, qrels_table, run_table
 from .metrics import engine
 from .metrics.gains import check_gains
@@ -43,18 +43,30 @@ from .metrics.ranked_list import render
 from .metrics.references import order_clause
 from .metrics.registry import MetricInstance
 from .result import EvalResult
+from .run_files import qrels_file, run_tables
 
 _QRELS_ID = 1
 _STATEMENT = re.compile(r"^CREATE OR REPLACE TEMP (?:TABLE|VIEW) (\w+) AS\s*(.*)$", re.S)
 _QRELS_SIDE = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_subtopics")
+#: The columns of a run handed to the SQL (and ``rank`` when the reader ranked it).
+_RUN_COLUMNS = ("topic", "doc", "score", "ln")
 
 _base_lock = threading.Lock()
 _base: duckdb.DuckDBPyConnection | None = None
 
 
-def _cursor(udfs: bool) -> duckdb.DuckDBPyConnection:
-    """A new connection to the process-wide in-memory database (temporary tables are private to it)."""
+def _cursor(udfs: bool, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """A new connection to the process-wide in-memory database (temporary tables are private to it);
+    with ``threads``, a database of its own on that many threads (one evaluation of large run files)."""
     global _base
+    if threads is not None:
+        cur = duckdb.connect(
+            ":memory:",
+            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False, "threads": threads},
+        )
+        if udfs:
+            sql_functions.register(cur)
+        return cur
     with _base_lock:
         if _base is None:
             # one thread: the per-call queries are small, and pipelines on several threads only add
@@ -78,6 +90,9 @@ class Evaluator:
     ``metrics``: names as anywhere in evalstore (``"nDCG@10"``, ``"map"``, ``"P(rel=2)@10"``).
     ``options``: ``convention``, ``complete``, ``depth`` (see :meth:`evalstore.Store.evaluate`) and
     ``gains`` (the qrels' declared gains, as ``ingest qrels --gains``).
+    ``threads``: None (default) runs each call on one thread of a process-wide database (per-call
+    queries are small); a number gives the evaluator a database of its own with that many threads,
+    for a few large evaluations (:func:`evalstore.evaluate` of run files uses every core).
 
     :meth:`evaluate` takes one run (``{topic: {doc: score}}``, a DataFrame, an Arrow table or
     namedtuples) and returns ``{topic: {metric: value}}`` (pytrec_eval's shape; metric names as
@@ -97,15 +112,16 @@ class Evaluator:
         qrels_format: str = "trec",
         run_format: str = "trec",
         prepare: bool = True,
+        threads: int | None = None,
     ) -> None:
         self._run_format = run_format
         self._options = make_options(convention, complete, depth, False)
         declared = _declared(gains)
         names_given = tuple(metric_names(metrics))
-        table = _from_files(qrels, "qrels", qrels_format) if is_path(qrels) else qrels_table(qrels)
+        table = qrels_file(qrels, qrels_format) if is_path(qrels) else qrels_table(qrels)
         top = pc.max(table.column("grade")).as_py()
         self._top_grade = top
-        plan = _compile(names_given, self._options, declared, top)
+        plan = _compile(names_given, self._options, declared, top, False)
         self._instances = plan.instances
         self.metrics = [i.display for i in plan.instances]
         self._names = plan.names
@@ -113,7 +129,7 @@ class Evaluator:
         # the runs' names as a table: blocks that name runs read it, and with complete it lists the
         # runs (an empty run has no row in the run's table but is scored on every topic)
         self._run_meta = plan.run_meta or self._options.complete
-        self._con = _cursor(plan.udfs)
+        self._con = _cursor(plan.udfs, threads)
         con = self._con
         # the store relations the SQL reads, as Arrow tables registered on the connection
         con.register("qrels_data", table.add_column(0, "qrels_id", pa.array([_QRELS_ID] * table.num_rows, pa.int32())))
@@ -143,18 +159,39 @@ class Evaluator:
             ),
         )
         self.topics = sorted(pc.unique(table.column("topic")).to_pylist(), key=lambda t: t.encode("utf-8"))
-        self._queries: list[str] = []
-        for u, unit in enumerate(plan.units):
+        self._prepare = prepare
+        self._declared = declared
+        self._names_given = names_given
+        self._queries: dict[bool, list[str]] = {}
+        self._prepared_units: set[int] = set()
+        for unit in plan.units:
             if unit.gains is not None and top is not None and top > len(unit.gains):
                 check_gains(con, [_QRELS_ID], unit.gains, {_QRELS_ID: "qrels"})  # raises with the store's message
-            if not prepare:  # one call: the qrels' side is part of the query
-                self._queries.append(unit.query_inline)
+        if prepare:
+            self._queries_for(False)
+
+    def _queries_for(self, ranked: bool) -> list[str]:
+        """The queries of a call: over runs ranked by the reader (``ranked``: a ``rank`` column in
+        trec_eval's order) or ranked in SQL. With ``prepare``, the qrels' side of the ranked list is
+        built once, here, as tables ``<relation>_<unit>``; without, it is part of each query."""
+        queries = self._queries.get(ranked)
+        if queries is not None:
+            return queries
+        plan = _compile(self._names_given, self._options, self._declared, self._top_grade, ranked)
+        queries = []
+        for u, unit in enumerate(plan.units):
+            if not self._prepare:  # one call: the qrels' side is part of the query
+                queries.append(unit.query_inline)
                 continue
-            for _, stmt in unit.qrels_side:  # built once, here, kept as <name>_<unit>
-                con.execute(stmt)
-            for name, _ in unit.qrels_side:
-                con.execute(f"ALTER TABLE {name} RENAME TO {name}_{u}")
-            self._queries.append(unit.query_prepared.replace(_UNIT, str(u)))
+            if u not in self._prepared_units:
+                for _, stmt in unit.qrels_side:
+                    self._con.execute(stmt)
+                for name, _ in unit.qrels_side:
+                    self._con.execute(f"ALTER TABLE {name} RENAME TO {name}_{u}")
+                self._prepared_units.add(u)
+            queries.append(unit.query_prepared.replace(_UNIT, str(u)))
+        self._queries[ranked] = queries
+        return queries
 
     # ------------------------------------------------------------------------------------------
     def evaluate(self, run: Any) -> dict[str, dict[str, float]]:
@@ -182,24 +219,43 @@ class Evaluator:
         if not isinstance(runs, Mapping) or not runs:
             raise ArgumentError("give the runs as {name: run} with at least one run")
         names = list(runs)
-        tables = self._tables(names, [runs[n] for n in names])
+        return self._result([list(zip(names, self._tables(names, [runs[n] for n in names])))], qrels_name)
+
+    def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:
+        """The evaluation of run files (a path, a glob or a list; each run named by its tag) as an
+        :class:`EvalResult`: each file read once (:mod:`evalstore.run_files`) and evaluated in
+        batches of about a million lines, while the next files are read."""
+        return self._result(run_tables(paths, self._run_format), qrels_name)
+
+    def _result(self, batches: Iterable[list[tuple[str, pa.Table]]], qrels_name: str) -> EvalResult:
         judged = pa.array(self.topics, pa.string())
-        # a run that shares no topic with the qrels is of another collection: left out; an empty run
-        # (allowed with complete) is scored on every topic as a run that retrieved nothing
-        related = [t.num_rows == 0 or pc.any(pc.is_in(t.column("topic"), judged)).as_py() is True for t in tables]
-        left_out = [n for n, ok in zip(names, related) if not ok]
-        if left_out and len(left_out) == len(names):
+        names: list[str] = []
+        left_out: list[str] = []
+        named: list[tuple[str, str, str, float]] = []
+        for batch in batches:
+            # a run that shares no topic with the qrels is of another collection: left out; an empty run
+            # (allowed with complete) is scored on every topic as a run that retrieved nothing
+            ok = []
+            for name, t in batch:
+                if t.num_rows == 0 or pc.any(pc.is_in(t.column("topic"), judged)).as_py() is True:
+                    ok.append((name, t))
+                else:
+                    left_out.append(name)
+            if not ok:
+                continue
+            batch_names = [n for n, _ in ok]
+            names += batch_names
+            rows = self._run([t for _, t in ok], batch_names)
+            named += [(batch_names[run_id - 1], topic, key, value) for run_id, topic, key, value in rows]
+        if not names:
             raise MetricError(
-                f"no run ({', '.join(names[:10])}{' ...' if len(names) > 10 else ''}) shares a topic with "
+                f"no run ({', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''}) shares a topic with "
                 f"qrels {qrels_name}: are the runs and the qrels of the same collection?"
             )
-        names = [n for n, ok in zip(names, related) if ok]
-        rows = self._run([t for t, ok in zip(tables, related) if ok], names)
         order = {d: i for i, d in enumerate(self.metrics)}
-        per_topic = [
-            (names[run_id - 1], topic, disp, value) for run_id, topic, key, value in rows for disp in self._by_key[key]
-        ]
-        per_topic.sort(key=lambda r: (names.index(r[0]), r[1].encode("utf-8"), order[r[2]]))
+        position = {n: i for i, n in enumerate(names)}
+        per_topic = [(run, topic, disp, value) for run, topic, key, value in named for disp in self._by_key[key]]
+        per_topic.sort(key=lambda r: (position[r[0]], r[1].encode("utf-8"), order[r[2]]))
         groups: dict[tuple[str, str], list[float]] = {}
         for run, _, disp, value in per_topic:
             groups.setdefault((run, disp), []).append(value)
@@ -236,7 +292,7 @@ class Evaluator:
     def _tables(self, names: Sequence[str], runs: Iterable[Any]) -> list[pa.Table]:
         complete = self._options.complete
         return [
-            _from_files(r, "run", self._run_format) if is_path(r) else run_table(r, f"run {n!r}", allow_empty=complete)
+            _one_run(r, self._run_format) if is_path(r) else run_table(r, f"run {n!r}", allow_empty=complete)
             for n, r in zip(names, runs)
         ]
 
@@ -244,20 +300,22 @@ class Evaluator:
         return self._run(self._tables(names, runs), names)
 
     def _run(self, tables: Sequence[pa.Table], names: Sequence[str]) -> list[tuple[int, str, str, float]]:
-        if len(tables) == 1:
-            t = tables[0]
-            table = t.append_column("run_id", pa.array([1] * t.num_rows, pa.int32()))
-        else:
-            table = pa.concat_tables(
-                t.append_column("run_id", pa.array([i + 1] * t.num_rows, pa.int32())) for i, t in enumerate(tables)
-            )
+        # runs read from files come ranked (trec_eval's order); runs given in memory are ranked in SQL
+        ranked = all("rank" in t.column_names for t in tables)
+        columns = _RUN_COLUMNS + (("rank",) if ranked else ())
+        parts = [
+            t.select(list(columns)).append_column("run_id", pa.array(np.full(t.num_rows, i + 1, np.int32)))
+            for i, t in enumerate(tables)
+        ]
+        table = parts[0] if len(parts) == 1 else pa.concat_tables(parts, promote_options="permissive")
+        queries = self._queries_for(ranked)
         con = self._con
         con.register("_ev_run", table)
         if self._run_meta:
             con.register("_ev_names", pa.table({"run_id": list(range(1, len(names) + 1)), "name": list(names)}))
         try:
             rows: list[tuple[int, str, str, float]] = []
-            for q in self._queries:
+            for q in queries:
                 rows.extend(con.execute(q).fetchall())
             return rows
         except duckdb.Error as e:
@@ -295,10 +353,13 @@ class _Plan:
 
 
 @functools.lru_cache(maxsize=64)
-def _compile(metrics: tuple[str, ...], options: Options, declared: tuple[float, ...] | None, top: int | None) -> _Plan:
+def _compile(
+    metrics: tuple[str, ...], options: Options, declared: tuple[float, ...] | None, top: int | None, ranked: bool
+) -> _Plan:
     """The metrics' SQL for a qrels set with declared gains ``declared`` and highest grade ``top``:
     rendered once per process for each such combination (a call of :func:`evalstore.evaluate`
-    then only loads the data and runs the query)."""
+    then only loads the data and runs the query). ``ranked``: the runs carry their rank in
+    trec_eval's order (read from files), used where the context's order is trec_eval's."""
     instances = engine.resolve_metrics(list(metrics))
     units, stored = engine.plan([_QRELS_ID], instances, options, {_QRELS_ID: declared})
     names = {disp: n for (_, disp), n in stored.items()}
@@ -308,11 +369,14 @@ def _compile(metrics: tuple[str, ...], options: Options, declared: tuple[float, 
     run_meta = any("run_meta" in i.spec.block.reads for i in instances)
     out = []
     for unit in units:
-        rank_source = (
-            "SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY "
-            + order_clause(unit.context.order, "ln")
-            + ") AS rank, score FROM _ev_run"
-        )
+        if ranked and unit.context.order == "trec_eval":
+            rank_source = "SELECT run_id, topic, doc, rank, score FROM _ev_run"
+        else:
+            rank_source = (
+                "SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY "
+                + order_clause(unit.context.order, "ln")
+                + ") AS rank, score FROM _ev_run"
+            )
         gains = unit.context.gains
         gmax = max(gains) if gains else float(top or 1)
         sql = engine.unit_sql(unit, options, gmax)
@@ -347,16 +411,10 @@ def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:
         raise IngestError(str(e)) from None
 
 
-def _from_files(paths: Any, kind: str, fmt: str) -> pa.Table:
-    """Rows of qrels or run files read and checked by the store's ingest (in a throw-away store)."""
-    with open_store(":memory:") as s:
-        if kind == "qrels":
-            s.ingest_qrels(paths, name="qrels", format=fmt, progress=False)
-            return arrow_table(s.con, "SELECT topic, doc, grade FROM qrels_data")
-        [res] = s.ingest_run(paths, name="run", format=fmt, progress=False)
-        return arrow_table(
-            s.con, "SELECT topic, doc, coalesce(score, -rank)::DOUBLE AS score FROM run_row_data ORDER BY line_no"
-        )
+def _one_run(paths: Any, fmt: str) -> pa.Table:
+    """The rows of one run given as a path (a file, or NTCIR res files forming one run)."""
+    tables = [t for batch in run_tables(paths, fmt, name="run") for _, t in batch]
+    return tables[0]
 
 
 def arrow_table(con: duckdb.DuckDBPyConnection, query: str, params: list | None = None) -> pa.Table:

@@ -6,7 +6,7 @@ file again only to quote the line of an error (file, line, text, expectation).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import IngestError
@@ -194,20 +194,24 @@ def check_name(name: str, kind: str) -> str:
     return name
 
 
-def check_names(groups: Sequence[Group], kind: str) -> None:
+def check_names(groups: Sequence[Group], kind: str, named: Callable[[Group], str | None] | None = None) -> None:
+    """Every name valid, and no two groups of one call under one name (``named``: the name of a
+    group, by default its final name)."""
     seen: dict[str, Group] = {}
     for g in groups:
-        check_name(g.final, kind)
-        if g.name in seen:
-            other = seen[g.name]
+        name = named(g) if named is not None else g.final
+        assert name is not None
+        check_name(name, kind)
+        if name in seen:
+            other = seen[name]
             raise IngestError(
-                f"two files of this call would both be stored as the {kind} {g.name!r} (also {other.files[0].path})",
+                f"two files of this call would both be stored as the {kind} {name!r} (also {other.files[0].path})",
                 file=str(g.files[0].path),
                 expected="distinct run tags, --name-from file, or one call per file"
                 if kind == "run"
                 else "distinct file names, or --name NAME to combine the files into one set",
             )
-        seen[g.final] = g
+        seen[name] = g
 
 
 def check_replaceable_qrels(con, name: str, qid: int) -> None:

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import IngestError
 from ..progress import progress_bar
-from . import readers
+from . import fast, readers
 from .checks import (
     check_file,
     check_names,
@@ -21,6 +23,7 @@ from .checks import (
     validate_call,
 )
 from .dicts import run_from_dict
+from .fast import FastRun
 from .files import (
     combined_sha,
     compression,
@@ -34,7 +37,7 @@ from .files import (
 from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import IngestResult, store_runs, stored_identities
+from .write import INSERT_ROWS, IngestResult, insert_read_rows, store_read_run, store_runs, stored_identities
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -81,10 +84,12 @@ def _ingest(
     progress: bool | None,
 ) -> list[IngestResult]:
     files, groups, per_topic = _plan(inputs, name, format, name_from)
-
     con = store.con
     results: dict[int, IngestResult] = {}
     stored = stored_identities(con, "run", [nm for g in groups if (nm := g.name or g.guess)])
+    # the content hash is taken while reading; only a run whose name is stored needs it before, to
+    # tell identical content (nothing to do) from new content
+    _hash([g for g in groups if per_topic or (g.name or g.guess) in stored])
     todo, unchanged = [], []
     for g in groups:
         nm = g.name or g.guess
@@ -96,50 +101,118 @@ def _ingest(
             todo.append(g)
     if not todo:
         return [results[g.idx] for g in groups]
-    todo_files = [f for g in todo for f in g.files]
-    # Parsing and checks fill temporary tables only; the store itself is written in one
-    # transaction at the end. (Outside a transaction a failed fast read can simply be retried.)
-    if store.in_transaction:
-        for f in todo_files:
-            f.delim = None
-    with Staging(con, "runs", RUN_COLUMNS) as st:
-        with progress_bar(len(todo_files), "reading runs", enabled=progress, min_total=1, transient=True) as bar:
-            readers.load(st, todo_files, bar)
-            stats = file_stats(st, ", min(tag), max(tag), count(DISTINCT topic)")
-            for g in todo:
-                for f in g.files:
-                    check_file(f, stats.get(f.idx), allow_empty=per_topic, empty_what="run lines")
-                if not per_topic:
-                    name_run(st, g, stats[g.idx])
-            if per_topic and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
-                raise IngestError(
-                    "every res file is empty: the run has no documents",
-                    file=", ".join(f.name for f in todo_files),
-                    expected=todo_files[0].layout.expected,
-                )
-            check_names(unchanged + todo, "run")  # an unchanged run's name is taken too
-            bar.update(description="checking runs")
-            dups = duplicates(st)
-            if dups and not dedupe:
-                g = next(g for g in todo if g.idx in dups)
-                raise duplicate_error(
-                    st,
-                    g,
-                    files,
-                    "duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
-                    "each docno at most once per topic; pass --dedupe to keep the first "
-                    "occurrence (trec_eval refuses runs with duplicate documents)",
-                )
-            if dups:
-                drop_duplicates(st, list(dups))
-            bar.update(description="storing runs")
-            if per_topic or dups:
-                gstats = group_stats(st)
-            else:  # one file per run: the file's counts
-                gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
-            with store.transaction():
-                results.update(store_runs(store, st, todo, gstats, dups, replace, format, files[0].layout.rank_sql))
+    # cleanly delimited files: read, checked and ranked in one pass (evalstore.ingest.fast); the
+    # rest, and any file the fast reader declines, by the general reader into the staging tables
+    readable = [] if per_topic else [g for g in todo if g.files[0].delim]
+    check_names(unchanged + [g for g in readable if g.name or g.guess], "run", named=lambda g: g.name or g.guess)
+    n_files = sum(len(g.files) for g in todo)
+    with progress_bar(n_files, "reading runs", enabled=progress, min_total=1, transient=True) as bar:
+        with store.transaction():
+            declined, parts, n_rows = [], [], 0
+            for g, read in _read(readable):
+                bar.advance(1)
+                if read is None:
+                    declined.append(g)
+                    continue
+                f = g.files[0]
+                g.sha, g.file_sha, g.tag = str(read.sha), read.file_sha, f.tag0
+                g.name = g.name or f.tag0
+                run_id, results[g.idx] = store_read_run(store, g, read.n_rows, read.n_topics, replace, format)
+                if run_id is not None:
+                    parts.append((run_id, read.table))
+                    n_rows += read.n_rows
+                if n_rows >= INSERT_ROWS:
+                    insert_read_rows(con, parts)
+                    parts, n_rows = [], 0
+            if parts:
+                insert_read_rows(con, parts)
+            rest = [g for g in todo if g not in readable] + declined
+            if rest:
+                _hash([g for g in rest if not g.sha])
+                results.update(_staged(store, rest, files, unchanged + todo, per_topic, replace, dedupe, format, bar))
+            else:
+                check_names(unchanged + todo, "run")
     return [results[g.idx] for g in groups]
+
+
+def _read(groups: list[Group]) -> Iterator[tuple[Group, FastRun | None]]:
+    """``(group, rows)`` of one-file runs read by the fast reader on two threads, a few files ahead,
+    in order (rows None: the general reader must read the file)."""
+    if not groups:
+        return
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        ahead = 4
+        futures = {}
+        for i, g in enumerate(groups):
+            for k in range(i, min(i + ahead, len(groups))):
+                if k not in futures:
+                    f = groups[k].files[0]
+                    futures[k] = pool.submit(fast.read_run, f.path, f.compression, str(f.delim), f.tag0)
+            yield g, futures.pop(i).result()
+
+
+def _staged(
+    store: StoreHandle,
+    todo: list[Group],
+    files: list[SourceFile],
+    every: list[Group],
+    per_topic: bool,
+    replace: bool,
+    dedupe: bool,
+    format: str,
+    bar,
+) -> dict[int, IngestResult]:
+    """Read runs by the general reader into the staging tables, check and store them (``every``:
+    all runs of the call, whose names must differ)."""
+    todo_files = [f for g in todo for f in g.files]
+    for f in todo_files:
+        f.delim = None
+    with Staging(store.con, "runs", RUN_COLUMNS) as st:
+        readers.load(st, todo_files, bar)
+        stats = file_stats(st, ", min(tag), max(tag), count(DISTINCT topic)")
+        for g in todo:
+            for f in g.files:
+                check_file(f, stats.get(f.idx), allow_empty=per_topic, empty_what="run lines")
+            if not per_topic:
+                name_run(st, g, stats[g.idx])
+        if per_topic and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
+            raise IngestError(
+                "every res file is empty: the run has no documents",
+                file=", ".join(f.name for f in todo_files),
+                expected=todo_files[0].layout.expected,
+            )
+        check_names(every, "run")  # an unchanged run's name is taken too
+        bar.update(description="checking runs")
+        dups = duplicates(st)
+        if dups and not dedupe:
+            g = next(g for g in todo if g.idx in dups)
+            raise duplicate_error(
+                st,
+                g,
+                files,
+                "duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
+                "each docno at most once per topic; pass --dedupe to keep the first "
+                "occurrence (trec_eval refuses runs with duplicate documents)",
+            )
+        if dups:
+            drop_duplicates(st, list(dups))
+        bar.update(description="storing runs")
+        if per_topic or dups:
+            gstats = group_stats(st)
+        else:  # one file per run: the file's counts
+            gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
+        return store_runs(store, st, todo, gstats, dups, replace, format, files[0].layout.rank_sql)
+
+
+def _hash(groups: Sequence[Group]) -> None:
+    """Take the content and file hashes of the groups' files (read once more, hashed)."""
+    paths = [f.path for g in groups for f in g.files]
+    if not paths:
+        return
+    shas, file_shas = hashes(paths)
+    for g in groups:
+        ps = [f.path for f in g.files]
+        g.sha, g.file_sha = combined_sha(ps, shas), combined_sha(ps, file_shas)
 
 
 def _plan(
@@ -149,7 +222,6 @@ def _plan(
     and whether the files are per-topic files (NTCIREVAL res files) forming one run."""
     files = [SourceFile(i, p, compression(p), "trec_run") for i, p in enumerate(paths)]
     firsts = {f.idx: first_content_line(f.path) for f in files}
-    shas, file_shas = hashes([f.path for f in files])
     for f in files:
         first_line = firsts[f.idx]
         f.delim = readers.fast_delimiter(first_line)
@@ -172,9 +244,7 @@ def _plan(
                     file=f.name,
                 )
             topics[f.topic] = f.path
-        paths = [f.path for f in files]
-        group = Group(0, files, combined_sha(paths, shas), name=name, file_sha=combined_sha(paths, file_shas))
-        return files, [group], True
+        return files, [Group(0, files, "", name=name)], True
     if name and len(files) > 1:
         raise IngestError(
             f"--name names one run but {len(files)} files were given; ingest them one at a "
@@ -183,7 +253,7 @@ def _plan(
     groups = []
     for f in files:
         f.grp = f.idx
-        g = Group(f.idx, [f], shas[f.path], file_sha=file_shas[f.path])
+        g = Group(f.idx, [f], "")
         if name:
             g.name = name
         elif name_from == "file":
