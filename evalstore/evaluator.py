@@ -18,7 +18,6 @@ created here as temporary tables with those columns (the store's schema stays de
 from __future__ import annotations
 
 import functools
-import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,7 +45,6 @@ from .result import EvalResult
 from .run_files import qrels_file, run_tables
 
 _QRELS_ID = 1
-_STATEMENT = re.compile(r"^CREATE OR REPLACE TEMP (?:TABLE|VIEW) (\w+) AS\s*(.*)$", re.S)
 _QRELS_SIDE = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_subtopics")
 #: The columns of a run handed to the SQL (and ``rank`` when the reader ranked it).
 _RUN_COLUMNS = ("topic", "doc", "score", "ln")
@@ -383,14 +381,11 @@ def _compile(
         head = ["run_meta AS (SELECT run_id, name FROM _ev_names)"] if run_meta else []
         prepared, inline, side = list(head), list(head), []
         runs_sql = "SELECT run_id FROM _ev_names" if options.complete else "SELECT DISTINCT run_id FROM _ev_run"
-        for stmt in render([_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql):
-            m = _STATEMENT.match(stmt)
-            if m is None:
-                raise MetricError(f"internal: unexpected ranked-list statement {stmt[:60]!r}")
-            name, body = m.groups()
+        ctes = render([_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql, as_ctes=True)
+        for name, body in ctes:
             inline.append(f"{name} AS ({body})")
             if name in _QRELS_SIDE:
-                side.append((name, stmt))
+                side.append((name, f"CREATE OR REPLACE TEMP TABLE {name} AS {body}"))
                 prepared.append(f"{name} AS (SELECT * FROM {name}_{_UNIT})")
             else:
                 prepared.append(f"{name} AS ({body})")

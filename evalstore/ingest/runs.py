@@ -10,34 +10,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import IngestError
-from ..progress import progress_bar
 from . import fast, readers
 from .checks import (
-    check_file,
-    check_names,
     drop_duplicates,
     duplicate_error,
     duplicates,
-    file_stats,
     group_stats,
     validate_call,
 )
 from .dicts import run_from_dict
 from .fast import FastRun
 from .files import (
-    combined_sha,
     compression,
     expand_paths,
     fields,
     first_content_line,
-    hashes,
     materialized,
     physical_line,
 )
 from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
+from .pipeline import IngestCall, empty_call_error
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import INSERT_ROWS, IngestResult, insert_read_rows, store_read_run, store_runs, stored_identities
+from .write import INSERT_ROWS, IngestResult, insert_read_rows, store_read_run, store_runs
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -70,69 +65,98 @@ def ingest_runs(
     if name is not None and not name.strip():
         raise IngestError("the run name is empty")
     with materialized(expand_paths(paths)) as inputs:
-        return _ingest(store, inputs, name, format, replace, dedupe, name_from, progress)
+        return RunIngest(store, inputs, name, format, replace, dedupe, name_from, progress).run()
 
 
-def _ingest(
-    store: StoreHandle,
-    inputs: list[Path],
-    name: str | None,
-    format: str,
-    replace: bool,
-    dedupe: bool,
-    name_from: str,
-    progress: bool | None,
-) -> list[IngestResult]:
-    files, groups, per_topic = _plan(inputs, name, format, name_from)
-    con = store.con
-    results: dict[int, IngestResult] = {}
-    stored = stored_identities(con, "run", [nm for g in groups if (nm := g.name or g.guess)])
-    # the content hash is taken while reading; only a run whose name is stored needs it before, to
-    # tell identical content (nothing to do) from new content
-    _hash([g for g in groups if per_topic or (g.name or g.guess) in stored])
-    todo, unchanged = [], []
-    for g in groups:
-        nm = g.name or g.guess
-        if nm is not None and nm in stored and stored[nm].same(g, format):
-            g.name = nm
-            unchanged.append(g)
-            results[g.idx] = IngestResult("run", nm, "unchanged", g.sources)
-        else:
-            todo.append(g)
-    if not todo:
-        return [results[g.idx] for g in groups]
-    # cleanly delimited files: read, checked and ranked in one pass (evalstore.ingest.fast); the
-    # rest, and any file the fast reader declines, by the general reader into the staging tables
-    readable = [] if per_topic else [g for g in todo if g.files[0].delim]
-    check_names(unchanged + [g for g in readable if g.name or g.guess], "run", named=lambda g: g.name or g.guess)
-    n_files = sum(len(g.files) for g in todo)
-    with progress_bar(n_files, "reading runs", enabled=progress, min_total=1, transient=True) as bar:
-        with store.transaction():
-            declined, parts, n_rows = [], [], 0
-            for g, read in _read(readable):
-                bar.advance(1)
-                if read is None:
-                    declined.append(g)
-                    continue
-                f = g.files[0]
-                g.sha, g.file_sha, g.tag = str(read.sha), read.file_sha, f.tag0
-                g.name = g.name or f.tag0
-                run_id, results[g.idx] = store_read_run(store, g, read.n_rows, read.n_topics, replace, format)
-                if run_id is not None:
-                    parts.append((run_id, read.table))
-                    n_rows += read.n_rows
-                if n_rows >= INSERT_ROWS:
-                    insert_read_rows(con, parts)
-                    parts, n_rows = [], 0
-            if parts:
-                insert_read_rows(con, parts)
-            rest = [g for g in todo if g not in readable] + declined
-            if rest:
-                _hash([g for g in rest if not g.sha])
-                results.update(_staged(store, rest, files, unchanged + todo, per_topic, replace, dedupe, format, bar))
-            else:
-                check_names(unchanged + todo, "run")
-    return [results[g.idx] for g in groups]
+class RunIngest(IngestCall):
+    """The hooks of a run ingest call: runs named by their tags (or given names, or file names), the
+    fast reader for cleanly delimited files, NTCIR res files forming one run, ``--dedupe``."""
+
+    kind = what = "run"
+    staging = "runs"
+    columns = RUN_COLUMNS
+    stats_extra = ", min(tag), max(tag), count(DISTINCT topic)"
+    empty_what = "run lines"
+
+    def __init__(self, store, inputs, name, format, replace, dedupe, name_from, progress) -> None:
+        super().__init__(store, format, replace, progress)
+        self.inputs, self.name, self.dedupe, self.name_from = inputs, name, dedupe, name_from
+        self.per_topic = False
+
+    def plan(self) -> list[Group]:
+        self.files, groups, self.per_topic = _plan(self.inputs, self.name, self.format, self.name_from)
+        return groups
+
+    def known_name(self, g: Group) -> str | None:
+        return g.name or g.guess
+
+    def early_names(self, todo: list[Group]) -> list[Group]:
+        # the fast reader's runs: their tag is every line's (else the general reader names them)
+        return [] if self.per_topic else [g for g in todo if g.files[0].delim and self.known_name(g)]
+
+    def allow_empty(self) -> bool:
+        return self.per_topic
+
+    def read_fast(self, todo: list[Group], bar) -> list[Group]:
+        """Cleanly delimited files: read, checked and ranked in one pass (:mod:`evalstore.ingest.fast`)
+        and stored a million rows at a time; the files it declines go to the general reader."""
+        readable = [] if self.per_topic else [g for g in todo if g.files[0].delim]
+        declined, parts, n_rows = [], [], 0
+        for g, read in _read(readable):
+            bar.advance(1)
+            if read is None:
+                declined.append(g)
+                continue
+            f = g.files[0]
+            g.sha, g.file_sha, g.tag = str(read.sha), read.file_sha, f.tag0
+            g.name = g.name or f.tag0
+            run_id, self.results[g.idx] = store_read_run(
+                self.store, g, read.n_rows, read.n_topics, self.replace, self.format
+            )
+            if run_id is not None:
+                parts.append((run_id, read.table))
+                n_rows += read.n_rows
+            if n_rows >= INSERT_ROWS:
+                insert_read_rows(self.store.con, parts)
+                parts, n_rows = [], 0
+        if parts:
+            insert_read_rows(self.store.con, parts)
+        return [g for g in todo if g not in readable] + declined
+
+    def after_group(self, st: Staging, stats: dict[int, tuple], g: Group) -> None:
+        if not self.per_topic:
+            name_run(st, g, stats[g.idx])
+
+    def after_read(self, st: Staging, stats: dict[int, tuple], todo: list[Group]) -> None:
+        todo_files = [f for g in todo for f in g.files]
+        if self.per_topic and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
+            raise empty_call_error(todo_files)
+
+    def duplicates(self, st: Staging, todo: list[Group]) -> dict[int, int]:
+        dups = duplicates(st)
+        if dups and not self.dedupe:
+            g = next(g for g in todo if g.idx in dups)
+            raise duplicate_error(
+                st,
+                g,
+                self.files,
+                "duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
+                "each docno at most once per topic; pass --dedupe to keep the first "
+                "occurrence (trec_eval refuses runs with duplicate documents)",
+            )
+        if dups:
+            drop_duplicates(st, list(dups))
+        return dups
+
+    def store_staged(
+        self, st: Staging, todo: list[Group], stats: dict[int, tuple], dups: dict[int, int]
+    ) -> dict[int, IngestResult]:
+        if self.per_topic or dups:
+            gstats = group_stats(st)
+        else:  # one file per run: the file's counts
+            gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
+        rank_sql = self.files[0].layout.rank_sql
+        return store_runs(self.store, st, todo, gstats, dups, self.replace, self.format, rank_sql)
 
 
 def _read(groups: list[Group]) -> Iterator[tuple[Group, FastRun | None]]:
@@ -149,70 +173,6 @@ def _read(groups: list[Group]) -> Iterator[tuple[Group, FastRun | None]]:
                     f = groups[k].files[0]
                     futures[k] = pool.submit(fast.read_run, f.path, f.compression, str(f.delim), f.tag0)
             yield g, futures.pop(i).result()
-
-
-def _staged(
-    store: StoreHandle,
-    todo: list[Group],
-    files: list[SourceFile],
-    every: list[Group],
-    per_topic: bool,
-    replace: bool,
-    dedupe: bool,
-    format: str,
-    bar,
-) -> dict[int, IngestResult]:
-    """Read runs by the general reader into the staging tables, check and store them (``every``:
-    all runs of the call, whose names must differ)."""
-    todo_files = [f for g in todo for f in g.files]
-    for f in todo_files:
-        f.delim = None
-    with Staging(store.con, "runs", RUN_COLUMNS) as st:
-        readers.load(st, todo_files, bar)
-        stats = file_stats(st, ", min(tag), max(tag), count(DISTINCT topic)")
-        for g in todo:
-            for f in g.files:
-                check_file(f, stats.get(f.idx), allow_empty=per_topic, empty_what="run lines")
-            if not per_topic:
-                name_run(st, g, stats[g.idx])
-        if per_topic and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
-            raise IngestError(
-                "every res file is empty: the run has no documents",
-                file=", ".join(f.name for f in todo_files),
-                expected=todo_files[0].layout.expected,
-            )
-        check_names(every, "run")  # an unchanged run's name is taken too
-        bar.update(description="checking runs")
-        dups = duplicates(st)
-        if dups and not dedupe:
-            g = next(g for g in todo if g.idx in dups)
-            raise duplicate_error(
-                st,
-                g,
-                files,
-                "duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
-                "each docno at most once per topic; pass --dedupe to keep the first "
-                "occurrence (trec_eval refuses runs with duplicate documents)",
-            )
-        if dups:
-            drop_duplicates(st, list(dups))
-        bar.update(description="storing runs")
-        if per_topic or dups:
-            gstats = group_stats(st)
-        else:  # one file per run: the file's counts
-            gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
-        return store_runs(store, st, todo, gstats, dups, replace, format, files[0].layout.rank_sql)
-
-
-def _hash(groups: Sequence[Group]) -> None:
-    """Take the content and file hashes of the groups' files (read once more, hashed)."""
-    paths = [f.path for g in groups for f in g.files]
-    if not paths:
-        return
-    shas, file_shas = hashes(paths)
-    for g in groups:
-        ps = [f.path for f in g.files]
-        g.sha, g.file_sha = combined_sha(ps, shas), combined_sha(ps, file_shas)
 
 
 def _plan(

@@ -244,6 +244,53 @@ def _insert_staged(st: Staging, mapping: list[tuple[int, int]], gstats: dict, ra
         )
 
 
+@dataclass(frozen=True)
+class QrelsMeta:
+    """A qrels set's ``qrels_meta`` row (its name, where it came from, its identity and counts)."""
+
+    name: str
+    source: str
+    format: str
+    sha256: str
+    file_sha256: str | None
+    n_topics: int
+    n_judged: int
+    max_grade: int | None
+    default_gains: str | None
+
+
+def write_qrels_meta(con, meta: QrelsMeta, qrels_id: int | None = None) -> int:
+    """Add the ``qrels_meta`` row of a new qrels set, or (``qrels_id``) rewrite a replaced set's: the
+    one writer of ``qrels_meta``, for ingested sets and subsamples alike. Returns the qrels_id."""
+    values = [meta.source, meta.format, meta.sha256, meta.file_sha256, meta.n_topics, meta.n_judged,
+              meta.max_grade, meta.default_gains]  # fmt: skip
+    if qrels_id is not None:
+        con.execute(
+            """UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?, n_judged = ?,
+                       max_grade = ?, default_gains = ?, ingested_at = current_timestamp WHERE qrels_id = ?""",
+            [*values, qrels_id],
+        )
+        return qrels_id
+    return int(
+        con.execute(
+            """INSERT INTO qrels_meta (name, source, format, sha256, file_sha256, n_topics, n_judged, max_grade,
+                             default_gains) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
+            [meta.name, *values],
+        ).fetchall()[0][0]
+    )
+
+
+#: The tables holding a qrels set's judgments and the scores computed with it.
+QRELS_CONTENT_TABLES = ("qrels_data", "subtopic_qrels_data", "subtopic_probs", "score_data", "evaluations")
+
+
+def clear_qrels(con, qrels_ids: Sequence[int], tables: Sequence[str] = QRELS_CONTENT_TABLES) -> None:
+    """Delete the judgments of the qrels sets and the scores computed with them."""
+    ids = ", ".join(str(int(q)) for q in qrels_ids)
+    for table in tables:
+        con.execute(f"DELETE FROM {table} WHERE qrels_id IN ({ids})")
+
+
 def store_qrels(
     store: StoreHandle,
     st: Staging,
@@ -272,24 +319,16 @@ def store_qrels(
             expected="--replace to replace it, or --name to store it under another name",
         )
     notes: list[str] = []
+    meta = QrelsMeta(g.final, source, fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains)
     if old:
         qid = old.id
         check_replaceable_qrels(con, g.final, qid)
-        for table in ("qrels_data", "subtopic_qrels_data", "subtopic_probs", "score_data", "evaluations"):
-            con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [qid])
-        con.execute(
-            """UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?, n_judged = ?,
-                       max_grade = ?, default_gains = ?, ingested_at = current_timestamp WHERE qrels_id = ?""",
-            [source, fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains, qid],
-        )
+        clear_qrels(con, [qid])
+        write_qrels_meta(con, meta, qid)
         notes = _replaced(store, "qrels", g.final)
         status = "replaced"
     else:
-        qid = con.execute(
-            """INSERT INTO qrels_meta (name, source, format, sha256, file_sha256, n_topics, n_judged, max_grade,
-                             default_gains) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
-            [g.name, source, fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains],
-        ).fetchall()[0][0]
+        qid = write_qrels_meta(con, meta)
         status = "added"
     if subtopics:
         con.execute(

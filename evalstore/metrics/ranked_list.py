@@ -10,6 +10,7 @@ from __future__ import annotations
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import duckdb
 
@@ -74,6 +75,7 @@ def build(
         con.execute(stmt)
 
 
+@overload
 def render(
     qrels_ids: Sequence[int],
     run_ids: Sequence[int],
@@ -82,11 +84,42 @@ def render(
     columns: set[str] | frozenset[str] | None,
     rank_source: str,
     run_ids_sql: str | None = None,
-) -> list[str]:
+    *,
+    as_ctes: Literal[False] = False,
+) -> list[str]: ...
+
+
+@overload
+def render(
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    context: Context,
+    options: Options,
+    columns: set[str] | frozenset[str] | None,
+    rank_source: str,
+    run_ids_sql: str | None = None,
+    *,
+    as_ctes: Literal[True],
+) -> list[tuple[str, str]]: ...
+
+
+def render(
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    context: Context,
+    options: Options,
+    columns: set[str] | frozenset[str] | None,
+    rank_source: str,
+    run_ids_sql: str | None = None,
+    *,
+    as_ctes: bool = False,
+) -> list[str] | list[tuple[str, str]]:
     """The statements of ``sql/ranked_list.sql`` for one context: ``rank_source`` is the query
     giving ``(run_id, topic, doc, rank, score)`` of the runs (stored runs, or a run given in
     memory to :class:`evalstore.Evaluator`); ``run_ids_sql`` a query giving the ``run_id`` of the
-    runs when they are not ``run_ids`` (for ``complete``)."""
+    runs when they are not ``run_ids`` (for ``complete``). ``as_ctes``: the relations as ``(name,
+    query)`` pairs, in order, for a ``WITH`` clause (the in-memory evaluator, Spark) instead of
+    ``CREATE OR REPLACE TEMP TABLE|VIEW name AS query`` statements."""
     wanted = set(RUNNING_COLUMNS) if columns is None else set(columns)
     run_list = ", ".join(str(int(r)) for r in run_ids)
     qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
@@ -124,9 +157,26 @@ def render(
             else ""
         ),
     }
-    out = statements(string.Template(read_sql("ranked_list.sql")).substitute(values))
-    skip = [r for r in OPTIONAL_RELATIONS if columns is None or r not in columns]
-    return [s for s in out if not any(s.startswith(f"CREATE OR REPLACE TEMP TABLE {r} ") for r in skip)]
+    skip = {r for r in OPTIONAL_RELATIONS if columns is None or r not in columns}
+    relations = [
+        r for r in relations_of(string.Template(read_sql("ranked_list.sql")).substitute(values)) if r[1] not in skip
+    ]
+    if as_ctes:
+        return [(name, query) for _, name, query in relations]
+    return [f"CREATE OR REPLACE TEMP {kind} {name} AS\n{query}" for kind, name, query in relations]
+
+
+def relations_of(script: str) -> list[tuple[str, str, str]]:
+    """``(TABLE or VIEW, name, query)`` of each ``CREATE OR REPLACE TEMP TABLE|VIEW name AS query``
+    statement of the ranked-list script (the only statements it has)."""
+    out = []
+    for stmt in statements(script):
+        head, _, query = stmt.partition(" AS\n")
+        words = head.split()
+        if words[:4] != ["CREATE", "OR", "REPLACE", "TEMP"] or len(words) != 6 or words[4] not in ("TABLE", "VIEW"):
+            raise ValueError(f"internal: sql/ranked_list.sql holds a statement of another form: {stmt[:60]!r}")
+        out.append((words[4], words[5], query))
+    return out
 
 
 def statements(script: str) -> list[str]:
