@@ -25,6 +25,31 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         print(version_line())
         return
+    _arrow_without_pandas()
     from .cli import main as cli_main
 
     cli_main()
+
+
+def _arrow_without_pandas() -> None:
+    """Tell pyarrow, in this command-line process, that pandas is not there.
+
+    With pandas installed, pyarrow imports it (0.3-0.4 CPU seconds) the first time it converts
+    anything (``pa.array``, ``to_numpy``, a scalar), to test whether the object is a pandas one. The
+    command line hands Arrow no DataFrame and turns no table into one (DataFrames are
+    :meth:`evalstore.result.EvalResult.to_df` and ``QueryResult.df()``, library calls), so its
+    process imports pandas for nothing. ``EVALSTORE_PANDAS=1`` keeps pandas importable."""
+    import os
+
+    if os.environ.get("EVALSTORE_PANDAS") or "pandas" in sys.modules:
+        return
+    sys.meta_path.insert(0, _NoPandas())
+
+
+class _NoPandas:
+    """A module finder that answers "no such module" for pandas."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r} (the evalstore command line runs without pandas)")
+        return None
