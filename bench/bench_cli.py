@@ -188,7 +188,8 @@ def main(argv=None) -> int:
                     r = timed(cmd, out)
                 results[(col_name, path)].append(r)
                 print(
-                    f"  {col_name:6s} {path:12s} wall {r['wall']:6.2f} s  cpu {r['cpu']:6.2f} s  peak {r['peak_mb']:5.0f} MB",
+                    f"  {col_name:6s} {path:12s} wall {r['wall']:6.2f} s  cpu {r['cpu']:6.2f} s  "
+                    f"peak {r['peak_mb']:5.0f} MB",
                     flush=True,
                 )
             if i == 0:
@@ -199,7 +200,10 @@ def main(argv=None) -> int:
                         if got.exists():
                             ok = agree(col["name"], path, evalstore_means(got), pytrec_means(ref)) and ok
     print(f"\nload average at the end {loadavg()}\n")
-    head = f"{'collection':10s} {'command':12s} {'wall s min/med/max':>22s} {'cpu s min/med/max':>22s} {'peak MB':>8s} {'wall ratio':>10s} {'cpu ratio':>9s}"
+    head = (
+        f"{'collection':10s} {'command':12s} {'wall s min/med/max':>22s} {'cpu s min/med/max':>22s} "
+        f"{'peak MB':>8s} {'wall ratio':>10s} {'cpu ratio':>9s}"
+    )
     print(head)
     for (col_name, path), rs in results.items():
         w, c, m = stats([r["wall"] for r in rs]), stats([r["cpu"] for r in rs]), max(r["peak_mb"] for r in rs)
