@@ -55,6 +55,7 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
+
 __all__ = [
     "Comparison",
     "EvalstoreError",

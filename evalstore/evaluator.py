@@ -42,7 +42,7 @@ from .metrics.ranked_list import render
 from .metrics.references import order_clause
 from .metrics.registry import MetricInstance
 from .result import EvalResult
-from .run_files import qrels_file, run_tables
+from .run_files import RunRows, qrels_file, run_tables
 
 _QRELS_ID = 1
 _QRELS_SIDE = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_subtopics")
@@ -119,7 +119,7 @@ class Evaluator:
         table = qrels_file(qrels, qrels_format) if is_path(qrels) else qrels_table(qrels)
         top = pc.max(table.column("grade")).as_py()
         self._top_grade = top
-        plan = _compile(names_given, self._options, declared, top, False)
+        plan = _compile(names_given, self._options, declared, top, "sql")
         self._instances = plan.instances
         self.metrics = [i.display for i in plan.instances]
         self._names = plan.names
@@ -160,22 +160,27 @@ class Evaluator:
         self._prepare = prepare
         self._declared = declared
         self._names_given = names_given
-        self._queries: dict[bool, list[str]] = {}
+        self._queries: dict[str, list[str]] = {}
+        # runs read from files may hand the SQL only the rows whose docno the qrels judge, with each
+        # topic's count of rows, when every pass ranks in trec_eval's order and no block reads
+        # rl_retrieved (which would then hold only those rows)
+        self._narrow = plan.narrow
+        self._judged_docs = pc.unique(table.column("doc"))
         self._prepared_units: set[int] = set()
         for unit in plan.units:
             if unit.gains is not None and top is not None and top > len(unit.gains):
                 check_gains(con, [_QRELS_ID], unit.gains, {_QRELS_ID: "qrels"})  # raises with the store's message
         if prepare:
-            self._queries_for(False)
+            self._queries_for("sql")
 
-    def _queries_for(self, ranked: bool) -> list[str]:
-        """The queries of a call: over runs ranked by the reader (``ranked``: a ``rank`` column in
-        trec_eval's order) or ranked in SQL. With ``prepare``, the qrels' side of the ranked list is
-        built once, here, as tables ``<relation>_<unit>``; without, it is part of each query."""
-        queries = self._queries.get(ranked)
+    def _queries_for(self, mode: str) -> list[str]:
+        """The queries of a call (``mode``: see :func:`_compile`). With ``prepare``, the qrels' side
+        of the ranked list is built once, here, as tables ``<relation>_<unit>``; without, it is part
+        of each query."""
+        queries = self._queries.get(mode)
         if queries is not None:
             return queries
-        plan = _compile(self._names_given, self._options, self._declared, self._top_grade, ranked)
+        plan = _compile(self._names_given, self._options, self._declared, self._top_grade, mode)
         queries = []
         for u, unit in enumerate(plan.units):
             if not self._prepare:  # one call: the qrels' side is part of the query
@@ -188,7 +193,7 @@ class Evaluator:
                     self._con.execute(f"ALTER TABLE {name} RENAME TO {name}_{u}")
                 self._prepared_units.add(u)
             queries.append(unit.query_prepared.replace(_UNIT, str(u)))
-        self._queries[ranked] = queries
+        self._queries[mode] = queries
         return queries
 
     # ------------------------------------------------------------------------------------------
@@ -217,15 +222,17 @@ class Evaluator:
         if not isinstance(runs, Mapping) or not runs:
             raise ArgumentError("give the runs as {name: run} with at least one run")
         names = list(runs)
-        return self._result([list(zip(names, self._tables(names, [runs[n] for n in names])))], qrels_name)
+        tables = self._tables(names, [runs[n] for n in names])
+        return self._result([[(n, t, None) for n, t in zip(names, tables)]], qrels_name)
 
     def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of run files (a path, a glob or a list; each run named by its tag) as an
         :class:`EvalResult`: each file read once (:mod:`evalstore.run_files`) and evaluated in
         batches of about a million lines, while the next files are read."""
-        return self._result(run_tables(paths, self._run_format), qrels_name)
+        keep = self._judged_docs if self._narrow else None
+        return self._result(run_tables(paths, self._run_format, keep_docs=keep), qrels_name)
 
-    def _result(self, batches: Iterable[list[tuple[str, pa.Table]]], qrels_name: str) -> EvalResult:
+    def _result(self, batches: Iterable[list[RunRows]], qrels_name: str) -> EvalResult:
         judged = pa.array(self.topics, pa.string())
         names: list[str] = []
         left_out: list[str] = []
@@ -234,16 +241,18 @@ class Evaluator:
             # a run that shares no topic with the qrels is of another collection: left out; an empty run
             # (allowed with complete) is scored on every topic as a run that retrieved nothing
             ok = []
-            for name, t in batch:
-                if t.num_rows == 0 or pc.any(pc.is_in(t.column("topic"), judged)).as_py() is True:
-                    ok.append((name, t))
+            for name, t, counts in batch:
+                topics = (counts if counts is not None else t).column("topic")
+                if len(topics) == 0 or pc.any(pc.is_in(topics, judged)).as_py() is True:
+                    ok.append((name, t, counts))
                 else:
                     left_out.append(name)
             if not ok:
                 continue
-            batch_names = [n for n, _ in ok]
+            batch_names = [n for n, _, _ in ok]
             names += batch_names
-            rows = self._run([t for _, t in ok], batch_names)
+            narrow = all(c is not None for _, _, c in ok)
+            rows = self._run([t for _, t, _ in ok], batch_names, [c for _, _, c in ok] if narrow else None)
             named += [(batch_names[run_id - 1], topic, key, value) for run_id, topic, key, value in rows]
         if not names:
             raise MetricError(
@@ -297,17 +306,19 @@ class Evaluator:
     def _rows(self, names: Sequence[str], runs: Iterable[Any]) -> list[tuple[int, str, str, float]]:
         return self._run(self._tables(names, runs), names)
 
-    def _run(self, tables: Sequence[pa.Table], names: Sequence[str]) -> list[tuple[int, str, str, float]]:
-        # runs read from files come ranked (trec_eval's order); runs given in memory are ranked in SQL
+    def _run(
+        self, tables: Sequence[pa.Table], names: Sequence[str], counts: Sequence[pa.Table] | None = None
+    ) -> list[tuple[int, str, str, float]]:
+        """Evaluate runs (run_id = position + 1). Runs read from files come ranked (trec_eval's
+        order); with ``counts`` (each run's rows per topic) they hold only the rows whose docno the
+        qrels judge (a narrower ranked list). Runs given in memory are ranked in SQL."""
         ranked = all("rank" in t.column_names for t in tables)
-        columns = _RUN_COLUMNS + (("rank",) if ranked else ())
-        parts = [
-            t.select(list(columns)).append_column("run_id", pa.array(np.full(t.num_rows, i + 1, np.int32)))
-            for i, t in enumerate(tables)
-        ]
-        table = parts[0] if len(parts) == 1 else pa.concat_tables(parts, promote_options="permissive")
-        queries = self._queries_for(ranked)
+        mode = "narrow" if counts is not None else "ranked" if ranked else "sql"
+        table = _with_run_ids([t.select(list(_RUN_COLUMNS + (("rank",) if ranked else ()))) for t in tables])
+        queries = self._queries_for(mode)
         con = self._con
+        if counts is not None:
+            con.register("_ev_counts", _with_run_ids(list(counts)))
         con.register("_ev_run", table)
         if self._run_meta:
             con.register("_ev_names", pa.table({"run_id": list(range(1, len(names) + 1)), "name": list(names)}))
@@ -322,8 +333,16 @@ class Evaluator:
             raise MetricError(f"evaluating {', '.join(self.metrics)} failed in DuckDB: {e}") from None
         finally:
             con.unregister("_ev_run")
+            if counts is not None:
+                con.unregister("_ev_counts")
             if self._run_meta:
                 con.unregister("_ev_names")
+
+
+def _with_run_ids(tables: Sequence[pa.Table]) -> pa.Table:
+    """The tables one after the other, each with its position + 1 as ``run_id``."""
+    parts = [t.append_column("run_id", pa.array(np.full(t.num_rows, i + 1, np.int32))) for i, t in enumerate(tables)]
+    return parts[0] if len(parts) == 1 else pa.concat_tables(parts, promote_options="permissive")
 
 
 _UNIT = "${unit}"
@@ -348,16 +367,19 @@ class _Plan:
     units: list[_Unit]
     run_meta: bool  # a block names runs in its messages (reads run_meta)
     udfs: bool
+    narrow: bool  # runs read from files may come narrowed (see Evaluator._run)
 
 
 @functools.lru_cache(maxsize=64)
 def _compile(
-    metrics: tuple[str, ...], options: Options, declared: tuple[float, ...] | None, top: int | None, ranked: bool
+    metrics: tuple[str, ...], options: Options, declared: tuple[float, ...] | None, top: int | None, mode: str
 ) -> _Plan:
     """The metrics' SQL for a qrels set with declared gains ``declared`` and highest grade ``top``:
     rendered once per process for each such combination (a call of :func:`evalstore.evaluate`
-    then only loads the data and runs the query). ``ranked``: the runs carry their rank in
-    trec_eval's order (read from files), used where the context's order is trec_eval's."""
+    then only loads the data and runs the query). ``mode``: ``'sql'``, the runs are ranked in SQL;
+    ``'ranked'``, they carry their rank in trec_eval's order (read from files), used where the
+    context's order is trec_eval's; ``'narrow'``, ranked and holding only the rows whose docno the
+    qrels judge, with each topic's rows counted in ``_ev_counts(run_id, topic, n)``."""
     instances = engine.resolve_metrics(list(metrics))
     units, stored = engine.plan([_QRELS_ID], instances, options, {_QRELS_ID: declared})
     names = {disp: n for (_, disp), n in stored.items()}
@@ -366,8 +388,9 @@ def _compile(
         by_key.setdefault(n.key, []).append(disp)
     run_meta = any("run_meta" in i.spec.block.reads for i in instances)
     out = []
+    narrow_ok = True
     for unit in units:
-        if ranked and unit.context.order == "trec_eval":
+        if mode != "sql" and unit.context.order == "trec_eval":
             rank_source = "SELECT run_id, topic, doc, rank, score FROM _ev_run"
         else:
             rank_source = (
@@ -381,7 +404,12 @@ def _compile(
         head = ["run_meta AS (SELECT run_id, name FROM _ev_names)"] if run_meta else []
         prepared, inline, side = list(head), list(head), []
         runs_sql = "SELECT run_id FROM _ev_names" if options.complete else "SELECT DISTINCT run_id FROM _ev_run"
-        ctes = render([_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql, as_ctes=True)
+        narrow_ok = narrow_ok and unit.context.order == "trec_eval" and "rl_retrieved" not in sql.reads
+        counts = "SELECT run_id, topic, n FROM _ev_counts" if mode == "narrow" else None
+        ctes = render(
+            [_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql, as_ctes=True,
+            counts_source=counts,
+        )  # fmt: skip
         for name, body in ctes:
             inline.append(f"{name} AS ({body})")
             if name in _QRELS_SIDE:
@@ -394,7 +422,7 @@ def _compile(
             _Unit(gains, tuple(side), "WITH " + ",\n".join(prepared) + tail, "WITH " + ",\n".join(inline) + tail)
         )
     udfs = any(i.spec.block.udfs for i in instances)
-    return _Plan(instances, names, by_key, out, run_meta, udfs)
+    return _Plan(instances, names, by_key, out, run_meta, udfs, narrow_ok)
 
 
 def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:
@@ -408,7 +436,7 @@ def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:
 
 def _one_run(paths: Any, fmt: str) -> pa.Table:
     """The rows of one run given as a path (a file, or NTCIR res files forming one run)."""
-    tables = [t for batch in run_tables(paths, fmt, name="run") for _, t in batch]
+    tables = [t for batch in run_tables(paths, fmt, name="run") for _, t, _ in batch]
     return tables[0]
 
 

@@ -41,10 +41,19 @@ def qrels_file(paths: Any, fmt: str) -> pa.Table:
         return arrow_table(s.con, "SELECT topic, doc, grade FROM qrels_data")
 
 
-def run_tables(paths: Any, fmt: str, name: str | None = None) -> Iterator[list[tuple[str, pa.Table]]]:
-    """Batches of ``(run name, rows)`` of the run files ``paths`` (names from their tags, or
-    ``name`` for a single run), about :data:`BATCH_LINES` lines each, in the order given. The rows:
-    ``topic, doc, score, ln`` and, for files read by the fast reader, ``rank`` (trec_eval's order)."""
+#: A run as read: its name, its rows (``topic, doc, score, ln, rank``: the rank in trec_eval's order)
+#: and, when the rows were narrowed to the docnos of ``keep_docs``, each topic's count of rows
+#: (``topic, n``).
+RunRows = tuple[str, pa.Table, "pa.Table | None"]
+
+
+def run_tables(
+    paths: Any, fmt: str, name: str | None = None, keep_docs: pa.Array | None = None
+) -> Iterator[list[RunRows]]:
+    """Batches of runs read from the run files ``paths`` (names from their tags, or ``name`` for a
+    single run), about :data:`BATCH_LINES` lines each, in the order given (see :data:`RunRows`).
+    ``keep_docs``: the rows of other docnos are dropped as they are read (the judged docnos: a
+    narrower ranked list; counted per topic first)."""
     with materialized(expand_paths(paths)) as inputs:
         files = [SourceFile(i, p, compression(p), "trec_run") for i, p in enumerate(inputs)]
         firsts = [first_content_line(f.path) for f in files]
@@ -58,15 +67,17 @@ def run_tables(paths: Any, fmt: str, name: str | None = None) -> Iterator[list[t
         ):
             # NTCIR res files (one run of many files), or a file whose first line the fast reader cannot
             # read: the store's ingest of the whole call, as before
-            yield _ingested(inputs, fmt, name)
+            yield [_narrowed(n, t, keep_docs) for n, t in _ingested(inputs, fmt, name)]
             return
         groups = [Group(f.idx, [f], "", name=name or f.tag0) for f in files]
         check_names(groups, "run")  # two files with one tag, a tag too long
-        yield from _batches(files, fmt, name)
+        yield from _batches(files, fmt, name, keep_docs)
 
 
-def _batches(files: list[SourceFile], fmt: str, name: str | None) -> Iterator[list[tuple[str, pa.Table]]]:
-    batch: list[tuple[str, pa.Table]] = []
+def _batches(
+    files: list[SourceFile], fmt: str, name: str | None, keep_docs: pa.Array | None
+) -> Iterator[list[RunRows]]:
+    batch: list[RunRows] = []
     lines = 0
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
         pending: list[tuple[SourceFile, Future]] = []
@@ -76,16 +87,18 @@ def _batches(files: list[SourceFile], fmt: str, name: str | None) -> Iterator[li
                 while todo and len(pending) < READ_AHEAD:
                     f = todo.pop(0)
                     assert f.delim is not None
-                    read = pool.submit(fast.read_run, f.path, f.compression, f.delim, f.tag0, want_sha=False)
+                    read = pool.submit(
+                        fast.read_run, f.path, f.compression, f.delim, f.tag0, want_sha=False, keep_docs=keep_docs
+                    )
                     pending.append((f, read))
                 f, future = pending.pop(0)
                 read = future.result()
                 if read is None:  # the general reader: same rows, or the exact error
-                    batch.append(_ingested([f.path], fmt, name)[0])
+                    batch.append(_narrowed(*_ingested([f.path], fmt, name)[0], keep_docs))
+                    lines += batch[-1][1].num_rows
                 else:
-                    batch.append((name or str(f.tag0), read.table))
-                table = batch[-1][1]
-                lines += table.num_rows
+                    batch.append((name or str(f.tag0), read.table, read.counts))
+                    lines += read.n_rows
                 if lines >= BATCH_LINES:
                     yield batch
                     batch, lines = [], 0
@@ -94,6 +107,17 @@ def _batches(files: list[SourceFile], fmt: str, name: str | None) -> Iterator[li
                 fut.cancel()
     if batch:
         yield batch
+
+
+def _narrowed(name: str, table: pa.Table, keep_docs: pa.Array | None) -> RunRows:
+    """A run read by the store's ingest, narrowed like the fast reader's when ``keep_docs`` is given."""
+    if keep_docs is None:
+        return name, table, None
+    import pyarrow.compute as pc
+
+    agg = table.group_by("topic").aggregate([([], "count_all")])
+    counts = pa.table({"topic": agg.column("topic"), "n": agg.column("count_all")})
+    return name, table.filter(pc.is_in(table.column("doc"), value_set=keep_docs)), counts
 
 
 def _ingested(paths: Sequence[Path], fmt: str, name: str | None) -> list[tuple[str, pa.Table]]:

@@ -140,3 +140,38 @@ def test_one_shot_equals_the_store_on_mixed_files(tmp_path):
         stored = s.evaluate("qrels.txt", None, metrics, progress=False)
     assert sorted(one.per_topic) == sorted(stored.per_topic)
     assert sorted(one.means) == sorted(stored.means)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"depth": 5},
+        {"complete": True},
+        {"convention": "ir_measures"},
+        {"convention": "ntcireval"},
+        {"convention": "trec_eval9"},
+    ],
+    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()),
+)
+def test_one_shot_equals_the_store_under_every_option(tmp_path, options):
+    """Runs read from files reach the SQL ranked by the reader and, when every pass ranks in
+    trec_eval's order and no block reads rl_retrieved, only with their judged rows and each topic's
+    count (a narrower ranked list); the store ranks and counts in SQL. Same scores either way,
+    Utility (which reads rl_retrieved) included."""
+    qrels = tmp_path / "qrels.txt"
+    rnd = random.Random(5)
+    topics = ("q1", "q10", "q2", "é", "q3")
+    qrels.write_text("".join(f"{t} 0 d{d:03d} {rnd.choice([0, 1, 2])}\n" for t in topics for d in range(0, 60, 3)))
+    paths = []
+    for i, name in enumerate(("score_sorted_ties_asc", "trec_order", "shuffled", "tabs")):
+        p = tmp_path / f"r{i}.txt"
+        p.write_bytes(_variants()[name].replace(b"sys", f"sys{i}".encode()))
+        paths.append(str(p))
+    metrics = ["AP", "nDCG@10", "P@5", "RR", "Bpref", "R@20", "Utility", "num_ret"]
+    one = evalstore.evaluate(str(qrels), paths, metrics, **options)
+    with evalstore.open(":memory:") as s:
+        s.ingest_qrels(str(qrels), name="qrels.txt", progress=False)
+        s.ingest_run(paths, progress=False)
+        stored = s.evaluate("qrels.txt", None, metrics, progress=False, **options)
+    assert sorted(one.per_topic) == sorted(stored.per_topic)
+    assert sorted(one.means) == sorted(stored.means)

@@ -78,6 +78,7 @@ class FastRun:
     file_sha: str | None  # of the file as given (the same for an uncompressed file)
     n_rows: int
     n_topics: int
+    counts: pa.Table | None = None  # (topic, n): the rows per topic, when ``table`` was narrowed
 
 
 def file_bytes(path: Path, compression: str, want_sha: bool = False) -> tuple[bytes, str | None] | None:
@@ -106,9 +107,19 @@ def clean(data: bytes, delim: str) -> bool:
     return not data.translate(None, _GOOD[delim])
 
 
-def read_run(path: Path, compression: str, delim: str, tag0: str | None, *, want_sha: bool = True) -> FastRun | None:
+def read_run(
+    path: Path,
+    compression: str,
+    delim: str,
+    tag0: str | None,
+    *,
+    want_sha: bool = True,
+    keep_docs: pa.Array | None = None,
+) -> FastRun | None:
     """The run file's rows, ranked, or None when the general reader must read it (see the module
-    docstring). ``tag0``: the tag of its first line, which every line must carry."""
+    docstring). ``tag0``: the tag of its first line, which every line must carry. ``keep_docs``:
+    keep only the rows of these docnos (those some qrels set judges), and count each topic's rows
+    (:attr:`FastRun.counts`)."""
     if tag0 is None:
         return None
     read = file_bytes(path, compression, want_sha)
@@ -123,10 +134,12 @@ def read_run(path: Path, compression: str, delim: str, tag0: str | None, *, want
     del data
     if t.num_rows == 0:
         return None
-    return _ranked(t, tag0, sha, file_sha or sha)
+    return _ranked(t, tag0, sha, file_sha or sha, keep_docs)
 
 
-def _ranked(t: pa.Table, tag0: str, sha: str | None, file_sha: str | None) -> FastRun | None:
+def _ranked(
+    t: pa.Table, tag0: str, sha: str | None, file_sha: str | None, keep_docs: pa.Array | None = None
+) -> FastRun | None:
     tag = t.column("tag")
     if not pc.all(pc.equal(tag, tag0)).as_py():
         return None
@@ -167,7 +180,12 @@ def _ranked(t: pa.Table, tag0: str, sha: str | None, file_sha: str | None) -> Fa
             "rank": pa.array(rank),
         }
     )
-    return FastRun(table, sha, file_sha, n, n_topics)
+    if keep_docs is None:
+        return FastRun(table, sha, file_sha, n, n_topics)
+    # judged docnos: looked up once per distinct docno of the file, not once per row
+    kept = pc.is_in(docs.dictionary, value_set=keep_docs).to_numpy(zero_copy_only=False)[docs.indices.to_numpy()]
+    counts = pa.table({"topic": topics.dictionary, "n": pa.array(np.bincount(tcode, minlength=n_topics))})
+    return FastRun(table.filter(pa.array(kept)), sha, file_sha, n, n_topics, counts)
 
 
 def _nonempty(strings: pa.Array | pa.ChunkedArray) -> bool:

@@ -170,6 +170,7 @@ class UnitSQL:
     options: Options
     columns: frozenset[str]
     selects: tuple[str, ...]
+    reads: frozenset[str] = frozenset()  # the ranked-list relations the blocks read
 
     @property
     def union(self) -> str:
@@ -208,7 +209,7 @@ def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
         )
     reads = frozenset().union(*(i.spec.block.reads for i, _ in bodies.values()))
     optional = reads & frozenset(OPTIONAL_RELATIONS)  # e.g. rl_subtopics: built only when read
-    return UnitSQL(opts, (needs & frozenset(sqlfile.RUNNING_COLUMNS)) | optional, tuple(selects))
+    return UnitSQL(opts, (needs & frozenset(sqlfile.RUNNING_COLUMNS)) | optional, tuple(selects), reads)
 
 
 def compute(

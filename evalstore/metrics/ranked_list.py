@@ -85,6 +85,7 @@ def render(
     rank_source: str,
     run_ids_sql: str | None = None,
     *,
+    counts_source: str | None = None,
     as_ctes: Literal[False] = False,
 ) -> list[str]: ...
 
@@ -99,6 +100,7 @@ def render(
     rank_source: str,
     run_ids_sql: str | None = None,
     *,
+    counts_source: str | None = None,
     as_ctes: Literal[True],
 ) -> list[tuple[str, str]]: ...
 
@@ -112,12 +114,16 @@ def render(
     rank_source: str,
     run_ids_sql: str | None = None,
     *,
+    counts_source: str | None = None,
     as_ctes: bool = False,
 ) -> list[str] | list[tuple[str, str]]:
     """The statements of ``sql/ranked_list.sql`` for one context: ``rank_source`` is the query
     giving ``(run_id, topic, doc, rank, score)`` of the runs (stored runs, or a run given in
     memory to :class:`evalstore.Evaluator`); ``run_ids_sql`` a query giving the ``run_id`` of the
-    runs when they are not ``run_ids`` (for ``complete``). ``as_ctes``: the relations as ``(name,
+    runs when they are not ``run_ids`` (for ``complete``). ``counts_source``: a query giving ``(run_id,
+    topic, n)``, the rows of each run and topic, when ``rank_source`` gives only the rows that some
+    qrels set may judge (a narrower ranked list; no block may then read ``rl_retrieved``, which holds
+    just those rows). ``as_ctes``: the relations as ``(name,
     query)`` pairs, in order, for a ``WITH`` clause (the in-memory evaluator, Spark) instead of
     ``CREATE OR REPLACE TEMP TABLE|VIEW name AS query`` statements."""
     wanted = set(RUNNING_COLUMNS) if columns is None else set(columns)
@@ -139,6 +145,12 @@ def render(
         "judged_only": "TRUE" if context.judged_only else "FALSE",
         "use_pool": "TRUE" if options.pool else "FALSE",
         "topic_pairs": pairs,
+        "retrieved_counts": (
+            "SELECT run_id, topic, count(*) AS n_ret FROM rl_retrieved GROUP BY run_id, topic"
+            if counts_source is None
+            else f"SELECT run_id, topic, least(n, {options.depth_value}) AS n_ret FROM ({counts_source}) c "
+            "WHERE topic IN (SELECT DISTINCT topic FROM rl_qtopics)"
+        ),
         "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
         "condensed_rank": (
             "row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)"
