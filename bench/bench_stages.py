@@ -185,14 +185,12 @@ def before(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
         c, w, stats = timed(check)
         out.append(("check (file stats, tags, duplicate screen)", c, w))
         gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in groups}
-        c, w, _ = timed(
-            lambda: (
-                s.transaction().__enter__()
-                and store_runs(s, st, groups, gstats, {}, False, "trec", src[0].layout.rank_sql)
-            )
-        )
-        s.con.execute("COMMIT")
-        s._in_tx = False
+
+        def store():
+            with s.transaction():
+                store_runs(s, st, groups, gstats, {}, False, "trec", src[0].layout.rank_sql)
+
+        c, w, _ = timed(store)
         out.append(("rank (VARCHAR sort) + store", c, w))
     tables = {}
 

@@ -27,9 +27,9 @@ from .ingest.staging import Group, SourceFile
 
 #: Run lines per evaluation batch: the batch's rows and DuckDB's working set stay a few hundred MB
 #: however many runs are given.
-BATCH_LINES = 500_000
+BATCH_LINES = 250_000
 #: Files read ahead of the evaluation (on the reader threads).
-READ_AHEAD = 8
+READ_AHEAD = 4
 
 
 def qrels_file(paths: Any, fmt: str) -> pa.Table:
@@ -98,7 +98,7 @@ def _batches(
                     lines += batch[-1][1].num_rows
                 else:
                     batch.append((name or str(f.tag0), read.table, read.counts))
-                    lines += read.n_rows
+                    lines += read.table.num_rows
                 if lines >= BATCH_LINES:
                     yield batch
                     batch, lines = [], 0

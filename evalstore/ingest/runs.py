@@ -32,7 +32,7 @@ from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_n
 from .pipeline import IngestCall, empty_call_error
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import INSERT_ROWS, IngestResult, insert_read_rows, store_read_run, store_runs
+from .write import INSERT_ROWS, IngestResult, insert_read_rows, store_read_run, store_runs, stored_identities
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -101,6 +101,7 @@ class RunIngest(IngestCall):
         """Cleanly delimited files: read, checked and ranked in one pass (:mod:`evalstore.ingest.fast`)
         and stored a million rows at a time; the files it declines go to the general reader."""
         readable = [] if self.per_topic else [g for g in todo if g.files[0].delim]
+        stored = stored_identities(self.store.con, "run", [nm for g in readable if (nm := self.known_name(g))])
         declined, parts, n_rows = [], [], 0
         for g, read in _read(readable):
             bar.advance(1)
@@ -111,7 +112,7 @@ class RunIngest(IngestCall):
             g.sha, g.file_sha, g.tag = str(read.sha), read.file_sha, f.tag0
             g.name = g.name or f.tag0
             run_id, self.results[g.idx] = store_read_run(
-                self.store, g, read.n_rows, read.n_topics, self.replace, self.format
+                self.store, g, read.n_rows, read.n_topics, self.replace, self.format, stored.get(g.final)
             )
             if run_id is not None:
                 parts.append((run_id, read.table))
