@@ -4,8 +4,8 @@ Every metric names the tool whose numbers it reproduces (``MetricSpec.reference`
 ``evalstore metrics NAME``) and, when ir_measures has the measure, the provider ir_measures 0.4.3
 computes it with by default (``MetricSpec.provider``). Under the ``ir_measures`` convention each
 metric is computed with the conventions of that provider: its order of tied scores, and gdeval's
-rounding to 5 decimals. The tie orders were established by ../shared/conformance/ir_measures
-(README, "Tie-breaking").
+rounding to 5 decimals. The tie orders were established on ir_measures' own outputs for
+runs with tied scores (tests/test_irmeasures_conformance.py).
 """
 
 from __future__ import annotations
