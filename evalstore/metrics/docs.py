@@ -12,6 +12,7 @@ from itertools import groupby
 from .. import generated
 from . import sqlfile
 from .names import format_value
+from .references import agreement
 from .registry import MetricSpec, all_metrics
 
 DOC_PATH = generated.DOCS / "metrics.md"
@@ -33,6 +34,7 @@ def _spec(s: MetricSpec) -> list[str]:
         ("needs", ", ".join(f"`{n}`" for n in sorted(b.needs)) or "none"),
         ("Python UDFs", ", ".join(f"`{u}`" for u in sorted(b.udfs)) or "none"),
         ("source", _cell(s.citation)),
+        ("agrees with", _cell(agreement(s.reference))),
         ("tests", ", ".join(f"`{t}`" for t in s.tests) or "none"),
     ]
     out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts]

@@ -64,6 +64,23 @@ REFERENCES: dict[str, Reference] = {
 }
 
 
+#: The --convention under which a reference tool's numbers are reproduced (None: the default).
+CONVENTION_OF = {"NTCIREVAL": "ntcireval", "pytrec_eval": "trec_eval9"}
+
+
+def agreement(name: str) -> str:
+    """What a metric whose values reproduce the reference ``name`` agrees with, and under which
+    convention: tools that order tied scores otherwise than trec_eval (or round) agree only under
+    their convention, which ``evalstore metrics NAME`` must say."""
+    ref = REFERENCES[name]
+    convention = CONVENTION_OF.get(name)
+    if convention is None and (ref.order != "trec_eval" or ref.digits is not None):
+        convention = "ir_measures"
+    if convention is None:
+        return ref.tool
+    return f"{ref.tool}, under --convention {convention} (with the default convention, values differ on tied scores)"
+
+
 def order_clause(order: str, line: str = "line_no") -> str:
     """The ORDER BY list that ranks a run's rows in ``order`` (``line``: the file-order column)."""
     return ORDERS[order].format(line=line)
