@@ -194,7 +194,7 @@ def test_alias_and_no_row_topics():
         ["bpref_allnonrel", "bpref_N", "rpref_N"],
     )
     assert res.value("s", "T", "bpref_allnonrel") == res.value("s", "T", "bpref_N") == 0.0
-    assert res.canonical["bpref_allnonrel"] == res.canonical["bpref_N"]
+    assert res.stored_names["bpref_allnonrel"] == res.stored_names["bpref_N"]
     assert res.value("s", "Z", "bpref_N") == 0.0 and res.value("s", "Z", "rpref_N") == 0.0  # R = 0
 
 
@@ -392,6 +392,6 @@ def test_condensed_measures_ignore_unjudged_docs_and_judged_only():
 def test_metrics_are_registered_with_citations():
     for m in BINARY + GRADED:
         spec = registry.get(m)
-        assert spec.sql.startswith("bpref.sql#") and "002" in spec.citation
+        assert spec.sql.startswith("bpref.sql#") and "Alternatives to Bpref" in spec.citation
         assert spec.param("judged_only") is None  # condensed by definition
     assert registry.get("bpref_allnonrel").name == "bpref_N"

@@ -122,9 +122,9 @@ def test_canonical_names_and_echo():
     run = {"s": {"q": {"a": 1.0, "c": 0.5, "b": 0.2}}}
     res = evalstore.evaluate(qrels, run, ["P(rel=2)@2", "P_2", "ndcg_cut_3"])
     assert res.metrics == ["P(rel=2)@2", "P_2", "ndcg_cut_3"]
-    assert res.canonical["P(rel=2)@2"] == "P(rel=2)@2"
-    assert res.canonical["P_2"] == "P@2"
-    assert res.canonical["ndcg_cut_3"] == "nDCG@3"
+    assert res.stored_names["P(rel=2)@2"] == "P(rel=2)@2"
+    assert res.stored_names["P_2"] == "P@2"
+    assert res.stored_names["ndcg_cut_3"] == "nDCG@3"
     assert res.mean("s", "P(rel=2)@2") == 0.5
     assert res.mean("s", "P_2") == 0.5
 

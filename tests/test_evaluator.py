@@ -28,7 +28,7 @@ def _name(spec) -> str:
         spec.name + "(max_rel=3)", spec.name + "(max_rel=3)@10",
     ):  # fmt: skip
         try:
-            registry.parse(name)
+            registry.parse_metric(name)
             return name
         except evalstore.MetricError:
             continue

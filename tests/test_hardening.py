@@ -204,4 +204,4 @@ def test_new_stores_use_the_oldest_storage_format_that_suffices(tmp_path, cli):
     header = path.read_bytes()[:20]
     assert header[8:12] == b"DUCK" and struct.unpack("<Q", header[12:20])[0] == 64
     code, out, _ = cli("db", "status", "--db", path)
-    assert code == 0 and "storage format:  DuckDB v1.0.0+" in out
+    assert code == 0 and "written for DuckDB 1.1.0" in out and "1.0 does not" in out

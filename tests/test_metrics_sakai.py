@@ -105,7 +105,7 @@ def test_fig3_perfect_inverse_p_is_1_and_p_plus_is_074(fig3):
     pplus = fig3.value("INV", "t3", "P-plus")
     assert pplus == pytest.approx((2 / 4 + 5 / 7 + 1) / 3, abs=1e-12) and round(pplus, 2) == 0.74
     assert fig3.value("INV", "t3", "P+") == pplus  # alias
-    assert fig3.canonical["P+"] == fig3.canonical["P-plus"] == "P-plus"
+    assert fig3.stored_names["P+"] == fig3.stored_names["P-plus"] == "P-plus"
 
 
 def test_err_ndcg_jk_and_hit_by_hand(fig3):

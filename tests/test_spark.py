@@ -48,7 +48,7 @@ def test_spark_equals_duckdb_per_topic(spark, layout):
     got = {(r["run"], r["metric"], r["topic"]): r["value"] for r in scores.collect()}
     with evalstore.open(layout / "a.duckdb") as s:
         ref = s.evaluate("q", None, METRICS, save=False)
-        names = ref.canonical
+        names = ref.stored_names
         n = 0
         for run, topic, metric, value in ref.per_topic:
             assert got[(run, names[metric], topic)] == pytest.approx(value, abs=1e-12), (run, metric, topic)
@@ -77,7 +77,7 @@ def _all_supported() -> list[str]:
             continue
         for name in (spec.name, spec.name + "@10", spec.name + "@0.5", spec.name + "(mult=0.5)"):
             try:
-                registry.parse(name)
+                registry.parse_metric(name)
                 out.append(name)
                 break
             except evalstore.MetricError:
@@ -98,7 +98,7 @@ def _compare(spark, tmp_path, qrels: Path, runs: list[Path], metrics: list[str],
             spark, tmp_path / "layout", qrels="q", metrics=metrics, write=False, **options
         ).collect()
     }
-    names = ref.canonical
+    names = ref.stored_names
     for run, topic, metric, value in ref.per_topic:
         other = got[(run, names[metric], topic)]
         assert (other is None and value is None) or other == pytest.approx(value, abs=1e-12), (run, metric, topic)

@@ -267,7 +267,7 @@ def base_name(measure: str) -> str:
 
 def query_name(measure: str, case: Case) -> str:
     """trec_eval's printed name with the case's options as parameters (only those the metric takes)."""
-    spec = registry.parse(measure)[0].spec
+    spec = registry.parse_metric(measure)[0].spec
     opts = {
         "rel": case.rel if case.rel != 1 else None,
         "judged_only": "true" if case.judged_only else None,
@@ -408,12 +408,16 @@ def test_trec_eval_measure_lists_parse_as_trec_eval_prints_them():
     }
     printed = parse_expected(locate("out.test.meas_params")).measures
     for arg, names in expect.items():
-        assert [i.display for i in registry.parse(arg)] == names
+        assert [i.display for i in registry.parse_metric(arg)] == names
         assert set(names) <= set(printed)
     # single-valued measures with parameters keep the name as written and map onto parameters
-    assert registry.parse("utility.2,-1,0,0")[0].p == {**registry.parse("utility")[0].p, "a": 2.0, "b": -1.0}
-    assert registry.parse("11pt_avg..25,.5,.75")[0].p["levels"] == (0.25, 0.5, 0.75)
-    assert registry.parse("ndcg.1=3,2=9,4=4.5")[0].p["gains"] == (3.0, 9.0, 3.0, 4.5)
+    assert registry.parse_metric("utility.2,-1,0,0")[0].p == {
+        **registry.parse_metric("utility")[0].p,
+        "a": 2.0,
+        "b": -1.0,
+    }
+    assert registry.parse_metric("11pt_avg..25,.5,.75")[0].p["levels"] == (0.25, 0.5, 0.75)
+    assert registry.parse_metric("ndcg.1=3,2=9,4=4.5")[0].p["gains"] == (3.0, 9.0, 3.0, 4.5)
 
 
 def test_cli_trec_format_matches_trec_eval(tmp_path):

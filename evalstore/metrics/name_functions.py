@@ -27,7 +27,7 @@ from .params import split_params
 
 @sql_function("metric_name", ["VARCHAR"], "VARCHAR")
 def metric_name(name: str) -> str:
-    insts = registry.parse(name)
+    insts = registry.parse_metric(name)
     if len(insts) != 1:
         raise MetricError(f"{name!r} names {len(insts)} metrics; ask for one at a time")
     inst = insts[0]
@@ -57,7 +57,7 @@ def _from_long(long: str, default_gains: str | None) -> tuple[str, dict]:
     # before version 8, ERR and nERR were NTCIREVAL's (migration 0008 renames them ERR-ntcir, nERR-ntcir)
     base = _LEGACY.get(m.group("name"), m.group("name"))
     text = base + (f"({','.join(kept)})" if kept else "") + cutoff
-    inst = registry.parse(text)[0]
+    inst = registry.parse_metric(text)[0]
     opts = make_options(**options)  # type: ignore[arg-type]
     declared = parse_gains(default_gains) if default_gains else None
     params = dict(inst.params)
