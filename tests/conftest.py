@@ -1,15 +1,24 @@
-"""Shared fixtures. Tests that need ../shared (real TREC/CLEF data, conformance files) skip with a
-clear reason when it is absent; CI always has it."""
+"""Shared fixtures. Tests that need ../shared (real TREC/CLEF data, conformance files) carry the
+``shared`` marker and skip with a clear reason when it is absent; CI always has it."""
 
 from __future__ import annotations
 
 import sys
 
 import pytest
-from support import SAMPLE, need_shared
+import support
+from support import SAMPLE, SHARED, need_shared
 
 import evalstore
 from evalstore.cli import main
+
+
+def pytest_runtest_setup(item):
+    """The ``shared`` marker is the one declaration: a marked test skips when ../shared is absent,
+    and :func:`support.need_shared` refuses to serve an unmarked one."""
+    support.CURRENT_MARKERS = {m.name for m in item.iter_markers()}
+    if "shared" in support.CURRENT_MARKERS and not SHARED.exists():
+        pytest.skip(f"needs {SHARED} (the project's shared/ folder beside the checkout); not present here")
 
 
 @pytest.fixture

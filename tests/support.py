@@ -18,8 +18,15 @@ DATA_DIR = SHARED / "data"
 SAMPLE = ROOT / "evalstore" / "data" / "sample"
 
 
+#: the markers of the test being set up (conftest records them): need_shared checks the test
+#: declares what it reads, so ``pytest -m "not shared"`` runs exactly the tests that do not
+CURRENT_MARKERS: set[str] = set()
+
+
 def need_shared(path: Path = SHARED):
-    """Skip the test (with the reason) when ``path`` under ../shared is absent."""
+    """Skip the test (with the reason) when ``path`` under ../shared is absent. Only a test marked
+    ``@pytest.mark.shared`` may ask (an unmarked one fails: it would be run by ``-m "not shared"``)."""
+    assert "shared" in CURRENT_MARKERS, "a test that reads ../shared carries @pytest.mark.shared"
     if not path.exists():
         pytest.skip(f"needs {path} (the project's shared/ folder beside the checkout); not present here")
     return path

@@ -42,6 +42,7 @@ def dl20():
 
 # --------------------------------------------------------------------------- against scipy
 @pytest.mark.slow
+@pytest.mark.shared
 def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
     runs = [r for (r,) in dl20.sql("SELECT name FROM runs ORDER BY name").rows]
     base, others = runs[0], runs[1:]
@@ -66,6 +67,7 @@ def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20):
     """p = (c + 1) / (B + 1) with c counted over our sign patterns (checked literally), and within
     Monte-Carlo error of scipy.stats.permutation_test (samples pairing, B resamples each)."""
@@ -93,6 +95,7 @@ def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20)
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_bh_and_by_equal_scipy_and_a_hand_implementation(dl20):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10"], test="t", all_pairs=True, save=False, complete=True)
     p = np.array([r["p_value"] for r in cmp.pairs])
@@ -163,6 +166,7 @@ def test_effect_sizes_by_hand():
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_monte_carlo_p_is_never_zero_and_too_few_trials_are_named(dl20):
     cmp = dl20.compare(
         "dl20", "p_bm25", None, ["nDCG@10"], test="randomization", adjust="holm", all_pairs=True, trials=50,
@@ -186,6 +190,7 @@ def test_wilcoxon_rule_is_ours_on_ties():
 
 # --------------------------------------------------------------------------- tables
 @pytest.mark.slow
+@pytest.mark.shared
 def test_latex_markers_match_the_stored_p_values(dl20, tmp_path):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10", "AP(rel=2)"], test="t", adjust="holm", complete=True)
     tex = render.latex(cmp)
@@ -214,6 +219,7 @@ def test_latex_markers_match_the_stored_p_values(dl20, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_markdown_bolds_the_best_and_shows_markers(dl20):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10"], test="t", save=False, complete=True)
     md = render.markdown(cmp)
@@ -255,6 +261,7 @@ def test_cli_checks_options_before_any_work(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_the_readme_command_on_dl2019(tmp_path):
     need_shared(DL19)
     db = tmp_path / "dl19.duckdb"

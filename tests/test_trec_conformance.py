@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from support import TREC_EVAL_DIR
+from support import TREC_EVAL_DIR, need_shared
 from typer.testing import CliRunner
 
 import evalstore
@@ -232,11 +232,21 @@ CASES = [
 
 
 def locate(name: str) -> Path:
-    """A kit file: the copy in tests/fixtures, else ../shared (skip when neither has it)."""
-    for base in (FIXTURES, TREC_EVAL_DIR):
-        if (base / name).exists():
-            return base / name
-    pytest.skip(f"{name} is neither in {FIXTURES} nor in {TREC_EVAL_DIR} (../shared absent)")
+    """A kit file: the copy in tests/fixtures, else ../shared (a case reading it is marked shared)."""
+    if (FIXTURES / name).exists():
+        return FIXTURES / name
+    return need_shared(TREC_EVAL_DIR) / name
+
+
+def reads_shared(case) -> bool:
+    """Whether a case needs a file of the kit that tests/fixtures does not copy."""
+    return any(not (FIXTURES / name).exists() for name in (case.expected, case.qrels, case.run))
+
+
+def case_params():
+    return [
+        pytest.param(c, id=c.expected, marks=[pytest.mark.shared] if reads_shared(c) else []) for c in CASES
+    ]
 
 
 @dataclass
@@ -326,7 +336,7 @@ def qrels_positive_count(store, qrels: str) -> int:
     return store.sql("SELECT count(*) FROM qrels WHERE qrels = ? AND grade > 0", [qrels]).rows[0][0]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.expected for c in CASES])
+@pytest.mark.parametrize("case", case_params())
 def test_conformance(kit_store, case):
     exp, ours, n_topics, measures = run_case(kit_store, case)
     assert measures, f"{case.expected}: no measure to compare"
@@ -366,9 +376,11 @@ def test_conformance(kit_store, case):
     assert compared > 0
 
 
-def test_every_expected_file_is_covered():
-    """Each expected output in the kit is a conformance case or is listed as not applicable."""
-    base = TREC_EVAL_DIR if TREC_EVAL_DIR.exists() else FIXTURES
+@pytest.mark.parametrize("kit", ["fixtures", pytest.param("shared", marks=pytest.mark.shared)])
+def test_every_expected_file_is_covered(kit):
+    """Each expected output in the kit (and in its copies in tests/fixtures) is a conformance case or
+    is listed as not applicable."""
+    base = FIXTURES if kit == "fixtures" else need_shared(TREC_EVAL_DIR)
     files = sorted(
         p.relative_to(base).as_posix()
         for pattern in ("all_trec*.txt", "cutoffs*.txt", "out.*", "synthetic/*.txt")
@@ -379,10 +391,10 @@ def test_every_expected_file_is_covered():
     assert [f for f in files if f not in known] == []
 
 
+@pytest.mark.shared
 def test_fixture_copies_identical_to_kit():
-    """The copies in tests/fixtures are byte-identical to the kit (when ../shared is present)."""
-    if not TREC_EVAL_DIR.exists():
-        pytest.skip("../shared absent")
+    """The copies in tests/fixtures are byte-identical to the kit."""
+    need_shared(TREC_EVAL_DIR)
     copied = [p for p in FIXTURES.rglob("*") if p.is_file()]
     assert len(copied) >= 20
     for p in copied:
