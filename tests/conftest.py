@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 
 import pytest
@@ -53,17 +54,21 @@ def sample_db(tmp_path):
 @pytest.fixture
 def cli(capsys, monkeypatch):
     """Run the command line as a user does (the console script's entry point, its error layer
-    included): ``code, out, err = cli("eval", ...)``. No traceback may reach stderr."""
+    included): ``code, out, err = cli("eval", ..., stdin=TEXT)``. No traceback may reach stderr."""
     monkeypatch.delenv("EVALSTORE_DB", raising=False)
     monkeypatch.delenv("EVALSTORE_DEBUG", raising=False)
 
-    def run(*args):
+    monkeypatch.setenv("COLUMNS", "250")  # tables unwrapped
+
+    def run(*args, stdin: str | None = None):
         monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
         try:
             main()
             code = 0
         except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         out, err = capsys.readouterr()
         assert "Traceback" not in err
         return code, out, err

@@ -9,10 +9,10 @@ for bpref, Eqs. 2-8 for rpref, with the judged relevance phi = gain/gain(H)), tr
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from support import FIXTURES
 
 import evalstore
 from evalstore.metrics import registry
@@ -72,7 +72,7 @@ def test_ntcireval_sample_by_hand():
 
 
 def _ntcir_cases():
-    path = Path(__file__).resolve().parent / "fixtures" / "ntcireval" / "cases.json"  # the kit's file, copied
+    path = FIXTURES / "ntcireval" / "cases.json"  # the kit's file, copied
     data = json.loads(path.read_text())
     wanted = {"bpref", "bpref_R", "bpref_N", "bpref_relative", "rpref_N", "rpref_relative", "rpref_relative2"}
     return [pytest.param(c, data["fixtures"], id=c["id"]) for c in data["cases"] if c["metric"] in wanted]

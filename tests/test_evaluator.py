@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import collections
 import importlib.util
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from support import SAMPLE
 
 import evalstore
 from evalstore.errors import IngestError, MetricError
 from evalstore.evaluator import Evaluator
 from evalstore.metrics import registry
 
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
 QRELS = SAMPLE / "qrels.txt"
 RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
 

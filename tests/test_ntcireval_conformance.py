@@ -13,13 +13,13 @@ the list itself, so they are evaluated on the original ranking.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from support import FIXTURES
 
 import evalstore
 
-CASES_FILE = Path(__file__).resolve().parent / "fixtures" / "ntcireval" / "cases.json"
+CASES_FILE = FIXTURES / "ntcireval" / "cases.json"
 DATA = json.loads(CASES_FILE.read_text())
 FIXTURES = DATA["fixtures"]
 CASES = DATA["cases"]

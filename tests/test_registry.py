@@ -6,16 +6,14 @@ those declarations, so a wrong one is a wrong result or a slow one. These tests 
 declaration, a block, a registry entry, its ``tests=`` paths or docs/metrics.md disagree.
 """
 
-from pathlib import Path
-
 import pytest
+from support import ROOT
 
 from evalstore import udfs
 from evalstore.metrics import all_metrics, docs, sqlfile
 from evalstore.metrics.registry import CONTEXT_PARAMS
 from evalstore.resources import sql_dir
 
-ROOT = Path(__file__).resolve().parents[1]
 FAMILY_FILES = sorted(p.name for p in sql_dir().glob("*.sql") if p.name != "ranked_list.sql")
 
 

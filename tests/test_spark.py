@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import FIXTURES, SAMPLE
 
 import evalstore
 from evalstore.layout import export_store, import_scores
@@ -19,8 +20,7 @@ if shutil.which("java") is None:
 
 from evalstore import spark as backend  # noqa: E402
 
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
-TREC_EVAL_FIXTURES = Path(__file__).parent / "fixtures" / "trec_eval"  # copies of trec_eval's test files
+TREC_EVAL_FIXTURES = FIXTURES / "trec_eval"  # copies of trec_eval's test files
 METRICS = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "Q-measure", "nDCG", "R@100", "Rprec", "infAP", "P(rel=2)@5",
            "nDCG(gains=1:3:7)@5", "ERR-ntcir@10", "ERR@10", "MSnDCG@10", "AP-ntcir@10", "num_rel_ret",
            "recall_5"]  # fmt: skip

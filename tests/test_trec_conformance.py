@@ -36,14 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from support import TREC_EVAL_DIR, need_shared
-from typer.testing import CliRunner
+from support import FIXTURES as KIT_COPIES
+from support import TREC_EVAL_DIR, invoke, need_shared
 
 import evalstore
-from evalstore.cli import app
 from evalstore.metrics import registry
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trec_eval"
+FIXTURES = KIT_COPIES / "trec_eval"
 TOL = 5e-5 + 1e-9
 
 # trec_eval measures that are not compared, with the reason (see the module docstring)
@@ -244,9 +243,7 @@ def reads_shared(case) -> bool:
 
 
 def case_params():
-    return [
-        pytest.param(c, id=c.expected, marks=[pytest.mark.shared] if reads_shared(c) else []) for c in CASES
-    ]
+    return [pytest.param(c, id=c.expected, marks=[pytest.mark.shared] if reads_shared(c) else []) for c in CASES]
 
 
 @dataclass
@@ -435,14 +432,13 @@ def test_trec_eval_measure_lists_parse_as_trec_eval_prints_them():
 def test_cli_trec_format_matches_trec_eval(tmp_path):
     """``evalstore eval --format trec -p -m all_trec`` prints trec_eval -q's layout and numbers."""
     db = str(tmp_path / "s.duckdb")
-    runner = CliRunner()
     for args in (
         ["ingest", "qrels", str(locate("qrels.test")), "--name", "qrels.test"],
         ["ingest", "run", str(locate("results.test"))],
     ):
-        r = runner.invoke(app, args + ["--db", db])
+        r = invoke(*args + ["--db", db])
         assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["eval", "-q", "qrels.test", "-m", "all_trec", "--format", "trec", "-p", "--db", db])
+    r = invoke("eval", "-q", "qrels.test", "-m", "all_trec", "--format", "trec", "-p", "--db", db)
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     exp = parse_expected(locate("out.test.aq"))

@@ -19,7 +19,7 @@ import re
 from ..errors import MetricError
 from ..udfs import sql_function
 from . import registry
-from .gains import parse_gains
+from .gains import stored_gains
 from .names import resolved, short
 from .options import make_options
 from .params import split_params
@@ -59,7 +59,7 @@ def _from_long(long: str, default_gains: str | None) -> tuple[str, dict]:
     text = base + (f"({','.join(kept)})" if kept else "") + cutoff
     inst = registry.parse_metric(text)[0]
     opts = make_options(**options)  # type: ignore[arg-type]
-    declared = parse_gains(default_gains) if default_gains else None
+    declared = stored_gains(default_gains)
     params = dict(inst.params)
     context_gains = params.get("gains") if params.get("gains") is not None else declared
     if inst.spec.param("gains") is None:
