@@ -275,7 +275,7 @@ class Evaluator:
         return EvalResult(
             qrels=qrels_name,
             metrics=list(self.metrics),
-            canonical={d: n.metric for d, n in self._names.items()},
+            stored_names={d: n.metric for d, n in self._names.items()},
             per_topic=per_topic,
             means=means,
             aggregates={d: n.aggregate for d, n in self._names.items()},

@@ -143,5 +143,6 @@ def report(kit: Path, only_default: bool = True) -> None:
 
 
 if __name__ == "__main__":
-    shared = Path(__file__).resolve().parent.parent.parent / "shared"
-    report(shared / KIT_NAME, only_default="--all" not in sys.argv)
+    from support import SHARED
+
+    report(SHARED / KIT_NAME, only_default="--all" not in sys.argv)

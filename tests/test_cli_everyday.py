@@ -6,25 +6,17 @@ import csv
 import io
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support import SAMPLE
 
 import evalstore
-from evalstore.cli import app
 
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
 QRELS = SAMPLE / "qrels.txt"
 RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
 
 
-def cli(*args, stdin: str | None = None):
-    r = CliRunner(env={"COLUMNS": "250"}).invoke(app, [str(a) for a in args], input=stdin)
-    return r.exit_code, r.stdout, r.stderr
-
-
-def test_one_shot_eval_of_files_equals_the_store(tmp_path):
+def test_one_shot_eval_of_files_equals_the_store(cli, tmp_path):
     code, out, _ = cli("eval", QRELS, RUNS[0], RUNS[1], "-m", "AP", "-m", "nDCG@10", "-f", "csv")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
@@ -39,7 +31,7 @@ def test_one_shot_eval_of_files_equals_the_store(tmp_path):
     assert code == 2 and "at least one run file" in err
 
 
-def test_qrels_defaults_to_the_only_set_and_db_before_the_command(tmp_path):
+def test_qrels_defaults_to_the_only_set_and_db_before_the_command(cli, tmp_path):
     db = tmp_path / "s.duckdb"
     with evalstore.open(db) as s:
         s.ingest_qrels(QRELS, name="only", progress=False)
@@ -54,7 +46,7 @@ def test_qrels_defaults_to_the_only_set_and_db_before_the_command(tmp_path):
     assert code == 1
 
 
-def test_per_topic_keeps_the_means_and_transpose():
+def test_per_topic_keeps_the_means_and_transpose(cli):
     code, out, _ = cli("eval", QRELS, RUNS[0], "-m", "AP", "-m", "P@5", "-p")
     lines = [line.split() for line in out.splitlines()[2:]]
     assert [x[2] for x in lines[-2:]] == ["all", "all"]
@@ -63,7 +55,7 @@ def test_per_topic_keeps_the_means_and_transpose():
     assert [line.split()[0] for line in out.splitlines()[2:]] == ["qrels", "n_topics", "AP", "P@5"]
 
 
-def test_version_help_and_python_m():
+def test_version_help_and_python_m(cli):
     code, out, _ = cli("--version")
     assert code == 0 and out.startswith(f"evalstore {evalstore.__version__}")
     code, out, _ = cli("meta", "-h")
@@ -72,7 +64,7 @@ def test_version_help_and_python_m():
     assert r.returncode == 0 and r.stdout.startswith("evalstore ")
 
 
-def test_metrics_accepts_any_spelling_and_formats():
+def test_metrics_accepts_any_spelling_and_formats(cli):
     code, out, _ = cli("metrics", "ndcg_cut_10", "-f", "json")
     assert code == 0 and '"name": "nDCG"' in out
     code, out, _ = cli("metrics", "-f", "csv")
@@ -83,7 +75,7 @@ def test_metrics_accepts_any_spelling_and_formats():
 
 
 @pytest.mark.parametrize("value", ["1.5", "10"])
-def test_sql_shows_values_as_computed(tmp_path, value):
+def test_sql_shows_values_as_computed(cli, tmp_path, value):
     db = tmp_path / "s.duckdb"
     with evalstore.open(db) as s:
         s.ingest_qrels(QRELS, name="q", progress=False)

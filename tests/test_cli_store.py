@@ -10,38 +10,17 @@ import gzip
 import io
 import json
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import duckdb
 import pytest
-from test_store import HOLD_LOCK, _store_at_migration_1
+from support import FIXTURES, holding_lock, store_at_migration_1
 
 import evalstore
-from evalstore.cli import main
 from evalstore.store import available_migrations
 
-FIX = Path(__file__).resolve().parent / "fixtures" / "ingest"
-
-
-@pytest.fixture
-def cli(capsys, monkeypatch):
-    """Run ``evalstore ARGS...`` in-process; return (exit code, stdout, stderr)."""
-    monkeypatch.delenv("EVALSTORE_DB", raising=False)
-
-    def run(*args):
-        monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
+FIX = FIXTURES / "ingest"
 
 
 @pytest.fixture(scope="module")
@@ -231,24 +210,17 @@ def test_bad_input_is_reported_and_nothing_is_stored(cli, db, tmp_path, label, k
 def test_locked_store_is_reported_plainly(cli, tmp_path):
     path = tmp_path / "locked.duckdb"
     assert cli("ingest", "run", FIX / "run_small.txt", "--db", path)[0] == 0
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert proc.stdout.readline().strip() == "ready"
+    with holding_lock(path) as pid:
         for args in (["ingest", "qrels", FIX / "qrels_small.txt"], ["list", "runs"], ["sql", "SELECT 1"]):
             code, out, err = cli(*args, "--db", path)
             assert code == 3 and out == ""  # 3: the store is busy
             writing = args[0] == "ingest"
             assert f"error: the store {path} is open {'in' if writing else 'for writing in'} another process" in err
-            assert f"(PID {proc.pid})" in err and "--wait SECONDS" in err
+            assert f"(PID {pid})" in err and "--wait SECONDS" in err
             assert "Traceback" not in err and "IO Error" not in err
         t = time.monotonic()
         code, out, err = cli("list", "runs", "--wait", "0.6", "--db", path)
         assert code == 3 and "(waited 0.6 s)" in err and time.monotonic() - t >= 0.6
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
     assert snapshot(path)[0][1] is None  # the qrels were not stored
 
 
@@ -353,7 +325,7 @@ def test_db_location_from_url_and_environment(cli, db, monkeypatch):
 
 def test_db_status_and_upgrade(cli, tmp_path):
     path = tmp_path / "v1.duckdb"
-    _store_at_migration_1(path)
+    store_at_migration_1(path)
     newest = len(available_migrations())
     code, out, _ = cli("db", "status", "--db", path)
     assert code == 0 and f"schema version:  1 (this evalstore knows up to {newest})" in out

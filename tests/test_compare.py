@@ -8,16 +8,13 @@ import math
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
-from support import DATA_DIR, need_shared
-from typer.testing import CliRunner
+from support import DATA_DIR, invoke, need_shared
 
 import evalstore
-from evalstore.cli import app
 from evalstore.comparison import effects as fx
 from evalstore.comparison import result as render
 from evalstore.errors import MetaError
@@ -42,6 +39,7 @@ def dl20():
 
 # --------------------------------------------------------------------------- against scipy
 @pytest.mark.slow
+@pytest.mark.shared
 def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
     runs = [r for (r,) in dl20.sql("SELECT name FROM runs ORDER BY name").rows]
     base, others = runs[0], runs[1:]
@@ -66,6 +64,7 @@ def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20):
     """p = (c + 1) / (B + 1) with c counted over our sign patterns (checked literally), and within
     Monte-Carlo error of scipy.stats.permutation_test (samples pairing, B resamples each)."""
@@ -93,6 +92,7 @@ def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20)
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_bh_and_by_equal_scipy_and_a_hand_implementation(dl20):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10"], test="t", all_pairs=True, save=False, complete=True)
     p = np.array([r["p_value"] for r in cmp.pairs])
@@ -163,6 +163,7 @@ def test_effect_sizes_by_hand():
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_monte_carlo_p_is_never_zero_and_too_few_trials_are_named(dl20):
     cmp = dl20.compare(
         "dl20", "p_bm25", None, ["nDCG@10"], test="randomization", adjust="holm", all_pairs=True, trials=50,
@@ -186,6 +187,7 @@ def test_wilcoxon_rule_is_ours_on_ties():
 
 # --------------------------------------------------------------------------- tables
 @pytest.mark.slow
+@pytest.mark.shared
 def test_latex_markers_match_the_stored_p_values(dl20, tmp_path):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10", "AP(rel=2)"], test="t", adjust="holm", complete=True)
     tex = render.latex(cmp)
@@ -214,6 +216,7 @@ def test_latex_markers_match_the_stored_p_values(dl20, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_markdown_bolds_the_best_and_shows_markers(dl20):
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10"], test="t", save=False, complete=True)
     md = render.markdown(cmp)
@@ -225,29 +228,20 @@ def test_markdown_bolds_the_best_and_shows_markers(dl20):
 
 
 # --------------------------------------------------------------------------- CLI
-def _db(tmp_path: Path) -> Path:
-    db = tmp_path / "s.duckdb"
-    with evalstore.open(db) as s:
-        s.ingest_qrels(Path(__file__).parent.parent / "evalstore" / "data" / "sample" / "qrels.txt", name="q",
-                       progress=False)  # fmt: skip
-        s.ingest_run(sorted((Path(__file__).parent.parent / "evalstore" / "data" / "sample" / "runs").glob("*.txt")),
-                     progress=False)  # fmt: skip
-    return db
 
 
-def test_cli_checks_options_before_any_work(tmp_path):
-    db = _db(tmp_path)
+def test_cli_checks_options_before_any_work(sample_db, tmp_path):
+    db = sample_db
     before = db.read_bytes()
-    runner = CliRunner(env={"COLUMNS": "250"})
-    base = ["compare", "--db", str(db), "-q", "q", "-b", "bm25", "-m", "AP"]
-    r = runner.invoke(app, [*base, "--test", "z"])
+    base = ["compare", "--db", str(db), "-q", "sample", "-b", "bm25", "-m", "AP"]
+    r = invoke(*base, "--test", "z")
     assert r.exit_code == 2 and "'z' is not one of" in r.output
-    r = runner.invoke(app, [*base, "-f", "latex", "-o", str(tmp_path / "x.md")])
+    r = invoke(*base, "-f", "latex", "-o", str(tmp_path / "x.md"))
     assert r.exit_code == 2 and "does not match" in r.output
-    r = runner.invoke(app, [*base, "--plot", str(tmp_path / "nope" / "p.png")])
+    r = invoke(*base, "--plot", str(tmp_path / "nope" / "p.png"))
     assert r.exit_code == 2 and "does not exist" in r.output
     assert db.read_bytes() == before
-    r = runner.invoke(app, [*base, "-o", str(tmp_path / "c.tex"), "--plot", str(tmp_path / "c.png")])
+    r = invoke(*base, "-o", str(tmp_path / "c.tex"), "--plot", str(tmp_path / "c.png"))
     assert r.exit_code == 0, r.output
     assert (tmp_path / "c.tex").read_text().startswith("% evalstore; needs \\usepackage{booktabs}") and (
         tmp_path / "c.png"
@@ -255,6 +249,7 @@ def test_cli_checks_options_before_any_work(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_the_readme_command_on_dl2019(tmp_path):
     need_shared(DL19)
     db = tmp_path / "dl19.duckdb"
@@ -265,32 +260,39 @@ def test_the_readme_command_on_dl2019(tmp_path):
             name_from="file",
             progress=False,
         )
-    r = CliRunner().invoke(
-        app,
-        ["compare", "--db", str(db), "--qrels", "dl19", "--baseline", "bm25base_p", "-r", "p_bert", "-r",
+    r = invoke("compare", "--db", str(db), "--qrels", "dl19", "--baseline", "bm25base_p", "-r", "p_bert", "-r",
          "idst_bert_p1", "-r", "TUW19-p1-f", "-m", "nDCG@10", "-m", "AP(rel=2)", "--test", "tukey-hsd",
-         "--format", "latex"],
+         "--format", "latex",
     )  # fmt: skip
     assert r.exit_code == 0, r.output
     assert "bm25base\\_p (baseline) & 0.5058 & 0.3013" in r.output
     assert "idst\\_bert\\_p1 & \\textbf{0.7645}$^{\\uparrow}$ & \\textbf{0.5030}$^{\\uparrow}$" in r.output
 
 
-def test_eval_and_discpower_plots(tmp_path):
-    db = _db(tmp_path)
-    runner = CliRunner(env={"COLUMNS": "250"})
+def test_eval_and_discpower_plots(sample_db, tmp_path):
+    db = sample_db
     before = db.read_bytes()
-    r = runner.invoke(app, ["eval", "--db", str(db), "-q", "q", "-m", "AP", "--plot", str(tmp_path / "x" / "b.png")])
+    r = invoke("eval", "--db", str(db), "-q", "sample", "-m", "AP", "--plot", str(tmp_path / "x" / "b.png"))
     assert r.exit_code == 2 and "does not exist" in r.output and db.read_bytes() == before
-    r = runner.invoke(app, ["eval", "--db", str(db), "-q", "q", "-m", "AP", "-m", "nDCG@10", "--plot", "b.pdf"])
+    r = invoke("eval", "--db", str(db), "-q", "sample", "-m", "AP", "-m", "nDCG@10", "--plot", "b.pdf")
     assert r.exit_code == 2 and "must end in .png" in r.output
-    r = runner.invoke(app, ["eval", "--db", str(db), "-q", "q", "-m", "AP", "--plot", str(tmp_path / "b.png")])
+    r = invoke("eval", "--db", str(db), "-q", "sample", "-m", "AP", "--plot", str(tmp_path / "b.png"))
     assert r.exit_code == 0, r.output
     png = tmp_path / "b.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    r = runner.invoke(
-        app,
-        ["meta", "discpower", "--db", str(db), "-q", "q", "-m", "AP", "-B", "200", "--plot", str(tmp_path / "d.png")],
+    r = invoke(
+        "meta",
+        "discpower",
+        "--db",
+        str(db),
+        "-q",
+        "sample",
+        "-m",
+        "AP",
+        "-B",
+        "200",
+        "--plot",
+        str(tmp_path / "d.png"),
     )
     assert r.exit_code == 0, r.output
     assert (tmp_path / "d.png").read_bytes()[:4] == b"\x89PNG"

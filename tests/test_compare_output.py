@@ -5,35 +5,17 @@ destination; p-values as <0.001 in terminal tables; plot bars in their table's o
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import matplotlib.axes
 import numpy as np
-import pytest
-from typer.testing import CliRunner
+from support import SAMPLE, invoke
 
 import evalstore
 from evalstore import meta
-from evalstore.cli import app
 from evalstore.comparison import result as render
 from evalstore.meta import plots
 from evalstore.meta.significance import adjust, min_trials
 from evalstore.report import meta_tables
-
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
-
-
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "s.duckdb"
-    with evalstore.open(path) as s:
-        s.ingest_qrels(SAMPLE / "qrels.txt", name="q", progress=False)
-        s.ingest_run(sorted((SAMPLE / "runs").glob("*.txt")), progress=False)
-    return path
-
-
-def run(*args):
-    return CliRunner(env={"COLUMNS": "250"}).invoke(app, [str(a) for a in args])
 
 
 def _passes(B: int, m: int, method: str, alpha: float) -> bool:
@@ -59,37 +41,37 @@ def test_min_trials_is_the_smallest_b_that_can_pass():
                 assert _passes(need, m, method, alpha) and not _passes(need - 1, m, method, alpha), (alpha, m, method)
 
 
-def test_compare_names_the_b_needed_on_stderr_in_every_format(db, tmp_path):
-    base = ["compare", "--db", db, "-q", "q", "-b", "bm25", "-m", "AP", "--test", "randomization"]
+def test_compare_names_the_b_needed_on_stderr_in_every_format(sample_db, tmp_path):
+    base = ["compare", "--db", sample_db, "-q", "sample", "-b", "bm25", "-m", "AP", "--test", "randomization"]
     base += ["--adjust", "holm", "-B", "20", "--no-save"]
     need = min_trials(0.05, 5, "holm")  # 5 runs against the baseline
     assert need == 100
     note = f"use --trials {need} or more"
     for extra in ([], ["-f", "csv"], ["-f", "json"], ["-f", "markdown"], ["-o", tmp_path / "c.csv"],
                   ["-o", tmp_path / "c.tex"], ["-o", tmp_path / "c.txt"]):  # fmt: skip
-        r = run(*base, *extra)
+        r = invoke(*base, *extra)
         assert r.exit_code == 0, r.output
         assert note in r.stderr and note not in r.stdout, extra
-    rows = json.loads(run(*base, "-f", "json").stdout)
+    rows = json.loads(invoke(*base, "-f", "json").stdout)
     assert len(rows) == 5 and min(x["p_value"] for x in rows) >= 1 / 21
     # a text file keeps its legend (test, B, seed), as the terminal shows it
     assert "paired randomisation test; B = 20, seed 0" in (tmp_path / "c.txt").read_text()
-    r = run(*base[:-1], "-f", "csv", "--effects", "-B", "100")
+    r = invoke(*base[:-1], "-f", "csv", "--effects", "-B", "100")
     assert note not in r.stderr and "(meta_runs, meta_pair_tests, meta_effects)" in r.stderr
 
 
-def test_meta_tests_names_the_b_needed_and_prints_small_p_values(db, tmp_path):
-    base = ["meta", "tests", "--db", db, "-q", "q", "-m", "AP", "--adjust", "holm", "-B", "50", "--no-save"]
+def test_meta_tests_names_the_b_needed_and_prints_small_p_values(sample_db, tmp_path):
+    base = ["meta", "tests", "--db", sample_db, "-q", "sample", "-m", "AP", "--adjust", "holm", "-B", "50", "--no-save"]
     need = min_trials(0.05, 15, "holm")  # 6 runs: 15 pairs
     note = f"over 15 pairs; use --trials {need} or more"
-    r = run(*base)
+    r = invoke(*base)
     assert r.exit_code == 0, r.output
     assert note in r.stderr and "randomisation and bootstrap: with B = 50" in r.stderr
-    r = run(*base, "-f", "json", "-o", tmp_path / "t.json")
+    r = invoke(*base, "-f", "json", "-o", tmp_path / "t.json")
     assert r.exit_code == 0 and note in r.stderr
-    assert run(*base, "-t", "t", "-t", "wilcoxon").stderr.count("--trials") == 0  # no Monte-Carlo test
-    with evalstore.open(db) as s:
-        an = meta.tests(s, "q", ["AP"], tests=["t"], save=False)
+    assert invoke(*base, "-t", "t", "-t", "wilcoxon").stderr.count("--trials") == 0  # no Monte-Carlo test
+    with evalstore.open(sample_db) as s:
+        an = meta.tests(s, "sample", ["AP"], tests=["t"], save=False)
     table = meta_tables.tests(an, pairs=True, paper=True)
     plain = meta_tables.tests(an, pairs=True, paper=False)
     for shown, value in zip((r[-1] for r in table.rows), (r[-1] for r in plain.rows)):
@@ -97,11 +79,11 @@ def test_meta_tests_names_the_b_needed_and_prints_small_p_values(db, tmp_path):
         assert shown == ("<0.001" if value < 0.001 else f"{value:.3f}")
 
 
-def test_discpower_and_swap_bars_follow_their_tables(db, tmp_path, monkeypatch):
-    with evalstore.open(db) as s:
+def test_discpower_and_swap_bars_follow_their_tables(sample_db, tmp_path, monkeypatch):
+    with evalstore.open(sample_db) as s:
         metrics = ["P@5", "AP", "nDCG@10", "RR"]
-        dp = meta.discpower(s, "q", metrics, trials=200, save=False)
-        sw = meta.swap(s, "q", metrics, trials=50, save=False)
+        dp = meta.discpower(s, "sample", metrics, trials=200, save=False)
+        sw = meta.swap(s, "sample", metrics, trials=50, save=False)
     drawn: list[list[str]] = []
     monkeypatch.setattr(plots, "_bars", lambda ax, labels, *a: drawn.append(list(labels)))
     plots.plot_discpower(dp, tmp_path / "d.png")
@@ -116,28 +98,30 @@ def test_discpower_and_swap_bars_follow_their_tables(db, tmp_path, monkeypatch):
     assert ticks[-1] == [r[0] for r in meta_tables.swap(sw).rows]
 
 
-def test_runs_tied_for_the_best_mean_are_all_bold(db):
-    with evalstore.open(db) as s:
+def test_runs_tied_for_the_best_mean_are_all_bold(sample_db):
+    with evalstore.open(sample_db) as s:
         s.ingest_run(SAMPLE / "runs" / "dense.txt", name="dense_copy", progress=False)
-        cmp = s.compare("q", "bm25", ["dense", "dense_copy", "random"], ["AP"], save=False)
+        cmp = s.compare("sample", "bm25", ["dense", "dense_copy", "random"], ["AP"], save=False)
     assert cmp.means[1, 0] == cmp.means[2, 0] == cmp.means[:, 0].max()
     best = f"{cmp.means[1, 0]:.4f}"
     assert render.markdown(cmp).count(f"**{best}**") == 2
     assert render.latex(cmp).count(f"\\textbf{{{best}}}") == 2
 
 
-def test_what_a_missing_topic_policy_did_is_said(db, tmp_path):
+def test_what_a_missing_topic_policy_did_is_said(sample_db, tmp_path):
     lines = (SAMPLE / "runs" / "dense.txt").read_text().splitlines(keepends=True)
     first = lines[0].split()[0]
     partial = tmp_path / "partial.txt"
     partial.write_text("".join(x for x in lines if x.split()[0] != first))  # one topic fewer
-    with evalstore.open(db) as s:
+    with evalstore.open(sample_db) as s:
         s.ingest_run(partial, name="partial", progress=False)
-    base = ["compare", "--db", db, "-q", "q", "-b", "bm25", "-m", "AP", "-m", "P@5", "--no-save"]
-    r = run(*base, "--missing", "drop-runs", "-f", "csv")
+    base = ["compare", "--db", sample_db, "-q", "sample", "-b", "bm25", "-m", "AP", "-m", "P@5", "--no-save"]
+    r = invoke(*base, "--missing", "drop-runs", "-f", "csv")
     assert r.exit_code == 0 and "left out (not scored on every topic): 1 run(s): partial" in r.stderr
     assert "partial" not in r.stdout
-    r = run(*base, "-r", "partial", "--missing", "drop-topics", "-o", tmp_path / "c.md")
+    r = invoke(*base, "-r", "partial", "--missing", "drop-topics", "-o", tmp_path / "c.md")
     assert r.exit_code == 0 and f"left out (not every run scored): 1 topic(s): {first}" in r.stderr
-    r = run("meta", "kendall", "--db", db, "-q", "q", "-m", "AP", "-m", "P@5", "--missing", "zero", "--no-save")
+    r = invoke(
+        "meta", "kendall", "--db", sample_db, "-q", "sample", "-m", "AP", "-m", "P@5", "--missing", "zero", "--no-save"
+    )
     assert r.exit_code == 0 and "scored 0 where a run has no score: AP: 1 cell(s), P@5: 1 cell(s)" in r.stderr

@@ -180,7 +180,7 @@ def test_condense_then_cut_off():
     """@k applies to the condensed ranks: Q'@2 / AP'@2 read the first two judged docs."""
     have_q = True
     try:
-        registry.parse("Q-measure")
+        registry.parse_metric("Q-measure")
     except MetricError:
         have_q = False
     metrics = ["AP(judged_only=true)@2", "nDCG(judged_only=true)@2"] + (

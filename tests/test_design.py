@@ -10,11 +10,8 @@ import math
 
 import numpy as np
 import pytest
-from support import SAMPLE
-from typer.testing import CliRunner
+from support import invoke
 
-import evalstore
-from evalstore.cli import app
 from evalstore.comparison.effects import residual_variance
 from evalstore.errors import MetaError
 from evalstore.meta import design as D
@@ -169,26 +166,17 @@ def test_design_stored_and_dropped(sample_store):
 
 
 # --------------------------------------------------------------------------- CLI
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "d.duckdb"
-    with evalstore.open(path) as s:
-        s.ingest_qrels(SAMPLE / "qrels.txt", name="sample", progress=False)
-        s.ingest_run(sorted((SAMPLE / "runs").glob("*.txt")), progress=False)
-    return path
+def _run(sample_db, *args):
+    return invoke("design", *args, "--db", str(sample_db))
 
 
-def _run(db, *args):
-    return CliRunner().invoke(app, ["design", *args, "--db", str(db)])
-
-
-def test_cli_json(db):
-    res = _run(db, "-m", "AP", "--min-diff", "0.1", "--missing", "zero", "--format", "json")
+def test_cli_json(sample_db):
+    res = _run(sample_db, "-m", "AP", "--min-diff", "0.1", "--missing", "zero", "--format", "json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert {"n", "variance", "n_approx", "min_diff_current", "power_current"} <= set(doc)
     assert doc["n"] == D.t_topics(0.05, 0.2, 0.1, 2 * doc["variance"])
-    res = _run(db, "-m", "AP", "--min-diff", "0.1", "--missing", "zero", "--test", "ci", "-f", "markdown")
+    res = _run(sample_db, "-m", "AP", "--min-diff", "0.1", "--missing", "zero", "--test", "ci", "-f", "markdown")
     assert res.exit_code == 0 and "topics required (exact)" in res.stdout
 
 
@@ -204,11 +192,11 @@ def test_cli_json(db):
         ["--format", "yaml"],
     ],
 )
-def test_cli_bad_options(db, extra):
-    before = db.read_bytes()
+def test_cli_bad_options(sample_db, extra):
+    before = sample_db.read_bytes()
     args = ["-m", "AP", "--min-diff", "0.1"]
     if "--min-diff" in extra:
         args = ["-m", "AP"]
-    res = _run(db, *args, *extra)
+    res = _run(sample_db, *args, *extra)
     assert res.exit_code == 2, res.output
-    assert db.read_bytes() == before
+    assert sample_db.read_bytes() == before

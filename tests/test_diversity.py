@@ -9,10 +9,10 @@ import csv
 import math
 import sys
 from math import log2
-from pathlib import Path
 
 import duckdb
 import pytest
+from support import SHARED, need_shared
 
 import evalstore
 from evalstore import sql_functions
@@ -27,12 +27,7 @@ from evalstore.metrics.udf_diversity import greedy_gains
 from evalstore.store import available_migrations
 from evalstore.subsample import create_subsamples
 
-KIT = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "ir_measures"
-if not KIT.is_dir():  # the worktree may sit elsewhere than beside ../shared
-    KIT = Path("/work/shared/conformance/ir_measures")
-needs_kit = pytest.mark.skipif(
-    not (KIT / "expected.tsv").is_file(), reason=f"the ir_measures conformance kit is absent ({KIT})"
-)
+KIT = SHARED / "conformance" / "ir_measures"
 
 # The hand-worked topic (ndeval's subtopic qrels: topic subtopic doc grade). Subtopic 4 is never
 # relevant, so S = 3 (ndeval ignores it).
@@ -201,14 +196,14 @@ def test_topic_without_relevant_docs_and_missing_topics(store):
 # --------------------------------------------------------------------------- ndeval conformance
 def _expected() -> dict[tuple[str, str, str], dict[str, float]]:
     exp: dict[tuple[str, str, str], dict[str, float]] = collections.defaultdict(dict)
-    with open(KIT / "expected.tsv", newline="") as f:
+    with open(need_shared(KIT) / "expected.tsv", newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             if row["provider"] == "pyndeval":
                 exp[(row["collection"], row["run"], row["measure"])][row["topic"]] = float(row["value"])
     return exp
 
 
-@needs_kit
+@pytest.mark.shared
 def test_agrees_with_pyndeval_on_the_conformance_kit():
     """Every pyndeval row of expected.tsv (collections diversity and tiny td*), per topic and mean,
     within 1e-6. ndeval's nan (nNRBP of a topic without relevant docs) is NULL here, left out of
@@ -271,8 +266,9 @@ def test_subsample_keeps_subtopic_judgments_and_scores_are_stored(store, tmp_pat
     assert all(v is not None for _, _, v in rows)
 
 
-@needs_kit
+@pytest.mark.shared
 def test_meta_evaluation_over_diversity_subsamples():
+    need_shared(KIT)
     with evalstore.open(":memory:") as s:
         s.ingest_qrels(KIT / "diversity" / "qrels.txt", name="div", format="subtopic", progress=False)
         s.ingest_run(sorted((KIT / "diversity" / "runs").glob("*.run")), name_from="file", progress=False)

@@ -22,7 +22,7 @@ from support import DATA_DIR, need_shared
 
 import evalstore
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.shared]
 TOL = 5e-5 + 1e-9
 
 BINARY = {

@@ -1,17 +1,13 @@
 """evalstore drop run / drop qrels: everything that depends on them goes, in one transaction."""
 
 import pytest
-from support import SAMPLE
-from typer.testing import CliRunner
+from support import SAMPLE, invoke
 
 import evalstore
 from evalstore import drop as dropping
-from evalstore.cli import app
 from evalstore.errors import NotFoundError
 from evalstore.meta import kendall
 from evalstore.subsample import create_subsamples
-
-runner = CliRunner()
 
 
 def _counts(s):
@@ -89,15 +85,15 @@ def test_unknown_names_change_nothing(full):
 
 
 def test_cli_drop_asks_or_takes_yes(full):
-    r = runner.invoke(app, ["drop", "run", "random", "--db", full], input="n\n")
+    r = invoke("drop", "run", "random", "--db", full, stdin="n\n")
     assert r.exit_code != 0  # the test runner's stdin is not a terminal: --yes is required
     assert "--yes" in r.output
-    r = runner.invoke(app, ["drop", "run", "random", "--yes", "--db", full])
+    r = invoke("drop", "run", "random", "--yes", "--db", full)
     assert r.exit_code == 0, r.output
     assert "dropped 1 run (random), 400 run rows, 24 stored per-topic scores" in r.output
     assert "1 meta analysis(es) that read it (ids 1)" in r.output
     with evalstore.open(full) as s:
         assert "random" not in s.run_names()
-    r = runner.invoke(app, ["drop", "qrels", "sample", "-y", "--db", full])
+    r = invoke("drop", "qrels", "sample", "-y", "--db", full)
     assert r.exit_code == 0, r.output
     assert "2 subsample(s) drawn from it (sample@bv0.5#0, sample@bv0.5#1)" in r.output

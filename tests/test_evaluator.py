@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import collections
 import importlib.util
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from support import SAMPLE
 
 import evalstore
 from evalstore.errors import IngestError, MetricError
 from evalstore.evaluator import Evaluator
 from evalstore.metrics import registry
 
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
 QRELS = SAMPLE / "qrels.txt"
 RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
 
@@ -28,7 +27,7 @@ def _name(spec) -> str:
         spec.name + "(max_rel=3)", spec.name + "(max_rel=3)@10",
     ):  # fmt: skip
         try:
-            registry.parse(name)
+            registry.parse_metric(name)
             return name
         except evalstore.MetricError:
             continue

@@ -9,14 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from fuzz_corpus import cases, write
+from support import SAMPLE
 
 import evalstore
 from evalstore.cli import main
-
-sys.path.insert(0, str(Path(__file__).parent))
-from fuzz_corpus import cases, write  # noqa: E402
-
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
 
 
 @pytest.fixture(scope="module")

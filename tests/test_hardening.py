@@ -5,54 +5,25 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
+from support import SAMPLE
 
 import evalstore
-from evalstore.cli import failures, main
+from evalstore.cli import failures
 
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
 QRELS = SAMPLE / "qrels.txt"
 RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
-
-
-@pytest.fixture
-def cli(capsys, monkeypatch):
-    monkeypatch.delenv("EVALSTORE_DB", raising=False)
-    monkeypatch.delenv("EVALSTORE_DEBUG", raising=False)
-
-    def run(*args):
-        monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
-        out, err = capsys.readouterr()
-        assert "Traceback" not in err
-        return code, out, err
-
-    return run
-
-
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "s.duckdb"
-    with evalstore.open(path) as s:
-        s.ingest_qrels(QRELS, name="q", progress=False)
-        s.ingest_run(RUNS, progress=False)
-    return path
 
 
 def _sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
-def test_read_only_sql_refuses_what_changes_the_store_or_the_connection(cli, db, tmp_path):
-    before = _sha(db)
+def test_read_only_sql_refuses_what_changes_the_store_or_the_connection(cli, sample_db, tmp_path):
+    before = _sha(sample_db)
     for q in (
         "EXPLAIN ANALYZE SET threads = 1",
         "DELETE FROM run_meta",
@@ -63,38 +34,40 @@ def test_read_only_sql_refuses_what_changes_the_store_or_the_connection(cli, db,
         f"EXPORT DATABASE '{tmp_path / 'exp'}'",
         "CHECKPOINT",
     ):
-        code, _, err = cli("sql", q, "--db", db)
+        code, _, err = cli("sql", q, "--db", sample_db)
         assert code == failures.USER and "this statement is refused" in err, q
-    assert _sha(db) == before and not (tmp_path / "exp").exists() and not (tmp_path / "other.duckdb").exists()
+    assert _sha(sample_db) == before and not (tmp_path / "exp").exists() and not (tmp_path / "other.duckdb").exists()
     out_file = tmp_path / "result.csv"  # a result file is written by the CLI's writer, not by the query
-    code, _, err = cli("sql", f"COPY (SELECT name FROM runs ORDER BY name) TO '{out_file}'", "--db", db)
+    code, _, err = cli("sql", f"COPY (SELECT name FROM runs ORDER BY name) TO '{out_file}'", "--db", sample_db)
     assert code == failures.USER and "COPY writes a file" in err and not out_file.exists()
-    code, _, _ = cli("sql", "SELECT name FROM runs ORDER BY name", "-o", out_file, "--db", db)
-    assert code == 0 and out_file.read_text().splitlines()[1:] == sorted(evalstore.open(db, read_only=True).run_names())
+    code, _, _ = cli("sql", "SELECT name FROM runs ORDER BY name", "-o", out_file, "--db", sample_db)
+    assert code == 0 and out_file.read_text().splitlines()[1:] == sorted(
+        evalstore.open(sample_db, read_only=True).run_names()
+    )
 
 
-def test_sandbox_has_no_file_or_network_access(cli, db, tmp_path):
-    code, out, _ = cli("sql", "--sandbox", "SELECT count(*) AS n FROM runs", "--db", db)
+def test_sandbox_has_no_file_or_network_access(cli, sample_db, tmp_path):
+    code, out, _ = cli("sql", "--sandbox", "SELECT count(*) AS n FROM runs", "--db", sample_db)
     assert code == 0 and out.splitlines()[1].strip() == str(len(RUNS))
-    code, _, err = cli("sql", "--sandbox", f"SELECT * FROM read_csv('{QRELS}')", "--db", db)
+    code, _, err = cli("sql", "--sandbox", f"SELECT * FROM read_csv('{QRELS}')", "--db", sample_db)
     assert code == 1 and "read_csv() reads files" in err
     victim = tmp_path / "victim.txt"
-    code, _, err = cli("sql", "--sandbox", f"COPY (SELECT 1) TO '{victim}'", "--db", db)
+    code, _, err = cli("sql", "--sandbox", f"COPY (SELECT 1) TO '{victim}'", "--db", sample_db)
     assert code == 1 and not victim.exists()
-    code, _, err = cli("sql", "--sandbox", "--write", "DELETE FROM run_meta", "--db", db)
+    code, _, err = cli("sql", "--sandbox", "--write", "DELETE FROM run_meta", "--db", sample_db)
     assert code == 2
-    with evalstore.open(db, sandbox=True) as s:
+    with evalstore.open(sample_db, sandbox=True) as s:
         with pytest.raises(evalstore.StoreError, match="reads files"):
             s.sql(f"SELECT * FROM read_csv('{QRELS}')", sandbox=True)
         # DuckDB's own sandbox refuses it too, underneath the rule
         with pytest.raises(duckdb.Error, match="disabled"):
             s.con.execute(f"SELECT * FROM read_csv('{QRELS}')")
-    with evalstore.open(db) as s, pytest.raises(evalstore.StoreError, match="sandbox=True"):
+    with evalstore.open(sample_db) as s, pytest.raises(evalstore.StoreError, match="sandbox=True"):
         s.sql("SELECT 1", sandbox=True)
 
 
-def test_no_extension_is_installed_or_loaded_behind_the_scenes(db):
-    with evalstore.open(db) as s:
+def test_no_extension_is_installed_or_loaded_behind_the_scenes(sample_db):
+    with evalstore.open(sample_db) as s:
         settings = dict(
             s.con.execute(
                 "SELECT name, value FROM duckdb_settings() WHERE name LIKE 'auto%_known_extensions'"
@@ -103,56 +76,58 @@ def test_no_extension_is_installed_or_loaded_behind_the_scenes(db):
     assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
 
 
-def test_memory_limit_gives_a_message_not_a_traceback(cli, db):
-    code, out, _ = cli("sql", "SELECT current_setting('memory_limit') AS m", "--memory-limit", "64MB", "--db", db)
+def test_memory_limit_gives_a_message_not_a_traceback(cli, sample_db):
+    code, out, _ = cli(
+        "sql", "SELECT current_setting('memory_limit') AS m", "--memory-limit", "64MB", "--db", sample_db
+    )
     assert code == 0 and "MiB" in out
     query = "SELECT len(l) FROM (SELECT list(range) AS l FROM range(30000000))"
-    code, _, err = cli("sql", query, "--memory-limit", "48MB", "--threads", "1", "--db", db)
+    code, _, err = cli("sql", query, "--memory-limit", "48MB", "--threads", "1", "--db", sample_db)
     assert code == failures.MEMORY and "out of memory" in err and "--memory-limit" in err and "--temp-dir" in err
-    code, _, err = cli("--memory-limit", "48MB", "sql", query, "--db", db)  # before the subcommand too
+    code, _, err = cli("--memory-limit", "48MB", "sql", query, "--db", sample_db)  # before the subcommand too
     assert code == failures.MEMORY
     assert os.environ.get("EVALSTORE_MEMORY_LIMIT") is None  # for that invocation only
 
 
-def test_a_damaged_store_is_reported_plainly(cli, db, tmp_path):
-    with evalstore.open(db) as s:  # more data blocks, so that the middle of the file is table data
+def test_a_damaged_store_is_reported_plainly(cli, sample_db, tmp_path):
+    with evalstore.open(sample_db) as s:  # more data blocks, so that the middle of the file is table data
         s.ingest_run(RUNS[0], name="copy1", progress=False)
-        s.evaluate("q", None, ["AP", "nDCG@10", "P@10", "RR"])
-    code, out, err = cli("db", "check", "--db", db)
+        s.evaluate("sample", None, ["AP", "nDCG@10", "P@10", "RR"])
+    code, out, err = cli("db", "check", "--db", sample_db)
     assert code == 0 and "no damage found" in err
-    size = db.stat().st_size
-    data = bytearray(db.read_bytes())
+    size = sample_db.stat().st_size
+    data = bytearray(sample_db.read_bytes())
     for start in range(size // 3, size, size // 6):  # overwrite a few blocks with junk
         data[start : start + 4096] = os.urandom(4096)
-    db.write_bytes(bytes(data))
-    code, out, err = cli("db", "check", "--db", db)
+    sample_db.write_bytes(bytes(data))
+    code, out, err = cli("db", "check", "--db", sample_db)
     assert code == failures.DAMAGED and "damaged" in err
-    code, _, err = cli("eval", "-q", "q", "-m", "AP", "--db", db)
+    code, _, err = cli("eval", "-q", "sample", "-m", "AP", "--db", sample_db)
     assert code in (failures.DAMAGED, failures.USER) and ("damaged" in err or "error:" in err)
 
 
-def test_cut_store_is_reported(cli, db):
-    db.write_bytes(db.read_bytes()[: db.stat().st_size // 2])
-    code, _, err = cli("list", "runs", "--db", db)
+def test_cut_store_is_reported(cli, sample_db):
+    sample_db.write_bytes(sample_db.read_bytes()[: sample_db.stat().st_size // 2])
+    code, _, err = cli("list", "runs", "--db", sample_db)
     assert code in (failures.DAMAGED, failures.USER) and "error:" in err
-    code, _, err = cli("db", "check", "--db", db)
+    code, _, err = cli("db", "check", "--db", sample_db)
     assert code == failures.DAMAGED
 
 
 @pytest.mark.parametrize(
     "args",
     [
-        ["eval", "-q", "q", "-m", "AP", "--format", "nope"],
-        ["eval", "-q", "q", "-m", "AP", "--plot", "x.pdf"],
-        ["eval", "-q", "q", "-m", "AP", "--convention", "nope"],
-        ["eval", "-q", "q", "-m", "AP", "--memory-limit", "lots"],
-        ["compare", "-q", "q", "-b", "bm25", "-m", "AP", "--test", "z"],
-        ["compare", "-q", "q", "-b", "bm25", "-m", "AP", "-f", "csv", "-o", "x.json"],
-        ["meta", "kendall", "-q", "q", "-m", "AP", "-m", "P@5", "-f", "latex", "-o", "k.md"],
-        ["meta", "tests", "-q", "q", "-m", "AP", "--adjust", "nope"],
-        ["meta", "swap", "-q", "q", "-m", "AP", "-o", "/no/such/folder/x.csv"],
-        ["export", "leaderboard", "-q", "q", "-m", "AP", "-f", "csv", "-o", "l.json"],
-        ["subsample", "--qrels", "q", "--fractions", "0.5", "--method", "nope"],
+        ["eval", "-q", "sample", "-m", "AP", "--format", "nope"],
+        ["eval", "-q", "sample", "-m", "AP", "--plot", "x.pdf"],
+        ["eval", "-q", "sample", "-m", "AP", "--convention", "nope"],
+        ["eval", "-q", "sample", "-m", "AP", "--memory-limit", "lots"],
+        ["compare", "-q", "sample", "-b", "bm25", "-m", "AP", "--test", "z"],
+        ["compare", "-q", "sample", "-b", "bm25", "-m", "AP", "-f", "csv", "-o", "x.json"],
+        ["meta", "kendall", "-q", "sample", "-m", "AP", "-m", "P@5", "-f", "latex", "-o", "k.md"],
+        ["meta", "tests", "-q", "sample", "-m", "AP", "--adjust", "nope"],
+        ["meta", "swap", "-q", "sample", "-m", "AP", "-o", "/no/such/folder/x.csv"],
+        ["export", "leaderboard", "-q", "sample", "-m", "AP", "-f", "csv", "-o", "l.json"],
+        ["subsample", "--qrels", "sample", "--fractions", "0.5", "--method", "nope"],
         ["list", "runs", "-f", "nope"],
         ["sql", "SELECT 1", "-f", "nope"],
         ["ingest", "run", str(RUNS[0]), "--format", "nope", "--name", "n"],
@@ -160,21 +135,21 @@ def test_cut_store_is_reported(cli, db):
         ["ingest", "qrels", str(QRELS), "--gains", "inf:1", "--name", "g"],
     ],
 )
-def test_a_bad_option_leaves_the_store_unchanged(cli, db, args, tmp_path, monkeypatch):
+def test_a_bad_option_leaves_the_store_unchanged(cli, sample_db, args, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    before = _sha(db)
-    code, _, err = cli(*args, "--db", db)
+    before = _sha(sample_db)
+    code, _, err = cli(*args, "--db", sample_db)
     assert code in (failures.USAGE, failures.USER) and err, (args, code)
-    assert _sha(db) == before, args
+    assert _sha(sample_db) == before, args
     assert not any(p.suffix in (".json", ".md", ".pdf", ".csv") for p in tmp_path.iterdir())
 
 
-def test_control_characters_are_shown_escaped(cli, db):
-    with evalstore.open(db) as s:
+def test_control_characters_are_shown_escaped(cli, sample_db):
+    with evalstore.open(sample_db) as s:
         s.ingest_run({"S01": {"d1": 1.0}}, name="evil\x1b[2Jrun", progress=False)
-    code, out, _ = cli("list", "runs", "--db", db)
+    code, out, _ = cli("list", "runs", "--db", sample_db)
     assert "\x1b" not in out and "evil\\x1b[2Jrun" in out
-    code, out, _ = cli("list", "runs", "-f", "csv", "--db", db)
+    code, out, _ = cli("list", "runs", "-f", "csv", "--db", sample_db)
     assert "\x1b" not in out
 
 
@@ -195,7 +170,7 @@ def test_failures_map_to_messages_and_exit_codes():
 
 def test_new_stores_use_the_oldest_storage_format_that_suffices(tmp_path, cli):
     """DuckDB 2 writes file format 999 unless told otherwise, which duckdb 1.x cannot open: new stores
-    are written in DuckDB 1.1's format (64), and db status says so."""
+    are written in DuckDB 1.1's format (64), and sample_db status says so."""
     import struct
 
     path = tmp_path / "s.duckdb"
@@ -204,4 +179,4 @@ def test_new_stores_use_the_oldest_storage_format_that_suffices(tmp_path, cli):
     header = path.read_bytes()[:20]
     assert header[8:12] == b"DUCK" and struct.unpack("<Q", header[12:20])[0] == 64
     code, out, _ = cli("db", "status", "--db", path)
-    assert code == 0 and "storage format:  DuckDB v1.0.0+" in out
+    assert code == 0 and "written for DuckDB 1.1.0" in out and "1.0 does not" in out

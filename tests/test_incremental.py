@@ -4,11 +4,9 @@ qrels content, metric, options and engine version are reused; everything else is
 from __future__ import annotations
 
 import pytest
-from support import SAMPLE
-from typer.testing import CliRunner
+from support import SAMPLE, invoke
 
 import evalstore
-from evalstore.cli.app import app
 
 RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
 
@@ -77,13 +75,12 @@ def test_reingesting_a_run_under_its_name_recomputes_it(five, tmp_path):
 
 def test_eval_command_says_what_it_reused(tmp_path):
     db = str(tmp_path / "t.duckdb")
-    runner = CliRunner()
     with evalstore.open(db) as s:
         s.ingest_qrels(SAMPLE / "qrels.txt", name="sample", progress=False)
         s.ingest_run(RUNS, progress=False)
-    r = runner.invoke(app, ["eval", "-m", "AP", "-m", "P_10", "--db", db])
+    r = invoke("eval", "-m", "AP", "-m", "P_10", "--db", db)
     assert r.exit_code == 0 and "reused" not in r.output
-    r = runner.invoke(app, ["eval", "-m", "AP", "-m", "P_10", "--db", db])
+    r = invoke("eval", "-m", "AP", "-m", "P_10", "--db", db)
     assert r.exit_code == 0 and "reused 12 stored evaluation(s), computed 0" in r.output
-    r = runner.invoke(app, ["eval", "-m", "AP", "-m", "P_10", "--recompute", "--db", db])
+    r = invoke("eval", "-m", "AP", "-m", "P_10", "--recompute", "--db", db)
     assert r.exit_code == 0 and "reused" not in r.output

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import DATA_DIR, TREC_EVAL_DIR, need_shared
+from support import DATA_DIR, FIXTURES, TREC_EVAL_DIR, need_shared
 
 import evalstore
 from evalstore.errors import IngestError
 
-FIX = Path(__file__).resolve().parent / "fixtures" / "ingest"
+FIX = FIXTURES / "ingest"
 SMALL_RUN = FIX / "run_small.txt"
 SMALL_QRELS = FIX / "qrels_small.txt"
 

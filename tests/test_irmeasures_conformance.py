@@ -27,6 +27,7 @@ import irm_kit
 import pytest
 from support import SHARED, need_shared
 
+pytestmark = pytest.mark.shared
 KIT = SHARED / irm_kit.KIT_NAME
 
 

@@ -9,13 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from support import SAMPLE
 
 import evalstore
-
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)")

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from support import SAMPLE
 
 import evalstore
 from evalstore.layout import export_store, import_store
 from evalstore.subsample import create_subsamples
 
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
 VIEWS = {
     "runs": "SELECT * FROM runs ORDER BY name",
     "qrels_sets": "SELECT * FROM qrels_sets ORDER BY name",

@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from typer.testing import CliRunner
+from support import invoke
 
 import evalstore
-from evalstore.cli import app
 from evalstore.errors import MetricError
 
 
@@ -105,7 +104,7 @@ def test_fig3_perfect_inverse_p_is_1_and_p_plus_is_074(fig3):
     pplus = fig3.value("INV", "t3", "P-plus")
     assert pplus == pytest.approx((2 / 4 + 5 / 7 + 1) / 3, abs=1e-12) and round(pplus, 2) == 0.74
     assert fig3.value("INV", "t3", "P+") == pplus  # alias
-    assert fig3.canonical["P+"] == fig3.canonical["P-plus"] == "P-plus"
+    assert fig3.stored_names["P+"] == fig3.stored_names["P-plus"] == "P-plus"
 
 
 def test_err_ndcg_jk_and_hit_by_hand(fig3):
@@ -281,12 +280,11 @@ def test_several_gain_settings_in_one_command_are_distinct_metrics(tmp_path):
         "".join(f"q{t} Q0 {d} {i + 1} {10 - i} sys\n" for t in (1, 2) for i, d in enumerate(["b", "n", "a", "s"]))
     )
     db = str(tmp_path / "s.duckdb")
-    runner = CliRunner()
     for args in (
         ["ingest", "qrels", str(tmp_path / "q.txt"), "--name", "q"],
         ["ingest", "run", str(tmp_path / "r.txt")],
     ):
-        r = runner.invoke(app, args + ["--db", db])
+        r = invoke(*args + ["--db", db])
         assert r.exit_code == 0, r.output
     measures = ["Q-measure", "MSnDCG@10", "NDPM", "P-plus"]
     cmd = ["eval", "-q", "q", "--db", db, "-f", "csv"]
@@ -294,7 +292,7 @@ def test_several_gain_settings_in_one_command_are_distinct_metrics(tmp_path):
         name, _, cut = m.partition("@")
         for g in GAIN_SETTINGS:
             cmd += ["-m", f"{name}(gains={g})" + (f"@{cut}" if cut else "")]
-    r = runner.invoke(app, cmd)
+    r = invoke(*cmd)
     assert r.exit_code == 0, r.output
     with evalstore.open(db) as store:
         rows = store.sql("SELECT metric, topic, value FROM scores WHERE run = 'sys' ORDER BY metric, topic").rows

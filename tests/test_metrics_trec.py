@@ -308,11 +308,11 @@ def test_gains_parameter_validation():
     with pytest.raises(MetricError, match="gains"):
         q1("nDCG(gains=1:2)")  # q1 has grade 3: one gain per level 1..3 is needed
     with pytest.raises(MetricError, match="level 0"):
-        registry.parse("ndcg.0=1")
+        registry.parse_metric("ndcg.0=1")
     with pytest.raises(MetricError, match="recall level"):
-        registry.parse("IPrec")
+        registry.parse_metric("IPrec")
     with pytest.raises(MetricError, match="4 coefficients"):
-        registry.parse("utility.1,2")
+        registry.parse_metric("utility.1,2")
 
 
 # --------------------------------------------------------------------------- names
@@ -357,20 +357,20 @@ def test_gains_parameter_validation():
     ],
 )
 def test_trec_eval_names_are_echoed_and_mean_the_same(name, canonical):
-    (inst,) = registry.parse(name)
+    (inst,) = registry.parse_metric(name)
     assert inst.display == name
-    (ref,) = registry.parse(canonical)
+    (ref,) = registry.parse_metric(canonical)
     assert inst.canonical() == ref.canonical()
 
 
 def test_trec_eval_lists_and_nicknames_expand():
-    assert [i.display for i in registry.parse("P.5,10")] == ["P_5", "P_10"]
-    assert [i.display for i in registry.parse("success")] == ["success_1", "success_5", "success_10"]
-    assert len(registry.parse("iprec_at_recall")) == 11
-    official = [i.display for i in registry.parse("official")]
+    assert [i.display for i in registry.parse_metric("P.5,10")] == ["P_5", "P_10"]
+    assert [i.display for i in registry.parse_metric("success")] == ["success_1", "success_5", "success_10"]
+    assert len(registry.parse_metric("iprec_at_recall")) == 11
+    official = [i.display for i in registry.parse_metric("official")]
     assert official[:8] == ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
     # nickname parameters go only to measures that take them (ndcg ignores rel)
-    insts = registry.parse("all_trec(rel=2)")
+    insts = registry.parse_metric("all_trec(rel=2)")
     assert {i.p.get("rel") for i in insts if "rel" in i.p} == {2}
     assert [i.display for i in insts if i.spec.name == "nDCG"][0] == "ndcg"
     res = ev(["P.5,10", "map"])

@@ -12,7 +12,7 @@ import pytest
 
 import evalstore
 from evalstore.errors import MetricError
-from evalstore.metrics import parse
+from evalstore.metrics import parse_metric
 from evalstore.store import available_migrations
 
 
@@ -22,7 +22,7 @@ def _stored(store) -> set[str]:
 
 def test_spellings_of_one_metric_store_as_one_name(sample_store):
     res = sample_store.evaluate("sample", ["bm25"], ["ndcg_cut_10", "nDCG@10", "nDCG(judged_only=false)@10"])
-    assert set(res.canonical.values()) == {"nDCG@10"}
+    assert set(res.stored_names.values()) == {"nDCG@10"}
     assert _stored(sample_store) == {"nDCG@10"}
     n = sample_store.sql("SELECT count(*) FROM scores WHERE metric = 'nDCG@10'").rows[0][0]
     assert n == 8  # one row per topic, not three
@@ -58,7 +58,7 @@ def test_declared_gains_are_the_default(store, tmp_path):
     store.ingest_qrels(tmp_path / "q.txt", name="q", gains="1:3", progress=False)
     store.ingest_run(tmp_path / "r.txt", progress=False)
     res = store.evaluate("q", None, ["nDCG", "nDCG(gains=1:3)", "nDCG(gains=1:2)", "Q-measure"])
-    assert res.canonical == {"nDCG": "nDCG", "nDCG(gains=1:3)": "nDCG", "nDCG(gains=1:2)": "nDCG(gains=1:2)",
+    assert res.stored_names == {"nDCG": "nDCG", "nDCG(gains=1:3)": "nDCG", "nDCG(gains=1:2)": "nDCG(gains=1:2)",
                              "Q-measure": "Q-measure"}  # fmt: skip
     params = json.loads(store.sql("SELECT any_value(params) FROM scores WHERE metric = 'Q-measure'").rows[0][0])
     assert params["gains"] == [1.0, 3.0]
@@ -151,10 +151,10 @@ def test_migration_converts_long_names(tmp_path):
 )
 def test_numbers_in_names_are_checked(name, message):
     with pytest.raises(MetricError, match=message):
-        parse(name)
+        parse_metric(name)
 
 
 def test_infinite_penalties_stay_allowed():
     """WRR(penalties=inf:inf:inf) is reciprocal rank (Sakai 2007): infinity is allowed there only."""
-    (inst,) = parse("WRR(penalties=inf:inf:inf)")
+    (inst,) = parse_metric("WRR(penalties=inf:inf:inf)")
     assert inst.p["penalties"] == (float("inf"),) * 3

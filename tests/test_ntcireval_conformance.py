@@ -13,13 +13,13 @@ the list itself, so they are evaluated on the original ranking.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from support import FIXTURES
 
 import evalstore
 
-CASES_FILE = Path(__file__).resolve().parent / "fixtures" / "ntcireval" / "cases.json"
+CASES_FILE = FIXTURES / "ntcireval" / "cases.json"
 DATA = json.loads(CASES_FILE.read_text())
 FIXTURES = DATA["fixtures"]
 CASES = DATA["cases"]
@@ -168,5 +168,5 @@ def test_declared_gains_give_the_same_values(tmp_path):
     # with -g 1:1 the stop probability of an L1 doc is 1/2 instead of 1/3: a different value
     assert abs(res.value("r", "0001", "ERR-ntcir(gains=1:1)") - expected["ERR"]) > 0.01
     # the declared gains are the default of this qrels set: the stored name omits them
-    assert res.canonical["ERR-ntcir"] == "ERR-ntcir(convention=ntcireval)"
-    assert res.canonical["ERR-ntcir(gains=1:1)"] == "ERR-ntcir(convention=ntcireval,gains=1:1)"
+    assert res.stored_names["ERR-ntcir"] == "ERR-ntcir(convention=ntcireval)"
+    assert res.stored_names["ERR-ntcir(gains=1:1)"] == "ERR-ntcir(convention=ntcireval,gains=1:1)"

@@ -6,16 +6,14 @@ those declarations, so a wrong one is a wrong result or a slow one. These tests 
 declaration, a block, a registry entry, its ``tests=`` paths or docs/metrics.md disagree.
 """
 
-from pathlib import Path
-
 import pytest
+from support import ROOT
 
 from evalstore import udfs
 from evalstore.metrics import all_metrics, docs, sqlfile
 from evalstore.metrics.registry import CONTEXT_PARAMS
 from evalstore.resources import sql_dir
 
-ROOT = Path(__file__).resolve().parents[1]
 FAMILY_FILES = sorted(p.name for p in sql_dir().glob("*.sql") if p.name != "ranked_list.sql")
 
 
@@ -27,7 +25,7 @@ def test_every_block_declares_what_it_uses(name):
 def test_a_broken_block_is_reported():
     """A block that names cnt without declaring it, declares cg it does not use, uses an undeclared
     placeholder and calls an undeclared UDF: every disagreement is reported."""
-    broken = sqlfile.parse(
+    broken = sqlfile.parse_sql_file(
         """-- header
 -- @metric Broken
 -- reads: rl_judged, rl_ideal
@@ -47,13 +45,13 @@ FROM rl_judged GROUP BY qrels_id, run_id, topic
 
 
 def test_a_block_without_the_ranked_list_is_reported():
-    f = sqlfile.parse("-- @metric Lonely\n-- reads: run_meta\nSELECT 1 AS value FROM run_meta\n", "x.sql")
+    f = sqlfile.parse_sql_file("-- @metric Lonely\n-- reads: run_meta\nSELECT 1 AS value FROM run_meta\n", "x.sql")
     assert any("reads no relation of the ranked judged list" in p for p in sqlfile.problems(f))
 
 
 def test_comments_do_not_count_as_uses():
     """The P-plus block once built cg because its comment named it."""
-    f = sqlfile.parse(
+    f = sqlfile.parse_sql_file(
         "-- @metric C\n-- reads: rl_judged\nSELECT 1 AS value FROM rl_judged -- cg(r) and cnt\n/* jrank */\n", "c.sql"
     )
     assert sqlfile.problems(f) == []

@@ -9,10 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from support import invoke
 
 import evalstore
-from evalstore.cli import app
 from evalstore.errors import MetaError
 from evalstore.repro import orderings, reproducibility
 
@@ -195,7 +194,7 @@ def db(tmp_path):
 
 
 def _run(db, *args):
-    return CliRunner().invoke(app, [*args, "--db", str(db)])
+    return invoke(*args, "--db", str(db))
 
 
 REPRO = ["repro", "-q", "q", "-b", "B", "-a", "A", "--rep-baseline", "RB", "--rep-advanced", "RA", "-m", "RR"]

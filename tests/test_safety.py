@@ -443,10 +443,10 @@ def test_limits_and_parameters_follow_one_rule(cli, sample_db, tmp_path):
     code, _, err = cli("ingest", "qrels", QRELS, "--name", "g", "--gains", "1::3", "--db", sample_db)
     assert code == failures.USER and "no empty element" in err
     for good, bad in (("SetP(relative=yes)", "SetP(relative=maybe)"), ("AP(judged_only='true')", "AP(judged_only=2)")):
-        registry.parse(good)
+        registry.parse_metric(good)
         with pytest.raises(evalstore.MetricError, match="must be true or false"):
-            registry.parse(bad)
-    assert registry.parse("SetP(relative=yes)")[0].spec.name == "SetRelP"
+            registry.parse_metric(bad)
+    assert registry.parse_metric("SetP(relative=yes)")[0].spec.name == "SetRelP"
     code, _, err = cli("ingest", "run", RUNS[0], "--name", "n" * 300, "--db", sample_db)
     assert code == failures.USER and "at most 200" in err
     with evalstore.open(sample_db) as s:  # a long name stored by an older evalstore
@@ -528,7 +528,7 @@ def test_two_identical_evaluations_agree_to_the_last_bit(tmp_path):
     for spec in registry.all_metrics():
         for name in (spec.name, spec.name + "@10", spec.name + "(max_rel=3)", spec.name + "(mult=0.5)"):
             try:
-                registry.parse(name)
+                registry.parse_metric(name)
             except evalstore.MetricError:
                 continue
             metrics.append(name)

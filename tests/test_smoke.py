@@ -2,10 +2,9 @@
 
 import shlex
 
-from typer.testing import CliRunner
+from support import invoke
 
 import evalstore
-from evalstore.cli import app
 
 
 def test_sample_leaderboard(sample_store):
@@ -30,7 +29,7 @@ def test_notebook_api_dicts():
 
 def test_cli_demo_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(app, ["demo"])
+    r = invoke("demo")
     assert r.exit_code == 0, r.output
     assert "rerank" in r.output and "leaderboard" in r.output
     # the store is left behind, and the commands printed at the end work on it
@@ -38,7 +37,7 @@ def test_cli_demo_runs(tmp_path, monkeypatch):
     tries = [ln.strip() for ln in r.output.splitlines() if ln.startswith("  evalstore ")]
     assert len(tries) == 3
     for line in tries:
-        again = CliRunner().invoke(app, shlex.split(line)[1:])
+        again = invoke(*shlex.split(line)[1:])
         assert again.exit_code == 0, (line, again.output)
     # running it again on the same store is fine (ingesting the same files is a no-op)
-    assert CliRunner().invoke(app, ["demo"]).exit_code == 0
+    assert invoke("demo").exit_code == 0

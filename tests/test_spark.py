@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import FIXTURES, SAMPLE
 
 import evalstore
 from evalstore.layout import export_store, import_scores
@@ -19,8 +20,7 @@ if shutil.which("java") is None:
 
 from evalstore import spark as backend  # noqa: E402
 
-SAMPLE = Path(__file__).parent.parent / "evalstore" / "data" / "sample"
-TREC_EVAL_DIR = Path(__file__).parent.parent.parent / "shared" / "conformance" / "trec_eval"
+TREC_EVAL_FIXTURES = FIXTURES / "trec_eval"  # copies of trec_eval's test files
 METRICS = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "Q-measure", "nDCG", "R@100", "Rprec", "infAP", "P(rel=2)@5",
            "nDCG(gains=1:3:7)@5", "ERR-ntcir@10", "ERR@10", "MSnDCG@10", "AP-ntcir@10", "num_rel_ret",
            "recall_5"]  # fmt: skip
@@ -48,7 +48,7 @@ def test_spark_equals_duckdb_per_topic(spark, layout):
     got = {(r["run"], r["metric"], r["topic"]): r["value"] for r in scores.collect()}
     with evalstore.open(layout / "a.duckdb") as s:
         ref = s.evaluate("q", None, METRICS, save=False)
-        names = ref.canonical
+        names = ref.stored_names
         n = 0
         for run, topic, metric, value in ref.per_topic:
             assert got[(run, names[metric], topic)] == pytest.approx(value, abs=1e-12), (run, metric, topic)
@@ -77,7 +77,7 @@ def _all_supported() -> list[str]:
             continue
         for name in (spec.name, spec.name + "@10", spec.name + "@0.5", spec.name + "(mult=0.5)"):
             try:
-                registry.parse(name)
+                registry.parse_metric(name)
                 out.append(name)
                 break
             except evalstore.MetricError:
@@ -98,7 +98,7 @@ def _compare(spark, tmp_path, qrels: Path, runs: list[Path], metrics: list[str],
             spark, tmp_path / "layout", qrels="q", metrics=metrics, write=False, **options
         ).collect()
     }
-    names = ref.canonical
+    names = ref.stored_names
     for run, topic, metric, value in ref.per_topic:
         other = got[(run, names[metric], topic)]
         assert (other is None and value is None) or other == pytest.approx(value, abs=1e-12), (run, metric, topic)
@@ -118,8 +118,6 @@ def test_trec_eval_conformance_inputs_through_spark(spark, tmp_path):
     """trec_eval's own test inputs (tests/test_trec_conformance.py checks DuckDB against trec_eval's
     outputs): Spark gives DuckDB's values for every measure of trec_eval's all_trec (about 100
     blocks, computed 8 per Spark query), on graded qrels, with -c."""
-    if not TREC_EVAL_DIR.exists():
-        pytest.skip(f"needs {TREC_EVAL_DIR} (the project's shared/ folder)")
-    qrels, run = TREC_EVAL_DIR / "qrels.rel_level", TREC_EVAL_DIR / "results.test"
+    qrels, run = TREC_EVAL_FIXTURES / "qrels.rel_level", TREC_EVAL_FIXTURES / "results.test"
     n = _compare(spark, tmp_path, qrels, [run], ["all_trec"], complete=True)
     assert n > 250  # every all_trec measure x topic of the case

@@ -3,18 +3,15 @@ write lock, read-only opening, ad-hoc SQL and SQLAlchemy."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import duckdb
 import pytest
+from support import FIXTURES, holding_lock, store_at_migration_1
 
 import evalstore
 from evalstore.errors import StoreError, StoreLockedError
 from evalstore.store import available_migrations, inspect_store
 
-FIX = Path(__file__).resolve().parent / "fixtures" / "ingest"
+FIX = FIXTURES / "ingest"
 
 
 def test_default_location_env_var_and_urls(tmp_path, monkeypatch):
@@ -39,32 +36,9 @@ def test_default_location_env_var_and_urls(tmp_path, monkeypatch):
         evalstore.open(tmp_path / "no" / "such" / "x.duckdb")
 
 
-def _store_at_migration_1(path: Path) -> None:
-    """A store as evalstore wrote it when only migration 0001 existed, with some data."""
-    first = available_migrations()[0]
-    con = duckdb.connect(str(path))
-    con.execute(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-        "applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
-    )
-    con.execute(first.sql())
-    con.execute("INSERT INTO schema_migrations (version, name) VALUES (1, ?)", [first.name])
-    con.execute(
-        "INSERT INTO run_meta (name, tag, source, format, sha256, n_topics, n_rows) "
-        "VALUES ('old', 'old', 'old.run', 'trec', 'abc', 1, 2)"
-    )
-    con.execute("INSERT INTO run_row_data VALUES (1, 'q1', 'dA', 1, 1, 1, 2.0), (1, 'q1', 'dB', 2, 2, 2, 1.0)")
-    con.execute(
-        "INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade) "
-        "VALUES ('oldq', 'q.txt', 'trec', 'def', 1, 1, 1)"
-    )
-    con.execute("INSERT INTO qrels_data VALUES (1, 'q1', 'dA', 1)")
-    con.close()
-
-
 def test_opening_a_store_at_migration_1_upgrades_it_and_keeps_the_data(tmp_path):
     path = tmp_path / "v1.duckdb"
-    _store_at_migration_1(path)
+    store_at_migration_1(path)
     info = inspect_store(path)
     assert (info["schema_version"], info["state"]) == (1, "older")
     with pytest.raises(StoreError, match="needs upgrading"):
@@ -102,7 +76,7 @@ def test_a_failing_migration_is_rolled_back(tmp_path, monkeypatch):
     import evalstore.store.migrations as st
 
     path = tmp_path / "v1.duckdb"
-    _store_at_migration_1(path)
+    store_at_migration_1(path)
     real = st.available_migrations()
 
     class Broken(st.Migration):
@@ -120,28 +94,13 @@ def test_a_failing_migration_is_rolled_back(tmp_path, monkeypatch):
     con.close()
 
 
-HOLD_LOCK = """
-import sys, time, duckdb
-con = duckdb.connect(sys.argv[1])
-print("ready", flush=True)
-sys.stdin.read()
-"""
-
-
 @pytest.fixture
 def locked_store(tmp_path):
     """A store file held open for writing by another process (until the fixture ends)."""
     path = tmp_path / "locked.duckdb"
     evalstore.open(path).close()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        yield path, proc.pid
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+    with holding_lock(path) as pid:
+        yield path, pid
 
 
 def test_a_store_locked_by_another_process(locked_store):

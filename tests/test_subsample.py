@@ -8,11 +8,9 @@ import io
 
 import numpy as np
 import pytest
-from support import SAMPLE
-from typer.testing import CliRunner
+from support import SAMPLE, invoke
 
 import evalstore
-from evalstore.cli import app
 from evalstore.errors import NotFoundError
 from evalstore.ingest import qrels_from_dict
 from evalstore.metrics import ranked_list
@@ -32,8 +30,6 @@ from evalstore.subsample import (
     subsample_name,
     topic_sizes,
 )
-
-runner = CliRunner()
 
 
 def rows_of(store, name):
@@ -325,100 +321,83 @@ def test_infap_uses_the_parent_pool(sample_store):
 
 
 # --------------------------------------------------------------------------- CLI
-@pytest.fixture
-def db(tmp_path):
-    path = str(tmp_path / "t.duckdb")
-    assert (
-        runner.invoke(app, ["ingest", "qrels", str(SAMPLE / "qrels.txt"), "--name", "sample", "--db", path]).exit_code
-        == 0
-    )
-    runs = list(map(str, sorted((SAMPLE / "runs").glob("*.txt"))))
-    assert runner.invoke(app, ["ingest", "run", *runs, "--db", path]).exit_code == 0
-    return path
-
-
-def test_cli_create_list_show_export_drop(db, tmp_path):
-    r = runner.invoke(
-        app,
-        [
-            "subsample",
-            "--qrels",
-            "sample",
-            "--fractions",
-            "0.9,0.7,0.5,0.3,0.1",
-            "-k",
-            "2",
-            "--subsample-seed",
-            "4",
-            "--min-rel",
-            "1",
-            "--min-nonrel",
-            "2",
-            "-f",
-            "csv",
-            "--db",
-            db,
-        ],
+def test_cli_create_list_show_export_drop(sample_db, tmp_path):
+    r = invoke(
+        "subsample",
+        "--qrels",
+        "sample",
+        "--fractions",
+        "0.9,0.7,0.5,0.3,0.1",
+        "-k",
+        "2",
+        "--subsample-seed",
+        "4",
+        "--min-rel",
+        "1",
+        "--min-nonrel",
+        "2",
+        "-f",
+        "csv",
+        "--db",
+        sample_db,
     )
     assert r.exit_code == 0, r.output
     table = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(table) == 10 and table[0]["name"] == "sample@bv0.9#0" and table[0]["seed"] == "4"
     for args in (
-        ["subsample", "list", "--qrels", "sample", "-f", "csv", "--db", db],
-        ["subsample", "--db", db, "list", "--qrels", "sample", "-f", "csv"],
+        ["subsample", "list", "--qrels", "sample", "-f", "csv", "--db", sample_db],
+        ["subsample", "--db", sample_db, "list", "--qrels", "sample", "-f", "csv"],
     ):
-        r = runner.invoke(app, args)
+        r = invoke(*args)
         assert r.exit_code == 0 and len(list(csv.DictReader(io.StringIO(r.stdout)))) == 10, args
-    r = runner.invoke(app, ["subsample", "show", "sample@bv0.5#1", "-f", "csv", "--db", db])
+    r = invoke("subsample", "show", "sample@bv0.5#1", "-f", "csv", "--db", sample_db)
     assert r.exit_code == 0 and len(list(csv.DictReader(io.StringIO(r.stdout)))) == 8
     out = tmp_path / "x.qrels"
-    r = runner.invoke(app, ["subsample", "export", "sample@bv0.5#1", "-o", str(out), "--db", db])
+    r = invoke("subsample", "export", "sample@bv0.5#1", "-o", str(out), "--db", sample_db)
     assert r.exit_code == 0, r.output
-    with evalstore.open(db) as s:
+    with evalstore.open(sample_db) as s:
         assert out.read_text() == qrels_text(s, "sample@bv0.5#1")
-    r = runner.invoke(app, ["subsample", "--qrels", "sample", "--fractions", "2", "--db", db])
+    r = invoke("subsample", "--qrels", "sample", "--fractions", "2", "--db", sample_db)
     assert r.exit_code != 0 and "outside (0, 1]" in str(r.exception)
-    r = runner.invoke(app, ["subsample", "drop", "--qrels", "sample", "--db", db])  # asks first, and cannot here
+    r = invoke("subsample", "drop", "--qrels", "sample", "--db", sample_db)  # asks first, and cannot here
     assert r.exit_code == 2 and "--yes" in r.output
-    r = runner.invoke(app, ["subsample", "drop", "--qrels", "sample", "--yes", "--db", db])
+    r = invoke("subsample", "drop", "--qrels", "sample", "--yes", "--db", sample_db)
     assert r.exit_code == 0
-    with evalstore.open(db) as s:
+    with evalstore.open(sample_db) as s:
         assert s.qrels_names() == ["sample"]
 
 
-def test_cli_eval_with_subsamples(db):
-    assert runner.invoke(app, ["subsample", "--qrels", "sample", "--fractions", "0.5,0.1", "--db", db]).exit_code == 0
-    r = runner.invoke(
-        app, ["eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-m", "bpref_R", "-f", "csv", "--db", db]
+def test_cli_eval_with_subsamples(sample_db):
+    assert invoke("subsample", "--qrels", "sample", "--fractions", "0.5,0.1", "--db", sample_db).exit_code == 0
+    r = invoke(
+        "eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-m", "bpref_R", "-f", "csv", "--db", sample_db
     )
     assert r.exit_code == 0, r.output
     table = list(csv.DictReader(io.StringIO(r.stdout)))
     assert list(table[0]) == ["run", "qrels", "fraction", "trial", "n_topics", "AP", "bpref_R"]
     assert [row["qrels"] for row in table[::6]] == ["sample", "sample@bv0.5#0", "sample@bv0.1#0"]
     assert table[0]["fraction"] == "1.0" and table[0]["trial"] == "" and table[6]["trial"] == "0"
-    with evalstore.open(db) as s:
+    with evalstore.open(sample_db) as s:
         lb = dict(
             ((run, q), m)
             for run, q, m in s.sql("SELECT run, qrels, mean FROM leaderboard WHERE metric LIKE 'bpref_R%'").rows
         )
     assert all(float(row["bpref_R"]) == pytest.approx(lb[(row["run"], row["qrels"])]) for row in table)
-    r = runner.invoke(
-        app, ["eval", "--qrels", "sample", "--subsamples", "0.1", "-m", "AP", "-f", "csv", "-p", "--db", db]
-    )
+    r = invoke("eval", "--qrels", "sample", "--subsamples", "0.1", "-m", "AP", "-f", "csv", "-p", "--db", sample_db)
     assert r.exit_code == 0 and len(r.stdout.strip().splitlines()) == 1 + 2 * 6 * 8
-    r = runner.invoke(app, ["eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-f", "trec", "--db", db])
+    r = invoke("eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-f", "trec", "--db", sample_db)
     assert r.exit_code != 0
 
 
-def test_cli_subsample_options_spelled_as_in_robustness(db):
+def test_cli_subsample_options_spelled_as_in_robustness(sample_db):
     """--subsample-trials (-k) and --subsample-seed, as in `meta robustness`; the old --trials and
     --seed still work (hidden) and make the same subsamples."""
-    args = ["subsample", "-q", "sample", "--fractions", "0.5", "-f", "csv", "--db", db]
-    new = runner.invoke(app, [*args, "--subsample-trials", "2", "--subsample-seed", "7", "--prefix", "a"])
-    old = runner.invoke(app, [*args, "--trials", "2", "--seed", "7", "--prefix", "b"])
+    args = ["subsample", "-q", "sample", "--fractions", "0.5", "-f", "csv", "--db", sample_db]
+    new = invoke(*args, "--subsample-trials", "2", "--subsample-seed", "7", "--prefix", "a")
+    old = invoke(*args, "--trials", "2", "--seed", "7", "--prefix", "b")
     assert new.exit_code == 0 and old.exit_code == 0, (new.output, old.output)
     assert "now --subsample-trials (-k) and --subsample-seed" in old.stderr
-    with evalstore.open(db) as s:
+    with evalstore.open(sample_db) as s:
         q = "SELECT topic, doc, grade FROM qrels WHERE qrels = ? ORDER BY ALL"
         for trial in (0, 1):
             assert s.sql(q, [f"a@bv0.5#{trial}"]).rows == s.sql(q, [f"b@bv0.5#{trial}"]).rows

@@ -36,14 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from support import TREC_EVAL_DIR
-from typer.testing import CliRunner
+from support import FIXTURES as KIT_COPIES
+from support import TREC_EVAL_DIR, invoke, need_shared
 
 import evalstore
-from evalstore.cli import app
 from evalstore.metrics import registry
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trec_eval"
+FIXTURES = KIT_COPIES / "trec_eval"
 TOL = 5e-5 + 1e-9
 
 # trec_eval measures that are not compared, with the reason (see the module docstring)
@@ -232,11 +231,19 @@ CASES = [
 
 
 def locate(name: str) -> Path:
-    """A kit file: the copy in tests/fixtures, else ../shared (skip when neither has it)."""
-    for base in (FIXTURES, TREC_EVAL_DIR):
-        if (base / name).exists():
-            return base / name
-    pytest.skip(f"{name} is neither in {FIXTURES} nor in {TREC_EVAL_DIR} (../shared absent)")
+    """A kit file: the copy in tests/fixtures, else ../shared (a case reading it is marked shared)."""
+    if (FIXTURES / name).exists():
+        return FIXTURES / name
+    return need_shared(TREC_EVAL_DIR) / name
+
+
+def reads_shared(case) -> bool:
+    """Whether a case needs a file of the kit that tests/fixtures does not copy."""
+    return any(not (FIXTURES / name).exists() for name in (case.expected, case.qrels, case.run))
+
+
+def case_params():
+    return [pytest.param(c, id=c.expected, marks=[pytest.mark.shared] if reads_shared(c) else []) for c in CASES]
 
 
 @dataclass
@@ -267,7 +274,7 @@ def base_name(measure: str) -> str:
 
 def query_name(measure: str, case: Case) -> str:
     """trec_eval's printed name with the case's options as parameters (only those the metric takes)."""
-    spec = registry.parse(measure)[0].spec
+    spec = registry.parse_metric(measure)[0].spec
     opts = {
         "rel": case.rel if case.rel != 1 else None,
         "judged_only": "true" if case.judged_only else None,
@@ -326,7 +333,7 @@ def qrels_positive_count(store, qrels: str) -> int:
     return store.sql("SELECT count(*) FROM qrels WHERE qrels = ? AND grade > 0", [qrels]).rows[0][0]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.expected for c in CASES])
+@pytest.mark.parametrize("case", case_params())
 def test_conformance(kit_store, case):
     exp, ours, n_topics, measures = run_case(kit_store, case)
     assert measures, f"{case.expected}: no measure to compare"
@@ -366,9 +373,11 @@ def test_conformance(kit_store, case):
     assert compared > 0
 
 
-def test_every_expected_file_is_covered():
-    """Each expected output in the kit is a conformance case or is listed as not applicable."""
-    base = TREC_EVAL_DIR if TREC_EVAL_DIR.exists() else FIXTURES
+@pytest.mark.parametrize("kit", ["fixtures", pytest.param("shared", marks=pytest.mark.shared)])
+def test_every_expected_file_is_covered(kit):
+    """Each expected output in the kit (and in its copies in tests/fixtures) is a conformance case or
+    is listed as not applicable."""
+    base = FIXTURES if kit == "fixtures" else need_shared(TREC_EVAL_DIR)
     files = sorted(
         p.relative_to(base).as_posix()
         for pattern in ("all_trec*.txt", "cutoffs*.txt", "out.*", "synthetic/*.txt")
@@ -379,10 +388,10 @@ def test_every_expected_file_is_covered():
     assert [f for f in files if f not in known] == []
 
 
+@pytest.mark.shared
 def test_fixture_copies_identical_to_kit():
-    """The copies in tests/fixtures are byte-identical to the kit (when ../shared is present)."""
-    if not TREC_EVAL_DIR.exists():
-        pytest.skip("../shared absent")
+    """The copies in tests/fixtures are byte-identical to the kit."""
+    need_shared(TREC_EVAL_DIR)
     copied = [p for p in FIXTURES.rglob("*") if p.is_file()]
     assert len(copied) >= 20
     for p in copied:
@@ -408,25 +417,28 @@ def test_trec_eval_measure_lists_parse_as_trec_eval_prints_them():
     }
     printed = parse_expected(locate("out.test.meas_params")).measures
     for arg, names in expect.items():
-        assert [i.display for i in registry.parse(arg)] == names
+        assert [i.display for i in registry.parse_metric(arg)] == names
         assert set(names) <= set(printed)
     # single-valued measures with parameters keep the name as written and map onto parameters
-    assert registry.parse("utility.2,-1,0,0")[0].p == {**registry.parse("utility")[0].p, "a": 2.0, "b": -1.0}
-    assert registry.parse("11pt_avg..25,.5,.75")[0].p["levels"] == (0.25, 0.5, 0.75)
-    assert registry.parse("ndcg.1=3,2=9,4=4.5")[0].p["gains"] == (3.0, 9.0, 3.0, 4.5)
+    assert registry.parse_metric("utility.2,-1,0,0")[0].p == {
+        **registry.parse_metric("utility")[0].p,
+        "a": 2.0,
+        "b": -1.0,
+    }
+    assert registry.parse_metric("11pt_avg..25,.5,.75")[0].p["levels"] == (0.25, 0.5, 0.75)
+    assert registry.parse_metric("ndcg.1=3,2=9,4=4.5")[0].p["gains"] == (3.0, 9.0, 3.0, 4.5)
 
 
 def test_cli_trec_format_matches_trec_eval(tmp_path):
     """``evalstore eval --format trec -p -m all_trec`` prints trec_eval -q's layout and numbers."""
     db = str(tmp_path / "s.duckdb")
-    runner = CliRunner()
     for args in (
         ["ingest", "qrels", str(locate("qrels.test")), "--name", "qrels.test"],
         ["ingest", "run", str(locate("results.test"))],
     ):
-        r = runner.invoke(app, args + ["--db", db])
+        r = invoke(*args + ["--db", db])
         assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["eval", "-q", "qrels.test", "-m", "all_trec", "--format", "trec", "-p", "--db", db])
+    r = invoke("eval", "-q", "qrels.test", "-m", "all_trec", "--format", "trec", "-p", "--db", db)
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     exp = parse_expected(locate("out.test.aq"))

@@ -32,7 +32,7 @@ from ..errors import MetricError
 from .names import canonical, format_value
 from .params import MAX_INT, parse_int, parse_value, split_params
 from .ranked_list import Context
-from .references import REFERENCES
+from .references import agreement
 from .spec import MetricSpec
 
 CONTEXT_PARAMS = ("rel", "judged_only", "gains")
@@ -121,7 +121,7 @@ _NAME_RE = re.compile(
 )
 
 
-def parse(text: str) -> list[MetricInstance]:
+def parse_metric(text: str) -> list[MetricInstance]:
     """Parse a metric name (ir_measures syntax or a trec_eval alias) into instances.
 
     A trec_eval name with several cutoffs (``P.5,10``) gives several instances."""
@@ -182,7 +182,7 @@ def _spec_of(name: str) -> MetricSpec:
     try:
         return get(name)
     except MetricError:
-        specs = list(dict.fromkeys(i.spec for i in parse(name)))
+        specs = list(dict.fromkeys(i.spec for i in parse_metric(name)))
         if len(specs) != 1:
             raise MetricError(f"{name!r} names several metrics ({', '.join(s.name for s in specs)})") from None
         return specs[0]
@@ -239,7 +239,7 @@ def describe(name: str | None = None) -> list[dict[str, Any]]:
             "needs": sorted(s.block.needs),
             "udfs": sorted(s.block.udfs),
             "citation": s.citation,
-            "reference": REFERENCES[s.reference].tool,
+            "reference": agreement(s.reference),
             "ir_measures": s.provider if isinstance(s.provider, str) else ("by parameters" if s.provider else "no"),
             "spark": spark_support(s) or "yes",
             "tests": list(s.tests),

@@ -207,7 +207,7 @@ def expand_exact_sums(sql: str) -> str:
     return "".join(out)
 
 
-def parse(text: str, name: str) -> SqlFile:
+def parse_sql_file(text: str, name: str) -> SqlFile:
     """Parse the text of a family file (see the module docstring)."""
     marks = list(_BLOCK_RE.finditer(text))
     header = text[: marks[0].start()] if marks else text
@@ -234,7 +234,7 @@ def parse(text: str, name: str) -> SqlFile:
 @cache
 def load(name: str) -> SqlFile:
     """The parsed family file ``sql/<name>`` (cached)."""
-    return parse(read_sql(name), name)
+    return parse_sql_file(read_sql(name), name)
 
 
 def _named(code: str, names: tuple[str, ...] | list[str]) -> set[str]:
