@@ -128,13 +128,8 @@ def first_duplicate(st: Staging, grp: int, by: str = "topic, doc") -> tuple:
 
 def drop_duplicates(st: Staging, groups: Sequence[int]) -> None:
     """Delete all but the first occurrence of each repeated (topic, doc) of the groups from the
-    staging table. Every computed line index (see :func:`evalstore.ingest.readers.line_index_sql`) is written
-    first, for all groups: DuckDB may renumber the rowids of the rows after deleted ones."""
+    staging table (the general reader writes every row's line index, so no line index moves)."""
     raw, g = f"{st.rows}_raw", list(groups)
-    st.con.execute(
-        f"UPDATE {raw} SET ln = v.ln FROM (SELECT rid, ln FROM {st.rows}) v "
-        f"WHERE {raw}.rowid = v.rid AND {raw}.ln IS NULL"
-    )
     st.con.execute(
         f"""
         DELETE FROM {raw} WHERE rowid IN (
