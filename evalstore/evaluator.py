@@ -33,6 +33,7 @@ from .aggregate import aggregate
 from .arguments import metric_names
 from .errors import ArgumentError, IngestError, MetricError, is_resource_error
 from .evaluation import metric_notes, unrelated_note
+from .ingest.fast import ranked_rows
 from .ingest.sources import is_path, qrels_table, run_table
 from .metrics import engine
 from .metrics.gains import check_gains
@@ -207,7 +208,12 @@ class Evaluator:
         if not isinstance(runs, Mapping) or not runs:
             raise ArgumentError("give the runs as {name: run} with at least one run (one run: evaluate(run))")
         names = list(runs)
-        rows = self._rows(names, [runs[n] for n in names])
+        tables = self._tables(names, [runs[n] for n in names])
+        if self._narrow and all(t.num_rows for t in tables):
+            narrow = [ranked_rows(t, self._judged_docs) for t in tables]
+            rows = self._run([t for t, _ in narrow], names, [c for _, c in narrow if c is not None])
+        else:
+            rows = self._run(tables, names)
         out: dict[str, dict[str, dict[str, float]]] = {n: {} for n in names}
         by_key = self._by_key
         for run_id, topic, key, value in rows:

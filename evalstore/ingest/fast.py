@@ -182,10 +182,33 @@ def _ranked(
     )
     if keep_docs is None:
         return FastRun(table, sha, file_sha, n, n_topics)
-    # judged docnos: looked up once per distinct docno of the file, not once per row
+    narrow, counts = narrowed(table, topics, docs, keep_docs)
+    return FastRun(narrow, sha, file_sha, n, n_topics, counts)
+
+
+def narrowed(
+    table: pa.Table, topics: pa.DictionaryArray, docs: pa.DictionaryArray, keep_docs: pa.Array
+) -> tuple[pa.Table, pa.Table]:
+    """The rows of ``table`` whose docno is one of ``keep_docs`` (looked up once per distinct docno,
+    not once per row), and each topic's count of rows (``topic, n``)."""
     kept = pc.is_in(docs.dictionary, value_set=keep_docs).to_numpy(zero_copy_only=False)[docs.indices.to_numpy()]
-    counts = pa.table({"topic": topics.dictionary, "n": pa.array(np.bincount(tcode, minlength=n_topics))})
-    return FastRun(table.filter(pa.array(kept)), sha, file_sha, n, n_topics, counts)
+    n = np.bincount(topics.indices.to_numpy(), minlength=len(topics.dictionary))
+    return table.filter(pa.array(kept)), pa.table({"topic": topics.dictionary, "n": pa.array(n)})
+
+
+def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, pa.Table | None]:
+    """A run given in memory (``topic, doc, score, ln``) with its rank in trec_eval's order and,
+    with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts)."""
+    topics = pc.dictionary_encode(table.column("topic").combine_chunks())
+    docs = pc.dictionary_encode(table.column("doc").combine_chunks())
+    score = table.column("score").combine_chunks()
+    rank = evaluation_rank(
+        topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy(), docs.dictionary.take(docs.indices)
+    )
+    out = table.append_column("rank", pa.array(rank))
+    if keep_docs is None:
+        return out, None
+    return narrowed(out, topics, docs, keep_docs)
 
 
 def _nonempty(strings: pa.Array | pa.ChunkedArray) -> bool:
