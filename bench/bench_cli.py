@@ -136,6 +136,11 @@ def main(argv=None) -> int:
     ap.add_argument("--paths", default="one-shot,file-store,start-up")
     ap.add_argument("--work-dir", default=os.path.join(tempfile.gettempdir(), "evalstore-bench"))
     ap.add_argument("--json")
+    ap.add_argument(
+        "--evalstore",
+        help="the command that runs evalstore (default: the console script beside this Python), e.g. "
+        "'python -m evalstore' with PYTHONPATH at another checkout, for a before/after",
+    )
     a = ap.parse_args(argv)
     work = Path(a.work_dir)
     work.mkdir(parents=True, exist_ok=True)
@@ -146,7 +151,7 @@ def main(argv=None) -> int:
     if a.collection in ("dl19", "all"):
         cols.append(dl19_collection())
     cols = [c for c in cols if c]
-    es = evalstore_cmd()
+    es = a.evalstore.split() if a.evalstore else evalstore_cmd()
     metric_args = [x for m in MEASURES.values() for x in ("-m", m[0])]
     keys = {label: m[1] for label, m in MEASURES.items()}
     print(f"load average at start {loadavg()}; {os.cpu_count()} cores; repeat {a.repeat}; evalstore: {' '.join(es)}")
