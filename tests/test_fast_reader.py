@@ -175,3 +175,20 @@ def test_one_shot_equals_the_store_under_every_option(tmp_path, options):
         stored = s.evaluate("qrels.txt", None, metrics, progress=False, **options)
     assert sorted(one.per_topic) == sorted(stored.per_topic)
     assert sorted(one.means) == sorted(stored.means)
+
+
+def test_evaluator_given_a_path_or_the_rows_gives_the_same(tmp_path):
+    """A run given to Evaluator.evaluate as a path comes ranked by the reader; the same rows as a
+    dict are ranked (and narrowed) in Arrow: same values."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{t} 0 d{d:03d} {(d * 7) % 3}\n" for t in ("q1", "q10", "q2", "é") for d in range(0, 60, 2))
+    )
+    path = tmp_path / "run.txt"
+    path.write_bytes(_variants()["score_sorted_ties_asc"])
+    run: dict = {}
+    for line in path.read_text().splitlines():
+        t, _, d, _, s, _ = line.split()
+        run.setdefault(t, {})[d] = float(s)
+    with evalstore.Evaluator(str(qrels), ["AP", "nDCG@10", "P@5", "Bpref"]) as ev:
+        assert ev.evaluate(str(path)) == ev.evaluate(run)

@@ -201,11 +201,13 @@ def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, 
     with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts)."""
     topics = pc.dictionary_encode(table.column("topic").combine_chunks())
     docs = pc.dictionary_encode(table.column("doc").combine_chunks())
-    score = table.column("score").combine_chunks()
-    rank = evaluation_rank(
-        topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy(), docs.dictionary.take(docs.indices)
-    )
-    out = table.append_column("rank", pa.array(rank))
+    out = table
+    if "rank" not in table.column_names:  # (a run read from a file comes ranked)
+        score = table.column("score").combine_chunks()
+        doc = docs.dictionary.take(docs.indices)
+        out = table.append_column(
+            "rank", pa.array(evaluation_rank(topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy(), doc))
+        )
     if keep_docs is None:
         return out, None
     return narrowed(out, topics, docs, keep_docs)
