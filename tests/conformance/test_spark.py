@@ -115,7 +115,7 @@ def test_every_metric_that_runs_on_spark_on_graded_data(spark, tmp_path):
 
 @pytest.mark.slow
 def test_trec_eval_conformance_inputs_through_spark(spark, tmp_path):
-    """trec_eval's own test inputs (tests/test_trec_conformance.py checks DuckDB against trec_eval's
+    """trec_eval's own test inputs (tests/conformance/test_trec_conformance.py checks DuckDB against trec_eval's
     outputs): Spark gives DuckDB's values for every measure of trec_eval's all_trec (about 100
     blocks, computed 8 per Spark query), on graded qrels, with -c."""
     qrels, run = TREC_EVAL_FIXTURES / "qrels.rel_level", TREC_EVAL_FIXTURES / "results.test"

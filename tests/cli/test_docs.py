@@ -117,3 +117,35 @@ def test_docs_cite_no_private_paths():
     for path in [*DOCS, *(ROOT / "evalstore").rglob("*.py")]:
         text = path.read_text(encoding="utf-8")
         assert "../shared/papers" not in text and "shared/reference/" not in text, path
+
+
+PROJECT_PATH = re.compile(r"\b((?:tests|docs|sql|migrations|bench|tools|evalstore)/[A-Za-z0-9_./-]*[A-Za-z0-9_])")
+
+
+#: paths that exist only once made: the bench's output, the SQL and migrations copied into a wheel
+MADE = ("bench/out", "evalstore/_sql", "evalstore/_migrations")
+
+
+def _project_paths(text: str) -> set[str]:
+    """The paths into the project that a text names (file names with a suffix, or folders)."""
+    return {p.rstrip(".") for p in PROJECT_PATH.findall(text) if not p.startswith(MADE)}
+
+
+def test_every_project_path_named_exists():
+    """A path into the project (``tests/metrics/test_aggregate.py``, ``sql/bpref.sql``, ...) named in
+    the docs, the docstrings, the SQL headers or the migrations exists."""
+    sources = [*DOCS, *ROOT.glob("evalstore/**/*.py"), *ROOT.glob("sql/*.sql"), *ROOT.glob("migrations/*.sql")]
+    missing = sorted(
+        f"{src.relative_to(ROOT)}: {p}"
+        for src in sources
+        for p in _project_paths(src.read_text())
+        if not (ROOT / p).exists() and not (ROOT / p).with_suffix("").exists()
+    )
+    assert missing == []
+
+
+def test_a_missing_project_path_is_caught():
+    assert _project_paths("see ``tests/test_aggregate.py`` and sql/bpref.sql.") == {
+        "tests/test_aggregate.py",
+        "sql/bpref.sql",
+    }
