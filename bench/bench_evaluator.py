@@ -50,6 +50,24 @@ def make_input(topics: int, docs: int, seed: int = 0):
     return qrels, run
 
 
+def dl19_input(run_file: str = "ICT-BERT2.run.gz"):
+    """The TREC DL 2019 passage qrels and one official run (43 topics x 1000 documents), as dicts."""
+    import gzip
+    from pathlib import Path
+
+    d = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "trec-dl-2019-passage"
+    qrels: dict = {}
+    for line in open(d / "qrels.txt"):
+        t, _, doc, g = line.split()
+        qrels.setdefault(t, {})[doc] = int(g)
+    run: dict = {}
+    with gzip.open(d / "runs" / run_file, "rt") as f:
+        for line in f:
+            t, _, doc, _, score, _ = line.split()
+            run.setdefault(t, {})[doc] = float(score)
+    return qrels, run
+
+
 def tools(qrels, run, metric: str) -> dict[str, Callable[[], object]]:
     (pt_measure, _), irm_name, ranx_name = SPELLINGS[metric]
     out: dict[str, Callable[[], object]] = {}
@@ -100,9 +118,10 @@ def main(argv=None) -> int:
     ap.add_argument("--metric", default="nDCG@10", choices=sorted(SPELLINGS))
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--dl19", action="store_true", help="one TREC DL 2019 run (43 topics x 1000 docs) and its qrels")
     ap.add_argument("--json", help="also write the measurements to this JSON file")
     a = ap.parse_args(argv)
-    qrels, run = make_input(a.topics, a.docs)
+    qrels, run = dl19_input() if a.dl19 else make_input(a.topics, a.docs)
     check(qrels, run, a.metric)
     fns = tools(qrels, run, a.metric)
     times: dict[str, list[float]] = {k: [] for k in fns}
@@ -116,7 +135,9 @@ def main(argv=None) -> int:
                 fn()
             times[name].append((time.perf_counter() - t) / calls * 1000)
     ref = statistics.median(times["pytrec_eval"]) if "pytrec_eval" in times else None
-    print(f"{a.topics} topics x {a.docs} docs, {a.metric}; {a.rounds} interleaved rounds; ms per call")
+    shape = "TREC DL 2019, one run (43 topics x 1000 docs)" if a.dl19 else f"{a.topics} topics x {a.docs} docs"
+    load = " ".join(f"{x:.2f}" for x in __import__("os").getloadavg())
+    print(f"{shape}, {a.metric}; {a.rounds} interleaved rounds; ms per call (wall); load average {load}")
     print(f"{'tool':<22} {'median':>8} {'range':>17} {'x pytrec_eval':>14}")
     for name, ts in times.items():
         med = statistics.median(ts)

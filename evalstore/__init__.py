@@ -13,12 +13,48 @@
     evalstore.evaluate({"q1": {"d1": 1}}, {"sys": {"q1": {"d1": 2.0, "d2": 1.0}}}, ["AP", "P@1"])
 """
 
-from .api import evaluate
-from .comparison import Comparison, compare
-from .errors import EvalstoreError, IngestError, MetricError, StoreError
-from .evaluator import Evaluator
-from .facade import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
+from typing import TYPE_CHECKING, Any
+
 from .version import __version__
+
+if TYPE_CHECKING:
+    from .api import evaluate
+    from .comparison import Comparison, compare
+    from .errors import EvalstoreError, IngestError, MetricError, StoreError
+    from .evaluator import Evaluator
+    from .facade import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
+
+#: Where each name of the package is defined: imported on first use (PEP 562), so that ``import
+#: evalstore`` (and the command line's start) does not load DuckDB, Arrow and numpy before a
+#: command needs them.
+_EXPORTS = {
+    "Comparison": "comparison",
+    "EvalstoreError": "errors",
+    "Evaluator": "evaluator",
+    "IngestError": "errors",
+    "MetricError": "errors",
+    "Store": "facade",
+    "StoreError": "errors",
+    "compare": "comparison",
+    "evaluate": "api",
+    "open": "facade",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalstore' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "Comparison",

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from .errors import ArgumentError
-from .evaluator import Evaluator, arrow_table
-from .facade import open as open_store
+from .evaluator import Evaluator
 from .ingest.sources import is_path, is_ranx
 from .result import EvalResult
 
@@ -52,11 +50,17 @@ def evaluate(
     :class:`evalstore.Evaluator`, which keeps them loaded.
     """
     options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
-    named = None if is_path(runs) else named_runs(runs, run_name)
-    with Evaluator(qrels, metrics, qrels_format=qrels_format, run_format=run_format, prepare=False, **options) as ev:
+    files = is_path(runs)
+    named = None if files else named_runs(runs, run_name)
+    # run files: a database of its own on every core (the evaluation of many lines); runs in memory:
+    # one small query on the process-wide database
+    threads = (os.cpu_count() or 1) if files else None
+    with Evaluator(
+        qrels, metrics, qrels_format=qrels_format, run_format=run_format, prepare=False, threads=threads, **options
+    ) as ev:
         if named is not None:
             return ev.result(named, str(qrels_name))
-        return ev.result(_runs_from_files(runs, run_format), str(qrels_name))
+        return ev.result_files(runs, str(qrels_name))
 
 
 def named_runs(runs: Any, run_name: str = "run") -> dict[str, Any]:
@@ -84,20 +88,3 @@ def _one_run(runs: Mapping) -> bool:
         for value in docs.values():
             return isinstance(value, (int, float)) and not isinstance(value, bool) or hasattr(value, "__float__")
     return False
-
-
-def _runs_from_files(paths, run_format: str) -> dict[str, Any]:
-    """``{run name: rows}`` of run files, read and checked by the store's ingest (names from their tags)."""
-    if isinstance(paths, (str, os.PathLike, Path)):
-        paths = [paths]
-    with open_store(":memory:") as s:
-        results = s.ingest_run(list(paths), format=run_format, progress=False)
-        return {
-            r.name: arrow_table(
-                s.con,
-                "SELECT topic, doc, coalesce(score, -rank)::DOUBLE AS score FROM run_row_data "
-                "WHERE run_id = ? ORDER BY line_no",
-                [s.run_id(r.name)],
-            )
-            for r in results
-        }

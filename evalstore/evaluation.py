@@ -5,10 +5,11 @@ Every evaluation of stored runs goes through :func:`evaluate_qrels_sets`: ``Stor
 (:func:`evaluate_runs`, one qrels set), ``evalstore eval`` on a store, bulk evaluation of
 subsamples and the score matrices of the meta-evaluation. (Runs given in memory or as files,
 without a store, go through :class:`evalstore.Evaluator`, which runs the same SQL blocks.)
-It resolves names to ids, computes every metric for every (qrels set, run) with
-:func:`evalstore.metrics.engine.compute`, stores the per-topic scores (unless ``save=False``;
-evaluating the same thing again replaces the earlier rows) and shapes them into
-an :class:`~evalstore.result.EvalResult` per qrels set.
+It resolves names to ids and opens an :class:`~evalstore.evaluation_context.EvaluationContext`
+(the plan, computed once; the temporary tables; the one writer of scores), which computes every
+metric for every (qrels set, run) not reused from stored evaluations and stores the per-topic
+scores (unless ``save=False``; evaluating the same thing again replaces the earlier rows); they are
+shaped into an :class:`~evalstore.result.EvalResult` per qrels set.
 
 Options (keyword arguments): ``convention``, ``complete``, ``depth`` (see
 :mod:`evalstore.metrics.options`), ``pool`` (for a subsample, treat the parent's judged documents
@@ -24,20 +25,17 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-import duckdb
-
 from . import incremental
 from .aggregate import aggregate
 from .arguments import names as arg_names
 from .errors import MetricError
+from .evaluation_context import EvaluationContext
 from .metrics import engine
 from .metrics.gains import declared_gains
 from .metrics.options import Options, make_options
-from .metrics.ranked_list import drop as drop_ranked_list
 from .metrics.registry import MetricInstance
 from .progress import progress_bar
 from .result import EvalResult
-from .version import __version__ as ENGINE_VERSION
 
 if TYPE_CHECKING:
     from .store.handle import StoreHandle
@@ -89,13 +87,9 @@ def evaluate_qrels_sets(
     instances = engine.resolve_metrics(metrics)
     con = store.con
     qids = list(qrels_ids.values())
-    try:
-        declared = declared_gains(con, qids)
-        work = (
-            incremental.missing(con, qids, list(run_ids.values()), instances, options, declared)
-            if save and not recompute
-            else incremental.everything(qids, list(run_ids.values()), instances)
-        )
+    names_of = {v: k for k, v in qrels_ids.items()}
+    with EvaluationContext(con, qids, instances, options, declared_gains(con, qids), names_of) as ctx:
+        work = ctx.reuse(list(run_ids.values())) if save and not recompute else ctx.everything(list(run_ids.values()))
         # only runs without stored scores can be of another collection (such runs are never stored)
         pending = list(dict.fromkeys(r for j in work.jobs for r in j.run_ids))
         unrelated = unrelated_runs(store, qids, pending)
@@ -107,48 +101,32 @@ def evaluate_qrels_sets(
                 f"qrels {', '.join(qrels_names)}: are the runs and the qrels of the same collection? "
                 f'(`evalstore sql "SELECT DISTINCT run, topic FROM run_rows"` shows the runs\' topics)'
             )
-        work = incremental.without(work, skip)
-        work = incremental.chunked(con, work, incremental.CHUNK_LINES)
+        work = incremental.chunked(con, incremental.without(work, skip), incremental.CHUNK_LINES)
         total = sum(len(j.instances) * len(j.qrels_ids) for j in work.jobs)
         with progress_bar(total, "evaluating", enabled=progress, min_total=2) as bar:
-            names = engine.plan(qids, instances, options, declared)[1]
-            for n, job in enumerate(work.jobs):
-                engine.compute(
-                    con,
-                    job.qrels_ids,
-                    job.run_ids,
-                    job.instances,
-                    options,
-                    declared_gains=declared,
-                    qrels_names={v: k for k, v in qrels_ids.items()},
-                    progress=bar,
-                    append=n > 0,
-                )
+            for job in work.jobs:
+                ctx.compute(job, bar)
         if save and work.jobs:
-            _save(store, options)
-        incremental.add_reused(con, work)
+            ctx.save_scores(store)
+        ctx.add_reused(work)
         results = {
-            name: _collect(con, name, qid, run_ids, instances, names, unrelated[qid]) for name, qid in qrels_ids.items()
+            name: _collect(ctx, name, qid, run_ids, instances, ctx.names, unrelated[qid])
+            for name, qid in qrels_ids.items()
         }
-        facts = {
-            int(q): (g, bool(s))
-            for q, g, s in con.execute(
-                "SELECT m.qrels_id, m.max_grade, "
-                "EXISTS (SELECT 1 FROM subtopic_qrels_data s WHERE s.qrels_id = m.qrels_id) "
-                "FROM qrels_meta m WHERE m.qrels_id IN (SELECT unnest(?::INTEGER[]))",
-                [qids],
-            ).fetchall()
-        }
-        for name, qid in qrels_ids.items():
-            results[name].notes += metric_notes(instances, name, *facts[qid])
-        for r in results.values():
-            r.reused, r.computed = work.reused, work.computed
-        return results
-    finally:
-        drop_ranked_list(con)
-        incremental.drop(con)
-        for t in (engine.OUTPUT_TABLE, engine.NAMES_TABLE):
-            con.execute(f"DROP TABLE IF EXISTS {t}")
+    facts = {
+        int(q): (g, bool(s))
+        for q, g, s in con.execute(
+            "SELECT m.qrels_id, m.max_grade, "
+            "EXISTS (SELECT 1 FROM subtopic_qrels_data s WHERE s.qrels_id = m.qrels_id) "
+            "FROM qrels_meta m WHERE m.qrels_id IN (SELECT unnest(?::INTEGER[]))",
+            [qids],
+        ).fetchall()
+    }
+    for name, qid in qrels_ids.items():
+        results[name].notes += metric_notes(instances, name, *facts[qid])
+    for r in results.values():
+        r.reused, r.computed = work.reused, work.computed
+    return results
 
 
 def unrelated_runs(store: StoreHandle, qrels_ids: Sequence[int], run_ids: Sequence[int]) -> dict[int, set[int]]:
@@ -193,35 +171,8 @@ def _run_ids(store: StoreHandle, runs: Sequence[str] | str | None) -> dict[str, 
     return {name: store.run_id(name) for name in arg_names(runs, "run")}
 
 
-def _save(store: StoreHandle, options: Options) -> None:
-    """Replace the stored scores of every evaluated (qrels, run, metric) by the new ones."""
-    con = store.con
-    out, names = engine.OUTPUT_TABLE, engine.NAMES_TABLE
-    with store.transaction():
-        con.execute(f"""CREATE OR REPLACE TEMP VIEW _eval_named AS
-                        SELECT o.qrels_id, o.run_id, o.topic, o.value, n.metric, n.aggregate, n.params
-                        FROM {out} o JOIN {names} n USING (qrels_id, key)""")
-        for table in ("score_data", "evaluations"):
-            con.execute(f"""DELETE FROM {table} WHERE (qrels_id, run_id, metric) IN
-                            (SELECT DISTINCT qrels_id, run_id, metric FROM _eval_named)""")
-        con.execute(
-            "INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
-            "SELECT run_id, qrels_id, metric, topic, value FROM _eval_named"
-        )
-        con.execute(
-            """INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version, params,
-                                           run_sha256, qrels_sha256, pool)
-               SELECT e.*, r.sha256, q.sha256, ? FROM
-               (SELECT run_id, qrels_id, metric, any_value(aggregate), count(value), ?, any_value(params)
-                FROM _eval_named GROUP BY run_id, qrels_id, metric) e
-               JOIN run_meta r USING (run_id) JOIN qrels_meta q USING (qrels_id)""",
-            [options.pool, ENGINE_VERSION],
-        )
-        con.execute("DROP VIEW _eval_named")
-
-
 def _collect(
-    con: duckdb.DuckDBPyConnection,
+    ctx: EvaluationContext,
     qrels: str,
     qrels_id: int,
     run_ids: Mapping[str, int],
@@ -233,10 +184,7 @@ def _collect(
     run_ids = {r: rid for r, rid in run_ids.items() if rid not in unrelated}
     id_to_name = {v: k for k, v in run_ids.items()}
     stored = {i.display: names[(qrels_id, i.display)] for i in instances}
-    rows = con.execute(
-        f"SELECT run_id, topic, key, value FROM {engine.OUTPUT_TABLE} WHERE qrels_id = ? ORDER BY run_id, topic",
-        [qrels_id],
-    ).fetchall()
+    rows = ctx.scores(qrels_id)
     by_key: dict[str, list[str]] = {}
     for disp, name in stored.items():
         by_key.setdefault(name.key, []).append(disp)

@@ -5,9 +5,10 @@ same: the run's content (``run_meta.sha256``), the qrels set's content (``qrels_
 the canonical metric (the short name and the resolved parameters with the evaluation options,
 ``evaluations.params``), the pool option and the engine version; migration 0006 stores the hashes
 and the pool option with every evaluation. :func:`missing` finds the cells (qrels set, run, metric)
-to compute and groups them into rectangles for :func:`evalstore.metrics.engine.compute`;
-:func:`add_reused` copies the reused cells' stored scores into the engine's output table, so the
-result is shaped from one table whether a score was computed now or before.
+to compute and groups them into rectangles (jobs) for the engine; the evaluation's context
+(:class:`evalstore.evaluation_context.EvaluationContext`, which calls it with the plan it computed)
+copies the reused cells' stored scores into its output table, so the result is shaped from one
+table whether a score was computed now or before.
 """
 
 from __future__ import annotations
@@ -28,9 +29,6 @@ from .version import __version__ as ENGINE_VERSION
 #: in such chunks is faster than in one piece even without a budget (docs/benchmark.md, "Memory").
 CHUNK_LINES = 4_000_000
 
-#: The reused cells of the current evaluation: (qrels_id, run_id, metric, key).
-REUSED_TABLE = "_eval_reused"
-
 
 @dataclass(frozen=True)
 class Job:
@@ -50,18 +48,19 @@ class Plan:
 
 def missing(
     con: duckdb.DuckDBPyConnection,
+    reused: str,
     qrels_ids: Sequence[int],
     run_ids: Sequence[int],
     instances: Sequence[MetricInstance],
     options: Options,
-    declared_gains: Mapping[int, tuple[float, ...] | None],
+    names: Mapping[tuple[int, str], engine.StoredName],
 ) -> Plan:
-    """Which (qrels set, run, metric) cells must be computed; the reusable ones are written to
-    :data:`REUSED_TABLE`. Runs that miss the same cells share one job."""
-    _, names = engine.plan(qrels_ids, instances, options, declared_gains)
+    """Which (qrels set, run, metric) cells must be computed (``names``: the plan's stored name of
+    each (qrels set, metric)); the reusable ones (qrels_id, run_id, metric, key) are written to the
+    temporary table ``reused``. Runs that miss the same cells share one job."""
     wanted = {(qid, n.key): n for (qid, _), n in names.items()}
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {REUSED_TABLE} AS "
+        f"CREATE OR REPLACE TEMP TABLE {reused} AS "
         "WITH w AS (SELECT unnest($1::INTEGER[]) AS qrels_id, unnest($2::VARCHAR[]) AS key, "
         "                  unnest($3::VARCHAR[]) AS metric, unnest($4::JSON[]) AS params), "
         "     r AS (SELECT unnest($5::INTEGER[]) AS run_id) "
@@ -82,7 +81,7 @@ def missing(
             options.pool,
         ],
     )
-    have = set(con.execute(f"SELECT qrels_id, run_id, key FROM {REUSED_TABLE}").fetchall())
+    have = set(con.execute(f"SELECT qrels_id, run_id, key FROM {reused}").fetchall())
     by_signature: dict[frozenset[tuple[int, str]], list[int]] = {}
     for rid in run_ids:
         sig = frozenset((qid, key) for qid, key in wanted if (qid, rid, key) not in have)
@@ -139,21 +138,3 @@ def chunked(con: duckdb.DuckDBPyConnection, plan: Plan, max_lines: int) -> Plan:
         if chunk:
             jobs.append(Job(job.qrels_ids, chunk, job.instances))
     return Plan(jobs, plan.reused, plan.computed)
-
-
-def add_reused(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
-    """Copy the stored per-topic scores of the reused cells into the engine's output table."""
-    con.execute(
-        f"CREATE TEMP TABLE IF NOT EXISTS {engine.OUTPUT_TABLE} "
-        "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, key VARCHAR, value DOUBLE)"
-    )
-    if plan.reused:
-        con.execute(
-            f"INSERT INTO {engine.OUTPUT_TABLE} (qrels_id, run_id, topic, key, value) "
-            f"SELECT s.qrels_id, s.run_id, s.topic, r.key, s.value FROM score_data s "
-            f"JOIN {REUSED_TABLE} r USING (qrels_id, run_id, metric)"
-        )
-
-
-def drop(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(f"DROP TABLE IF EXISTS {REUSED_TABLE}")

@@ -5,7 +5,9 @@
 -- requested runs and all requested qrels sets (e.g. a qrels set and its subsamples) at once.
 -- Placeholders: ${qrels_ids}, ${rel}, ${gain_expr} (grade -> gain), ${depth}
 -- (truncation; a huge number when none), ${rank_source} (the rows with their evaluation rank),
--- ${judged_only}, ${use_pool}, ${topic_pairs}, ${topic_filter}, and (multi-line, so not spelled here
+-- ${judged_only}, ${use_pool}, ${topic_pairs}, ${topic_filter}, ${retrieved_counts} (the rows per
+-- (run_id, topic) after depth: counted over rl_retrieved, or given by the reader when rank_source
+-- holds only the rows whose docno some qrels set judges), and (multi-line, so not spelled here
 -- with the dollar sign) running_columns, ideal_join, running_window: the optional columns of rl_judged;
 -- condensed_rank: with judged_only, row_number() over the judged rows by orig_rank, else orig_rank
 -- (chosen in Python, so that the window is not in the plan when it is not needed).
@@ -117,7 +119,7 @@ WHERE NOT ${judged_only} OR q.judged;
 
 CREATE OR REPLACE TEMP TABLE rl_topics AS
 WITH ret AS (
-    SELECT run_id, topic, count(*) AS n_ret FROM rl_retrieved GROUP BY run_id, topic
+    ${retrieved_counts}
 ), hits AS (
     SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE judged) AS n_judged FROM rl_hits
     GROUP BY qrels_id, run_id, topic

@@ -6,7 +6,7 @@ file again only to quote the line of an error (file, line, text, expectation).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import IngestError
@@ -128,13 +128,8 @@ def first_duplicate(st: Staging, grp: int, by: str = "topic, doc") -> tuple:
 
 def drop_duplicates(st: Staging, groups: Sequence[int]) -> None:
     """Delete all but the first occurrence of each repeated (topic, doc) of the groups from the
-    staging table. Every computed line index (see :func:`evalstore.ingest.readers.line_index_sql`) is written
-    first, for all groups: DuckDB may renumber the rowids of the rows after deleted ones."""
+    staging table (the general reader writes every row's line index, so no line index moves)."""
     raw, g = f"{st.rows}_raw", list(groups)
-    st.con.execute(
-        f"UPDATE {raw} SET ln = v.ln FROM (SELECT rid, ln FROM {st.rows}) v "
-        f"WHERE {raw}.rowid = v.rid AND {raw}.ln IS NULL"
-    )
     st.con.execute(
         f"""
         DELETE FROM {raw} WHERE rowid IN (
@@ -194,20 +189,24 @@ def check_name(name: str, kind: str) -> str:
     return name
 
 
-def check_names(groups: Sequence[Group], kind: str) -> None:
+def check_names(groups: Sequence[Group], kind: str, named: Callable[[Group], str | None] | None = None) -> None:
+    """Every name valid, and no two groups of one call under one name (``named``: the name of a
+    group, by default its final name)."""
     seen: dict[str, Group] = {}
     for g in groups:
-        check_name(g.final, kind)
-        if g.name in seen:
-            other = seen[g.name]
+        name = named(g) if named is not None else g.final
+        assert name is not None
+        check_name(name, kind)
+        if name in seen:
+            other = seen[name]
             raise IngestError(
-                f"two files of this call would both be stored as the {kind} {g.name!r} (also {other.files[0].path})",
+                f"two files of this call would both be stored as the {kind} {name!r} (also {other.files[0].path})",
                 file=str(g.files[0].path),
                 expected="distinct run tags, --name-from file, or one call per file"
                 if kind == "run"
                 else "distinct file names, or --name NAME to combine the files into one set",
             )
-        seen[g.final] = g
+        seen[name] = g
 
 
 def check_replaceable_qrels(con, name: str, qid: int) -> None:

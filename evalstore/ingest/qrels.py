@@ -9,14 +9,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import IngestError, MetricError
 from ..metrics.params import format_list, parse_gains
-from ..progress import progress_bar
-from . import readers
 from .checks import (
-    check_file,
     check_names,
     duplicate_error,
     duplicates,
-    file_stats,
     group_stats,
     subtopic_duplicates,
     validate_call,
@@ -24,19 +20,18 @@ from .checks import (
 from .dicts import qrels_from_dict
 from .files import (
     STDIN,
-    combined_sha,
     compression,
     expand_paths,
     fields,
     first_content_line,
-    hashes,
     materialized,
     read_intent_probs,
 )
 from .formats import INPUT_FORMATS, LAYOUTS, QRELS_COLUMNS, SUBTOPIC_COLUMNS, qrels_stem, topic_from_name
+from .pipeline import IngestCall
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import IngestResult, store_qrels, stored_identities
+from .write import IngestResult, Stored, store_qrels
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -80,86 +75,88 @@ def ingest_qrels(
     if not name and any(str(p) == STDIN for p in given):
         raise IngestError("qrels read from standard input (-) need a name: --name NAME")
     with materialized(given) as inputs:
-        return _ingest(store, inputs, name, format, replace, declared, progress, probs)
+        return QrelsIngest(store, inputs, name, format, replace, declared, progress, probs).run()
 
 
-def _ingest(
-    store: StoreHandle,
-    inputs: list,
-    name: str | None,
-    format: str,
-    replace: bool,
-    declared: str | None,
-    progress: bool | None,
-    probs: list[tuple[str, str, float]] | None = None,
-) -> list[IngestResult]:
-    subtopics = INPUT_FORMATS[format].subtopics
-    files = [SourceFile(i, p, compression(p), "trec_qrels") for i, p in enumerate(inputs)]
-    for f in files:
-        first = first_content_line(f.path)
-        f.layout_name = INPUT_FORMATS[format].qrels_layout(len(fields(first)) if first is not None else None)
-        if LAYOUTS[f.layout_name].topic_from_file:
-            f.topic = topic_from_name(f.path)
-    shas, file_shas = hashes([f.path for f in files])
-    if name:
-        paths = [f.path for f in files]
-        groups = [Group(0, files, combined_sha(paths, shas), name=name, file_sha=combined_sha(paths, file_shas))]
-    else:
+class QrelsIngest(IngestCall):
+    """The hooks of a qrels ingest call: a set per file (named after it) or one named set, declared
+    gains and intent probabilities as part of the identity, diversity judgments per subtopic."""
+
+    kind = "qrels"
+    what = "qrels set"
+    staging = "qrels"
+    empty_what = "judgments"
+
+    def __init__(self, store, inputs, name, format, replace, declared, progress, probs) -> None:
+        super().__init__(store, format, replace, progress)
+        self.inputs, self.name, self.declared, self.probs = inputs, name, declared, probs
+        self.subtopics = INPUT_FORMATS[format].subtopics
+        self.columns = SUBTOPIC_COLUMNS if self.subtopics else QRELS_COLUMNS
+
+    def plan(self) -> list[Group]:
+        fmt = INPUT_FORMATS[self.format]
+        self.files = [SourceFile(i, p, compression(p), "trec_qrels") for i, p in enumerate(self.inputs)]
+        for f in self.files:
+            first = first_content_line(f.path)
+            f.layout_name = fmt.qrels_layout(len(fields(first)) if first is not None else None)
+            if LAYOUTS[f.layout_name].topic_from_file:
+                f.topic = topic_from_name(f.path)
+        if self.name:
+            return [Group(0, self.files, "", name=self.name)]
         groups = []
-        for f in files:
+        for f in self.files:
             f.grp = f.idx
-            groups.append(Group(f.idx, [f], shas[f.path], name=qrels_stem(f.path), file_sha=file_shas[f.path]))
+            groups.append(Group(f.idx, [f], "", name=qrels_stem(f.path)))
         check_names(groups, "qrels set")
+        return groups
 
-    if probs:  # the probabilities are part of the set's content
-        for g in groups:
-            g.sha = hashlib.sha256((g.sha + repr(sorted(probs))).encode()).hexdigest()
-            g.file_sha = hashlib.sha256((str(g.file_sha) + repr(sorted(probs))).encode()).hexdigest()
-    con = store.con
-    stored = stored_identities(con, "qrels", [g.final for g in groups])
-    results: dict[int, IngestResult] = {}
-    todo = []
-    for g in groups:
-        if g.final in stored and stored[g.final].same(g, format, declared):
-            results[g.idx] = IngestResult("qrels", g.final, "unchanged", g.sources)
-        else:
-            todo.append(g)
-    if not todo:
-        return [results[g.idx] for g in groups]
-    todo_files = [f for g in todo for f in g.files]
-    with Staging(con, "qrels", SUBTOPIC_COLUMNS if subtopics else QRELS_COLUMNS) as st:
-        with progress_bar(len(todo_files), "reading qrels", enabled=progress, min_total=1, transient=True) as bar:
-            readers.load(st, todo_files, bar)
-            stats = file_stats(st)
-            for f in todo_files:
-                check_file(f, stats.get(f.idx), empty_what="judgments")
-            dups = subtopic_duplicates(st) if subtopics else duplicates(st)
-            if dups:
-                g = next(g for g in todo if g.idx in dups)
-                if subtopics:
-                    message = (
-                        "document {doc!r} is judged twice for the same subtopic of topic {topic!r} (first on {where})"
-                    )
-                    expected, by = "one judgment per (topic, subtopic, docno)", "topic, subtopic, doc"
-                else:
-                    message = "document {doc!r} is judged twice for topic {topic!r} (first on {where})"
-                    expected, by = "one judgment per (topic, docno); trec_eval refuses such qrels too", "topic, doc"
-                raise duplicate_error(st, g, files, message, expected, by=by, subtopic_hint=not subtopics)
-            gstats = group_stats(st, ", max(grade)")
-            if subtopics:  # a set's size is its judged (topic, doc) pairs
-                gstats = {
-                    grp: (n, *rest)
-                    for grp, n, *rest in con.execute(
-                        f"SELECT grp, count(DISTINCT (topic, doc)), count(DISTINCT topic), max(grade) "
-                        f"FROM {st.rows} GROUP BY grp"
-                    ).fetchall()
-                }
-            with store.transaction():
-                for g in todo:
-                    results[g.idx] = store_qrels(
-                        store, st, g, gstats.get(g.idx, (0, 0, None)), format, replace, declared, subtopics, probs
-                    )
-    return [results[g.idx] for g in groups]
+    def same(self, stored: Stored, g: Group) -> bool:
+        return stored.same(g, self.format, self.declared)
+
+    def after_hash(self, g: Group) -> None:
+        if self.probs:  # the probabilities are part of the set's content
+            g.sha = hashlib.sha256((g.sha + repr(sorted(self.probs))).encode()).hexdigest()
+            g.file_sha = hashlib.sha256((str(g.file_sha) + repr(sorted(self.probs))).encode()).hexdigest()
+
+    def duplicates(self, st: Staging, todo: list[Group]) -> dict[int, int]:
+        dups = subtopic_duplicates(st) if self.subtopics else duplicates(st)
+        if dups:
+            g = next(g for g in todo if g.idx in dups)
+            if self.subtopics:
+                message = "document {doc!r} is judged twice for the same subtopic of topic {topic!r} (first on {where})"
+                expected, by = "one judgment per (topic, subtopic, docno)", "topic, subtopic, doc"
+            else:
+                message = "document {doc!r} is judged twice for topic {topic!r} (first on {where})"
+                expected, by = "one judgment per (topic, docno); trec_eval refuses such qrels too", "topic, doc"
+            raise duplicate_error(st, g, self.files, message, expected, by=by, subtopic_hint=not self.subtopics)
+        return dups
+
+    def store_staged(
+        self, st: Staging, todo: list[Group], stats: dict[int, tuple], dups: dict[int, int]
+    ) -> dict[int, IngestResult]:
+        gstats = group_stats(st, ", max(grade)")
+        if self.subtopics:  # a set's size is its judged (topic, doc) pairs
+            gstats = {
+                grp: (n, *rest)
+                for grp, n, *rest in st.con.execute(
+                    f"SELECT grp, count(DISTINCT (topic, doc)), count(DISTINCT topic), max(grade) "
+                    f"FROM {st.rows} GROUP BY grp"
+                ).fetchall()
+            }
+        return {
+            g.idx: store_qrels(
+                self.store,
+                st,
+                g,
+                gstats.get(g.idx, (0, 0, None)),
+                self.format,
+                self.replace,
+                self.declared,
+                self.subtopics,
+                self.probs,
+            )  # fmt: skip
+            for g in todo
+        }
 
 
 def declared_gains(gains: str | Sequence[float] | None) -> str | None:

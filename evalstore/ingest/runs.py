@@ -3,38 +3,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import IngestError
-from ..progress import progress_bar
-from . import readers
+from . import fast, readers
 from .checks import (
-    check_file,
-    check_names,
     drop_duplicates,
     duplicate_error,
     duplicates,
-    file_stats,
     group_stats,
     validate_call,
 )
 from .dicts import run_from_dict
+from .fast import FastRun
 from .files import (
-    combined_sha,
     compression,
     expand_paths,
     fields,
     first_content_line,
-    hashes,
     materialized,
     physical_line,
 )
 from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
+from .pipeline import IngestCall, empty_call_error
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import IngestResult, store_runs, stored_identities
+from .write import INSERT_ROWS, IngestResult, insert_read_rows, store_read_run, store_runs, stored_identities
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -67,79 +65,115 @@ def ingest_runs(
     if name is not None and not name.strip():
         raise IngestError("the run name is empty")
     with materialized(expand_paths(paths)) as inputs:
-        return _ingest(store, inputs, name, format, replace, dedupe, name_from, progress)
+        return RunIngest(store, inputs, name, format, replace, dedupe, name_from, progress).run()
 
 
-def _ingest(
-    store: StoreHandle,
-    inputs: list[Path],
-    name: str | None,
-    format: str,
-    replace: bool,
-    dedupe: bool,
-    name_from: str,
-    progress: bool | None,
-) -> list[IngestResult]:
-    files, groups, per_topic = _plan(inputs, name, format, name_from)
+class RunIngest(IngestCall):
+    """The hooks of a run ingest call: runs named by their tags (or given names, or file names), the
+    fast reader for cleanly delimited files, NTCIR res files forming one run, ``--dedupe``."""
 
-    con = store.con
-    results: dict[int, IngestResult] = {}
-    stored = stored_identities(con, "run", [nm for g in groups if (nm := g.name or g.guess)])
-    todo, unchanged = [], []
-    for g in groups:
-        nm = g.name or g.guess
-        if nm is not None and nm in stored and stored[nm].same(g, format):
-            g.name = nm
-            unchanged.append(g)
-            results[g.idx] = IngestResult("run", nm, "unchanged", g.sources)
-        else:
-            todo.append(g)
-    if not todo:
-        return [results[g.idx] for g in groups]
-    todo_files = [f for g in todo for f in g.files]
-    # Parsing and checks fill temporary tables only; the store itself is written in one
-    # transaction at the end. (Outside a transaction a failed fast read can simply be retried.)
-    if store.in_transaction:
-        for f in todo_files:
-            f.delim = None
-    with Staging(con, "runs", RUN_COLUMNS) as st:
-        with progress_bar(len(todo_files), "reading runs", enabled=progress, min_total=1, transient=True) as bar:
-            readers.load(st, todo_files, bar)
-            stats = file_stats(st, ", min(tag), max(tag), count(DISTINCT topic)")
-            for g in todo:
-                for f in g.files:
-                    check_file(f, stats.get(f.idx), allow_empty=per_topic, empty_what="run lines")
-                if not per_topic:
-                    name_run(st, g, stats[g.idx])
-            if per_topic and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
-                raise IngestError(
-                    "every res file is empty: the run has no documents",
-                    file=", ".join(f.name for f in todo_files),
-                    expected=todo_files[0].layout.expected,
-                )
-            check_names(unchanged + todo, "run")  # an unchanged run's name is taken too
-            bar.update(description="checking runs")
-            dups = duplicates(st)
-            if dups and not dedupe:
-                g = next(g for g in todo if g.idx in dups)
-                raise duplicate_error(
-                    st,
-                    g,
-                    files,
-                    "duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
-                    "each docno at most once per topic; pass --dedupe to keep the first "
-                    "occurrence (trec_eval refuses runs with duplicate documents)",
-                )
-            if dups:
-                drop_duplicates(st, list(dups))
-            bar.update(description="storing runs")
-            if per_topic or dups:
-                gstats = group_stats(st)
-            else:  # one file per run: the file's counts
-                gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
-            with store.transaction():
-                results.update(store_runs(store, st, todo, gstats, dups, replace, format, files[0].layout.rank_sql))
-    return [results[g.idx] for g in groups]
+    kind = what = "run"
+    staging = "runs"
+    columns = RUN_COLUMNS
+    stats_extra = ", min(tag), max(tag), count(DISTINCT topic)"
+    empty_what = "run lines"
+
+    def __init__(self, store, inputs, name, format, replace, dedupe, name_from, progress) -> None:
+        super().__init__(store, format, replace, progress)
+        self.inputs, self.name, self.dedupe, self.name_from = inputs, name, dedupe, name_from
+        self.per_topic = False
+
+    def plan(self) -> list[Group]:
+        self.files, groups, self.per_topic = _plan(self.inputs, self.name, self.format, self.name_from)
+        return groups
+
+    def known_name(self, g: Group) -> str | None:
+        return g.name or g.guess
+
+    def early_names(self, todo: list[Group]) -> list[Group]:
+        # the fast reader's runs: their tag is every line's (else the general reader names them)
+        return [] if self.per_topic else [g for g in todo if g.files[0].delim and self.known_name(g)]
+
+    def allow_empty(self) -> bool:
+        return self.per_topic
+
+    def read_fast(self, todo: list[Group], bar) -> list[Group]:
+        """Cleanly delimited files: read, checked and ranked in one pass (:mod:`evalstore.ingest.fast`)
+        and stored a million rows at a time; the files it declines go to the general reader."""
+        readable = [] if self.per_topic else [g for g in todo if g.files[0].delim]
+        stored = stored_identities(self.store.con, "run", [nm for g in readable if (nm := self.known_name(g))])
+        declined, parts, n_rows = [], [], 0
+        for g, read in _read(readable):
+            bar.advance(1)
+            if read is None:
+                declined.append(g)
+                continue
+            f = g.files[0]
+            g.sha, g.file_sha, g.tag = str(read.sha), read.file_sha, f.tag0
+            g.name = g.name or f.tag0
+            run_id, self.results[g.idx] = store_read_run(
+                self.store, g, read.n_rows, read.n_topics, self.replace, self.format, stored.get(g.final)
+            )
+            if run_id is not None:
+                parts.append((run_id, read.table))
+                n_rows += read.n_rows
+            if n_rows >= INSERT_ROWS:
+                insert_read_rows(self.store.con, parts)
+                parts, n_rows = [], 0
+        if parts:
+            insert_read_rows(self.store.con, parts)
+        return [g for g in todo if g not in readable] + declined
+
+    def after_group(self, st: Staging, stats: dict[int, tuple], g: Group) -> None:
+        if not self.per_topic:
+            name_run(st, g, stats[g.idx])
+
+    def after_read(self, st: Staging, stats: dict[int, tuple], todo: list[Group]) -> None:
+        todo_files = [f for g in todo for f in g.files]
+        if self.per_topic and not any(stats.get(f.idx, (0,))[0] for f in todo_files):
+            raise empty_call_error(todo_files)
+
+    def duplicates(self, st: Staging, todo: list[Group]) -> dict[int, int]:
+        dups = duplicates(st)
+        if dups and not self.dedupe:
+            g = next(g for g in todo if g.idx in dups)
+            raise duplicate_error(
+                st,
+                g,
+                self.files,
+                "duplicate document {doc!r} in topic {topic!r} (first seen on {where})",
+                "each docno at most once per topic; pass --dedupe to keep the first "
+                "occurrence (trec_eval refuses runs with duplicate documents)",
+            )
+        if dups:
+            drop_duplicates(st, list(dups))
+        return dups
+
+    def store_staged(
+        self, st: Staging, todo: list[Group], stats: dict[int, tuple], dups: dict[int, int]
+    ) -> dict[int, IngestResult]:
+        if self.per_topic or dups:
+            gstats = group_stats(st)
+        else:  # one file per run: the file's counts
+            gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
+        rank_sql = self.files[0].layout.rank_sql
+        return store_runs(self.store, st, todo, gstats, dups, self.replace, self.format, rank_sql)
+
+
+def _read(groups: list[Group]) -> Iterator[tuple[Group, FastRun | None]]:
+    """``(group, rows)`` of one-file runs read by the fast reader on two threads, a few files ahead,
+    in order (rows None: the general reader must read the file)."""
+    if not groups:
+        return
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        ahead = 4
+        futures = {}
+        for i, g in enumerate(groups):
+            for k in range(i, min(i + ahead, len(groups))):
+                if k not in futures:
+                    f = groups[k].files[0]
+                    futures[k] = pool.submit(fast.read_run, f.path, f.compression, str(f.delim), f.tag0)
+            yield g, futures.pop(i).result()
 
 
 def _plan(
@@ -149,7 +183,6 @@ def _plan(
     and whether the files are per-topic files (NTCIREVAL res files) forming one run."""
     files = [SourceFile(i, p, compression(p), "trec_run") for i, p in enumerate(paths)]
     firsts = {f.idx: first_content_line(f.path) for f in files}
-    shas, file_shas = hashes([f.path for f in files])
     for f in files:
         first_line = firsts[f.idx]
         f.delim = readers.fast_delimiter(first_line)
@@ -172,9 +205,7 @@ def _plan(
                     file=f.name,
                 )
             topics[f.topic] = f.path
-        paths = [f.path for f in files]
-        group = Group(0, files, combined_sha(paths, shas), name=name, file_sha=combined_sha(paths, file_shas))
-        return files, [group], True
+        return files, [Group(0, files, "", name=name)], True
     if name and len(files) > 1:
         raise IngestError(
             f"--name names one run but {len(files)} files were given; ingest them one at a "
@@ -183,7 +214,7 @@ def _plan(
     groups = []
     for f in files:
         f.grp = f.idx
-        g = Group(f.idx, [f], shas[f.path], file_sha=file_shas[f.path])
+        g = Group(f.idx, [f], "")
         if name:
             g.name = name
         elif name_from == "file":

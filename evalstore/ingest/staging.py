@@ -63,8 +63,7 @@ class Staging:
     """The temporary tables of one ingest call, dropped when the call ends (``with Staging(...)``).
 
     * ``raw``: the parsed rows (file_idx, grp, ln, err, then ``columns``), in reading order;
-    * ``rows``: a view over ``raw`` with the line index computed (see
-      :func:`evalstore.ingest.readers.line_index_sql`) and ``rid``, the raw row's rowid;
+    * ``rows``: a view over ``raw`` with ``rid``, the raw row's rowid;
     * ``ids``: group -> the id the group is stored under (filled when writing).
     """
 
@@ -91,9 +90,9 @@ class Staging:
         )
         return self
 
-    def define_view(self, ln_sql: str = "ln") -> None:
+    def define_view(self) -> None:
         self.con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {self.rows} AS SELECT file_idx, grp, {ln_sql} AS ln, err, "
+            f"CREATE OR REPLACE TEMP VIEW {self.rows} AS SELECT file_idx, grp, ln, err, "
             f"{self.column_names}, rowid AS rid FROM {self.raw}"
         )
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
+from ..evaluation_context import EvaluationContext
 from ..version import __version__
 
 if TYPE_CHECKING:
@@ -187,37 +188,26 @@ def import_scores(store: StoreHandle, folder: str | os.PathLike) -> int:
     """Store per-topic scores computed elsewhere (``DIR/spark_scores/<qrels>/*.parquet`` written by
     :func:`evalstore.spark.evaluate`: run, qrels, metric, topic, value, aggregate, params) for runs
     and qrels sets the store has; an earlier evaluation of the same (run, qrels, metric) is
-    replaced. Returns the number of (run, qrels, metric) evaluations stored."""
+    replaced, by the same writer as an evaluation's (:meth:`EvaluationContext.save_scores`).
+    Returns the number of (run, qrels, metric) evaluations stored."""
     src = Path(folder) / "spark_scores"
     if not src.is_dir():
         raise StoreError(f"{Path(folder)} has no spark_scores folder (written by evalstore.spark.evaluate)")
     con = store.con
-    with store.transaction():
-        con.execute(f"""CREATE OR REPLACE TEMP TABLE _import_scores AS
-            SELECT r.run_id, q.qrels_id, s.metric, s.topic, s.value, s.aggregate, s.params, s.run, s.qrels
-            FROM read_parquet({_lit(src / "*" / "*.parquet")}) s
-            LEFT JOIN run_meta r ON r.name = s.run LEFT JOIN qrels_meta q ON q.name = s.qrels""")
-        unknown = con.execute(
-            "SELECT DISTINCT run, qrels FROM _import_scores WHERE run_id IS NULL OR qrels_id IS NULL LIMIT 5"
-        ).fetchall()
-        if unknown:
-            raise StoreError(
-                f"scores for runs or qrels sets the store does not have: {unknown}; import the store first "
-                f"(evalstore import store DIR)"
-            )
-        for table in ("score_data", "evaluations"):
-            con.execute(f"""DELETE FROM {table} WHERE (qrels_id, run_id, metric) IN
-                            (SELECT DISTINCT qrels_id, run_id, metric FROM _import_scores)""")
-        con.execute("INSERT INTO score_data (run_id, qrels_id, metric, topic, value) "
-                    "SELECT run_id, qrels_id, metric, topic, value FROM _import_scores")  # fmt: skip
-        n = con.execute(
-            """INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version, params,
-                                        run_sha256, qrels_sha256, pool)
-               SELECT e.run_id, e.qrels_id, e.metric, e.aggregate, e.n, ?, e.params::JSON, r.sha256, q.sha256, false
-               FROM (SELECT run_id, qrels_id, metric, any_value(aggregate) AS aggregate, count(value) AS n,
-                            any_value(params) AS params FROM _import_scores GROUP BY ALL) e
-               JOIN run_meta r USING (run_id) JOIN qrels_meta q USING (qrels_id) RETURNING 1""",
-            [__version__ + "+spark"],
-        ).fetchall()
-        con.execute("DROP TABLE _import_scores")
-    return len(n)
+    parquet = f"read_parquet({_lit(src / '*' / '*.parquet')})"
+    unknown = con.execute(
+        f"""SELECT DISTINCT s.run, s.qrels FROM {parquet} s
+            LEFT JOIN run_meta r ON r.name = s.run LEFT JOIN qrels_meta q ON q.name = s.qrels
+            WHERE r.run_id IS NULL OR q.qrels_id IS NULL LIMIT 5"""
+    ).fetchall()
+    if unknown:
+        raise StoreError(
+            f"scores for runs or qrels sets the store does not have: {unknown}; import the store first "
+            f"(evalstore import store DIR)"
+        )
+    with store.transaction(), EvaluationContext(con) as ctx:
+        ctx.add_scores(
+            f"""SELECT q.qrels_id, r.run_id, s.topic, s.metric, s.value, s.aggregate, s.params FROM {parquet} s
+                JOIN run_meta r ON r.name = s.run JOIN qrels_meta q ON q.name = s.qrels"""
+        )
+        return ctx.save_scores(store, pool=False, engine_version=__version__ + "+spark")

@@ -3,13 +3,13 @@
 :func:`compute` groups the requested metric instances by evaluation :class:`Context` (``rel``,
 ``judged_only``, ``gains``), builds the ranked judged list once per context for all runs and
 qrels sets at once (:mod:`.ranked_list`), then runs every metric's SQL block over it in one
-``UNION ALL`` statement into the temporary table ``_eval_out``. Storing and shaping the result is
-:mod:`evalstore.evaluation`'s job.
+``UNION ALL`` statement into an output table that the evaluation's context owns
+(:class:`evalstore.evaluation_context.EvaluationContext`, which also plans the evaluation once with
+:func:`plan_pairs`). Storing and shaping the result is :mod:`evalstore.evaluation`'s job.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,11 +25,6 @@ from .options import CONVENTION_ORDER, NO_DEPTH, Options
 from .ranked_list import OPTIONAL_RELATIONS, Context, build
 from .references import REFERENCES, Reference
 from .registry import MetricInstance
-
-#: The engine's output: one row per (qrels set, run, topic, metric key) ...
-OUTPUT_TABLE = "_eval_out"
-#: ... and the stored name of each metric key on each qrels set.
-NAMES_TABLE = "_eval_names"
 
 
 class Progress(Protocol):
@@ -122,6 +117,40 @@ class _Unit:
     instances: list[MetricInstance] = field(default_factory=list)
 
 
+def plan_pairs(
+    qrels_ids: Sequence[int],
+    instances: Sequence[MetricInstance],
+    options: Options,
+    declared_gains: Mapping[int, tuple[float, ...] | None],
+) -> dict[tuple[int, str], tuple[Context, StoredName]]:
+    """``{(qrels_id, display name): (context, stored name)}``: where each metric is computed on each
+    qrels set, and the name its scores are stored under (the plan of an evaluation)."""
+    out: dict[tuple[int, str], tuple[Context, StoredName]] = {}
+    for qid in qrels_ids:
+        for inst in instances:
+            ctx = effective_context(inst, declared_gains.get(qid), options)
+            out[(qid, inst.display)] = (ctx, stored_name(inst, ctx, options, declared_gains.get(qid)))
+    return out
+
+
+def group_units(
+    pairs: Mapping[tuple[int, str], tuple[Context, StoredName]],
+    qrels_ids: Sequence[int],
+    instances: Sequence[MetricInstance],
+) -> list[_Unit]:
+    """The passes (one per context) over ``qrels_ids`` x ``instances`` of a plan (:func:`plan_pairs`)."""
+    units: dict[Context, _Unit] = {}
+    for qid in qrels_ids:
+        for inst in instances:
+            ctx = pairs[(qid, inst.display)][0]
+            unit = units.setdefault(ctx, _Unit(ctx))
+            if qid not in unit.qrels_ids:
+                unit.qrels_ids.append(qid)
+            if inst not in unit.instances:
+                unit.instances.append(inst)
+    return list(units.values())
+
+
 def plan(
     qrels_ids: Sequence[int],
     instances: Sequence[MetricInstance],
@@ -129,18 +158,8 @@ def plan(
     declared_gains: Mapping[int, tuple[float, ...] | None],
 ) -> tuple[list[_Unit], dict[tuple[int, str], StoredName]]:
     """The passes (one per context) and ``{(qrels_id, display name): stored name}``."""
-    units: dict[Context, _Unit] = {}
-    names: dict[tuple[int, str], StoredName] = {}
-    for qid in qrels_ids:
-        for inst in instances:
-            ctx = effective_context(inst, declared_gains.get(qid), options)
-            unit = units.setdefault(ctx, _Unit(ctx))
-            if qid not in unit.qrels_ids:
-                unit.qrels_ids.append(qid)
-            if inst not in unit.instances:
-                unit.instances.append(inst)
-            names[(qid, inst.display)] = stored_name(inst, ctx, options, declared_gains.get(qid))
-    return list(units.values()), names
+    pairs = plan_pairs(qrels_ids, instances, options, declared_gains)
+    return group_units(pairs, qrels_ids, instances), {k: n for k, (_, n) in pairs.items()}
 
 
 @dataclass(frozen=True)
@@ -151,6 +170,7 @@ class UnitSQL:
     options: Options
     columns: frozenset[str]
     selects: tuple[str, ...]
+    reads: frozenset[str] = frozenset()  # the ranked-list relations the blocks read
 
     @property
     def union(self) -> str:
@@ -189,53 +209,22 @@ def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
         )
     reads = frozenset().union(*(i.spec.block.reads for i, _ in bodies.values()))
     optional = reads & frozenset(OPTIONAL_RELATIONS)  # e.g. rl_subtopics: built only when read
-    return UnitSQL(opts, (needs & frozenset(sqlfile.RUNNING_COLUMNS)) | optional, tuple(selects))
+    return UnitSQL(opts, (needs & frozenset(sqlfile.RUNNING_COLUMNS)) | optional, tuple(selects), reads)
 
 
 def compute(
     con: duckdb.DuckDBPyConnection,
-    qrels_ids: Sequence[int],
+    units: Sequence[_Unit],
     run_ids: Sequence[int],
-    instances: Sequence[MetricInstance],
     options: Options,
+    output: str,
     *,
-    declared_gains: Mapping[int, tuple[float, ...] | None] | None = None,
     qrels_names: Mapping[int, str] | None = None,
     progress: Progress | None = None,
-    append: bool = False,
-) -> dict[tuple[int, str], StoredName]:
-    """Compute every instance for every (qrels set, run) into the temporary table
-    ``_eval_out(qrels_id, run_id, topic, key, value)``, and write ``_eval_names(qrels_id, key,
-    metric, aggregate, params)``: the stored name of each key on each qrels set. ``append``: add to
-    the tables of an earlier call (one evaluation made of several calls) instead of replacing them.
-
-    Returns ``{(qrels_id, display name): stored name}``."""
-    units, names = plan(qrels_ids, instances, options, declared_gains or {})
-    con.execute(
-        f"CREATE TEMP TABLE IF NOT EXISTS {OUTPUT_TABLE} "
-        "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, key VARCHAR, value DOUBLE)"
-    )
-    con.execute(
-        f"CREATE TEMP TABLE IF NOT EXISTS {NAMES_TABLE} "
-        "(qrels_id INTEGER, key VARCHAR, metric VARCHAR, aggregate VARCHAR, params JSON)"
-    )
-    if not append:
-        con.execute(f"DELETE FROM {OUTPUT_TABLE}")
-        con.execute(f"DELETE FROM {NAMES_TABLE}")
-    distinct = {(qid, n.key): n for (qid, _), n in names.items()}
-    con.execute(
-        f"INSERT INTO {NAMES_TABLE} SELECT * FROM (SELECT unnest($1::INTEGER[]) AS qrels_id, "
-        "unnest($2::VARCHAR[]) AS key, unnest($3::VARCHAR[]) AS metric, unnest($4::VARCHAR[]) AS aggregate, "
-        f"unnest($5::JSON[]) AS params) n WHERE NOT EXISTS (SELECT 1 FROM {NAMES_TABLE} x "
-        "WHERE x.qrels_id = n.qrels_id AND x.key = n.key)",
-        [
-            [qid for qid, _ in distinct],
-            [key for _, key in distinct],
-            [n.metric for n in distinct.values()],
-            [n.aggregate for n in distinct.values()],
-            [json.dumps(n.params, sort_keys=True) for n in distinct.values()],
-        ],
-    )
+) -> None:
+    """Compute every unit's instances for its qrels sets and ``run_ids`` into the table ``output
+    (qrels_id, run_id, topic, key, value)``: per unit, the ranked list is built
+    (:func:`evalstore.metrics.ranked_list.build`) and the metric blocks run in one statement."""
     for unit in units:
         ctx = unit.context
         check_gains(con, unit.qrels_ids, ctx.gains, qrels_names or {})
@@ -243,7 +232,7 @@ def compute(
         sql = unit_sql(unit, options, gmax)
         build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns)
         try:
-            con.execute(f"INSERT INTO {OUTPUT_TABLE} " + sql.union)
+            con.execute(f"INSERT INTO {output} " + sql.union)
         except duckdb.Error as e:
             if is_resource_error(e):
                 raise
@@ -251,4 +240,3 @@ def compute(
             raise MetricError(f"computing {failed} failed in DuckDB: {e}") from None
         if progress is not None:
             progress.advance(len(unit.instances) * len(unit.qrels_ids))
-    return names

@@ -10,6 +10,7 @@ from __future__ import annotations
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import duckdb
 
@@ -74,6 +75,7 @@ def build(
         con.execute(stmt)
 
 
+@overload
 def render(
     qrels_ids: Sequence[int],
     run_ids: Sequence[int],
@@ -82,11 +84,48 @@ def render(
     columns: set[str] | frozenset[str] | None,
     rank_source: str,
     run_ids_sql: str | None = None,
-) -> list[str]:
+    *,
+    counts_source: str | None = None,
+    as_ctes: Literal[False] = False,
+) -> list[str]: ...
+
+
+@overload
+def render(
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    context: Context,
+    options: Options,
+    columns: set[str] | frozenset[str] | None,
+    rank_source: str,
+    run_ids_sql: str | None = None,
+    *,
+    counts_source: str | None = None,
+    as_ctes: Literal[True],
+) -> list[tuple[str, str]]: ...
+
+
+def render(
+    qrels_ids: Sequence[int],
+    run_ids: Sequence[int],
+    context: Context,
+    options: Options,
+    columns: set[str] | frozenset[str] | None,
+    rank_source: str,
+    run_ids_sql: str | None = None,
+    *,
+    counts_source: str | None = None,
+    as_ctes: bool = False,
+) -> list[str] | list[tuple[str, str]]:
     """The statements of ``sql/ranked_list.sql`` for one context: ``rank_source`` is the query
     giving ``(run_id, topic, doc, rank, score)`` of the runs (stored runs, or a run given in
     memory to :class:`evalstore.Evaluator`); ``run_ids_sql`` a query giving the ``run_id`` of the
-    runs when they are not ``run_ids`` (for ``complete``)."""
+    runs when they are not ``run_ids`` (for ``complete``). ``counts_source``: a query giving ``(run_id,
+    topic, n)``, the rows of each run and topic, when ``rank_source`` gives only the rows that some
+    qrels set may judge (a narrower ranked list; no block may then read ``rl_retrieved``, which holds
+    just those rows). ``as_ctes``: the relations as ``(name,
+    query)`` pairs, in order, for a ``WITH`` clause (the in-memory evaluator, Spark) instead of
+    ``CREATE OR REPLACE TEMP TABLE|VIEW name AS query`` statements."""
     wanted = set(RUNNING_COLUMNS) if columns is None else set(columns)
     run_list = ", ".join(str(int(r)) for r in run_ids)
     qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
@@ -106,6 +145,12 @@ def render(
         "judged_only": "TRUE" if context.judged_only else "FALSE",
         "use_pool": "TRUE" if options.pool else "FALSE",
         "topic_pairs": pairs,
+        "retrieved_counts": (
+            "SELECT run_id, topic, count(*) AS n_ret FROM rl_retrieved GROUP BY run_id, topic"
+            if counts_source is None
+            else f"SELECT run_id, topic, least(n, {options.depth_value}) AS n_ret FROM ({counts_source}) c "
+            "WHERE topic IN (SELECT DISTINCT topic FROM rl_qtopics)"
+        ),
         "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
         "condensed_rank": (
             "row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)"
@@ -124,9 +169,26 @@ def render(
             else ""
         ),
     }
-    out = statements(string.Template(read_sql("ranked_list.sql")).substitute(values))
-    skip = [r for r in OPTIONAL_RELATIONS if columns is None or r not in columns]
-    return [s for s in out if not any(s.startswith(f"CREATE OR REPLACE TEMP TABLE {r} ") for r in skip)]
+    skip = {r for r in OPTIONAL_RELATIONS if columns is None or r not in columns}
+    relations = [
+        r for r in relations_of(string.Template(read_sql("ranked_list.sql")).substitute(values)) if r[1] not in skip
+    ]
+    if as_ctes:
+        return [(name, query) for _, name, query in relations]
+    return [f"CREATE OR REPLACE TEMP {kind} {name} AS\n{query}" for kind, name, query in relations]
+
+
+def relations_of(script: str) -> list[tuple[str, str, str]]:
+    """``(TABLE or VIEW, name, query)`` of each ``CREATE OR REPLACE TEMP TABLE|VIEW name AS query``
+    statement of the ranked-list script (the only statements it has)."""
+    out = []
+    for stmt in statements(script):
+        head, _, query = stmt.partition(" AS\n")
+        words = head.split()
+        if words[:4] != ["CREATE", "OR", "REPLACE", "TEMP"] or len(words) != 6 or words[4] not in ("TABLE", "VIEW"):
+            raise ValueError(f"internal: sql/ranked_list.sql holds a statement of another form: {stmt[:60]!r}")
+        out.append((words[4], words[5], query))
+    return out
 
 
 def statements(script: str) -> list[str]:

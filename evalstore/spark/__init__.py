@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from ..metrics.ranked_list import render
 from ..metrics.registry import spark_support
 
 _BLOCKS_PER_QUERY = 8
-_STATEMENT = re.compile(r"^CREATE OR REPLACE TEMP (?:TABLE|VIEW) (\w+) AS\s*(.*)$", re.S)
 
 
 supported = spark_support  # None when the metric runs on Spark, else why not
@@ -131,11 +129,7 @@ def evaluate(
         gains = unit.context.gains
         gmax = max(gains) if gains else float(meta["max_grade"] or 1)
         sql = engine.unit_sql(unit, options, gmax)
-        for stmt in render([qid], run_ids, unit.context, sql.options, sql.columns, rank_source):
-            m = _STATEMENT.match(stmt)
-            if m is None:
-                raise MetricError(f"internal: unexpected ranked-list statement {stmt[:60]!r}")
-            name, body = m.groups()
+        for name, body in render([qid], run_ids, unit.context, sql.options, sql.columns, rank_source, as_ctes=True):
             df = spark.sql(_to_spark(body))
             df.cache()  # every block of the pass reads it
             df.createOrReplaceTempView(name)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import SubsampleError
+from ..ingest.write import QRELS_CONTENT_TABLES, QrelsMeta, clear_qrels, write_qrels_meta
 from .params import (
     METHODS,
     TRUNC_EPS,
@@ -126,20 +127,9 @@ def create_subsamples(
                         f"subsample {name!r} already exists and {why}; pass replace=True (--replace) to "
                         f"recreate it, or prefix= (--prefix) to store these under other names"
                     )
-                qid = existing[0]
-                delete_contents(con, [qid])
-                con.execute(
-                    """UPDATE qrels_meta SET source = ?, sha256 = ?, n_topics = ?, n_judged = ?,
-                               max_grade = ?, default_gains = ?, ingested_at = current_timestamp
-                               WHERE qrels_id = ?""",
-                    [source, sha, n_topics, n_rows, max_grade, parent_gains, qid],
-                )
-            else:
-                qid = con.execute(
-                    """INSERT INTO qrels_meta (name, source, format, sha256, n_topics, n_judged, max_grade,
-                       default_gains) VALUES (?, ?, 'subsample', ?, ?, ?, ?, ?) RETURNING qrels_id""",
-                    [name, source, sha, n_topics, n_rows, max_grade, parent_gains],
-                ).fetchall()[0][0]
+                delete_contents(con, [existing[0]])
+            meta = QrelsMeta(name, source, "subsample", sha, None, n_topics, n_rows, max_grade, parent_gains)
+            qid = write_qrels_meta(con, meta, existing[0] if existing is not None else None)
             con.execute(
                 """INSERT INTO subsample_meta (qrels_id, parent_id, method, fraction, seed, trial,
                            min_rel, min_nonrel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -213,6 +203,5 @@ def _shuffle(con, parent_id: int, seed: int, trials: int, method: str) -> None:
 
 
 def delete_contents(con, qrels_ids: Sequence[int]) -> None:
-    ids = ", ".join(str(int(q)) for q in qrels_ids)
-    for table in ("qrels_data", "subtopic_qrels_data", "subtopic_probs", "score_data", "evaluations", "subsample_meta"):
-        con.execute(f"DELETE FROM {table} WHERE qrels_id IN ({ids})")
+    """Delete the subsamples' judgments, scores and derivation (their qrels_meta rows stay)."""
+    clear_qrels(con, qrels_ids, (*QRELS_CONTENT_TABLES, "subsample_meta"))

@@ -93,5 +93,6 @@ def test_ranked_list_placeholders_are_filled_by_the_engine():
     text = (sql_dir() / "ranked_list.sql").read_text()
     used = set(re.findall(r"\$\{([a-z_]+)\}", sqlfile.strip_comments(text)))
     filled = {"qrels_ids", "rel", "gain_expr", "depth", "rank_source", "judged_only", "use_pool", "topic_pairs",
-              "topic_filter", "condensed_rank", "running_columns", "ideal_join", "running_window"}  # fmt: skip
+              "topic_filter", "condensed_rank", "running_columns", "ideal_join", "running_window",
+              "retrieved_counts"}  # fmt: skip
     assert used == filled

@@ -1,0 +1,194 @@
+"""The fast run reader (evalstore.ingest.fast) against the store's ingest: for every file it reads,
+the same rows, ranks and content hash; every file it declines goes to the general reader, and the
+one-shot evaluation of files (evalstore.evaluate, `evalstore eval QRELS RUN...`) gives the same
+result and the same messages as the store."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import pytest
+from fuzz_corpus import cases
+
+import evalstore
+from evalstore.errors import IngestError
+from evalstore.ingest.fast import read_run
+from evalstore.ingest.files import compression, content_sha256, first_content_line
+from evalstore.ingest.readers import fast_delimiter
+
+
+def _lines(rows, sep=" "):
+    return "".join(sep.join(map(str, r)) + "\n" for r in rows).encode()
+
+
+def _variants() -> dict[str, bytes]:
+    rnd = random.Random(7)
+    rows = []
+    for t in ("q1", "q10", "q2", "é"):
+        for k in range(40):
+            doc = f"d{rnd.randint(0, 60):03d}" if k else "dz"
+            rows.append([t, "Q0", doc, k + 1, rnd.choice([1.5, 1.25, 0.5, 2, 3.0]), "sys"])
+    # distinct docs per topic
+    seen, uniq = set(), []
+    for r in rows:
+        if (r[0], r[2]) not in seen:
+            seen.add((r[0], r[2]))
+            uniq.append(r)
+    ordered = sorted(uniq, key=lambda r: (r[0], -float(r[4]), r[2]))  # ties by docno ascending: not trec_eval's
+    trec = sorted(uniq, key=lambda r: r[2], reverse=True)
+    trec = sorted(trec, key=lambda r: (r[0], -float(r[4])))
+    shuffled = list(uniq)
+    rnd.shuffle(shuffled)
+    interleaved = ordered[::2] + ordered[1::2]
+    return {
+        "score_sorted_ties_asc": _lines(ordered),
+        "trec_order": _lines(trec),
+        "shuffled": _lines(shuffled),
+        "topics_interleaved": _lines(interleaved),
+        "tabs": _lines(ordered, "\t"),
+        "blank_lines": _lines(ordered[:5]) + b"\n\n" + _lines(ordered[5:]),
+        "no_final_newline": _lines(ordered)[:-1],
+        "plus_score": _lines([r[:4] + [f"+{r[4]}"] + r[5:] for r in ordered]),
+        "exp_score": _lines([r[:4] + [f"{float(r[4]):e}"] + r[5:] for r in ordered]),
+        "signed_rank": _lines([r[:3] + [f"+{r[3]}"] + r[4:] for r in ordered]),
+        "crlf": _lines(ordered).replace(b"\n", b"\r\n"),
+        "comment": b"# a comment\n" + _lines(ordered),
+        "comment_inside": _lines(ordered[:3]) + b"#x Q0 d 1 1 sys\n" + _lines(ordered[3:]),
+        "bom": b"\xef\xbb\xbf" + _lines(ordered),
+        "double_space": _lines(ordered).replace(b" Q0 ", b"  Q0 ", 1),
+        "leading_space": b" " + _lines(ordered),
+        "mixed_ws": _lines(ordered[:3]) + _lines(ordered[3:], "\t"),
+        "extra_field": _lines([r + ["x"] for r in ordered]),
+        "other_tag": _lines(ordered[:-1]) + _lines([ordered[-1][:5] + ["other"]]),
+        "duplicate": _lines(ordered + [ordered[0]]),
+        "nan": _lines(ordered[:-1] + [ordered[-1][:4] + ["nan", "sys"]]),
+        "q0_other": _lines([[r[0], "x", *r[2:]] for r in ordered]),
+    }
+
+
+def _store_rows(path: Path, dedupe: bool = False):
+    with evalstore.open(":memory:") as s:
+        [res] = s.ingest_run(str(path), format="trec", progress=False, dedupe=dedupe)
+        rows = s.con.execute(
+            "SELECT topic, doc, submitted_rank, score, line_no, rank FROM run_row_data ORDER BY line_no"
+        ).fetchall()
+        sha = s.con.execute("SELECT sha256 FROM run_meta").fetchall()[0][0]
+        return res.name, rows, sha
+
+
+@pytest.mark.parametrize("name", sorted(_variants()))
+@pytest.mark.parametrize("gz", [False, True])
+def test_fast_reader_reads_what_the_store_stores_or_declines(tmp_path, name, gz):
+    data = _variants()[name]
+    path = tmp_path / ("run.gz" if gz else "run.txt")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    first = first_content_line(path)
+    delim = fast_delimiter(first)
+    fast = read_run(path, compression(path), delim, first.split(delim)[5]) if delim and first else None
+    try:
+        _, rows, sha = _store_rows(path)
+    except IngestError:
+        assert fast is None, f"{name}: the fast reader read a file the store refuses"
+        return
+    if fast is None:
+        assert name not in ("score_sorted_ties_asc", "trec_order", "shuffled", "topics_interleaved", "tabs"), name
+        return
+    t = fast.table
+    got = list(
+        zip(*(t.column(c).to_pylist() for c in ("topic", "doc", "submitted_rank", "score", "ln", "rank")), strict=True)
+    )
+    assert got == rows
+    assert fast.sha == sha == content_sha256(path)
+
+
+@pytest.mark.parametrize("case", [c for c in cases() if c[1] == "run"], ids=lambda c: c[0])
+def test_one_shot_gives_the_store_message_for_every_malformed_run(tmp_path, case):
+    name, _, data, expect = case
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n")
+    run = tmp_path / f"{name}.run"
+    run.write_bytes(data)
+    with pytest.raises(evalstore.EvalstoreError) as one_shot:
+        evalstore.evaluate(str(qrels), [str(run)], ["AP"])
+    with evalstore.open(":memory:") as s, pytest.raises(evalstore.EvalstoreError) as stored:
+        s.ingest_qrels(str(qrels), progress=False)
+        s.ingest_run(str(run), progress=False)
+        s.evaluate("qrels", None, ["AP"], progress=False)
+    assert str(one_shot.value) == str(stored.value)
+    assert expect in str(one_shot.value).lower()
+
+
+def test_one_shot_equals_the_store_on_mixed_files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    rnd = random.Random(3)
+    topics = ("q1", "q10", "q2", "é")
+    qrels.write_text("".join(f"{t} 0 d{d:03d} {rnd.choice([0, 1, 2])}\n" for t in topics for d in range(0, 60, 2)))
+    paths = []
+    for i, (name, data) in enumerate(sorted(_variants().items())):
+        if name in ("other_tag", "duplicate", "nan", "extra_field"):
+            continue
+        p = tmp_path / f"r{i}.txt"
+        p.write_bytes(data.replace(b" sys", f" sys{i}".encode()).replace(b"\tsys", f"\tsys{i}".encode()))
+        paths.append(str(p))
+    metrics = ["AP", "nDCG@10", "P@5", "RR", "Bpref"]
+    one = evalstore.evaluate(str(qrels), paths, metrics)
+    with evalstore.open(":memory:") as s:
+        s.ingest_qrels(str(qrels), name="qrels.txt", progress=False)
+        s.ingest_run(paths, progress=False)
+        stored = s.evaluate("qrels.txt", None, metrics, progress=False)
+    assert sorted(one.per_topic) == sorted(stored.per_topic)
+    assert sorted(one.means) == sorted(stored.means)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"depth": 5},
+        {"complete": True},
+        {"convention": "ir_measures"},
+        {"convention": "ntcireval"},
+        {"convention": "trec_eval9"},
+    ],
+    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()),
+)
+def test_one_shot_equals_the_store_under_every_option(tmp_path, options):
+    """Runs read from files reach the SQL ranked by the reader and, when every pass ranks in
+    trec_eval's order and no block reads rl_retrieved, only with their judged rows and each topic's
+    count (a narrower ranked list); the store ranks and counts in SQL. Same scores either way,
+    Utility (which reads rl_retrieved) included."""
+    qrels = tmp_path / "qrels.txt"
+    rnd = random.Random(5)
+    topics = ("q1", "q10", "q2", "é", "q3")
+    qrels.write_text("".join(f"{t} 0 d{d:03d} {rnd.choice([0, 1, 2])}\n" for t in topics for d in range(0, 60, 3)))
+    paths = []
+    for i, name in enumerate(("score_sorted_ties_asc", "trec_order", "shuffled", "tabs")):
+        p = tmp_path / f"r{i}.txt"
+        p.write_bytes(_variants()[name].replace(b"sys", f"sys{i}".encode()))
+        paths.append(str(p))
+    metrics = ["AP", "nDCG@10", "P@5", "RR", "Bpref", "R@20", "Utility", "num_ret"]
+    one = evalstore.evaluate(str(qrels), paths, metrics, **options)
+    with evalstore.open(":memory:") as s:
+        s.ingest_qrels(str(qrels), name="qrels.txt", progress=False)
+        s.ingest_run(paths, progress=False)
+        stored = s.evaluate("qrels.txt", None, metrics, progress=False, **options)
+    assert sorted(one.per_topic) == sorted(stored.per_topic)
+    assert sorted(one.means) == sorted(stored.means)
+
+
+def test_evaluator_given_a_path_or_the_rows_gives_the_same(tmp_path):
+    """A run given to Evaluator.evaluate as a path comes ranked by the reader; the same rows as a
+    dict are ranked (and narrowed) in Arrow: same values."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{t} 0 d{d:03d} {(d * 7) % 3}\n" for t in ("q1", "q10", "q2", "é") for d in range(0, 60, 2))
+    )
+    path = tmp_path / "run.txt"
+    path.write_bytes(_variants()["score_sorted_ties_asc"])
+    run: dict = {}
+    for line in path.read_text().splitlines():
+        t, _, d, _, s, _ = line.split()
+        run.setdefault(t, {})[d] = float(s)
+    with evalstore.Evaluator(str(qrels), ["AP", "nDCG@10", "P@5", "Bpref"]) as ev:
+        assert ev.evaluate(str(path)) == ev.evaluate(run)
