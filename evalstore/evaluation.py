@@ -26,7 +26,6 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from . import incremental
-from .aggregate import aggregate
 from .arguments import names as arg_names
 from .errors import MetricError
 from .evaluation_context import EvaluationContext
@@ -35,7 +34,7 @@ from .metrics.gains import declared_gains
 from .metrics.options import Options, make_options
 from .metrics.registry import MetricInstance
 from .progress import progress_bar
-from .result import EvalResult
+from .result import EvalResult, result_of_rows
 
 if TYPE_CHECKING:
     from .store.handle import StoreHandle
@@ -181,39 +180,11 @@ def _collect(
     unrelated: AbstractSet[int] = frozenset(),
 ) -> EvalResult:
     left_out = [r for r, rid in run_ids.items() if rid in unrelated]
-    run_ids = {r: rid for r, rid in run_ids.items() if rid not in unrelated}
-    id_to_name = {v: k for k, v in run_ids.items()}
+    names_of = {rid: r for r, rid in run_ids.items() if rid not in unrelated}
     stored = {i.display: names[(qrels_id, i.display)] for i in instances}
-    rows = ctx.scores(qrels_id)
-    by_key: dict[str, list[str]] = {}
-    for disp, name in stored.items():
-        by_key.setdefault(name.key, []).append(disp)
-    order = {d: i for i, d in enumerate(stored)}
-    per_topic = []
-    for run_id, topic, key, value in rows:
-        if run_id not in id_to_name:
-            continue
-        for disp in by_key.get(key, []):
-            per_topic.append((id_to_name[run_id], topic, disp, value))
-    # trec_eval prints topics in strcmp order: sorted the same way (byte order)
-    per_topic.sort(key=lambda r: (r[0], r[1].encode("utf-8"), order.get(r[2], 0)))
-    groups: dict[tuple[str, str], list[float]] = {}
-    for run, _, disp, value in per_topic:
-        groups.setdefault((run, disp), []).append(value)
-    means = []
-    for run in run_ids:
-        for disp in order:
-            vals = groups.get((run, disp), [])
-            means.append((run, disp, aggregate(vals, stored[disp].aggregate), sum(v is not None for v in vals)))
-    return EvalResult(
-        qrels=qrels,
-        metrics=list(order),
-        stored_names={d: n.metric for d, n in stored.items()},
-        per_topic=per_topic,
-        means=means,
-        aggregates={d: n.aggregate for d, n in stored.items()},
-        notes=[unrelated_note(left_out, qrels)] if left_out else [],
-    )
+    rows = ((names_of[rid], topic, key, value) for rid, topic, key, value in ctx.scores(qrels_id) if rid in names_of)
+    notes = [unrelated_note(left_out, qrels)] if left_out else []
+    return result_of_rows(qrels, stored, list(names_of.values()), rows, notes)
 
 
 def metric_notes(

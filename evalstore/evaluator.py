@@ -29,7 +29,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import sql_functions
-from .aggregate import aggregate
 from .arguments import metric_names
 from .errors import ArgumentError, IngestError, MetricError, is_resource_error
 from .evaluation import metric_notes, unrelated_note
@@ -42,7 +41,7 @@ from .metrics.params import format_list, parse_gains
 from .metrics.ranked_list import render
 from .metrics.references import order_clause
 from .metrics.registry import MetricInstance
-from .result import EvalResult
+from .result import EvalResult, result_of_rows
 from .run_files import RunRows, qrels_file, run_tables
 
 _QRELS_ID = 1
@@ -265,27 +264,12 @@ class Evaluator:
                 f"no run ({', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''}) shares a topic with "
                 f"qrels {qrels_name}: are the runs and the qrels of the same collection?"
             )
-        order = {d: i for i, d in enumerate(self.metrics)}
-        position = {n: i for i, n in enumerate(names)}
-        per_topic = [(run, topic, disp, value) for run, topic, key, value in named for disp in self._by_key[key]]
-        per_topic.sort(key=lambda r: (position[r[0]], r[1].encode("utf-8"), order[r[2]]))
-        groups: dict[tuple[str, str], list[float]] = {}
-        for run, _, disp, value in per_topic:
-            groups.setdefault((run, disp), []).append(value)
-        means = [
-            (run, disp, aggregate(groups.get((run, disp), []), self._names[disp].aggregate),
-             sum(v is not None for v in groups.get((run, disp), [])))
-            for run in names
-            for disp in self.metrics
-        ]  # fmt: skip
-        return EvalResult(
-            qrels=qrels_name,
-            metrics=list(self.metrics),
-            stored_names={d: n.metric for d, n in self._names.items()},
-            per_topic=per_topic,
-            means=means,
-            aggregates={d: n.aggregate for d, n in self._names.items()},
-            notes=([unrelated_note(left_out, qrels_name)] if left_out else [])
+        return result_of_rows(
+            qrels_name,
+            self._names,
+            names,
+            named,
+            ([unrelated_note(left_out, qrels_name)] if left_out else [])
             + metric_notes(self._instances, qrels_name, self._top_grade, has_subtopics=False),
         )
 

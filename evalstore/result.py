@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from .aggregate import aggregate
 from .optional import require_pandas
+
+
+class Stored(Protocol):
+    """How a requested metric's scores are stored (:class:`evalstore.metrics.engine.StoredName`)."""
+
+    @property
+    def metric(self) -> str: ...  # the short name the scores are stored under
+    @property
+    def key(self) -> str: ...  # the identity of the scores within one evaluation
+    @property
+    def aggregate(self) -> str: ...  # 'mean', 'gmean' or 'sum'
 
 
 @dataclass
@@ -107,3 +120,43 @@ class EvalResult:
             f"<EvalResult qrels={self.qrels!r}: {runs} run(s) x {topics} topic(s) x {len(self.metrics)} "
             f"metric(s) [{shown}]; .table(), .topics(), .to_df(), .to_arrow()>"
         )
+
+
+def result_of_rows(
+    qrels: str,
+    stored: Mapping[str, Stored],
+    runs: Sequence[str],
+    rows: Iterable[tuple[str, str, str, float | None]],
+    notes: Sequence[str] = (),
+) -> EvalResult:
+    """The :class:`EvalResult` of per-topic score rows ``(run, topic, key, value)`` keyed as stored:
+    ``stored`` maps each requested metric (display name, in request order) to how it is stored
+    (metrics that share a key share their rows); ``runs`` in output order. Per-topic rows come by
+    run in that order, topic in byte order (as trec_eval prints them) and metric in request order; the means by
+    :func:`evalstore.aggregate.aggregate`. The one builder of the store, Spark and file paths."""
+    order = {d: i for i, d in enumerate(stored)}
+    by_key: dict[str, list[str]] = {}
+    for disp, name in stored.items():
+        by_key.setdefault(name.key, []).append(disp)
+    wanted = set(runs)
+    per_topic = [
+        (run, topic, disp, value) for run, topic, key, value in rows if run in wanted for disp in by_key.get(key, [])
+    ]
+    per_topic.sort(key=lambda r: (r[0], r[1].encode("utf-8"), order[r[2]]))
+    groups: dict[tuple[str, str], list[float | None]] = {}
+    for run, _, disp, value in per_topic:
+        groups.setdefault((run, disp), []).append(value)
+    means = []
+    for run in runs:
+        for disp in order:
+            vals = groups.get((run, disp), [])
+            means.append((run, disp, aggregate(vals, stored[disp].aggregate), sum(v is not None for v in vals)))
+    return EvalResult(
+        qrels=qrels,
+        metrics=list(order),
+        stored_names={d: n.metric for d, n in stored.items()},
+        per_topic=per_topic,  # type: ignore[arg-type]
+        means=means,
+        aggregates={d: n.aggregate for d, n in stored.items()},
+        notes=list(notes),
+    )

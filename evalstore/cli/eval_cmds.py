@@ -87,7 +87,8 @@ def eval_cmd(
     metrics = metric or ["official"]
     if engine == "spark":
         assert data is not None and qrels is not None
-        report = Report.of(spark_eval(data, qrels, run or None, metrics, ev.kwargs()))
+        result = spark_eval(data, qrels, run or None, metrics, ev.kwargs())
+        report = _result_report(result, fmt, per_topic, transpose, plot, f"Spark: qrels {qrels}")
     elif files:
         with spooled(files) as paths:
             qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])

@@ -22,10 +22,11 @@ from typing import Any
 
 from ..errors import MetricError, StoreError
 from ..metrics import engine
+from ..metrics.gains import stored_gains
 from ..metrics.options import make_options
-from ..metrics.params import parse_gains
 from ..metrics.ranked_list import render
 from ..metrics.registry import spark_support
+from ..result import EvalResult, result_of_rows
 
 _BLOCKS_PER_QUERY = 8
 
@@ -107,6 +108,47 @@ def evaluate(
     """Per-topic scores (a Spark DataFrame: run, qrels, metric, topic, value, aggregate, params) of
     ``metrics`` for ``runs`` (default all) against ``qrels``, computed by Spark SQL from the SQL
     files; written to ``DIR/spark_scores/<qrels>/`` unless ``write=False``."""
+    return _evaluate(spark, folder, qrels, metrics, runs, convention, complete, depth, write)[0]
+
+
+def evaluate_result(
+    spark: Any,
+    folder: str | os.PathLike,
+    *,
+    qrels: str,
+    metrics: list[str] | str,
+    runs: list[str] | None = None,
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    write: bool = True,
+) -> EvalResult:
+    """:func:`evaluate` as an :class:`~evalstore.result.EvalResult` (the shape of every other
+    evaluation: per-topic rows and means by :mod:`evalstore.aggregate`, metrics in request order,
+    runs as given, else by name), collected to the driver."""
+    _, stored = _evaluate(spark, folder, qrels, metrics, runs, convention, complete, depth, write)
+    rows = [
+        (r["run"], r["topic"], r["key"], r["value"])
+        for r in spark.sql(
+            "SELECT r.name AS run, s.topic, s.key, s.value FROM _spark_scores s JOIN run_meta r ON r.run_id = s.run_id"
+        ).collect()
+    ]
+    names = list(runs) if runs else sorted({r[0] for r in rows})
+    return result_of_rows(qrels, stored, names, rows)
+
+
+def _evaluate(
+    spark: Any,
+    folder: str | os.PathLike,
+    qrels: str,
+    metrics: list[str] | str,
+    runs: list[str] | None,
+    convention: str,
+    complete: bool,
+    depth: int | None,
+    write: bool,
+) -> tuple[Any, dict[str, engine.StoredName]]:
+    """The scores DataFrame and how each requested metric (display name) is stored."""
     options = make_options(convention, complete, depth, False)
     if convention != "trec_eval":
         raise MetricError("the Spark backend runs the trec_eval convention only (file order needs line numbers)")
@@ -119,7 +161,7 @@ def evaluate(
     meta = spark.sql("SELECT default_gains, max_grade FROM qrels_meta WHERE qrels_id = :q", args={"q": qid}).collect()[
         0
     ]
-    declared = parse_gains(meta["default_gains"]) if meta["default_gains"] else None
+    declared = stored_gains(meta["default_gains"])
     units, names = engine.plan([qid], instances, options, {qid: declared})
     rank_source = "SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE run_id IN ({})".format(
         ", ".join(map(str, run_ids))
@@ -159,7 +201,7 @@ def evaluate(
     )
     if write:
         out.write.mode("overwrite").parquet(str(src / "spark_scores" / qrels))
-    return out
+    return out, {i.display: names[(qid, i.display)] for i in instances}
 
 
 def session(master: str = "local[2]") -> Any:

@@ -3,11 +3,13 @@ per-topic scores to 1e-12, and the scores come back into a store. Skipped withou
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, SAMPLE
+from support import FIXTURES, SAMPLE, invoke
 
 import evalstore
 from evalstore.layout import export_store, import_scores
@@ -61,6 +63,23 @@ def test_spark_equals_duckdb_per_topic(spark, layout):
             for run, metric, topic, v in s.sql("SELECT run, metric, topic, value FROM scores WHERE qrels = 'q'").rows
         )
         assert all(stored[k] == pytest.approx(v, abs=1e-12) for k, v in got.items())
+
+
+def test_eval_engine_spark_prints_what_the_store_prints(spark, layout):
+    """`eval --engine spark` goes through the same result and writer as the store: the same rows in
+    the same order (runs, topics, metrics), the means among them, values to 1e-12."""
+    asked = ["-m", "nDCG@10", "-m", "AP", "-m", "P@5", "-r", "rerank", "-r", "bm25", "-p", "-f", "csv"]
+    by_spark = invoke("eval", "--engine", "spark", "--data", layout / "layout", "--qrels", "q", *asked)
+    by_store = invoke("eval", "--db", layout / "a.duckdb", "--qrels", "q", *asked)
+    assert by_spark.exit_code == 0, by_spark.output
+    assert by_store.exit_code == 0, by_store.output
+    spark_rows = list(csv.reader(io.StringIO(by_spark.stdout)))
+    store_rows = list(csv.reader(io.StringIO(by_store.stdout)))
+    assert len(spark_rows) == len(store_rows) > 10
+    assert spark_rows[0] == store_rows[0]
+    for got, want in zip(spark_rows[1:], store_rows[1:], strict=True):
+        assert got[:-1] == want[:-1]  # run, topic ('all' for the means), metric in the same order
+        assert float(got[-1]) == pytest.approx(float(want[-1]), abs=1e-12), want
 
 
 def test_python_udf_metrics_are_refused_with_their_names(spark, layout):
