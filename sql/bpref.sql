@@ -1,5 +1,5 @@
 -- The bpref / rpref family: preference measures on the condensed list (Sakai, SIGIR 2007,
--- "Alternatives to Bpref", paper 002 Sec. 4; ../shared/reference/metric_definitions.md Secs. 4.2-4.3).
+-- "Alternatives to Bpref", SIGIR 2007, Sec. 4).
 --
 -- These measures read judged documents only. Every block condenses the list itself: it keeps the
 -- retrieved rows with judged = true (grade >= 0; unjudged docs have no row, pooled-but-unjudged
@@ -15,14 +15,14 @@
 -- the top declared gain (or the highest grade of the qrels set and its parent);
 -- cg_I(R) = ideal_total, the sum of the gains of all judged docs.
 --
---   bpref_R         = (1/R) sum_{r'} isrel(r') (1 - min(R, np(r'))/R)               002 Eq. 10
---   bpref_N         = (1/R) sum_{r'} isrel(r') (1 - np(r')/N)                       002 Eq. 11
+--   bpref_R         = (1/R) sum_{r'} isrel(r') (1 - min(R, np(r'))/R)               Eq. 10
+--   bpref_N         = (1/R) sum_{r'} isrel(r') (1 - np(r')/N)                       Eq. 11
 --                     (trec_eval 8.1 bpref_allnonrel)
---   bpref_relative  = (1/R) sum_{r' != 1} isrel(r') (1 - np(r')/(r' - 1))          002 Eq. 18
---   bpref_relative2 = (1/R) sum_{r'} isrel(r') count(r')/r'        (= AP')         002 Eq. 20
---   old_bpref       = (1/R) sum_{r'} isrel(r') (1 - min(R, np(r'))/min(R, N_ret))   002 Sec. 4.1
+--   bpref_relative  = (1/R) sum_{r' != 1} isrel(r') (1 - np(r')/(r' - 1))          Eq. 18
+--   bpref_relative2 = (1/R) sum_{r'} isrel(r') count(r')/r'        (= AP')         Eq. 20
+--   old_bpref       = (1/R) sum_{r'} isrel(r') (1 - min(R, np(r'))/min(R, N_ret))   Sec. 4.1
 --                     (trec_eval 8.1's "buggy" bpref: N_ret instead of N)
---   penalty(r')     = sum_{i' < r', g(i') < g(r')} (g(r') - g(i'))/g(r')             002 Eq. 15
+--   penalty(r')     = sum_{i' < r', g(i') < g(r')} (g(r') - g(i'))/g(r')             Eq. 15
 --   rpref_N         = (1/cg_I(R)) sum_{g(r')>0} g(r') (1 - penalty(r')/(R + N - cg_I(R)/gain(H)))   Eq. 16
 --   rpref_relative  = (1/cg_I(R)) sum_{r' != 1, g(r')>0} g(r') (1 - penalty(r')/(r' - 1))          Eq. 17
 --   rpref_relative2 = (1/cg_I(R)) sum_{g(r')>0} g(r') (1 - penalty(r')/r')                         Eq. 19

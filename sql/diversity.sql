@@ -1,8 +1,7 @@
 -- Diversity (intent-aware) metrics over subtopic judgments (rl_subtopics): ndeval's, as ir_measures
 -- 0.4.3 computes them through pyndeval (ndeval 4.5), and Sakai's D-measures as NTCIREVAL.
 --
--- Sources: ndeval 4.5 (TREC Web track; the definitions restated in
--- ../shared/conformance/ir_measures/README.md, "pyndeval: subtopic qrels and ndeval definitions");
+-- Sources: ndeval 4.5 (TREC Web track, ndeval.c; through pyndeval 0.0.8 in ir_measures 0.4.3);
 -- Clarke et al., Novelty and diversity in information retrieval evaluation, SIGIR 2008 (alpha-nDCG);
 -- Clarke et al., An effectiveness measure for ambiguous and underspecified queries, ICTIR 2009 (NRBP);
 -- Agrawal et al., Diversifying search results, WSDM 2009 (intent-aware metrics); Chapelle et al.,

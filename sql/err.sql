@@ -9,8 +9,7 @@
 -- Not normalised. gdeval prints 5 decimals; the ir_measures convention rounds the same way.
 --
 -- ERR-ntcir, nERR-ntcir:
--- Source: NTCIREVAL 190111 (ntcir_eval.c), restated in ../shared/reference/metric_definitions.md
--- Sec. 1. The probability that the user stops at rank r is linear in the gain:
+-- Source: NTCIREVAL 190111 (ntcir_eval.c). The probability that the user stops at rank r is linear in the gain:
 --
 --   p(r)     = g(r) / (g_max + 1)          g_max = ${gmax}: the gain of the highest DECLARED level
 --                                          (the last gains= value), else the qrels' highest grade;

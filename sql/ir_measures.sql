@@ -1,6 +1,5 @@
 -- Measures defined by ir_measures 0.4.3's own providers (judged, compat, accuracy) and its NumQ
--- (pytrec_eval's num_q), restated from ir_measures' source and the conformance kit's README
--- (../shared/conformance/ir_measures/README.md, "Other providers").
+-- (pytrec_eval's num_q), restated from ir_measures' source (ir_measures/providers/*.py).
 --
 --   Judged@k   = (docs in the top k that appear in the qrels, any grade, -1 included) / min(k, retrieved)
 --   NumQ       = 1 per evaluated topic (summed over topics)

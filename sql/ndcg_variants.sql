@@ -1,12 +1,11 @@
 -- nDCG as NTCIREVAL computes it (two variants, both with LINEAR gains) and Hit@k.
 --
 -- Sources: Jarvelin & Kekalainen, ACM TOIS 2002 (the original discount), restated as Sakai 2007
--- (../shared/papers/002 Eq. 22); NTCIREVAL 190111 nDCG@l, MSnDCG@l and Hit@l; see
--- ../shared/reference/metric_definitions.md Secs. 1 and 3.
+-- ("Alternatives to Bpref", SIGIR 2007, Eq. 22); NTCIREVAL 190111 nDCG@l, MSnDCG@l and Hit@l.
 --
 --   disc_b(r)    = 1 if r = 1 or r <= b, else log_b(r); b = 0 means ln(r) for every r >= 2
 --                  (NTCIREVAL -logb 0: rank 2 is divided by ln 2 < 1)
---   nDCG-JK@k    = sum_{r <= k} g(r)/disc_b(r) / sum_{r <= k} g_I(r)/disc_b(r)        (002 Eq. 22)
+--   nDCG-JK@k    = sum_{r <= k} g(r)/disc_b(r) / sum_{r <= k} g_I(r)/disc_b(r)        (SIGIR 2007 Eq. 22)
 --   MSnDCG@k     = sum_{r <= k} g(r)/log(r+1) / sum_{r <= k} g_I(r)/log(r+1)        ("Microsoft" nDCG)
 --   Hit@k        = 1 if a relevant doc (level >= rel) is in the top k, else 0
 -- g = the gain of the document's level (gains=), g_I = the ideal list's gains. Without @k the

@@ -1,8 +1,9 @@
 -- Sakai's blended-ratio family: Q-measure, O-measure, P-measure, P+-measure, and NTCIREVAL's
 -- cutoff forms Q@l and AP@l.
 --
--- Sources: Sakai, IPSJ TOD 2007 (../shared/papers/000, Sec. 3, Eqs. 1-3, 6, 7) and AIRS 2006
--- (001); Sakai, SIGIR 2007 (002 Eq. 21, the beta parameter); NTCIREVAL 190111 (the @l forms).
+-- Sources: Sakai, "On the properties of evaluation metrics for finding one highly relevant
+-- document", IPSJ TOD 2007 (Sec. 3, Eqs. 1-3, 6, 7) and AIRS 2006; Sakai, "Alternatives to Bpref",
+-- SIGIR 2007 (Eq. 21, the beta parameter); NTCIREVAL 190111 (the @l forms).
 -- Notation (sql/ranked_list.sql): r = rank, isrel(r), count(r) = cnt, cg(r) = cg,
 -- cg_I(r) = cg_ideal (constant after the ideal list ends), R = relevant docs in the qrels.
 -- A document is relevant when its level >= 1; unjudged documents have gain 0 and keep their rank.

@@ -1,6 +1,7 @@
 -- Weighted reciprocal rank (Eguchi et al., in Sakai's form) and its normalised version.
 --
--- Source: Sakai, IPSJ TOD 2007 (../shared/papers/000, Sec. 3.2, Eqs. 4 and 5) = AIRS 2006 (001).
+-- Source: Sakai, "On the properties of evaluation metrics for finding one highly relevant document",
+-- IPSJ TOD 2007 (Sec. 3.2, Eqs. 4 and 5), as in Sakai, AIRS 2006.
 -- r_1 = rank of the first relevant doc (level >= 1), L_1 = its level, M = the highest level
 -- that exists for the topic in the qrels (per topic: not the collection's top level and not the
 -- top level retrieved), beta(L) = the penalty of level L (> 1, smallest for the highest level).

@@ -1,13 +1,13 @@
 -- trec_eval's measures, per (qrels set, run, topic), over the ranked judged list (ranked_list.sql).
 --
 -- Source: trec_eval 10.0 (usnistgov/trec_eval, tag v10.0, m_*.c), restated in
--- ../shared/reference/trec_eval_semantics.md Sec. 6; conformance: tests/test_trec_conformance.py.
+-- trec_eval's m_*.c files; conformance: tests/test_trec_conformance.py.
 -- Notation: r = evaluation rank (1-based; renumbered over judged docs when judged_only, trec_eval
 -- -J); isrel(r) = 1 if grade >= rel (trec_eval -l); count(r) = cnt = relevant docs at ranks <= r;
 -- R = relevant docs in the qrels; N = judged nonrelevant docs in the qrels (0 <= grade < rel);
 -- n = num_ret; k = cutoff; RR_n = num_rel_ret = count(n).
 --
---   AP        = (1/R) sum_{r: isrel(r)} count(r)/r                        m_map.c; Sakai 000 Eq. 1
+--   AP        = (1/R) sum_{r: isrel(r)} count(r)/r                        m_map.c; Sakai IPSJ TOD 2007 Eq. 1
 --   AP@k      = (1/R) sum_{r <= k: isrel(r)} count(r)/r                   m_map_cut.c
 --   GM_AP     = AP per topic; summary exp(mean ln max(AP, 1e-5))          m_gm_map.c, meas_avg.c
 --   P@k       = count(k)/k  (denominator k even when n < k)               m_P.c

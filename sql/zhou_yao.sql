@@ -1,6 +1,5 @@
 -- The measures reviewed by Zhou & Yao, "Evaluating IR system performance based on user
--- preference" (../shared/papers/003, Sec. 5), restated in ../shared/reference/metric_definitions.md
--- Sec. 5. d_i = the gain of the doc at rank i (Zhou & Yao's "relevance value"; gains=0.1:0.2:0.3
+-- preference", Journal of Intelligent Information Systems 34(3), 2010, Sec. 5. d_i = the gain of the doc at rank i (Zhou & Yao's "relevance value"; gains=0.1:0.2:0.3
 -- reproduces their 0.x scale), d_I(i) = the ideal list's gains (every relevant qrels doc, highest
 -- first), n = the cutoff k, or the number of docs retrieved when there is none.
 --

@@ -12,6 +12,7 @@ from ..meta import plots
 from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
+from ..result import EvalResult
 from ..subsample import derivations, evaluate_subsamples
 from . import options as opt
 from .app import app, group, only_qrels, open_store
@@ -82,62 +83,78 @@ def eval_cmd(
     or for files given as arguments (nothing is stored)."""
     fmt = output_format(fmt, output, EVAL_FORMATS)
     check_writable(plot, "--plot", ".png")
+    _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt)
     metrics = metric or ["official"]
     if engine == "spark":
-        if not data or not qrels or files or subsamples:
-            raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no files, no --subsamples)")
-        emit(spark_eval(data, qrels, run or None, metrics, ev.kwargs()), fmt, output)
-        return
-    if data:
+        assert data is not None and qrels is not None
+        report = Report.of(spark_eval(data, qrels, run or None, metrics, ev.kwargs()))
+    elif files:
+        with spooled(files) as paths:
+            qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
+            result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
+        report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}")
+    else:
+        with open_store(store_opts.db) as store:
+            qrels = qrels or only_qrels(store)
+            if subsamples:
+                results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
+                title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
+                report = Report.of(
+                    report_rows.per_topics(results, title, means=fmt == "table")
+                    if per_topic
+                    else report_rows.leaderboards(results, derivations(store), title)
+                )
+            else:
+                result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs())
+                report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
+    emit(report, fmt, output)
+
+
+def _check_mode(
+    files: list[str] | None,
+    qrels: str | None,
+    run: list[str] | None,
+    engine: str,
+    data: str | None,
+    subsamples: str | None,
+    plot: str | None,
+    fmt: str,
+) -> None:
+    """The options of the four ways eval runs (files, Spark, subsamples, the store) go together."""
+    if engine == "spark" and (not data or not qrels or files or subsamples):
+        raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no files, no --subsamples)")
+    if engine != "spark" and data:
         raise typer.BadParameter("--data goes with --engine spark", param_hint="--data")
     if subsamples and (plot or fmt == "trec"):
         raise typer.BadParameter(
             "--plot and --format trec show one qrels set; leave out --subsamples", param_hint="--subsamples"
         )
-    if files:
-        if qrels or run or subsamples:
-            raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
-        if len(files) < 2:
-            raise typer.BadParameter("give a qrels file and at least one run file", param_hint="FILES")
-        with spooled(files) as paths:
-            qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
-            result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
-        _print_result(result, fmt, output, per_topic, transpose, plot, f"qrels {files[0]}")
-        return
-    if subsamples:
-        with open_store(store_opts.db) as store:
-            qrels = qrels or only_qrels(store)
-            results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
-            title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
-            table = (
-                report_rows.per_topics(results, title, means=fmt == "table")
-                if per_topic
-                else report_rows.leaderboards(results, derivations(store), title)
-            )
-        emit(table, fmt, output)
-        return
-    with open_store(store_opts.db) as store:
-        qrels = qrels or only_qrels(store)
-        result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs())
-    if result.reused:
-        say(f"reused {result.reused} stored evaluation(s), computed {result.computed} (--recompute computes all)")
-    _print_result(result, fmt, output, per_topic, transpose, plot, f"qrels {qrels}")
+    if files and (qrels or run or subsamples):
+        raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
+    if files and len(files) < 2:
+        raise typer.BadParameter("give a qrels file and at least one run file", param_hint="FILES")
 
 
-def _print_result(
-    result, fmt: str, output: str | None, per_topic: bool, transpose: bool, plot: str | None, title: str
-) -> None:
+def _result_report(
+    result: EvalResult, fmt: str, per_topic: bool, transpose: bool, plot: str | None, title: str
+) -> Report:
+    """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
+    reader, as trec_eval -q); draws the box plot when asked."""
     if plot:
         plots.plot_scores(result, plot, title)
         say(f"wrote {plot}")
-    # the means as topic 'all' for a reader (as trec_eval -q); data formats keep per-topic rows only
+    notes = list(result.notes)
+    if result.reused:
+        notes.append(
+            f"reused {result.reused} stored evaluation(s), computed {result.computed} (--recompute computes all)"
+        )
     table = (
         report_rows.per_topic(result, title, means=fmt == "table")
         if per_topic
         else report_rows.leaderboard(result, title)
     )
     table = table.transposed() if transpose and not per_topic else table
-    emit(Report([table], notes=list(table.notes), result=result), fmt, output)
+    return Report([table], notes=notes, result=result)
 
 
 @export_app.command("leaderboard")

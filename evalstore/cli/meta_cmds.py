@@ -90,7 +90,10 @@ def kendall_cmd(
     "swap",
     help=(
         "Swap method with bootstrap topic sets (Sakai IPSJ 2007 Sec. 4.2, Fig. 4): Sakai IPSJ 2007 Table 3's "
-        "columns, or the swap rate per difference bin (--bins)."
+        "columns, or the swap rate per difference bin (--bins). Columns: abs. diff. (ii), the smallest "
+        "difference in means that keeps the swap rate within --max-rate; max. (iii), the largest difference "
+        "over all pairs and trials; (ii)/(iii), their ratio; %pairs satisfying (ii), the share of comparisons "
+        "at least (ii) apart."
     ),
 )
 @opt.shared(a=opt.ANALYSIS)

@@ -132,7 +132,8 @@ MemoryLimit = typer.Option(
     "--memory-limit",
     envvar="EVALSTORE_MEMORY_LIMIT",
     parser=resources.memory_limit,
-    help="DuckDB memory limit, e.g. 1.5GB (default: DuckDB's, 80% of RAM); beyond it DuckDB spills to --temp-dir.",
+    help="DuckDB memory limit, e.g. 1.5GB or 50% (default: 128 MB per thread, at least 512 MB, at most a quarter "
+    "of the RAM or 4 GB); beyond it DuckDB spills to --temp-dir.",
 )
 Threads = typer.Option(None, "--threads", envvar="EVALSTORE_THREADS", min=1, help="DuckDB worker threads.")
 TempDir = typer.Option(

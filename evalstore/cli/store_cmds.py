@@ -15,6 +15,7 @@ from ..metrics import describe
 from ..report.table import Table
 from ..store import QueryResult, inspect_store
 from ..store.check import check_store
+from ..store.connection import STORAGE_VERSION
 from . import failures
 from . import options as opt
 from .app import app, group, open_for_reading, open_store
@@ -241,8 +242,9 @@ def db_status(
         typer.echo("state:           up to date")
     if st.get("storage_version"):
         typer.echo(
-            f"storage format:  DuckDB {st['storage_version']} (the duckdb CLI and packages from that version on "
-            f"can read the store)"
+            f"storage format:  DuckDB's file format tagged {st['storage_version']}, written for DuckDB "
+            f"{STORAGE_VERSION.lstrip('v')} (the duckdb CLI and packages from {STORAGE_VERSION.lstrip('v')[:3]} on "
+            f"read the store; 1.0 does not)"
         )
     if st["n_runs"] is not None:
         typer.echo(f"runs: {st['n_runs']}   qrels sets: {st['n_qrels']}")
@@ -342,5 +344,6 @@ def metrics(
 
 
 def _first_sentence(text: str) -> str:
-    first = text.strip().split(". ")[0].rstrip(".")
+    """The first sentence: up to a full stop before a capital letter ("Eq. 10" does not end one)."""
+    first = re.split(r"\.\s+(?=[A-Z])", text.strip(), maxsplit=1)[0].rstrip(".")
     return first if len(first) <= 90 else first[:87] + "..."

@@ -85,26 +85,8 @@ def compare(
     B = check_trials(trials) if test in MONTE_CARLO or effects else None
     seed = check_seed(seed)
     metrics = metric_names(metrics)
-    others = names(runs, "run") if runs is not None else None
-    if others is not None:
-        others = [r for r in others if r != baseline]
-        if not others:
-            raise MetaError("give at least one run to compare with the baseline (-r RUN)")
-    mats, params = load(
-        store,
-        columns_for(qrels, metrics),
-        [baseline, *others] if others is not None else None,
-        missing=missing,
-        convention=convention,
-        complete=complete,
-        depth=depth,
-        progress=progress,
-    )
-    if baseline not in mats[0].runs:
-        raise MetaError(f"the baseline {baseline!r} is not among the runs compared ({', '.join(mats[0].runs)})")
-    order = [baseline] + [r for r in mats[0].runs if r != baseline]
-    mats = [m.subset(order) for m in mats]
-    need_mean(mats, "compare")
+    evaluation = {"missing": missing, "convention": convention, "complete": complete, "depth": depth}
+    mats, params, order = _matrices(store, qrels, baseline, runs, metrics, evaluation, progress)
     k = len(order)
     if all_pairs or test == "tukey-hsd":
         jj, ii = np.triu_indices(k, 1)  # ii > jj: the later run against the earlier (the baseline is 0)
@@ -114,43 +96,14 @@ def compare(
     effect_rows: list[dict[str, Any]] = []
     notes: list[str] = []
     for m, label in zip(mats, metrics):
-        X = m.values
-        Z = X[ii] - X[jj]
-        stat, p = _test(test, X, Z, ii, jj, B, seed, alpha)
-        p_adj = adjust_p(p, method)
-        means = X.mean(axis=1)
-        for a, b, d, s, pv, pa in zip(ii.tolist(), jj.tolist(), Z.mean(axis=1), stat, p, p_adj):
-            sig = bool(pa < alpha)
-            pairs.append(
-                {
-                    "qrels": m.qrels,
-                    "metric": label,
-                    "stored": m.metric,
-                    "run": order[a],
-                    "other": order[b],
-                    "mean_run": float(means[a]),
-                    "mean_other": float(means[b]),
-                    "diff": float(d),
-                    "test": test,
-                    "statistic": num(s),
-                    "p_value": float(pv),
-                    "p_adjusted": float(pa),
-                    "significant": sig,
-                    "direction": (1 if d > 0 else -1 if d < 0 else 0) if sig else 0,
-                }
-            )
+        Z = m.values[ii] - m.values[jj]
+        stat, p = _test(test, m.values, Z, ii, jj, B, seed, alpha)
+        pairs += _pairs(m, label, order, ii, jj, Z, stat, p, adjust_p(p, method), alpha, test)
         if effects:
             assert B is not None
             effect_rows.extend(_effects(m, label, order, ii, jj, Z, B, seed))
         if test in MONTE_CARLO:
-            need = min_trials(alpha, len(ii), method)
-            if need > (B or 0):
-                notes.append(
-                    f"{label}: with B = {B} the smallest possible p-value is 1/(B+1) = {1 / ((B or 0) + 1):.2g}, "
-                    f"which cannot be significant at alpha = {alpha:g}"
-                    + (f" after the {method} adjustment over {len(ii)} comparisons" if method != "none" else "")
-                    + f"; use --trials {need} or more"
-                )
+            notes += _trials_note(label, B, alpha, len(ii), method)
     cmp = Comparison(
         qrels=qrels,
         baseline=baseline,
@@ -170,13 +123,101 @@ def compare(
         notes=notes,
         matrices=mats,
     )
+    _store(store, cmp, params, save, effects)
+    return cmp
+
+
+def _matrices(
+    store: StoreHandle,
+    qrels: str,
+    baseline: str,
+    runs: Sequence[str] | None,
+    metrics: list[str],
+    evaluation: dict[str, Any],
+    progress: bool | None,
+) -> tuple[list[ScoreMatrix], dict[str, Any], list[str]]:
+    """The score matrices of the runs (the baseline first), the analysis' parameters, the run order."""
+    others = names(runs, "run") if runs is not None else None
+    if others is not None:
+        others = [r for r in others if r != baseline]
+        if not others:
+            raise MetaError("give at least one run to compare with the baseline (-r RUN)")
+    mats, params = load(
+        store,
+        columns_for(qrels, metrics),
+        [baseline, *others] if others is not None else None,
+        progress=progress,
+        **evaluation,
+    )
+    if baseline not in mats[0].runs:
+        raise MetaError(f"the baseline {baseline!r} is not among the runs compared ({', '.join(mats[0].runs)})")
+    order = [baseline] + [r for r in mats[0].runs if r != baseline]
+    mats = [m.subset(order) for m in mats]
+    need_mean(mats, "compare")
+    return mats, params, order
+
+
+def _pairs(
+    m: ScoreMatrix,
+    label: str,
+    order: list[str],
+    ii: np.ndarray,
+    jj: np.ndarray,
+    Z: np.ndarray,
+    stat: np.ndarray,
+    p: np.ndarray,
+    p_adj: np.ndarray,
+    alpha: float,
+    test: str,
+) -> list[dict[str, Any]]:
+    """One record per comparison of metric ``label``: the means, the difference, the test's outcome."""
+    means = m.values.mean(axis=1)
+    out = []
+    for a, b, d, s, pv, pa in zip(ii.tolist(), jj.tolist(), Z.mean(axis=1), stat, p, p_adj):
+        sig = bool(pa < alpha)
+        out.append(
+            {
+                "qrels": m.qrels,
+                "metric": label,
+                "stored": m.metric,
+                "run": order[a],
+                "other": order[b],
+                "mean_run": float(means[a]),
+                "mean_other": float(means[b]),
+                "diff": float(d),
+                "test": test,
+                "statistic": num(s),
+                "p_value": float(pv),
+                "p_adjusted": float(pa),
+                "significant": sig,
+                "direction": (1 if d > 0 else -1 if d < 0 else 0) if sig else 0,
+            }
+        )
+    return out
+
+
+def _trials_note(label: str, B: int | None, alpha: float, m: int, method: str) -> list[str]:
+    """The note naming the B that a Monte-Carlo p-value needs to pass the (adjusted) threshold."""
+    need = min_trials(alpha, m, method)
+    if need <= (B or 0):
+        return []
+    return [
+        f"{label}: with B = {B} the smallest possible p-value is 1/(B+1) = {1 / ((B or 0) + 1):.2g}, "
+        f"which cannot be significant at alpha = {alpha:g}"
+        + (f" after the {method} adjustment over {m} comparisons" if method != "none" else "")
+        + f"; use --trials {need} or more"
+    ]
+
+
+def _store(store: StoreHandle, cmp: Comparison, params: dict[str, Any], save: bool, effects: bool) -> None:
+    """The comparison as an analysis (``meta_runs`` kind 'compare', ``meta_pair_tests``, ``meta_effects``)."""
     params.update(
-        baseline=baseline,
-        test=test,
-        adjust=method,
-        alpha=alpha,
+        baseline=cmp.baseline,
+        test=cmp.test,
+        adjust=cmp.adjust,
+        alpha=cmp.alpha,
         trials=cmp.trials,
-        all_pairs=all_pairs,
+        all_pairs=cmp.all_pairs,
         effects=effects,
         p_values="(count + 1) / (B + 1) for the Monte-Carlo tests",
     )
@@ -184,12 +225,11 @@ def compare(
         "compare",
         params,
         cmp.seed,
-        inputs_of(mats),
-        {"meta_pair_tests": [_pair_row(p) for p in pairs], "meta_effects": effect_rows},
+        inputs_of(cmp.matrices),
+        {"meta_pair_tests": [_pair_row(p) for p in cmp.pairs], "meta_effects": cmp.effects},
     )
     finish(store, an, save)
     cmp.analysis_id = an.analysis_id
-    return cmp
 
 
 def _test(

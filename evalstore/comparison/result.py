@@ -69,7 +69,7 @@ class Comparison:
         return None
 
     def report(self, per_topic: bool = False) -> Report:
-        """The comparison as a report (:mod:`.render`): the paper table, or the per-topic scores."""
+        """The comparison as a report (:func:`report`): the paper table, or the per-topic scores."""
         return per_topic_report(self) if per_topic else report(self)
 
     def to_latex(self) -> str:

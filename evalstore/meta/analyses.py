@@ -146,35 +146,8 @@ def swap(
                 progress=bar,
             )
             results.append(r)
-            summary.append(
-                {
-                    "qrels": m.qrels,
-                    "metric": m.metric,
-                    "n_runs": len(m.runs),
-                    "n_topics": n,
-                    "n_pairs": r.n_pairs,
-                    "trials": B,
-                    "max_rate": max_rate,
-                    "abs_diff": finite(r.abs_diff),
-                    "abs_diff_first": finite(r.abs_diff_first),
-                    "max_diff": r.max_diff,
-                    "rel_diff": finite(r.rel_diff),
-                    "share": finite(r.share),
-                }
-            )
-            for i, (lo, hi) in enumerate(r.edges()):
-                bins.append(
-                    {
-                        "qrels": m.qrels,
-                        "metric": m.metric,
-                        "bin": i,
-                        "lo": lo,
-                        "hi": hi,
-                        "comparisons": int(r.counts[i]),
-                        "swaps": int(r.swaps[i]),
-                        "swap_rate": finite(r.rates[i]),
-                    }
-                )
+            summary.append(_swap_summary(m, r, B, max_rate))
+            bins += _swap_bins(m, r)
     an = Analysis(
         "swap",
         params,
@@ -184,6 +157,41 @@ def swap(
         {"labels": [m.label for m in mats], "swap": results, "matrices": mats},
     )
     return finish(store, an, save)
+
+
+def _swap_summary(m: ScoreMatrix, r: Any, B: int, max_rate: float) -> dict[str, Any]:
+    """The ``meta_swap`` row of one column (Sakai IPSJ 2007 Table 3's columns)."""
+    return {
+        "qrels": m.qrels,
+        "metric": m.metric,
+        "n_runs": len(m.runs),
+        "n_topics": len(m.topics),
+        "n_pairs": r.n_pairs,
+        "trials": B,
+        "max_rate": max_rate,
+        "abs_diff": finite(r.abs_diff),
+        "abs_diff_first": finite(r.abs_diff_first),
+        "max_diff": r.max_diff,
+        "rel_diff": finite(r.rel_diff),
+        "share": finite(r.share),
+    }
+
+
+def _swap_bins(m: ScoreMatrix, r: Any) -> list[dict[str, Any]]:
+    """The ``meta_swap_bins`` rows of one column: comparisons, swaps and the swap rate per bin."""
+    return [
+        {
+            "qrels": m.qrels,
+            "metric": m.metric,
+            "bin": i,
+            "lo": lo,
+            "hi": hi,
+            "comparisons": int(r.counts[i]),
+            "swaps": int(r.swaps[i]),
+            "swap_rate": finite(r.rates[i]),
+        }
+        for i, (lo, hi) in enumerate(r.edges())
+    ]
 
 
 # --------------------------------------------------------------------------- paired tests

@@ -28,7 +28,7 @@ def _plt():
 
 def _save(fig, path: str | os.PathLike) -> str:
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")  # nothing cut: long labels, a legend beside the axes
     _plt().close(fig)
     return os.fspath(path)
 
@@ -215,28 +215,73 @@ def plot_robustness(analysis, path) -> str:
     return _save(fig, path)
 
 
+#: Runs up to which ``compare --plot`` draws a line per run; beyond it, a heat map.
+LINE_PLOT_MAX_RUNS = 10
+
+
 def plot_compare(cmp, path) -> str:
-    """Per-topic differences against the baseline, sorted, one panel per metric, one line per run
-    (``evalstore compare --plot``); the title names the qrels, the metric and the test."""
+    """Per-topic differences against the baseline (``evalstore compare --plot``), one panel per
+    metric. Every run's topics in one order (the mean difference over the runs, largest first), so
+    a topic can be followed from run to run. Up to :data:`LINE_PLOT_MAX_RUNS` runs: a line per run,
+    each in its own colour and marker, the legend beside the axes; more runs: a heat map (runs x
+    topics, red worse and blue better than the baseline, runs by their mean difference)."""
     plt = _plt()
     k = len(cmp.metrics)
-    fig, axes = plt.subplots(1, k, figsize=(5.5 * k, 4.2), squeeze=False)
-    for col, (m, label) in enumerate(zip(cmp.matrices, cmp.metrics)):
-        ax = axes[0, col]
-        base = m.values[0]
-        for i, run in enumerate(m.runs[1:], start=1):
-            d = np.sort(m.values[i] - base)[::-1]
-            p = cmp.pair(run, cmp.baseline, label)
-            mark = ""
-            if p is not None and p["significant"]:
-                mark = " (better)" if p["diff"] > 0 else " (worse)"
-            ax.plot(np.arange(1, d.size + 1), d, marker=".", linewidth=1, label=f"{run}{mark}")
-        ax.axhline(0.0, color="grey", linewidth=0.8)
-        ax.set_xlabel("topics, sorted by difference")
-        ax.set_ylabel(f"{label} of run minus {cmp.baseline}")
-        ax.set_title(f"{cmp.qrels}: {label}, {cmp.test} test", fontsize=10)
-        ax.legend(fontsize=7)
+    n_runs = len(cmp.runs) - 1
+    heat = n_runs > LINE_PLOT_MAX_RUNS
+    n_topics = len(cmp.matrices[0].topics)
+    width = max(6.0, min(18.0, 0.16 * n_topics + 3.0)) if heat else 7.5
+    height = max(3.5, 0.22 * n_runs + 1.8) if heat else 4.2
+    fig, axes = plt.subplots(k, 1, figsize=(width, height * k), squeeze=False)
+    for row, (m, label) in enumerate(zip(cmp.matrices, cmp.metrics)):
+        ax = axes[row, 0]
+        d = m.values[1:] - m.values[0]
+        order = np.argsort(-d.mean(axis=0), kind="stable")
+        title = f"{cmp.qrels}: {label} of each run minus {cmp.baseline} ({cmp.test} test"
+        title += "; ▲ / ▼ significantly better / worse)" if heat else ")"
+        if heat:
+            _difference_map(fig, ax, cmp, label, d[:, order], [m.topics[j] for j in order], m.runs[1:])
+        else:
+            _difference_lines(ax, cmp, label, d[:, order], m.runs[1:])
+        ax.set_title(title, fontsize=10)
     return _save(fig, path)
+
+
+def _difference_lines(ax, cmp, label: str, d: np.ndarray, runs: Sequence[str]) -> None:
+    import matplotlib
+
+    colour = matplotlib.colormaps["tab10"]
+    markers = "os^vD<>Pp*"
+    x = np.arange(1, d.shape[1] + 1)
+    for i, run in enumerate(runs):
+        p = cmp.pair(run, cmp.baseline, label)
+        mark = " (better)" if p is not None and p["significant"] and p["diff"] > 0 else ""
+        mark = " (worse)" if p is not None and p["significant"] and p["diff"] < 0 else mark
+        ax.plot(x, d[i], marker=markers[i % len(markers)], markersize=3, linewidth=1,
+                color=colour(i % 10), label=f"{run}{mark}")  # fmt: skip
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("topics, by the mean difference over the runs (the same order for every run)")
+    ax.set_ylabel(f"{label}: run - baseline")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
+def _difference_map(fig, ax, cmp, label: str, d: np.ndarray, topics: Sequence[str], runs: Sequence[str]) -> None:
+    rows = np.argsort(-d.mean(axis=1), kind="stable")
+    lim = float(np.nanmax(np.abs(d))) or 1.0
+    img = ax.imshow(d[rows], aspect="auto", cmap="RdBu", vmin=-lim, vmax=lim, interpolation="nearest")
+    labels = []
+    for i in rows:
+        p = cmp.pair(runs[i], cmp.baseline, label)
+        sign = " ▲" if p is not None and p["significant"] and p["diff"] > 0 else ""
+        sign = " ▼" if p is not None and p["significant"] and p["diff"] < 0 else sign
+        labels.append(f"{runs[i]}{sign}")
+    ax.set_yticks(range(len(rows)), labels, fontsize=7)
+    step = max(1, len(topics) // 60)
+    ax.set_xticks(range(0, len(topics), step), [topics[j] for j in range(0, len(topics), step)], rotation=90,
+                  fontsize=6)  # fmt: skip
+    ax.set_xlabel("topics, by the mean difference over the runs")
+    cb = fig.colorbar(img, ax=ax, fraction=0.03, pad=0.01)
+    cb.set_label(f"{label}: run - baseline", fontsize=8)
 
 
 def plot_scores(result, path, title: str = "") -> str:

@@ -38,7 +38,7 @@ from ..progress import progress_bar
 from ..subsample import list_subsamples, resolve_subsamples
 from .common import Analysis, check_alpha, finish, finite, inputs_of, load, need_mean, run_tests
 from .correlation import correlate
-from .matrix import Column
+from .matrix import Column, ScoreMatrix
 from .sampling import check_seed, check_trials
 from .significance import test_name
 
@@ -97,38 +97,15 @@ def robustness(
     cols = [Column(lv["name"], m) for m in metrics for lv in levels]
     mats, params = load(store, cols, runs, progress=progress, **kwargs)
     need_mean(mats, f"the {test} test")
-    params.update(
-        parent=qrels,
-        test=test,
-        trials=B,
-        alpha=alpha,
-        threshold=threshold,
-        subsamples=[
-            {
-                "qrels": s["name"],
-                "fraction": s["fraction"],
-                "trial": s["trial"],
-                "seed": s["seed"],
-                "method": s["method"],
-                "min_rel": s["min_rel"],
-                "min_nonrel": s["min_nonrel"],
-            }
-            for s in subs
-        ],
-        knee_rule="lowest fraction from which the curve stays above the threshold (knee); "
-        "lowest fraction above it (knee_first)",
-    )
+    params.update(_parameters(qrels, test, B, alpha, threshold, subs))
     L = len(levels)
-    n_runs = len(mats[0].runs)
-    P = n_runs * (n_runs - 1) // 2
     rows, knees = [], []
     cache: dict = {}
     by_metric: dict[str, list[dict[str, Any]]] = {}
     with progress_bar(len(mats), f"robustness ({test} test per qrels set)", enabled=progress) as bar:
         for k, metric in enumerate(metrics):
             block = mats[k * L : (k + 1) * L]
-            full = block[0]
-            full_means = full.means()
+            full_means = block[0].means()
             full_sig = None
             out = []
             for lv, m in zip(levels, block):
@@ -138,38 +115,10 @@ def robustness(
                 sig = res["asl" if test == "bootstrap" else "p"] < alpha
                 if full_sig is None:
                     full_sig = sig
-                c11 = int(np.count_nonzero(~full_sig & ~sig))
-                c12 = int(np.count_nonzero(~full_sig & sig))
-                c21 = int(np.count_nonzero(full_sig & ~sig))
-                c22 = int(np.count_nonzero(full_sig & sig))
-                tau = correlate(full_means, m.means()).tau
-                row = {
-                    "metric": metric,
-                    "parent": qrels,
-                    "qrels": m.qrels,
-                    "fraction": float(lv["fraction"]),
-                    "trial": int(lv["trial"]),
-                    "n_runs": len(m.runs),
-                    "n_topics": len(m.topics),
-                    "tau": finite(tau),
-                    "n_pairs": P,
-                    "n_significant": int(np.count_nonzero(sig)),
-                    "c11": c11,
-                    "c12": c12,
-                    "c21": c21,
-                    "c22": c22,
-                }
-                out.append(row)
+                out.append(_trial_row(metric, qrels, lv, m, full_means, full_sig, sig))
             rows.extend(out)
             by_metric[metric] = out
-            curve = summarise(out)
-            for crit in ("tau", "accuracy"):
-                fr = [c["fraction"] for c in curve]
-                vals = [np.nan if c[crit] is None else c[crit] for c in curve]
-                kn, first = knee(fr, vals, threshold)
-                knees.append(
-                    {"metric": metric, "criterion": crit, "threshold": threshold, "knee": kn, "knee_first": first}
-                )
+            knees += _knees(metric, summarise(out), threshold)
     an = Analysis(
         "robustness",
         params,
@@ -179,6 +128,67 @@ def robustness(
         {"metrics": metrics, "curves": {m: summarise(r) for m, r in by_metric.items()}, "matrices": mats},
     )
     return finish(store, an, save)
+
+
+def _parameters(
+    qrels: str, test: str, B: int, alpha: float, threshold: float, subs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The analysis' parameters beside the common ones: the test, the subsamples, the knee rule."""
+    return {
+        "parent": qrels,
+        "test": test,
+        "trials": B,
+        "alpha": alpha,
+        "threshold": threshold,
+        "subsamples": [
+            {k: s[k] for k in ("fraction", "trial", "seed", "method", "min_rel", "min_nonrel")} | {"qrels": s["name"]}
+            for s in subs
+        ],
+        "knee_rule": "lowest fraction from which the curve stays above the threshold (knee); "
+        "lowest fraction above it (knee_first)",
+    }
+
+
+def _trial_row(
+    metric: str,
+    parent: str,
+    level: dict[str, Any],
+    m: ScoreMatrix,
+    full_means: np.ndarray,
+    full_sig: np.ndarray,
+    sig: np.ndarray,
+) -> dict[str, Any]:
+    """One qrels set (the parent or a subsample) against the parent: Kendall's tau of the system
+    rankings and the confusion counts of the test outcomes (c11: neither significant, c12: only the
+    subsample, c21: only the parent, c22: both)."""
+    n_runs = len(m.runs)
+    return {
+        "metric": metric,
+        "parent": parent,
+        "qrels": m.qrels,
+        "fraction": float(level["fraction"]),
+        "trial": int(level["trial"]),
+        "n_runs": n_runs,
+        "n_topics": len(m.topics),
+        "tau": finite(correlate(full_means, m.means()).tau),
+        "n_pairs": n_runs * (n_runs - 1) // 2,
+        "n_significant": int(np.count_nonzero(sig)),
+        "c11": int(np.count_nonzero(~full_sig & ~sig)),
+        "c12": int(np.count_nonzero(~full_sig & sig)),
+        "c21": int(np.count_nonzero(full_sig & ~sig)),
+        "c22": int(np.count_nonzero(full_sig & sig)),
+    }
+
+
+def _knees(metric: str, curve: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
+    """The knees of the tau and accuracy curves (Bompada et al. 2007 Tables 3, 5)."""
+    out = []
+    for crit in ("tau", "accuracy"):
+        fr = [c["fraction"] for c in curve]
+        vals = [np.nan if c[crit] is None else c[crit] for c in curve]
+        kn, first = knee(fr, vals, threshold)
+        out.append({"metric": metric, "criterion": crit, "threshold": threshold, "knee": kn, "knee_first": first})
+    return out
 
 
 def summarise(trial_rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,16 +6,16 @@ python -m evalstore.metrics.docs --check   exit 1 if docs/metrics.md is not up t
 
 from __future__ import annotations
 
-import argparse
 import sys
 from itertools import groupby
-from pathlib import Path
 
+from .. import generated
 from . import sqlfile
 from .names import format_value
+from .references import agreement
 from .registry import MetricSpec, all_metrics
 
-DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
+DOC_PATH = generated.DOCS / "metrics.md"
 
 
 def _cell(text: str) -> str:
@@ -34,6 +34,7 @@ def _spec(s: MetricSpec) -> list[str]:
         ("needs", ", ".join(f"`{n}`" for n in sorted(b.needs)) or "none"),
         ("Python UDFs", ", ".join(f"`{u}`" for u in sorted(b.udfs)) or "none"),
         ("source", _cell(s.citation)),
+        ("agrees with", _cell(agreement(s.reference))),
         ("tests", ", ".join(f"`{t}`" for t in s.tests) or "none"),
     ]
     out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts]
@@ -74,19 +75,7 @@ def _anchor(name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write or check docs/metrics.md.")
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/metrics.md is not up to date")
-    args = parser.parse_args(argv)
-    text = markdown()
-    if args.check:
-        current = DOC_PATH.read_text(encoding="utf-8") if DOC_PATH.is_file() else ""
-        if current != text:
-            print(f"{DOC_PATH} is out of date: run `python -m evalstore.metrics.docs`", file=sys.stderr)
-            return 1
-        return 0
-    DOC_PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {DOC_PATH}", file=sys.stderr)
-    return 0
+    return generated.main(DOC_PATH, markdown, "python -m evalstore.metrics.docs", argv)
 
 
 if __name__ == "__main__":

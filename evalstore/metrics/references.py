@@ -4,8 +4,8 @@ Every metric names the tool whose numbers it reproduces (``MetricSpec.reference`
 ``evalstore metrics NAME``) and, when ir_measures has the measure, the provider ir_measures 0.4.3
 computes it with by default (``MetricSpec.provider``). Under the ``ir_measures`` convention each
 metric is computed with the conventions of that provider: its order of tied scores, and gdeval's
-rounding to 5 decimals. The tie orders were established by ../shared/conformance/ir_measures
-(README, "Tie-breaking").
+rounding to 5 decimals. The tie orders were established on ir_measures' own outputs for
+runs with tied scores (tests/test_irmeasures_conformance.py).
 """
 
 from __future__ import annotations
@@ -62,6 +62,23 @@ REFERENCES: dict[str, Reference] = {
         Reference("ranx", "ir_measures 0.4.3 via ranx 0.3.21", "score_file"),
     )
 }
+
+
+#: The --convention under which a reference tool's numbers are reproduced (None: the default).
+CONVENTION_OF = {"NTCIREVAL": "ntcireval", "pytrec_eval": "trec_eval9"}
+
+
+def agreement(name: str) -> str:
+    """What a metric whose values reproduce the reference ``name`` agrees with, and under which
+    convention: tools that order tied scores otherwise than trec_eval (or round) agree only under
+    their convention, which ``evalstore metrics NAME`` must say."""
+    ref = REFERENCES[name]
+    convention = CONVENTION_OF.get(name)
+    if convention is None and (ref.order != "trec_eval" or ref.digits is not None):
+        convention = "ir_measures"
+    if convention is None:
+        return ref.tool
+    return f"{ref.tool}, under --convention {convention} (with the default convention, values differ on tied scores)"
 
 
 def order_clause(order: str, line: str = "line_no") -> str:

@@ -32,7 +32,7 @@ from ..errors import MetricError
 from .names import canonical, format_value
 from .params import MAX_INT, parse_int, parse_value, split_params
 from .ranked_list import Context
-from .references import REFERENCES
+from .references import agreement
 from .spec import MetricSpec
 
 CONTEXT_PARAMS = ("rel", "judged_only", "gains")
@@ -239,7 +239,7 @@ def describe(name: str | None = None) -> list[dict[str, Any]]:
             "needs": sorted(s.block.needs),
             "udfs": sorted(s.block.udfs),
             "citation": s.citation,
-            "reference": REFERENCES[s.reference].tool,
+            "reference": agreement(s.reference),
             "ir_measures": s.provider if isinstance(s.provider, str) else ("by parameters" if s.provider else "no"),
             "spark": spark_support(s) or "yes",
             "tests": list(s.tests),

@@ -8,7 +8,7 @@ all of them with numpy at once (:mod:`evalstore.metrics.udf_lists`), not one Pyt
 SQL signatures (docs/graded.md has the formulas):
 
 ``pplus_measure(ranks BIGINT[], levels BIGINT[], gains DOUBLE[], ideal_gains DOUBLE[], beta DOUBLE) -> DOUBLE``
-    Sakai's P+-measure (000 Eq. 7). ``ranks``/``levels``/``gains``: the rank, relevance level and
+    Sakai's P+-measure (IPSJ TOD 2007, Eq. 7). ``ranks``/``levels``/``gains``: the rank, relevance level and
     gain of retrieved documents (any subset that holds every retrieved relevant document; order
     does not matter, ranks are 1-based and unique); a document is relevant when its level >= 1.
     ``ideal_gains``: the gains of the topic's relevant documents (any order; zeros ignored).

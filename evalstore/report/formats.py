@@ -12,6 +12,7 @@ print one offer it.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -98,6 +99,14 @@ def file_format(fmt: str | None, path: str, kinds: tuple[str, ...] = TABLES) -> 
 def write(report: Report | Table, fmt: str = "table", out: IO[Any] | None = None) -> None:
     """Write a report (or a table) in ``fmt`` to ``out`` (stdout)."""
     OUTPUT_FORMATS[fmt].write(Report.of(report), out if out is not None else sys.stdout)
+
+
+def to_bytes(report: Report | Table, fmt: str) -> bytes:
+    """A report (or a table) written in ``fmt`` as bytes (text as UTF-8): a file to download."""
+    spec = OUTPUT_FORMATS[fmt]
+    buf: Any = io.BytesIO() if spec.binary else io.StringIO()
+    spec.write(Report.of(report), buf)
+    return buf.getvalue() if spec.binary else buf.getvalue().encode("utf-8")
 
 
 def help_text(kinds: tuple[str, ...] = TABLES) -> str:

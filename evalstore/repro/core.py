@@ -273,36 +273,78 @@ def reproducibility(
     ``meta_repro_topics``).
     """
     ms = list(dict.fromkeys(metric_names(metrics)))
-    if not ms:
-        raise MetaError("give at least one metric")
     missing = normalise_missing(missing)
     if missing == "drop_runs":
         raise MetaError("missing='drop_runs' does not apply to a reproduction (its four runs are fixed)")
-    p = orderings.check_p(rbo_p)
-    cut = orderings.check_depth(cut)
-    order = orderings.check_order(order)
+    p, cut, order = orderings.check_p(rbo_p), orderings.check_depth(cut), orderings.check_order(order)
     runs = {"baseline": baseline, "advanced": advanced, "rep_baseline": rep_baseline, "rep_advanced": rep_advanced}
     _check_runs(store, runs)
-    store.qrels_id(qrels)
-    if rep_qrels is not None:
-        store.qrels_id(rep_qrels)
+    for q in (qrels, rep_qrels):
+        if q is not None:
+            store.qrels_id(q)
     paired = rep_qrels is None
     kind = "reproducibility" if paired else "replicability"
     opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth, progress=progress)
+    orig, rep, topics, notes = _score_matrices(store, qrels, rep_qrels, runs, ms, missing, opts)
+    arp, rmse_d, nrmse_d, er_d, dri_d, tt = _score_measures(ms, orig, rep, runs, paired)
+    ktu_d = rbo_d = None
+    per_topic: dict[str, dict[str, dict[str, float | None]]] = {}
+    if paired:
+        ktu_d, rbo_d, per_topic, t_used, more = _orderings(store, runs, cut, p, order, missing)
+        topics.update(t_used)
+        notes += more
+    result = Reproduction(
+        kind, qrels, rep_qrels, runs, ms, ktu_d, rbo_d, rmse_d if paired else None, nrmse_d if paired else None,
+        er_d, dri_d, tt, arp, per_topic, topics, notes,
+    )  # fmt: skip
+    params = {
+        "kind": kind, "rbo_p": p, "cut": cut, "order": order, "missing": missing, "convention": convention,
+        "complete": complete, "depth": depth, "reference": "repro_eval 0.5.0",
+        "t_test": "paired (ttest_rel)" if paired else "unpaired (ttest_ind, equal variances)",
+    }  # fmt: skip
+    inputs = {
+        "runs": list(runs.values()),
+        "roles": runs,
+        "qrels": [qrels] + ([rep_qrels] if rep_qrels else []),
+        "metrics": ms,
+        "columns": [mm.describe() | {"runs": list(mm.runs)} for mm in (orig if paired else (*orig, *rep))],
+        "topics": topics,
+        "notes": notes,
+    }
+    an = Analysis("repro", params, None, inputs, _tables(result), {"reproduction": result})
+    finish(store, an, save)
+    result.analysis = an
+    return result
+
+
+def _score_matrices(
+    store: StoreHandle,
+    qrels: str,
+    rep_qrels: str | None,
+    runs: dict[str, str],
+    ms: list[str],
+    missing: str,
+    opts: dict[str, Any],
+) -> tuple[list[ScoreMatrix], list[ScoreMatrix], dict[str, list[str]], list[str]]:
+    """The per-topic scores of the original and the reproduced runs (one matrix per metric; the
+    same matrices for a reproduction, one per collection for a replication), the topics they
+    cover and what the missing-topic rule did."""
     notes: list[str] = []
     topics: dict[str, list[str]] = {}
-    if paired:
+    if rep_qrels is None:
         mats = score_matrices(store, [Column(qrels, m) for m in ms], list(runs.values()), missing=missing, **opts)
         need_mean(mats, "Breuer et al.'s measures")
         orig = rep = mats
         notes += _score_notes(mats, "scores")
         topics["scores"] = list(mats[0].topics)
     else:
-        assert rep_qrels is not None
-        orig = score_matrices(store, [Column(qrels, m) for m in ms], [baseline, advanced], missing=missing, **opts)
-        rep = score_matrices(
-            store, [Column(rep_qrels, m) for m in ms], [rep_baseline, rep_advanced], missing=missing, **opts
+        orig = score_matrices(
+            store, [Column(qrels, m) for m in ms], [runs["baseline"], runs["advanced"]], missing=missing, **opts
         )
+        rep = score_matrices(
+            store, [Column(rep_qrels, m) for m in ms], [runs["rep_baseline"], runs["rep_advanced"]],
+            missing=missing, **opts,
+        )  # fmt: skip
         need_mean(orig, "Breuer et al.'s measures")
         need_mean(rep, "Breuer et al.'s measures")
         notes += _score_notes(orig, "original scores") + _score_notes(rep, "replicated scores")
@@ -310,7 +352,13 @@ def reproducibility(
     for m in (*orig, *rep):
         if len(m.topics) == 0:
             raise MetaError(f"no topic has scores of every run for {m.label} on {m.qrels}")
+    return orig, rep, topics, notes
 
+
+def _score_measures(
+    ms: list[str], orig: list[ScoreMatrix], rep: list[ScoreMatrix], runs: dict[str, str], paired: bool
+) -> tuple[Any, ...]:
+    """ARP, RMSE and nRMSE (reproductions only), ER, ΔRI and the t-tests, per metric."""
     arp: dict[str, dict[str, float | None]] = {role: {} for role in runs}
     rmse_d: dict[str, dict[str, float | None]] = {s: {} for s in SIDES}
     nrmse_d: dict[str, dict[str, float | None]] = {s: {} for s in SIDES}
@@ -329,42 +377,7 @@ def reproducibility(
             tt[s][label] = t_test_p(x[s], y[s], paired)
         er_d[label] = effect_ratio(x["baseline"], x["advanced"], y["baseline"], y["advanced"])
         dri_d[label] = delta_ri(x["baseline"], x["advanced"], y["baseline"], y["advanced"])
-
-    ktu_d = rbo_d = None
-    per_topic: dict[str, dict[str, dict[str, float | None]]] = {}
-    if paired:
-        ktu_d, rbo_d, per_topic, t_used, more = _orderings(store, runs, cut, p, order, missing)
-        topics.update(t_used)
-        notes += more
-    result = Reproduction(
-        kind, qrels, rep_qrels, runs, ms, ktu_d, rbo_d, rmse_d if paired else None, nrmse_d if paired else None,
-        er_d, dri_d, tt, arp, per_topic, topics, notes,
-    )  # fmt: skip
-    params = {
-        "kind": kind,
-        "rbo_p": p,
-        "cut": cut,
-        "order": order,
-        "missing": missing,
-        "convention": convention,
-        "complete": complete,
-        "depth": depth,
-        "t_test": "paired (ttest_rel)" if paired else "unpaired (ttest_ind, equal variances)",
-        "reference": "repro_eval 0.5.0",
-    }
-    inputs = {
-        "runs": list(runs.values()),
-        "roles": runs,
-        "qrels": [qrels] + ([rep_qrels] if rep_qrels else []),
-        "metrics": ms,
-        "columns": [mm.describe() | {"runs": list(mm.runs)} for mm in (orig if paired else (*orig, *rep))],
-        "topics": topics,
-        "notes": notes,
-    }
-    an = Analysis("repro", params, None, inputs, _tables(result), {"reproduction": result})
-    finish(store, an, save)
-    result.analysis = an
-    return result
+    return arp, rmse_d, nrmse_d, er_d, dri_d, tt
 
 
 def _tables(r: Reproduction) -> dict[str, list[dict[str, Any]]]:

@@ -230,7 +230,10 @@ def _lock_message(location: str, msg: str, read_only: bool, wait: float) -> str:
             f"share a store, a writer needs it alone), so it cannot be opened for writing now"
         )
     waited = f" (waited {wait:g} s)" if wait else ""
-    return f"{what}{waited}; close that program or wait for it to finish, or pass --wait SECONDS to retry"
+    return (
+        f"{what}{waited}; close that program or wait for it to finish, or pass --wait SECONDS to retry "
+        f"(a notebook that only reads can share the store: evalstore.open(path, read_only=True))"
+    )
 
 
 def damaged_message(location: str, detail: str) -> str:

@@ -14,8 +14,6 @@ looked up by name: no URL reaches the file system). Anything else is a 404 page.
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +28,8 @@ from starlette.routing import Route
 from ..errors import EvalstoreError, StoreLockedError
 from ..facade import Store
 from ..facade import open as open_store
-from ..report.writers import csv_value
+from ..report.formats import to_bytes
+from ..report.table import Table
 from . import pages, render, sqlpage
 from .links import LiveLinks, file_name
 
@@ -65,95 +64,69 @@ class Source:
         )
 
 
-def create_app(source: Source) -> Starlette:
-    """The application serving the store of ``source``."""
-    render.require_jinja()
-    links = LiveLinks()
-    title = pages.site_title(source.location)
+class Site:
+    """The endpoints over one store: each page opens the store for itself (:meth:`with_store`)."""
 
-    def html(template: str, model: dict[str, Any], status: int = 200) -> HTMLResponse:
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.links = LiveLinks()
+        self.title = pages.site_title(source.location)
+
+    # ------------------------------------------------------------------ answers
+    def html(self, template: str, model: dict[str, Any], status: int = 200) -> HTMLResponse:
         return HTMLResponse(render.render(template, model), status_code=status, headers=SECURITY_HEADERS)
 
-    def error(status: int, message: str) -> HTMLResponse:
-        resp = html("error.html", pages.error_page(links, status, message, title), status)
+    def error(self, status: int, message: str) -> HTMLResponse:
+        resp = self.html("error.html", pages.error_page(self.links, status, message, self.title), status)
         if status == 503:
             resp.headers["Retry-After"] = "2"
         return resp
 
-    def with_store(build: Callable[[pages.Ctx, Request], Response]) -> Callable[[Request], Response]:
+    def with_store(self, build: Callable[[pages.Ctx, Request], Response]) -> Callable[[Request], Response]:
         """A sync endpoint (Starlette runs it in a worker thread) around one short-lived connection."""
 
         def endpoint(request: Request) -> Response:
             try:
-                store = source.open()
+                store = self.source.open()
             except StoreLockedError as e:
-                return error(503, str(e))
+                return self.error(503, str(e))
             try:
-                return build(pages.Ctx(store, links, title), request)
+                return build(pages.Ctx(store, self.links, self.title), request)
             except pages.PageError as e:
-                return error(e.status, str(e))
+                return self.error(e.status, str(e))
             except StoreLockedError as e:
-                return error(503, str(e))
+                return self.error(503, str(e))
             finally:
                 store.close()
 
         return endpoint
 
-    def p(request: Request, name: str) -> str | None:
-        return request.query_params.get(name)
+    # ------------------------------------------------------------------ pages
+    def leaderboard(self, ctx: pages.Ctx, request: Request) -> Response:
+        return self.html("leaderboard.html", pages.leaderboard_page(ctx, _q(request, "qrels"), _q(request, "metric")))
 
-    def leaderboard(ctx: pages.Ctx, request: Request) -> Response:
-        return html("leaderboard.html", pages.leaderboard_page(ctx, p(request, "qrels"), p(request, "metric")))
+    def run(self, ctx: pages.Ctx, request: Request) -> Response:
+        model = pages.run_page(ctx, request.path_params["run"], _q(request, "qrels"), _q(request, "metric"))
+        return self.html("run.html", model)
 
-    def run(ctx: pages.Ctx, request: Request) -> Response:
-        model = pages.run_page(ctx, request.path_params["run"], p(request, "qrels"), p(request, "metric"))
-        return html("run.html", model)
+    def compare(self, ctx: pages.Ctx, request: Request) -> Response:
+        args = (_q(request, k) for k in ("baseline", "run", "qrels", "metric"))
+        return self.html("compare.html", pages.compare_page(ctx, *args))
 
-    def compare(ctx: pages.Ctx, request: Request) -> Response:
-        model = pages.compare_page(
-            ctx, p(request, "baseline"), p(request, "run"), p(request, "qrels"), p(request, "metric")
-        )
-        return html("compare.html", model)
+    def topic(self, ctx: pages.Ctx, request: Request) -> Response:
+        args = (_q(request, k) for k in ("runs", "qrels", "metric", "depth"))
+        return self.html("topic.html", pages.topic_page(ctx, request.path_params["topic"], *args))
 
-    def topic(ctx: pages.Ctx, request: Request) -> Response:
-        model = pages.topic_page(
-            ctx,
-            request.path_params["topic"],
-            p(request, "runs"),
-            p(request, "qrels"),
-            p(request, "metric"),
-            p(request, "depth"),
-        )
-        return html("topic.html", model)
+    def meta(self, ctx: pages.Ctx, request: Request) -> Response:
+        return self.html("meta.html", pages.meta_page(ctx))
 
-    def meta(ctx: pages.Ctx, request: Request) -> Response:
-        return html("meta.html", pages.meta_page(ctx))
-
-    def leaderboard_download(ctx: pages.Ctx, request: Request) -> Response:
-        fmt = request.path_params["fmt"]
-        cols, rows, qrels, metric = pages.leaderboard_table(ctx, p(request, "qrels"), p(request, "metric"))
-        name = f"leaderboard-{file_name(qrels)}-{file_name(metric)}.{fmt}"
-        if fmt == "csv":
-            body, media = _csv(cols, rows), "text/csv; charset=utf-8"
-        else:
-            body, media = _parquet(cols, rows), "application/vnd.apache.parquet"
-        return Response(body, media_type=media, headers={**SECURITY_HEADERS, **_attachment(name)})
-
-    def sql(request: Request) -> Response:
-        query = p(request, "q") or ""
+    def sql(self, request: Request) -> Response:
+        query = _q(request, "q") or ""
         try:
-            outcome = sqlpage.run(
-                source.location,
-                query,
-                row_cap=source.row_cap,
-                time_limit=source.time_limit,
-                wait=source.wait,
-                memory_limit=source.memory_limit,
-                threads=source.threads,
-            )
+            outcome = self.run_sql(query)
         except StoreLockedError as e:
-            return error(503, str(e))
-        model = pages.error_page(links, 200, "", title)  # the frame every page shares
+            return self.error(503, str(e))
+        model = pages.error_page(self.links, 200, "", self.title)  # the frame every page shares
         model.update(
             {
                 "page": "sql",
@@ -165,76 +138,89 @@ def create_app(source: Source) -> Starlette:
                 "error": outcome.error,
                 "elapsed": outcome.elapsed,
                 "ran": outcome.ran,
-                "row_cap": source.row_cap,
-                "time_limit": source.time_limit,
+                "row_cap": self.source.row_cap,
+                "time_limit": self.source.time_limit,
                 "csv": f"/download/sql.csv?{_qs(query)}" if outcome.ran and outcome.columns else None,
-                "examples": [{"query": e, "href": links.sql(e)} for e in sqlpage.EXAMPLES] if not query else [],
+                "examples": [{"query": e, "href": self.links.sql(e)} for e in sqlpage.EXAMPLES] if not query else [],
             }
         )
-        return html("sql.html", model, 400 if outcome.error else 200)
+        return self.html("sql.html", model, 400 if outcome.error else 200)
 
-    def sql_download(request: Request) -> Response:
-        query = p(request, "q") or ""
+    def run_sql(self, query: str) -> sqlpage.SqlOutcome:
+        src = self.source
+        return sqlpage.run(
+            src.location, query, row_cap=src.row_cap, time_limit=src.time_limit, wait=src.wait,
+            memory_limit=src.memory_limit, threads=src.threads,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ files
+    def leaderboard_download(self, ctx: pages.Ctx, request: Request) -> Response:
+        fmt = request.path_params["fmt"]
+        if fmt not in ("csv", "parquet"):
+            return self.error(404, "downloads: leaderboard.csv or leaderboard.parquet")
+        cols, rows, qrels, metric = pages.leaderboard_table(ctx, _q(request, "qrels"), _q(request, "metric"))
+        name = f"leaderboard-{file_name(qrels)}-{file_name(metric)}.{fmt}"
+        return _download(Table(cols, rows), fmt, name)
+
+    def sql_download(self, request: Request) -> Response:
         try:
-            outcome = sqlpage.run(
-                source.location, query, row_cap=source.row_cap, time_limit=source.time_limit, wait=source.wait,
-                memory_limit=source.memory_limit, threads=source.threads,
-            )  # fmt: skip
+            outcome = self.run_sql(_q(request, "q") or "")
         except StoreLockedError as e:
-            return error(503, str(e))
+            return self.error(503, str(e))
         if outcome.error or not outcome.ran:
-            return error(400, outcome.error or "give a query: /download/sql.csv?q=SELECT ...")
-        body = _csv(outcome.columns, [list(r) for r in outcome.rows])
-        return Response(
-            body, media_type="text/csv; charset=utf-8", headers={**SECURITY_HEADERS, **_attachment("query.csv")}
-        )
+            return self.error(400, outcome.error or "give a query: /download/sql.csv?q=SELECT ...")
+        return _download(Table(outcome.columns, [list(r) for r in outcome.rows]), "csv", "query.csv")
 
-    def static(request: Request) -> Response:
+    def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in render.STATIC:
-            return error(404, "no such file")
+            return self.error(404, "no such file")
         return Response(
             render.static_bytes(name),
             media_type=render.STATIC[name],
             headers={**SECURITY_HEADERS, "Cache-Control": "max-age=300"},
         )
 
-    def not_found(request: Request, exc: Exception) -> Response:
+    # ------------------------------------------------------------------ failures
+    def not_found(self, request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
         if status == 405:
-            return error(405, "the pages are read-only: only GET (and HEAD) requests are answered")
-        return error(404, f"no page at {request.url.path}")
+            return self.error(405, "the pages are read-only: only GET (and HEAD) requests are answered")
+        return self.error(404, f"no page at {request.url.path}")
 
-    def failure(request: Request, exc: Exception) -> Response:
+    def failure(self, request: Request, exc: Exception) -> Response:
         if isinstance(exc, EvalstoreError):
-            return error(400, str(exc))
+            return self.error(400, str(exc))
         log.exception("evalstore serve: internal error on %s", request.url.path)
-        return error(500, "internal error of evalstore (the server's log has the details); please report it")
+        return self.error(500, "internal error of evalstore (the server's log has the details); please report it")
 
+
+def create_app(source: Source) -> Starlette:
+    """The application serving the store of ``source``."""
+    render.require_jinja()
+    site = Site(source)
     routes = [
-        Route("/", with_store(leaderboard)),
-        Route("/runs/{run:path}", with_store(run)),
-        Route("/compare", with_store(compare)),
-        Route("/topics/{topic:path}", with_store(topic)),
-        Route("/meta", with_store(meta)),
-        Route("/sql", sql),
-        Route("/download/leaderboard.{fmt:str}", _only_formats(with_store(leaderboard_download), error)),
-        Route("/download/sql.csv", sql_download),
-        Route("/static/{name:path}", static),
+        Route("/", site.with_store(site.leaderboard)),
+        Route("/runs/{run:path}", site.with_store(site.run)),
+        Route("/compare", site.with_store(site.compare)),
+        Route("/topics/{topic:path}", site.with_store(site.topic)),
+        Route("/meta", site.with_store(site.meta)),
+        Route("/sql", site.sql),
+        Route("/download/leaderboard.{fmt:str}", site.with_store(site.leaderboard_download)),
+        Route("/download/sql.csv", site.sql_download),
+        Route("/static/{name:path}", site.static),
     ]
-    return Starlette(
-        routes=routes,
-        exception_handlers={HTTPException: not_found, 404: not_found, 405: not_found, Exception: failure},
-    )
+    handlers: dict[Any, Callable[[Request, Exception], Response]] = {
+        HTTPException: site.not_found,
+        404: site.not_found,
+        405: site.not_found,
+        Exception: site.failure,
+    }
+    return Starlette(routes=routes, exception_handlers=handlers)
 
 
-def _only_formats(endpoint: Callable[[Request], Response], error) -> Callable[[Request], Response]:
-    def guarded(request: Request) -> Response:
-        if request.path_params.get("fmt") not in ("csv", "parquet"):
-            return error(404, "downloads: leaderboard.csv or leaderboard.parquet")
-        return endpoint(request)
-
-    return guarded
+def _q(request: Request, name: str) -> str | None:
+    return request.query_params.get(name)
 
 
 def _qs(query: str) -> str:
@@ -243,24 +229,11 @@ def _qs(query: str) -> str:
     return urlencode({"q": query})
 
 
-def _attachment(name: str) -> dict[str, str]:
-    return {"Content-Disposition": f'attachment; filename="{name}"'}
+_MEDIA = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}
 
 
-def _csv(columns: list[str], rows: list[list[Any]]) -> bytes:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(columns)
-    for r in rows:
-        w.writerow([csv_value(v) for v in r])
-    return buf.getvalue().encode("utf-8")
-
-
-def _parquet(columns: list[str], rows: list[list[Any]]) -> bytes:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.table({c: [r[i] for r in rows] for i, c in enumerate(columns)})
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    return buf.getvalue()
+def _download(table: Table, fmt: str, name: str) -> Response:
+    """A table as a file to download, written by the report writers (one CSV and Parquet rule)."""
+    body = to_bytes(table, fmt)
+    headers = {**SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'}
+    return Response(body, media_type=_MEDIA[fmt], headers=headers)

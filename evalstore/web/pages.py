@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -427,17 +427,62 @@ def topic_page(
     store = ctx.store
     if not q.topic_known(store, qrels, topic):
         raise NotFound(f"no topic {topic!r} in the qrels set {qrels!r} or in the scores on it")
+    k = _depth(depth)
+    chosen = _topic_runs(ctx, runs, qrels, metric)
+    links = ctx.links
+    scores = q.scores_on_topic(store, qrels, topic)
+    all_runs = sorted(
+        ((rn, v) for (rn, mm), v in scores.items() if mm == metric),
+        key=lambda x: (-(x[1] if x[1] is not None else -math.inf), x[0]),
+    )
+    judged = q.judgments(store, qrels, topic)
+    rel_docs = [d for d, g in judged if g > 0]
+    shown_rel = rel_docs[:200]
+    rank_of = q.ranks_of(store, chosen, topic, shown_rel)
+    model = _base(ctx, "topic", f"Topic {topic}", qrels, metric)
+    model.update(
+        {
+            "topic": topic,
+            "runs": chosen,
+            "columns": _ranked_columns(ctx, chosen, topic, qrels, metric, k),
+            "depth": k,
+            "metric_rows": _topic_metric_rows(cat.metrics[qrels], scores, chosen, metric),
+            "all_runs": [
+                {"run": rn, "value": v, "href": links.run(rn, qrels, metric), "chosen": rn in chosen}
+                for rn, v in all_runs
+            ],
+            "n_judged": len(judged),
+            "n_relevant": len(rel_docs),
+            "grades": sorted({g for _, g in judged}, reverse=True),
+            "relevant_docs": [
+                {"doc": d, "grade": g, "ranks": [rank_of.get((r, d)) for r in chosen]}
+                for d, g in judged
+                if g > 0 and d in set(shown_rel)
+            ],
+            "relevant_cut": len(rel_docs) > len(shown_rel),
+            "compare": links.compare(chosen[0], chosen[1], qrels, metric) if len(chosen) == 2 else None,
+        }
+    )
+    return model
+
+
+def _depth(depth: str | int | None) -> int:
+    """The number of ranks a topic page lists (``?depth=``)."""
     try:
         k = DEFAULT_DEPTH if depth is None or depth == "" else int(depth)
     except (TypeError, ValueError):
         raise BadRequest(f"depth must be a whole number, not {depth!r}") from None
     if not 1 <= k <= MAX_DEPTH:
         raise BadRequest(f"depth must be between 1 and {MAX_DEPTH}, not {k}")
-    board = _board(ctx, qrels, metric)
+    return k
+
+
+def _topic_runs(ctx: Ctx, runs: str | Sequence[str] | None, qrels: str, metric: str) -> list[str]:
+    """The one or two runs a topic page shows (default: the two best on the metric)."""
     if runs is None or runs == "" or runs == []:
-        chosen = [r.run for r in board[:2]]
+        chosen = [r.run for r in _board(ctx, qrels, metric)[:2]]
     elif isinstance(runs, str):
-        chosen = resolve_runs(runs, set(ctx.cached("runs", lambda: q.run_names(store))))
+        chosen = resolve_runs(runs, set(ctx.cached("runs", lambda: q.run_names(ctx.store))))
     else:
         chosen = list(runs)
         for r in chosen:
@@ -445,8 +490,13 @@ def topic_page(
     chosen = list(dict.fromkeys(chosen))
     if len(chosen) > 2:
         raise BadRequest("a topic page shows one or two runs side by side: ?runs=A,B")
-    links = ctx.links
-    lists = {r: q.ranked_list(store, r, topic, qrels, k) for r in chosen}
+    return chosen
+
+
+def _ranked_columns(ctx: Ctx, chosen: list[str], topic: str, qrels: str, metric: str, k: int) -> list[dict[str, Any]]:
+    """The ranked lists side by side: each document with its grade, whether only this run has it
+    in these ranks, and how far the other run ranks it."""
+    lists = {r: q.ranked_list(ctx.store, r, topic, qrels, k) for r in chosen}
     docsets = {r: {x.doc for x in lists[r]} for r in chosen}
     rank_maps = {r: {x.doc: x.rank for x in lists[r]} for r in chosen}
     columns = []
@@ -471,21 +521,27 @@ def topic_page(
         columns.append(
             {
                 "run": r,
-                "href": links.run(r, qrels, metric),
+                "href": ctx.links.run(r, qrels, metric),
                 "docs": items,
-                "length": q.run_length(store, r, topic),
+                "length": q.run_length(ctx.store, r, topic),
                 "unjudged": sum(1 for x in items if not x["judged"]),
                 "relevant": sum(1 for x in items if x["relevant"]),
                 "only": sum(1 for x in items if x["only"]),
             }
         )
-    scores = q.scores_on_topic(store, qrels, topic)
-    metric_rows = []
-    for m in cat.metrics[qrels]:
+    return columns
+
+
+def _topic_metric_rows(
+    metrics: Iterable[str], scores: dict[tuple[str, str], float | None], chosen: list[str], metric: str
+) -> list[dict[str, Any]]:
+    """Each metric's score of the shown runs on the topic, beside the median and best of all runs."""
+    rows = []
+    for m in metrics:
         vals = [v for (rn, mm), v in scores.items() if mm == m and v is not None]
         if not vals and not any((r, m) in scores for r in chosen):
             continue
-        metric_rows.append(
+        rows.append(
             {
                 "metric": m,
                 "vals": [scores.get((r, m)) for r in chosen],
@@ -494,39 +550,7 @@ def topic_page(
                 "current": m == metric,
             }
         )
-    all_runs = sorted(
-        ((rn, v) for (rn, mm), v in scores.items() if mm == metric),
-        key=lambda x: (-(x[1] if x[1] is not None else -math.inf), x[0]),
-    )
-    judged = q.judgments(store, qrels, topic)
-    rel_docs = [d for d, g in judged if g > 0]
-    shown_rel = rel_docs[:200]
-    rank_of = q.ranks_of(store, chosen, topic, shown_rel)
-    model = _base(ctx, "topic", f"Topic {topic}", qrels, metric)
-    model.update(
-        {
-            "topic": topic,
-            "runs": chosen,
-            "columns": columns,
-            "depth": k,
-            "metric_rows": metric_rows,
-            "all_runs": [
-                {"run": rn, "value": v, "href": links.run(rn, qrels, metric), "chosen": rn in chosen}
-                for rn, v in all_runs
-            ],
-            "n_judged": len(judged),
-            "n_relevant": len(rel_docs),
-            "grades": sorted({g for _, g in judged}, reverse=True),
-            "relevant_docs": [
-                {"doc": d, "grade": g, "ranks": [rank_of.get((r, d)) for r in chosen]}
-                for d, g in judged
-                if g > 0 and d in set(shown_rel)
-            ],
-            "relevant_cut": len(rel_docs) > len(shown_rel),
-            "compare": links.compare(chosen[0], chosen[1], qrels, metric) if len(chosen) == 2 else None,
-        }
-    )
-    return model
+    return rows
 
 
 def meta_page(ctx: Ctx) -> dict[str, Any]:

@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EvalstoreError
+from ..report.formats import to_bytes
+from ..report.table import Table
 from ..version import __version__
 from . import pages, render
 from . import queries as q
@@ -146,11 +148,10 @@ def write_report(
         written.append(rel)
         if progress:
             progress(i, total)
-    from .app import _csv, _parquet  # the same data files as the server's downloads
-
     for m in names:
         cols, rows, _, _ = pages.leaderboard_table(_at(ctx, "index.html"), qrels, m)
-        for fmt, data in (("csv", _csv(cols, rows)), ("parquet", _parquet(cols, rows))):
+        for fmt in ("csv", "parquet"):  # the same data files as the server's downloads
+            data = to_bytes(Table(cols, rows), fmt)
             rel = links.download_path("leaderboard", fmt, m)
             _write(out, rel, data)
             written.append(rel)

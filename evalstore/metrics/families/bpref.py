@@ -1,4 +1,4 @@
-"""The bpref / rpref family (sql/bpref.sql): Sakai, "Alternatives to Bpref", SIGIR 2007 (paper 002).
+"""The bpref / rpref family (sql/bpref.sql): Sakai, "Alternatives to Bpref", SIGIR 2007.
 
 All of them are condensed-list measures: they read the judged documents only, in rank order, with
 or without ``judged_only`` (which they therefore do not take). trec_eval's own ``Bpref`` (= bpref_R
@@ -8,7 +8,7 @@ when R <= N, = bpref_N when R >= N) and ``infAP`` live in the trec_eval family.
 from ..params import GAINS, REL
 from ..registry import MetricSpec, register
 
-SAKAI = "Sakai, SIGIR 2007 'Alternatives to Bpref' (paper 002)"
+SAKAI = "Sakai, Alternatives to Bpref, SIGIR 2007"
 NTCIR = "NTCIREVAL 190111 `compute -j`"
 TESTS = ("tests/test_bpref_family.py",)
 

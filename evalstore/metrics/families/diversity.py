@@ -12,10 +12,7 @@ from .. import udf_diversity  # noqa: F401  (declares the SQL function)
 from ..params import GAINS, REL, Param
 from ..registry import MetricSpec, alias, register
 
-NDEVAL = (
-    "ndeval 4.5 (TREC Web track) through pyndeval 0.0.8 / ir_measures 0.4.3; "
-    "../shared/conformance/ir_measures/README.md (pyndeval: subtopic qrels and ndeval definitions)"
-)
+NDEVAL = "ndeval 4.5 (TREC Web track; usnistgov/trec_web_track, ndeval.c) through pyndeval 0.0.8 / ir_measures 0.4.3"
 ALPHA_NDCG = "Clarke et al., Novelty and diversity in information retrieval evaluation, SIGIR 2008; " + NDEVAL
 IA = "Agrawal et al., Diversifying search results, WSDM 2009; " + NDEVAL
 NRBP_CITE = "Clarke et al., An effectiveness measure for ambiguous and underspecified queries, ICTIR 2009; " + NDEVAL

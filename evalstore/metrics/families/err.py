@@ -6,7 +6,7 @@ from ..registry import MetricSpec, register
 
 CITE = (
     "Chapelle et al., Expected reciprocal rank for graded relevance, CIKM 2009; NTCIREVAL 190111 (stop "
-    "probability g/(g_max+1)); ../shared/reference/metric_definitions.md Sec. 1"
+    "probability g/(g_max+1))"
 )
 TESTS = ("tests/test_ntcireval_conformance.py", "tests/test_metrics_sakai.py")
 

@@ -25,7 +25,8 @@ register(
         "ndcg_variants.sql#nDCG-JK",
         "Original Jarvelin-Kekalainen nDCG (NTCIREVAL nDCG@l): linear gains, no discount up to rank b, then "
         "g(r)/log_b(r); normalised by the ideal list cut at k.",
-        "Jarvelin & Kekalainen, ACM TOIS 2002; Sakai SIGIR 2007 (../shared/papers/002) Eq. 22; NTCIREVAL 190111 nDCG@l",
+        "Jarvelin & Kekalainen, ACM TOIS 2002; Sakai, Alternatives to Bpref, SIGIR 2007, Eq. 22; "
+        "NTCIREVAL 190111 nDCG@l",
         (LOGB, GAINS, JUDGED_ONLY),
         cutoff="optional",
         tests=TESTS,
@@ -39,7 +40,8 @@ register(
         "ndcg_variants.sql#MSnDCG",
         '"Microsoft" nDCG (NTCIREVAL MSnDCG@l): linear gains over log2(r+1), ideal list cut at k. With gains = '
         "grades it equals trec_eval's ndcg_cut.",
-        "Burges et al. 2005 discount with linear gains; NTCIREVAL 190111 MSnDCG@l; Bompada et al. SIGIR 2007 (004)",
+        "Burges et al. 2005 discount with linear gains; NTCIREVAL 190111 MSnDCG@l; "
+        "Bompada et al., On the robustness of relevance measures with incomplete judgments, SIGIR 2007",
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
         tests=TESTS,

@@ -11,10 +11,10 @@ from ..params import GAINS, JUDGED_ONLY, REL, Param
 from ..registry import MetricSpec, register
 
 PAPER = (
-    "Sakai, On the properties of evaluation metrics for finding one highly relevant document, IPSJ TOD 2007 "
-    "(../shared/papers/000)"
+    "Sakai, On the properties of evaluation metrics for finding one highly relevant document, IPSJ Transactions "
+    "on Databases 48 (SIG 9), 2007"
 )
-SIGIR07 = "Sakai, Alternatives to bpref, SIGIR 2007 (../shared/papers/002) Eq. 21"
+SIGIR07 = "Sakai, Alternatives to Bpref, SIGIR 2007, Eq. 21"
 NTCIREVAL = "NTCIREVAL 190111 (ntcir_eval.c)"
 TESTS = ("tests/test_metrics_sakai.py", "tests/test_ntcireval_conformance.py", "tests/test_graded_properties.py")
 
@@ -48,7 +48,8 @@ def _check_penalties(values: dict) -> None:
         return
     if any(p <= 1 for p in pen):
         raise MetricError(
-            f"penalties must all be > 1 (beta(L) > 1, Sakai 000 Sec. 3.2), got {':'.join(f'{p:g}' for p in pen)}"
+            f"penalties must all be > 1 (beta(L) > 1, Sakai, IPSJ TOD 2007, Sec. 3.2), "
+            f"got {':'.join(f'{p:g}' for p in pen)}"
         )
     if any(b > a for a, b in zip(pen, pen[1:])):
         raise MetricError(

@@ -1,7 +1,7 @@
 """trec_eval's measures (sql/trec_eval.sql).
 
-Every measure follows trec_eval 10.0 (usnistgov/trec_eval, tag v10.0); the definitions are restated
-in ``../shared/reference/trec_eval_semantics.md`` and in the header of ``sql/trec_eval.sql``, and
+Every measure follows trec_eval 10.0 (usnistgov/trec_eval, tag v10.0: the m_*.c files); the
+definitions are restated in the header of ``sql/trec_eval.sql``, and
 ``tests/test_trec_conformance.py`` checks them against trec_eval's own output. trec_eval's flags
 map onto parameters and options: ``-l L`` -> ``rel=L``, ``-J`` -> ``judged_only=true``, ``-c`` ->
 ``complete=True``, ``-M n`` -> ``depth=n``, ``-N n`` -> ``Utility(num_docs=n)``.
@@ -18,7 +18,7 @@ from ...errors import MetricError
 from ..params import JUDGED_ONLY, REL, Param
 from ..registry import MetricSpec, register
 
-TREC = "trec_eval 10.0 (usnistgov/trec_eval); ../shared/reference/trec_eval_semantics.md Sec. 6"
+TREC = "trec_eval 10.0 (usnistgov/trec_eval, the m_*.c file of the measure)"
 TESTS = ("tests/test_trec_conformance.py", "tests/test_metrics_trec.py")
 BIN = (REL, JUDGED_ONLY)
 
@@ -125,7 +125,7 @@ _spec(
     "AP",
     "Average precision: sum over the relevant docs retrieved of the precision at their rank, divided by R "
     "(unretrieved relevant docs add 0). With @k: trec_eval's map_cut (ranks <= k, still divided by R).",
-    "m_map.c, m_map_cut.c; Sakai 000 Eq. 1",
+    "m_map.c, m_map_cut.c; Sakai, IPSJ TOD 2007, Eq. 1",
     cutoff="optional",
 )
 _spec(

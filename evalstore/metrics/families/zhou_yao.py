@@ -6,7 +6,10 @@ from .. import udf_graded  # noqa: F401  (declares the UDF registrar)
 from ..params import GAINS, JUDGED_ONLY
 from ..registry import MetricSpec, register
 
-ZY = "Zhou & Yao, Evaluating IR system performance based on user preference (../shared/papers/003)"
+ZY = (
+    "Zhou & Yao, Evaluating information retrieval system performance based on user preference, Journal of "
+    "Intelligent Information Systems 34(3), 2010"
+)
 TESTS = ("tests/test_zhou_yao.py",)
 PREF = (
     "D = retrieved docs + the topic's judged docs; system order = run scores (ties are ties; -rank under "
