@@ -21,6 +21,8 @@ from .drop import DropPlan, drop_qrels, drop_runs
 from .errors import StoreError
 from .evaluation import evaluate_runs
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .intervals import attach as attach_intervals
+from .intervals import spec as interval_spec
 from .meta.design import Design, design
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
@@ -109,6 +111,10 @@ class Store(StoreHandle):
         save: bool = True,
         progress: bool | None = None,
         recompute: bool = False,
+        ci: str | None = None,
+        level: float = 0.95,
+        trials: int = 1000,
+        seed: int = 0,
     ) -> EvalResult:
         """Compute ``metrics`` for ``runs`` (all runs when None) against the qrels set ``qrels``,
         store the per-topic scores and return them.
@@ -119,11 +125,20 @@ class Store(StoreHandle):
         ``depth``: only the top ``depth`` documents (``-M``); ``pool``: for a subsample, the
         parent's dropped judgments count as pooled but unjudged (infAP); ``save=False``: compute
         without storing; ``recompute``: compute again instead of reusing stored evaluations of the
-        same content, metric, options and engine version. See :mod:`evalstore.evaluation`."""
-        return evaluate_runs(
+        same content, metric, options and engine version. See :mod:`evalstore.evaluation`.
+
+        ``ci``: also a confidence interval of every mean, ``t`` or ``bootstrap`` (``trials``
+        resamples of the topics drawn with ``seed``) at ``level`` (``result.intervals``; stored
+        with the scores, and shown by the leaderboard view, unless ``save=False``). See
+        :mod:`evalstore.intervals`."""
+        how = interval_spec(ci, level, trials, seed) if ci is not None else None  # checked before any work
+        result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,
         )  # fmt: skip
+        if how is not None:
+            attach_intervals(self, result, how, save_to_store=save)
+        return result
 
     def compare(
         self,

@@ -8,6 +8,8 @@ import typer
 
 from ..api import evaluate as evaluate_files
 from ..demo import run_demo
+from ..intervals import IntervalSpec
+from ..intervals import attach as attach_intervals
 from ..meta import plots
 from ..report import rows as report_rows
 from ..report.formats import TABLES
@@ -28,7 +30,7 @@ app.add_typer(export_app, name="export")
 
 
 @app.command("eval")
-@opt.shared(ev=opt.EVALUATION, store_opts=opt.STORE)
+@opt.shared(ev=opt.EVALUATION, ci=opt.INTERVALS, store_opts=opt.STORE)
 def eval_cmd(
     files: list[str] | None = typer.Argument(
         None,
@@ -77,6 +79,7 @@ def eval_cmd(
     ),
     *,
     ev: opt.EvaluationOptions,
+    ci: opt.IntervalOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Compute metrics: for runs of the store against a qrels set (the per-topic scores are stored),
@@ -84,6 +87,8 @@ def eval_cmd(
     fmt = output_format(fmt, output, EVAL_FORMATS)
     check_writable(plot, "--plot", ".png")
     _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt)
+    if ci.ci and engine == "spark":
+        raise typer.BadParameter("--ci goes with the duckdb engine", param_hint="--ci")
     metrics = metric or ["official"]
     if engine == "spark":
         assert data is not None and qrels is not None
@@ -92,20 +97,25 @@ def eval_cmd(
         with spooled(files) as paths:
             qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
             result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
+        if ci.spec is not None:
+            attach_intervals(None, result, ci.spec)
         report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}")
     else:
         with open_store(store_opts.db) as store:
             qrels = qrels or only_qrels(store)
             if subsamples:
                 results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
+                if ci.spec is not None:
+                    attach_intervals(store, list(results.values()), ci.spec)
                 title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
                 report = Report.of(
                     report_rows.per_topics(results, title, means=fmt == "table")
                     if per_topic
                     else report_rows.leaderboards(results, derivations(store), title)
                 )
+                report.legend += _interval_legend(ci.spec, per_topic)
             else:
-                result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs())
+                result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
                 report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
     emit(report, fmt, output)
 
@@ -154,11 +164,21 @@ def _result_report(
         else report_rows.leaderboard(result, title)
     )
     table = table.transposed() if transpose and not per_topic else table
-    return Report([table], notes=notes, result=result)
+    legend = _interval_legend(result.interval_spec, per_topic or fmt == "trec")
+    return Report([table], notes=notes, result=result, legend=legend)
+
+
+def _interval_legend(how: IntervalSpec | None, hidden: bool) -> list[str]:
+    """What the lo/hi columns are (or that this output has no place for them)."""
+    if how is None:
+        return []
+    if hidden:
+        return ["intervals are shown in the leaderboard (leave out --per-topic / --format trec); they are stored"]
+    return [f"<metric> lo, <metric> hi: {how.describe()}"]
 
 
 @export_app.command("leaderboard")
-@opt.shared(ev=opt.EVALUATION, store_opts=opt.STORE)
+@opt.shared(ev=opt.EVALUATION, ci=opt.INTERVALS, store_opts=opt.STORE)
 def export_leaderboard_cmd(
     qrels: str | None = typer.Option(
         None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set)."
@@ -172,6 +192,7 @@ def export_leaderboard_cmd(
     per_topic: bool = flag("--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
     *,
     ev: opt.EvaluationOptions,
+    ci: opt.IntervalOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Write a leaderboard: one row per run, a column per metric, sorted by the first metric (csv, tsv,
@@ -179,9 +200,12 @@ def export_leaderboard_cmd(
     to_stdout = output == "-"
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     with open_store(store_opts.db) as store:
-        result = store.evaluate(qrels or only_qrels(store), run or None, metric or ["official"], **ev.kwargs())
+        result = store.evaluate(
+            qrels or only_qrels(store), run or None, metric or ["official"], **ev.kwargs(), **ci.kwargs()
+        )
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
-    emit(table, chosen, None if to_stdout else output)
+    report = Report([table], legend=_interval_legend(ci.spec, per_topic), notes=list(table.notes))
+    emit(report, chosen, None if to_stdout else output)
 
 
 @app.command("demo")
