@@ -20,6 +20,7 @@ from .comparison import Comparison, compare
 from .drop import DropPlan, drop_qrels, drop_runs
 from .errors import StoreError
 from .evaluation import evaluate_runs
+from .explain import Explanation, explain
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
@@ -139,6 +140,23 @@ class Store(StoreHandle):
         if how is not None:
             attach_intervals(self, result, how, save_to_store=save)
         return result
+
+    def explain(
+        self,
+        metric: str,
+        qrels: str,
+        run: str,
+        topic: str,
+        *,
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+    ) -> Explanation:
+        """Why ``metric`` of ``run`` on ``topic`` is what it is: the per-rank table of the metric's
+        own SQL block, its ideal list and the value (eval's, checked). ``.rows``/``.records()``,
+        ``.ideal_rows``, ``.value``; :func:`evalstore.report.explain_tables.explanation_report` makes
+        the report. See :mod:`evalstore.explain` (also ``explain_topics``, ``compare_conventions``)."""
+        return explain(self, metric, qrels, run, topic, convention=convention, complete=complete, depth=depth)
 
     def compare(
         self,
