@@ -203,34 +203,45 @@ def explain_runs(
     columns = (block.needs & frozenset(sqlfile.RUNNING_COLUMNS)) | (
         block.reads & frozenset(ranked_list.OPTIONAL_RELATIONS)
     )
+    if not wanted:
+        return {}
     topic_list = list(dict.fromkeys(t for _, t in wanted))
-    run_ids = list(dict.fromkeys(rids[r] for r, _ in wanted))
-    params = {"q": qid, "r": run_ids, "t": topic_list}
-    try:
-        source = _rank_source(run_ids, topic_list, ctx.order)
-        for stmt in ranked_list.render([qid], run_ids, ctx, opts, columns, source):
-            con.execute(stmt)
-        body = engine.metric_sql(inst, opts, gmax)
-        ctes, _ = split_final_select(body)
-        cols, per_rank, extras, has_norm = _per_rank(con, ctes, decl, params, ctx.order != "trec_eval", ctx.judged_only)
-        totals = _totals(con, ctes, decl.relation, decl.running, has_norm, params)
-        raw = {
-            (r, t): v
-            for r, t, v in con.execute(
-                f"SELECT run_id, topic, any_value(value) FROM ({body}) b WHERE qrels_id = $q AND {_IN_RUNS} "
-                f"AND {_IN_TOPICS} GROUP BY run_id, topic",
-                params,
-            ).fetchall()
-        }
-        ideal_cols, ideal = _ideal(con, ctes, decl.ideal, params) if decl.ideal else ([], {})
-        R = {
-            (r, t): n
-            for r, t, n in con.execute(
-                f"SELECT run_id, topic, R FROM rl_topics WHERE qrels_id = $q AND {_IN_RUNS} AND {_IN_TOPICS}", params
-            ).fetchall()
-        }
-    finally:
-        ranked_list.drop(con)
+    body = engine.metric_sql(inst, opts, gmax)
+    ctes, _ = split_final_select(body)
+    per_rank: dict[tuple[int, str], list[tuple]] = {}
+    totals: dict[tuple[int, str], tuple[float | None, float | None]] = {}
+    raw: dict[tuple[int, str], float | None] = {}
+    R: dict[tuple[int, str], int | None] = {}
+    ideal: dict[str, list[tuple]] = {}
+    ideal_cols: list[str] = []
+    for chunk in _chunks(con, list(dict.fromkeys(rids[r] for r, _ in wanted)), topic_list):
+        params = {"q": qid, "r": chunk, "t": topic_list}
+        try:
+            source = _rank_source(chunk, topic_list, ctx.order)
+            for stmt in ranked_list.render([qid], chunk, ctx, opts, columns, source):
+                con.execute(stmt)
+            cols, rows, extras, has_norm = _per_rank(con, ctes, decl, params, ctx.order != "trec_eval", ctx.judged_only)
+            per_rank.update(rows)
+            totals.update(_totals(con, ctes, decl.relation, decl.running, has_norm, params))
+            raw.update(
+                ((r, t), v)
+                for r, t, v in con.execute(
+                    f"SELECT run_id, topic, any_value(value) FROM ({body}) b WHERE qrels_id = $q AND {_IN_RUNS} "
+                    f"AND {_IN_TOPICS} GROUP BY run_id, topic",
+                    params,
+                ).fetchall()
+            )
+            if decl.ideal and not ideal_cols:
+                ideal_cols, ideal = _ideal(con, ctes, decl.ideal, params)
+            R.update(
+                ((r, t), n)
+                for r, t, n in con.execute(
+                    f"SELECT run_id, topic, R FROM rl_topics WHERE qrels_id = $q AND {_IN_RUNS} AND {_IN_TOPICS}",
+                    params,
+                ).fetchall()
+            )
+        finally:
+            ranked_list.drop(con)
     out = {}
     for run, t in wanted:
         key = (rids[run], t)
@@ -257,7 +268,7 @@ def explain_runs(
             ideal_columns=ideal_cols,
             ideal_rows=ideal.get(t, []),
             cutoff=inst.cutoff,
-            R=int(R[key]) if R.get(key) is not None else None,
+            R=None if (n_rel := R.get(key)) is None else int(n_rel),
         )
         _check(ex, inst, options, raw.get(key))
         out[(run, t)] = ex
@@ -294,6 +305,31 @@ def _one_instance(metric: str) -> MetricInstance:
     if len(insts) != 1:
         raise MetricError(f"{metric!r} names {len(insts)} metrics ({', '.join(i.display for i in insts)}); explain one")
     return insts[0]
+
+
+#: Run rows explained per pass (a pass builds the ranked list of its runs; bounded memory).
+CHUNK_ROWS = 200_000
+
+
+def _chunks(con: Any, run_ids: list[int], topics: list[str]) -> list[list[int]]:
+    """The runs in groups of at most :data:`CHUNK_ROWS` rows on ``topics`` (a run at least)."""
+    sizes = dict(
+        con.execute(
+            "SELECT run_id, count(*) FROM run_row_data WHERE run_id IN (SELECT unnest($r::INTEGER[])) "
+            "AND topic IN (SELECT unnest($t::VARCHAR[])) GROUP BY run_id",
+            {"r": run_ids, "t": topics},
+        ).fetchall()
+    )
+    out: list[list[int]] = []
+    rows = 0
+    for r in run_ids:
+        n = int(sizes.get(r, 0))
+        if not out or (rows + n > CHUNK_ROWS and out[-1]):
+            out.append([])
+            rows = 0
+        out[-1].append(r)
+        rows += n
+    return out
 
 
 def _rank_source(run_ids: Sequence[int], topics: Sequence[str], order: str) -> str:

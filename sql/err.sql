@@ -17,7 +17,9 @@
 --   ERR@k    = sum_{r <= k} (1/r) p(r) prod_{i < r} (1 - p(i))
 --   nERR@k   = ERR@k / ERR@k of the ideal list (every relevant doc, highest gain first)
 -- Unjudged and nonrelevant docs have p = 0 but keep their rank. Without @k the whole list is
--- used. p(r) < 1 always, so the product is computed as exp(sum ln(1 - p)).
+-- used. p(r) < 1 always, so the product is computed as exp(sum ln(1 - p)), the sum exact (each ln
+rounded to 24 decimals, as exact_sum), so that a value does not depend on which other runs and
+topics were evaluated with it (a sum of doubles over a window did, in the last bit).
 --
 -- Fragment err_run (ERR-ntcir, nERR-ntcir): p = stop probability of each judged doc with gain > 0 at rank <= k, s adds go_on = prod_{i<r} (1 - p(i)).
 -- The per-rank CTEs `terms` (and `iterms`, the ideal list's) hold each rank's term p go_on / r
@@ -30,8 +32,9 @@ p AS (
     SELECT qrels_id, run_id, topic, doc, rank, grade, gain, gain / (${gmax} + 1.0) AS p
     FROM rl_judged WHERE gain > 0 AND rank <= ${k}
 ), s AS (
-    SELECT *, exp(coalesce(sum(ln(1.0 - p)) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank
-                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
+    SELECT *, exp(coalesce(CAST(sum(CAST(ln(1.0 - p) AS DECIMAL(38, 24))) OVER (
+                      PARTITION BY qrels_id, run_id, topic ORDER BY rank
+                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS DOUBLE), 0)) AS go_on
     FROM p
 ), terms AS (
     SELECT qrels_id, run_id, topic, doc, rank, grade, gain, rank AS discount, p, go_on,
@@ -53,8 +56,9 @@ FROM terms GROUP BY qrels_id, run_id, topic
 WITH ${err_run}, ip AS (
     SELECT qrels_id, topic, rank, gain, gain / (${gmax} + 1.0) AS p FROM rl_ideal WHERE rank <= ${k}
 ), iss AS (
-    SELECT *, exp(coalesce(sum(ln(1.0 - p)) OVER (PARTITION BY qrels_id, topic ORDER BY rank
-                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
+    SELECT *, exp(coalesce(CAST(sum(CAST(ln(1.0 - p) AS DECIMAL(38, 24))) OVER (
+                      PARTITION BY qrels_id, topic ORDER BY rank
+                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS DOUBLE), 0)) AS go_on
     FROM ip
 ), iterms AS (
     SELECT qrels_id, topic, rank, gain, rank AS discount, p, go_on, p * go_on / rank AS contribution FROM iss
@@ -78,8 +82,9 @@ WITH g AS (
 ), p AS (
     SELECT *, gain / pow(2.0, ${max_rel}) AS p FROM g
 ), s AS (
-    SELECT *, exp(coalesce(sum(ln(1.0 - p)) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY rank
-                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS go_on
+    SELECT *, exp(coalesce(CAST(sum(CAST(ln(1.0 - p) AS DECIMAL(38, 24))) OVER (
+                      PARTITION BY qrels_id, run_id, topic ORDER BY rank
+                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS DOUBLE), 0)) AS go_on
     FROM p
 ), terms AS (
     SELECT qrels_id, run_id, topic, doc, rank, grade, gain, rank AS discount, p, go_on,
