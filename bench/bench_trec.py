@@ -315,7 +315,7 @@ def evalstore_has(metric: str) -> bool:
     from evalstore.metrics import registry
 
     try:
-        registry.parse(metric)
+        registry.parse_metric(metric)
     except MetricError:
         return False
     return True

@@ -41,7 +41,7 @@ FALLBACK = {"Bpref": "bpref_R", "infAP": "bpref_N"}
 
 def available(name: str) -> bool:
     try:
-        registry.parse(name)
+        registry.parse_metric(name)
         return True
     except evalstore.EvalstoreError:
         return False

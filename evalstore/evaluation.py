@@ -260,7 +260,7 @@ def _collect(
     return EvalResult(
         qrels=qrels,
         metrics=list(order),
-        canonical={d: n.metric for d, n in stored.items()},
+        stored_names={d: n.metric for d, n in stored.items()},
         per_topic=per_topic,
         means=means,
         aggregates={d: n.aggregate for d, n in stored.items()},

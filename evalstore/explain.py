@@ -77,7 +77,7 @@ class Explanation:
     convention: str
     order: str  # a key of references.ORDERS
     depth: int | None
-    sql: str  # 'sql/file.sql -- @metric NAME'
+    sql: str  # where the block is, e.g. 'sql/trec_eval.sql -- @metric AP'
     relation: str  # the CTE read
     running_kind: str  # 'sum' or 'max'
     doc: str  # the metric's description (the registry's)
@@ -248,7 +248,7 @@ def explain_runs(
         total, norm = totals.get(key, (None, None))
         ex = Explanation(
             metric=inst.display,
-            stored_as=result.canonical[inst.display],
+            stored_as=result.stored_names[inst.display],
             qrels=qrels,
             run=run,
             topic=t,

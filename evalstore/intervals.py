@@ -130,7 +130,7 @@ def save(store: StoreHandle, result: EvalResult, qrels_id: int, run_ids: dict[st
     rows, seen = [], set()
     counts = {(r, m): n for r, m, _, n in result.means}
     for run, metric, lo, hi in result.intervals:
-        stored = result.canonical.get(metric, metric)
+        stored = result.stored_names.get(metric, metric)
         scale = scale_of(result.aggregates.get(metric, "mean"))
         if scale is None or (run, stored) in seen or run not in run_ids:
             continue

@@ -18,13 +18,14 @@ class EvalResult:
     ``per_topic``: rows ``(run, topic, metric, value)``, by run, topic (byte order, as trec_eval
     prints them) and metric in request order; ``means``: rows ``(run, metric, summary, n_topics)``
     (the summary is the metric's aggregate: mean, geometric mean or sum); metric names are the
-    names as requested (``canonical`` maps each to its stored name). ``intervals``: rows ``(run,
-    metric, lo, hi)`` of the confidence interval of each summary, once :meth:`add_intervals` has
-    computed them (``interval_spec`` says how; see :mod:`evalstore.intervals`)."""
+    names as requested (``stored_names`` maps each to the name its scores are stored under).
+    ``intervals``: rows ``(run, metric, lo, hi)`` of the confidence interval of each summary, once
+    :meth:`add_intervals` has computed them (``interval_spec`` says how; see
+    :mod:`evalstore.intervals`)."""
 
     qrels: str
     metrics: list[str]  # display names, in request order
-    canonical: dict[str, str]  # display name -> canonical name
+    stored_names: dict[str, str]  # display name -> the short name the scores are stored under
     per_topic: list[tuple[str, str, str, float]] = field(default_factory=list)  # run, topic, metric, value
     means: list[tuple[str, str, float, int]] = field(default_factory=list)  # run, metric, mean, n_topics
     aggregates: dict[str, str] = field(default_factory=dict)  # display name -> 'mean' | 'gmean' | 'sum'

@@ -1,15 +1,25 @@
-"""Shared fixtures. Tests that need ../shared (real TREC/CLEF data, conformance files) skip with a
-clear reason when it is absent; CI always has it."""
+"""Shared fixtures. Tests that need ../shared (real TREC/CLEF data, conformance files) carry the
+``shared`` marker and skip with a clear reason when it is absent; CI always has it."""
 
 from __future__ import annotations
 
+import io
 import sys
 
 import pytest
-from support import SAMPLE, need_shared
+import support
+from support import SAMPLE, SHARED, need_shared
 
 import evalstore
 from evalstore.cli import main
+
+
+def pytest_runtest_setup(item):
+    """The ``shared`` marker is the one declaration: a marked test skips when ../shared is absent,
+    and :func:`support.need_shared` refuses to serve an unmarked one."""
+    support.CURRENT_MARKERS = {m.name for m in item.iter_markers()}
+    if "shared" in support.CURRENT_MARKERS and not SHARED.exists():
+        pytest.skip(f"needs {SHARED} (the project's shared/ folder beside the checkout); not present here")
 
 
 @pytest.fixture
@@ -44,17 +54,21 @@ def sample_db(tmp_path):
 @pytest.fixture
 def cli(capsys, monkeypatch):
     """Run the command line as a user does (the console script's entry point, its error layer
-    included): ``code, out, err = cli("eval", ...)``. No traceback may reach stderr."""
+    included): ``code, out, err = cli("eval", ..., stdin=TEXT)``. No traceback may reach stderr."""
     monkeypatch.delenv("EVALSTORE_DB", raising=False)
     monkeypatch.delenv("EVALSTORE_DEBUG", raising=False)
 
-    def run(*args):
+    monkeypatch.setenv("COLUMNS", "250")  # tables unwrapped
+
+    def run(*args, stdin: str | None = None):
         monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
         try:
             main()
             code = 0
         except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         out, err = capsys.readouterr()
         assert "Traceback" not in err
         return code, out, err

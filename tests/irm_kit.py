@@ -1,7 +1,7 @@
 """The ir_measures conformance kit (../shared/conformance/ir_measures): its collections loaded into
 one store, and evalstore's values for its measure strings next to ir_measures 0.4.3's.
 
-Used by tests/test_irmeasures_conformance.py; ``python tests/irm_kit.py`` prints a report (per
+Used by tests/conformance/test_irmeasures_conformance.py; ``python tests/irm_kit.py`` prints a report (per
 measure and provider: rows compared, rows that differ, an example).
 """
 
@@ -143,5 +143,6 @@ def report(kit: Path, only_default: bool = True) -> None:
 
 
 if __name__ == "__main__":
-    shared = Path(__file__).resolve().parent.parent.parent / "shared"
-    report(shared / KIT_NAME, only_default="--all" not in sys.argv)
+    from support import SHARED
+
+    report(SHARED / KIT_NAME, only_default="--all" not in sys.argv)

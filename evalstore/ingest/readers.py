@@ -12,7 +12,7 @@
   ``INSERT ... UNION ALL`` statement, one ``read_csv`` per file) and split in SQL (``string_split``
   for clean lines, a regular expression only for messy ones).
 
-Both readers store exactly the same rows (tests/test_ingest.py checks this). Row errors are codes in
+Both readers store exactly the same rows (tests/store/test_ingest.py checks this). Row errors are codes in
 the ``err`` column (:mod:`evalstore.ingest.formats`); :mod:`evalstore.ingest.checks` turns them into
 messages.
 """

@@ -40,7 +40,7 @@ def resolve_metrics(metrics: Sequence[str] | str) -> list[MetricInstance]:
     """Metric instances from names (a trec_eval name with several cutoffs gives several)."""
     out: list[MetricInstance] = []
     for m in metric_names(metrics):
-        out.extend(registry.parse(m))
+        out.extend(registry.parse_metric(m))
     if not out:
         raise MetricError("no metric given; e.g. -m AP -m nDCG@10")
     return out

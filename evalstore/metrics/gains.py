@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import duckdb
 
 from ..errors import MetricError
+from .params import parse_gains
 
 
 def gain_expr(gains: tuple[float, ...] | None) -> str:
@@ -24,11 +25,10 @@ def gain_expr(gains: tuple[float, ...] | None) -> str:
     return f"CASE grade {arms} ELSE 0 END"
 
 
-def parse_gains(text: str | None) -> tuple[float, ...] | None:
-    """Declared gains as stored in ``qrels_meta.default_gains`` (``'1:2:3'``), or None."""
-    if not text:
-        return None
-    return tuple(float(x) for x in text.split(":"))
+def stored_gains(text: str | None) -> tuple[float, ...] | None:
+    """A qrels set's declared gains as stored in ``qrels_meta.default_gains`` (``'1:2:3'``), or None:
+    read by the one gains rule, :func:`evalstore.metrics.params.parse_gains`."""
+    return parse_gains(text) if text else None
 
 
 def declared_gains(con: duckdb.DuckDBPyConnection, qrels_ids: Sequence[int]) -> dict[int, tuple[float, ...] | None]:
@@ -37,7 +37,7 @@ def declared_gains(con: duckdb.DuckDBPyConnection, qrels_ids: Sequence[int]) -> 
         "SELECT qrels_id, default_gains FROM qrels_meta WHERE qrels_id IN (SELECT unnest(?::INTEGER[]))",
         [list(qrels_ids)],
     ).fetchall()
-    found = {qid: parse_gains(g) for qid, g in rows}
+    found = {qid: stored_gains(g) for qid, g in rows}
     return {qid: found.get(qid) for qid in qrels_ids}
 
 

@@ -19,7 +19,7 @@ import re
 from ..errors import MetricError
 from ..udfs import sql_function
 from . import registry
-from .gains import parse_gains
+from .gains import stored_gains
 from .names import resolved, short
 from .options import make_options
 from .params import split_params
@@ -27,7 +27,7 @@ from .params import split_params
 
 @sql_function("metric_name", ["VARCHAR"], "VARCHAR")
 def metric_name(name: str) -> str:
-    insts = registry.parse(name)
+    insts = registry.parse_metric(name)
     if len(insts) != 1:
         raise MetricError(f"{name!r} names {len(insts)} metrics; ask for one at a time")
     inst = insts[0]
@@ -57,9 +57,9 @@ def _from_long(long: str, default_gains: str | None) -> tuple[str, dict]:
     # before version 8, ERR and nERR were NTCIREVAL's (migration 0008 renames them ERR-ntcir, nERR-ntcir)
     base = _LEGACY.get(m.group("name"), m.group("name"))
     text = base + (f"({','.join(kept)})" if kept else "") + cutoff
-    inst = registry.parse(text)[0]
+    inst = registry.parse_metric(text)[0]
     opts = make_options(**options)  # type: ignore[arg-type]
-    declared = parse_gains(default_gains) if default_gains else None
+    declared = stored_gains(default_gains)
     params = dict(inst.params)
     context_gains = params.get("gains") if params.get("gains") is not None else declared
     if inst.spec.param("gains") is None:

@@ -121,7 +121,7 @@ _NAME_RE = re.compile(
 )
 
 
-def parse(text: str) -> list[MetricInstance]:
+def parse_metric(text: str) -> list[MetricInstance]:
     """Parse a metric name (ir_measures syntax or a trec_eval alias) into instances.
 
     A trec_eval name with several cutoffs (``P.5,10``) gives several instances."""
@@ -182,7 +182,7 @@ def _spec_of(name: str) -> MetricSpec:
     try:
         return get(name)
     except MetricError:
-        specs = list(dict.fromkeys(i.spec for i in parse(name)))
+        specs = list(dict.fromkeys(i.spec for i in parse_metric(name)))
         if len(specs) != 1:
             raise MetricError(f"{name!r} names several metrics ({', '.join(s.name for s in specs)})") from None
         return specs[0]

@@ -13,7 +13,7 @@ from .params import Param
 class MetricSpec:
     """Declaration of one metric.
 
-    ``sql`` is ``'file.sql#block'``: the block ``-- @metric block`` of ``sql/file.sql``, a SELECT
+    ``sql`` is ``'file.sql#block'``: the block ``-- @metric block`` of ``sql/<family>.sql``, a SELECT
     returning ``(qrels_id, run_id, topic, value)`` over the ranked judged list (``rl_judged``, ``rl_topics``,
     ``rl_ideal``, ``rl_qrels``; see ``sql/ranked_list.sql``) with ``${param}`` placeholders.
     CTEs that several blocks of one file share are written once as ``-- @fragment NAME`` and

@@ -44,7 +44,7 @@ filtered sum is ``exact_sum(CASE WHEN condition THEN term END)``; Spark SQL runs
 expansion.
 
 A block is rendered with only the fragments it includes. :func:`problems` compares each
-declaration with the SQL text (comments removed); ``tests/test_registry.py`` runs it for every
+declaration with the SQL text (comments removed); ``tests/metrics/test_registry.py`` runs it for every
 file and fails on any disagreement.
 """
 
@@ -237,7 +237,7 @@ def expand_exact_sums(sql: str) -> str:
     return "".join(out)
 
 
-def parse(text: str, name: str) -> SqlFile:
+def parse_sql_file(text: str, name: str) -> SqlFile:
     """Parse the text of a family file (see the module docstring)."""
     marks = list(_BLOCK_RE.finditer(text))
     header = text[: marks[0].start()] if marks else text
@@ -264,7 +264,7 @@ def parse(text: str, name: str) -> SqlFile:
 @cache
 def load(name: str) -> SqlFile:
     """The parsed family file ``sql/<name>`` (cached)."""
-    return parse(read_sql(name), name)
+    return parse_sql_file(read_sql(name), name)
 
 
 def _named(code: str, names: tuple[str, ...] | list[str]) -> set[str]:

@@ -7,7 +7,7 @@ from ..params import Param
 from ..registry import MetricSpec, register
 
 IRM = "ir_measures 0.4.3 (Macdonald & Tonellotto, ICTIR 2020)"
-TESTS = ("tests/test_irmeasures_conformance.py", "tests/test_ir_measures_family.py")
+TESTS = ("tests/conformance/test_irmeasures_conformance.py", "tests/metrics/test_ir_measures_family.py")
 
 register(
     MetricSpec(

@@ -4,7 +4,11 @@ from ...errors import MetricError
 from ..params import GAINS, JUDGED_ONLY, REL, Param
 from ..registry import MetricSpec, register
 
-TESTS = ("tests/test_ntcireval_conformance.py", "tests/test_metrics_sakai.py", "tests/test_graded_properties.py")
+TESTS = (
+    "tests/conformance/test_ntcireval_conformance.py",
+    "tests/metrics/test_metrics_sakai.py",
+    "tests/metrics/test_graded_properties.py",
+)
 LOGB = Param(
     "b",
     "float",

@@ -16,7 +16,11 @@ PAPER = (
 )
 SIGIR07 = "Sakai, Alternatives to Bpref, SIGIR 2007, Eq. 21"
 NTCIREVAL = "NTCIREVAL 190111 (ntcir_eval.c)"
-TESTS = ("tests/test_metrics_sakai.py", "tests/test_ntcireval_conformance.py", "tests/test_graded_properties.py")
+TESTS = (
+    "tests/metrics/test_metrics_sakai.py",
+    "tests/conformance/test_ntcireval_conformance.py",
+    "tests/metrics/test_graded_properties.py",
+)
 
 BETA = Param(
     "beta",

@@ -1,0 +1,43 @@
+"""End-to-end smoke tests of the public interfaces on the bundled sample."""
+
+import shlex
+
+from support import invoke
+
+import evalstore
+
+
+def test_sample_leaderboard(sample_store):
+    res = sample_store.evaluate("sample", None, ["AP", "nDCG@10"])
+    table = res.table()
+    assert set(table) == {"bm25", "bm25_rm3", "dense", "hybrid", "random", "rerank"}
+    assert table["rerank"]["AP"] > table["random"]["AP"]
+    lb = sample_store.sql("SELECT run, mean, n_topics FROM leaderboard WHERE metric LIKE 'AP%' ORDER BY mean DESC")
+    assert lb.rows[0][0] == "rerank" and lb.rows[0][2] == 8
+
+
+def test_notebook_api_dicts():
+    qrels = {"q1": {"d1": 1, "d2": 2, "d3": 0}, "q2": {"a": 1}}
+    run = {"sys": {"q1": {"d1": 2.0, "d9": 1.5, "d2": 1.0}, "q2": {"b": 1.0}}}
+    res = evalstore.evaluate(qrels, run, ["AP", "P@2", "map"])
+    # q1: relevant d1 at rank 1, d2 at rank 3 -> AP = (1/1 + 2/3)/2
+    assert abs(res.value("sys", "q1", "AP") - (1 + 2 / 3) / 2) < 1e-12
+    assert res.value("sys", "q1", "map") == res.value("sys", "q1", "AP")
+    assert res.value("sys", "q2", "AP") == 0.0
+    assert res.value("sys", "q1", "P@2") == 0.5
+
+
+def test_cli_demo_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = invoke("demo")
+    assert r.exit_code == 0, r.output
+    assert "rerank" in r.output and "leaderboard" in r.output
+    # the store is left behind, and the commands printed at the end work on it
+    assert (tmp_path / "evalstore-demo.duckdb").exists()
+    tries = [ln.strip() for ln in r.output.splitlines() if ln.startswith("  evalstore ")]
+    assert len(tries) == 3
+    for line in tries:
+        again = invoke(*shlex.split(line)[1:])
+        assert again.exit_code == 0, (line, again.output)
+    # running it again on the same store is fine (ingesting the same files is a no-op)
+    assert invoke("demo").exit_code == 0

@@ -1,0 +1,123 @@
+"""The Spark backend: the same SQL files through Spark SQL (local[2]) give the DuckDB engine's
+per-topic scores to 1e-12, and the scores come back into a store. Skipped without pyspark or Java."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from support import FIXTURES, SAMPLE
+
+import evalstore
+from evalstore.layout import export_store, import_scores
+from evalstore.metrics import registry
+
+pyspark = pytest.importorskip("pyspark", reason="needs the spark extra: pip install '.[spark]'")
+pytest.importorskip("sqlglot", reason="needs the spark extra: pip install '.[spark]'")
+if shutil.which("java") is None:
+    pytest.skip("needs Java for Spark (Debian: openjdk-17-jre-headless)", allow_module_level=True)
+
+from evalstore import spark as backend  # noqa: E402
+
+TREC_EVAL_FIXTURES = FIXTURES / "trec_eval"  # copies of trec_eval's test files
+METRICS = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "Q-measure", "nDCG", "R@100", "Rprec", "infAP", "P(rel=2)@5",
+           "nDCG(gains=1:3:7)@5", "ERR-ntcir@10", "ERR@10", "MSnDCG@10", "AP-ntcir@10", "num_rel_ret",
+           "recall_5"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def spark():
+    s = backend.session()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def layout(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("spark")
+    with evalstore.open(folder / "a.duckdb") as s:
+        s.ingest_qrels(SAMPLE / "qrels.txt", name="q", progress=False)
+        s.ingest_run(sorted((SAMPLE / "runs").glob("*.txt")), progress=False)
+        export_store(s, folder / "layout")
+    return folder
+
+
+def test_spark_equals_duckdb_per_topic(spark, layout):
+    scores = backend.evaluate(spark, layout / "layout", qrels="q", metrics=METRICS)
+    got = {(r["run"], r["metric"], r["topic"]): r["value"] for r in scores.collect()}
+    with evalstore.open(layout / "a.duckdb") as s:
+        ref = s.evaluate("q", None, METRICS, save=False)
+        names = ref.stored_names
+        n = 0
+        for run, topic, metric, value in ref.per_topic:
+            assert got[(run, names[metric], topic)] == pytest.approx(value, abs=1e-12), (run, metric, topic)
+            n += 1
+        assert n == len(got) and n > 100
+        # the scores come back into the store and read as the DuckDB engine's
+        assert import_scores(s, layout / "layout") == len({(r, m) for r, m, _ in got})
+        stored = dict(
+            ((run, metric, topic), v)
+            for run, metric, topic, v in s.sql("SELECT run, metric, topic, value FROM scores WHERE qrels = 'q'").rows
+        )
+        assert all(stored[k] == pytest.approx(v, abs=1e-12) for k, v in got.items())
+
+
+def test_python_udf_metrics_are_refused_with_their_names(spark, layout):
+    with pytest.raises(evalstore.MetricError, match="not available on Spark: P-plus"):
+        backend.evaluate(spark, layout / "layout", qrels="q", metrics=["AP", "P-plus"], write=False)
+    assert backend.supported(registry.get("AP")) is None and backend.supported(registry.get("NDPM"))
+
+
+def _all_supported() -> list[str]:
+    """Every metric that runs on Spark, under a name that evaluates it with its defaults."""
+    out = []
+    for spec in registry.all_metrics():
+        if backend.supported(spec):
+            continue
+        for name in (spec.name, spec.name + "@10", spec.name + "@0.5", spec.name + "(mult=0.5)"):
+            try:
+                registry.parse_metric(name)
+                out.append(name)
+                break
+            except evalstore.MetricError:
+                continue
+    return out
+
+
+def _compare(spark, tmp_path, qrels: Path, runs: list[Path], metrics: list[str], **options) -> int:
+    """Evaluate on DuckDB and on Spark; every per-topic value equal within 1e-12; the number compared."""
+    with evalstore.open(tmp_path / "s.duckdb") as s:
+        s.ingest_qrels(qrels, name="q", progress=False)
+        s.ingest_run(runs, name_from="file", progress=False)
+        ref = s.evaluate("q", None, metrics, save=False, **options)
+        export_store(s, tmp_path / "layout")
+    got = {
+        (r["run"], r["metric"], r["topic"]): r["value"]
+        for r in backend.evaluate(
+            spark, tmp_path / "layout", qrels="q", metrics=metrics, write=False, **options
+        ).collect()
+    }
+    names = ref.stored_names
+    for run, topic, metric, value in ref.per_topic:
+        other = got[(run, names[metric], topic)]
+        assert (other is None and value is None) or other == pytest.approx(value, abs=1e-12), (run, metric, topic)
+    return len(ref.per_topic)
+
+
+def test_every_metric_that_runs_on_spark_on_graded_data(spark, tmp_path):
+    """The graded sample collection (grades 0-3), every Spark-capable metric of the registry."""
+    metrics = _all_supported()
+    assert len(metrics) > 40
+    n = _compare(spark, tmp_path, SAMPLE / "qrels.txt", sorted((SAMPLE / "runs").glob("*.txt")), metrics)
+    assert n > 40 * 6 * 8
+
+
+@pytest.mark.slow
+def test_trec_eval_conformance_inputs_through_spark(spark, tmp_path):
+    """trec_eval's own test inputs (tests/conformance/test_trec_conformance.py checks DuckDB against trec_eval's
+    outputs): Spark gives DuckDB's values for every measure of trec_eval's all_trec (about 100
+    blocks, computed 8 per Spark query), on graded qrels, with -c."""
+    qrels, run = TREC_EVAL_FIXTURES / "qrels.rel_level", TREC_EVAL_FIXTURES / "results.test"
+    n = _compare(spark, tmp_path, qrels, [run], ["all_trec"], complete=True)
+    assert n > 250  # every all_trec measure x topic of the case

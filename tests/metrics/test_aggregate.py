@@ -1,0 +1,74 @@
+"""The one rule for a run's score over its topics (evalstore.aggregate): the mean, geometric mean
+and sum of the per-topic values, with correctly rounded sums, in Python and in the SQL of the
+leaderboard view, giving the same double."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import duckdb
+import numpy as np
+import pytest
+
+from evalstore.aggregate import AGGREGATES, GMEAN_FLOOR, aggregate, aggregate_rows, exact_sum_sql, sql
+
+
+def test_hand_computed_values():
+    # the exact sum of the doubles .1, .2, .3 is 0.6000000000000000055..., nearest the double 0.6;
+    # adding them one by one gives 0.6000000000000001
+    assert math.fsum([0.1, 0.2, 0.3]) == 0.6 and 0.1 + 0.2 + 0.3 == 0.6000000000000001
+    assert aggregate([0.1, 0.2, 0.3]) == aggregate([0.3, 0.2, 0.1]) == 0.6 / 3
+    assert aggregate([1.0, 3.0, 9.0], "gmean") == pytest.approx(3.0, abs=1e-15)
+    assert aggregate([0.0, 1.0], "gmean") == math.exp(math.log(GMEAN_FLOOR) / 2)  # a zero counts as the floor 1e-5
+    assert aggregate([2.0, 5.0, None, float("nan")], "sum") == 7.0  # missing values are left out
+    assert math.isnan(aggregate([None], "mean"))
+    np.testing.assert_array_equal(aggregate_rows(np.array([[0.1, 0.2, 0.3], [1.0, 0.0, 0.5]])), [0.6 / 3, 0.5])
+    with pytest.raises(ValueError, match="unknown aggregate"):
+        aggregate([1.0], "median")
+
+
+def _values(rng: random.Random) -> list[float]:
+    n = rng.randint(1, 300)
+    kind = rng.choice(["uniform", "tiny", "log", "counts", "thirds"])
+    if kind == "uniform":
+        return [rng.random() for _ in range(n)]
+    if kind == "tiny":
+        return [rng.random() ** 8 for _ in range(n)]
+    if kind == "log":  # what the geometric mean sums: negative values
+        return [math.log(max(rng.random(), 1e-5)) for _ in range(n)]
+    if kind == "counts":
+        return [float(rng.randint(0, 10**9)) + rng.random() for _ in range(n)]
+    return [rng.choice([1 / 3, 2 / 3, 1 / 7, 0.1]) * rng.randint(0, 9) for _ in range(n)]
+
+
+def test_sql_sum_is_fsum_bit_for_bit():
+    """exact_sum_sql on 1,000 random sets (uniform, tiny, negative, large, repeating fractions)
+    equals math.fsum exactly; a plain SQL sum does not always."""
+    con = duckdb.connect()
+    rng = random.Random(20261126)
+    plain_differs = 0
+    for _ in range(1000):
+        vals = _values(rng)
+        con.execute("CREATE OR REPLACE TEMP TABLE v AS SELECT unnest(?::DOUBLE[]) AS x", [vals])
+        exact, plain = con.execute(f"SELECT {exact_sum_sql('x')}, sum(x) FROM v").fetchone()
+        assert exact == math.fsum(vals), vals
+        plain_differs += plain != exact
+    assert plain_differs > 0  # the exactness is not free: a naive sum differs on some sets
+
+
+def test_sql_aggregates_equal_python_bit_for_bit():
+    con = duckdb.connect()
+    rng = random.Random(7)
+    for _ in range(300):
+        vals = [abs(v) for v in _values(rng)] + [0.0] * rng.randint(0, 2)
+        con.execute("CREATE OR REPLACE TEMP TABLE v AS SELECT unnest(?::DOUBLE[]) AS value", [vals])
+        for how in AGGREGATES:
+            assert con.execute(f"SELECT {sql(how)} FROM v").fetchone()[0] == aggregate(vals, how), (how, vals)
+
+
+def test_sql_of_no_value_is_null():
+    con = duckdb.connect()
+    con.execute("CREATE TEMP TABLE v (value DOUBLE)")
+    con.execute("INSERT INTO v VALUES (NULL)")
+    assert con.execute(f"SELECT {sql('mean')}, {sql('sum')}, {sql('gmean')} FROM v").fetchone() == (None, None, None)

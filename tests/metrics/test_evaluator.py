@@ -1,0 +1,172 @@
+"""The fast evaluator and the in-memory API: the same numbers as a store's evaluation for every
+registered metric, every input kind (dicts, pandas, polars, Arrow, namedtuples, files), and the
+output shapes (pytrec_eval's dict, DataFrames, Arrow)."""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+
+import pyarrow as pa
+import pytest
+from support import SAMPLE
+
+import evalstore
+from evalstore.errors import IngestError, MetricError
+from evalstore.evaluator import Evaluator
+from evalstore.metrics import registry
+
+QRELS = SAMPLE / "qrels.txt"
+RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
+
+
+def _name(spec) -> str:
+    """A name that evaluates the metric with its defaults (and a cutoff or level where one is required)."""
+    for name in (
+        spec.name, spec.name + "@10", spec.name + "@0.5", spec.name + "(mult=0.5)",
+        spec.name + "(max_rel=3)", spec.name + "(max_rel=3)@10",
+    ):  # fmt: skip
+        try:
+            registry.parse_metric(name)
+            return name
+        except evalstore.MetricError:
+            continue
+    raise AssertionError(f"no default name evaluates {spec.name}")
+
+
+ALL = [_name(s) for s in registry.all_metrics()]
+
+
+@pytest.fixture(scope="module")
+def stored():
+    s = evalstore.open(":memory:")
+    s.ingest_qrels(QRELS, name="q", progress=False)
+    s.ingest_run(RUNS, progress=False)
+    yield s
+    s.close()
+
+
+def _as_dict(store, run: str) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for topic, doc, score in store.sql("SELECT topic, doc, score FROM run_rows WHERE run = ?", [run]).rows:
+        out.setdefault(topic, {})[doc] = score
+    return out
+
+
+def _qrels_dict(store) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for topic, doc, grade in store.sql("SELECT topic, doc, grade FROM qrels WHERE qrels = 'q'").rows:
+        out.setdefault(topic, {})[doc] = grade
+    return out
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_every_metric_equals_the_store_evaluation(stored, complete):
+    runs = stored.run_names()
+    ref = stored.evaluate("q", runs, ALL, save=False, complete=complete)
+    with Evaluator(_qrels_dict(stored), ALL, complete=complete) as ev:
+        got = ev.evaluate_many({r: _as_dict(stored, r) for r in runs})
+    n = 0
+    for run, topic, metric, value in ref.per_topic:
+        assert got[run][topic][metric] == value, (run, topic, metric)
+        n += 1
+    assert n == sum(len(m) for t in got.values() for m in t.values()) > len(ALL) * len(runs) * 5
+
+
+def test_evaluate_returns_the_store_result_for_files_and_dicts(stored):
+    ref = stored.evaluate("q", None, ["AP", "nDCG@10", "P-plus", "ADM"], save=False)
+    by_file = evalstore.evaluate(QRELS, RUNS, ["AP", "nDCG@10", "P-plus", "ADM"])
+    assert by_file.per_topic == ref.per_topic and by_file.means == ref.means
+    by_dict = evalstore.evaluate(_qrels_dict(stored), {r: _as_dict(stored, r) for r in stored.run_names()},
+                                 ["AP", "nDCG@10", "P-plus", "ADM"])  # fmt: skip
+    assert by_dict.means == ref.means
+
+
+def test_dataframes_arrow_and_namedtuples_give_the_same_scores(stored):
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    qd = _qrels_dict(stored)
+    run = _as_dict(stored, "bm25")
+    ref = Evaluator(qd, ["AP", "nDCG@10"]).evaluate(run)
+    q_rows = [(t, d, g) for t, ds in qd.items() for d, g in ds.items()]
+    r_rows = [(t, d, s) for t, ds in run.items() for d, s in ds.items()]
+    Qrel = collections.namedtuple("TrecQrel", "query_id doc_id relevance iteration")
+    Doc = collections.namedtuple("GenericScoredDoc", "query_id doc_id score")
+    inputs = [
+        (pd.DataFrame(q_rows, columns=["query_id", "doc_id", "relevance"]),
+         pd.DataFrame(r_rows, columns=["query_id", "doc_id", "score"])),
+        (pl.DataFrame(q_rows, schema=["topic", "doc", "grade"], orient="row"),
+         pl.DataFrame(r_rows, schema=["topic", "doc", "score"], orient="row")),
+        (pa.table({"qid": [r[0] for r in q_rows], "docno": [r[1] for r in q_rows], "rel": [r[2] for r in q_rows]}),
+         pa.table({"query_id": [r[0] for r in r_rows], "doc_id": [r[1] for r in r_rows],
+                   "score": [r[2] for r in r_rows]})),
+        ([Qrel(t, d, g, "0") for t, d, g in q_rows], [Doc(t, d, s) for t, d, s in r_rows]),
+    ]  # fmt: skip
+    for q, r in inputs:
+        assert Evaluator(q, ["AP", "nDCG@10"]).evaluate(r) == ref, type(q)
+
+
+def test_store_ingests_dataframes_like_files(tmp_path):
+    pd = pytest.importorskip("pandas")
+    with evalstore.open(":memory:") as s:
+        s.ingest_run(RUNS[0], name="file", progress=False)
+        rows = s.sql("SELECT topic, doc, score FROM run_rows WHERE run = 'file' ORDER BY rank").rows
+        df = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]).sample(frac=1.0, random_state=1)
+        [res] = s.ingest_run(df, name="frame", progress=False)
+        assert res.status == "added" and res.n_rows == len(rows)
+        got = s.sql(
+            "SELECT a.rank = b.rank FROM run_rows a JOIN run_rows b USING (topic, doc) "
+            "WHERE a.run = 'file' AND b.run = 'frame'"
+        ).rows
+        assert len(got) == len(rows) and all(ok for (ok,) in got)  # same trec_eval ranks
+        qdf = pd.DataFrame(
+            s.sql("SELECT 'x', 'd' || i, i % 3 FROM range(5) t(i)").rows, columns=["topic", "doc", "grade"]
+        )
+        assert s.ingest_qrels(qdf, name="fq", progress=False)[0].n_rows == 5
+        with pytest.raises(IngestError, match="needs a name"):
+            s.ingest_run(df, progress=False)
+
+
+def test_bad_inputs_are_refused_with_a_message(stored):
+    pd = pytest.importorskip("pandas")
+    qd = _qrels_dict(stored)
+    ev = Evaluator(qd, ["AP"])
+    dup = pd.DataFrame([("1", "a", 1.0), ("1", "a", 2.0)], columns=["query_id", "doc_id", "score"])
+    with pytest.raises(IngestError, match="'a' of topic '1' is retrieved twice"):
+        ev.evaluate(dup)
+    with pytest.raises(IngestError, match="no column for 'score'"):
+        ev.evaluate(pd.DataFrame([("1", "a")], columns=["query_id", "doc_id"]))
+    with pytest.raises(IngestError, match="score nan is not finite"):
+        ev.evaluate({"1": {"a": float("nan")}})
+    with pytest.raises(IngestError, match="grade 1.5 is not an integer"):
+        Evaluator({"1": {"a": 1.5}}, ["AP"])
+    with pytest.raises(IngestError, match="expected a dict"):
+        Evaluator(42, ["AP"])
+
+
+def test_output_shapes(stored):
+    pd = pytest.importorskip("pandas")
+    res = evalstore.evaluate(QRELS, RUNS[:2], ["AP", "nDCG@10"])
+    assert repr(res).startswith("<EvalResult qrels='qrels': 2 run(s) x ") and len(repr(res)) < 200
+    wide = res.to_df()
+    assert list(wide.columns) == ["run", "topic", "AP", "nDCG@10"] and len(wide) == len(res.per_topic) // 2
+    long = res.to_df(wide=False)
+    assert list(long.columns) == ["run", "topic", "metric", "value"] and len(long) == len(res.per_topic)
+    means = res.to_df(means=True)
+    assert means.set_index("run").loc[res.means[0][0], "AP"] == res.means[0][2]
+    assert res.to_arrow().num_rows == len(res.per_topic) and res.to_arrow(means=True).num_rows == 4
+    q = stored.sql("SELECT run, count(*) AS n FROM run_rows GROUP BY run ORDER BY run")
+    assert isinstance(q.df(), pd.DataFrame) and q.arrow().column_names == ["run", "n"]
+    assert "row(s)" in repr(q)
+    if importlib.util.find_spec("polars") is not None:  # pandas (now in the test extra) does not bring polars
+        assert q.pl().shape == (len(q), 2)
+
+
+def test_result_leaves_out_runs_sharing_no_topic():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+    runs = {"x": {"q1": {"b": 2.0, "a": 1.0}}, "y": {"z9": {"a": 1.0}}}
+    res = evalstore.evaluate(qrels, runs, ["AP"])
+    assert res.table() == {"x": {"AP": 0.5}}  # a relevant at rank 2 of q1
+    assert res.notes == ["left out 1 run(s) that share no topic with qrels 'qrels': y"]
+    with pytest.raises(MetricError, match=r"no run \(y\) shares a topic with qrels qrels"):
+        evalstore.evaluate(qrels, {"y": runs["y"]}, ["AP"])
