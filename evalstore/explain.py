@@ -17,35 +17,26 @@ the run that stores nothing) must agree exactly (or, under the ir_measures conve
 gdeval's metrics, after gdeval's rounding to 5 decimals); otherwise it raises.
 
 :func:`compare_conventions` explains the same case under each convention: the order each gives
-the run's documents, its depth and its value.
+the run's documents, its depth and its value. The queries are in :mod:`evalstore.explain_sql`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import MetricError
 from .evaluation import evaluate_runs
+from .explain_sql import Found, chunks, query
 from .metrics import engine, ranked_list, sqlfile
 from .metrics.gains import check_gains, declared_gains, top_grade
 from .metrics.options import CONVENTIONS, NO_DEPTH, Options, make_options
-from .metrics.references import ORDERS, order_clause
+from .metrics.ranked_list import Context
 from .metrics.registry import MetricInstance, all_metrics
 
 if TYPE_CHECKING:
     from .store.handle import StoreHandle
-
-#: Columns every per-rank relation has (beside qrels_id, run_id, topic); ``norm`` is optional.
-TERM_COLUMNS = ("doc", "rank", "grade", "gain", "discount", "contribution")
-IDEAL_COLUMNS = ("rank", "gain", "discount", "contribution")
-_KEYS = ("qrels_id", "run_id", "topic")
-#: The exact sum of ``exact_sum`` (evalstore.metrics.sqlfile.EXACT_SUM_SQL) as a running window sum.
-_RUNNING_SUM = "CAST(sum(CAST(coalesce({x}, 0) AS DECIMAL(38, 24))) OVER ({w} ROWS UNBOUNDED PRECEDING) AS DOUBLE)"
-_RUNNING_MAX = "coalesce(max({x}) OVER ({w} ROWS UNBOUNDED PRECEDING), 0)"
-
 #: What the orders of evalstore.metrics.references.ORDERS are, for readers.
 ORDER_TEXT = {
     "trec_eval": "score descending, ties by docno descending (trec_eval)",
@@ -167,8 +158,50 @@ def explain_runs(
     pool: bool = True,
 ) -> dict[tuple[str, str], Explanation]:
     """:func:`explain` for several runs (all when None) and topics (every evaluated topic when
-    None) at once: one evaluation, one ranked list, one query per relation. ``{(run, topic):
-    explanation}``, by run as given and topic in byte order (or as given)."""
+    None) at once: one evaluation, then passes of at most :data:`~evalstore.explain_sql.CHUNK_ROWS`
+    run rows (one ranked list and one query per relation each). ``{(run, topic): explanation}``,
+    by run as given and topic in byte order (or as given)."""
+    case = _case(store, metric, qrels, runs, topics, make_options(convention, complete, depth, pool))
+    found = Found()
+    topic_list = list(dict.fromkeys(t for _, t in case.wanted))
+    body = engine.metric_sql(case.inst, case.options, case.gmax)
+    run_ids = list(dict.fromkeys(case.run_ids[r] for r, _ in case.wanted))
+    for group in chunks(store.con, run_ids, topic_list):
+        query(store.con, found, case.qrels_id, group, topic_list, case.ctx, case.options, case.columns, body, case.decl)
+    out = {}
+    for run, t in case.wanted:
+        ex = _explanation(case, found, qrels, run, t)
+        _check(ex, case.inst, case.options, found.block_values.get((case.run_ids[run], t)))
+        out[(run, t)] = ex
+    return out
+
+
+@dataclass
+class _Case:
+    """What an explanation needs before its queries: the metric, its block's declaration, the
+    options the block runs with, eval's values and the (run, topic) pairs wanted."""
+
+    inst: MetricInstance
+    decl: sqlfile.Explain
+    options: Options  # as the engine runs the block (pool only for metrics that read it)
+    qrels_id: int
+    run_ids: dict[str, int]
+    evaluated: dict[tuple[str, str], float]
+    stored_as: str
+    wanted: list[tuple[str, str]]
+    ctx: Context
+    gmax: float
+    columns: frozenset[str]
+
+
+def _case(
+    store: StoreHandle,
+    metric: str,
+    qrels: str,
+    runs: Sequence[str] | None,
+    topics: Sequence[str] | None,
+    options: Options,
+) -> _Case:
     inst = _one_instance(metric)
     decl = inst.spec.block.explanation
     if decl is None:
@@ -176,15 +209,13 @@ def explain_runs(
             f"{inst.display}: its SQL block (sql/{inst.spec.sql.replace('#', ' -- @metric ')}) has no per-rank "
             f"relation to show; explain works for {', '.join(explainable())}"
         )
-    options = make_options(convention, complete, depth, pool)
     qid = store.qrels_id(qrels)
     names = list(dict.fromkeys(runs)) if runs is not None else store.run_names()
     rids = {r: store.run_id(r) for r in names}
-    con = store.con
     # what eval computes: the one evaluation path, for these runs, storing nothing
     result = evaluate_runs(
-        store, qrels, names, [metric], convention=convention, complete=complete, depth=depth, pool=pool,
-        save=False, progress=False,
+        store, qrels, names, [metric], convention=options.convention, complete=options.complete,
+        depth=options.depth, pool=options.pool, save=False, progress=False,
     )  # fmt: skip
     evaluated = {(r, t): v for r, t, m, v in result.per_topic if m == inst.display}
     if topics is None:
@@ -194,85 +225,55 @@ def explain_runs(
         for r, t in wanted:
             if (r, t) not in evaluated:
                 raise MetricError(_not_evaluated(store, qid, rids[r], qrels, r, t, options))
-    declared = declared_gains(con, [qid])[qid]
-    ctx = engine.effective_context(inst, declared, options)
+    con = store.con
+    ctx = engine.effective_context(inst, declared_gains(con, [qid])[qid], options)
     check_gains(con, [qid], ctx.gains, {qid: qrels})
-    gmax = max(ctx.gains) if ctx.gains else top_grade(con, [qid])
-    opts = options.with_pool(options.pool and inst.spec.needs_pool)
     block = inst.spec.block
-    columns = (block.needs & frozenset(sqlfile.RUNNING_COLUMNS)) | (
-        block.reads & frozenset(ranked_list.OPTIONAL_RELATIONS)
+    return _Case(
+        inst=inst,
+        decl=decl,
+        options=options.with_pool(options.pool and inst.spec.needs_pool),
+        qrels_id=qid,
+        run_ids=rids,
+        evaluated=evaluated,
+        stored_as=result.stored_names[inst.display],
+        wanted=wanted,
+        ctx=ctx,
+        gmax=max(ctx.gains) if ctx.gains else top_grade(con, [qid]),
+        columns=(block.needs & frozenset(sqlfile.RUNNING_COLUMNS))
+        | (block.reads & frozenset(ranked_list.OPTIONAL_RELATIONS)),
     )
-    if not wanted:
-        return {}
-    topic_list = list(dict.fromkeys(t for _, t in wanted))
-    body = engine.metric_sql(inst, opts, gmax)
-    ctes, _ = split_final_select(body)
-    per_rank: dict[tuple[int, str], list[tuple]] = {}
-    totals: dict[tuple[int, str], tuple[float | None, float | None]] = {}
-    raw: dict[tuple[int, str], float | None] = {}
-    R: dict[tuple[int, str], int | None] = {}
-    ideal: dict[str, list[tuple]] = {}
-    ideal_cols: list[str] = []
-    for chunk in _chunks(con, list(dict.fromkeys(rids[r] for r, _ in wanted)), topic_list):
-        params = {"q": qid, "r": chunk, "t": topic_list}
-        try:
-            source = _rank_source(chunk, topic_list, ctx.order)
-            for stmt in ranked_list.render([qid], chunk, ctx, opts, columns, source):
-                con.execute(stmt)
-            cols, rows, extras, has_norm = _per_rank(con, ctes, decl, params, ctx.order != "trec_eval", ctx.judged_only)
-            per_rank.update(rows)
-            totals.update(_totals(con, ctes, decl.relation, decl.running, has_norm, params))
-            raw.update(
-                ((r, t), v)
-                for r, t, v in con.execute(
-                    f"SELECT run_id, topic, any_value(value) FROM ({body}) b WHERE qrels_id = $q AND {_IN_RUNS} "
-                    f"AND {_IN_TOPICS} GROUP BY run_id, topic",
-                    params,
-                ).fetchall()
-            )
-            if decl.ideal and not ideal_cols:
-                ideal_cols, ideal = _ideal(con, ctes, decl.ideal, params)
-            R.update(
-                ((r, t), n)
-                for r, t, n in con.execute(
-                    f"SELECT run_id, topic, R FROM rl_topics WHERE qrels_id = $q AND {_IN_RUNS} AND {_IN_TOPICS}",
-                    params,
-                ).fetchall()
-            )
-        finally:
-            ranked_list.drop(con)
-    out = {}
-    for run, t in wanted:
-        key = (rids[run], t)
-        total, norm = totals.get(key, (None, None))
-        ex = Explanation(
-            metric=inst.display,
-            stored_as=result.stored_names[inst.display],
-            qrels=qrels,
-            run=run,
-            topic=t,
-            convention=convention,
-            order=ctx.order,
-            depth=options.depth_value if options.depth_value < NO_DEPTH else None,
-            sql="sql/" + inst.spec.sql.replace("#", " -- @metric "),
-            relation=decl.relation,
-            running_kind=decl.running,
-            doc=inst.spec.doc,
-            columns=cols,
-            rows=per_rank.get(key, []),
-            extras=extras,
-            value=evaluated[(run, t)],
-            total=total,
-            norm=norm,
-            ideal_columns=ideal_cols,
-            ideal_rows=ideal.get(t, []),
-            cutoff=inst.cutoff,
-            R=None if (n_rel := R.get(key)) is None else int(n_rel),
-        )
-        _check(ex, inst, options, raw.get(key))
-        out[(run, t)] = ex
-    return out
+
+
+def _explanation(case: _Case, found: Found, qrels: str, run: str, topic: str) -> Explanation:
+    key = (case.run_ids[run], topic)
+    total, norm = found.totals.get(key, (None, None))
+    n_rel = found.R.get(key)
+    depth = case.options.depth_value
+    return Explanation(
+        metric=case.inst.display,
+        stored_as=case.stored_as,
+        qrels=qrels,
+        run=run,
+        topic=topic,
+        convention=case.options.convention,
+        order=case.ctx.order,
+        depth=depth if depth < NO_DEPTH else None,
+        sql="sql/" + case.inst.spec.sql.replace("#", " -- @metric "),
+        relation=case.decl.relation,
+        running_kind=case.decl.running,
+        doc=case.inst.spec.doc,
+        columns=found.columns,
+        rows=found.rows.get(key, []),
+        extras=found.extras,
+        value=case.evaluated[(run, topic)],
+        total=total,
+        norm=norm,
+        ideal_columns=found.ideal_columns,
+        ideal_rows=found.ideal.get(topic, []),
+        cutoff=case.inst.cutoff,
+        R=None if n_rel is None else int(n_rel),
+    )
 
 
 def compare_conventions(
@@ -305,154 +306,6 @@ def _one_instance(metric: str) -> MetricInstance:
     if len(insts) != 1:
         raise MetricError(f"{metric!r} names {len(insts)} metrics ({', '.join(i.display for i in insts)}); explain one")
     return insts[0]
-
-
-#: Run rows explained per pass (a pass builds the ranked list of its runs; bounded memory).
-CHUNK_ROWS = 200_000
-
-
-def _chunks(con: Any, run_ids: list[int], topics: list[str]) -> list[list[int]]:
-    """The runs in groups of at most :data:`CHUNK_ROWS` rows on ``topics`` (a run at least)."""
-    sizes = dict(
-        con.execute(
-            "SELECT run_id, count(*) FROM run_row_data WHERE run_id IN (SELECT unnest($r::INTEGER[])) "
-            "AND topic IN (SELECT unnest($t::VARCHAR[])) GROUP BY run_id",
-            {"r": run_ids, "t": topics},
-        ).fetchall()
-    )
-    out: list[list[int]] = []
-    rows = 0
-    for r in run_ids:
-        n = int(sizes.get(r, 0))
-        if not out or (rows + n > CHUNK_ROWS and out[-1]):
-            out.append([])
-            rows = 0
-        out[-1].append(r)
-        rows += n
-    return out
-
-
-def _rank_source(run_ids: Sequence[int], topics: Sequence[str], order: str) -> str:
-    """The runs' rows on ``topics`` with their evaluation rank in ``order`` (as
-    :func:`evalstore.metrics.ranked_list.build` ranks every topic: the stored rank is trec_eval's)."""
-    where = (
-        f"run_id IN ({', '.join(str(int(r)) for r in run_ids)}) "
-        f"AND topic IN (SELECT unnest({sqlfile.literal(list(topics))}::VARCHAR[]))"
-    )
-    if order == "trec_eval":
-        return f"SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE {where}"
-    if order not in ORDERS:
-        raise MetricError(f"internal: unknown order {order!r}")
-    return (
-        "SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY "
-        f"{order_clause(order, 'line_no')}) AS rank, score FROM run_row_data WHERE {where}"
-    )
-
-
-def split_final_select(sql: str) -> tuple[str, str]:
-    """``WITH a AS (...), b AS (...) SELECT ...`` -> (the WITH clause, the final SELECT): the
-    final SELECT is the first ``SELECT`` outside every parenthesis."""
-    code = sqlfile.strip_comments(sql).strip()
-    if not re.match(r"WITH\b", code, re.I):
-        raise MetricError("internal: an explainable block must start with WITH (its per-rank relation is a CTE)")
-    depth, i, n = 0, 0, len(code)
-    while i < n:
-        c = code[i]
-        if c == "'":
-            i = code.index("'", i + 1) + 1
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif depth == 0 and re.match(r"SELECT\b", code[i : i + 7], re.I) and not re.match(r"\w", code[i - 1]):
-            return code[:i].rstrip(), code[i:]
-        i += 1
-    raise MetricError("internal: no final SELECT in the block")
-
-
-def _relation_columns(con: Any, ctes: str, relation: str) -> list[str]:
-    return [d[0] for d in con.execute(f"{ctes} SELECT * FROM {relation} LIMIT 0").description]
-
-
-_IN_TOPICS = "topic IN (SELECT unnest($t::VARCHAR[]))"
-_IN_RUNS = "run_id IN (SELECT unnest($r::INTEGER[]))"
-
-
-def _per_rank(
-    con: Any, ctes: str, decl: sqlfile.Explain, params: dict, other_order: bool, judged_only: bool
-) -> tuple[list[str], dict[tuple[int, str], list[tuple]], list[str], bool]:
-    """The per-rank rows of each (run, topic): every retrieved document joined to the block's relation."""
-    have = _relation_columns(con, ctes, decl.relation)
-    missing = [c for c in (*_KEYS, *TERM_COLUMNS) if c not in have]
-    if missing:
-        raise MetricError(f"internal: the explain relation {decl.relation} lacks {', '.join(missing)}")
-    extras = [c for c in have if c not in (*_KEYS, *TERM_COLUMNS, "norm")]
-    has_norm = "norm" in have
-    window = "PARTITION BY r.run_id, r.topic ORDER BY r.rank"
-    running = (_RUNNING_SUM if decl.running == "sum" else _RUNNING_MAX).format(x="x.contribution", w=window)
-    select = ["r.rank", "r.doc", "r.score", "j.grade"]
-    names = ["rank", "doc", "score", "grade"]
-    if other_order:
-        select.append("o.rank")
-        names.append("trec_eval rank")
-    if judged_only:
-        select.append("j.rank")
-        names.append("eval rank")
-    select += ["x.gain", "x.discount", *[f'x."{e}"' for e in extras], "x.contribution"]
-    select.append(f"{running} / n.norm" if has_norm else f"{running} / 1")
-    names += ["gain", "discount", *extras, "contribution", "running"]
-    sql = f"""{ctes}, __x AS (SELECT * FROM {decl.relation} WHERE qrels_id = $q AND {_IN_RUNS} AND {_IN_TOPICS}),
-        __n AS (SELECT run_id, topic, any_value({"norm" if has_norm else "1"}) AS norm FROM __x GROUP BY run_id, topic)
-        SELECT r.run_id, r.topic, {", ".join(select)}
-        FROM rl_retrieved r
-        LEFT JOIN rl_judged j ON j.qrels_id = $q AND j.run_id = r.run_id AND j.topic = r.topic AND j.doc = r.doc
-        LEFT JOIN __x x ON x.run_id = r.run_id AND x.topic = r.topic AND x.doc = r.doc
-        LEFT JOIN __n n ON n.run_id = r.run_id AND n.topic = r.topic
-        LEFT JOIN run_row_data o ON o.run_id = r.run_id AND o.topic = r.topic AND o.doc = r.doc
-        WHERE r.{_IN_RUNS} AND r.{_IN_TOPICS}
-        ORDER BY r.run_id, r.topic, r.rank"""
-    out: dict[tuple[int, str], list[tuple]] = {}
-    for row in con.execute(sql, params).fetchall():
-        out.setdefault((row[0], row[1]), []).append(tuple(row[2:]))
-    return names, out, extras, has_norm
-
-
-def _totals(
-    con: Any, ctes: str, relation: str, running: str, has_norm: bool, params: dict
-) -> dict[tuple[int, str], tuple[float | None, float | None]]:
-    """``{(run_id, topic): (sum or largest contribution, norm)}``."""
-    agg = sqlfile.expand_exact_sums("exact_sum(contribution)") if running == "sum" else "max(contribution)"
-    norm = "any_value(norm)" if has_norm else "1"
-    rows = con.execute(
-        f"{ctes} SELECT run_id, topic, {agg}, {norm} FROM {relation} "
-        f"WHERE qrels_id = $q AND {_IN_RUNS} AND {_IN_TOPICS} GROUP BY run_id, topic",
-        params,
-    ).fetchall()
-    return {(r, t): (_float(s), _float(n)) for r, t, s, n in rows}
-
-
-def _float(v: Any) -> float | None:
-    return None if v is None else float(v)
-
-
-def _ideal(con: Any, ctes: str, relation: str, params: dict) -> tuple[list[str], dict[str, list[tuple]]]:
-    have = _relation_columns(con, ctes, relation)
-    missing = [c for c in ("qrels_id", "topic", *IDEAL_COLUMNS) if c not in have]
-    if missing:
-        raise MetricError(f"internal: the ideal relation {relation} lacks {', '.join(missing)}")
-    extras = [c for c in have if c not in ("qrels_id", "topic", *IDEAL_COLUMNS)]
-    running = _RUNNING_SUM.format(x="contribution", w="PARTITION BY topic ORDER BY rank")
-    cols = ["rank", "gain", "discount", *extras, "contribution", "running"]
-    quoted = "".join(f'"{e}", ' for e in extras)
-    sql = (
-        f"{ctes} SELECT topic, rank, gain, discount, {quoted}contribution, {running} FROM {relation} "
-        f"WHERE qrels_id = $q AND {_IN_TOPICS} ORDER BY topic, rank"
-    )
-    out: dict[str, list[tuple]] = {}
-    for row in con.execute(sql, {"q": params["q"], "t": params["t"]}).fetchall():
-        out.setdefault(row[0], []).append(tuple(row[1:]))
-    return cols, out
 
 
 def _not_evaluated(store: StoreHandle, qid: int, rid: int, qrels: str, run: str, topic: str, options: Options) -> str:

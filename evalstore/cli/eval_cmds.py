@@ -8,6 +8,7 @@ import typer
 
 from ..api import evaluate as evaluate_files
 from ..demo import run_demo
+from ..facade import Store
 from ..intervals import IntervalSpec
 from ..intervals import attach as attach_intervals
 from ..meta import plots
@@ -86,9 +87,7 @@ def eval_cmd(
     or for files given as arguments (nothing is stored)."""
     fmt = output_format(fmt, output, EVAL_FORMATS)
     check_writable(plot, "--plot", ".png")
-    _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt)
-    if ci.ci and engine == "spark":
-        raise typer.BadParameter("--ci goes with the duckdb engine", param_hint="--ci")
+    _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt, ci.ci)
     metrics = metric or ["official"]
     if engine == "spark":
         assert data is not None and qrels is not None
@@ -97,23 +96,12 @@ def eval_cmd(
         with spooled(files) as paths:
             qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
             result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
-        if ci.spec is not None:
-            attach_intervals(None, result, ci.spec)
-        report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}")
+        report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}", ci.spec)
     else:
         with open_store(store_opts.db) as store:
             qrels = qrels or only_qrels(store)
             if subsamples:
-                results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
-                if ci.spec is not None:
-                    attach_intervals(store, list(results.values()), ci.spec)
-                title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
-                report = Report.of(
-                    report_rows.per_topics(results, title, means=fmt == "table")
-                    if per_topic
-                    else report_rows.leaderboards(results, derivations(store), title)
-                )
-                report.legend += _interval_legend(ci.spec, per_topic)
+                report = _subsamples_report(store, qrels, run, metrics, subsamples, ev, ci.spec, fmt, per_topic)
             else:
                 result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
                 report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
@@ -129,8 +117,11 @@ def _check_mode(
     subsamples: str | None,
     plot: str | None,
     fmt: str,
+    ci: str | None = None,
 ) -> None:
     """The options of the four ways eval runs (files, Spark, subsamples, the store) go together."""
+    if ci and engine == "spark":
+        raise typer.BadParameter("--ci goes with the duckdb engine", param_hint="--ci")
     if engine == "spark" and (not data or not qrels or files or subsamples):
         raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no files, no --subsamples)")
     if engine != "spark" and data:
@@ -145,11 +136,45 @@ def _check_mode(
         raise typer.BadParameter("give a qrels file and at least one run file", param_hint="FILES")
 
 
+def _subsamples_report(
+    store: Store,
+    qrels: str,
+    run: list[str] | None,
+    metrics: list[str],
+    subsamples: str,
+    ev: opt.EvaluationOptions,
+    intervals: IntervalSpec | None,
+    fmt: str,
+    per_topic: bool,
+) -> Report:
+    """A qrels set and its subsamples evaluated in one pass: one leaderboard (or the per-topic rows),
+    with intervals (stored) when asked."""
+    results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
+    if intervals is not None:
+        attach_intervals(store, list(results.values()), intervals)
+    title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
+    table = (
+        report_rows.per_topics(results, title, means=fmt == "table")
+        if per_topic
+        else report_rows.leaderboards(results, derivations(store), title)
+    )
+    return Report([table], notes=list(table.notes), legend=_interval_legend(intervals, per_topic))
+
+
 def _result_report(
-    result: EvalResult, fmt: str, per_topic: bool, transpose: bool, plot: str | None, title: str
+    result: EvalResult,
+    fmt: str,
+    per_topic: bool,
+    transpose: bool,
+    plot: str | None,
+    title: str,
+    intervals: IntervalSpec | None = None,
 ) -> Report:
     """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
-    reader, as trec_eval -q); draws the box plot when asked."""
+    reader, as trec_eval -q); draws the box plot when asked; adds the intervals asked for when the
+    evaluation has none yet (files: nothing is stored)."""
+    if intervals is not None and result.interval_spec is None:
+        attach_intervals(None, result, intervals)
     if plot:
         plots.plot_scores(result, plot, title)
         say(f"wrote {plot}")

@@ -22,14 +22,8 @@ import pytest
 
 import evalstore
 from evalstore.errors import MetricError
-from evalstore.explain import (
-    compare_conventions,
-    explain,
-    explain_runs,
-    explain_topics,
-    explainable,
-    split_final_select,
-)
+from evalstore.explain import compare_conventions, explain, explain_runs, explain_topics, explainable
+from evalstore.explain_sql import split_final_select
 from evalstore.metrics import sqlfile
 from evalstore.report.explain_tables import conventions_report, explanation_report
 
