@@ -73,7 +73,9 @@ def explanation_report(ex: Explanation, rows: int | None = None, all_rows: bool 
         tables.append(
             Table(list(ex.ideal_columns), ex.ideal_rows, title="the ideal list (running: its sum so far, the norm)")
         )
-    legend = [value_line(ex), f"{ex.metric}: {ex.doc}", f"order: {ORDER_TEXT.get(ex.order, ex.order)}" + _depth(ex)]
+    name = ex.metric.split("(")[0].split("@")[0]
+    about = ex.doc if ex.doc.lower().startswith(name.lower()) else f"{ex.metric}: {ex.doc}"
+    legend = [value_line(ex), about, f"order: {ORDER_TEXT.get(ex.order, ex.order)}" + _depth(ex)]
     if ex.R is not None:
         legend.append(f"R = {ex.R} relevant document(s) in the qrels for the topic")
     legend.append(
