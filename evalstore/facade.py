@@ -20,7 +20,10 @@ from .comparison import Comparison, compare
 from .drop import DropPlan, drop_qrels, drop_runs
 from .errors import StoreError
 from .evaluation import evaluate_runs
+from .explain import Explanation, explain
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .intervals import attach as attach_intervals
+from .intervals import spec as interval_spec
 from .meta.design import Design, design
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
@@ -109,6 +112,10 @@ class Store(StoreHandle):
         save: bool = True,
         progress: bool | None = None,
         recompute: bool = False,
+        ci: str | None = None,
+        level: float = 0.95,
+        trials: int = 1000,
+        seed: int = 0,
     ) -> EvalResult:
         """Compute ``metrics`` for ``runs`` (all runs when None) against the qrels set ``qrels``,
         store the per-topic scores and return them.
@@ -119,11 +126,37 @@ class Store(StoreHandle):
         ``depth``: only the top ``depth`` documents (``-M``); ``pool``: for a subsample, the
         parent's dropped judgments count as pooled but unjudged (infAP); ``save=False``: compute
         without storing; ``recompute``: compute again instead of reusing stored evaluations of the
-        same content, metric, options and engine version. See :mod:`evalstore.evaluation`."""
-        return evaluate_runs(
+        same content, metric, options and engine version. See :mod:`evalstore.evaluation`.
+
+        ``ci``: also a confidence interval of every mean, ``t`` or ``bootstrap`` (``trials``
+        resamples of the topics drawn with ``seed``) at ``level`` (``result.intervals``; stored
+        with the scores, and shown by the leaderboard view, unless ``save=False``). See
+        :mod:`evalstore.intervals`."""
+        how = interval_spec(ci, level, trials, seed) if ci is not None else None  # checked before any work
+        result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,
         )  # fmt: skip
+        if how is not None:
+            attach_intervals(self, result, how, save_to_store=save)
+        return result
+
+    def explain(
+        self,
+        metric: str,
+        qrels: str,
+        run: str,
+        topic: str,
+        *,
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+    ) -> Explanation:
+        """Why ``metric`` of ``run`` on ``topic`` is what it is: the per-rank table of the metric's
+        own SQL block, its ideal list and the value (eval's, checked). ``.rows``/``.records()``,
+        ``.ideal_rows``, ``.value``; :func:`evalstore.report.explain_tables.explanation_report` makes
+        the report. See :mod:`evalstore.explain` (also ``explain_topics``, ``compare_conventions``)."""
+        return explain(self, metric, qrels, run, topic, convention=convention, complete=complete, depth=depth)
 
     def compare(
         self,

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .aggregate import aggregate
 from .optional import require_pandas
+
+if TYPE_CHECKING:
+    from .intervals import IntervalSpec
 
 
 class Stored(Protocol):
@@ -28,7 +31,10 @@ class EvalResult:
     ``per_topic``: rows ``(run, topic, metric, value)``, by run, topic (byte order, as trec_eval
     prints them) and metric in request order; ``means``: rows ``(run, metric, summary, n_topics)``
     (the summary is the metric's aggregate: mean, geometric mean or sum); metric names are the
-    names as requested (``stored_names`` maps each to the name its scores are stored under)."""
+    names as requested (``stored_names`` maps each to the name its scores are stored under).
+    ``intervals``: rows ``(run, metric, lo, hi)`` of the confidence interval of each summary, once
+    :meth:`add_intervals` has computed them (``interval_spec`` says how; see
+    :mod:`evalstore.intervals`)."""
 
     qrels: str
     metrics: list[str]  # display names, in request order
@@ -39,6 +45,27 @@ class EvalResult:
     notes: list[str] = field(default_factory=list)  # for the reader, e.g. runs left out
     reused: int = 0  # stored (run, qrels, metric) evaluations reused instead of computed (evalstore.incremental)
     computed: int = 0  # (run, qrels, metric) evaluations computed by this call
+    intervals: list[tuple[str, str, float | None, float | None]] = field(default_factory=list)  # run, metric, lo, hi
+    interval_spec: IntervalSpec | None = None
+
+    def add_intervals(self, method: str = "t", level: float = 0.95, trials: int = 1000, seed: int = 0) -> EvalResult:
+        """Compute the confidence interval of every summary (``method``: ``t`` or ``bootstrap``
+        with ``trials`` resamples of the topics drawn with ``seed``; ``level``: the confidence
+        level) into :attr:`intervals`; returns the result itself. Geometric means get the interval
+        on the log scale, sums none (see :mod:`evalstore.intervals`)."""
+        from .intervals import compute, spec
+
+        how = spec(method, level, trials, seed)
+        self.intervals = compute(self, how)
+        self.interval_spec = how
+        return self
+
+    def interval(self, run: str, metric: str) -> tuple[float | None, float | None]:
+        """``(lo, hi)`` of a run's summary of ``metric`` (after :meth:`add_intervals`)."""
+        for r, m, lo, hi in self.intervals:
+            if r == run and m == metric:
+                return lo, hi
+        raise KeyError((run, metric))
 
     def mean(self, run: str, metric: str) -> float:
         for r, m, v, _ in self.means:
@@ -69,19 +96,23 @@ class EvalResult:
     # ------------------------------------------------------------------------------------------
     def to_arrow(self, *, means: bool = False) -> Any:
         """A pyarrow Table: per-topic rows ``(run, topic, metric, value)``, or with ``means=True``
-        the summaries ``(run, metric, value, n_topics)``."""
+        the summaries ``(run, metric, value, n_topics)``, and ``lo``, ``hi`` when intervals were
+        computed (:meth:`add_intervals`)."""
         import pyarrow as pa
 
         if means:
             cols = list(zip(*self.means)) or [(), (), (), ()]
-            return pa.table(
-                {
-                    "run": pa.array(cols[0], pa.string()),
-                    "metric": pa.array(cols[1], pa.string()),
-                    "value": pa.array(cols[2], pa.float64()),
-                    "n_topics": pa.array(cols[3], pa.int64()),
-                }
-            )
+            data = {
+                "run": pa.array(cols[0], pa.string()),
+                "metric": pa.array(cols[1], pa.string()),
+                "value": pa.array(cols[2], pa.float64()),
+                "n_topics": pa.array(cols[3], pa.int64()),
+            }
+            if self.interval_spec is not None:
+                ci = {(r, m): (lo, hi) for r, m, lo, hi in self.intervals}
+                data["lo"] = pa.array([ci.get((r, m), (None, None))[0] for r, m, _, _ in self.means], pa.float64())
+                data["hi"] = pa.array([ci.get((r, m), (None, None))[1] for r, m, _, _ in self.means], pa.float64())
+            return pa.table(data)
         cols = list(zip(*self.per_topic)) or [(), (), (), ()]
         return pa.table(
             {
@@ -98,7 +129,9 @@ class EvalResult:
         Per-topic scores by default: ``wide=True`` gives one row per (run, topic) and a column per
         metric (metrics in request order), ``wide=False`` the long rows (run, topic, metric,
         value). ``means=True``: one row per run and a column per metric (``wide``), or the long
-        summaries (run, metric, value, n_topics)."""
+        summaries (run, metric, value, n_topics); with intervals (:meth:`add_intervals`) the wide
+        table has ``<metric> lo`` and ``<metric> hi`` after each metric, the long one ``lo`` and
+        ``hi`` columns."""
         require_pandas()
         df = self.to_arrow(means=means).to_pandas()
         if not wide:
@@ -106,6 +139,13 @@ class EvalResult:
         index = ["run"] if means else ["run", "topic"]
         out = df.pivot(index=index, columns="metric", values="value")
         out = out.reindex(columns=[m for m in self.metrics if m in out.columns])
+        if means and self.interval_spec is not None:
+            lo = df.pivot(index=index, columns="metric", values="lo")
+            hi = df.pivot(index=index, columns="metric", values="hi")
+            for m in list(out.columns)[::-1]:
+                at = list(out.columns).index(m) + 1
+                out.insert(at, f"{m} hi", hi[m])
+                out.insert(at, f"{m} lo", lo[m])
         out.columns.name = None
         if not means:  # runs in request order, topics in byte order as trec_eval prints them
             order = {r: i for i, r in enumerate(dict.fromkeys(r for r, _, _, _ in self.per_topic))}

@@ -14,42 +14,48 @@
 -- @metric nDCG-JK
 -- reads: rl_judged, rl_ideal
 -- params: b, k
-WITH dg AS (
-    SELECT qrels_id, run_id, topic,
-           exact_sum(gain / CASE WHEN rank = 1 THEN 1.0
-                           WHEN ${b} = 0 THEN ln(rank)
-                           WHEN rank <= ${b} THEN 1.0
-                           ELSE ln(rank) / ln(${b}) END) AS dcg
-    FROM rl_judged WHERE gain > 0 AND rank <= ${k}
-    GROUP BY qrels_id, run_id, topic
+-- explain: terms, ideal=iterms
+WITH iterms AS (
+    SELECT qrels_id, topic, rank, gain, disc AS discount, gain / disc AS contribution
+    FROM (SELECT *, CASE WHEN rank = 1 THEN 1.0
+                         WHEN ${b} = 0 THEN ln(rank)
+                         WHEN rank <= ${b} THEN 1.0
+                         ELSE ln(rank) / ln(${b}) END AS disc
+          FROM rl_ideal WHERE rank <= ${k})
 ), idg AS (
-    SELECT qrels_id, topic,
-           exact_sum(gain / CASE WHEN rank = 1 THEN 1.0
-                           WHEN ${b} = 0 THEN ln(rank)
-                           WHEN rank <= ${b} THEN 1.0
-                           ELSE ln(rank) / ln(${b}) END) AS idcg
-    FROM rl_ideal WHERE rank <= ${k}
-    GROUP BY qrels_id, topic
+    SELECT qrels_id, topic, exact_sum(contribution) AS idcg FROM iterms GROUP BY qrels_id, topic
+), terms AS (
+    SELECT j.qrels_id, j.run_id, j.topic, j.doc, j.rank, j.grade, j.gain, j.disc AS discount,
+           j.gain / j.disc AS contribution, i.idcg AS norm
+    FROM (SELECT *, CASE WHEN rank = 1 THEN 1.0
+                         WHEN ${b} = 0 THEN ln(rank)
+                         WHEN rank <= ${b} THEN 1.0
+                         ELSE ln(rank) / ln(${b}) END AS disc
+          FROM rl_judged WHERE gain > 0 AND rank <= ${k}) j
+    JOIN idg i ON i.qrels_id = j.qrels_id AND i.topic = j.topic
 )
-SELECT d.qrels_id, d.run_id, d.topic, d.dcg / i.idcg AS value
-FROM dg d JOIN idg i ON i.qrels_id = d.qrels_id AND i.topic = d.topic
-WHERE i.idcg > 0
+SELECT qrels_id, run_id, topic, exact_sum(contribution) / any_value(norm) AS value
+FROM terms WHERE norm > 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric MSnDCG
 -- reads: rl_judged, rl_ideal
 -- params: k
-WITH dg AS (
-    SELECT qrels_id, run_id, topic, exact_sum(gain / log2(rank + 1)) AS dcg
-    FROM rl_judged WHERE gain > 0 AND rank <= ${k}
-    GROUP BY qrels_id, run_id, topic
-), idg AS (
-    SELECT qrels_id, topic, exact_sum(gain / log2(rank + 1)) AS idcg
+-- explain: terms, ideal=iterms
+WITH iterms AS (
+    SELECT qrels_id, topic, rank, gain, log2(rank + 1) AS discount, gain / log2(rank + 1) AS contribution
     FROM rl_ideal WHERE rank <= ${k}
-    GROUP BY qrels_id, topic
+), idg AS (
+    SELECT qrels_id, topic, exact_sum(contribution) AS idcg FROM iterms GROUP BY qrels_id, topic
+), terms AS (
+    SELECT j.qrels_id, j.run_id, j.topic, j.doc, j.rank, j.grade, j.gain, log2(j.rank + 1) AS discount,
+           j.gain / log2(j.rank + 1) AS contribution, i.idcg AS norm
+    FROM rl_judged j JOIN idg i ON i.qrels_id = j.qrels_id AND i.topic = j.topic
+    WHERE j.gain > 0 AND j.rank <= ${k}
 )
-SELECT d.qrels_id, d.run_id, d.topic, d.dcg / i.idcg AS value
-FROM dg d JOIN idg i ON i.qrels_id = d.qrels_id AND i.topic = d.topic
-WHERE i.idcg > 0
+SELECT qrels_id, run_id, topic, exact_sum(contribution) / any_value(norm) AS value
+FROM terms WHERE norm > 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric Hit
 -- reads: rl_judged

@@ -24,19 +24,32 @@
 -- reads: rl_judged
 -- needs: cnt, cg, cg_ideal
 -- params: beta, has_cutoff, k
-SELECT qrels_id, run_id, topic,
-       exact_sum(CASE WHEN isrel = 1 AND rank <= ${k} THEN (${beta} * cg + cnt) / (${beta} * cg_ideal + rank) END)
-           / any_value(CASE WHEN ${has_cutoff} THEN least(${k}, R) ELSE R END) AS value
-FROM rl_judged WHERE R > 0
+-- explain: terms
+-- (terms: each rank's blended ratio BR(r) at a relevant rank as its contribution; the discount
+-- shown is BR's denominator beta cg_I(r) + r)
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, gain, ${beta} * cg_ideal + rank AS discount, cnt, cg, cg_ideal,
+           CASE WHEN isrel = 1 AND rank <= ${k} THEN (${beta} * cg + cnt) / (${beta} * cg_ideal + rank) END
+               AS contribution,
+           CASE WHEN ${has_cutoff} THEN least(${k}, R) ELSE R END AS norm
+    FROM rl_judged WHERE R > 0
+)
+SELECT qrels_id, run_id, topic, exact_sum(contribution) / any_value(norm) AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric AP-ntcir
 -- reads: rl_judged
 -- needs: cnt
 -- params: k
-SELECT qrels_id, run_id, topic,
-       exact_sum(CASE WHEN isrel = 1 AND rank <= ${k} THEN cnt / rank END) / any_value(least(${k}, R)) AS value
-FROM rl_judged WHERE R > 0
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, CAST(NULL AS DOUBLE) AS discount, cnt,
+           CASE WHEN isrel = 1 AND rank <= ${k} THEN cnt / rank END AS contribution, least(${k}, R) AS norm
+    FROM rl_judged WHERE R > 0
+)
+SELECT qrels_id, run_id, topic, exact_sum(contribution) / any_value(norm) AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric O-measure

@@ -47,47 +47,87 @@
 --                                                                        m_unjudged.c
 -- A topic with R = 0 scores 0 (trec_eval keeps it in the mean). Missing rows get the metric's
 -- `missing` value (0).
+--
+-- Blocks with `-- explain: terms` compute their value from the per-rank CTE `terms` (one row per
+-- judged document: its term `contribution`, and `norm`, the divisor of the sum) that
+-- `evalstore explain` prints; see evalstore/metrics/sqlfile.py.
 
 -- @metric AP
 -- reads: rl_judged
 -- needs: cnt
 -- params: k
-SELECT qrels_id, run_id, topic, exact_sum(CASE WHEN isrel = 1 AND rank <= ${k} THEN cnt / rank END) / any_value(R) AS value
-FROM rl_judged WHERE R > 0
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, CAST(NULL AS DOUBLE) AS discount, cnt,
+           CASE WHEN isrel = 1 AND rank <= ${k} THEN cnt / rank END AS contribution, R AS norm
+    FROM rl_judged WHERE R > 0
+)
+SELECT qrels_id, run_id, topic, exact_sum(contribution) / any_value(norm) AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric P
 -- reads: rl_judged
 -- params: k
-SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / ${k} AS value
-FROM rl_judged
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, CAST(NULL AS DOUBLE) AS discount,
+           CASE WHEN isrel = 1 AND rank <= ${k} THEN 1 END AS contribution, ${k} AS norm
+    FROM rl_judged
+)
+SELECT qrels_id, run_id, topic, count(contribution) / any_value(norm) AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric R
 -- reads: rl_judged
 -- params: k
-SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / any_value(R) AS value
-FROM rl_judged WHERE R > 0
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, CAST(NULL AS DOUBLE) AS discount,
+           CASE WHEN isrel = 1 AND rank <= ${k} THEN 1 END AS contribution, R AS norm
+    FROM rl_judged WHERE R > 0
+)
+SELECT qrels_id, run_id, topic, count(contribution) / any_value(norm) AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric RelP
 -- reads: rl_judged
 -- params: k
-SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= ${k}) / least(${k}, any_value(R)) AS value
-FROM rl_judged WHERE R > 0
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, CAST(NULL AS DOUBLE) AS discount,
+           CASE WHEN isrel = 1 AND rank <= ${k} THEN 1 END AS contribution, least(${k}, R) AS norm
+    FROM rl_judged WHERE R > 0
+)
+SELECT qrels_id, run_id, topic, count(contribution) / any_value(norm) AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric Success
 -- reads: rl_judged
 -- params: k
-SELECT qrels_id, run_id, topic, max(isrel) FILTER (WHERE rank <= ${k}) AS value
-FROM rl_judged
+-- explain: terms, running=max
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, CAST(NULL AS DOUBLE) AS discount,
+           CASE WHEN rank <= ${k} THEN isrel END AS contribution
+    FROM rl_judged
+)
+SELECT qrels_id, run_id, topic, max(contribution) AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric Rprec
 -- reads: rl_judged
-SELECT qrels_id, run_id, topic, count(*) FILTER (WHERE isrel = 1 AND rank <= R) / any_value(R) AS value
-FROM rl_judged WHERE R > 0
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, CAST(NULL AS DOUBLE) AS discount,
+           CASE WHEN isrel = 1 AND rank <= R THEN 1 END AS contribution, R AS norm
+    FROM rl_judged WHERE R > 0
+)
+SELECT qrels_id, run_id, topic, count(contribution) / any_value(norm) AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric RprecMult
@@ -101,41 +141,71 @@ GROUP BY qrels_id, run_id, topic
 -- @metric RR
 -- reads: rl_judged
 -- params: k
-SELECT qrels_id, run_id, topic, 1.0 / min(rank) AS value
-FROM rl_judged WHERE isrel = 1 AND rank <= ${k}
+-- explain: terms, running=max
+-- (the largest term 1/r is the first relevant document's)
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, rank AS discount,
+           CASE WHEN isrel = 1 AND rank <= ${k} THEN 1.0 / rank END AS contribution
+    FROM rl_judged
+)
+SELECT qrels_id, run_id, topic, max(contribution) AS value
+FROM terms WHERE contribution IS NOT NULL
 GROUP BY qrels_id, run_id, topic
 
 -- @metric nDCG
 -- reads: rl_judged, rl_ideal
 -- params: dcg, k
-WITH idcg AS (
-    SELECT qrels_id, topic,
-           exact_sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END / log2(rank + 1)) AS idcg
-    FROM rl_ideal WHERE rank <= ${k} GROUP BY qrels_id, topic
+-- explain: terms, ideal=iterms
+WITH ig AS (
+    SELECT qrels_id, topic, rank, CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END AS gain,
+           log2(rank + 1) AS discount
+    FROM rl_ideal WHERE rank <= ${k}
+), iterms AS (
+    SELECT *, gain / discount AS contribution FROM ig
+), idcg AS (
+    SELECT qrels_id, topic, exact_sum(contribution) AS idcg FROM iterms GROUP BY qrels_id, topic
+), g AS (
+    SELECT j.qrels_id, j.run_id, j.topic, j.doc, j.rank, j.grade,
+           CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, j.gain) - 1 ELSE j.gain END AS gain,
+           log2(j.rank + 1) AS discount, i.idcg AS norm
+    FROM rl_judged j JOIN idcg i USING (qrels_id, topic)
+), terms AS (
+    SELECT *, CASE WHEN rank <= ${k} AND gain <> 0 THEN gain / discount END AS contribution FROM g
 )
-SELECT j.qrels_id, j.run_id, j.topic,
-       exact_sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, j.gain) - 1 ELSE j.gain END / log2(j.rank + 1))
-           / any_value(i.idcg) AS value
-FROM rl_judged j JOIN idcg i USING (qrels_id, topic)
-WHERE j.rank <= ${k} AND j.gain <> 0 AND i.idcg > 0
-GROUP BY j.qrels_id, j.run_id, j.topic
+SELECT qrels_id, run_id, topic, exact_sum(contribution) / any_value(norm) AS value
+FROM terms
+WHERE rank <= ${k} AND gain <> 0 AND norm > 0
+GROUP BY qrels_id, run_id, topic
 
 -- @metric DCG
 -- reads: rl_judged
 -- params: dcg, k
-SELECT qrels_id, run_id, topic,
-       exact_sum(CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END / log2(rank + 1)) AS value
-FROM rl_judged WHERE rank <= ${k} AND gain <> 0
+-- explain: terms
+WITH g AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade,
+           CASE WHEN ${dcg} = 'exp-log2' THEN pow(2.0, gain) - 1 ELSE gain END AS gain, log2(rank + 1) AS discount
+    FROM rl_judged
+), terms AS (
+    SELECT *, CASE WHEN rank <= ${k} AND gain <> 0 THEN gain / discount END AS contribution FROM g
+)
+SELECT qrels_id, run_id, topic, exact_sum(contribution) AS value
+FROM terms WHERE rank <= ${k} AND gain <> 0
 GROUP BY qrels_id, run_id, topic
 
 -- @metric Bpref
 -- reads: rl_judged
 -- needs: cnt, jrank
-SELECT qrels_id, run_id, topic,
-       exact_sum(CASE WHEN nr = 0 THEN 1.0 ELSE 1.0 - least(nr, R) / least(N, R) END) / any_value(R) AS value
-FROM (SELECT *, jrank - cnt AS nr   /* at a relevant row: the judged nonrelevant docs above it */
-      FROM rl_judged)
-WHERE isrel = 1 AND R > 0
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, doc, rank, grade, isrel AS gain, CAST(NULL AS DOUBLE) AS discount,
+           jrank - cnt AS nr,   /* at a relevant row: the judged nonrelevant docs above it */
+           CASE WHEN isrel = 1 THEN CASE WHEN jrank - cnt = 0 THEN 1.0 ELSE 1.0 - least(jrank - cnt, R) / least(N, R) END
+                END AS contribution,
+           R AS norm
+    FROM rl_judged WHERE R > 0
+)
+SELECT qrels_id, run_id, topic, exact_sum(contribution) / any_value(norm) AS value
+FROM terms WHERE gain = 1
 GROUP BY qrels_id, run_id, topic
 
 -- @metric infAP

@@ -6,13 +6,24 @@ Each command parses its options, makes one library call and hands the result to 
 own modules, imported here so that they register on the application.
 """
 
-from . import compare_cmds, eval_cmds, layout_cmds, meta_cmds, repro_cmds, store_cmds, subsample_cmds, web_cmds
+from . import (
+    compare_cmds,
+    eval_cmds,
+    explain_cmds,
+    layout_cmds,
+    meta_cmds,
+    repro_cmds,
+    store_cmds,
+    subsample_cmds,
+    web_cmds,
+)
 from .app import app, main
 
 __all__ = [
     "app",
     "compare_cmds",
     "eval_cmds",
+    "explain_cmds",
     "layout_cmds",
     "main",
     "meta_cmds",

@@ -8,6 +8,9 @@ import typer
 
 from ..api import evaluate as evaluate_files
 from ..demo import run_demo
+from ..facade import Store
+from ..intervals import IntervalSpec
+from ..intervals import attach as attach_intervals
 from ..meta import plots
 from ..report import rows as report_rows
 from ..report.formats import TABLES
@@ -28,7 +31,7 @@ app.add_typer(export_app, name="export")
 
 
 @app.command("eval")
-@opt.shared(ev=opt.EVALUATION, store_opts=opt.STORE)
+@opt.shared(ev=opt.EVALUATION, ci=opt.INTERVALS, store_opts=opt.STORE)
 def eval_cmd(
     files: list[str] | None = typer.Argument(
         None,
@@ -77,13 +80,14 @@ def eval_cmd(
     ),
     *,
     ev: opt.EvaluationOptions,
+    ci: opt.IntervalOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Compute metrics: for runs of the store against a qrels set (the per-topic scores are stored),
     or for files given as arguments (nothing is stored)."""
     fmt = output_format(fmt, output, EVAL_FORMATS)
     check_writable(plot, "--plot", ".png")
-    _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt)
+    _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt, ci.ci)
     metrics = metric or ["official"]
     if engine == "spark":
         assert data is not None and qrels is not None
@@ -93,20 +97,14 @@ def eval_cmd(
         with spooled(files) as paths:
             qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
             result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
-        report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}")
+        report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}", ci.spec)
     else:
         with open_store(store_opts.db) as store:
             qrels = qrels or only_qrels(store)
             if subsamples:
-                results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
-                title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
-                report = Report.of(
-                    report_rows.per_topics(results, title, means=fmt == "table")
-                    if per_topic
-                    else report_rows.leaderboards(results, derivations(store), title)
-                )
+                report = _subsamples_report(store, qrels, run, metrics, subsamples, ev, ci.spec, fmt, per_topic)
             else:
-                result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs())
+                result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
                 report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
     emit(report, fmt, output)
 
@@ -120,8 +118,11 @@ def _check_mode(
     subsamples: str | None,
     plot: str | None,
     fmt: str,
+    ci: str | None = None,
 ) -> None:
     """The options of the four ways eval runs (files, Spark, subsamples, the store) go together."""
+    if ci and engine == "spark":
+        raise typer.BadParameter("--ci goes with the duckdb engine", param_hint="--ci")
     if engine == "spark" and (not data or not qrels or files or subsamples):
         raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no files, no --subsamples)")
     if engine != "spark" and data:
@@ -136,11 +137,45 @@ def _check_mode(
         raise typer.BadParameter("give a qrels file and at least one run file", param_hint="FILES")
 
 
+def _subsamples_report(
+    store: Store,
+    qrels: str,
+    run: list[str] | None,
+    metrics: list[str],
+    subsamples: str,
+    ev: opt.EvaluationOptions,
+    intervals: IntervalSpec | None,
+    fmt: str,
+    per_topic: bool,
+) -> Report:
+    """A qrels set and its subsamples evaluated in one pass: one leaderboard (or the per-topic rows),
+    with intervals (stored) when asked."""
+    results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
+    if intervals is not None:
+        attach_intervals(store, list(results.values()), intervals)
+    title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
+    table = (
+        report_rows.per_topics(results, title, means=fmt == "table")
+        if per_topic
+        else report_rows.leaderboards(results, derivations(store), title)
+    )
+    return Report([table], notes=list(table.notes), legend=_interval_legend(intervals, per_topic))
+
+
 def _result_report(
-    result: EvalResult, fmt: str, per_topic: bool, transpose: bool, plot: str | None, title: str
+    result: EvalResult,
+    fmt: str,
+    per_topic: bool,
+    transpose: bool,
+    plot: str | None,
+    title: str,
+    intervals: IntervalSpec | None = None,
 ) -> Report:
     """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
-    reader, as trec_eval -q); draws the box plot when asked."""
+    reader, as trec_eval -q); draws the box plot when asked; adds the intervals asked for when the
+    evaluation has none yet (files: nothing is stored)."""
+    if intervals is not None and result.interval_spec is None:
+        attach_intervals(None, result, intervals)
     if plot:
         plots.plot_scores(result, plot, title)
         say(f"wrote {plot}")
@@ -155,11 +190,21 @@ def _result_report(
         else report_rows.leaderboard(result, title)
     )
     table = table.transposed() if transpose and not per_topic else table
-    return Report([table], notes=notes, result=result)
+    legend = _interval_legend(result.interval_spec, per_topic or fmt == "trec")
+    return Report([table], notes=notes, result=result, legend=legend)
+
+
+def _interval_legend(how: IntervalSpec | None, hidden: bool) -> list[str]:
+    """What the lo/hi columns are (or that this output has no place for them)."""
+    if how is None:
+        return []
+    if hidden:
+        return ["intervals are shown in the leaderboard (leave out --per-topic / --format trec); they are stored"]
+    return [f"<metric> lo, <metric> hi: {how.describe()}"]
 
 
 @export_app.command("leaderboard")
-@opt.shared(ev=opt.EVALUATION, store_opts=opt.STORE)
+@opt.shared(ev=opt.EVALUATION, ci=opt.INTERVALS, store_opts=opt.STORE)
 def export_leaderboard_cmd(
     qrels: str | None = typer.Option(
         None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set)."
@@ -173,6 +218,7 @@ def export_leaderboard_cmd(
     per_topic: bool = flag("--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
     *,
     ev: opt.EvaluationOptions,
+    ci: opt.IntervalOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Write a leaderboard: one row per run, a column per metric, sorted by the first metric (csv, tsv,
@@ -180,9 +226,12 @@ def export_leaderboard_cmd(
     to_stdout = output == "-"
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     with open_store(store_opts.db) as store:
-        result = store.evaluate(qrels or only_qrels(store), run or None, metric or ["official"], **ev.kwargs())
+        result = store.evaluate(
+            qrels or only_qrels(store), run or None, metric or ["official"], **ev.kwargs(), **ci.kwargs()
+        )
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
-    emit(table, chosen, None if to_stdout else output)
+    report = Report([table], legend=_interval_legend(ci.spec, per_topic), notes=list(table.notes))
+    emit(report, chosen, None if to_stdout else output)
 
 
 @app.command("demo")

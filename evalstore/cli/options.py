@@ -20,6 +20,9 @@ from typing import Any, TypeVar
 
 import typer
 
+from ..errors import MetricError
+from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
+from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
 from . import resources
 from .choices import choice, flag
@@ -179,6 +182,59 @@ EVALUATION = Group(
             int | None,
             typer.Option(None, "--depth", "-M", help="Evaluate only the top N documents per topic (trec_eval -M)."),
         ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class IntervalOptions:
+    """``--ci``, ``--level``, ``--trials``, ``--seed``: a confidence interval of every mean
+    (:mod:`evalstore.intervals`), checked before any work."""
+
+    ci: str | None
+    level: float
+    trials: int
+    seed: int
+
+    def __post_init__(self) -> None:
+        if self.ci is not None:
+            try:
+                interval_spec(self.ci, self.level, self.trials, self.seed)
+            except MetricError as e:
+                raise typer.BadParameter(str(e), param_hint="--level/--trials/--seed") from None
+
+    @property
+    def spec(self) -> IntervalSpec | None:
+        return interval_spec(self.ci, self.level, self.trials, self.seed) if self.ci is not None else None
+
+    def kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of ``Store.evaluate``."""
+        return {"ci": self.ci, "level": self.level, "trials": self.trials, "seed": self.seed}
+
+
+INTERVALS = Group(
+    IntervalOptions,
+    (
+        (
+            "ci",
+            str | None,
+            choice(
+                None,
+                "--ci",
+                choices=METHODS,
+                help="Add a confidence interval of every mean (columns '<metric> lo' and '<metric> hi'; stored "
+                "with the scores, the leaderboard view's ci_lo/ci_hi): t (mean -+ t sd/sqrt(n) over the topics) "
+                "or bootstrap (percentile interval over --trials resamples of the topics, --seed). Geometric "
+                "means on the log scale; sums get none.",
+            ),
+        ),
+        (
+            "level",
+            float,
+            typer.Option(DEFAULT_LEVEL, "--level", help="Confidence level of --ci (between 0 and 1)."),
+        ),
+        ("trials", int, Trials),
+        ("seed", int, Seed),
     ),
 )
 

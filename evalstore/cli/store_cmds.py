@@ -327,6 +327,7 @@ def metrics(
             ("SQL", e["sql"]),
             ("reads", ", ".join(e["reads"])),
             ("Spark backend", e["spark"]),
+            ("evalstore explain", e["explain"]),
             ("tests", ", ".join(e["tests"])),
         ]
         emit(Table(["field", "value"], rows, title=e["name"], digits=None), fmt, output)

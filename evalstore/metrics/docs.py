@@ -33,6 +33,7 @@ def _spec(s: MetricSpec) -> list[str]:
         ("reads", ", ".join(f"`{r}`" for r in sorted(b.reads))),
         ("needs", ", ".join(f"`{n}`" for n in sorted(b.needs)) or "none"),
         ("Python UDFs", ", ".join(f"`{u}`" for u in sorted(b.udfs)) or "none"),
+        ("evalstore explain", f"yes (the block's CTE `{b.explanation.relation}`)" if b.explanation else "no"),
         ("source", _cell(s.citation)),
         ("agrees with", _cell(agreement(s.reference))),
         ("tests", ", ".join(f"`{t}`" for t in s.tests) or "none"),

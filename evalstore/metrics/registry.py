@@ -242,6 +242,7 @@ def describe(name: str | None = None) -> list[dict[str, Any]]:
             "reference": agreement(s.reference),
             "ir_measures": s.provider if isinstance(s.provider, str) else ("by parameters" if s.provider else "no"),
             "spark": spark_support(s) or "yes",
+            "explain": "yes" if s.block.explain else "no",
             "tests": list(s.tests),
             "doc": s.doc,
         }

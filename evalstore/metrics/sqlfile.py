@@ -26,7 +26,14 @@ the SQL against the registry:
 * ``params``: the ``${placeholders}`` it uses: the metric's parameters, the values the engine
   supplies (:data:`ENGINE_VALUES`) and the fragments it includes;
 * ``udfs``: the Python functions it calls (they exist on DuckDB connections opened by evalstore,
-  not in other engines).
+  not in other engines);
+* ``explain``: the block's per-rank relation, a CTE whose rows the block sums into its value and
+  that ``evalstore explain`` prints (:mod:`evalstore.explain`): ``-- explain: terms`` names the
+  CTE (columns ``qrels_id, run_id, topic, doc, rank, grade, gain, discount, contribution``, an
+  optional ``norm``, the value being ``sum(contribution) / norm``, and any further columns that
+  explain a term), ``ideal=NAME`` a CTE of the ideal list's terms (``qrels_id, topic, rank, gain,
+  discount, contribution``) and ``running=max`` a value that is the largest term rather than the
+  sum (RR).
 
 Sums of per-document terms are written ``exact_sum(term)``: the block's SQL then takes the sum
 exactly, ``CAST(sum(CAST(term AS DECIMAL(38, 24))) AS DOUBLE)`` (each term rounded to 24
@@ -78,7 +85,7 @@ SEMANTIC_NEEDS = ("pool",)
 ENGINE_VALUES = ("k", "has_cutoff", "depth", "gmax", "convention")
 
 _BLOCK_RE = re.compile(r"^--\s*@(metric|fragment)\s+(\S+)\s*$", re.M)
-_DECL_RE = re.compile(r"^--\s*(reads|needs|params|udfs):\s*(.*)$")
+_DECL_RE = re.compile(r"^--\s*(reads|needs|params|udfs|explain):\s*(.*)$")
 _PLACEHOLDER_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _CALL_RE = re.compile(r"\b([a-z_][a-z0-9_]*)\s*\(")
 
@@ -96,6 +103,7 @@ class SqlBlock:
     needs: frozenset[str] = frozenset()
     params: frozenset[str] = frozenset()
     udfs: frozenset[str] = frozenset()
+    explain: frozenset[str] = frozenset()
 
     @property
     def where(self) -> str:
@@ -107,6 +115,27 @@ class SqlBlock:
 
     def placeholders(self) -> set[str]:
         return set(_PLACEHOLDER_RE.findall(self.code()))
+
+    @property
+    def explanation(self) -> Explain | None:
+        """The ``-- explain:`` declaration (None when the block has none)."""
+        if not self.explain:
+            return None
+        plain = sorted(x for x in self.explain if "=" not in x)
+        keyed = dict(x.split("=", 1) for x in self.explain if "=" in x)
+        if len(plain) != 1 or set(keyed) - {"ideal", "running"}:
+            raise ValueError(f"{self.where}: write '-- explain: RELATION[, ideal=RELATION][, running=sum|max]'")
+        return Explain(plain[0], keyed.get("ideal"), keyed.get("running", "sum"))
+
+
+@dataclass(frozen=True)
+class Explain:
+    """A block's ``-- explain:`` declaration: its per-rank relation (a CTE), the CTE of the ideal
+    list's terms if it has one, and how the terms make the value (``sum``, or ``max`` for RR)."""
+
+    relation: str
+    ideal: str | None = None
+    running: str = "sum"
 
 
 @dataclass
@@ -147,6 +176,7 @@ class SqlFile:
             frozenset().union(*(p.needs for p in parts)),
             frozenset().union(*(p.params for p in parts)) - set(self.fragments),
             frozenset().union(*(p.udfs for p in parts)),
+            block.explain,
         )
 
     def render(self, name: str, values: dict[str, str]) -> str:
@@ -264,6 +294,8 @@ def problems(f: SqlFile, udf_names: set[str] | frozenset[str] = frozenset()) -> 
         diff("needs", b.needs & set(RUNNING_COLUMNS), _named(code, list(RUNNING_COLUMNS)))
         diff("params", b.params, b.placeholders())
         diff("udfs", b.udfs, {c for c in _CALL_RE.findall(code) if c in udf_names})
+        if b.explain:
+            out.extend(_explain_problems(f, b))
         if b.kind == "metric" and not f.effective(b).reads & {
             "rl_judged",
             "rl_topics",
@@ -272,6 +304,29 @@ def problems(f: SqlFile, udf_names: set[str] | frozenset[str] = frozenset()) -> 
             "rl_subtopics",
         }:
             out.append(f"{b.where}: reads no relation of the ranked judged list")
+    return out
+
+
+def _explain_problems(f: SqlFile, b: SqlBlock) -> list[str]:
+    """An ``-- explain:`` declaration names CTEs the block (or a fragment it includes) defines and reads."""
+    if b.kind != "metric":
+        return [f"{b.where}: only a metric block can declare explain"]
+    try:
+        decl = b.explanation
+    except ValueError as e:
+        return [str(e)]
+    assert decl is not None
+    code = " ".join(p.code() for p in [b, *f.included(b)])
+    out = []
+    for name in (decl.relation, decl.ideal):
+        if name is None:
+            continue
+        if not re.search(rf"\b{re.escape(name)}\s+AS\s*\(", code):
+            out.append(f"{b.where}: declares explain {name} but defines no CTE {name}")
+        elif len(re.findall(rf"\b{re.escape(name)}\b", code)) < 2:
+            out.append(f"{b.where}: defines the CTE {name} of its explain declaration but does not read it")
+    if decl.running not in ("sum", "max"):
+        out.append(f"{b.where}: explain running={decl.running}: use sum or max")
     return out
 
 

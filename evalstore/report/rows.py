@@ -28,7 +28,9 @@ def _count(v: float | None) -> float | int | None:
 
 
 def leaderboard(result: EvalResult, title: str | None = None) -> Table:
-    """One row per run, a column per metric, sorted by the first metric."""
+    """One row per run, a column per metric, sorted by the first metric; with intervals
+    (``EvalResult.add_intervals``) ``<metric> lo`` and ``<metric> hi`` after each metric that has
+    them (not after sums)."""
     metrics = result.metrics
     table = result.table()
     n_topics = {r: n for r, m, _, n in result.means if m == metrics[0]}
@@ -36,16 +38,19 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
     counts = {
         m for m in metrics if result.aggregates.get(m) == "sum"
     }  # NumRet, ...: integers, as trec_eval prints them
-    rows = [
-        (
-            run,
-            result.qrels,
-            n_topics.get(run, 0),
-            *[_count(table[run].get(m)) if m in counts else table[run].get(m) for m in metrics],
-        )
-        for run in runs
-    ]
-    return Table(["run", "qrels", "n_topics", *metrics], rows, title=title, notes=list(result.notes))
+    ci = {(r, m): (lo, hi) for r, m, lo, hi in result.intervals} if result.interval_spec is not None else None
+    columns: list[str] = ["run", "qrels", "n_topics"]
+    for m in metrics:
+        columns += [m] if ci is None or m in counts else [m, f"{m} lo", f"{m} hi"]
+    rows = []
+    for run in runs:
+        row: list = [run, result.qrels, n_topics.get(run, 0)]
+        for m in metrics:
+            row.append(_count(table[run].get(m)) if m in counts else table[run].get(m))
+            if ci is not None and m not in counts:
+                row += list(ci.get((run, m), (None, None)))
+        rows.append(tuple(row))
+    return Table(columns, rows, title=title, notes=list(result.notes))
 
 
 def per_topic(result: EvalResult, title: str | None = None, means: bool = True) -> Table:
