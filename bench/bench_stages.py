@@ -159,12 +159,13 @@ def after(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
 
 def before(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
     import evalstore
-    from evalstore.evaluator import Evaluator, arrow_table
+    from evalstore.evaluator import Evaluator
     from evalstore.ingest import checks, readers, runs
     from evalstore.ingest import files as ing_files
     from evalstore.ingest.formats import RUN_COLUMNS
     from evalstore.ingest.staging import Staging
     from evalstore.ingest.write import store_runs
+    from evalstore.store.query import arrow_table
 
     out: list[tuple[str, float, float]] = []
     s = evalstore.open(":memory:")

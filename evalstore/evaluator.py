@@ -428,10 +428,3 @@ def _one_run(paths: Any, fmt: str) -> pa.Table:
     """The rows of one run given as a path (a file, or NTCIR res files forming one run)."""
     tables = [t for batch in run_tables(paths, fmt, name="run") for _, t, _ in batch]
     return tables[0]
-
-
-def arrow_table(con: duckdb.DuckDBPyConnection, query: str, params: list | None = None) -> pa.Table:
-    """The result of a query as an Arrow table (duckdb 2 spells it to_arrow_table, 1.x arrow)."""
-    rel = con.sql(query, params=params)
-    fetch = getattr(rel, "to_arrow_table", None) or getattr(rel, "arrow")  # noqa: B009
-    return fetch()

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -37,12 +37,26 @@ from .aggregate import GMEAN_FLOOR
 from .errors import MetricError
 
 if TYPE_CHECKING:
-    from .result import EvalResult
     from .store.handle import StoreHandle
 
 METHODS = ("t", "bootstrap")
 DEFAULT_LEVEL = 0.95
 DEFAULT_TRIALS = 1000
+
+
+class Summaries(Protocol):
+    """What the intervals read of an evaluation (an :class:`evalstore.result.EvalResult`, which
+    imports this module; this module does not import it)."""
+
+    qrels: str
+    stored_names: dict[str, str]
+    per_topic: list[tuple[str, str, str, float]]
+    means: list[tuple[str, str, float, int]]
+    aggregates: dict[str, str]
+    intervals: list[tuple[str, str, float | None, float | None]]
+    interval_spec: IntervalSpec | None
+
+    def add_intervals(self, method: str, level: float, trials: int, seed: int) -> Summaries: ...
 
 
 @dataclass(frozen=True)
@@ -84,7 +98,7 @@ def scale_of(aggregate: str) -> str | None:
     return {"mean": "mean", "gmean": "log"}.get(aggregate)
 
 
-def compute(result: EvalResult, how: IntervalSpec) -> list[tuple[str, str, float | None, float | None]]:
+def compute(result: Summaries, how: IntervalSpec) -> list[tuple[str, str, float | None, float | None]]:
     """``(run, metric, lo, hi)`` for every mean of ``result`` (in its order); lo and hi are None
     where there is no interval (a sum, fewer than 2 topics)."""
     values: dict[tuple[str, str], list[float]] = {}
@@ -120,7 +134,7 @@ def _interval(X: np.ndarray, how: IntervalSpec) -> tuple[np.ndarray, np.ndarray]
     return bootstrap_interval(X, how.trials, how.seed, how.level)
 
 
-def save(store: StoreHandle, result: EvalResult, qrels_id: int, run_ids: dict[str, int]) -> int:
+def save(store: StoreHandle, result: Summaries, qrels_id: int, run_ids: dict[str, int]) -> int:
     """Store ``result``'s intervals with the stored evaluations they were computed from (replacing
     those of the same method, level, trials and seed; dropping intervals of evaluations computed
     again since). Returns the number of intervals stored."""
@@ -172,7 +186,7 @@ def save(store: StoreHandle, result: EvalResult, qrels_id: int, run_ids: dict[st
 
 def attach(
     store: StoreHandle | None,
-    results: Sequence[EvalResult] | EvalResult,
+    results: Sequence[Summaries] | Summaries,
     how: IntervalSpec,
     *,
     save_to_store: bool = True,

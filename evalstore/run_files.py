@@ -24,6 +24,7 @@ from .ingest.checks import check_names
 from .ingest.files import compression, expand_paths, fields, first_content_line, materialized
 from .ingest.formats import INPUT_FORMATS
 from .ingest.staging import Group, SourceFile
+from .store.query import arrow_table
 
 #: Run lines per evaluation batch: the batch's rows and DuckDB's working set stay a few hundred MB
 #: however many runs are given.
@@ -34,8 +35,6 @@ READ_AHEAD = 4
 
 def qrels_file(paths: Any, fmt: str) -> pa.Table:
     """``(topic, doc, grade)`` of a qrels file, read and checked by the store's ingest."""
-    from .evaluator import arrow_table
-
     with open_store(":memory:") as s:
         s.ingest_qrels(paths, name="qrels", format=fmt, progress=False)
         return arrow_table(s.con, "SELECT topic, doc, grade FROM qrels_data")
@@ -123,8 +122,6 @@ def _narrowed(name: str, table: pa.Table, keep_docs: pa.Array | None) -> RunRows
 def _ingested(paths: Sequence[Path], fmt: str, name: str | None) -> list[tuple[str, pa.Table]]:
     """``(run name, rows)`` of run files read, checked and ranked by the store's ingest (in a
     throw-away in-memory store)."""
-    from .evaluator import arrow_table
-
     with open_store(":memory:") as s:
         results = s.ingest_run(list(paths), name=name, format=fmt, progress=False)
         return [

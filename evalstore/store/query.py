@@ -57,6 +57,13 @@ class QueryResult:
         return f"<QueryResult {len(self.rows)} row(s) x {len(self.columns)} column(s): {', '.join(self.columns)}>"
 
 
+def arrow_table(con: duckdb.DuckDBPyConnection, query: str, params: list | None = None) -> Any:
+    """The result of a query as a pyarrow Table, in bulk (duckdb 2 spells it to_arrow_table, 1.x arrow)."""
+    rel = con.sql(query, params=params)
+    fetch = getattr(rel, "to_arrow_table", None) or getattr(rel, "arrow")  # noqa: B009
+    return fetch()
+
+
 def check_statements(
     query: str, *, write: bool, sandbox: bool = False, con: duckdb.DuckDBPyConnection | None = None
 ) -> None:

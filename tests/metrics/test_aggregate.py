@@ -10,7 +10,9 @@ import random
 import duckdb
 import numpy as np
 import pytest
+from support import DATA_DIR, ROOT, need_shared
 
+import evalstore
 from evalstore.aggregate import AGGREGATES, GMEAN_FLOOR, aggregate, aggregate_rows, exact_sum_sql, sql
 
 
@@ -72,3 +74,41 @@ def test_sql_of_no_value_is_null():
     con.execute("CREATE TEMP TABLE v (value DOUBLE)")
     con.execute("INSERT INTO v VALUES (NULL)")
     assert con.execute(f"SELECT {sql('mean')}, {sql('sum')}, {sql('gmean')} FROM v").fetchone() == (None, None, None)
+
+
+def test_the_leaderboard_migration_holds_the_one_rule():
+    """The leaderboard view's means are aggregate.sql's expressions, word for word."""
+    text = (ROOT / "migrations" / "0013_exact_means.sql").read_text(encoding="utf-8")
+    for how in AGGREGATES:
+        assert sql(how, "s.value") in text, how
+
+
+#: one metric of each aggregate, and the metrics that showed a last-bit difference under avg()
+VIEW_METRICS = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "ERR@10", "Q-measure", "gm_map", "num_ret", "num_rel_ret"]
+
+
+def _view_equals_result(path, qrels: str) -> int:
+    with evalstore.open(path) as s:
+        result = s.evaluate(qrels, None, VIEW_METRICS)
+        board = {
+            (run, metric): mean
+            for run, metric, mean in s.sql("SELECT run, metric, mean FROM leaderboard WHERE qrels = ?", [qrels]).rows
+        }
+    n = 0
+    for run, metric, mean, _ in result.means:
+        assert board[(run, result.stored_names[metric])] == mean, (run, metric)  # the same double
+        n += 1
+    return n
+
+
+def test_leaderboard_means_are_evalresult_means_bit_for_bit(sample_db):
+    assert _view_equals_result(sample_db, "sample") == 6 * len(VIEW_METRICS)
+
+
+@pytest.mark.shared
+def test_leaderboard_means_are_evalresult_means_on_dl2019(tmp_path):
+    d = need_shared(DATA_DIR / "trec-dl-2019-passage")
+    with evalstore.open(tmp_path / "dl.duckdb") as s:
+        s.ingest_qrels(d / "qrels.txt", name="dl19", progress=False)
+        s.ingest_run(sorted((d / "runs").glob("*.gz"))[:12], progress=False)
+    assert _view_equals_result(tmp_path / "dl.duckdb", "dl19") == 12 * len(VIEW_METRICS)
