@@ -36,9 +36,11 @@ the SQL against the registry:
   sum (RR).
 
 Sums of per-document terms are written ``exact_sum(term)``: the block's SQL then takes the sum
-exactly, ``CAST(sum(CAST(term AS DECIMAL(38, 24))) AS DOUBLE)`` (each term rounded to 24
-decimals, added as integers, rounded to a double once), so a score is the same to the last bit
-however DuckDB splits the rows among its threads (floating-point addition is not associative: a
+exactly, ``CAST(sum(CAST(term AS DECIMAL(38, 24))) AS DOUBLE)`` (each term converted to 24
+decimals, within about 1e-17 of its value, added as integers, rounded to a double once; not
+always the correctly rounded sum of the doubles, which :mod:`evalstore.aggregate` computes for
+means, but a function of the terms alone), so a score is the same to the last bit however DuckDB
+splits the rows among its threads (floating-point addition is not associative: a
 plain ``sum`` over doubles differed in the last bit between two identical evaluations). A
 filtered sum is ``exact_sum(CASE WHEN condition THEN term END)``; Spark SQL runs the same
 expansion.

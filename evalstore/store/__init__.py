@@ -6,7 +6,7 @@ This package is the store's lower layer; the :class:`evalstore.Store` facade and
 * :mod:`.connection`: where the database is (path, URL, ``$EVALSTORE_DB``), opening it with its
   resource settings, the sandbox configuration, lock and damage messages;
 * :mod:`.migrations`: the schema (numbered SQL files in ``migrations/``), upgrades, ``db status``;
-* :mod:`.query`: ad-hoc SQL and its result type;
+* :mod:`.query`: ad-hoc SQL, its result type, and query results as Arrow tables;
 * :mod:`.sqlsafety`: what a read-only or sandboxed statement may do, statement by statement;
 * :mod:`.check`: ``db check`` (every table and index read in full);
 * :mod:`.handle`: :class:`StoreHandle`, the store as ingest, evaluation and analyses use it.
