@@ -10,7 +10,7 @@ For a run's n per-topic scores x_1..x_n of a metric (missing values left out, as
   with the same number of topics), the ``(1-level)/2`` and ``(1+level)/2`` quantiles of the B
   means (numpy's linear interpolation).
 
-Both come from :mod:`evalstore.comparison.effects` (the intervals of paired differences that
+Both come from :mod:`evalstore.meta.effects` (the intervals of paired differences that
 ``compare --effects`` reports). A metric summarised by the geometric mean (GM_AP, GM_Bpref) gets
 the interval on the log scale: the interval of the mean of ``ln max(x, 1e-5)`` (trec_eval's floor),
 exponentiated, so it contains the geometric mean and stays positive (scale ``log``). A metric
@@ -126,7 +126,7 @@ def compute(result: Summaries, how: IntervalSpec) -> list[tuple[str, str, float 
 
 
 def _interval(X: np.ndarray, how: IntervalSpec) -> tuple[np.ndarray, np.ndarray]:
-    from .comparison.effects import bootstrap_interval, t_interval
+    from .meta.effects import bootstrap_interval, t_interval
 
     if how.method == "t":
         return t_interval(X, how.level)

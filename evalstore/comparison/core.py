@@ -15,6 +15,7 @@ import numpy as np
 
 from ..arguments import metric_names, names
 from ..errors import MetaError
+from ..meta import effects as fx
 from ..meta.bootstrap import paired_bootstrap
 from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
 from ..meta.matrix import ScoreMatrix
@@ -30,7 +31,6 @@ from ..meta.significance import (
     wilcoxon,
 )
 from ..meta.significance import adjust as adjust_p
-from . import effects as fx
 from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:

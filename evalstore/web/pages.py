@@ -312,7 +312,7 @@ def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = 
 
 
 def compare_page(ctx: Ctx, baseline: str | None, run: str | None, qrels: str | None = None, metric: str | None = None):
-    from ..comparison import effects
+    from ..meta import effects
     from ..meta.significance import paired_t, wilcoxon
 
     if not baseline or not run:

@@ -15,9 +15,9 @@ from scipy import stats
 from support import DATA_DIR, invoke, need_shared
 
 import evalstore
-from evalstore.comparison import effects as fx
 from evalstore.comparison import result as render
 from evalstore.errors import MetaError
+from evalstore.meta import effects as fx
 from evalstore.meta.sampling import sign_flips
 from evalstore.meta.significance import adjust, min_trials, randomisation, tukey_hsd, wilcoxon
 

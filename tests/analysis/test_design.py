@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from support import invoke
 
-from evalstore.comparison.effects import residual_variance
 from evalstore.errors import MetaError
 from evalstore.meta import design as D
+from evalstore.meta.effects import residual_variance
 from evalstore.meta.matrix import score_matrix
 
 ALPHAS = (0.01, 0.05, 0.10)

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..errors import MetaError
-from ..meta.sampling import bootstrap_indices
+from .sampling import bootstrap_indices
 
 
 def residual_variance(X: np.ndarray) -> float:
