@@ -182,7 +182,8 @@ def result_of_rows(
     per_topic = [
         (run, topic, disp, value) for run, topic, key, value in rows if run in wanted for disp in by_key.get(key, [])
     ]
-    per_topic.sort(key=lambda r: (r[0], r[1].encode("utf-8"), order[r[2]]))
+    position = {run: i for i, run in enumerate(runs)}
+    per_topic.sort(key=lambda r: (position[r[0]], r[1].encode("utf-8"), order[r[2]]))
     groups: dict[tuple[str, str], list[float | None]] = {}
     for run, _, disp, value in per_topic:
         groups.setdefault((run, disp), []).append(value)

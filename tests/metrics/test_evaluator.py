@@ -170,3 +170,20 @@ def test_result_leaves_out_runs_sharing_no_topic():
     assert res.notes == ["left out 1 run(s) that share no topic with qrels 'qrels': y"]
     with pytest.raises(MetricError, match=r"no run \(y\) shares a topic with qrels qrels"):
         evalstore.evaluate(qrels, {"y": runs["y"]}, ["AP"])
+
+
+def test_results_list_runs_in_the_order_asked(sample_db):
+    """Per-topic rows and means come run by run in the order the runs were asked for (by name when
+    none were named), in the store and in memory alike: one builder (result.result_of_rows)."""
+    asked = ["rerank", "bm25", "dense"]
+    with evalstore.open(sample_db) as s:
+        stored = s.evaluate("sample", asked, ["AP", "P@5"], save=False)
+        everything = s.evaluate("sample", None, ["AP"], save=False)
+    runs_in = lambda rows: list(dict.fromkeys(r[0] for r in rows))  # noqa: E731
+    assert runs_in(stored.per_topic) == runs_in(stored.means) == asked
+    assert runs_in(everything.per_topic) == sorted(runs_in(everything.per_topic))
+    ev = Evaluator(SAMPLE / "qrels.txt", ["AP", "P@5"])
+    memory = ev.result({name: SAMPLE / "runs" / f"{name}.txt" for name in asked}, qrels_name="sample")
+    assert runs_in(memory.per_topic) == runs_in(memory.means) == asked
+    assert [r[:3] for r in memory.per_topic] == [r[:3] for r in stored.per_topic]
+    assert [r[3] for r in memory.per_topic] == pytest.approx([r[3] for r in stored.per_topic], abs=1e-15)
