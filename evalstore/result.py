@@ -178,11 +178,10 @@ def result_of_rows(
     by_key: dict[str, list[str]] = {}
     for disp, name in stored.items():
         by_key.setdefault(name.key, []).append(disp)
-    wanted = set(runs)
-    per_topic = [
-        (run, topic, disp, value) for run, topic, key, value in rows if run in wanted for disp in by_key.get(key, [])
-    ]
     position = {run: i for i, run in enumerate(runs)}
+    per_topic = [
+        (run, topic, disp, value) for run, topic, key, value in rows if run in position for disp in by_key.get(key, [])
+    ]
     per_topic.sort(key=lambda r: (position[r[0]], r[1].encode("utf-8"), order[r[2]]))
     groups: dict[tuple[str, str], list[float | None]] = {}
     for run, _, disp, value in per_topic:

@@ -126,12 +126,11 @@ def evaluate_result(
     """:func:`evaluate` as an :class:`~evalstore.result.EvalResult` (the shape of every other
     evaluation: per-topic rows and means by :mod:`evalstore.aggregate`, metrics in request order,
     runs as given, else by name), collected to the driver."""
-    _, stored = _evaluate(spark, folder, qrels, metrics, runs, convention, complete, depth, write)
+    scores, stored = _evaluate(spark, folder, qrels, metrics, runs, convention, complete, depth, write)
+    key_of = {n.metric: n.key for n in stored.values()}  # the stored name is one key's
     rows = [
-        (r["run"], r["topic"], r["key"], r["value"])
-        for r in spark.sql(
-            "SELECT r.name AS run, s.topic, s.key, s.value FROM _spark_scores s JOIN run_meta r ON r.run_id = s.run_id"
-        ).collect()
+        (r["run"], r["topic"], key_of[r["metric"]], r["value"])
+        for r in scores.select("run", "topic", "metric", "value").collect()
     ]
     names = list(runs) if runs else sorted({r[0] for r in rows})
     return result_of_rows(qrels, stored, names, rows)
