@@ -210,9 +210,9 @@ def discpower(an: Analysis, *, pairs: bool = False, paper: bool = True) -> Table
     )
     notes = (
         [
-            "abs. diff. (ii): the smallest difference in means that keeps the swap rate within the guarantee; "
-            "max. (iii): the largest difference over all pairs, trials and both topic sets; (ii)/(iii): their ratio; "
-            "%pairs satisfying (ii): the share of comparisons at least that far apart (Sakai IPSJ TOD 2007 Table 3)"
+            f"sensitivity: the run pairs with ASL < {alpha:g} among all pairs (discriminative power); "
+            "estimated diff.: per pair, the |mean difference| of the bootstrap sample at the (B * alpha)-th "
+            "largest |t*|, the largest over pairs, two significant figures (Sakai IPSJ TOD 2007 Table 4)"
         ]
         if paper
         else []
