@@ -77,13 +77,22 @@ def content_sha256(path: Path) -> str:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 h.update(chunk)
                 lines += chunk.count(b"\n")
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-        raise IngestError(
-            f"the gzip data is damaged or truncated after line {lines} ({e})",
-            file=display_name(path),
-            expected="a complete gzip file (check it with gzip -t FILE)",
-        ) from None
+    except GZIP_ERRORS as e:
+        raise damaged_gzip(path, lines, e) from None
     return h.hexdigest()
+
+
+#: What reading a damaged or truncated gzip file raises.
+GZIP_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile)
+
+
+def damaged_gzip(path: Path, lines: int, error: Exception) -> IngestError:
+    """The error of a gzip file whose data ends or breaks after ``lines`` lines."""
+    return IngestError(
+        f"the gzip data is damaged or truncated after line {lines} ({error})",
+        file=display_name(path),
+        expected="a complete gzip file (check it with gzip -t FILE)",
+    )
 
 
 def file_sha256(path: Path) -> str:
@@ -222,12 +231,8 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                 for part in raw.split(b"\r") if b"\r" in raw else (raw,):
                     n += 1
                     yield n, part
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-        raise IngestError(
-            f"the gzip data is damaged or truncated after line {n} ({e})",
-            file=str(path),
-            expected="a complete gzip file (check it with gzip -t FILE)",
-        ) from None
+    except GZIP_ERRORS as e:
+        raise damaged_gzip(path, n, e) from None
     except OSError as e:
         raise IngestError(f"cannot read the file: {e.strerror or e}", file=str(path)) from None
 
