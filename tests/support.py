@@ -14,8 +14,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from evalstore.cli import app
 from evalstore.store import available_migrations

@@ -15,11 +15,13 @@ from ..store import available_migrations, inspect_store
 from ..version import __version__
 from . import failures, resources
 from .choices import flag
+from .help_format import HelpGroup
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 app = typer.Typer(
     name="evalstore",
+    cls=HelpGroup,
     help="A DuckDB store for IR evaluation: ingest runs and qrels, compute metrics in SQL, query and export.",
     no_args_is_help=True,
     add_completion=False,
@@ -86,7 +88,7 @@ def root(
 
 def group(help: str) -> typer.Typer:
     """A command group that takes -h and a --db before its subcommand, like the root."""
-    sub = typer.Typer(help=help, no_args_is_help=True, context_settings=CONTEXT)
+    sub = typer.Typer(cls=HelpGroup, help=help, no_args_is_help=True, context_settings=CONTEXT)
 
     @sub.callback()
     def _group(ctx: typer.Context, db: str | None = typer.Option(None, "--db", help=_DB_HELP)) -> None:

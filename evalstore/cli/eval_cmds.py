@@ -35,7 +35,7 @@ app.add_typer(export_app, name="export")
 def eval_cmd(
     files: list[str] | None = typer.Argument(
         None,
-        metavar="[QRELS_FILE RUN_FILE...]",
+        metavar="QRELS_FILE RUN_FILE...",
         help="Evaluate files without a store, like trec_eval QRELS RUN (- reads one of them from stdin). "
         "Without files: runs of the store against --qrels.",
     ),

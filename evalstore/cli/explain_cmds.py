@@ -25,7 +25,7 @@ def explain_cmd(
     metric: str = typer.Argument(..., help="The metric, e.g. AP, nDCG@10, ERR@20, P(rel=2)@10, map, ndcg_cut_10."),
     files: list[str] | None = typer.Argument(
         None,
-        metavar="[QRELS_FILE RUN_FILE]",
+        metavar="QRELS_FILE RUN_FILE",
         help="A qrels file and a run file to explain without a store (- reads one from stdin). "
         "Without files: a run of the store against --qrels.",
     ),

@@ -17,9 +17,11 @@ from ..subsample import (
 from . import options as opt
 from .app import CONTEXT, app, open_store
 from .choices import flag
+from .help_format import HelpGroup
 from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
 subsample_app = typer.Typer(
+    cls=HelpGroup,
     help="Create reproducible judgment subsamples (Buckley & Voorhees reduced qrels) and list, show, export or "
     "drop them.\n\nCreate: evalstore subsample --qrels NAME --fractions 0.9,0.7,0.5,0.3,0.1 [--subsample-trials K] "
     "[--subsample-seed S] [--min-rel 1] [--min-nonrel 10]. Names are <qrels>@bv<fraction>#<trial>.",

@@ -41,3 +41,32 @@ def test_cli_demo_runs(tmp_path, monkeypatch):
         assert again.exit_code == 0, (line, again.output)
     # running it again on the same store is fine (ingesting the same files is a no-op)
     assert invoke("demo").exit_code == 0
+
+
+def _every_command(cmd, path=()):
+    yield list(path), cmd
+    for name, sub in sorted((getattr(cmd, "commands", None) or {}).items()):
+        yield from _every_command(sub, (*path, name))
+
+
+def test_help_names_values_by_what_they_are_on_every_command():
+    """Typer 0.29 names an undeclared value by its Python type (``<list[str]>``, ``<bool>`` beside
+    ``--help``) and a required argument in braces (``{files}...``); evalstore.cli.help_format names
+    them as argparse does. Every command's help, rendered by the bounded Typer, is checked."""
+    import re
+
+    import typer.main
+
+    from evalstore.cli import app
+    from support import invoke
+
+    type_names = re.compile(r"<(str|int|float|bool|list\[[a-z]+\]|path|text)>|\{[a-z_]+\}\.\.\.")
+    commands = list(_every_command(typer.main.get_command(app)))
+    assert len(commands) > 30
+    for path, _ in commands:
+        r = invoke(*path, "--help")
+        assert r.exit_code == 0, (path, r.output)
+        assert not type_names.search(r.output), (path, type_names.search(r.output)[0])
+    out = invoke("eval", "--help").output
+    assert "--metric" in out and "METRIC" in out and "QRELS_FILE RUN_FILE..." in out
+    assert "FILES..." in invoke("ingest", "run", "--help").output

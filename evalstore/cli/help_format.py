@@ -1,0 +1,77 @@
+"""How ``--help`` names the values of options and arguments: one rule for every command.
+
+Typer 0.29 (the version the project bounds) names a value by its Python type (``<str>``,
+``<list[str]>``, ``<bool>`` beside ``--help``) and a required argument by its parameter name in
+braces (``{files}...``). evalstore's help names a value as argparse does, by what it is: an
+option's value after its long flag in capitals (``--metric METRIC``, ``--depth DEPTH``) unless the
+option gives its own metavar (the choices, ``--db PATH``), a flag shows no value, an argument its
+capitalised name (``FILES...``), optional ones in brackets.
+
+:class:`HelpGroup` is the class of every command group (``typer.Typer(cls=HelpGroup)``): it
+applies the rule to each command as it is looked up, so no option declaration has to repeat it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typer.core import TyperArgument, TyperGroup, TyperOption
+
+#: value names that say more than the flag: what the value is
+VALUE_NAMES = {
+    "--db": "PATH",
+    "--output": "FILE",
+    "--temp-dir": "DIR",
+    "--memory-limit": "SIZE",
+    "--wait": "SECONDS",
+    "--threads": "N",
+    "--qrels": "NAME",
+    "--run": "NAME",
+    "--name": "NAME",
+    "--baseline": "NAME",
+}
+
+
+class _Argument(TyperArgument):
+    """An argument named by its metavar alone (set by :func:`tidy`), with no Python type beside it."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+    def _usage_display_name(self) -> str:
+        name = self.metavar or ""
+        return name if self.required else f"[{name}]"
+
+
+def value_name(option: TyperOption) -> str:
+    """The name of an option's value: :data:`VALUE_NAMES`, else its longest flag in capitals
+    (``--per-topic`` -> ``PER_TOPIC``), as argparse names it."""
+    longest = max(option.opts, key=len)
+    return VALUE_NAMES.get(longest) or longest.lstrip("-").replace("-", "_").upper()
+
+
+def tidy(params: list[Any]) -> None:
+    """Give each parameter the help rule above (idempotent; parameters that set a metavar keep it)."""
+    for p in params:
+        if isinstance(p, TyperArgument):
+            if type(p) is TyperArgument:
+                p.__class__ = _Argument
+                name = p.metavar or (p.name or "").upper()
+                p.metavar = name if p.nargs == 1 or name.endswith("...") or " " in name else name + "..."
+        elif isinstance(p, TyperOption) and p.metavar is None:
+            p.metavar = "" if p.is_flag or p.is_bool_flag else value_name(p)
+
+
+class HelpGroup(TyperGroup):
+    """A command group whose commands (and itself) follow the help rule."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params = super().get_params(ctx)
+        tidy(params)
+        return params
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None and not isinstance(cmd, HelpGroup):
+            tidy([*cmd.params, cmd.get_help_option(ctx)])
+        return cmd
