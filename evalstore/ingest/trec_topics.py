@@ -130,8 +130,8 @@ def parse(text: str, file: str) -> list[Topic]:
             file=file,
             line=1,
             text=text.splitlines()[0] if text.strip() else "",
-            expected='TREC topics: <top> <num> Number: 301 <title> ... </top>, or <topic number="1"> <query>...</query> '
-            "</topic>; for qid<TAB>text files use --format tsv",
+            expected="TREC topics: <top> <num> Number: 301 <title> ... </top>, or "
+            '<topic number="1"> <query>...</query> </topic>; for qid<TAB>text files use --format tsv',
         )
     return sorted(topics, key=lambda t: t.line)
 
