@@ -168,8 +168,9 @@ def interval_method(rows: Sequence[q.BoardRow]) -> str:
             "in each cell's title)."
         )
     if any(m and not m.startswith("stored") for m in methods):
+        when = " otherwise" if parts else ""
         parts.append(
-            f"{round(q.CI_LEVEL * 100)} % interval otherwise: mean ± t(0.975, n−1) · sd / √n over the run's n "
+            f"{round(q.CI_LEVEL * 100)} % interval{when}: mean ± t(0.975, n−1) · sd / √n over the run's n "
             "per-topic scores (Student's t; the topics taken as a sample of topics), as evalstore eval --ci t "
             "computes it (evalstore.intervals); for a geometric mean on the log scale."
         )
