@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from . import sql_functions
 from .comparison import Comparison, compare
-from .drop import DropPlan, drop_qrels, drop_runs
+from .drop import DropPlan, drop_qrels, drop_runs, drop_texts
 from .errors import StoreError
 from .evaluation import evaluate_runs
 from .explain import Explanation, explain
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
 from .meta.design import Design, design
@@ -87,6 +88,35 @@ class Store(StoreHandle):
             self, paths, name=name, format=format, replace=replace, gains=gains, intent_probs=intent_probs,
             progress=progress,
         )  # fmt: skip
+
+    def ingest_topics(
+        self,
+        path: str | os.PathLike,
+        *,
+        name: str | None = None,
+        format: str = "auto",
+        field: str = "title",
+        replace: bool = False,
+    ) -> TextIngestResult:
+        """Ingest a topic (query) file as a topic set: TREC SGML/XML topics, ``qid<TAB>text`` or
+        JSONL (``format='auto'`` sniffs it); ``field`` (title, description, narrative) is the query
+        text. See :mod:`evalstore.ingest.texts`."""
+        return ingest_topics(self, path, name=name, format=format, field=field, replace=replace)
+
+    def ingest_docs(
+        self, path: str | os.PathLike, *, name: str | None = None, format: str = "auto", replace: bool = False
+    ) -> TextIngestResult:
+        """Ingest a document file (``docid<TAB>text`` or JSONL) as a doc set, read in bounded chunks;
+        texts are kept as given. See :mod:`evalstore.ingest.texts`."""
+        return ingest_docs(self, path, name=name, format=format, replace=replace)
+
+    def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove topic sets (a name or names) with their texts."""
+        return drop_texts(self, "topics", names)
+
+    def drop_docs(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove doc sets (a name or names) with their texts."""
+        return drop_texts(self, "docs", names)
 
     def drop_runs(self, names: str | Sequence[str]) -> DropPlan:
         """Remove runs (a name or names), their scores and the analyses that read them; see

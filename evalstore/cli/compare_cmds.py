@@ -56,6 +56,11 @@ def compare_cmd(
         "--per-topic",
         help="Print the per-topic scores instead: topic, baseline, run and difference, the worst losses first.",
     ),
+    contrast: bool = flag(
+        "--contrast",
+        help="Instead: where the baseline and one run (-r) differ, topic by topic: RBO of the ranked lists (top 100, "
+        "p = 0.9) and the relevant documents that moved most, the most different topics first (as diffir).",
+    ),
     missing: str = opt.Missing,
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
@@ -68,6 +73,15 @@ def compare_cmd(
     """Compare runs with a baseline; stored as an analysis unless --no-save."""
     chosen = output_format(fmt, output)
     check_writable(plot, "--plot", ".png")
+    if contrast:
+        if not run or len(run) != 1:
+            raise typer.BadParameter(
+                "--contrast compares the baseline with one run: give one -r RUN", param_hint="--run"
+            )
+        with open_store(store.db) as s:
+            found = cmp_lib.contrast(s, qrels or only_qrels(s), baseline, run[0], metric=metric[0] if metric else None)
+        emit(found.table(), chosen, output)
+        return
     with open_store(store.db) as s:
         result = cmp_lib.compare(
             s, qrels or only_qrels(s), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,

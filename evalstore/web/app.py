@@ -6,7 +6,8 @@ holds no lock between requests: ``evalstore ingest`` and ``eval`` can write to t
 runs, and the next page shows what they wrote. A request that meets a writer retries for ``wait``
 seconds, then answers 503. The store file is never written.
 
-Routes: ``/`` (leaderboard), ``/runs/{run}``, ``/compare``, ``/topics/{topic}``, ``/meta``,
+Routes: ``/`` (leaderboard; ``metric=`` repeated: side by side), ``/runs/{run}``, ``/compare``,
+``/contrast``, ``/topics/{topic}``, ``/meta``,
 ``/sql``, ``/download/leaderboard.csv``, ``/download/leaderboard.parquet``,
 ``/download/sql.csv``, ``/static/{name}`` (the two files of :data:`~evalstore.web.render.STATIC`,
 looked up by name: no URL reaches the file system). Anything else is a 404 page.
@@ -30,7 +31,7 @@ from ..facade import Store
 from ..facade import open as open_store
 from ..report.formats import to_bytes
 from ..report.table import Table
-from . import pages, render, sqlpage
+from . import compare_view, contrast_view, leaderboard_view, pages, render, sqlpage
 from .links import LiveLinks, file_name
 
 log = logging.getLogger("evalstore.web")
@@ -57,6 +58,7 @@ class Source:
     threads: int | None = None
     row_cap: int = sqlpage.ROW_CAP
     time_limit: float = sqlpage.TIME_LIMIT
+    metric: str | None = None  # serve --metric: the default metric of the pages
 
     def open(self) -> Store:
         return open_store(
@@ -91,7 +93,7 @@ class Site:
             except StoreLockedError as e:
                 return self.error(503, str(e))
             try:
-                return build(pages.Ctx(store, self.links, self.title), request)
+                return build(pages.Ctx(store, self.links, self.title, default_metric=self.source.metric), request)
             except pages.PageError as e:
                 return self.error(e.status, str(e))
             except StoreLockedError as e:
@@ -103,15 +105,20 @@ class Site:
 
     # ------------------------------------------------------------------ pages
     def leaderboard(self, ctx: pages.Ctx, request: Request) -> Response:
-        return self.html("leaderboard.html", pages.leaderboard_page(ctx, _q(request, "qrels"), _q(request, "metric")))
+        metrics = request.query_params.getlist("metric")
+        return self.html("leaderboard.html", leaderboard_view.leaderboard_page(ctx, _q(request, "qrels"), metrics))
 
     def run(self, ctx: pages.Ctx, request: Request) -> Response:
         model = pages.run_page(ctx, request.path_params["run"], _q(request, "qrels"), _q(request, "metric"))
         return self.html("run.html", model)
 
     def compare(self, ctx: pages.Ctx, request: Request) -> Response:
+        args = (_q(request, k) for k in ("baseline", "run", "qrels", "metric", "missing"))
+        return self.html("compare.html", compare_view.compare_page(ctx, *args))
+
+    def contrast(self, ctx: pages.Ctx, request: Request) -> Response:
         args = (_q(request, k) for k in ("baseline", "run", "qrels", "metric"))
-        return self.html("compare.html", pages.compare_page(ctx, *args))
+        return self.html("contrast.html", contrast_view.contrast_page(ctx, *args))
 
     def topic(self, ctx: pages.Ctx, request: Request) -> Response:
         args = (_q(request, k) for k in ("runs", "qrels", "metric", "depth"))
@@ -158,7 +165,7 @@ class Site:
         fmt = request.path_params["fmt"]
         if fmt not in ("csv", "parquet"):
             return self.error(404, "downloads: leaderboard.csv or leaderboard.parquet")
-        cols, rows, qrels, metric = pages.leaderboard_table(ctx, _q(request, "qrels"), _q(request, "metric"))
+        cols, rows, qrels, metric = leaderboard_view.leaderboard_table(ctx, _q(request, "qrels"), _q(request, "metric"))
         name = f"leaderboard-{file_name(qrels)}-{file_name(metric)}.{fmt}"
         return _download(Table(cols, rows), fmt, name)
 
@@ -203,6 +210,7 @@ def create_app(source: Source) -> Starlette:
         Route("/", site.with_store(site.leaderboard)),
         Route("/runs/{run:path}", site.with_store(site.run)),
         Route("/compare", site.with_store(site.compare)),
+        Route("/contrast", site.with_store(site.contrast)),
         Route("/topics/{topic:path}", site.with_store(site.topic)),
         Route("/meta", site.with_store(site.meta)),
         Route("/sql", site.sql),
