@@ -230,15 +230,17 @@ class Store(StoreHandle):
         complete: bool = False,
         depth: int | None = None,
         progress: bool | None = None,
+        rank_ci: str | None = None,
     ) -> Comparison:
         """Compare ``runs`` (default: every other run) with ``baseline``: means, significance per
         metric (``test``: t, wilcoxon, randomisation, bootstrap, tukey-hsd; ``adjust``: none, holm,
-        bonferroni, bh, by), effect sizes (``effects``); stored as an analysis unless ``save=False``.
+        bonferroni, bh, by), effect sizes (``effects``), each run's rank with its interval
+        (``rank_ci``: bootstrap or t); stored as an analysis unless ``save=False``.
         See :func:`evalstore.comparison.compare`."""
         return compare(
             self, qrels, baseline, runs, metrics, test=test, adjust=adjust, alpha=alpha, trials=trials, seed=seed,
             all_pairs=all_pairs, effects=effects, save=save, missing=missing, convention=convention,
-            complete=complete, depth=depth, progress=progress,
+            complete=complete, depth=depth, progress=progress, rank_ci=rank_ci,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reproducibility and design

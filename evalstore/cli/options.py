@@ -24,6 +24,7 @@ from ..errors import MetricError
 from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
+from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
 from ..ranking.intervals import RANK_METHODS
 from . import resources
 from .choices import choice, flag
@@ -63,6 +64,20 @@ QrelsColumns = typer.Option(
     None, "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns (default: the store's only one)."
 )
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
+QrelsAcross = typer.Option(
+    None,
+    "--qrels",
+    "-q",
+    help="Qrels set of the store (default: the store's only qrels set); repeat with --agg for one leaderboard "
+    "over several sets.",
+)
+Agg = choice(
+    None,
+    "--agg",
+    choices=ACROSS_AGGREGATES,
+    help="Rank runs over the qrels sets given (each counted once): mean (the mean of the per-set means) or borda "
+    "(MTEB's Borda count: N - rank points on each set).",
+)
 Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
 
 # --------------------------------------------------------------------------- resampling

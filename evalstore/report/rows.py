@@ -87,8 +87,9 @@ def leaderboards(
     for name, result in results.items():
         block = leaderboard(result)
         fraction, trial = derivation.get(name, (1.0, None))
-        columns = [*block.columns[:2], "fraction", "trial", *block.columns[2:]]
-        rows.extend((*r[:2], fraction, trial, *r[2:]) for r in block.rows)
+        at = block.columns.index("qrels") + 1  # after run, qrels (and the rank columns)
+        columns = [*block.columns[:at], "fraction", "trial", *block.columns[at:]]
+        rows.extend((*r[:at], fraction, trial, *r[at:]) for r in block.rows)
     return Table(columns, rows, title=title)
 
 
