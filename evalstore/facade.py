@@ -23,6 +23,7 @@ from .errors import MetricError, StoreError
 from .evaluation import evaluate_runs
 from .explain import Explanation, explain
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .judges import Agreement, agree
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
 from .ranking import AcrossBoard, across_board
@@ -241,6 +242,36 @@ class Store(StoreHandle):
             self, qrels, baseline, runs, metrics, test=test, adjust=adjust, alpha=alpha, trials=trials, seed=seed,
             all_pairs=all_pairs, effects=effects, save=save, missing=missing, convention=convention,
             complete=complete, depth=depth, progress=progress, rank_ci=rank_ci,
+        )  # fmt: skip
+
+    def agree(
+        self,
+        reference: str,
+        candidate: str,
+        metrics: str | Sequence[str] | None = None,
+        *,
+        rel: int = 1,
+        runs: Sequence[str] | None = None,
+        test: str = "t",
+        alpha: float = 0.05,
+        trials: int = 10000,
+        seed: int = 0,
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = True,
+        progress: bool | None = None,
+    ) -> Agreement:
+        """How the qrels set ``candidate`` (a judge) agrees with ``reference``: label agreement over
+        the pairs judged in both (confusion matrix, Cohen's kappa plain/linear/quadratic and at
+        ``rel``, Krippendorff's alpha nominal/ordinal, also per topic), and for each of ``metrics``
+        (default nDCG@10) the two leaderboards of the stored runs (tau-b, rho, tau_AP, rank
+        changes, significance flips against the best run). Stored as an analysis unless
+        ``save=False``; ``.to_dict()`` is the JSON document. See :func:`evalstore.judges.agree`."""
+        return agree(
+            self, reference, candidate, metrics, rel=rel, runs=runs, test=test, alpha=alpha, trials=trials, seed=seed,
+            missing=missing, convention=convention, complete=complete, depth=depth, save=save, progress=progress,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reproducibility and design
