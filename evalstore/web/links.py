@@ -79,6 +79,14 @@ class Links:
     def run(self, run: str, qrels: str, metric: str) -> str | None:
         raise NotImplementedError
 
+    def leaderboard_ranked(self, qrels: str, metric: str, rank_ci: str) -> str | None:
+        """The leaderboard with rank intervals computed by ``rank_ci`` (``""``: the stored ones)."""
+        return self.leaderboard(qrels, metric) if not rank_ci else None
+
+    def agree(self, analysis_id: int) -> str | None:
+        """The page of a stored judge comparison (``evalstore agree``)."""
+        return None
+
     def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
         raise NotImplementedError
 
@@ -114,6 +122,12 @@ class LiveLinks(Links):
     def leaderboard(self, qrels: str, metric: str) -> str:
         return "/" + _q({"qrels": qrels, "metric": metric})
 
+    def leaderboard_ranked(self, qrels: str, metric: str, rank_ci: str) -> str:
+        return "/" + _q({"qrels": qrels, "metric": metric, "rank_ci": rank_ci})
+
+    def agree(self, analysis_id: int) -> str:
+        return "/agree" + _q({"id": str(int(analysis_id))})
+
     def run(self, run: str, qrels: str, metric: str) -> str:
         return f"/runs/{quote(run, safe='')}" + _q({"qrels": qrels, "metric": metric})
 
@@ -143,12 +157,21 @@ class ReportLinks(Links):
     the metrics with pages, ``qrels`` the report's qrels set; ``best`` maps each metric to the run
     that the comparison pages compare with; ``topics`` are the topics with a page."""
 
-    def __init__(self, qrels: str, metrics: Sequence[str], best: dict[str, str], topics: set[str], here: str = ""):
+    def __init__(
+        self,
+        qrels: str,
+        metrics: Sequence[str],
+        best: dict[str, str],
+        topics: set[str],
+        here: str = "",
+        agreements: Sequence[int] = (),
+    ):
         self.qrels, self.metrics, self.best, self.topics = qrels, list(metrics), best, topics
         self.here = here
+        self.agreements = set(agreements)  # the judge comparisons with a page
 
     def at(self, here: str) -> ReportLinks:
-        return ReportLinks(self.qrels, self.metrics, self.best, self.topics, here)
+        return ReportLinks(self.qrels, self.metrics, self.best, self.topics, here, self.agreements)
 
     def _rel(self, path: str) -> str:
         return "../" * self.here.count("/") + path
@@ -190,6 +213,12 @@ class ReportLinks(Links):
 
     def meta(self) -> str:
         return self._rel("meta.html")
+
+    def agree_path(self, analysis_id: int) -> str:
+        return f"agree-{int(analysis_id)}.html"
+
+    def agree(self, analysis_id: int) -> str | None:
+        return self._rel(self.agree_path(analysis_id)) if analysis_id in self.agreements else None
 
     def sql(self, query: str | None = None) -> None:
         return None  # a static report has no query page

@@ -165,10 +165,18 @@ def _interval_method(rows: Sequence[q.BoardRow]) -> str:
 
 
 # --------------------------------------------------------------------------- pages
-def leaderboard_page(ctx: Ctx, qrels: str | None = None, metric: str | None = None) -> dict[str, Any]:
+def leaderboard_page(
+    ctx: Ctx,
+    qrels: str | None = None,
+    metric: str | None = None,
+    rank_ci: str | None = None,
+    trials: str | None = None,
+    seed: str | None = None,
+) -> dict[str, Any]:
     qrels, metric, cat = choose(ctx, qrels, metric)
     rows = _board(ctx, qrels, metric)
     links = ctx.links
+    ranks = _ranks(ctx, rows, qrels, metric, rank_ci, trials, seed)
     best = rows[0].run if rows else None
     table = []
     for r in rows:
@@ -183,6 +191,8 @@ def leaderboard_page(ctx: Ctx, qrels: str | None = None, metric: str | None = No
                 "sd": r.sd,
                 "n_topics": r.n_topics,
                 "compare": links.compare(best, r.run, qrels, metric) if best and r.run != best else None,
+                "rank_lo": ranks["ranks"].get(r.run, (None, None, None))[1],
+                "rank_hi": ranks["ranks"].get(r.run, (None, None, None))[2],
             }
         )
     shown = rows[:CHART_RUNS]
@@ -207,18 +217,37 @@ def leaderboard_page(ctx: Ctx, qrels: str | None = None, metric: str | None = No
             "method": _interval_method(rows),
             "csv": links.download("leaderboard", "csv", qrels, metric),
             "parquet": links.download("leaderboard", "parquet", qrels, metric),
+            "rank_links": [
+                {"name": name, "href": links.leaderboard_ranked(qrels, metric, key), "current": key == ranks["rank_ci"]}
+                for name, key in (("none", ""), ("bootstrap", "bootstrap"), ("t", "t"))
+            ],
         }
     )
+    model.update(ranks)
     return model
 
 
+def _ranks(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed) -> dict[str, Any]:
+    """The rank intervals of the board (:mod:`.rank_view`); a bad request is a 400."""
+    from . import rank_view
+
+    try:
+        return rank_view.rank_model(ctx.store, rows, qrels, metric, rank_ci, trials, seed)
+    except rank_view.RankRequestError as e:
+        raise BadRequest(str(e)) from None
+
+
 def leaderboard_table(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[list[str], list[list[Any]], str, str]:
-    """The leaderboard as data (the CSV and Parquet downloads)."""
+    """The leaderboard as data (the CSV and Parquet downloads), with the stored rank intervals."""
     qrels, metric, _ = choose(ctx, qrels, metric)
-    cols = ["rank", "run", "qrels", "metric", "mean", "ci_low", "ci_high", "sd", "n_topics", "aggregate"]
+    board = _board(ctx, qrels, metric)
+    ranks = _ranks(ctx, board, qrels, metric, None, None, None)["ranks"]
+    cols = ["rank", "rank_lo", "rank_hi", "run", "qrels", "metric", "mean", "ci_low", "ci_high", "sd", "n_topics"]
+    cols.append("aggregate")
     rows = [
-        [r.rank, r.run, qrels, metric, r.mean, r.ci_low, r.ci_high, r.sd, r.n_topics, r.aggregate]
-        for r in _board(ctx, qrels, metric)
+        [r.rank, *ranks.get(r.run, (None, None, None))[1:], r.run, qrels, metric, r.mean, r.ci_low, r.ci_high, r.sd]
+        + [r.n_topics, r.aggregate]
+        for r in board
     ]
     return cols, rows, qrels, metric
 

@@ -13,6 +13,7 @@ Layout of the folder (names made by :func:`~.links.file_name`, safe for any run 
 ``topics/<topic>.html``                each topic: the best run beside the second best (by the
                                        first metric), their ranked lists and every run's scores
 ``meta.html``                          the stored analyses
+``agree-<id>.html``                    each stored comparison of judges (``evalstore agree``)
 ``static/``                            the style sheet and the table-sorting script
 ``evalstore-report.json``              what was written (a later report into the same folder
                                        replaces exactly these files)
@@ -34,7 +35,7 @@ from ..errors import EvalstoreError
 from ..report.formats import to_bytes
 from ..report.table import Table
 from ..version import __version__
-from . import pages, render
+from . import agree_view, pages, render
 from . import queries as q
 from .links import ReportLinks
 
@@ -120,7 +121,8 @@ def write_report(
     boards = {m: q.leaderboard(store, qrels, m) for m in names}
     best = {m: b[0].run for m, b in boards.items() if b}
     topics = q.topics_with_scores(store, qrels, names[0])
-    links = ReportLinks(qrels, names, best, set(topics))
+    judged = [a["id"] for a in agree_view.agreements(store)]
+    links = ReportLinks(qrels, names, best, set(topics), agreements=judged)
     ctx = pages.Ctx(store, links, pages.site_title(store.location), cache=dict(probe.cache or {}))
     pair = [r.run for r in boards[names[0]][:2]]
 
@@ -137,6 +139,7 @@ def write_report(
     for t in topics:
         jobs.append((links.topic_path(t), pages.topic_page, (t, pair, qrels, names[0]), "topic.html"))
     jobs.append(("meta.html", pages.meta_page, (), "meta.html"))
+    jobs += [(links.agree_path(i), agree_view.agree_page, (i,), "agree.html") for i in judged]
 
     old = _previous(out)
     out.mkdir(exist_ok=True)
