@@ -16,21 +16,21 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import sql_functions
+from .arguments import names
 from .comparison import Comparison, compare
 from .drop import DropPlan, drop_qrels, drop_runs
-from .arguments import names
 from .errors import MetricError, StoreError
 from .evaluation import evaluate_runs
 from .explain import Explanation, explain
 from .ingest import IngestResult, ingest_qrels, ingest_runs
-from .judges import Agreement, agree
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
+from .judges import Agreement, agree
+from .meta.design import Design, design
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
 from .ranking.intervals import attach as attach_ranks
 from .ranking.intervals import spec as rank_spec
-from .meta.design import Design, design
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
 from .store.connection import Settings, check_metadata, connect, resolve_location
@@ -185,7 +185,14 @@ class Store(StoreHandle):
             raise MetricError(f"aggregate over qrels sets by {' or '.join(ACROSS_AGGREGATES)}, not {agg!r}")
         results = [
             evaluate_runs(
-                self, q, runs, metrics, convention=convention, complete=complete, depth=depth, save=save,
+                self,
+                q,
+                runs,
+                metrics,
+                convention=convention,
+                complete=complete,
+                depth=depth,
+                save=save,
                 progress=progress,
             )  # fmt: skip
             for q in sets

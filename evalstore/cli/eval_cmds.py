@@ -123,7 +123,8 @@ def _one_qrels(qrels_sets: list[str] | None, agg: str | None) -> str | None:
         return None
     if len(dict.fromkeys(qrels_sets)) > 1 and agg is None:
         raise typer.BadParameter(
-            "several qrels sets make one leaderboard with --agg mean|borda (each set counted once)", param_hint="--qrels"
+            "several qrels sets make one leaderboard with --agg mean|borda (each set counted once)",
+            param_hint="--qrels",
         )
     return qrels_sets[0]
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..arguments import metric_names, names
 from ..errors import MetaError
+from ..intervals import IntervalSpec
 from ..meta import effects as fx
 from ..meta.bootstrap import paired_bootstrap
 from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
@@ -31,7 +32,6 @@ from ..meta.significance import (
     wilcoxon,
 )
 from ..meta.significance import adjust as adjust_p
-from ..intervals import IntervalSpec
 from ..ranking.intervals import RANK_METHODS
 from ..stats.rank_intervals import rank_intervals
 from .result import MONTE_CARLO, Comparison

@@ -65,7 +65,9 @@ def label_agreement(store: StoreHandle, ref_id: int, cand_id: int, rel: int = 1)
     G, T = len(grades), len(topics)
     C = np.zeros((T, G, G))
     if both.any():
-        np.add.at(C, (tpos[both], np.searchsorted(grades, rg.data[both]), np.searchsorted(grades, cg.data[both])), n[both])
+        np.add.at(
+            C, (tpos[both], np.searchsorted(grades, rg.data[both]), np.searchsorted(grades, cg.data[both])), n[both]
+        )
     ref_only = np.bincount(tpos[cand_missing], weights=n[cand_missing], minlength=T)
     cand_only = np.bincount(tpos[ref_missing], weights=n[ref_missing], minlength=T)
     per_topic = _rows(C, grades, rel, ref_only, cand_only)

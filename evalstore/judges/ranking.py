@@ -59,9 +59,7 @@ def common_topics(ref: ScoreMatrix, cand: ScoreMatrix) -> tuple[ScoreMatrix, Sco
     out = []
     for m in (ref, cand):
         idx = [m.topics.index(t) for t in keep]
-        out.append(
-            ScoreMatrix(m.qrels, m.metric, m.label, list(m.runs), keep, m.values[:, idx], m.aggregate, m.filled)
-        )
+        out.append(ScoreMatrix(m.qrels, m.metric, m.label, list(m.runs), keep, m.values[:, idx], m.aggregate, m.filled))
     return out[0], out[1], notes
 
 
@@ -126,7 +124,7 @@ def ranking_agreement(
         "best_cand": cand.runs[best_cand],
         "test": test,
         "alpha": alpha,
-        "n_flips": sum(r["flip"] for r in runs),
+        "n_flips": sum(1 for r in runs if r["flip"]),
     }
     return RankingAgreement(ref.label, summary, runs, notes)
 

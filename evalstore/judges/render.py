@@ -59,7 +59,14 @@ def ranking_table(a: Agreement) -> Table:
         s = ra.summary
         shown = ", ".join(moved(ra)[:3]) + (" ..." if len(moved(ra)) > 3 else "")
         rows.append(
-            [*(s[c] for c in RANKING_COLUMNS), shown, s["best_ref"], s["best_cand"], s["n_flips"], ", ".join(flipped(ra))]
+            [
+                *(s[c] for c in RANKING_COLUMNS),
+                shown,
+                s["best_ref"],
+                s["best_cand"],
+                s["n_flips"],
+                ", ".join(flipped(ra)),
+            ]
         )
     cols = [*RANKING_COLUMNS, "moved most", "best (ref)", "best (cand)", "flips", "flipped runs"]
     return Table(cols, rows, title=f"leaderboards: {a.candidate} against {a.reference}")

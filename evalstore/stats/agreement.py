@@ -37,7 +37,9 @@ KAPPA_WEIGHTS = (None, "linear", "quadratic")
 ALPHA_LEVELS = ("nominal", "ordinal")
 
 
-def confusion(ref: Sequence[int], cand: Sequence[int], labels: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def confusion(
+    ref: Sequence[int], cand: Sequence[int], labels: Sequence[int] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(labels, C)``: the labels (ascending; default: those either vector uses) and the confusion
     matrix of two equally long label vectors (rows: ``ref``, columns: ``cand``)."""
     a, b = np.asarray(ref), np.asarray(cand)
@@ -111,7 +113,7 @@ def krippendorff_alpha(C, level: str = "nominal") -> np.ndarray:
     return 1.0 - _ratio((o * d).sum(axis=(-2, -1)), (np.nan_to_num(e) * d).sum(axis=(-2, -1)))
 
 
-def binary(C, labels: Sequence[int], rel: int) -> np.ndarray:
+def binary(C, labels: Sequence[int] | np.ndarray, rel: int) -> np.ndarray:
     """The ``(..., 2, 2)`` matrices of binary relevance (index 1: label >= ``rel``)."""
     M = _matrices(C)
     hit = (np.asarray(labels) >= rel).astype(np.intp)

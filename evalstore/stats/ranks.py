@@ -134,7 +134,7 @@ def across(scores, how: str) -> np.ndarray:
     return AGGREGATES[how](scores)
 
 
-def largest_change(a: Sequence[int], b: Sequence[int]) -> tuple[int, list[int]]:
+def largest_change(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> tuple[int, list[int]]:
     """The largest ``|a_i - b_i|`` of two rank vectors and the positions where it occurs."""
     d = np.abs(np.asarray(a, dtype=np.int64) - np.asarray(b, dtype=np.int64))
     if d.size == 0:

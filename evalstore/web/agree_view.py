@@ -41,7 +41,9 @@ def agreements(store: Store, limit: int = LIST_LIMIT) -> list[dict[str, Any]]:
 
 
 def _records(store: Store, table: str, aid: int, order: str) -> list[dict[str, Any]]:
-    cur = store.con.execute(f"SELECT * EXCLUDE (analysis_id) FROM {table} WHERE analysis_id = ? ORDER BY {order}", [aid])
+    cur = store.con.execute(
+        f"SELECT * EXCLUDE (analysis_id) FROM {table} WHERE analysis_id = ? ORDER BY {order}", [aid]
+    )
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r)) for r in cur.fetchall()]  # table, order: fixed names of this module
 
@@ -58,8 +60,8 @@ def agree_page(ctx: Ctx, analysis_id: str | int | None = None) -> dict[str, Any]
     overall = next((r for r in labels if r["topic"] is None), {})
     topics = sorted((r for r in labels if r["topic"] is not None), key=lambda r: topic_key(r["topic"]))
     cells = _records(store, "meta_agree_confusion", aid, "ref_grade, cand_grade")
-    ranking = _records(store, "meta_agree_ranking", aid, "metric")
-    runs = _records(store, "meta_agree_runs", aid, "metric, rank_ref, run")
+    ranking = _records(store, "meta_agree_ranking", aid, "rowid")  # the metrics in the order asked for
+    runs = _records(store, "meta_agree_runs", aid, "rank_ref, run")
     p = chosen["params"]
     ref, cand = chosen["reference"], chosen["candidate"]
     model = page_frame(ctx, "agree", f"Judges: {cand} against {ref}")
@@ -78,8 +80,13 @@ def agree_page(ctx: Ctx, analysis_id: str | int | None = None) -> dict[str, Any]
             "topics": [[r["topic"], *(r[c] for c in TOPIC_STATS)] for r in topics],
             "metrics": [_metric(m, [r for r in runs if r["metric"] == m["metric"]], ref, cand) for m in ranking],
             "others": [
-                {"id": a["id"], "title": f"{a['candidate']} against {a['reference']}", "href": links.agree(a["id"]),
-                 "current": a["id"] == aid, "created": a["created"]}
+                {
+                    "id": a["id"],
+                    "title": f"{a['candidate']} against {a['reference']}",
+                    "href": links.agree(a["id"]),
+                    "current": a["id"] == aid,
+                    "created": a["created"],
+                }
                 for a in known
             ],  # fmt: skip
         }
@@ -140,9 +147,10 @@ def confusion_chart(cells: list[dict[str, Any]], ref: str, cand: str) -> svg.Svg
             ink = "#fff" if share > 0.55 else "#222"
             x, y = left + size * j, top + size * i
             parts.append(
-                f'<g><title>{svg.esc(f"{ref} {a}, {cand} {b}: {v} pairs ({share:.0%} of row)")}</title>'
+                f"<g><title>{svg.esc(f'{ref} {a}, {cand} {b}: {v} pairs ({share:.0%} of row)')}</title>"
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{size:.1f}" height="{size:.1f}" fill="{fill}" stroke="#fff"/>'
-                f'<text x="{x + size / 2:.1f}" y="{y + size / 2 + 4:.1f}" text-anchor="middle" fill="{ink}">{v}</text></g>'
+                f'<text x="{x + size / 2:.1f}" y="{y + size / 2 + 4:.1f}" text-anchor="middle" '
+                f'fill="{ink}">{v}</text></g>'
             )
     parts.append("</svg>")
     return svg.Svg("".join(parts))
@@ -152,14 +160,14 @@ def slope_chart(runs: list[dict[str, Any]], ref: str, cand: str, metric: str) ->
     """Each run's rank under the reference (left) and the candidate (right), joined by a line;
     a run whose significance against the best run flips is drawn in orange."""
     n = max([r["rank_ref"] for r in runs] + [r["rank_cand"] for r in runs] + [1])
-    row, top, col = 16.0, 40.0, 260.0
-    longest = max((min(len(r["run"]), 30) for r in runs), default=4)
-    left = 16 + 7.0 * longest
+    row, top, col = 17.0, 40.0, 300.0
+    longest = max((min(len(r["run"]), 30) for r in runs), default=4) + len(str(n)) + 2  # "12. name"
+    left = 20 + 7.2 * longest
     width, height = 2 * left + col, top + row * n + 16
     label = f"{metric}: rank under {ref} (left) and under {cand} (right)"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
-        f'height="{height:.0f}" role="img" aria-label="{svg.esc(label)}" {svg.FONT} font-size="11">',
+        f'height="{height:.0f}" role="img" aria-label="{svg.esc(label)}" {svg.FONT} font-size="12">',
         f"<title>{svg.esc(label)}</title>",
         f'<text x="{left:.1f}" y="18" text-anchor="middle" font-weight="600">{svg.esc(ref)}</text>',
         f'<text x="{left + col:.1f}" y="18" text-anchor="middle" font-weight="600">{svg.esc(cand)}</text>',

@@ -7,9 +7,10 @@ runs, and the next page shows what they wrote. A request that meets a writer ret
 seconds, then answers 503. The store file is never written.
 
 Routes: ``/`` (leaderboard; ``?rank_ci=bootstrap|t``: rank intervals), ``/runs/{run}``, ``/compare``,
-``/topics/{topic}``, ``/meta``, ``/agree`` (a judge comparison), ``/sql``, ``/download/leaderboard.csv``, ``/download/leaderboard.parquet``,
-``/download/sql.csv``, ``/static/{name}`` (the two files of :data:`~evalstore.web.render.STATIC`,
-looked up by name: no URL reaches the file system). Anything else is a 404 page.
+``/topics/{topic}``, ``/meta``, ``/agree`` (a judge comparison), ``/sql``, ``/download/leaderboard.csv``,
+``/download/leaderboard.parquet``, ``/download/sql.csv``, ``/static/{name}`` (the two files of
+:data:`~evalstore.web.render.STATIC`, looked up by name: no URL reaches the file system). Anything
+else is a 404 page.
 """
 
 from __future__ import annotations

@@ -164,7 +164,7 @@ class ReportLinks(Links):
         best: dict[str, str],
         topics: set[str],
         here: str = "",
-        agreements: Sequence[int] = (),
+        agreements: Sequence[int] | set[int] = (),
     ):
         self.qrels, self.metrics, self.best, self.topics = qrels, list(metrics), best, topics
         self.here = here
