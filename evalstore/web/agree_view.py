@@ -159,7 +159,10 @@ def confusion_chart(cells: list[dict[str, Any]], ref: str, cand: str) -> svg.Svg
 def slope_chart(runs: list[dict[str, Any]], ref: str, cand: str, metric: str) -> svg.Svg:
     """Each run's rank under the reference (left) and the candidate (right), joined by a line;
     a run whose significance against the best run flips is drawn in orange."""
-    n = max([r["rank_ref"] for r in runs] + [r["rank_cand"] for r in runs] + [1])
+    n = max(len(runs), 1)
+    # one row per run on each side (tied runs, which share a rank, one below the other by name)
+    left_row = {r["run"]: i for i, r in enumerate(sorted(runs, key=lambda r: (r["rank_ref"], r["run"])))}
+    right_row = {r["run"]: i for i, r in enumerate(sorted(runs, key=lambda r: (r["rank_cand"], r["run"])))}
     row, top, col = 17.0, 40.0, 300.0
     longest = max((min(len(r["run"]), 30) for r in runs), default=4) + len(str(n)) + 2  # "12. name"
     left = 20 + 7.2 * longest
@@ -173,7 +176,7 @@ def slope_chart(runs: list[dict[str, Any]], ref: str, cand: str, metric: str) ->
         f'<text x="{left + col:.1f}" y="18" text-anchor="middle" font-weight="600">{svg.esc(cand)}</text>',
     ]
     for r in runs:
-        ya, yb = top + row * (r["rank_ref"] - 0.5), top + row * (r["rank_cand"] - 0.5)
+        ya, yb = top + row * (left_row[r["run"]] + 0.5), top + row * (right_row[r["run"]] + 0.5)
         colour = svg.PALETTE[3] if r["flip"] else (svg.PALETTE[0] if r["rank_ref"] == r["rank_cand"] else "#7a8591")
         name = r["run"] if len(r["run"]) <= 30 else r["run"][:29] + "…"
         tip = f"{r['run']}: rank {r['rank_ref']} -> {r['rank_cand']}" + (" (significance flips)" if r["flip"] else "")

@@ -42,7 +42,9 @@ def kr_alpha(a, b, level) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return float(krippendorff.alpha(reliability_data=np.vstack([a, b]).astype(float), level_of_measurement=level))
+            return float(
+                krippendorff.alpha(reliability_data=np.vstack([a, b]).astype(float), level_of_measurement=level)
+            )
         except ValueError:
             return math.nan
 

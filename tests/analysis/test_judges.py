@@ -55,7 +55,9 @@ def _reference_values(ref: dict, cand: dict, rel: int, topic: str | None = None)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                return float(krippendorff.alpha(reliability_data=np.vstack([a, b]).astype(float), level_of_measurement=level))
+                return float(
+                    krippendorff.alpha(reliability_data=np.vstack([a, b]).astype(float), level_of_measurement=level)
+                )
             except ValueError:
                 return math.nan
 
@@ -187,10 +189,14 @@ def test_cli(sample_db, cli):
     assert code == 0, err
     assert "kappa_quadratic" in out and "confusion matrix" in out and "tau_ap" in out
     assert "stored as analysis" in err and "Yilmaz" in out  # the legend under the tables on a pipe
-    code, out, err = cli("agree", "--db", sample_db, "-q", "sample", "-w", "judge", "-m", "AP", "-f", "json", "--no-save")
+    code, out, err = cli(
+        "agree", "--db", sample_db, "-q", "sample", "-w", "judge", "-m", "AP", "-f", "json", "--no-save"
+    )
     doc = json.loads(out)
     assert code == 0 and KEYS <= set(doc["labels"]) and "AP" in doc["ranking"]
-    code, out, _ = cli("agree", "--db", sample_db, "-q", "sample", "-w", "judge", "--per-topic", "-f", "csv", "--no-save")
+    code, out, _ = cli(
+        "agree", "--db", sample_db, "-q", "sample", "-w", "judge", "--per-topic", "-f", "csv", "--no-save"
+    )
     assert code == 0 and out.splitlines()[0].startswith("topic,n_common,n_ref_only,n_cand_only,agreement,kappa")
     assert len(out.splitlines()) == 9
     code, out, _ = cli("agree", "--db", sample_db, "-q", "sample", "-w", "judge", "-m", "AP", "--per-run", "--no-save")

@@ -163,14 +163,18 @@ def test_dropping_a_run_removes_its_rows_and_hides_the_ranking(sample_store):
 
 
 def test_eval_cli_rank_columns_and_legend(sample_db, cli):
-    code, out, err = cli("eval", "--db", sample_db, "-m", "AP", "--rank-ci", "bootstrap", "--trials", "200", "-f", "csv")
+    code, out, err = cli(
+        "eval", "--db", sample_db, "-m", "AP", "--rank-ci", "bootstrap", "--trials", "200", "-f", "csv"
+    )
     assert code == 0, err
     header = out.splitlines()[0].split(",")
     assert header[:4] == ["rank", "rank_lo", "rank_hi", "run"]
     assert "paired bootstrap resamples of the topics" in err
     code, out2, _ = cli("eval", "--db", sample_db, "-m", "AP", "--rank-ci", "bootstrap", "--trials", "200", "-f", "csv")
     assert out2 == out  # the seed fixes them
-    code, out, err = cli("export", "leaderboard", "--db", sample_db, "-m", "AP", "--rank-ci", "t", "-o", "-", "-f", "json")
+    code, out, err = cli(
+        "export", "leaderboard", "--db", sample_db, "-m", "AP", "--rank-ci", "t", "-o", "-", "-f", "json"
+    )
     rows = json.loads(out)
     assert code == 0 and all(r["rank_lo"] <= r["rank"] <= r["rank_hi"] for r in rows)
     code, _, err = cli("eval", "--db", sample_db, "-m", "AP", "--rank-ci", "nope")
