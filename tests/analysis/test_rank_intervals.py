@@ -122,7 +122,8 @@ def judged(sample_store):
 
 def _board(s, qrels="sample", metric="AP"):
     return s.sql(
-        "SELECT run, rank, rank_lo, rank_hi, rank_method FROM leaderboard WHERE qrels = ? AND metric = ? ORDER BY rank, run",
+        "SELECT run, rank, rank_lo, rank_hi, rank_method FROM leaderboard WHERE qrels = ? AND metric = ? "
+        "ORDER BY rank, run",
         [qrels, metric],
     ).rows
 
