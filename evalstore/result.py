@@ -68,7 +68,7 @@ class EvalResult:
     ) -> EvalResult:
         """Each run's rank by each metric's mean with its interval (``method``: ``bootstrap``, the
         paired bootstrap over the topics with ``trials`` resamples drawn with ``seed``, or ``t``,
-        from paired t intervals of the differences) into :attr:`rank_intervals`; returns the result
+        from paired t intervals of the differences) into ``rank_intervals``; returns the result
         itself. See :mod:`evalstore.ranking.intervals`."""
         from .ranking.intervals import compute, spec
 

@@ -93,8 +93,7 @@ def eval_cmd(
     metrics = metric or ["official"]
     if agg is not None:
         _check_across(files, engine, subsamples, plot, per_topic, fmt, ci)
-        with open_store(store_opts.db) as store:
-            report = _across_report(store, qrels_sets or [only_qrels(store)], run, metrics, agg, ev, ci)
+        report = _across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci)
     elif engine == "spark":
         assert data is not None and qrels is not None
         result = spark_eval(data, qrels, run or None, metrics, ev.kwargs())
@@ -156,18 +155,20 @@ def _check_across(
 
 
 def _across_report(
-    store: Store,
-    qrels_sets: list[str],
+    store_opts: opt.StoreOptions,
+    qrels_sets: list[str] | None,
     run: list[str] | None,
     metrics: list[str],
     agg: str,
     ev: opt.EvaluationOptions,
     ci: opt.IntervalOptions,
 ) -> Report:
-    board = store.leaderboard(
-        qrels_sets, run or None, metrics, agg=agg, rank_ci=ci.rank_ci, level=ci.level, trials=ci.trials, seed=ci.seed,
-        **ev.kwargs(),
-    )  # fmt: skip
+    """One leaderboard over the qrels sets (checked first: see :func:`_check_across`)."""
+    with open_store(store_opts.db) as store:
+        board = store.leaderboard(
+            qrels_sets or [only_qrels(store)], run or None, metrics, agg=agg, rank_ci=ci.rank_ci, level=ci.level,
+            trials=ci.trials, seed=ci.seed, **ev.kwargs(),
+        )  # fmt: skip
     title = f"{len(board.qrels)} qrels sets ({', '.join(board.qrels)}), runs ranked by {agg}"
     return Report([board.table(title)], notes=list(board.notes), legend=board.legend())
 
@@ -308,9 +309,7 @@ def export_leaderboard_cmd(
     metrics = metric or ["official"]
     if agg is not None:
         _check_across(None, "duckdb", None, None, per_topic, chosen, ci)
-        with open_store(store_opts.db) as store:
-            report = _across_report(store, qrels_sets or [only_qrels(store)], run, metrics, agg, ev, ci)
-        emit(report, chosen, None if to_stdout else output)
+        emit(_across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci), chosen, None if to_stdout else output)
         return
     with open_store(store_opts.db) as store:
         result = store.evaluate(qrels or only_qrels(store), run or None, metrics, **ev.kwargs(), **ci.kwargs())

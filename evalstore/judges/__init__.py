@@ -9,7 +9,7 @@ set and a later version of it), on their labels and on the leaderboards they pro
 
 :mod:`.labels` (label agreement in SQL), :mod:`.ranking` (two leaderboards of one metric),
 :mod:`.agree` (the analysis, stored), :mod:`.render` (its tables); the statistics are
-:mod:`evalstore.stats`'. docs/judges.md.
+:mod:`evalstore.stats`'. See docs/judges.md in the repository.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``evalstore agree``: how far two qrels sets (two judges: NIST assessors and an LLM, say) agree,
 on the labels and on the leaderboards they produce; stored as an analysis (``meta_runs`` kind
 'agree', rows in ``meta_agree_labels``, ``meta_agree_confusion``, ``meta_agree_ranking``,
-``meta_agree_runs``: migrations/0015).
+``meta_agree_runs``: migrations/0015_judges_rank_intervals.sql).
 
 :func:`agree` reads the label agreement in one SQL pass (:mod:`.labels`) and, for each metric, the
 agreement of the two leaderboards of the stored runs (:mod:`.ranking`), evaluating first whatever
