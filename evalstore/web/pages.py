@@ -176,7 +176,7 @@ def leaderboard_page(
     qrels, metric, cat = choose(ctx, qrels, metric)
     rows = _board(ctx, qrels, metric)
     links = ctx.links
-    ranks = _ranks(ctx, rows, qrels, metric, rank_ci, trials, seed)
+    ranks = _ranks(ctx, rows, qrels, metric, rank_ci, trials, seed, links)
     best = rows[0].run if rows else None
     table = []
     for r in rows:
@@ -219,7 +219,7 @@ def leaderboard_page(
             "parquet": links.download("leaderboard", "parquet", qrels, metric),
             "rank_links": [
                 {"name": name, "href": links.leaderboard_ranked(qrels, metric, key), "current": key == ranks["rank_ci"]}
-                for name, key in (("none", ""), ("bootstrap", "bootstrap"), ("t", "t"))
+                for name, key in (("stored", ""), ("bootstrap", "bootstrap"), ("t", "t"))
             ],
         }
     )
@@ -227,12 +227,13 @@ def leaderboard_page(
     return model
 
 
-def _ranks(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed) -> dict[str, Any]:
+def _ranks(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed, links=None):
     """The rank intervals of the board (:mod:`.rank_view`); a bad request is a 400."""
     from . import rank_view
 
+    run_link = (lambda run: links.run(run, qrels, metric)) if links is not None else None
     try:
-        return rank_view.rank_model(ctx.store, rows, qrels, metric, rank_ci, trials, seed)
+        return rank_view.rank_model(ctx.store, rows, qrels, metric, rank_ci, trials, seed, run_link)
     except rank_view.RankRequestError as e:
         raise BadRequest(str(e)) from None
 

@@ -9,7 +9,7 @@ page shows the intervals the store holds for this board (the ``leaderboard`` vie
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -89,9 +89,10 @@ def rank_model(
     method: str | None,
     trials: str | int | None = None,
     seed: str | int | None = None,
+    run_link: Callable[[str], str | None] | None = None,
 ) -> dict[str, Any]:
     """What the leaderboard page adds: ``ranks`` ({run: (rank, lo, hi)}, empty for none), the
-    method's text, the chart of the intervals, and the choice of method."""
+    method's text and the chart of the intervals (each run linked by ``run_link``)."""
     if method not in (None, "", *RANK_METHODS):
         raise RankRequestError(f"rank_ci is {' or '.join(RANK_METHODS)}, not {method!r}")
     n_trials = _int(trials, "trials", 1000, 1, MAX_TRIALS)
@@ -115,5 +116,6 @@ def rank_model(
             [float(ranks[r][1]) for r in shown],
             [float(ranks[r][2]) for r in shown],
             xlabel=f"rank by {metric} with its 95 % interval (1 = best)",
+            links=[run_link(r) for r in shown] if run_link else None,
         )
     return model
