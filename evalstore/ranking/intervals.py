@@ -17,7 +17,6 @@ recent ranking that covers every run of its board and reads the current scores.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -185,7 +184,3 @@ def legend(how: IntervalSpec | None, first_metric: str | None, widened: int = 0)
             "(many near-equal runs just below)"
         )
     return [line]
-
-
-def finite(v: float | None) -> bool:
-    return v is not None and not math.isnan(v)

@@ -10,5 +10,5 @@
   (or several, one per collection): the paired bootstrap over topics, or paired t intervals of the
   differences (Bonferroni over each run's comparisons).
 
-Nothing here imports from the rest of evalstore except :mod:`evalstore.rankcorr` (itself pure).
+Nothing here imports from the rest of evalstore (tests/analysis/test_agreement_stats.py checks it).
 """

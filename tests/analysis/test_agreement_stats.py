@@ -237,3 +237,17 @@ def test_borda_as_mteb_counts_it():
     assert means[:3] == pytest.approx([0.5, 0.6, 0.55]) and math.isnan(means[3])
     stack = np.stack([S, S[::-1]])  # a stack of (sets x systems) matrices: one result each
     assert borda(stack).tolist() == [[3.0, 4.5, 3.5, 1.0]] * 2
+
+
+def test_the_statistics_import_nothing_from_the_store():
+    """evalstore/stats/ holds pure functions of arrays: its modules import only each other."""
+    import ast
+
+    from support import ROOT
+
+    for path in (ROOT / "evalstore" / "stats").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level <= 1 and not (node.module or "").startswith("evalstore"), (path.name, node.module)
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("evalstore") for a in node.names), path.name
