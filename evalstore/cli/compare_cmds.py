@@ -7,6 +7,7 @@ import typer
 from .. import comparison as cmp_lib
 from ..meta import plots
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS
+from ..ranking.intervals import RANK_METHODS
 from . import options as opt
 from .app import app, only_qrels, open_store
 from .choices import flag
@@ -66,6 +67,14 @@ def compare_cmd(
     output: str | None = OutputFile,
     plot: str | None = typer.Option(None, "--plot", help="Draw the per-topic differences to this PNG file."),
     no_save: bool = flag("--no-save", help="Do not store the analysis."),
+    rank_ci: str | None = opt.choice(
+        None,
+        "--rank-ci",
+        choices=RANK_METHODS,
+        help="Also each run's rank among the runs compared with its 1 - alpha interval: bootstrap (the paired "
+        "bootstrap over the topics, --trials, --seed) or t (paired t intervals, Bonferroni over each run's "
+        "comparisons).",
+    ),
     *,
     ev: opt.EvaluationOptions,
     store: opt.StoreOptions,
@@ -86,7 +95,7 @@ def compare_cmd(
         result = cmp_lib.compare(
             s, qrels or only_qrels(s), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects, save=not no_save, missing=missing,
-            **ev.kwargs(),
+            rank_ci=rank_ci, **ev.kwargs(),
         )  # fmt: skip
     emit(result.report(per_topic=per_topic), chosen, output)
     if plot:

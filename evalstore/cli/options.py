@@ -24,6 +24,8 @@ from ..errors import MetricError
 from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
+from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
+from ..ranking.intervals import RANK_METHODS
 from . import resources
 from .choices import choice, flag
 from .output import OutputFile, check_writable, format_option, output_format
@@ -62,6 +64,20 @@ QrelsColumns = typer.Option(
     None, "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns (default: the store's only one)."
 )
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
+QrelsAcross = typer.Option(
+    None,
+    "--qrels",
+    "-q",
+    help="Qrels set of the store (default: the store's only qrels set); repeat with --agg for one leaderboard "
+    "over several sets.",
+)
+Agg = choice(
+    None,
+    "--agg",
+    choices=ACROSS_AGGREGATES,
+    help="Rank runs over the qrels sets given (each counted once): mean (the mean of the per-set means) or borda "
+    "(MTEB's Borda count: N - rank points on each set).",
+)
 Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
 
 # --------------------------------------------------------------------------- resampling
@@ -186,30 +202,48 @@ EVALUATION = Group(
 )
 
 
+RankCi = choice(
+    None,
+    "--rank-ci",
+    choices=RANK_METHODS,
+    help="Add each run's rank by the first metric with its interval (columns rank, rank_lo, rank_hi; stored, the "
+    "leaderboard view's rank_lo/rank_hi): bootstrap (the paired bootstrap over the topics, all runs resampled "
+    "together: --trials, --seed) or t (from paired t intervals of the differences, Bonferroni over each run's "
+    "comparisons). At --level.",
+)
+
+
 @dataclass(frozen=True)
 class IntervalOptions:
     """``--ci``, ``--level``, ``--trials``, ``--seed``: a confidence interval of every mean
-    (:mod:`evalstore.intervals`), checked before any work."""
+    (:mod:`evalstore.intervals`), and ``--rank-ci``: each run's rank with its interval
+    (:mod:`evalstore.ranking`), checked before any work."""
 
     ci: str | None
     level: float
     trials: int
     seed: int
+    rank_ci: str | None = None
 
     def __post_init__(self) -> None:
-        if self.ci is not None:
-            try:
-                interval_spec(self.ci, self.level, self.trials, self.seed)
-            except MetricError as e:
-                raise typer.BadParameter(str(e), param_hint="--level/--trials/--seed") from None
+        for method in (self.ci, self.rank_ci):
+            if method is not None:
+                try:
+                    interval_spec(method, self.level, self.trials, self.seed)
+                except MetricError as e:
+                    raise typer.BadParameter(str(e), param_hint="--level/--trials/--seed") from None
 
     @property
     def spec(self) -> IntervalSpec | None:
         return interval_spec(self.ci, self.level, self.trials, self.seed) if self.ci is not None else None
 
+    @property
+    def rank_spec(self) -> IntervalSpec | None:
+        return interval_spec(self.rank_ci, self.level, self.trials, self.seed) if self.rank_ci is not None else None
+
     def kwargs(self) -> dict[str, Any]:
         """The keyword arguments of ``Store.evaluate``."""
-        return {"ci": self.ci, "level": self.level, "trials": self.trials, "seed": self.seed}
+        return {"ci": self.ci, "rank_ci": self.rank_ci, "level": self.level, "trials": self.trials, "seed": self.seed}
 
 
 INTERVALS = Group(
@@ -231,10 +265,11 @@ INTERVALS = Group(
         (
             "level",
             float,
-            typer.Option(DEFAULT_LEVEL, "--level", help="Confidence level of --ci (between 0 and 1)."),
+            typer.Option(DEFAULT_LEVEL, "--level", help="Confidence level of --ci and --rank-ci (between 0 and 1)."),
         ),
         ("trials", int, Trials),
         ("seed", int, Seed),
+        ("rank_ci", str | None, RankCi),
     ),
 )
 

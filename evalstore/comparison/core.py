@@ -15,6 +15,7 @@ import numpy as np
 
 from ..arguments import metric_names, names
 from ..errors import MetaError
+from ..intervals import IntervalSpec
 from ..meta import effects as fx
 from ..meta.bootstrap import paired_bootstrap
 from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
@@ -31,6 +32,8 @@ from ..meta.significance import (
     wilcoxon,
 )
 from ..meta.significance import adjust as adjust_p
+from ..ranking.intervals import RANK_METHODS
+from ..stats.rank_intervals import rank_intervals
 from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:
@@ -76,13 +79,18 @@ def compare(
     complete: bool = False,
     depth: int | None = None,
     progress: bool | None = None,
+    rank_ci: str | None = None,
 ) -> Comparison:
     """Compare ``runs`` (default: every other run of the store) with ``baseline`` on ``metrics``
-    over the qrels set ``qrels``; see the module docstring and docs/meta.md."""
+    over the qrels set ``qrels``; see the module docstring and docs/meta.md. ``rank_ci``
+    (``bootstrap`` with ``trials`` and ``seed``, or ``t``): each run's rank among the runs compared
+    with its ``1 - alpha`` interval (:mod:`evalstore.stats.rank_intervals`)."""
     test = check_test(test)
+    if rank_ci is not None and rank_ci not in RANK_METHODS:
+        raise MetaError(f"unknown rank interval {rank_ci!r}; use one of {', '.join(RANK_METHODS)}")
     method = check_adjust(adjust, test)
     alpha = check_alpha(alpha)
-    B = check_trials(trials) if test in MONTE_CARLO or effects else None
+    B = check_trials(trials) if test in MONTE_CARLO or effects or rank_ci == "bootstrap" else None
     seed = check_seed(seed)
     metrics = metric_names(metrics)
     evaluation = {"missing": missing, "convention": convention, "complete": complete, "depth": depth}
@@ -123,8 +131,23 @@ def compare(
         notes=notes,
         matrices=mats,
     )
+    if rank_ci is not None:
+        cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, 1.0 - alpha, B, seed)
     _store(store, cmp, params, save, effects)
     return cmp
+
+
+def _ranks(
+    mats: Sequence[ScoreMatrix], metrics: Sequence[str], method: str, level: float, B: int | None, seed: int
+) -> tuple[dict[tuple[str, str], tuple[int, int, int]], IntervalSpec]:
+    """``{(metric, run): (rank, lo, hi)}`` among the runs compared, and how they were computed."""
+    how = IntervalSpec(method, level, B if method == "bootstrap" else None, seed if method == "bootstrap" else None)
+    out: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for m, label in zip(mats, metrics):
+        ri = rank_intervals([m.values], [m.aggregate], method, level=level, trials=B or 1, seed=seed)
+        for i, run in enumerate(m.runs):
+            out[(label, run)] = (int(ri.rank[i]), int(ri.lo[i]), int(ri.hi[i]))
+    return out, how
 
 
 def _matrices(

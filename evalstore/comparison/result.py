@@ -24,6 +24,7 @@ from ..report.meta_tables import missing_notes, p_text
 from ..report.table import Marked, Report, Table
 
 if TYPE_CHECKING:
+    from ..intervals import IntervalSpec
     from ..meta.matrix import ScoreMatrix
 
 #: What each test of ``compare`` is called in the legend.
@@ -60,6 +61,8 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     matrices: list[ScoreMatrix] = field(default_factory=list)
     analysis_id: int | None = None
+    ranks: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (metric, run) -> rank, lo, hi
+    rank_spec: IntervalSpec | None = None
 
     def pair(self, run: str, other: str, metric: str) -> dict[str, Any] | None:
         """The comparison record of ``run`` against ``other`` on ``metric`` (either orientation)."""
@@ -142,12 +145,17 @@ def _run_label(cmp: Comparison, i: int) -> str:
 
 
 def legend(cmp: Comparison) -> list[str]:
-    """What the marks mean: the test line and the marker line."""
-    return [
+    """What the marks mean: the test line and the marker line (and the rank intervals')."""
+    lines = [
         cmp.legend(),
         f"{UP} / {DOWN}: significantly better / worse than the baseline {cmp.baseline}"
         + ("; letters: the runs a mean is significantly better than" if cmp.all_pairs else ""),
     ]
+    if cmp.rank_spec is not None:
+        from ..ranking.intervals import describe
+
+        lines.append(f"<metric> rank: rank [lo, hi] among the {len(cmp.runs)} runs compared; {describe(cmp.rank_spec)}")
+    return lines
 
 
 def notes(cmp: Comparison) -> list[str]:
@@ -173,26 +181,35 @@ def paper_table(cmp: Comparison) -> Table:
         for k in range(len(cmp.metrics)):
             mark, beaten = _markers(cmp, i, k)
             cells.append(Marked(float(cmp.means[i, k]), bold=i in best[k], mark=mark, letters=beaten))
+            if cmp.ranks:
+                rank, lo, hi = cmp.ranks[(cmp.metrics[k], cmp.runs[i])]
+                cells.append(f"{rank} [{lo}, {hi}]")
         rows.append(cells)
     title = f"{cmp.qrels}: runs against {cmp.baseline}"
-    return Table(["run", *cmp.metrics], rows, title=title, digits=4, rule_after=(0,))
+    columns = [c for m in cmp.metrics for c in ([m, f"{m} rank"] if cmp.ranks else [m])]
+    return Table(["run", *columns], rows, title=title, digits=4, rule_after=(0,))
 
 
 _PAIR_COLUMNS = ["qrels", "metric", "run", "other", "mean_run", "mean_other", "diff", "test", "statistic"]
 _PAIR_COLUMNS += ["p_value", "p_adjusted", "significant", "direction"]
 _EFFECT_COLUMNS = ["ci_t_lo", "ci_t_hi", "ci_boot_lo", "ci_boot_hi", "d_z", "smd"]
+_RANK_COLUMNS = ["rank", "rank_lo", "rank_hi", "other_rank", "other_rank_lo", "other_rank_hi"]
 
 
 def pairs_table(cmp: Comparison) -> Table:
     """One row per comparison (and effect sizes when computed): the data behind the marks."""
     fx = {(e["metric"], e["run"], e["other"]): e for e in cmp.effects}
     extra = _EFFECT_COLUMNS if cmp.effects else []
+    ranked = _RANK_COLUMNS if cmp.ranks else []
     rows = []
     for p in cmp.pairs:
         row = [p[c] for c in _PAIR_COLUMNS]
         e = fx.get((p["stored"], p["run"], p["other"]))
-        rows.append(row + [e[c] if e else None for c in extra])
-    return Table(_PAIR_COLUMNS + extra, rows, title="comparisons", digits=4)
+        row += [e[c] if e else None for c in extra]
+        if ranked:
+            row += [*cmp.ranks[(p["metric"], p["run"])], *cmp.ranks[(p["metric"], p["other"])]]
+        rows.append(row)
+    return Table(_PAIR_COLUMNS + extra + ranked, rows, title="comparisons", digits=4)
 
 
 def _pairs_for_readers(cmp: Comparison) -> Table:

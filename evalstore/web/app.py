@@ -6,9 +6,9 @@ holds no lock between requests: ``evalstore ingest`` and ``eval`` can write to t
 runs, and the next page shows what they wrote. A request that meets a writer retries for ``wait``
 seconds, then answers 503. The store file is never written.
 
-Routes: ``/`` (leaderboard; ``metric=`` repeated: side by side), ``/runs/{run}``, ``/compare``,
-``/contrast``, ``/topics/{topic}``, ``/meta``,
-``/sql``, ``/download/leaderboard.csv``, ``/download/leaderboard.parquet``,
+Routes: ``/`` (leaderboard; ``metric=`` repeated: side by side; ``?rank_ci=bootstrap|t``: rank
+intervals), ``/runs/{run}``, ``/compare``, ``/contrast``, ``/topics/{topic}``, ``/meta``, ``/agree``
+(a judge comparison), ``/sql``, ``/download/leaderboard.csv``, ``/download/leaderboard.parquet``,
 ``/download/sql.csv``, ``/static/{name}`` (the two files of :data:`~evalstore.web.render.STATIC`,
 looked up by name: no URL reaches the file system). Anything else is a 404 page.
 """
@@ -31,7 +31,7 @@ from ..facade import Store
 from ..facade import open as open_store
 from ..report.formats import to_bytes
 from ..report.table import Table
-from . import compare_view, contrast_view, leaderboard_view, pages, render, sqlpage
+from . import agree_view, compare_view, contrast_view, leaderboard_view, pages, render, sqlpage
 from .links import LiveLinks, file_name
 
 log = logging.getLogger("evalstore.web")
@@ -106,7 +106,10 @@ class Site:
     # ------------------------------------------------------------------ pages
     def leaderboard(self, ctx: pages.Ctx, request: Request) -> Response:
         metrics = request.query_params.getlist("metric")
-        return self.html("leaderboard.html", leaderboard_view.leaderboard_page(ctx, _q(request, "qrels"), metrics))
+        ranks = (_q(request, k) for k in ("rank_ci", "trials", "seed"))
+        return self.html(
+            "leaderboard.html", leaderboard_view.leaderboard_page(ctx, _q(request, "qrels"), metrics, *ranks)
+        )
 
     def run(self, ctx: pages.Ctx, request: Request) -> Response:
         model = pages.run_page(ctx, request.path_params["run"], _q(request, "qrels"), _q(request, "metric"))
@@ -126,6 +129,9 @@ class Site:
 
     def meta(self, ctx: pages.Ctx, request: Request) -> Response:
         return self.html("meta.html", pages.meta_page(ctx))
+
+    def agree(self, ctx: pages.Ctx, request: Request) -> Response:
+        return self.html("agree.html", agree_view.agree_page(ctx, _q(request, "id")))
 
     def sql(self, request: Request) -> Response:
         query = _q(request, "q") or ""
@@ -213,6 +219,7 @@ def create_app(source: Source) -> Starlette:
         Route("/contrast", site.with_store(site.contrast)),
         Route("/topics/{topic:path}", site.with_store(site.topic)),
         Route("/meta", site.with_store(site.meta)),
+        Route("/agree", site.with_store(site.agree)),
         Route("/sql", site.sql),
         Route("/download/leaderboard.{fmt:str}", site.with_store(site.leaderboard_download)),
         Route("/download/sql.csv", site.sql_download),

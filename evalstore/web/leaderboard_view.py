@@ -12,7 +12,7 @@ from typing import Any
 
 from . import queries as q
 from . import svg
-from .pages import CHART_RUNS, Ctx, base_model, board, choose
+from .pages import CHART_RUNS, BadRequest, Ctx, base_model, board, choose
 
 #: metrics a leaderboard shows side by side at most
 MAX_METRICS = 8
@@ -31,12 +31,22 @@ def chosen_metrics(ctx: Ctx, qrels: str | None, metrics: str | Sequence[str] | N
     return qrels_name, names[:MAX_METRICS], cat
 
 
-def leaderboard_page(ctx: Ctx, qrels: str | None = None, metrics: str | Sequence[str] | None = None) -> dict[str, Any]:
+def leaderboard_page(
+    ctx: Ctx,
+    qrels: str | None = None,
+    metrics: str | Sequence[str] | None = None,
+    rank_ci: str | None = None,
+    trials: str | None = None,
+    seed: str | None = None,
+) -> dict[str, Any]:
+    """The page's model; the ranks (with ``rank_ci``: computed on request, else the stored rank
+    intervals, :mod:`.rank_view`) are those of the first metric, which orders the runs."""
     qrels, names, cat = chosen_metrics(ctx, qrels, metrics)
     first = names[0]
     boards = {m: board(ctx, qrels, m) for m in names}
     rows = boards[first]
     links = ctx.links
+    ranks = rank_intervals(ctx, rows, qrels, first, rank_ci, trials, seed, links)
     best = rows[0].run if rows else None
     by_metric = {m: {r.run: r for r in boards[m]} for m in names}
     order = [r.run for r in rows] + sorted({r.run for m in names[1:] for r in boards[m]} - {r.run for r in rows})
@@ -47,9 +57,12 @@ def leaderboard_page(ctx: Ctx, qrels: str | None = None, metrics: str | Sequence
         for m in names:
             cells += _cells(by_metric[m].get(run), single=len(names) == 1)
         mine = by_metric[first].get(run)
+        rank_lo, rank_hi = ranks["ranks"].get(run, (None, None, None))[1:]
         table.append(
             {
                 "rank": i if mine else None,
+                "rank_lo": rank_lo,
+                "rank_hi": rank_hi,
                 "run": run,
                 "href": links.run(run, qrels, first),
                 "cells": cells,
@@ -83,9 +96,25 @@ def leaderboard_page(ctx: Ctx, qrels: str | None = None, metrics: str | Sequence
             "method": interval_method([r for m in names for r in boards[m]]),
             "csv": links.download("leaderboard", "csv", qrels, first),
             "parquet": links.download("leaderboard", "parquet", qrels, first),
+            "rank_links": [
+                {"name": name, "href": links.leaderboard_ranked(qrels, first, key), "current": key == ranks["rank_ci"]}
+                for name, key in (("stored", ""), ("bootstrap", "bootstrap"), ("t", "t"))
+            ],
         }
     )
+    model.update(ranks)
     return model
+
+
+def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed, links=None):
+    """The rank intervals of the board (:mod:`.rank_view`); a bad request is a 400."""
+    from . import rank_view
+
+    run_link = (lambda run: links.run(run, qrels, metric)) if links is not None else None
+    try:
+        return rank_view.rank_model(ctx.store, rows, qrels, metric, rank_ci, trials, seed, run_link)
+    except rank_view.RankRequestError as e:
+        raise BadRequest(str(e)) from None
 
 
 def _columns(names: list[str]) -> list[dict[str, str]]:
@@ -180,11 +209,15 @@ def interval_method(rows: Sequence[q.BoardRow]) -> str:
 
 
 def leaderboard_table(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[list[str], list[list[Any]], str, str]:
-    """The leaderboard as data (the CSV and Parquet downloads)."""
+    """The leaderboard as data (the CSV and Parquet downloads), with the stored rank intervals."""
     qrels, metric, _ = choose(ctx, qrels, metric)
-    cols = ["rank", "run", "qrels", "metric", "mean", "ci_low", "ci_high", "ci_method", "sd", "n_topics", "aggregate"]
+    rows_of = board(ctx, qrels, metric)
+    ranks = rank_intervals(ctx, rows_of, qrels, metric, None, None, None)["ranks"]
+    cols = ["rank", "rank_lo", "rank_hi", "run", "qrels", "metric", "mean", "ci_low", "ci_high", "ci_method", "sd"]
+    cols += ["n_topics", "aggregate"]
     rows = [
-        [r.rank, r.run, qrels, metric, r.mean, r.ci_low, r.ci_high, r.ci_method, r.sd, r.n_topics, r.aggregate]
-        for r in board(ctx, qrels, metric)
+        [r.rank, *ranks.get(r.run, (None, None, None))[1:], r.run, qrels, metric, r.mean, r.ci_low, r.ci_high]
+        + [r.ci_method, r.sd, r.n_topics, r.aggregate]
+        for r in rows_of
     ]
     return cols, rows, qrels, metric

@@ -87,6 +87,14 @@ class Links:
     def run(self, run: str, qrels: str, metric: str) -> str | None:
         raise NotImplementedError
 
+    def leaderboard_ranked(self, qrels: str, metric: str, rank_ci: str) -> str | None:
+        """The leaderboard with rank intervals computed by ``rank_ci`` (``""``: the stored ones)."""
+        return self.leaderboard(qrels, metric) if not rank_ci else None
+
+    def agree(self, analysis_id: int) -> str | None:
+        """The page of a stored judge comparison (``evalstore agree``)."""
+        return None
+
     def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
         raise NotImplementedError
 
@@ -125,6 +133,12 @@ class LiveLinks(Links):
 
     def leaderboard(self, qrels: str, metric: str | Sequence[str]) -> str:
         return "/" + _q({"qrels": qrels, "metric": _metrics(metric)})
+
+    def leaderboard_ranked(self, qrels: str, metric: str, rank_ci: str) -> str:
+        return "/" + _q({"qrels": qrels, "metric": metric, "rank_ci": rank_ci})
+
+    def agree(self, analysis_id: int) -> str:
+        return "/agree" + _q({"id": str(int(analysis_id))})
 
     def run(self, run: str, qrels: str, metric: str) -> str:
         return f"/runs/{quote(run, safe='')}" + _q({"qrels": qrels, "metric": metric})
@@ -167,10 +181,12 @@ class ReportLinks(Links):
         topics: set[str],
         here: str = "",
         runs: Sequence[str] = (),
+        agreements: Sequence[int] | set[int] = (),
     ):
         self.qrels, self.metrics, self.best, self.topics = qrels, list(metrics), best, topics
         self.here = here
         self.runs = list(runs)
+        self.agreements = set(agreements)  # the judge comparisons with a page
         self.files = {
             "metric": file_names(self.metrics),
             "run": file_names(self.runs),
@@ -238,6 +254,12 @@ class ReportLinks(Links):
 
     def meta(self) -> str:
         return self._rel("meta.html")
+
+    def agree_path(self, analysis_id: int) -> str:
+        return f"agree-{int(analysis_id)}.html"
+
+    def agree(self, analysis_id: int) -> str | None:
+        return self._rel(self.agree_path(analysis_id)) if analysis_id in self.agreements else None
 
     def sql(self, query: str | None = None) -> None:
         return None  # a static report has no query page

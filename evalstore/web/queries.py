@@ -250,7 +250,7 @@ class StoredAnalysis:
     tables: dict[str, list[dict[str, Any]]]
 
 
-#: the result tables each kind of analysis fills (migrations 0003 and 0005)
+#: the result tables each kind of analysis fills (migrations 0003, 0005 and 0015)
 META_TABLES = {
     "kendall": ("meta_correlations",),
     "swap": ("meta_swap", "meta_swap_bins"),
@@ -258,6 +258,7 @@ META_TABLES = {
     "tests": ("meta_discpower", "meta_pair_tests"),
     "robustness": ("meta_robustness", "meta_knees"),
     "compare": ("meta_pair_tests", "meta_effects"),
+    "agree": ("meta_agree_labels", "meta_agree_ranking"),
 }
 
 

@@ -15,6 +15,7 @@ Layout of the folder:
 ``topics/<topic>.html``                each topic: the best run beside the second best (by the
                                        first metric), their ranked lists and every run's scores
 ``meta.html``                          the stored analyses
+``agree-<id>.html``                    each stored comparison of judges (``evalstore agree``)
 ``static/``                            the style sheet and the table-sorting script
 ``evalstore-report.json``              what was written (a later report into the same folder
                                        replaces exactly these files)
@@ -39,7 +40,7 @@ from ..errors import EvalstoreError
 from ..report.formats import to_bytes
 from ..report.table import Table
 from ..version import __version__
-from . import compare_view, contrast_view, leaderboard_view, pages, render
+from . import agree_view, compare_view, contrast_view, leaderboard_view, pages, render
 from . import queries as q
 from .links import ReportLinks
 
@@ -126,27 +127,12 @@ def write_report(
     best = {m: b[0].run for m, b in boards.items() if b}
     topics = q.topics_with_scores(store, qrels, names[0])
     runs = list(dict.fromkeys(r.run for m in names for r in boards[m]))
-    links = ReportLinks(qrels, names, best, set(topics), runs=runs)
+    judged = [a["id"] for a in agree_view.agreements(store)]
+    links = ReportLinks(qrels, names, best, set(topics), runs=runs, agreements=judged)
     ctx = pages.Ctx(store, links, pages.site_title(store.location), cache=dict(probe.cache or {}))
     pair = [r.run for r in boards[names[0]][:2]]
 
-    # (file, page builder, its arguments after the context, template)
-    jobs: list[tuple[str, Callable[..., dict[str, Any]], tuple[Any, ...], str]] = []
-    board_page = leaderboard_view.leaderboard_page
-    jobs.append(("index.html", board_page, (qrels, names), "leaderboard.html"))
-    for m in names:
-        if len(names) > 1:
-            jobs.append((links.leaderboard_path(m), board_page, (qrels, m), "leaderboard.html"))
-        for r in boards[m]:
-            jobs.append((links.run_path(r.run, m), pages.run_page, (r.run, qrels, m), "run.html"))
-            if r.run != best[m]:
-                args = (best[m], r.run, qrels, m)
-                jobs.append((links.compare_path(r.run, m), compare_view.compare_page, args, "compare.html"))
-                if m == names[0]:
-                    jobs.append((links.contrast_path(r.run, m), contrast_view.contrast_page, args, "contrast.html"))
-    for t in topics:
-        jobs.append((links.topic_path(t), pages.topic_page, (t, pair, qrels, names[0]), "topic.html"))
-    jobs.append(("meta.html", pages.meta_page, (), "meta.html"))
+    jobs = _jobs(links, qrels, names, boards, best, topics, pair, judged)
 
     old = _previous(out)
     out.mkdir(exist_ok=True)
@@ -174,6 +160,33 @@ def write_report(
     manifest = {"evalstore": __version__, "qrels": qrels, "metrics": names, "files": written}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return ReportResult(str(out), qrels, names, len(boards[names[0]]), len(topics), written + [MANIFEST])
+
+
+#: a page of the report: (file, page builder, its arguments after the context, template)
+Job = tuple[str, Callable[..., dict[str, Any]], tuple[Any, ...], str]
+
+
+def _jobs(links: ReportLinks, qrels: str, names: list[str], boards, best, topics, pair, judged) -> list[Job]:
+    """Every page of the report, in the order written."""
+    jobs: list[Job] = []
+    board_page = leaderboard_view.leaderboard_page
+    jobs.append(("index.html", board_page, (qrels, names), "leaderboard.html"))
+    for m in names:
+        if len(names) > 1:
+            jobs.append((links.leaderboard_path(m), board_page, (qrels, m), "leaderboard.html"))
+        for r in boards[m]:
+            jobs.append((links.run_path(r.run, m), pages.run_page, (r.run, qrels, m), "run.html"))
+            if r.run != best[m]:
+                args = (best[m], r.run, qrels, m)
+                jobs.append((links.compare_path(r.run, m), compare_view.compare_page, args, "compare.html"))
+                if m == names[0]:
+                    jobs.append((links.contrast_path(r.run, m), contrast_view.contrast_page, args, "contrast.html"))
+    for t in topics:
+        jobs.append((links.topic_path(t), pages.topic_page, (t, pair, qrels, names[0]), "topic.html"))
+    jobs.append(("meta.html", pages.meta_page, (), "meta.html"))
+    jobs += [(links.agree_path(i), agree_view.agree_page, (i,), "agree.html") for i in judged]
+
+    return jobs
 
 
 def _at(ctx: pages.Ctx, rel: str) -> pages.Ctx:
