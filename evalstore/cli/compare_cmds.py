@@ -5,10 +5,11 @@ from __future__ import annotations
 import typer
 
 from .. import comparison as cmp_lib
+from ..default_qrels import default_qrels
 from ..meta import plots
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import options as opt
-from .app import app, only_qrels, open_store
+from .app import app, open_store
 from .choices import flag
 from .output import OutputFile, check_writable, emit, format_option, output_format, say
 
@@ -70,7 +71,7 @@ def compare_cmd(
     check_writable(plot, "--plot", ".png")
     with open_store(store.db) as s:
         result = cmp_lib.compare(
-            s, qrels or only_qrels(s), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
+            s, qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects, save=not no_save, missing=missing,
             **ev.kwargs(),
         )  # fmt: skip

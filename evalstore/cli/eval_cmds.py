@@ -7,6 +7,7 @@ import os
 import typer
 
 from ..api import evaluate as evaluate_files
+from ..default_qrels import default_qrels
 from ..demo import run_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
@@ -18,7 +19,7 @@ from ..report.table import Report
 from ..result import EvalResult
 from ..subsample import derivations, evaluate_subsamples
 from . import options as opt
-from .app import app, group, only_qrels, open_store
+from .app import app, group, open_store
 from .choices import flag
 from .inputs import spooled
 from .output import OutputFile, check_writable, emit, format_option, output_format, say
@@ -39,9 +40,7 @@ def eval_cmd(
         help="Evaluate files without a store, like trec_eval QRELS RUN (- reads one of them from stdin). "
         "Without files: runs of the store against --qrels.",
     ),
-    qrels: str | None = typer.Option(
-        None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set)."
-    ),
+    qrels: str | None = opt.QrelsDefault,
     run: list[str] | None = opt.Runs,
     metric: list[str] | None = typer.Option(
         None,
@@ -100,7 +99,7 @@ def eval_cmd(
         report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}", ci.spec)
     else:
         with open_store(store_opts.db) as store:
-            qrels = qrels or only_qrels(store)
+            qrels = qrels or default_qrels(store, metric or ["official"])
             if subsamples:
                 report = _subsamples_report(store, qrels, run, metrics, subsamples, ev, ci.spec, fmt, per_topic)
             else:
@@ -206,9 +205,7 @@ def _interval_legend(how: IntervalSpec | None, hidden: bool) -> list[str]:
 @export_app.command("leaderboard")
 @opt.shared(ev=opt.EVALUATION, ci=opt.INTERVALS, store_opts=opt.STORE)
 def export_leaderboard_cmd(
-    qrels: str | None = typer.Option(
-        None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set)."
-    ),
+    qrels: str | None = opt.QrelsDefault,
     metric: list[str] | None = typer.Option(
         None, "--metric", "-m", help="Metric, e.g. AP, nDCG@10, map; repeatable (default: trec_eval's official set)."
     ),
@@ -227,7 +224,11 @@ def export_leaderboard_cmd(
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     with open_store(store_opts.db) as store:
         result = store.evaluate(
-            qrels or only_qrels(store), run or None, metric or ["official"], **ev.kwargs(), **ci.kwargs()
+            qrels or default_qrels(store, metric or ["official"]),
+            run or None,
+            metric or ["official"],
+            **ev.kwargs(),
+            **ci.kwargs(),
         )
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
     report = Report([table], legend=_interval_legend(ci.spec, per_topic), notes=list(table.notes))

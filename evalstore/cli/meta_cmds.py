@@ -14,6 +14,8 @@ from typing import Any
 import typer
 
 from .. import meta
+from ..default_qrels import HELP as default_qrels_help
+from ..default_qrels import default_qrels
 from ..evaluation import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
@@ -22,7 +24,7 @@ from ..report import meta_tables
 from ..report.table import Table
 from ..subsample import create_subsamples
 from . import options as opt
-from .app import app, group, only_qrels, open_store
+from .app import app, group, open_store
 from .choices import flag
 from .output import emit, say
 
@@ -44,7 +46,7 @@ def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str
     left_out = {c["qrels"]: c["unrelated_runs"] for c in an.inputs.get("columns", []) if c.get("unrelated_runs")}
     for qrels, runs in left_out.items():
         say(unrelated_note(runs, qrels))
-    for note in meta_tables.missing_notes(an.inputs.get("columns", [])):
+    for note in meta_tables.input_notes(an.inputs.get("columns", [])):
         say(note)
     if a.plot:
         plotter(an, a.plot)
@@ -79,7 +81,7 @@ def kendall_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     with open_store(a.db) as store:
-        qrels = qrels or [only_qrels(store)]
+        qrels = qrels or [default_qrels(store, metric)]
         an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
     _emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a)
     plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
@@ -108,7 +110,7 @@ def swap_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     with open_store(a.db) as store:
-        qrels = qrels or [only_qrels(store)]
+        qrels = qrels or [default_qrels(store, metric)]
         an = meta.swap(
             store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
             **a.inputs(),
@@ -137,7 +139,7 @@ def discpower_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     with open_store(a.db) as store:
-        qrels = qrels or [only_qrels(store)]
+        qrels = qrels or [default_qrels(store, metric)]
         an = meta.discpower(
             store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
             **a.inputs(),
@@ -182,7 +184,7 @@ def tests_cmd(
 ) -> None:
     names = test or ["t", "wilcoxon", "randomisation", "bootstrap"]
     with open_store(a.db) as store:
-        qrels = qrels or [only_qrels(store)]
+        qrels = qrels or [default_qrels(store, metric)]
         an = meta.tests(
             store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
             save=not a.no_save, **a.inputs(),
@@ -202,7 +204,7 @@ def tests_cmd(
 )
 @opt.shared(a=opt.ANALYSIS)
 def robustness_cmd(
-    qrels: str | None = typer.Option(None, "--qrels", "-q", help="The full qrels set (default: the store's only one)."),
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help=f"The full qrels set ({default_qrels_help})."),
     metric: list[str] = MetricOpt,
     subsamples: str = typer.Option(
         "all", "--subsamples", help="Which subsamples: all, names or fractions (comma-separated)."
@@ -241,7 +243,7 @@ def robustness_cmd(
     if "all" in shows:
         shows = set(meta_tables.ROBUSTNESS_TABLES)
     with open_store(a.db) as store:
-        qrels = qrels or only_qrels(store)
+        qrels = qrels or default_qrels(store, metric)
         spec: Any = subsamples
         if fractions:
             spec = create_subsamples(store, qrels, fractions, trials=subsample_trials, seed=subsample_seed)

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import typer
 
+from .. import default_qrels
 from ..errors import MetricError
 from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
@@ -57,9 +58,9 @@ Missing = choice(
 
 # --------------------------------------------------------------------------- what to evaluate
 Qrels = typer.Option(..., "--qrels", "-q", help="Name of the qrels set (see `evalstore list qrels`).")
-QrelsDefault = typer.Option(None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set).")
+QrelsDefault = typer.Option(None, "--qrels", "-q", help=f"Qrels set of the store ({default_qrels.HELP}).")
 QrelsColumns = typer.Option(
-    None, "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns (default: the store's only one)."
+    None, "--qrels", "-q", help=f"Qrels set (or subsample); repeat for several columns ({default_qrels.HELP})."
 )
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
 Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
@@ -198,10 +199,16 @@ class IntervalOptions:
 
     def __post_init__(self) -> None:
         if self.ci is not None:
-            try:
-                interval_spec(self.ci, self.level, self.trials, self.seed)
-            except MetricError as e:
-                raise typer.BadParameter(str(e), param_hint="--level/--trials/--seed") from None
+            # each value checked alone, so that the message names the one option at fault
+            for option, args in (
+                ("--level", (self.level,)),
+                ("--trials", (self.level, self.trials)),
+                ("--seed", (self.level, self.trials, self.seed)),
+            ):
+                try:
+                    interval_spec(self.ci, *args)
+                except MetricError as e:
+                    raise typer.BadParameter(str(e), param_hint=option) from None
 
     @property
     def spec(self) -> IntervalSpec | None:

@@ -96,12 +96,22 @@ def _notes(report: Report) -> list[str]:
     return out
 
 
-def check_can_ask(yes: bool) -> None:
+class UsageProblem(typer.BadParameter):
+    """A usage error (exit 2, the usage line above it) whose message says it all: what is missing
+    and what to do, without Click's "Invalid value for OPTION:" in front of an option that was not
+    given at all."""
+
+    def format_message(self) -> str:
+        return self.message
+
+
+def check_can_ask(yes: bool, what: str = "go ahead") -> None:
     """Before any work: a command that would ask for confirmation refuses to run unattended without
-    ``--yes`` (nothing can be asked on a pipe)."""
+    ``--yes`` (nothing can be asked on a pipe); ``what`` the command does, as the message says it."""
     if not yes and not sys.stdin.isatty():
-        raise typer.BadParameter(
-            "nothing asked on a pipe: add --yes to go ahead without confirmation", param_hint="--yes"
+        raise UsageProblem(
+            f"this asks for confirmation, and standard input is not a terminal (a pipe or a script): "
+            f"add --yes (-y) to {what} without being asked"
         )
 
 

@@ -9,13 +9,14 @@ import math
 
 import typer
 
+from ..default_qrels import default_qrels
 from ..meta.design import TESTS as DESIGN_TESTS
 from ..meta.design import design
 from ..report.table import Report, Table
 from ..repro import orderings, reproducibility
 from ..repro import render as repro_render
 from . import options as opt
-from .app import app, only_qrels, open_store
+from .app import app, open_store
 from .choices import choice, flag
 from .output import OutputFile, check_writable, emit, format_option, output_format, say
 
@@ -27,7 +28,7 @@ def _open_interval(value: float, option: str) -> float:
 
 
 def _report(table: Table, document: object = None) -> Report:
-    return Report([table], notes=list(table.notes), document=document)
+    return Report([table], legend=list(table.legend), notes=list(table.notes), document=document)
 
 
 @app.command(
@@ -42,7 +43,7 @@ def _report(table: Table, document: object = None) -> Report:
 )
 @opt.shared(ev=opt.EVALUATION, store=opt.STORE)
 def repro_cmd(
-    qrels: str = opt.Qrels,
+    qrels: str | None = opt.QrelsDefault,
     baseline: str = typer.Option(..., "--baseline", "-b", help="The original baseline run."),
     advanced: str = typer.Option(..., "--advanced", "-a", help="The original advanced run."),
     rep_baseline: str = typer.Option(..., "--rep-baseline", help="The reproduced (or replicated) baseline run."),
@@ -85,7 +86,8 @@ def repro_cmd(
         raise typer.BadParameter("replicability compares no rankings (no per-topic KTU/RBO)", param_hint="--per-topic")
     with open_store(store.db) as s:
         r = reproducibility(
-            s, qrels, baseline, advanced, rep_baseline, rep_advanced, metric, rep_qrels=rep_qrels, rbo_p=rbo_p,
+            s, qrels or default_qrels(s, metric), baseline, advanced, rep_baseline, rep_advanced, metric,
+            rep_qrels=rep_qrels, rbo_p=rbo_p,
             cut=cut, order=order, missing=missing, save=not no_save, **ev.kwargs(),
         )  # fmt: skip
     if per_topic:
@@ -110,7 +112,7 @@ def repro_cmd(
 )
 @opt.shared(ev=opt.EVALUATION, store=opt.STORE)
 def design_cmd(
-    qrels: str | None = typer.Option(None, "--qrels", "-q", help="Qrels set (default: the store's only one)."),
+    qrels: str | None = opt.QrelsDefault,
     metric: str = typer.Option(..., "--metric", "-m", help="Metric whose variance is estimated, e.g. AP, nDCG@10."),
     run: list[str] | None = opt.Runs,
     test: str = choice(
@@ -151,7 +153,7 @@ def design_cmd(
         raise typer.BadParameter("only --test anova takes a number of systems", param_hint="--systems")
     with open_store(store.db) as s:
         d = design(
-            s, qrels or only_qrels(s), metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff,
+            s, qrels or default_qrels(s, [metric]), metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff,
             systems=systems, runs=run or None, missing=missing, save=not no_save, **ev.kwargs(),
         )  # fmt: skip
     emit(_report(repro_render.design_table(d), d.to_dict()), chosen, output)

@@ -137,6 +137,7 @@ def _matrices(
     progress: bool | None,
 ) -> tuple[list[ScoreMatrix], dict[str, Any], list[str]]:
     """The score matrices of the runs (the baseline first), the analysis' parameters, the run order."""
+    store.run_id(baseline)  # a name the store does not hold: the error says the closest ones
     others = names(runs, "run") if runs is not None else None
     if others is not None:
         others = [r for r in others if r != baseline]

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..report import frames
 from ..report.formats import OUTPUT_FORMATS
-from ..report.meta_tables import missing_notes, p_text
+from ..report.meta_tables import input_notes, p_text
 from ..report.table import Marked, Report, Table
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def legend(cmp: Comparison) -> list[str]:
 
 def notes(cmp: Comparison) -> list[str]:
     """What the person at the terminal should know: runs or topics left out, what was stored."""
-    lines = missing_notes([m.describe() for m in cmp.matrices])
+    lines = input_notes([m.describe() for m in cmp.matrices])
     if cmp.analysis_id is not None:
         tables = "meta_runs, meta_pair_tests" + (", meta_effects" if cmp.effects else "")
         lines.append(f"stored as analysis {cmp.analysis_id} ({tables})")

@@ -28,7 +28,8 @@ import numpy as np
 from ..aggregate import aggregate_rows
 from ..arguments import names
 from ..errors import MetaError
-from ..evaluation import evaluate_qrels_sets, stored_name, unrelated_runs
+from ..evaluation import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_runs
+from ..metrics.engine import resolve_metrics
 from ..metrics.options import make_options
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class ScoreMatrix:
     dropped_topics: list[str] = field(default_factory=list)
     dropped_runs: list[str] = field(default_factory=list)
     unrelated_runs: list[str] = field(default_factory=list)  # store runs sharing no topic with the qrels set
+    notes: list[str] = field(default_factory=list)  # what a reader should know about the metric on the set
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -78,6 +80,7 @@ class ScoreMatrix:
             self.filled,
             list(self.dropped_topics),
             list(self.dropped_runs) + [r for r in self.runs if r not in set(runs)],
+            notes=list(self.notes),
         )
 
     def sorted_by_mean(self) -> ScoreMatrix:
@@ -98,18 +101,22 @@ class ScoreMatrix:
         return h.hexdigest()
 
     def describe(self) -> dict:
-        return {
-            "qrels": self.qrels,
-            "metric": self.metric,
-            "label": self.label,
-            "runs": list(self.runs),
-            "topics": list(self.topics),
-            "aggregate": self.aggregate,
-            "filled_with_zero": self.filled,
-            "dropped_topics": list(self.dropped_topics),
-            "dropped_runs": list(self.dropped_runs),
-            "sha256": self.sha256(),
-        } | ({"unrelated_runs": list(self.unrelated_runs)} if self.unrelated_runs else {})
+        return (
+            {
+                "qrels": self.qrels,
+                "metric": self.metric,
+                "label": self.label,
+                "runs": list(self.runs),
+                "topics": list(self.topics),
+                "aggregate": self.aggregate,
+                "filled_with_zero": self.filled,
+                "dropped_topics": list(self.dropped_topics),
+                "dropped_runs": list(self.dropped_runs),
+                "sha256": self.sha256(),
+            }
+            | ({"unrelated_runs": list(self.unrelated_runs)} if self.unrelated_runs else {})
+            | ({"notes": list(self.notes)} if self.notes else {})
+        )
 
 
 @dataclass(frozen=True)
@@ -220,8 +227,9 @@ def score_matrices(
             **opts,
         )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
-    for m in mats:
+    for m, qid in zip(mats, qids):
         m.unrelated_runs = list(left_out)
+        m.notes = qrels_notes(store, {m.qrels: qid}, resolve_metrics([m.label]))[m.qrels]
     return _apply_missing(mats, missing)
 
 

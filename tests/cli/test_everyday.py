@@ -215,9 +215,9 @@ def test_texts_a_reader_meets(cli, sample_db):
         an = meta.swap(s, "sample", ["AP"], trials=20, save=False)
     from evalstore.report import meta_tables
 
-    assert any("(ii)/(iii)" in n for n in meta_tables.swap(an, paper=True).notes)
+    assert any("(ii)/(iii)" in n for n in meta_tables.swap(an, paper=True).legend)
     # each table's legend explains its own columns: discpower's is not the swap method's
     with evalstore.open(sample_db) as s:
         dp = meta.discpower(s, "sample", ["AP"], trials=50, save=False)
-    dp_notes = " ".join(meta_tables.discpower(dp, paper=True).notes)
+    dp_notes = " ".join(meta_tables.discpower(dp, paper=True).legend)
     assert "sensitivity:" in dp_notes and "estimated diff." in dp_notes and "(ii)" not in dp_notes
