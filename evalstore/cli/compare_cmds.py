@@ -51,8 +51,12 @@ def compare_cmd(
     seed: int = opt.Seed,
     all_pairs: bool = flag("--all-pairs", help="Test every pair of runs (letters, as ranx)."),
     effects: bool = flag(
-        "--effects", help="Also effect sizes: mean difference with 95% CIs (t, bootstrap), d_z, Sakai's SMD."
+        "--effects",
+        help="Also effect sizes: in the table, Δ (run minus baseline) with its 95% CI beside each mean (the "
+        "bootstrap interval with --test bootstrap, else the paired t interval); --format csv|json has every one: "
+        "both intervals, d_z, Sakai's SMD.",
     ),
+    dz: bool = flag("--dz", help="Also Cohen's d_z beside Δ in the table (implies --effects)."),
     per_topic: bool = flag(
         "--per-topic",
         help="Print the per-topic scores instead: topic, baseline, run and difference, the worst losses first.",
@@ -72,10 +76,10 @@ def compare_cmd(
     with open_store(store.db) as s:
         result = cmp_lib.compare(
             s, qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
-            trials=trials, seed=seed, all_pairs=all_pairs, effects=effects, save=not no_save, missing=missing,
+            trials=trials, seed=seed, all_pairs=all_pairs, effects=effects or dz, save=not no_save, missing=missing,
             **ev.kwargs(),
         )  # fmt: skip
-    emit(result.report(per_topic=per_topic), chosen, output)
+    emit(result.report(per_topic=per_topic, dz=dz), chosen, output)
     if plot:
         plots.plot_compare(result, plot)
         say(f"wrote {plot}")

@@ -22,7 +22,10 @@ class Table:
     computed); ``rule_after``: rows after which a rule is drawn (LaTeX's ``\\midrule``: the
     baseline of a comparison); ``legend``: lines that explain the table (what its letters and
     columns mean, thresholds): they go with the table, under it in stdout or the file
-    (``Report.legend``)."""
+    (``Report.legend``); ``groups``: a header row above the column names, ``(label, number of
+    columns)`` pairs covering every column, and ``subheads`` the column names under it, for the
+    writers that draw spanning heads (LaTeX: ``\\multicolumn`` and ``\\cmidrule``; the others use
+    ``columns``, which then say everything on their own)."""
 
     columns: list[str]
     rows: Sequence[Sequence[Any]]
@@ -31,6 +34,8 @@ class Table:
     digits: int | None = 4
     rule_after: tuple[int, ...] = ()
     legend: list[str] = field(default_factory=list)
+    groups: tuple[tuple[str, int], ...] = ()
+    subheads: tuple[str, ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in self.rows]
@@ -56,6 +61,22 @@ class Marked:
     bold: bool = False
     mark: str = ""
     letters: str = ""
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A signed estimate, with its confidence interval when ``lo`` and ``hi`` are given: ``+0.0123
+    [-0.0012, +0.0246]`` (a difference to a baseline and its interval, an effect size). ``digits``:
+    decimals (None: the table's). Each writer draws it in its own syntax (LaTeX: the numbers in
+    math mode, true minus signs); data formats write the value alone."""
+
+    value: float
+    lo: float | None = None
+    hi: float | None = None
+    digits: int | None = None
 
     def __float__(self) -> float:
         return float(self.value)
