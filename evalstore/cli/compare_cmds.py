@@ -8,10 +8,12 @@ from .. import comparison as cmp_lib
 from ..default_qrels import default_qrels
 from ..meta import plots
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS
+from ..report import figure_data
+from . import figures
 from . import options as opt
 from .app import app, open_store
 from .choices import flag
-from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .output import OutputFile, emit, format_option, output_format
 
 
 @app.command(
@@ -64,7 +66,8 @@ def compare_cmd(
     missing: str = opt.Missing,
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
-    plot: str | None = typer.Option(None, "--plot", help="Draw the per-topic differences to this PNG file."),
+    plot: str | None = figures.plot_option("the per-topic differences against the baseline"),
+    plot_data: str | None = figures.PlotData,
     no_save: bool = flag("--no-save", help="Do not store the analysis."),
     *,
     ev: opt.EvaluationOptions,
@@ -72,7 +75,7 @@ def compare_cmd(
 ) -> None:
     """Compare runs with a baseline; stored as an analysis unless --no-save."""
     chosen = output_format(fmt, output)
-    check_writable(plot, "--plot", ".png")
+    figures.check(plot, plot_data)
     with open_store(store.db) as s:
         result = cmp_lib.compare(
             s, qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
@@ -80,6 +83,4 @@ def compare_cmd(
             **ev.kwargs(),
         )  # fmt: skip
     emit(result.report(per_topic=per_topic, dz=dz), chosen, output)
-    if plot:
-        plots.plot_compare(result, plot)
-        say(f"wrote {plot}")
+    figures.write(plot, plot_data, lambda p: plots.plot_compare(result, p), lambda: figure_data.compare(result))

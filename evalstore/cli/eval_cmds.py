@@ -13,16 +13,18 @@ from ..facade import Store
 from ..intervals import IntervalSpec
 from ..intervals import attach as attach_intervals
 from ..meta import plots
+from ..report import figure_data
 from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult
 from ..subsample import derivations, evaluate_subsamples
+from . import figures
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
 from .inputs import spooled
-from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .output import OutputFile, emit, format_option, output_format
 from .spark_eval import spark_eval
 
 EVAL_FORMATS = (*TABLES, "evaluation")
@@ -69,9 +71,8 @@ def eval_cmd(
         help="Also evaluate subsamples of the qrels set, in one bulk pass: 'all', "
         "names or fractions (comma-separated). Adds fraction/trial columns.",
     ),
-    plot: str | None = typer.Option(
-        None, "--plot", help="Also draw the per-topic scores as a box plot per run to this PNG file."
-    ),
+    plot: str | None = figures.plot_option("the per-topic scores as a box plot per run"),
+    plot_data: str | None = figures.PlotData,
     recompute: bool = flag(
         "--recompute",
         help="Compute every score again (default: reuse stored scores of the same run and qrels content, "
@@ -85,26 +86,33 @@ def eval_cmd(
     """Compute metrics: for runs of the store against a qrels set (the per-topic scores are stored),
     or for files given as arguments (nothing is stored)."""
     fmt = output_format(fmt, output, EVAL_FORMATS)
-    check_writable(plot, "--plot", ".png")
-    _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt, ci.ci)
+    figures.check(plot, plot_data)
+    _check_mode(files, qrels, run, engine, data, subsamples, plot or plot_data, fmt, ci.ci)
     metrics = metric or ["official"]
+    result: EvalResult | None = None
     if engine == "spark":
         assert data is not None and qrels is not None
         result = spark_eval(data, qrels, run or None, metrics, ev.kwargs())
-        report = _result_report(result, fmt, per_topic, transpose, plot, f"Spark: qrels {qrels}")
+        title = f"Spark: qrels {qrels}"
+        report = _result_report(result, fmt, per_topic, transpose, title)
     elif files:
         with spooled(files) as paths:
             qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
             result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
-        report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}", ci.spec)
+        title = f"qrels {files[0]}"
+        report = _result_report(result, fmt, per_topic, transpose, title, ci.spec)
     else:
         with open_store(store_opts.db) as store:
             qrels = qrels or default_qrels(store, metric or ["official"])
+            title = f"qrels {qrels}"
             if subsamples:
                 report = _subsamples_report(store, qrels, run, metrics, subsamples, ev, ci.spec, fmt, per_topic)
             else:
                 result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
-                report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
+                report = _result_report(result, fmt, per_topic, transpose, title)
+    if result is not None:
+        shown = result
+        figures.write(plot, plot_data, lambda p: plots.plot_scores(shown, p, title), lambda: figure_data.scores(shown))
     emit(report, fmt, output)
 
 
@@ -128,7 +136,8 @@ def _check_mode(
         raise typer.BadParameter("--data goes with --engine spark", param_hint="--data")
     if subsamples and (plot or fmt == "trec"):
         raise typer.BadParameter(
-            "--plot and --format trec show one qrels set; leave out --subsamples", param_hint="--subsamples"
+            "--plot, --plot-data and --format trec show one qrels set; leave out --subsamples",
+            param_hint="--subsamples",
         )
     if files and (qrels or run or subsamples):
         raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
@@ -166,18 +175,14 @@ def _result_report(
     fmt: str,
     per_topic: bool,
     transpose: bool,
-    plot: str | None,
     title: str,
     intervals: IntervalSpec | None = None,
 ) -> Report:
     """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
-    reader, as trec_eval -q); draws the box plot when asked; adds the intervals asked for when the
-    evaluation has none yet (files: nothing is stored)."""
+    reader, as trec_eval -q); adds the intervals asked for when the evaluation has none yet (files:
+    nothing is stored)."""
     if intervals is not None and result.interval_spec is None:
         attach_intervals(None, result, intervals)
-    if plot:
-        plots.plot_scores(result, plot, title)
-        say(f"wrote {plot}")
     notes = list(result.notes)
     if result.reused:
         notes.append(

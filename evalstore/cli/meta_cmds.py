@@ -4,7 +4,8 @@ Each runs one analysis of :mod:`evalstore.meta` (stored in the ``meta_*`` relati
 ``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
 plain values with ``--format csv|tsv|json|markdown|latex`` and in files: ``-o FILE`` writes
 ``--format`` or the format of its extension) and can draw a PNG
-(``--plot FILE.png``, :mod:`evalstore.meta.plots`). docs/meta.md has the definitions."""
+(``--plot FILE.png|.svg``, :mod:`evalstore.meta.plots`) and write its data (``--plot-data
+FILE.csv|.json``, :mod:`evalstore.report.figure_data`). docs/meta.md has the definitions."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from ..evaluation import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
-from ..report import meta_tables
+from ..report import figure_data, meta_tables
 from ..report.table import Table
 from ..subsample import create_subsamples
+from . import figures
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
@@ -42,15 +44,18 @@ def _emit(table: Table, a: opt.AnalysisOptions) -> None:
     emit(table, a.fmt or "table", a.output)
 
 
-def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str], object]) -> None:
+def _done(
+    an: Analysis,
+    a: opt.AnalysisOptions,
+    plotter: Callable[[Analysis, str], object],
+    data: Callable[[Analysis], Table],
+) -> None:
     left_out = {c["qrels"]: c["unrelated_runs"] for c in an.inputs.get("columns", []) if c.get("unrelated_runs")}
     for qrels, runs in left_out.items():
         say(unrelated_note(runs, qrels))
     for note in meta_tables.input_notes(an.inputs.get("columns", [])):
         say(note)
-    if a.plot:
-        plotter(an, a.plot)
-        say(f"wrote {a.plot}")
+    figures.write(a.plot, a.plot_data, lambda p: plotter(an, p), lambda: data(an))
     if an.analysis_id is not None:
         say(
             f'stored as analysis {an.analysis_id} (meta_runs; e.g. evalstore sql "SELECT * FROM '
@@ -85,7 +90,7 @@ def kendall_cmd(
         an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
     _emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a)
     plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
-    _done(an, a, lambda a, p: plots.plot_kendall(a, p, plot_stat))
+    _done(an, a, lambda a, p: plots.plot_kendall(a, p, plot_stat), lambda a: figure_data.kendall(a, plot_stat))
 
 
 @meta_app.command(
@@ -116,7 +121,7 @@ def swap_cmd(
             **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.swap(an, bins=bins, paper=a.paper), a)
-    _done(an, a, plots.plot_swap)
+    _done(an, a, plots.plot_swap, figure_data.swap)
 
 
 @meta_app.command(
@@ -145,7 +150,7 @@ def discpower_cmd(
             **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a)
-    _done(an, a, plots.plot_discpower)
+    _done(an, a, plots.plot_discpower, figure_data.discpower)
 
 
 @meta_app.command(
@@ -190,7 +195,7 @@ def tests_cmd(
             save=not a.no_save, **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a)
-    _done(an, a, plots.plot_tests)
+    _done(an, a, plots.plot_tests, figure_data.tests)
 
 
 @meta_app.command(
@@ -253,4 +258,4 @@ def robustness_cmd(
         )  # fmt: skip
     for table in meta_tables.robustness(an, show=shows, paper=a.paper):
         _emit(table, a)
-    _done(an, a, plots.plot_robustness)
+    _done(an, a, plots.plot_robustness, figure_data.robustness)

@@ -25,9 +25,9 @@ from ..errors import MetricError
 from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
-from . import resources
+from . import figures, resources
 from .choices import choice, flag
-from .output import OutputFile, check_writable, format_option, output_format
+from .output import OutputFile, format_option, output_format
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -80,7 +80,7 @@ Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
 Yes = flag("--yes", "-y", help="Do not ask for confirmation.")
 
 # --------------------------------------------------------------------------- output
-Plot = typer.Option(None, "--plot", help="Also draw a PNG figure to this file.")
+Plot = figures.plot_option("the analysis' figure")
 
 
 # --------------------------------------------------------------------------- groups
@@ -264,6 +264,7 @@ _ANALYSIS_OUTPUT = (
     ("fmt", str | None, format_option()),
     ("output", str | None, OutputFile),
     ("plot", str | None, Plot),
+    ("plot_data", str | None, figures.PlotData),
     ("no_save", bool, flag("--no-save", help="Do not store the results in the meta_* relations.")),
 )
 
@@ -282,6 +283,7 @@ class AnalysisOptions:
     fmt: str | None
     output: str | None
     plot: str | None
+    plot_data: str | None
     no_save: bool
     db: str | None
     memory_limit: str | None = None
@@ -305,7 +307,7 @@ class AnalysisOptions:
         resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
-        check_writable(self.plot, "--plot", ".png")
+        figures.check(self.plot, self.plot_data)
 
     @property
     def paper(self) -> bool:

@@ -129,13 +129,14 @@ def say(message: str) -> None:
     typer.echo(printable(message), err=True)
 
 
-def check_writable(path: str | None, option: str, suffix: str | None = None) -> None:
-    """Refuse an output path that cannot be written (missing or read-only folder, wrong suffix)
-    before any work is done."""
+def check_writable(path: str | None, option: str, suffix: str | tuple[str, ...] | None = None) -> None:
+    """Refuse an output path that cannot be written (missing or read-only folder, wrong suffix:
+    one, or one of several) before any work is done."""
     if not path:
         return
-    if suffix and not path.lower().endswith(suffix):
-        raise typer.BadParameter(f"{path}: the file name must end in {suffix}", param_hint=option)
+    suffixes = (suffix,) if isinstance(suffix, str) else suffix
+    if suffixes and not path.lower().endswith(suffixes):
+        raise typer.BadParameter(f"{path}: the file name must end in {' or '.join(suffixes)}", param_hint=option)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise typer.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)

@@ -12,13 +12,15 @@ import typer
 from ..default_qrels import default_qrels
 from ..meta.design import TESTS as DESIGN_TESTS
 from ..meta.design import design
+from ..report import figure_data
 from ..report.table import Report, Table
 from ..repro import orderings, reproducibility
 from ..repro import render as repro_render
+from . import figures
 from . import options as opt
 from .app import app, open_store
 from .choices import choice, flag
-from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .output import OutputFile, emit, format_option, output_format, say
 
 
 def _open_interval(value: float, option: str) -> float:
@@ -71,14 +73,15 @@ def repro_cmd(
     per_topic: bool = flag("--per-topic", help="Print KTU and RBO of every topic instead."),
     fmt: str | None = format_option(extra_help=" json: repro_eval's shape."),
     output: str | None = OutputFile,
-    plot: str | None = typer.Option(None, "--plot", help="Draw ER against ΔRI (one point per metric) to this PNG."),
+    plot: str | None = figures.plot_option("ER against ΔRI (one point per metric)"),
+    plot_data: str | None = figures.PlotData,
     no_save: bool = flag("--no-save", help="Do not store the analysis."),
     *,
     ev: opt.EvaluationOptions,
     store: opt.StoreOptions,
 ) -> None:
     chosen = output_format(fmt, output)
-    check_writable(plot, "--plot", ".png")
+    figures.check(plot, plot_data)
     _open_interval(rbo_p, "--rbo-p")
     if cut < 1:
         raise typer.BadParameter(f"must be at least 1, not {cut}", param_hint="--cut")
@@ -94,9 +97,7 @@ def repro_cmd(
         emit(_report(repro_render.per_topic_table(r)), chosen, output)
     else:
         emit(_report(repro_render.table(r), r.to_dict()), chosen, output)
-    if plot:
-        repro_render.plot_er_dri(r, plot)
-        say(f"wrote {plot}")
+    figures.write(plot, plot_data, lambda p: repro_render.plot_er_dri(r, p), lambda: figure_data.er_dri(r))
     if r.analysis_id is not None:
         say(f"stored as analysis {r.analysis_id} (meta_runs kind 'repro'; rows in meta_repro, meta_repro_topics)")
 
