@@ -270,6 +270,28 @@ def _fetch(
     return ScoreMatrix(col.qrels, canonical, col.metric, list(runs), [str(t) for t in topics], values, agg)
 
 
+def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str = "error") -> list[ScoreMatrix]:
+    """One :class:`ScoreMatrix` per metric of an :class:`~evalstore.result.EvalResult` (runs
+    evaluated in memory: :func:`evalstore.evaluate`, :class:`evalstore.Evaluator`), over ``runs``
+    (default: the result's, in its order), with the ``missing`` policy of :func:`score_matrices`;
+    the result's notes go with every matrix."""
+    missing = normalise_missing(missing)
+    order = list(runs) if runs is not None else list(dict.fromkeys(r for r, _, _, _ in result.means))
+    position = {r: i for i, r in enumerate(order)}
+    mats = []
+    for metric in result.metrics:
+        cells = [(r, t, v) for r, t, m, v in result.per_topic if m == metric and r in position]
+        topics = sorted({t for _, t, _ in cells}, key=lambda t: t.encode("utf-8"))
+        column = {t: j for j, t in enumerate(topics)}
+        values = np.full((len(order), len(topics)), np.nan)
+        for r, t, v in cells:
+            values[position[r], column[t]] = np.nan if v is None else float(v)
+        stored = result.stored_names.get(metric, metric)
+        mats.append(ScoreMatrix(result.qrels, stored, metric, order, topics, values,
+                                result.aggregates.get(metric, "mean"), notes=list(result.notes)))  # fmt: skip
+    return _apply_missing(mats, missing)
+
+
 def _apply_missing(mats: list[ScoreMatrix], policy: str) -> list[ScoreMatrix]:
     holes = [np.isnan(m.values) for m in mats]
     if not any(h.any() for h in holes):

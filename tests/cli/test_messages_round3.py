@@ -106,8 +106,19 @@ def test_design_and_every_analysis_warn_about_a_diversity_metric_on_plain_qrels(
         ("design", "-m", "alpha_nDCG@20", "--min-diff", "0.1"),
         ("compare", "-b", "bm25", "-m", "alpha_nDCG@20"),
         ("meta", "kendall", "-m", "alpha_nDCG@20", "-m", "AP"),
-        ("repro", "-b", "bm25", "-a", "dense", "--rep-baseline", "bm25_rm3", "--rep-advanced", "hybrid", "-m",
-         "alpha_nDCG@20"),  # fmt: skip
+        (
+            "repro",
+            "-b",
+            "bm25",
+            "-a",
+            "dense",
+            "--rep-baseline",
+            "bm25_rm3",
+            "--rep-advanced",
+            "hybrid",
+            "-m",
+            "alpha_nDCG@20",
+        ),  # fmt: skip
     ):
         code, _, err = cli(*args, "--no-save", "--db", sample_db)
         assert code == 0, (args, err)
