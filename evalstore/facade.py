@@ -21,6 +21,7 @@ from .comparison import Comparison, compare
 from .drop import DropPlan, drop_qrels, drop_runs, drop_texts
 from .errors import MetricError, StoreError
 from .evaluation import evaluate_runs
+from .experiments import Experiment, store_experiment
 from .explain import Explanation, explain
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
@@ -309,6 +310,39 @@ class Store(StoreHandle):
         return agree(
             self, reference, candidate, metrics, rel=rel, runs=runs, test=test, alpha=alpha, trials=trials, seed=seed,
             missing=missing, convention=convention, complete=complete, depth=depth, save=save, progress=progress,
+        )  # fmt: skip
+
+    def experiment(
+        self,
+        measures: str | Sequence[Any],
+        systems: Sequence[str] | None = None,
+        qrels: str | None = None,
+        *,
+        baseline: str | int | Sequence[str | int] | None = None,
+        test: str = "t",
+        correction: str | None = None,
+        alpha: float = 0.05,
+        trials: int = 10000,
+        seed: int = 0,
+        effects: bool = False,
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = False,
+        progress: bool | None = None,
+    ) -> Experiment:
+        """PyTerrier's ``pt.Experiment`` in one call on the store's runs: ``systems`` (default: every
+        run) on ``measures`` against ``qrels`` (default: the ``--qrels`` rule), compared with one or
+        several ``baseline`` runs (``test``, ``correction``: None, holm, bonferroni, bh, by;
+        ``effects``); ``.to_df()`` (name, means, ``<measure> +``, ``-``, ``p-value``, ``reject``,
+        ...), ``.to_df(perquery=True)`` (name, qid, measure, value), ``.comparisons[baseline]``
+        (what ``evalstore compare`` prints). Comparisons are stored only with ``save=True``. See
+        :mod:`evalstore.experiments`."""
+        return store_experiment(
+            self, measures, systems, qrels, baseline=baseline, test=test, correction=correction, alpha=alpha,
+            trials=trials, seed=seed, effects=effects, missing=missing, convention=convention, complete=complete,
+            depth=depth, save=save, progress=progress,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reproducibility and design

@@ -183,9 +183,9 @@ class EvalResult:
                 for name in ("rank_hi", "rank_lo", "rank"):
                     out.insert(at, f"{m} {name}", df.pivot(index=index, columns="metric", values=name)[m])
         out.columns.name = None
-        if not means:  # runs in request order, topics in byte order as trec_eval prints them
-            order = {r: i for i, r in enumerate(dict.fromkeys(r for r, _, _, _ in self.per_topic))}
-            out = out.sort_index(key=lambda ix: ix.map(order) if ix.name == "run" else ix.map(lambda t: t.encode()))
+        # runs in the order asked (the result's order), topics in byte order as trec_eval prints them
+        order = {r: i for i, r in enumerate(dict.fromkeys(r for r, _, _, _ in self.means))}
+        out = out.sort_index(key=lambda ix: ix.map(order) if ix.name == "run" else ix.map(lambda t: t.encode()))
         return out.reset_index()
 
     def __repr__(self) -> str:

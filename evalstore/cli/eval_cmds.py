@@ -7,6 +7,7 @@ import os
 import typer
 
 from ..api import evaluate as evaluate_files
+from ..default_qrels import default_qrels
 from ..demo import run_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
@@ -14,16 +15,18 @@ from ..intervals import attach as attach_intervals
 from ..meta import plots
 from ..ranking.intervals import attach as attach_ranks
 from ..ranking.intervals import legend as rank_legend
+from ..report import figure_data
 from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult
 from ..subsample import derivations, evaluate_subsamples
+from . import figures
 from . import options as opt
-from .app import app, group, only_qrels, open_store
+from .app import app, group, open_store
 from .choices import flag
 from .inputs import spooled
-from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .output import OutputFile, emit, format_option, output_format
 from .spark_eval import spark_eval
 
 EVAL_FORMATS = (*TABLES, "evaluation")
@@ -71,9 +74,8 @@ def eval_cmd(
         help="Also evaluate subsamples of the qrels set, in one bulk pass: 'all', "
         "names or fractions (comma-separated). Adds fraction/trial columns.",
     ),
-    plot: str | None = typer.Option(
-        None, "--plot", help="Also draw the per-topic scores as a box plot per run to this PNG file."
-    ),
+    plot: str | None = figures.plot_option("the per-topic scores as a box plot per run"),
+    plot_data: str | None = figures.PlotData,
     recompute: bool = flag(
         "--recompute",
         help="Compute every score again (default: reuse stored scores of the same run and qrels content, "
@@ -87,33 +89,59 @@ def eval_cmd(
     """Compute metrics: for runs of the store against a qrels set (the per-topic scores are stored),
     or for files given as arguments (nothing is stored)."""
     fmt = output_format(fmt, output, EVAL_FORMATS)
-    check_writable(plot, "--plot", ".png")
+    figures.check(plot, plot_data)
     qrels = _one_qrels(qrels_sets, agg)
-    _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt, ci.ci or ci.rank_ci)
+    _check_mode(files, qrels, run, engine, data, subsamples, plot or plot_data, fmt, ci.ci or ci.rank_ci)
     metrics = metric or ["official"]
+    result: EvalResult | None = None
     if agg is not None:
-        _check_across(files, engine, subsamples, plot, per_topic, fmt, ci)
+        _check_across(files, engine, subsamples, plot or plot_data, per_topic, fmt, ci)
         report = _across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci)
     elif engine == "spark":
         assert data is not None and qrels is not None
         result = spark_eval(data, qrels, run or None, metrics, ev.kwargs())
-        report = _result_report(result, fmt, per_topic, transpose, plot, f"Spark: qrels {qrels}")
+        title = f"Spark: qrels {qrels}"
+        report = _result_report(result, fmt, per_topic, transpose, title)
     elif files:
         with spooled(files) as paths:
             qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
             result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
-        report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}", ci.spec, ci.rank_spec)
+        title = f"qrels {files[0]}"
+        report = _result_report(result, fmt, per_topic, transpose, title, ci.spec, ci.rank_spec)
     else:
-        with open_store(store_opts.db) as store:
-            qrels = qrels or only_qrels(store)
-            if subsamples:
-                report = _subsamples_report(
-                    store, qrels, run, metrics, subsamples, ev, ci.spec, fmt, per_topic, ci.rank_spec
-                )
-            else:
-                result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
-                report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
+        asked = (qrels, run, metrics, subsamples, recompute)
+        report, result, title = _store_report(store_opts, *asked, ev, ci, fmt, per_topic, transpose)
+    if result is not None:
+        shown = result
+        figures.write(plot, plot_data, lambda p: plots.plot_scores(shown, p, title), lambda: figure_data.scores(shown))
     emit(report, fmt, output)
+
+
+def _store_report(
+    store_opts: opt.StoreOptions,
+    qrels: str | None,
+    run: list[str] | None,
+    metrics: list[str],
+    subsamples: str | None,
+    recompute: bool,
+    ev: opt.EvaluationOptions,
+    ci: opt.IntervalOptions,
+    fmt: str,
+    per_topic: bool,
+    transpose: bool,
+) -> tuple[Report, EvalResult | None, str]:
+    """The evaluation of stored runs (with their subsamples when asked): the report, the result
+    (None for subsamples) and its title."""
+    with open_store(store_opts.db) as store:
+        qrels = qrels or default_qrels(store, metrics)
+        title = f"qrels {qrels}"
+        if subsamples:
+            report = _subsamples_report(
+                store, qrels, run, metrics, subsamples, ev, ci.spec, fmt, per_topic, ci.rank_spec
+            )
+            return report, None, title
+        result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
+        return _result_report(result, fmt, per_topic, transpose, title), result, title
 
 
 def _one_qrels(qrels_sets: list[str] | None, agg: str | None) -> str | None:
@@ -166,8 +194,8 @@ def _across_report(
     """One leaderboard over the qrels sets (checked first: see :func:`_check_across`)."""
     with open_store(store_opts.db) as store:
         board = store.leaderboard(
-            qrels_sets or [only_qrels(store)], run or None, metrics, agg=agg, rank_ci=ci.rank_ci, level=ci.level,
-            trials=ci.trials, seed=ci.seed, **ev.kwargs(),
+            qrels_sets or [default_qrels(store, metrics)], run or None, metrics, agg=agg, rank_ci=ci.rank_ci,
+            level=ci.level, trials=ci.trials, seed=ci.seed, **ev.kwargs(),
         )  # fmt: skip
     title = f"{len(board.qrels)} qrels sets ({', '.join(board.qrels)}), runs ranked by {agg}"
     return Report([board.table(title)], notes=list(board.notes), legend=board.legend())
@@ -193,7 +221,8 @@ def _check_mode(
         raise typer.BadParameter("--data goes with --engine spark", param_hint="--data")
     if subsamples and (plot or fmt == "trec"):
         raise typer.BadParameter(
-            "--plot and --format trec show one qrels set; leave out --subsamples", param_hint="--subsamples"
+            "--plot, --plot-data and --format trec show one qrels set; leave out --subsamples",
+            param_hint="--subsamples",
         )
     if files and (qrels or run or subsamples):
         raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
@@ -235,21 +264,17 @@ def _result_report(
     fmt: str,
     per_topic: bool,
     transpose: bool,
-    plot: str | None,
     title: str,
     intervals: IntervalSpec | None = None,
     ranks: IntervalSpec | None = None,
 ) -> Report:
     """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
-    reader, as trec_eval -q); draws the box plot when asked; adds the intervals asked for when the
-    evaluation has none yet (files: nothing is stored)."""
+    reader, as trec_eval -q); adds the intervals asked for when the evaluation has none yet (files:
+    nothing is stored)."""
     if intervals is not None and result.interval_spec is None:
         attach_intervals(None, result, intervals)
     if ranks is not None and result.rank_spec is None:
         attach_ranks(None, result, ranks)
-    if plot:
-        plots.plot_scores(result, plot, title)
-        say(f"wrote {plot}")
     notes = list(result.notes)
     if result.reused:
         notes.append(
@@ -312,7 +337,9 @@ def export_leaderboard_cmd(
         emit(_across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci), chosen, None if to_stdout else output)
         return
     with open_store(store_opts.db) as store:
-        result = store.evaluate(qrels or only_qrels(store), run or None, metrics, **ev.kwargs(), **ci.kwargs())
+        result = store.evaluate(
+            qrels or default_qrels(store, metrics), run or None, metrics, **ev.kwargs(), **ci.kwargs()
+        )
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
     legend = _interval_legend(ci.spec, per_topic)
     legend += _rank_legend(ci.rank_spec, result.metrics, per_topic, len(result.rank_widened))

@@ -20,15 +20,16 @@ from typing import Any, TypeVar
 
 import typer
 
+from .. import default_qrels
 from ..errors import MetricError
 from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
 from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
 from ..ranking.intervals import RANK_METHODS
-from . import resources
+from . import figures, resources
 from .choices import choice, flag
-from .output import OutputFile, check_writable, format_option, output_format
+from .output import OutputFile, format_option, output_format
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -59,17 +60,16 @@ Missing = choice(
 
 # --------------------------------------------------------------------------- what to evaluate
 Qrels = typer.Option(..., "--qrels", "-q", help="Name of the qrels set (see `evalstore list qrels`).")
-QrelsDefault = typer.Option(None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set).")
+QrelsDefault = typer.Option(None, "--qrels", "-q", help=f"Qrels set of the store ({default_qrels.HELP}).")
 QrelsColumns = typer.Option(
-    None, "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns (default: the store's only one)."
+    None, "--qrels", "-q", help=f"Qrels set (or subsample); repeat for several columns ({default_qrels.HELP})."
 )
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
 QrelsAcross = typer.Option(
     None,
     "--qrels",
     "-q",
-    help="Qrels set of the store (default: the store's only qrels set); repeat with --agg for one leaderboard "
-    "over several sets.",
+    help=f"Qrels set of the store ({default_qrels.HELP}); repeat with --agg for one leaderboard over several sets.",
 )
 Agg = choice(
     None,
@@ -95,7 +95,7 @@ Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
 Yes = flag("--yes", "-y", help="Do not ask for confirmation.")
 
 # --------------------------------------------------------------------------- output
-Plot = typer.Option(None, "--plot", help="Also draw a PNG figure to this file.")
+Plot = figures.plot_option("the analysis' figure")
 
 
 # --------------------------------------------------------------------------- groups
@@ -227,11 +227,18 @@ class IntervalOptions:
 
     def __post_init__(self) -> None:
         for method in (self.ci, self.rank_ci):
-            if method is not None:
+            if method is None:
+                continue
+            # each value checked alone, so that the message names the one option at fault
+            for option, args in (
+                ("--level", (self.level,)),
+                ("--trials", (self.level, self.trials)),
+                ("--seed", (self.level, self.trials, self.seed)),
+            ):
                 try:
-                    interval_spec(method, self.level, self.trials, self.seed)
+                    interval_spec(method, *args)
                 except MetricError as e:
-                    raise typer.BadParameter(str(e), param_hint="--level/--trials/--seed") from None
+                    raise typer.BadParameter(str(e), param_hint=option) from None
 
     @property
     def spec(self) -> IntervalSpec | None:
@@ -292,6 +299,7 @@ _ANALYSIS_OUTPUT = (
     ("fmt", str | None, format_option()),
     ("output", str | None, OutputFile),
     ("plot", str | None, Plot),
+    ("plot_data", str | None, figures.PlotData),
     ("no_save", bool, flag("--no-save", help="Do not store the results in the meta_* relations.")),
 )
 
@@ -310,6 +318,7 @@ class AnalysisOptions:
     fmt: str | None
     output: str | None
     plot: str | None
+    plot_data: str | None
     no_save: bool
     db: str | None
     memory_limit: str | None = None
@@ -333,7 +342,7 @@ class AnalysisOptions:
         resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
-        check_writable(self.plot, "--plot", ".png")
+        figures.check(self.plot, self.plot_data)
 
     @property
     def paper(self) -> bool:

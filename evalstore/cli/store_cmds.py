@@ -241,7 +241,7 @@ def drop_docs(
 
 
 def _drop(kind: str, names: list[str], yes: bool, db: str | None) -> None:
-    check_can_ask(yes)
+    check_can_ask(yes, "drop them" if len(names) > 1 else "drop it")
     with open_store(db) as store:
         plan = plan_drop(store, kind, names)
         if not confirmed(yes, f"drop {plan.summary()}?"):
