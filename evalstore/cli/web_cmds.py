@@ -27,9 +27,20 @@ from .output import say
 @opt.shared(store=opt.STORE)
 def serve_cmd(
     host: str = typer.Option(
-        "127.0.0.1", "--host", help="Address to listen on (default: this machine only; 0.0.0.0: the whole network)."
+        "127.0.0.1",
+        "--host",
+        help="Address to listen on (default: this machine only; 0.0.0.0: the whole network; [::1]: IPv6 loopback).",
     ),
     port: int = typer.Option(8000, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port)."),
+    sql_time_limit: float = typer.Option(
+        5.0, "--sql-time-limit", min=0.1, max=3600.0, help="Seconds a query of the SQL page may run."
+    ),
+    allow_host: list[str] | None = typer.Option(
+        None,
+        "--allow-host",
+        help="Another host name the pages are served under (a DNS alias, a proxy's name); repeat. Requests for "
+        "other names than these, the loopback names and --host are refused (DNS rebinding).",
+    ),
     *,
     store: opt.StoreOptions,
 ) -> None:
@@ -47,7 +58,7 @@ def serve_cmd(
         typer.echo(f"evalstore serve: {url}  (read-only view of the store; Ctrl-C to stop)")
 
     server.serve(store.db, host=host, port=port, wait=r.wait, memory_limit=r.memory_limit, threads=r.threads,
-                 on_ready=ready)  # fmt: skip
+                 allowed=allow_host or (), sql_time_limit=sql_time_limit, on_ready=ready)  # fmt: skip
 
 
 @app.command(
