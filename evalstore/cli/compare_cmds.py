@@ -8,9 +8,11 @@ from .. import comparison as cmp_lib
 from ..meta import plots
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import options as opt
+from . import ranges
 from .app import app, only_qrels, open_store
 from .choices import flag
 from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .ranges import number
 
 
 @app.command(
@@ -46,7 +48,7 @@ def compare_cmd(
         "Benjamini-Hochberg (bh) or Benjamini-Yekutieli (by) (false discovery rate).",
     ),
     alpha: float = opt.Alpha,
-    trials: int = typer.Option(10000, "--trials", "-B", help="Resamples B of the Monte-Carlo tests."),
+    trials: int = number(10000, "--trials", "-B", range=ranges.TRIALS, help="Resamples B of the Monte-Carlo tests."),
     seed: int = opt.Seed,
     all_pairs: bool = flag("--all-pairs", help="Test every pair of runs (letters, as ranx)."),
     effects: bool = flag(

@@ -24,9 +24,10 @@ from ..errors import MetricError
 from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
-from . import resources
+from . import ranges, resources
 from .choices import choice, flag
 from .output import OutputFile, check_writable, format_option, output_format
+from .ranges import number
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,16 +66,23 @@ Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (def
 Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
 
 # --------------------------------------------------------------------------- resampling
-Trials = typer.Option(1000, "--trials", "-B", help="Number of resamples B.")
-Seed = typer.Option(0, "--seed", help="Random seed (the same seed reproduces the results exactly).")
+Trials = number(1000, "--trials", "-B", range=ranges.TRIALS, help="Number of resamples B.")
+Seed = number(0, "--seed", range=ranges.SEED, help="Random seed (the same seed reproduces the results exactly).")
 # subsampling (Buckley & Voorhees reduced qrels): the same spelling in `subsample` and `meta robustness`
-SubsampleTrials = typer.Option(
-    1, "--subsample-trials", "-k", help="Subsamples per fraction: independent shuffles (trials 0..K-1)."
+SubsampleTrials = number(
+    1,
+    "--subsample-trials",
+    "-k",
+    range=ranges.SUBSAMPLE_TRIALS,
+    help="Subsamples per fraction: independent shuffles (trials 0..K-1).",
 )
-SubsampleSeed = typer.Option(
-    0, "--subsample-seed", help="Seed of the subsampling (the same seed gives the same subsamples anywhere)."
+SubsampleSeed = number(
+    0,
+    "--subsample-seed",
+    range=ranges.SEED,
+    help="Seed of the subsampling (the same seed gives the same subsamples anywhere).",
 )
-Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
+Alpha = number(0.05, "--alpha", range=ranges.ALPHA, help="Significance level.")
 
 Yes = flag("--yes", "-y", help="Do not ask for confirmation.")
 
@@ -138,12 +146,16 @@ MemoryLimit = typer.Option(
     help="DuckDB memory limit, e.g. 1.5GB or 50% (default: 128 MB per thread, at least 512 MB, at most a quarter "
     "of the RAM or 4 GB); beyond it DuckDB spills to --temp-dir.",
 )
-Threads = typer.Option(None, "--threads", envvar="EVALSTORE_THREADS", min=1, help="DuckDB worker threads.")
+Threads = number(None, "--threads", envvar="EVALSTORE_THREADS", range=ranges.THREADS, help="DuckDB worker threads.")
 TempDir = typer.Option(
     None, "--temp-dir", envvar="EVALSTORE_TEMP_DIR", help="Where DuckDB spills data that does not fit in memory."
 )
-Wait = typer.Option(
-    None, "--wait", envvar="EVALSTORE_WAIT", min=0.0, help="Seconds to retry while another process holds the store."
+Wait = number(
+    None,
+    "--wait",
+    envvar="EVALSTORE_WAIT",
+    range=ranges.WAIT,
+    help="Seconds to retry while another process holds the store.",
 )
 
 STORE = Group(
@@ -180,7 +192,13 @@ EVALUATION = Group(
         (
             "depth",
             int | None,
-            typer.Option(None, "--depth", "-M", help="Evaluate only the top N documents per topic (trec_eval -M)."),
+            number(
+                None,
+                "--depth",
+                "-M",
+                range=ranges.DEPTH,
+                help="Evaluate only the top N documents per topic (trec_eval -M).",
+            ),
         ),
     ),
 )
@@ -231,7 +249,7 @@ INTERVALS = Group(
         (
             "level",
             float,
-            typer.Option(DEFAULT_LEVEL, "--level", help="Confidence level of --ci (between 0 and 1)."),
+            number(DEFAULT_LEVEL, "--level", range=ranges.LEVEL, help="Confidence level of --ci."),
         ),
         ("trials", int, Trials),
         ("seed", int, Seed),
@@ -244,9 +262,10 @@ _RUN_SELECTION = (
     (
         "top",
         int | None,
-        typer.Option(
+        number(
             None,
             "--top",
+            range=ranges.RUNS,
             help="Keep the N best runs by --top-by (default: the first metric) on the first qrels set.",
         ),
     ),

@@ -15,9 +15,11 @@ from ..report.table import Report, Table
 from ..repro import orderings, reproducibility
 from ..repro import render as repro_render
 from . import options as opt
+from . import ranges
 from .app import app, only_qrels, open_store
 from .choices import choice, flag
 from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .ranges import number
 
 
 def _open_interval(value: float, option: str) -> float:
@@ -51,8 +53,15 @@ def repro_cmd(
         None, "--rep-qrels", help="Qrels of another collection the reproduction ran on (replicability)."
     ),
     metric: list[str] = opt.Metrics,
-    rbo_p: float = typer.Option(0.8, "--rbo-p", help="RBO's persistence p (repro_eval's own default is 0.95)."),
-    cut: int = typer.Option(1000, "--cut", help="Rank cut of KTU and RBO (repro_eval: 1000)."),
+    rbo_p: float = number(
+        0.8, "--rbo-p", range=ranges.PROBABILITY, help="RBO's persistence p (repro_eval's own default is 0.95)."
+    ),
+    cut: int = number(
+        1000,
+        "--cut",
+        range=ranges.CUT,
+        help="Rank cut of KTU and RBO (repro_eval: 1000); the work stops at the longest ranking.",
+    ),
     order: str = choice(
         "trec_eval",
         "--order",
@@ -121,14 +130,19 @@ def design_cmd(
         help="t (paired t-test), anova (one-way ANOVA), ci (cap on the CI width).",
     ),
     alpha: float = opt.Alpha,
-    beta: float = typer.Option(0.2, "--beta", help="Type II error rate (power 1 - beta); unused by --test ci."),
-    min_diff: float = typer.Option(
+    beta: float = number(
+        0.2, "--beta", range=ranges.BETA, help="Type II error rate (power 1 - beta); unused by --test ci."
+    ),
+    min_diff: float = number(
         ...,
         "--min-diff",
+        range=ranges.MIN_DIFF,
         help="Minimum detectable difference (t), range between best and worst system (anova), or the cap on the "
         "width of the 1 - alpha CI of a mean difference (ci).",
     ),
-    systems: int | None = typer.Option(None, "--systems", help="m, systems compared by ANOVA (default: the runs)."),
+    systems: int | None = number(
+        None, "--systems", range=ranges.SYSTEMS, help="m, systems compared by ANOVA (default: the runs)."
+    ),
     missing: str = opt.Missing,
     fmt: str | None = format_option(),
     output: str | None = OutputFile,

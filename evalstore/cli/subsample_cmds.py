@@ -15,10 +15,12 @@ from ..subsample import (
     topic_sizes,
 )
 from . import options as opt
+from . import ranges
 from .app import CONTEXT, app, open_store
 from .choices import flag
 from .help_format import HelpGroup
 from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
+from .ranges import number
 
 subsample_app = typer.Typer(
     cls=HelpGroup,
@@ -44,10 +46,14 @@ def create(
     ),
     trials: int = opt.SubsampleTrials,
     seed: int = opt.SubsampleSeed,
-    old_trials: int | None = typer.Option(None, "--trials", hidden=True),  # before 0.x: deprecated spellings
-    old_seed: int | None = typer.Option(None, "--seed", hidden=True),
-    min_rel: int = typer.Option(1, "--min-rel", help="Keep at least this many relevant docs per topic."),
-    min_nonrel: int = typer.Option(10, "--min-nonrel", help="Keep at least this many nonrelevant docs per topic."),
+    old_trials: int | None = number(  # before 0.x: deprecated spellings
+        None, "--trials", range=ranges.SUBSAMPLE_TRIALS, hidden=True, help="Deprecated: --subsample-trials."
+    ),
+    old_seed: int | None = number(None, "--seed", range=ranges.SEED, hidden=True, help="Deprecated: --subsample-seed."),
+    min_rel: int = number(1, "--min-rel", range=ranges.COUNT, help="Keep at least this many relevant docs per topic."),
+    min_nonrel: int = number(
+        10, "--min-nonrel", range=ranges.COUNT, help="Keep at least this many nonrelevant docs per topic."
+    ),
     method: str = typer.Option("buckley_voorhees", "--method", help="Subsampling method (buckley_voorhees)."),
     prefix: str | None = typer.Option(None, "--prefix", help="Name prefix (default: the qrels name)."),
     replace: bool = flag("--replace", help="Recreate same-named subsamples made differently."),

@@ -10,9 +10,10 @@ from __future__ import annotations
 import typer
 
 from . import options as opt
-from . import resources
+from . import ranges, resources
 from .app import app, open_for_reading
 from .output import say
+from .ranges import number
 
 
 @app.command(
@@ -31,9 +32,9 @@ def serve_cmd(
         "--host",
         help="Address to listen on (default: this machine only; 0.0.0.0: the whole network; [::1]: IPv6 loopback).",
     ),
-    port: int = typer.Option(8000, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port)."),
-    sql_time_limit: float = typer.Option(
-        5.0, "--sql-time-limit", min=0.1, max=3600.0, help="Seconds a query of the SQL page may run."
+    port: int = number(8000, "--port", "-p", range=ranges.PORT, help="Port to listen on (0: any free port)."),
+    sql_time_limit: float = number(
+        5.0, "--sql-time-limit", range=ranges.SQL_SECONDS, help="Seconds a query of the SQL page may run."
     ),
     allow_host: list[str] | None = typer.Option(
         None,

@@ -14,7 +14,6 @@ import pytest
 
 import evalstore
 from evalstore.errors import StoreError, StoreLockedError
-from evalstore.store import connection, waiting
 
 
 def test_two_sandboxed_opens_in_one_process(sample_db):
@@ -55,6 +54,8 @@ def test_sandboxed_opens_from_many_threads(sample_db):
 
 
 def test_a_failed_open_leaves_no_connection(sample_db, monkeypatch):
+    from evalstore.store import connection
+
     def broken(con, sandbox):
         raise RuntimeError("setting up the connection failed")
 
@@ -77,6 +78,8 @@ def test_other_settings_in_one_process_is_a_plain_error(sample_db):
 
 def test_a_waiting_writer_goes_first(sample_db):
     """A reader that yields to writers sees a busy store while a writer of another process waits."""
+    from evalstore.store import waiting
+
     holder = evalstore.open(sample_db, read_only=True)  # a reader holds the store: the writer must wait
     code = (
         "import evalstore, time; t = time.monotonic(); "
@@ -100,6 +103,8 @@ def test_a_waiting_writer_goes_first(sample_db):
 
 
 def test_a_stale_marker_is_ignored(sample_db):
+    from evalstore.store import waiting
+
     marker = sample_db.parent / (sample_db.name + waiting.SUFFIX)
     marker.write_text("999999999\n")
     import os

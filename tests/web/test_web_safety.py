@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 from websupport import Server
 
-from evalstore.web import hosts, sqlpage
+from evalstore.web import sqlpage
 from evalstore.web.app import Source, create_app
 
 
@@ -142,6 +142,8 @@ def test_host_option_and_allowed_names(web_store):
 
 
 def test_host_header_parsing():
+    from evalstore.web import hosts
+
     assert hosts.host_of("[::1]:8000") == "::1"
     assert hosts.host_of("Example.ORG.") == "example.org"
     for bad in ("[::1", "[::1]x", "a:b:c", "host:port", ":80"):
