@@ -84,8 +84,9 @@ def _shown(v: Any) -> str:
 TRIALS = Range(1, 100_000_000)
 #: a random seed (stored as a BIGINT)
 SEED = Range(0, INT64_MAX)
-#: a significance level
-ALPHA = Range(0, 0.5, lo_open=True)
+#: a significance level (below 1e-6 no test here resolves it: B is at most 10^8, and the design's
+#: power computations lose their precision)
+ALPHA = Range(1e-6, 0.5)
 #: a confidence level
 LEVEL = Range(0.5, 1, hi_open=True)
 #: a rank depth or cut-off (trec_eval -M); DuckDB's INTEGER
@@ -107,7 +108,7 @@ PROBABILITY = Range(0, 1, lo_open=True, hi_open=True)
 #: the rank cut of KTU and RBO: any size (the work stops at the longest ranking)
 CUT = Range(1, INT64_MAX)
 #: a type II error rate
-BETA = Range(0, 1, lo_open=True, hi_open=True)
+BETA = Range(1e-6, 1, hi_open=True)
 #: a minimum detectable difference (or CI width): positive and finite
 MIN_DIFF = Range(0, 1e9, lo_open=True)
 #: systems compared by one-way ANOVA

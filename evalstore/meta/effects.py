@@ -23,15 +23,22 @@ import numpy as np
 from ..errors import MetaError
 from .sampling import bootstrap_indices
 
+#: a residual variance below this share of the mean square of the scores is rounding, not variance:
+#: runs that score alike on every topic (or differ by a constant) leave residuals of about 1e-16 of
+#: the scores, whose squares are about 1e-32 of their mean square
+ROUNDING = 1e-20
+
 
 def residual_variance(X: np.ndarray) -> float:
-    """V_E of the two-way ANOVA without replication over the runs x topics matrix X."""
+    """V_E of the two-way ANOVA without replication over the runs x topics matrix X; exactly 0 when
+    it is within rounding of 0 (:data:`ROUNDING`: identical runs give 0, not 1e-33)."""
     X = np.asarray(X, dtype=np.float64)
     m, n = X.shape
     if m < 2 or n < 2:
         raise MetaError("the residual variance needs at least 2 runs and 2 topics")
     resid = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0, keepdims=True) + X.mean()
-    return float((resid**2).sum() / ((m - 1) * (n - 1)))
+    ve = float((resid**2).sum() / ((m - 1) * (n - 1)))
+    return 0.0 if ve <= ROUNDING * float(np.mean(X * X)) else ve
 
 
 def t_interval(Z: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -131,7 +131,9 @@ def run_query(
 _FETCH = 64
 
 
-def _fetch_capped(cur: duckdb.DuckDBPyConnection, max_rows: int | None, max_bytes: int | None) -> tuple[list, str | None]:
+def _fetch_capped(
+    cur: duckdb.DuckDBPyConnection, max_rows: int | None, max_bytes: int | None
+) -> tuple[list, str | None]:
     """The rows of ``cur`` up to ``max_rows`` rows and ``max_bytes`` bytes of values, converted a
     few at a time (a result of a hundred 10 MB strings is not copied whole into Python)."""
     rows: list[tuple] = []

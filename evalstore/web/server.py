@@ -94,9 +94,7 @@ def serve(
     from .app import Source, create_app
 
     loc = check_store(location, wait)
-    source = Source(
-        loc, wait=max(wait, 2.0), memory_limit=memory_limit, threads=threads, time_limit=sql_time_limit
-    )
+    source = Source(loc, wait=max(wait, 2.0), memory_limit=memory_limit, threads=threads, time_limit=sql_time_limit)
     app = create_app(source, host=host, allowed=allowed)
     sock = bind(host, port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
