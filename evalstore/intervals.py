@@ -56,7 +56,9 @@ class Summaries(Protocol):
     intervals: list[tuple[str, str, float | None, float | None]]
     interval_spec: IntervalSpec | None
 
-    def add_intervals(self, method: str, level: float, trials: int, seed: int) -> Summaries: ...
+    def add_intervals(
+        self, method: str, level: float, trials: int, seed: int, *, memory: int | None = None
+    ) -> Summaries: ...
 
 
 @dataclass(frozen=True)
@@ -98,9 +100,12 @@ def scale_of(aggregate: str) -> str | None:
     return {"mean": "mean", "gmean": "log"}.get(aggregate)
 
 
-def compute(result: Summaries, how: IntervalSpec) -> list[tuple[str, str, float | None, float | None]]:
+def compute(
+    result: Summaries, how: IntervalSpec, memory: int | None = None
+) -> list[tuple[str, str, float | None, float | None]]:
     """``(run, metric, lo, hi)`` for every mean of ``result`` (in its order); lo and hi are None
-    where there is no interval (a sum, fewer than 2 topics)."""
+    where there is no interval (a sum, fewer than 2 topics). ``memory``: the memory limit in bytes
+    the bootstrap sizes its work from (:mod:`evalstore.meta.budget`; None: the default limit)."""
     values: dict[tuple[str, str], list[float]] = {}
     for run, _, metric, v in result.per_topic:
         if v is not None and not math.isnan(v):
@@ -117,7 +122,7 @@ def compute(result: Summaries, how: IntervalSpec) -> list[tuple[str, str, float 
         X = np.array([values[k] for k in keys], dtype=np.float64)
         if scale == "log":
             X = np.log(np.maximum(X, GMEAN_FLOOR))
-        lo, hi = _interval(X, how)
+        lo, hi = _interval(X, how, memory)
         if scale == "log":
             lo, hi = np.exp(lo), np.exp(hi)
         for k, a, b in zip(keys, lo, hi):
@@ -125,13 +130,13 @@ def compute(result: Summaries, how: IntervalSpec) -> list[tuple[str, str, float 
     return [(r, m, *found.get((r, m), (None, None))) for r, m, _, _ in result.means]
 
 
-def _interval(X: np.ndarray, how: IntervalSpec) -> tuple[np.ndarray, np.ndarray]:
+def _interval(X: np.ndarray, how: IntervalSpec, memory: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     from .meta.effects import bootstrap_interval, t_interval
 
     if how.method == "t":
         return t_interval(X, how.level)
     assert how.trials is not None and how.seed is not None
-    return bootstrap_interval(X, how.trials, how.seed, how.level)
+    return bootstrap_interval(X, how.trials, how.seed, how.level, memory=memory)
 
 
 def save(store: StoreHandle, result: Summaries, qrels_id: int, run_ids: dict[str, int]) -> int:
@@ -190,11 +195,17 @@ def attach(
     how: IntervalSpec,
     *,
     save_to_store: bool = True,
+    memory: int | None = None,
 ) -> None:
     """Add intervals to each result and, with a store, store them (each result's qrels set and runs
-    by name)."""
+    by name). ``memory``: the memory limit in bytes of the bootstrap's work (default: the store's,
+    or without a store the default limit)."""
+    if memory is None and store is not None:
+        from .meta.budget import of_store
+
+        memory = of_store(store)
     for result in [results] if not isinstance(results, Sequence) else results:
-        result.add_intervals(how.method, how.level, how.trials or DEFAULT_TRIALS, how.seed or 0)
+        result.add_intervals(how.method, how.level, how.trials or DEFAULT_TRIALS, how.seed or 0, memory=memory)
         if store is not None and save_to_store:
             runs = {r for r, _, _, _ in result.means}
             ids = {r: store.run_id(r) for r in runs}

@@ -12,12 +12,14 @@ from ..facade import Store
 from ..intervals import IntervalSpec
 from ..intervals import attach as attach_intervals
 from ..meta import plots
+from ..meta.budget import of_limit
 from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult
 from ..subsample import derivations, evaluate_subsamples
 from . import options as opt
+from . import resources
 from .app import app, group, only_qrels, open_store
 from .choices import flag
 from .inputs import spooled
@@ -174,8 +176,8 @@ def _result_report(
     """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
     reader, as trec_eval -q); draws the box plot when asked; adds the intervals asked for when the
     evaluation has none yet (files: nothing is stored)."""
-    if intervals is not None and result.interval_spec is None:
-        attach_intervals(None, result, intervals)
+    if intervals is not None and result.interval_spec is None:  # files: no store, the limit of --memory-limit
+        attach_intervals(None, result, intervals, memory=of_limit(resources.CURRENT.memory_limit))
     if plot:
         plots.plot_scores(result, plot, title)
         say(f"wrote {plot}")

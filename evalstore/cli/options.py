@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import typer
 
 from ..errors import MetricError
-from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
+from ..intervals import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
 from . import ranges, resources
@@ -204,22 +204,42 @@ EVALUATION = Group(
 )
 
 
+_WITHOUT_CI = "goes with --ci (t or bootstrap): add --ci, or leave it out"
+
+
 @dataclass(frozen=True)
 class IntervalOptions:
     """``--ci``, ``--level``, ``--trials``, ``--seed``: a confidence interval of every mean
     (:mod:`evalstore.intervals`), checked before any work."""
 
     ci: str | None
-    level: float
-    trials: int
-    seed: int
+    given_level: float | None
+    given_trials: int | None
+    given_seed: int | None
 
     def __post_init__(self) -> None:
-        if self.ci is not None:
-            try:
-                interval_spec(self.ci, self.level, self.trials, self.seed)
-            except MetricError as e:
-                raise typer.BadParameter(str(e), param_hint="--level/--trials/--seed") from None
+        if self.ci is None:  # the options of an interval without one: an error, not silently ignored
+            given = {"--level": self.given_level, "--trials": self.given_trials, "--seed": self.given_seed}
+            for flag, value in given.items():
+                if value is not None:
+                    raise typer.BadParameter(_WITHOUT_CI, param_hint=flag)
+            return
+        try:
+            interval_spec(self.ci, self.level, self.trials, self.seed)
+        except MetricError as e:
+            raise typer.BadParameter(str(e), param_hint="--level/--trials/--seed") from None
+
+    @property
+    def level(self) -> float:
+        return DEFAULT_LEVEL if self.given_level is None else self.given_level
+
+    @property
+    def trials(self) -> int:
+        return DEFAULT_TRIALS if self.given_trials is None else self.given_trials
+
+    @property
+    def seed(self) -> int:
+        return 0 if self.given_seed is None else self.given_seed
 
     @property
     def spec(self) -> IntervalSpec | None:
@@ -247,12 +267,26 @@ INTERVALS = Group(
             ),
         ),
         (
-            "level",
-            float,
-            number(DEFAULT_LEVEL, "--level", range=ranges.LEVEL, help="Confidence level of --ci."),
+            "given_level",
+            float | None,
+            number(None, "--level", range=ranges.LEVEL, help=f"Confidence level of --ci (default {DEFAULT_LEVEL})."),
         ),
-        ("trials", int, Trials),
-        ("seed", int, Seed),
+        (
+            "given_trials",
+            int | None,
+            number(
+                None,
+                "--trials",
+                "-B",
+                range=ranges.TRIALS,
+                help=f"Resamples B of --ci bootstrap (default {DEFAULT_TRIALS}).",
+            ),
+        ),
+        (
+            "given_seed",
+            int | None,
+            number(None, "--seed", range=ranges.SEED, help="Random seed of --ci bootstrap (default 0)."),
+        ),
     ),
 )
 

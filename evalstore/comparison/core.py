@@ -15,6 +15,7 @@ import numpy as np
 
 from ..arguments import metric_names, names
 from ..errors import MetaError
+from ..meta import budget
 from ..meta import effects as fx
 from ..meta.bootstrap import paired_bootstrap
 from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
@@ -95,13 +96,14 @@ def compare(
     pairs: list[dict[str, Any]] = []
     effect_rows: list[dict[str, Any]] = []
     notes: list[str] = []
+    memory = budget.of_store(store)
     for m, label in zip(mats, metrics):
         Z = m.values[ii] - m.values[jj]
-        stat, p = _test(test, m.values, Z, ii, jj, B, seed, alpha)
+        stat, p = _test(test, m.values, Z, ii, jj, B, seed, alpha, memory)
         pairs += _pairs(m, label, order, ii, jj, Z, stat, p, adjust_p(p, method), alpha, test)
         if effects:
             assert B is not None
-            effect_rows.extend(_effects(m, label, order, ii, jj, Z, B, seed))
+            effect_rows.extend(_effects(m, label, order, ii, jj, Z, B, seed, memory))
         if test in MONTE_CARLO:
             notes += _trials_note(label, B, alpha, len(ii), method)
     cmp = Comparison(
@@ -233,28 +235,45 @@ def _store(store: StoreHandle, cmp: Comparison, params: dict[str, Any], save: bo
 
 
 def _test(
-    test: str, X: np.ndarray, Z: np.ndarray, ii: np.ndarray, jj: np.ndarray, B: int | None, seed: int, alpha: float
+    test: str,
+    X: np.ndarray,
+    Z: np.ndarray,
+    ii: np.ndarray,
+    jj: np.ndarray,
+    B: int | None,
+    seed: int,
+    alpha: float,
+    memory: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(statistic, p) per row of Z (the comparisons ii vs jj of the runs x topics matrix X)."""
+    """(statistic, p) per row of Z (the comparisons ii vs jj of the runs x topics matrix X);
+    ``memory``: the memory limit in bytes the resampling tests size their work from."""
     if test == "t":
         return paired_t(Z)
     if test == "wilcoxon":
         return wilcoxon(Z)
     assert B is not None
     if test == "randomisation":
-        return randomisation(Z, B, seed)
+        return randomisation(Z, B, seed, memory=memory)
     if test == "bootstrap":
-        r = paired_bootstrap(Z, B, seed, alpha)
+        r = paired_bootstrap(Z, B, seed, alpha, memory=memory)
         return r.t_obs, monte_carlo_p(np.rint(r.asl * B), B)
-    D, P, _ = tukey_hsd(X, B, seed)
+    D, P, _ = tukey_hsd(X, B, seed, memory=memory)
     return D[ii, jj], P[ii, jj]
 
 
 def _effects(
-    m: ScoreMatrix, label: str, order: list[str], ii: np.ndarray, jj: np.ndarray, Z: np.ndarray, B: int, seed: int
+    m: ScoreMatrix,
+    label: str,
+    order: list[str],
+    ii: np.ndarray,
+    jj: np.ndarray,
+    Z: np.ndarray,
+    B: int,
+    seed: int,
+    memory: int | None = None,
 ) -> list[dict[str, Any]]:
     t_lo, t_hi = fx.t_interval(Z)
-    b_lo, b_hi = fx.bootstrap_interval(Z, B, seed)
+    b_lo, b_hi = fx.bootstrap_interval(Z, B, seed, memory=memory)
     dz, sm = fx.d_z(Z), fx.smd(Z, m.values)
     return [
         {
