@@ -43,7 +43,7 @@ class DropPlan:
     def summary(self) -> str:
         what = "run" if self.kind == "run" else "qrels set"
         parts = [
-            f"{len(self.names)} {what}{'s' if len(self.names) != 1 else ''} ({', '.join(self.names)})",
+            f"{len(self.names)} {what}{'s' if len(self.names) != 1 else ''} ({_short(self.names)})",
             f"{self.rows} {'run rows' if self.kind == 'run' else 'judgments'}",
             f"{self.scores} stored per-topic scores",
         ]
@@ -83,6 +83,16 @@ def plan_drop(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
 
 def drop(store: StoreHandle, plan: DropPlan) -> DropPlan:
     """Remove what ``plan`` names, in one transaction (all or nothing)."""
+    with store.transaction():
+        clear_dependents(store, plan)
+        store.con.execute(f"DELETE FROM {_MAIN_TABLE[plan.kind]} WHERE {_ID[plan.kind]} IN ({_ints(plan.ids)})")
+    return plan
+
+
+def clear_dependents(store: StoreHandle, plan: DropPlan) -> None:
+    """Remove everything that depends on what ``plan`` names but its ``run_meta`` / ``qrels_meta``
+    rows (their ids stay, e.g. for a subsample recreated under its name): every table with a
+    ``run_id`` / ``qrels_id`` column, the derivations, and the analyses that read them."""
     con = store.con
     col = _ID[plan.kind]
     tables = [t for t in _tables_with(store, col) if t != _MAIN_TABLE[plan.kind]]
@@ -91,9 +101,7 @@ def drop(store: StoreHandle, plan: DropPlan) -> DropPlan:
             con.execute(f"DELETE FROM {t} WHERE {col} IN ({_ints(plan.ids)})")
         if plan.kind == "qrels":
             con.execute(f"DELETE FROM subsample_meta WHERE parent_id IN ({_ints(plan.ids)})")
-        con.execute(f"DELETE FROM {_MAIN_TABLE[plan.kind]} WHERE {col} IN ({_ints(plan.ids)})")
         drop_analyses(store, plan.analyses)
-    return plan
 
 
 def drop_analyses(store: StoreHandle, ids: Sequence[int]) -> None:

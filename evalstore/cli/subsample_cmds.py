@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import typer
 
+from ..drop import drop
 from ..report.table import Table
 from ..subsample import (
     create_subsamples,
-    drop_subsamples,
     export_qrels,
     list_subsamples,
+    plan_drop_subsamples,
     subsample_names,
     topic_sizes,
 )
@@ -160,17 +161,21 @@ def drop_cmd(
     *,
     store_opts: opt.StoreOptions,
 ):
-    """Delete subsamples with their judgments and scores (asks first, unless --yes)."""
+    """Delete subsamples with everything that depends on them, as `drop qrels` does: judgments, scores,
+    intervals and the stored analyses that read them (asks first, unless --yes)."""
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
     check_can_ask(yes)
     with open_store(store_opts.db or _group_db(ctx)) as store:
         todo = list(dict.fromkeys(list(names or []) + (subsample_names(store, parent) if parent else [])))
-        shown = ", ".join(todo[:10]) + (" ..." if len(todo) > 10 else "")
-        if not confirmed(yes, f"drop {len(todo)} subsample(s) ({shown}) with their judgments and scores?"):
+        plan = plan_drop_subsamples(store, todo)
+        if plan is None:
+            say(f"{parent!r} has no subsamples: nothing to drop")
+            return
+        if not confirmed(yes, f"drop {plan.summary()}?"):
             raise typer.Exit(1)
-        n = drop_subsamples(store, todo)
-    say(f"dropped {n} subsample(s)")
+        drop(store, plan)  # as `drop qrels`: the scores, intervals and analyses that read them go too
+    say(f"dropped {plan.summary()}")
 
 
 def _group_db(ctx: typer.Context):

@@ -147,12 +147,17 @@ def _fix_degenerate(
 
 def _kth_largest_index(a: np.ndarray, k: int) -> np.ndarray:
     """Per column, the row of the k-th largest value when values are sorted decreasingly and
-    ties are kept in row order (= ``argsort(-a, axis=0, kind='stable')[k - 1]``, without the sort)."""
-    kth = -np.partition(-a, k - 1, axis=0)[k - 1]
-    above = np.count_nonzero(a > kth, axis=0)
-    eq = a == kth
-    rank_in_ties = np.cumsum(eq, axis=0)
-    return np.argmax(eq & (rank_in_ties == (k - above)[None, :]), axis=0)
+    ties are kept in row order (= ``argsort(-a, axis=0, kind='stable')[k - 1]``, without the sort),
+    one column at a time (a copy of one column is the only temporary of any size)."""
+    out = np.empty(a.shape[1], dtype=np.int64)
+    for j in range(a.shape[1]):
+        col = a[:, j]
+        if np.isnan(col).any():  # NaN counts as the smallest value, as in the sort above
+            col = np.where(np.isnan(col), -np.inf, col)
+        kth = np.partition(col, col.size - k)[col.size - k]
+        above = np.count_nonzero(col > kth)
+        out[j] = np.flatnonzero(col == kth)[k - above - 1]
+    return out
 
 
 def paired_bootstrap(
@@ -197,14 +202,21 @@ def paired_bootstrap(
     diff = np.empty(P)
     abs_t_obs = np.abs(t_obs)
     cut = budget.plan(
-        B, P, per_trial=24 * n, per_row_trial=56, kept_per_row_trial=16, memory=memory, what="the bootstrap test"
+        B,
+        P,
+        per_trial=40 * n,
+        per_row_trial=128,
+        kept_per_row_trial=16,
+        final_per_trial=10,
+        memory=memory,
+        what="the bootstrap test",
     )
     # all trials in one block: the samples are drawn (and counted) once for every group of pairs
     once = None if cut.trials < B else _counts_of(indices if indices is not None else _draw_all(n, B, seed), n)
     for s in range(0, P, cut.rows):
         Wb = W[s : s + cut.rows]
-        abs_t = np.empty((B, Wb.shape[0]))
-        wbar = np.empty((B, Wb.shape[0]))
+        abs_t = np.empty((B, Wb.shape[0]), order="F")  # a pair's B values side by side
+        wbar = np.empty((B, Wb.shape[0]), order="F")
         parts = [(0, once)] if once is not None else _count_blocks(n, B, seed, indices, cut.trials)
         for b0, Cu in parts:
             bt, bw = _trial_block(Cu, Wb, gmax[s : s + cut.rows])
@@ -213,6 +225,7 @@ def paired_bootstrap(
         asl[s : s + cut.rows] = np.count_nonzero(abs_t >= abs_t_obs[None, s : s + cut.rows], axis=0) / B
         pick = _kth_largest_index(abs_t, k)
         diff[s : s + cut.rows] = np.abs(wbar[pick, np.arange(Wb.shape[0])]) * scale[s : s + cut.rows]
+        del abs_t, wbar  # before the next group's
         if progress is not None:
             progress.advance(Wb.shape[0])
     return BootstrapResult(t_obs=t_obs, asl=asl, diff_at_alpha=diff, B=B, alpha=float(alpha), seed=int(seed))

@@ -22,6 +22,9 @@ from ..errors import MemoryBudgetError
 
 #: the share of the memory limit the Python side of one resampling analysis may use
 SHARE = 0.5
+#: trials a block should hold at least when rows can be traded for trials (each group of rows
+#: draws the samples again, so fewer, larger groups are cheaper)
+MIN_BLOCK = 4096
 
 _UNITS = {
     "B": 1, "BYTES": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
@@ -116,22 +119,24 @@ def plan(
     per_trial: float,
     per_row_trial: float,
     kept_per_row_trial: float = 0.0,
+    final_per_trial: float = 0.0,
     memory: int | None = None,
     what: str = "the resampling",
 ) -> Blocks:
     """The blocks of a resampling within its budget (:func:`working` of ``memory``):
     ``per_trial`` bytes for each trial's draws, ``per_row_trial`` bytes of working arrays per row
-    and trial of a block, ``kept_per_row_trial`` bytes per row and trial kept for all B trials. As
-    many rows as fit go through all B trials in one block (the whole analysis at once for the usual
-    sizes); a B whose kept part does not fit for one row is refused (:func:`require`)."""
+    and trial of a block, ``kept_per_row_trial`` bytes per row and trial kept for all B trials,
+    ``final_per_trial`` bytes per trial to finish one row from what was kept (after the blocks).
+    As many rows as fit go through all B trials in one block (the whole analysis at once for the
+    usual sizes); a B whose kept part does not fit for one row is refused (:func:`require`)."""
     budget = working(memory)
-    half = budget // 2
     n_rows = max(1, int(n_rows))
     if kept_per_row_trial > 0:
-        require(kept_per_row_trial, B, half, what, memory)
-        rows = int(min(n_rows, max(1, half // (kept_per_row_trial * B))))
-    else:
-        rows = int(min(n_rows, max(1, half // max(1.0, per_row_trial * B))))
+        require(kept_per_row_trial + final_per_trial, B, budget, what, memory)
+        room = (budget - final_per_trial * B) * 3 // 4  # the rest: the blocks of trials
+        rows = int(min(n_rows, max(1, room // (kept_per_row_trial * B))))
+    else:  # nothing kept: as many rows as leave blocks of at least MIN_BLOCK trials
+        rows = int(min(n_rows, max(1, (budget // 2) // max(1.0, per_row_trial * min(B, MIN_BLOCK)))))
     left = budget - kept_per_row_trial * B * rows
     trials = rows_per_block(per_trial + per_row_trial * rows, int(left), B)
     return Blocks(rows, trials)

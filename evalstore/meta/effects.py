@@ -64,7 +64,14 @@ def bootstrap_interval(
     R, n = Z.shape
     B = check_trials(B, "bootstrap samples")
     cut = budget.plan(
-        B, R, per_trial=16 * n, per_row_trial=8 * n, kept_per_row_trial=8, memory=memory, what="the bootstrap interval"
+        B,
+        R,
+        per_trial=24 * n,
+        per_row_trial=24 * n,
+        kept_per_row_trial=8,
+        final_per_trial=10,
+        memory=memory,
+        what="the bootstrap interval",
     )
     lo, hi = np.empty(R), np.empty(R)
     once = None if cut.trials < B else next(sampling.blocks("bootstrap", n, B, seed, B))
@@ -73,8 +80,16 @@ def bootstrap_interval(
         means = np.empty((rows.shape[0], B))  # rows x B
         for b0, idx in [once] if once is not None else sampling.blocks("bootstrap", n, B, seed, cut.trials):
             means[:, b0 : b0 + idx.shape[0]] = rows[:, idx].mean(axis=2)
-        lo[s : s + cut.rows], hi[s : s + cut.rows] = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2], axis=1)
+        lo[s : s + cut.rows], hi[s : s + cut.rows] = _percentiles(means, level)
+        del means  # before the next group's
     return lo, hi
+
+
+def _percentiles(means: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The two percentiles of each row, one row at a time (the only copy is of one row)."""
+    q = [(1 - level) / 2, 1 - (1 - level) / 2]
+    out = np.array([np.quantile(row, q) for row in means])
+    return out[:, 0], out[:, 1]
 
 
 def d_z(Z: np.ndarray) -> np.ndarray:

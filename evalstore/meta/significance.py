@@ -169,8 +169,9 @@ def randomisation(
     obs = Z.mean(axis=1)
     tol = np.finfo(np.float64).eps * np.abs(Z).sum(axis=1) / n
     hits = np.zeros(P, dtype=np.int64)
-    # per trial: the drawn integers and the signs (16 n bytes); per pair and trial: T and the comparison
-    cut = budget.plan(B, P, per_trial=16 * n, per_row_trial=24, memory=memory, what="the randomisation test")
+    # per trial: the drawn integers, the signs and a temporary (24 n bytes); per pair and trial: T,
+    # |T| and the comparison (measured: tests/analysis/test_resampling_memory.py)
+    cut = budget.plan(B, P, per_trial=24 * n, per_row_trial=32, memory=memory, what="the randomisation test")
     once = None if cut.trials < B else _draws("signs", n, B, seed, signs)  # all trials fit: draw them once
     for s in range(0, P, cut.rows):
         Zb = Z[s : s + cut.rows]

@@ -163,7 +163,7 @@ def swap_method(
     swp = np.zeros(n_bins, dtype=np.int64)
     max_diff = 0.0
     # per trial: the two samples' indices and counts (48 n bytes); per pair and trial: D, D', bins
-    cut = budget.plan(B, P, per_trial=48 * n, per_row_trial=48, memory=memory, what="the swap method")
+    cut = budget.plan(B, P, per_trial=64 * n, per_row_trial=64, memory=memory, what="the swap method")
     once = None if cut.trials < B else _counts2(next(_draws(n, B, seed, indices, B))[1], n)
     for s in range(0, P, cut.rows):
         Z = S[ii[s : s + cut.rows]] - S[jj[s : s + cut.rows]]

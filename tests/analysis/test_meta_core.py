@@ -228,7 +228,7 @@ def test_bootstrap_chunking_does_not_change_results(monkeypatch):
     full = paired_bootstrap(Z, 300, 4)
     # a budget of 20 kB: groups of 2 pairs, blocks of 26 samples (drawn block by block)
     monkeypatch.setattr(bs.budget, "working", lambda memory: 20_000)
-    assert bs.budget.plan(300, 25, per_trial=24 * 12, per_row_trial=56, kept_per_row_trial=16).rows == 2
+    assert bs.budget.plan(300, 25, per_trial=40 * 12, per_row_trial=128, kept_per_row_trial=16, final_per_trial=10).rows == 2
     parts = paired_bootstrap(Z, 300, 4)
     # the matrix products may round differently for other block shapes, nothing more
     assert np.array_equal(full.asl, parts.asl)
