@@ -87,4 +87,4 @@ def report_cmd(
     report.check_folder(folder)
     with open_for_reading(store.db) as s:
         result = report.write_report(s, folder, qrels, metric or None)
-    say(result.summary())
+    say([result.summary(), *(f"  {n}" for n in result.notes())])

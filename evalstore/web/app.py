@@ -112,7 +112,8 @@ class Site:
         return self.html("leaderboard.html", pages.leaderboard_page(ctx, _q(request, "qrels"), _q(request, "metric")))
 
     def run(self, ctx: pages.Ctx, request: Request) -> Response:
-        model = pages.run_page(ctx, request.path_params["run"], _q(request, "qrels"), _q(request, "metric"))
+        args = (_q(request, k) for k in ("qrels", "metric", "page"))
+        model = pages.run_page(ctx, request.path_params["run"], *args)
         return self.html("run.html", model)
 
     def compare(self, ctx: pages.Ctx, request: Request) -> Response:

@@ -97,6 +97,10 @@ class Links:
     def download(self, what: str, fmt: str, qrels: str, metric: str) -> str | None:
         raise NotImplementedError
 
+    def paged(self, href: str | None, page: int) -> str | None:
+        """The link of page ``page`` of the page at ``href`` (None: the page has no others)."""
+        return None
+
 
 def _q(params: dict[str, str | None]) -> str:
     kept = {k: v for k, v in params.items() if v is not None and v != ""}
@@ -135,20 +139,35 @@ class LiveLinks(Links):
     def download(self, what: str, fmt: str, qrels: str, metric: str) -> str:
         return f"/download/{what}.{fmt}" + _q({"qrels": qrels, "metric": metric})
 
+    def paged(self, href: str | None, page: int) -> str | None:
+        if href is None:
+            return None
+        return href + ("&" if "?" in href else "?") + urlencode({"page": page})
+
 
 class ReportLinks(Links):
     """Relative links between the files of a static report (see :mod:`.report` for its layout).
 
     ``here`` is the path of the page being written, relative to the report's folder; ``metrics``
     the metrics with pages, ``qrels`` the report's qrels set; ``best`` maps each metric to the run
-    that the comparison pages compare with; ``topics`` are the topics with a page."""
+    that the comparison pages compare with; ``topics`` are the topics with a page, ``runs`` the
+    runs with pages (None: all)."""
 
-    def __init__(self, qrels: str, metrics: Sequence[str], best: dict[str, str], topics: set[str], here: str = ""):
+    def __init__(
+        self,
+        qrels: str,
+        metrics: Sequence[str],
+        best: dict[str, str],
+        topics: set[str],
+        here: str = "",
+        runs: set[str] | None = None,
+    ):
         self.qrels, self.metrics, self.best, self.topics = qrels, list(metrics), best, topics
         self.here = here
+        self.runs = runs  # the runs with pages (None: every run)
 
     def at(self, here: str) -> ReportLinks:
-        return ReportLinks(self.qrels, self.metrics, self.best, self.topics, here)
+        return ReportLinks(self.qrels, self.metrics, self.best, self.topics, here, self.runs)
 
     def _rel(self, path: str) -> str:
         return "../" * self.here.count("/") + path
@@ -177,11 +196,12 @@ class ReportLinks(Links):
         return self._rel(self.leaderboard_path(metric)) if ok else None
 
     def run(self, run: str, qrels: str, metric: str) -> str | None:
-        ok = qrels == self.qrels and metric in self.metrics
+        ok = qrels == self.qrels and metric in self.metrics and (self.runs is None or run in self.runs)
         return self._rel(self.run_path(run, metric)) if ok else None
 
     def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
         ok = qrels == self.qrels and metric in self.metrics and self.best.get(metric) == baseline and run != baseline
+        ok = ok and (self.runs is None or run in self.runs)
         return self._rel(self.compare_path(run, metric)) if ok else None
 
     def topic(self, topic: str, runs: Sequence[str], qrels: str, metric: str) -> str | None:
