@@ -253,14 +253,7 @@ def run_page(
             f"evalstore eval --qrels {qrels} -m {metric} -r RUN"
         )
     k, pages = _page(page, total)
-    if pages > 1:  # a store of many topics: this page's topics, the counts over all of them in SQL
-        scores = dict(q.run_scores_page(ctx.store, run, qrels, metric, PAGE_TOPICS, (k - 1) * PAGE_TOPICS))
-        topics = list(scores)
-        stats = q.topic_stats(ctx.store, qrels, metric, topics)
-    else:
-        scores = q.run_scores(ctx.store, run, qrels, metric)
-        topics = sorted(scores, key=q.topic_key)
-        stats = _stats(ctx, qrels, metric)
+    scores, topics, stats = _run_topics(ctx, run, qrels, metric, k, pages)
     board = _board(ctx, qrels, metric)
     links = ctx.links
     partner = _partner(board, run)
@@ -329,6 +322,19 @@ def run_page(
     return model
 
 
+def _run_topics(
+    ctx: Ctx, run: str, qrels: str, metric: str, k: int, pages: int
+) -> tuple[dict[str, float | None], list[str], dict[str, q.TopicStats]]:
+    """The scores, topics (natural order) and topic statistics of page ``k`` of a run's page: all
+    of them when there is one page, else that page's (the counts over all come from SQL)."""
+    if pages > 1:
+        scores = dict(q.run_scores_page(ctx.store, run, qrels, metric, PAGE_TOPICS, (k - 1) * PAGE_TOPICS))
+        topics = list(scores)
+        return scores, topics, q.topic_stats(ctx.store, qrels, metric, topics)
+    scores = q.run_scores(ctx.store, run, qrels, metric)
+    return scores, sorted(scores, key=q.topic_key), _stats(ctx, qrels, metric)
+
+
 def _page(page: str | int | None, total: int) -> tuple[int, int]:
     """The page asked for (``?page=``, from 1) and the number of pages of ``total`` topics."""
     pages = max(1, -(-total // PAGE_TOPICS))
@@ -365,33 +371,18 @@ def compare_page(ctx: Ctx, baseline: str | None, run: str | None, qrels: str | N
 
     if not baseline or not run:
         raise BadRequest("the comparison needs two runs: /compare?baseline=RUN_A&run=RUN_B&metric=METRIC")
-    _need_run(ctx, baseline)
-    _need_run(ctx, run)
     qrels, metric, cat = choose(ctx, qrels, metric)
-    a = q.run_scores(ctx.store, baseline, qrels, metric)
-    b = q.run_scores(ctx.store, run, qrels, metric)
-    for name, sc in ((baseline, a), (run, b)):
-        if not sc:
-            raise NotFound(f"the run {name!r} has no {metric} scores on {qrels!r}")
+    a, b = (_scores_of(ctx, name, qrels, metric) for name in (baseline, run))
     common = sorted((t for t in a if t in b and a[t] is not None and b[t] is not None), key=q.topic_key)
     only = sorted(set(a) ^ set(b), key=q.topic_key)
     diffs = {t: b[t] - a[t] for t in common}  # type: ignore[operator]
-    order = sorted(common, key=lambda t: (-diffs[t], q.topic_key(t)))
-    if len(order) > PAGE_TOPICS:  # the largest wins and losses; the statistics use every topic
-        half = PAGE_TOPICS // 2
-        cut_note = (
-            f"the table and the chart show the {half:,} largest wins and the {half:,} largest losses of "
-            f"{len(order):,} topics; the statistics use all of them"
-        )
-        order = order[:half] + order[-half:]
-    else:
-        cut_note = None
+    order, cut_note = _largest(sorted(common, key=lambda t: (-diffs[t], q.topic_key(t))))
     links = ctx.links
     topic_links = [links.topic(t, [baseline, run], qrels, metric) for t in order]
-    label = f"{metric}: {run} − {baseline}"
-    chart = svg.difference_bars(order, [diffs[t] for t in order], label=label, links=topic_links)
-    wins = sum(1 for t in common if diffs[t] > 0)
-    losses = sum(1 for t in common if diffs[t] < 0)
+    chart = svg.difference_bars(
+        order, [diffs[t] for t in order], label=f"{metric}: {run} − {baseline}", links=topic_links
+    )
+    wins, losses = sum(1 for t in common if diffs[t] > 0), sum(1 for t in common if diffs[t] < 0)
     ties = len(common) - wins - losses
     stats: dict[str, Any] = {"n": len(common)}
     if len(common) >= 2:
@@ -449,6 +440,28 @@ def compare_page(ctx: Ctx, baseline: str | None, run: str | None, qrels: str | N
         }
     )
     return model
+
+
+def _scores_of(ctx: Ctx, run: str, qrels: str, metric: str) -> dict[str, float | None]:
+    """A run's scores on every topic (404 for a run the store lacks, or without these scores)."""
+    _need_run(ctx, run)
+    scores = q.run_scores(ctx.store, run, qrels, metric)
+    if not scores:
+        raise NotFound(f"the run {run!r} has no {metric} scores on {qrels!r}")
+    return scores
+
+
+def _largest(order: list[str]) -> tuple[list[str], str | None]:
+    """Topics ordered from the largest win to the largest loss, cut to the :data:`PAGE_TOPICS`
+    largest wins and losses (with the note that says so; the statistics use every topic)."""
+    if len(order) <= PAGE_TOPICS:
+        return order, None
+    half = PAGE_TOPICS // 2
+    note = (
+        f"the table and the chart show the {half:,} largest wins and the {half:,} largest losses of "
+        f"{len(order):,} topics; the statistics use all of them"
+    )
+    return order[:half] + order[-half:], note
 
 
 def _num(x: Any) -> float | None:

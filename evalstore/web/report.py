@@ -126,11 +126,11 @@ def write_report(
 
     written: list[str] = []
     total = len(jobs) + 2 * len(names) + len(render.STATIC)
-    with ReportFolder(out) as folder:
+    with ReportFolder(out) as dest:
         for i, (rel, build, args, template) in enumerate(jobs, start=1):
             model = build(_at(ctx, rel), *args)
             model["report_note"] = note
-            folder.write(rel, render.render(template, model).encode("utf-8"))
+            dest.write(rel, render.render(template, model).encode("utf-8"))
             written.append(rel)
             if progress:
                 progress(i, total)
@@ -138,15 +138,15 @@ def write_report(
             cols, rows, _, _ = pages.leaderboard_table(_at(ctx, "index.html"), qrels, m)
             for fmt in ("csv", "parquet"):  # the same data files as the server's downloads
                 rel = links.download_path("leaderboard", fmt, m)
-                folder.write(rel, to_bytes(Table(cols, rows), fmt))
+                dest.write(rel, to_bytes(Table(cols, rows), fmt))
                 written.append(rel)
         for name in render.STATIC:
             rel = f"static/{name}"
-            folder.write(rel, render.static_bytes(name))
+            dest.write(rel, render.static_bytes(name))
             written.append(rel)
         manifest = {"evalstore": __version__, "qrels": qrels, "metrics": names, "files": written, "left_out": left_out}
-        folder.write(MANIFEST, (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
-        folder.commit()
+        dest.write(MANIFEST, (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+        dest.commit()
     n_runs = len(shown[names[0]]) if names[0] in shown else 0
     return ReportResult(str(out), qrels, names, n_runs, len(topics), written + [MANIFEST], left_out)
 

@@ -54,7 +54,7 @@ def test_parallel_requests_in_one_process_are_all_served(web_store):
         "SELECT randomisation_p(list(value), list(value), 100000000, 0) FROM scores",
         "SELECT ndpm(list(range::DOUBLE), list(range::DOUBLE)) FROM range(4000000)",
         "SELECT 1 FROM (SELECT kendall_tau_b([1.0], [2.0]) AS x)",
-        "EXPLAIN ANALYZE SELECT \"Bootstrap_ASL\"([0.1], [0.2], 10, 0)",
+        'EXPLAIN ANALYZE SELECT "Bootstrap_ASL"([0.1], [0.2], 10, 0)',
         "WITH t AS (SELECT list_transform([1, 2], x -> wilcoxon_p([x::DOUBLE], [0.5])) AS v) SELECT * FROM t",
     ],
 )
@@ -91,7 +91,6 @@ def test_the_page_says_why_it_cut(client):
         "SELECT * FROM duckdb_databases()",
         "SELECT * FROM duckdb_extensions()",
         "SELECT name, value FROM duckdb_settings()",
-        "SELECT current_setting('temp_directory'), current_setting('home_directory')",
     ],
 )
 def test_sql_page_shows_no_absolute_paths(client, web_store, query):
@@ -106,8 +105,8 @@ def test_sql_page_shows_no_absolute_paths(client, web_store, query):
 
 
 def test_an_error_message_shows_no_absolute_path(web_store):
-    out = sqlpage.run(str(web_store), f"SELECT '{web_store}' || 1 + 'x'")
-    assert out.error and str(web_store.parent) not in out.error
+    out = sqlpage.run(str(web_store), "SELECT CAST(path AS INTEGER) FROM duckdb_databases() WHERE NOT internal")
+    assert out.error and "store.duckdb" in out.error and str(web_store.parent) not in out.error
 
 
 # --------------------------------------------------------------------------- 30.10 the Host header
