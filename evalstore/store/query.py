@@ -127,7 +127,7 @@ def run_query(
     return QueryResult(cols, rows, truncated)
 
 
-#: rows converted to Python objects at a time when a result is capped
+#: rows converted to Python objects at a time when a result is capped (fewer while rows are large)
 _FETCH = 64
 
 
@@ -135,11 +135,14 @@ def _fetch_capped(
     cur: duckdb.DuckDBPyConnection, max_rows: int | None, max_bytes: int | None
 ) -> tuple[list, str | None]:
     """The rows of ``cur`` up to ``max_rows`` rows and ``max_bytes`` bytes of values, converted a
-    few at a time (a result of a hundred 10 MB strings is not copied whole into Python)."""
+    few at a time: one row first, then as many as the rows seen so far say fit (a result of a
+    hundred 10 MB strings is never copied whole into Python)."""
     rows: list[tuple] = []
     size = 0
+    want = 1
     while True:
-        want = _FETCH if max_rows is None else min(_FETCH, max_rows - len(rows))
+        if max_rows is not None:
+            want = min(want, max_rows - len(rows))
         if want <= 0:
             more = cur.fetchmany(1)
             return rows, f"the first {len(rows):,} rows; the result has more" if more else None
@@ -151,6 +154,9 @@ def _fetch_capped(
             if max_bytes is not None and size > max_bytes:
                 return rows, f"the first {len(rows):,} rows: the result reached {max_bytes / 2**20:g} MiB"
             rows.append(row)
+        average = size / len(rows)
+        left = (max_bytes - size) if max_bytes is not None else float("inf")
+        want = int(max(1, min(_FETCH, left // max(average, 1.0))))
 
 
 def value_size(value: Any, limit: int = 1 << 40) -> int:
