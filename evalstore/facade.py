@@ -24,6 +24,7 @@ from .explain import Explanation, explain
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
+from .meta.budget import check_bootstrap, of_store
 from .meta.design import Design, design
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
@@ -133,6 +134,8 @@ class Store(StoreHandle):
         with the scores, and shown by the leaderboard view, unless ``save=False``). See
         :mod:`evalstore.intervals`."""
         how = interval_spec(ci, level, trials, seed) if ci is not None else None  # checked before any work
+        if how is not None and how.method == "bootstrap":
+            check_bootstrap(how.trials or 0, of_store(self), interval=True)
         result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,

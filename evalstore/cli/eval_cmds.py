@@ -12,7 +12,7 @@ from ..facade import Store
 from ..intervals import IntervalSpec
 from ..intervals import attach as attach_intervals
 from ..meta import plots
-from ..meta.budget import of_limit
+from ..meta.budget import check_bootstrap, of_limit
 from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
@@ -90,6 +90,8 @@ def eval_cmd(
     fmt = output_format(fmt, output, EVAL_FORMATS)
     check_writable(plot, "--plot", ".png")
     _check_mode(files, qrels, run, engine, data, subsamples, plot, fmt, ci.ci)
+    if ci.ci == "bootstrap":  # a B whose resampled means cannot fit is refused before any work
+        check_bootstrap(ci.trials, of_limit(resources.CURRENT.memory_limit), interval=True)
     metrics = metric or ["official"]
     if engine == "spark":
         assert data is not None and qrels is not None

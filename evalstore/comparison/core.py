@@ -85,6 +85,9 @@ def compare(
     alpha = check_alpha(alpha)
     B = check_trials(trials) if test in MONTE_CARLO or effects else None
     seed = check_seed(seed)
+    memory = budget.of_store(store)
+    if B is not None:  # a B that cannot fit is refused before any work
+        budget.check_bootstrap(B, memory, test=test == "bootstrap", interval=effects)
     metrics = metric_names(metrics)
     evaluation = {"missing": missing, "convention": convention, "complete": complete, "depth": depth}
     mats, params, order = _matrices(store, qrels, baseline, runs, metrics, evaluation, progress)
@@ -96,7 +99,6 @@ def compare(
     pairs: list[dict[str, Any]] = []
     effect_rows: list[dict[str, Any]] = []
     notes: list[str] = []
-    memory = budget.of_store(store)
     for m, label in zip(mats, metrics):
         Z = m.values[ii] - m.values[jj]
         stat, p = _test(test, m.values, Z, ii, jj, B, seed, alpha, memory)

@@ -259,6 +259,7 @@ def discpower(
     """Bootstrap sensitivity (000 Sec. 4.3, Table 4; 002 Table 3): paired bootstrap test for every
     run pair of each column, discriminative power and the estimated difference required."""
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
+    budget.check_bootstrap(B, budget.of_store(store), test=True)  # before any work
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
     need_mean(mats, "the paired bootstrap test")
     params.update(
@@ -311,6 +312,7 @@ def tests(
     over the pairs of a column, and the discriminative power of each test."""
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
     names = list(dict.fromkeys(test_name(t) for t in arg_names(tests, "test")))
+    budget.check_bootstrap(B, budget.of_store(store), test="bootstrap" in names)  # before any work
     if adjust not in ADJUSTMENTS:
         raise MetaError(f"unknown p-value adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)

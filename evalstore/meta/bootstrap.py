@@ -206,8 +206,8 @@ def paired_bootstrap(
         P,
         per_trial=40 * n,
         per_row_trial=128,
-        kept_per_row_trial=16,
-        final_per_trial=10,
+        kept_per_row_trial=budget.BOOTSTRAP_KEPT,
+        final_per_trial=budget.BOOTSTRAP_FINAL,
         memory=memory,
         what="the bootstrap test",
     )

@@ -83,6 +83,21 @@ def working(memory: int | None) -> int:
     return max(1 << 20, int((memory if memory is not None else default()) * SHARE))
 
 
+#: bytes kept per trial (and needed per trial to finish a row) by the bootstrap test (|t*| and
+#: wbar* for the estimated difference) and the bootstrap percentile interval (the resampled means)
+BOOTSTRAP_KEPT, BOOTSTRAP_FINAL = 16, 10
+INTERVAL_KEPT, INTERVAL_FINAL = 8, 10
+
+
+def check_bootstrap(B: int, memory: int | None, *, test: bool = False, interval: bool = False) -> None:
+    """Before any work: refuse a B that the bootstrap test (``test``) or the bootstrap interval
+    (``interval``) could not keep for one row (the kept part depends on B alone)."""
+    if test:
+        require(BOOTSTRAP_KEPT + BOOTSTRAP_FINAL, B, working(memory), "the bootstrap test", memory)
+    if interval:
+        require(INTERVAL_KEPT + INTERVAL_FINAL, B, working(memory), "the bootstrap interval", memory)
+
+
 def rows_per_block(per_row: float, budget: int, total: int) -> int:
     """How many rows (trials) of ``per_row`` bytes fit in ``budget`` bytes: at least 1, at most
     ``total``."""

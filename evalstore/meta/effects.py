@@ -68,8 +68,8 @@ def bootstrap_interval(
         R,
         per_trial=24 * n,
         per_row_trial=24 * n,
-        kept_per_row_trial=8,
-        final_per_trial=10,
+        kept_per_row_trial=budget.INTERVAL_KEPT,
+        final_per_trial=budget.INTERVAL_FINAL,
         memory=memory,
         what="the bootstrap interval",
     )

@@ -93,6 +93,7 @@ def robustness(
         raise MetaError("give at least one metric")
     test = test_name(test)
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
+    budget.check_bootstrap(B, budget.of_store(store), test=test == "bootstrap")  # before any work
     subs = _subsamples(store, qrels, subsamples)
     levels = [{"name": qrels, "fraction": 1.0, "trial": 0}] + subs
     cols = [Column(lv["name"], m) for m in metrics for lv in levels]
