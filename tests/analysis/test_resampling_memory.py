@@ -111,10 +111,18 @@ def test_a_b_that_cannot_fit_is_refused_with_one_that_does(call):
     call(fits)  # the B the message names fits
 
 
-def test_the_cli_refuses_with_exit_4(cli, sample_db):
+def test_the_cli_refuses_with_exit_4_before_any_work(cli, sample_db):
     code, _, err = cli("eval", "--db", sample_db, "-m", "AP", "--ci", "bootstrap", "--trials", "100000000",
                        "--memory-limit", "100MB")  # fmt: skip
     assert code == 4 and re.search(r"B = [\d,]+ fits \(-B \d+\)", err), err
+    code, _, err = cli("compare", "--db", sample_db, "-b", "bm25", "-m", "AP", "--effects", "-B", "100000000",
+                       "--memory-limit", "100MB")  # fmt: skip
+    assert code == 4 and "the bootstrap interval" in err, err
+    import evalstore
+
+    with evalstore.open(sample_db, read_only=True) as s:  # nothing was evaluated or stored
+        assert s.sql("SELECT count(*) FROM evaluations").rows == [(0,)]
+        assert s.sql("SELECT count(*) FROM meta_runs").rows == [(0,)]
     code, _, err = cli("meta", "discpower", "--db", sample_db, "-m", "AP", "-r", "bm25", "-r", "dense",
                        "-B", "100000000", "--memory-limit", "100MB", "--no-save")  # fmt: skip
     assert code == 4 and "fits" in err, err
