@@ -11,8 +11,6 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from evalstore.errors import MemoryBudgetError
-from evalstore.meta import budget
 from evalstore.meta.bootstrap import paired_bootstrap
 from evalstore.meta.effects import bootstrap_interval
 from evalstore.meta.sampling import blocks, bootstrap_indices, sign_flips, swap_indices
@@ -49,6 +47,8 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_resampling_stays_within_its_share_of_the_limit(name):
+    from evalstore.meta import budget
+
     call, whole = CASES[name]
     share = budget.working(SMALL)
     assert whole > 3 * share  # in one piece it would need several times the budget
@@ -104,6 +104,8 @@ def test_exact_tukey_in_blocks():
     ids=["bootstrap", "interval"],
 )
 def test_a_b_that_cannot_fit_is_refused_with_one_that_does(call):
+    from evalstore.errors import MemoryBudgetError
+
     with pytest.raises(MemoryBudgetError) as e:
         call(50_000_000)
     fits = int(re.search(r"-B (\d+)", str(e.value)).group(1))
@@ -129,6 +131,8 @@ def test_the_cli_refuses_with_exit_4_before_any_work(cli, sample_db):
 
 
 def test_the_budget_reads_duckdb_spellings():
+    from evalstore.meta import budget
+
     assert budget.limit_bytes("300MB") == 300_000_000
     assert budget.limit_bytes("488.2 MiB") == int(488.2 * 2**20)
     assert budget.limit_bytes("1.5GB") == 1_500_000_000
