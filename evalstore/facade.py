@@ -28,6 +28,7 @@ from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
 from .judges import Agreement, agree
+from .meta.budget import check_bootstrap, of_store
 from .meta.design import Design, design
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
@@ -177,6 +178,8 @@ class Store(StoreHandle):
         leaderboard view's ``rank_lo``, ``rank_hi``). See :mod:`evalstore.ranking.intervals`."""
         how = interval_spec(ci, level, trials, seed) if ci is not None else None  # checked before any work
         ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
+        if how is not None and how.method == "bootstrap":
+            check_bootstrap(how.trials or 0, of_store(self), interval=True)
         result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,
@@ -428,6 +431,7 @@ def open(  # noqa: A001
     sandbox: bool = False,
     wait: float = 0.0,
     create: bool = True,
+    yield_to_writers: bool = False,
 ) -> Store:
     """Open (creating or upgrading if needed) an evaluation store.
 
@@ -443,6 +447,9 @@ def open(  # noqa: A001
     ``wait``: seconds to keep retrying while another process holds the store.
     ``create=False``: a store file that does not exist is an error instead of a new empty store
     (the command line creates stores only in ``ingest``, ``demo`` and ``import store``).
+    ``yield_to_writers=True``: a writer of another process waiting for the store (``--wait``) goes
+    first: the store counts as busy until it got in (for a reader that opens the store again and
+    again, such as ``evalstore serve``; :mod:`evalstore.store.waiting`).
     """
     if url_or_path is not None and not isinstance(url_or_path, (str, os.PathLike)):
         raise StoreError(f"a store is a path or a duckdb:/// URL, not {type(url_or_path).__name__} {url_or_path!r}")
@@ -457,7 +464,9 @@ def open(  # noqa: A001
             raise StoreError("a sandboxed store must be a store file (an in-memory store is empty)")
         read_only = True
     settings = Settings.resolve(memory_limit, threads, temp_directory)
-    con = connect(location, read_only=read_only, settings=settings, sandbox=sandbox, wait=wait)
+    con = connect(
+        location, read_only=read_only, settings=settings, sandbox=sandbox, wait=wait, yield_to_writers=yield_to_writers
+    )
     read_only = read_only and location != ":memory:"
     try:
         # the SQL functions first: migrations may call them (0004 converts metric names)

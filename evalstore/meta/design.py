@@ -46,12 +46,25 @@ if TYPE_CHECKING:
 
 TESTS = ("t", "anova", "ci")
 MAX_TOPICS = 10_000_000
+#: the smallest alpha and beta the power computations resolve (scipy's noncentral t and F tails;
+#: at 1e-300 the root finding fails and the target power rounds to 1)
+SMALLEST_ERROR_RATE = 1e-6
 
 
 # --------------------------------------------------------------------------- checks
+def check_rates(alpha: float, beta: float | None) -> None:
+    """alpha (and beta, unless None) in the range the design computes: at least
+    :data:`SMALLEST_ERROR_RATE`, alpha at most 0.5, beta below 1, and 1 - beta above alpha."""
+    check_alpha(alpha)
+    if not SMALLEST_ERROR_RATE <= alpha <= 0.5:
+        raise MetaError(f"alpha must be between {SMALLEST_ERROR_RATE:g} and 0.5 for a design, not {alpha}")
+    if beta is not None:
+        check_beta(beta, alpha)
+
+
 def check_beta(beta: float, alpha: float) -> float:
-    if not (0 < beta < 1):
-        raise MetaError(f"beta must be between 0 and 1, not {beta}")
+    if not (SMALLEST_ERROR_RATE <= beta < 1):
+        raise MetaError(f"beta must be at least {SMALLEST_ERROR_RATE:g} and below 1, not {beta}")
     if 1 - beta <= alpha:
         raise MetaError(f"the power 1 - beta ({1 - beta:g}) must exceed alpha ({alpha:g})")
     return float(beta)
@@ -69,6 +82,12 @@ def _systems(m: int) -> int:
     return int(m)
 
 
+def _ceil(x: float) -> int:
+    """``max(2, ceil(x))``; beyond 2^62 (or infinite: a difference whose square underflows) it is
+    2^62, far past :data:`MAX_TOPICS`, so the caller refuses it."""
+    return max(2, math.ceil(x)) if x < 2**62 else 2**62
+
+
 def _z(p: float) -> float:
     from scipy.stats import norm
 
@@ -76,21 +95,29 @@ def _z(p: float) -> float:
 
 
 def _smallest(power, target: float, start: int) -> int:
-    """The smallest n >= 2 with power(n) >= target (power increases with n), searched from start."""
-    n = max(2, int(start))
+    """The smallest n >= 2 with power(n) >= target (power increases with n), searched from start
+    (Sakai's closed form, close to it) by galloping down or up, then bisecting; never beyond
+    :data:`MAX_TOPICS`."""
+    n = min(max(2, int(start)), MAX_TOPICS)
     if power(n) >= target:
-        while n > 2 and power(n - 1) >= target:
-            n -= 1
-        return n
-    step = 1
-    lo = n
-    while power(n) < target:  # gallop up, then bisect
+        hi, step = n, 1
+        lo = hi - step
+        while lo > 2 and power(lo) >= target:  # gallop down
+            hi = lo
+            step *= 2
+            lo = max(2, hi - step)
+        if lo <= 2 and power(2) >= target:
+            return 2
+    else:
+        step = 1
         lo = n
-        n += step
-        step *= 2
-        if n > MAX_TOPICS:
-            raise MetaError(f"more than {MAX_TOPICS:,} topics would be needed")
-    hi = n
+        while power(n) < target:  # gallop up, then bisect
+            lo = n
+            if n >= MAX_TOPICS:
+                raise MetaError(f"more than {MAX_TOPICS:,} topics would be needed")
+            n = min(n + step, MAX_TOPICS)
+            step *= 2
+        hi = n
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if power(mid) >= target:
@@ -121,7 +148,8 @@ def t_topics_approx(alpha: float, beta: float, min_diff: float, sigma2: float) -
     """Sakai's closed form: ``ceil(((z_{alpha/2} + z_beta) / Delta_t)^2 + z_{alpha/2}^2 / 2)``."""
     effect = min_diff / math.sqrt(sigma2)
     za, zb = _z(alpha / 2), _z(beta)
-    return max(2, math.ceil(((za + zb) / effect) ** 2 + za * za / 2))
+    r = (za + zb) / effect if effect > 0 else math.inf
+    return _ceil(r * r + za * za / 2)
 
 
 def t_topics(alpha: float, beta: float, min_diff: float, sigma2: float) -> int:
@@ -173,7 +201,7 @@ def chi2_lambda(alpha: float, beta: float, m: int) -> float:
 def anova_topics_approx(alpha: float, beta: float, min_diff: float, sigma2: float, m: int) -> int:
     """Sakai's closed form: ``ceil(lambda_chi / Delta)``, ``Delta = minD^2 / (2 sigma^2)``."""
     delta = min_diff**2 / (2 * sigma2)
-    return max(2, math.ceil(chi2_lambda(alpha, beta, m) / delta))
+    return _ceil(chi2_lambda(alpha, beta, m) / delta) if delta > 0 else _ceil(math.inf)
 
 
 def anova_topics(alpha: float, beta: float, min_diff: float, sigma2: float, m: int) -> int:
@@ -211,13 +239,27 @@ def ci_width(n: int, alpha: float, sigma2: float) -> float:
 def ci_topics_approx(alpha: float, width: float, sigma2: float) -> int:
     """Sakai's closed form: ``ceil(4 z_{alpha/2}^2 sigma^2 / delta^2)``."""
     z = _z(alpha / 2)
-    return max(2, math.ceil(4 * z * z * sigma2 / width**2))
+    w2 = width * width
+    return _ceil(4 * z * z * sigma2 / w2) if w2 > 0 else _ceil(math.inf)
 
 
 def ci_topics(alpha: float, width: float, sigma2: float) -> int:
     """Topics whose expected CI width is at most ``width`` (exact)."""
     start = ci_topics_approx(alpha, width, sigma2)
     return _smallest(lambda n: -ci_width(n, alpha, sigma2), -width, start)
+
+
+def _feasible(approx: float, min_diff: float, variance: float) -> int:
+    """Sakai's closed form ``approx``, if the exact search can follow it (at most :data:`MAX_TOPICS`
+    topics); else a MetaError that gives the closed form's answer."""
+    if not approx <= MAX_TOPICS:
+        about = f"{approx:,.0f}" if approx < 1e15 else f"{approx:.3g}"
+        raise MetaError(
+            f"about {about} topics would be needed (Sakai's closed form) for a difference of {min_diff:g} with "
+            f"V_E = {variance:.4g}: more than {MAX_TOPICS:,}, the most this design searches; a larger --min-diff "
+            f"(or --alpha, --beta) needs fewer"
+        )
+    return int(approx)
 
 
 # --------------------------------------------------------------------------- the analysis
@@ -284,15 +326,17 @@ def plan(
     min_diff_current, power_current}``; the reverse needs ``n_topics``."""
     if test not in TESTS:
         raise MetaError(f"unknown design test {test!r}; use one of {', '.join(TESTS)}")
-    alpha = check_alpha(alpha)
+    check_rates(alpha, None if test == "ci" else beta)
+    alpha = float(alpha)
     variance = _positive(variance, "the variance V_E")
     min_diff = _positive(min_diff, "the minimum detectable difference" if test != "ci" else "the CI width cap")
     out: dict[str, Any] = {"min_diff_current": None, "power_current": None}
     if test == "t":
         beta = check_beta(beta, alpha)
         s2 = 2 * variance
+        approx = _feasible(t_topics_approx(alpha, beta, min_diff, s2), min_diff, variance)
         n = t_topics(alpha, beta, min_diff, s2)
-        out.update(n=n, n_approx=t_topics_approx(alpha, beta, min_diff, s2), sigma2=s2)
+        out.update(n=n, n_approx=approx, sigma2=s2)
         out["achieved"] = t_power(n, min_diff / math.sqrt(s2), alpha)
         if n_topics is not None and n_topics >= 2:
             out["min_diff_current"] = t_min_diff(n_topics, alpha, beta, s2)
@@ -303,8 +347,9 @@ def plan(
             raise MetaError("one-way ANOVA design needs the number of systems m (systems=)")
         m = _systems(systems)
         s2 = variance
+        approx = _feasible(anova_topics_approx(alpha, beta, min_diff, s2, m), min_diff, variance)
         n = anova_topics(alpha, beta, min_diff, s2, m)
-        out.update(n=n, n_approx=anova_topics_approx(alpha, beta, min_diff, s2, m), sigma2=s2)
+        out.update(n=n, n_approx=approx, sigma2=s2)
         delta = min_diff**2 / (2 * s2)
         out["achieved"] = anova_power(n, m, delta, alpha)
         if n_topics is not None and n_topics >= 2:
@@ -312,8 +357,9 @@ def plan(
             out["power_current"] = anova_power(n_topics, m, delta, alpha)
     else:
         s2 = 2 * variance
+        approx = _feasible(ci_topics_approx(alpha, min_diff, s2), min_diff, variance)
         n = ci_topics(alpha, min_diff, s2)
-        out.update(n=n, n_approx=ci_topics_approx(alpha, min_diff, s2), sigma2=s2)
+        out.update(n=n, n_approx=approx, sigma2=s2)
         out["achieved"] = ci_width(n, alpha, s2)
         if n_topics is not None and n_topics >= 2:
             out["min_diff_current"] = ci_width(n_topics, alpha, s2)
@@ -348,9 +394,7 @@ def design(
     """
     if test not in TESTS:
         raise MetaError(f"unknown design test {test!r}; use one of {', '.join(TESTS)}")
-    check_alpha(alpha)
-    if test != "ci":
-        check_beta(beta, alpha)
+    check_rates(alpha, None if test == "ci" else beta)
     _positive(min_diff, "the minimum detectable difference" if test != "ci" else "the CI width cap")
     if systems is not None:
         _systems(systems)
@@ -366,7 +410,11 @@ def design(
         )
     ve = residual_variance(m.values)
     if not ve > 0:
-        raise MetaError(f"the residual variance V_E of {metric} on {qrels} is 0: every run scores alike")
+        raise MetaError(
+            f"V_E is 0: the residual variance of {metric} on {qrels} over these {len(m.runs)} runs is 0 (the runs "
+            f"score alike on every topic, up to a constant), so no topic set size follows from it; design from runs "
+            f"that differ"
+        )
     k = systems if systems is not None else (len(m.runs) if test == "anova" else None)
     res = plan(test, ve, alpha=alpha, beta=beta, min_diff=min_diff, systems=k, n_topics=len(m.topics))
     d = Design(

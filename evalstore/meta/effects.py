@@ -21,17 +21,25 @@ import math
 import numpy as np
 
 from ..errors import MetaError
-from .sampling import bootstrap_indices
+from . import budget, sampling
+from .sampling import check_trials
+
+#: a residual variance below this share of the mean square of the scores is rounding, not variance:
+#: runs that score alike on every topic (or differ by a constant) leave residuals of about 1e-16 of
+#: the scores, whose squares are about 1e-32 of their mean square
+ROUNDING = 1e-20
 
 
 def residual_variance(X: np.ndarray) -> float:
-    """V_E of the two-way ANOVA without replication over the runs x topics matrix X."""
+    """V_E of the two-way ANOVA without replication over the runs x topics matrix X; exactly 0 when
+    it is within rounding of 0 (:data:`ROUNDING`: identical runs give 0, not 1e-33)."""
     X = np.asarray(X, dtype=np.float64)
     m, n = X.shape
     if m < 2 or n < 2:
         raise MetaError("the residual variance needs at least 2 runs and 2 topics")
     resid = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0, keepdims=True) + X.mean()
-    return float((resid**2).sum() / ((m - 1) * (n - 1)))
+    ve = float((resid**2).sum() / ((m - 1) * (n - 1)))
+    return 0.0 if ve <= ROUNDING * float(np.mean(X * X)) else ve
 
 
 def t_interval(Z: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -45,13 +53,43 @@ def t_interval(Z: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarr
     return mean - half, mean + half
 
 
-def bootstrap_interval(Z: np.ndarray, B: int, seed: int, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of Z: the bootstrap percentile interval of the mean difference (B topic samples)."""
+def bootstrap_interval(
+    Z: np.ndarray, B: int, seed: int, level: float = 0.95, *, memory: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of Z: the bootstrap percentile interval of the mean difference (B topic samples).
+    ``memory``: the memory limit in bytes the work is sized from (:mod:`evalstore.meta.budget`:
+    the B resampled means of a row are kept for its percentiles, 8 bytes each; a B whose means do
+    not fit is refused, naming the B that fits)."""
     Z = np.asarray(Z, dtype=np.float64)
-    idx = bootstrap_indices(Z.shape[1], B, seed)  # B x n
-    means = np.stack([Z[:, i].mean(axis=1) for i in idx], axis=1)  # pairs x B
-    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2], axis=1)
+    R, n = Z.shape
+    B = check_trials(B, "bootstrap samples")
+    cut = budget.plan(
+        B,
+        R,
+        per_trial=24 * n,
+        per_row_trial=24 * n,
+        kept_per_row_trial=budget.INTERVAL_KEPT,
+        final_per_trial=budget.INTERVAL_FINAL,
+        memory=memory,
+        what="the bootstrap interval",
+    )
+    lo, hi = np.empty(R), np.empty(R)
+    once = None if cut.trials < B else next(sampling.blocks("bootstrap", n, B, seed, B))
+    for s in range(0, R, cut.rows):
+        rows = Z[s : s + cut.rows]
+        means = np.empty((rows.shape[0], B))  # rows x B
+        for b0, idx in [once] if once is not None else sampling.blocks("bootstrap", n, B, seed, cut.trials):
+            means[:, b0 : b0 + idx.shape[0]] = rows[:, idx].mean(axis=2)
+        lo[s : s + cut.rows], hi[s : s + cut.rows] = _percentiles(means, level)
+        del means  # before the next group's
     return lo, hi
+
+
+def _percentiles(means: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The two percentiles of each row, one row at a time (the only copy is of one row)."""
+    q = [(1 - level) / 2, 1 - (1 - level) / 2]
+    out = np.array([np.quantile(row, q) for row in means])
+    return out[:, 0], out[:, 1]
 
 
 def d_z(Z: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ import numpy as np
 from ..errors import MetaError
 from ..progress import progress_bar
 from ..subsample import list_subsamples, resolve_subsamples
+from . import budget
 from .common import Analysis, check_alpha, finish, finite, inputs_of, load, need_mean, run_tests
 from .correlation import correlate
 from .matrix import Column, ScoreMatrix
@@ -92,6 +93,7 @@ def robustness(
         raise MetaError("give at least one metric")
     test = test_name(test)
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
+    budget.check_bootstrap(B, budget.of_store(store), test=test == "bootstrap")  # before any work
     subs = _subsamples(store, qrels, subsamples)
     levels = [{"name": qrels, "fraction": 1.0, "trial": 0}] + subs
     cols = [Column(lv["name"], m) for m in metrics for lv in levels]
@@ -100,7 +102,7 @@ def robustness(
     params.update(_parameters(qrels, test, B, alpha, threshold, subs))
     L = len(levels)
     rows, knees = [], []
-    cache: dict = {}
+    memory = budget.of_store(store)
     by_metric: dict[str, list[dict[str, Any]]] = {}
     with progress_bar(len(mats), f"robustness ({test} test per qrels set)", enabled=progress) as bar:
         for k, metric in enumerate(metrics):
@@ -109,7 +111,7 @@ def robustness(
             full_sig = None
             out = []
             for lv, m in zip(levels, block):
-                res = run_tests(m, [test], trials=B, seed=seed, alpha=alpha, indices_cache=cache)[test]
+                res = run_tests(m, [test], trials=B, seed=seed, alpha=alpha, memory=memory)[test]
                 bar.advance(1)
                 # the bootstrap's discriminative power is Sakai's (ASL = count / B < alpha)
                 sig = res["asl" if test == "bootstrap" else "p"] < alpha

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreDamagedError, StoreError, StoreLockedError, is_damage
+from . import waiting
 
 DEFAULT_PATH = "evalstore.duckdb"
 ENV_VAR = "EVALSTORE_DB"
@@ -163,6 +165,12 @@ def sandbox_config(config: dict) -> dict:
     return out  # locked by connect() once the connection's own settings are made
 
 
+#: one open at a time in this process: DuckDB hands every connection to a store file the same
+#: database instance, whose configuration the first sandboxed connection locks; opening and
+#: setting up a connection is one step, so two threads never race on that instance's settings
+_OPEN_LOCK = threading.Lock()
+
+
 def connect(
     location: str,
     read_only: bool = False,
@@ -170,9 +178,13 @@ def connect(
     *,
     sandbox: bool = False,
     wait: float = 0.0,
+    yield_to_writers: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB database with ``settings``, translating DuckDB's errors into plain messages;
-    ``wait``: seconds to keep retrying (with backoff) while another process holds the store."""
+    ``wait``: seconds to keep retrying (with backoff) while another process holds the store (a
+    writer that waits announces itself, :mod:`.waiting`); ``yield_to_writers``: a reader that
+    treats a waiting writer as a busy store, so that the writer gets in between its connections
+    (``evalstore serve``)."""
     settings = settings or Settings.resolve()
     if location != ":memory:":
         parent = Path(location).expanduser().resolve().parent
@@ -191,32 +203,88 @@ def connect(
     if sandbox:
         config = sandbox_config(config)
     deadline, delay = time.monotonic() + max(0.0, wait), 0.05
-    while True:
-        try:
-            con = duckdb.connect(location, read_only=read_only, config=config)
-            break
-        except duckdb.IOException as e:
-            msg = str(e)
-            if "lock" not in msg.lower():
+    announced = False
+    try:
+        while True:
+            try:
+                if yield_to_writers and location != ":memory:" and waiting.writer_waiting(location):
+                    raise _WriterWaiting()
+                return _open(location, read_only, config, sandbox)
+            except (duckdb.IOException, _WriterWaiting) as e:
+                msg = str(e)
+                if not isinstance(e, _WriterWaiting) and "lock" not in msg.lower():
+                    if is_damage(e):
+                        raise StoreDamagedError(damaged_message(location, msg)) from None
+                    raise StoreError(f"cannot open the store {location}: {msg}") from None
+                if time.monotonic() < deadline:
+                    if not read_only and location != ":memory:":
+                        waiting.announce(location)  # refreshed at every retry
+                        announced = True
+                    time.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                if isinstance(e, _WriterWaiting):
+                    raise StoreLockedError(f"{msg}; try again in a moment") from None
+                raise StoreLockedError(_lock_message(location, msg, read_only, wait)) from None
+            except duckdb.OutOfMemoryException:
+                raise  # a memory limit too small to open the store: the CLI explains it (exit 4)
+            except duckdb.ConnectionException as e:
+                if "different configuration" in str(e):
+                    raise StoreError(_other_settings_message(location, read_only, sandbox)) from None
+                raise StoreError(f"cannot open the store {location}: {e}") from None
+            except duckdb.Error as e:
                 if is_damage(e):
-                    raise StoreDamagedError(damaged_message(location, msg)) from None
-                raise StoreError(f"cannot open the store {location}: {msg}") from None
-            if time.monotonic() < deadline:
-                time.sleep(delay)
-                delay = min(delay * 2, 1.0)
-                continue
-            raise StoreLockedError(_lock_message(location, msg, read_only, wait)) from None
-        except duckdb.OutOfMemoryException:
-            raise  # a memory limit too small to open the store: the CLI explains it (exit 4)
-        except duckdb.Error as e:
-            if is_damage(e):
-                raise StoreDamagedError(damaged_message(location, str(e))) from None
-            raise StoreError(f"cannot open the store {location}: {e}") from None
-    # DuckDB's own progress bar would print into the output of long queries (pipes, CSV)
-    con.execute("SET enable_progress_bar = false")
-    if sandbox:
-        con.execute("SET lock_configuration = true")
+                    raise StoreDamagedError(damaged_message(location, str(e))) from None
+                raise StoreError(f"cannot open the store {location}: {e}") from None
+    finally:
+        if announced:
+            waiting.withdraw(location)
+
+
+class _WriterWaiting(Exception):
+    def __str__(self) -> str:
+        return "a writer of another process is waiting for the store (it goes first)"
+
+
+def _open(location: str, read_only: bool, config: dict, sandbox: bool) -> duckdb.DuckDBPyConnection:
+    """One connection with its settings made; closed again if they cannot be made (a failed open
+    never leaves a connection, and with it the store's lock, behind)."""
+    with _OPEN_LOCK:
+        con = duckdb.connect(location, read_only=read_only, config=config)
+        try:
+            _prepare(con, sandbox)
+        except BaseException:
+            con.close()
+            raise
     return con
+
+
+def _prepare(con: duckdb.DuckDBPyConnection, sandbox: bool) -> None:
+    """The connection's own settings. DuckDB's progress bar would print into the output of long
+    queries (pipes, CSV). A sandboxed database instance is locked by its first connection: a
+    later connection to it (a second request of ``evalstore serve``, a second
+    ``evalstore.open(p, sandbox=True)``) finds its configuration locked, checks that it is the
+    sandbox's, and changes nothing."""
+    locked = bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])  # type: ignore[index]
+    if not locked:
+        con.execute("SET enable_progress_bar = false")
+        if sandbox:
+            con.execute("SET lock_configuration = true")
+    if sandbox:
+        external, locked = con.execute(
+            "SELECT current_setting('enable_external_access'), current_setting('lock_configuration')"
+        ).fetchone()  # type: ignore[misc]
+        if external or not locked:
+            raise StoreError("the sandbox could not be set up on this connection (external access is on)")
+
+
+def _other_settings_message(location: str, read_only: bool, sandbox: bool) -> str:
+    how = "sandboxed" if sandbox else "read-only" if read_only else "for writing"
+    return (
+        f"the store {location} is already open in this process with other settings (DuckDB shares one database "
+        f"per file and process), so it cannot also be opened {how} (or with another memory limit or thread "
+        f"count); close the other store object first, or open this one the same way"
+    )
 
 
 def _lock_message(location: str, msg: str, read_only: bool, wait: float) -> str:

@@ -226,7 +226,10 @@ def test_bootstrap_chunking_does_not_change_results(monkeypatch):
     rng = np.random.default_rng(2)
     Z = rng.normal(0.0, 0.1, (25, 12))
     full = paired_bootstrap(Z, 300, 4)
-    monkeypatch.setattr(bs, "block_size", lambda B, n: 4)
+    # a budget of 20 kB: groups of 2 pairs, blocks of a few samples (drawn block by block)
+    monkeypatch.setattr(bs.budget, "working", lambda memory: 20_000)
+    cut = bs.budget.plan(300, 25, per_trial=40 * 12, per_row_trial=128, kept_per_row_trial=16, final_per_trial=10)
+    assert cut.rows == 2 and cut.trials < 300
     parts = paired_bootstrap(Z, 300, 4)
     # the matrix products may round differently for other block shapes, nothing more
     assert np.array_equal(full.asl, parts.asl)
