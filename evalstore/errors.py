@@ -59,6 +59,10 @@ class MetaError(EvalstoreError):
     """A meta-evaluation cannot be run as asked (too few runs or topics, bad parameters)."""
 
 
+class FusionError(EvalstoreError):
+    """A fusion of runs cannot be made as asked (unknown method, bad parameter, runs without scores)."""
+
+
 class ArgumentError(EvalstoreError, TypeError):
     """A public function was given an argument of the wrong kind (a number where a name goes, ...)."""
 
