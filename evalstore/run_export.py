@@ -64,29 +64,33 @@ def line_tag(tag: str | None, name: str) -> str:
     return re.sub(r"\s+", "_", name.strip()) or "run"
 
 
-def lines_sql(run_id: int) -> str:
-    """The run's lines (one VARCHAR column ``line``, in file order)."""
+def stored_rows(run_id: int) -> str:
+    """The rows of a stored run, as :func:`lines_sql` reads them."""
+    return f"(SELECT * FROM run_row_data WHERE run_id = {int(run_id)})"
+
+
+def lines_sql(rows: str) -> str:
+    """The lines of a run (one VARCHAR column ``line``, in file order) from ``rows``, a relation with
+    the columns of ``run_row_data`` (topic, doc, rank, submitted_rank, score, line_no)."""
     return f"""SELECT topic || ' Q0 ' || doc || ' ' || coalesce(submitted_rank, rank) || ' ' ||
                       CAST(coalesce(score, count(*) OVER (PARTITION BY topic) - rank + 1) AS VARCHAR) || ' ' ||
                       $tag AS line
-               FROM run_row_data WHERE run_id = {int(run_id)} ORDER BY line_no, topic"""
+               FROM {rows} ORDER BY line_no, topic"""
 
 
-def run_file_chunks(store: StoreHandle, run_id: int, header: str | None, tag: str) -> Iterator[bytes]:
-    """The bytes of the run file of ``run_id``: ``header`` (the ir_metadata block), then its lines."""
+def run_file_chunks(store: StoreHandle, rows: str, header: str | None, tag: str) -> Iterator[bytes]:
+    """The bytes of the run file of ``rows`` (:func:`stored_rows`, or a fused run's rows before they
+    are stored): ``header`` (the ir_metadata block), then the lines."""
     if header:
         yield header.encode("utf-8")
-    cur = store.con.cursor()
-    try:
-        rel = cur.sql(lines_sql(run_id), params={"tag": tag})
-        # DuckDB 2 names it to_arrow_reader (fetch_arrow_reader before)
-        reader = (getattr(rel, "to_arrow_reader", None) or rel.fetch_arrow_reader)(BATCH_ROWS)
-        for batch in reader:
-            lines = batch.column(0).to_pylist()
-            if lines:
-                yield ("\n".join(lines) + "\n").encode("utf-8")
-    finally:
-        cur.close()
+    # on the store's connection, which sees the temporary table of a fusion (a cursor would not)
+    rel = store.con.sql(lines_sql(rows), params={"tag": tag})
+    # DuckDB 2 names it to_arrow_reader (fetch_arrow_reader before)
+    reader = (getattr(rel, "to_arrow_reader", None) or rel.fetch_arrow_reader)(BATCH_ROWS)
+    for batch in reader:
+        lines = batch.column(0).to_pylist()
+        if lines:
+            yield ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def content_sha256(chunks: Iterator[bytes]) -> tuple[str, int]:
@@ -116,7 +120,7 @@ def export_run(
     n_lines = 0
     if path is None or str(path) == "-":
         out = sys.stdout.buffer
-        for chunk in run_file_chunks(store, run_id, header, field):
+        for chunk in run_file_chunks(store, stored_rows(run_id), header, field):
             h.update(chunk)
             n_lines += chunk.count(b"\n")
             out.write(chunk)
@@ -127,7 +131,7 @@ def export_run(
     try:
         with os.fdopen(fd, "wb") as raw:
             fh = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") if target.suffix == ".gz" else raw
-            for chunk in run_file_chunks(store, run_id, header, field):
+            for chunk in run_file_chunks(store, stored_rows(run_id), header, field):
                 h.update(chunk)
                 n_lines += chunk.count(b"\n")
                 fh.write(chunk)

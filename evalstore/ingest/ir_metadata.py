@@ -174,7 +174,8 @@ def parse(block: list[str], where: str, start: int) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise IngestError(
             f"the ir_metadata block opened on line {start} holds a YAML {type(data).__name__}, not a mapping",
-            file=where, line=start + 1, text=block[1].rstrip("\r\n"), expected="keys and values (tag: ..., method: ...)",
+            file=where, line=start + 1, text=block[1].rstrip("\r\n"),
+            expected="keys and values (tag: ..., method: ...)",
         )  # fmt: skip
     return json_safe(data)
 

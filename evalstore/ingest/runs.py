@@ -83,6 +83,7 @@ class RunIngest(IngestCall):
         super().__init__(store, format, replace, progress)
         self.inputs, self.name, self.dedupe, self.name_from = inputs, name, dedupe, name_from
         self.per_topic = False
+        self.headers: dict[int, Header] = {}  # the files' ir_metadata blocks, by group
 
     def plan(self) -> list[Group]:
         self.files, groups, self.per_topic = _plan(self.inputs, self.name, self.format, self.name_from)
@@ -93,7 +94,6 @@ class RunIngest(IngestCall):
     def run(self) -> list[IngestResult]:
         """The call (:meth:`IngestCall.run`), and the runs' ir_metadata headers kept in the same
         transaction (``runs.metadata``; the block's text for ``export run``)."""
-        self.headers: dict[int, Header] = {}
         with self.store.transaction():
             results = super().run()
             save_headers(self.store, self.results, self.headers)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import EvalstoreError
+from ..fusion.provenance import provenance
 from ..version import __version__
 from . import queries as q
 from . import svg
@@ -286,9 +287,11 @@ def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = 
     me = next((r for r in board if r.run == run), None)
     model = _base(ctx, "run", f"Run {run}", qrels, metric)
     model.update(_pickers(ctx, cat, qrels, metric))
+    made = provenance(ctx.store, run)  # a fused run: "fused from A, B by RRF (k = 60)"
     model.update(
         {
             "run": run,
+            "made": made.text() if made else None,
             "rows": table,
             "chart": chart,
             "mean": me.mean if me else None,
