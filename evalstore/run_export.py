@@ -70,11 +70,12 @@ def stored_rows(run_id: int) -> str:
 
 
 def lines_sql(rows: str) -> str:
-    """The lines of a run (one VARCHAR column ``line``, in file order) from ``rows``, a relation with
-    the columns of ``run_row_data`` (topic, doc, rank, submitted_rank, score, line_no)."""
+    """The lines of a run (one VARCHAR column ``line``, each with its line end, in file order) from
+    ``rows``, a relation with the columns of ``run_row_data`` (topic, doc, rank, submitted_rank,
+    score, line_no)."""
     return f"""SELECT topic || ' Q0 ' || doc || ' ' || coalesce(submitted_rank, rank) || ' ' ||
                       CAST(coalesce(score, count(*) OVER (PARTITION BY topic) - rank + 1) AS VARCHAR) || ' ' ||
-                      $tag AS line
+                      $tag || chr(10) AS line
                FROM {rows} ORDER BY line_no, topic"""
 
 
@@ -88,9 +89,23 @@ def run_file_chunks(store: StoreHandle, rows: str, header: str | None, tag: str)
     # DuckDB 2 names it to_arrow_reader (fetch_arrow_reader before)
     reader = (getattr(rel, "to_arrow_reader", None) or rel.fetch_arrow_reader)(BATCH_ROWS)
     for batch in reader:
-        lines = batch.column(0).to_pylist()
-        if lines:
-            yield ("\n".join(lines) + "\n").encode("utf-8")
+        if batch.num_rows:
+            yield text_bytes(batch.column(0))
+
+
+def text_bytes(lines) -> bytes:
+    """The UTF-8 bytes of an Arrow string array's values, one after the other (its data buffer, no
+    Python string per line)."""
+    import numpy as np
+
+    kind = str(lines.type)
+    if kind not in ("string", "utf8", "large_string", "large_utf8"):  # (a string view: no one data buffer)
+        return "".join(lines.to_pylist()).encode("utf-8")
+    offsets_type = np.int64 if kind.startswith("large") else np.int32
+    _, offsets, data = lines.buffers()
+    bounds = np.frombuffer(offsets, dtype=offsets_type)
+    start, end = int(bounds[lines.offset]), int(bounds[lines.offset + len(lines)])
+    return data[start:end].to_pybytes()
 
 
 def content_sha256(chunks: Iterator[bytes]) -> tuple[str, int]:

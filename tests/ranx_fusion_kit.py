@@ -83,10 +83,10 @@ class Kit:
         from numba.typed import Dict as TypedDict
         from ranx import Run
 
-        rows = self.store.sql(
-            "SELECT topic, doc, score FROM run_rows WHERE run = ? ORDER BY topic, rank", [run]
-        ).rows
-        outer = TypedDict.empty(key_type=types.unicode_type, value_type=types.DictType(types.unicode_type, types.float64))
+        rows = self.store.sql("SELECT topic, doc, score FROM run_rows WHERE run = ? ORDER BY topic, rank", [run]).rows
+        outer = TypedDict.empty(
+            key_type=types.unicode_type, value_type=types.DictType(types.unicode_type, types.float64)
+        )
         for t, d, s in rows:
             if t not in outer:
                 outer[t] = TypedDict.empty(key_type=types.unicode_type, value_type=types.float64)

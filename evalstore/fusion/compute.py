@@ -29,16 +29,25 @@ if TYPE_CHECKING:
 ALL = 1 << 62
 _serial = itertools.count(1)
 
-#: The aggregates a method's ``combine`` may name (registry.py's module docstring).
-COMBINE_MACROS = {
-    "sum": "list_sum(list(v ORDER BY pos))",
-    "wsum": "list_sum(list(w * v ORDER BY pos))",
-    "sum_w": "list_sum(list(w ORDER BY pos))",
-    "count": "count(*)",
-    # numpy's median: the middle value, or the mean of the two middle values
-    "median": "(CASE WHEN count(*) % 2 = 1 THEN list_sort(list(v))[count(*) // 2 + 1] "
-    "ELSE (list_sort(list(v))[count(*) // 2] + list_sort(list(v))[count(*) // 2 + 1]) / 2 END)",
-}
+
+def combine_macros(n_runs: int) -> dict[str, str]:
+    """The aggregates a method's ``combine`` may name (registry.py's module docstring). A sum adds
+    the runs' terms in the order of the runs, 0 for a run without the document, as ranx's
+    ``sum([...])`` does: the same double on any number of threads."""
+
+    def ordered_sum(term: str) -> str:
+        terms = (f"coalesce(max({term}) FILTER (WHERE pos = {k}), 0)" for k in range(1, n_runs + 1))
+        return "(" + " + ".join(terms) + ")"
+
+    return {
+        "sum": ordered_sum("v"),
+        "wsum": ordered_sum("w * v"),
+        "sum_w": ordered_sum("w"),
+        "count": "count(*)",
+        # numpy's median: the middle value, or the mean of the two middle values
+        "median": "(CASE WHEN count(*) % 2 = 1 THEN list_sort(list(v))[count(*) // 2 + 1] "
+        "ELSE (list_sort(list(v))[count(*) // 2] + list_sort(list(v))[count(*) // 2 + 1]) / 2 END)",
+    }
 
 
 @dataclass(frozen=True)
@@ -82,16 +91,16 @@ def render(recipe: Recipe, inputs: str, candidates: str, params: Sequence[str], 
         "norm_missing": n.missing,
         "value": string.Template(m.value).substitute(value_params),
         "value_missing": string.Template(m.missing).substitute(value_params),
-        "combine": string.Template(m.combine).substitute({**COMBINE_MACROS, **combine_params}),
+        "combine": string.Template(m.combine).substitute({**combine_macros(len(recipe.runs)), **combine_params}),
         "param_columns": "".join(f", cd.{p}" for p in params),
     }
     normalized = string.Template(b["normalized"]).substitute(values)
     fused = string.Template(b["fused"]).substitute(values)
-    return f"CREATE OR REPLACE TEMP TABLE {out} AS\nWITH normalized AS (\n{normalized}\n)\n{fused}"
+    return f"CREATE OR REPLACE TEMP TABLE {out} AS\nWITH {normalized}\n{fused}"
 
 
 def render_normalized(norm: Normalization, ranks: str, depth: int | None, inputs: str) -> str:
-    """The query of the normalised scores of the input runs (pos, topic, doc, present, n, c, p, s)."""
+    """The query of the normalised scores of the input runs (pos, topic, doc, counted, s)."""
     values = {
         "inputs": inputs,
         "rank_column": "submitted_rank" if ranks == "submitted" else "rank",
@@ -99,7 +108,8 @@ def render_normalized(norm: Normalization, ranks: str, depth: int | None, inputs
         "norm": norm.expr,
         "norm_missing": norm.missing,
     }
-    return string.Template(blocks()["normalized"]).safe_substitute(values)
+    ctes = string.Template(blocks()["normalized"]).safe_substitute(values)
+    return f"WITH {ctes}\nSELECT g.pos, d.topic, d.doc, g.counted, g.s FROM normalized g JOIN docs d ON d.did = g.did"
 
 
 class FusionWork:

@@ -23,7 +23,9 @@ tests/fusion/test_ranx_fixtures.py and compared with ranx's ``fuse`` on TREC DL 
 tests/fusion/test_ranx_dl19.py). ranx's definition of a document missing from a run is kept: a
 score method adds nothing for it (CombSUM, weighted sum) or counts only the runs that have it
 (CombMNZ, CombANZ, CombMED, ...), except after the borda normalisation, which gives it a value in
-every run.
+every run. CombMAX and CombMIN count a missing document as ranx does, as -1e9 and 1e9: it only
+matters for scores beyond those bounds (raw scores, or the max normalisation of a run whose scores
+are all negative, which divides by ranx's floor of 1e-9).
 """
 
 from __future__ import annotations
@@ -153,10 +155,12 @@ _METHODS = (
     Method("anz", ("combanz", "comb_anz", "CombANZ"), "CombANZ",
            "the sum of the normalised scores over the number of runs that have the document", SCORES,
            "s", "${sum} / ${count}", reference=_FOX),
-    Method("max", ("combmax", "comb_max", "CombMAX"), "CombMAX", "the largest normalised score", SCORES,
-           "s", "max(v)", reference=_FOX),
+    Method("max", ("combmax", "comb_max", "CombMAX"), "CombMAX",
+           "the largest normalised score (a run without the document: -1e9, as ranx)", SCORES,
+           "s", "max(v)", missing="-1e9", reference=_FOX),
     Method("min", ("combmin", "comb_min", "CombMIN"), "CombMIN",
-           "the smallest normalised score of the runs that have the document", SCORES, "s", "min(v)", reference=_FOX),
+           "the smallest normalised score (a run without the document: 1e9, as ranx)", SCORES,
+           "s", "min(v)", missing="1e9", reference=_FOX),
     Method("med", ("combmed", "comb_med", "CombMED"), "CombMED",
            "the median normalised score of the runs that have the document", SCORES, "s", "${median}",
            reference=_FOX),

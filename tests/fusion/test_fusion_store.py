@@ -263,3 +263,13 @@ def test_a_fused_run_is_evaluated_like_any_run(tmp_path):
         assert set(res.table()) == {"bm25", "dense", "rrf"}
         assert 0 < res.mean("rrf", "nDCG@10") <= 1
         assert provenance(s, "rrf").text() == "fused from bm25, dense by RRF (k = 60)"
+
+
+def test_the_docs_name_every_method_and_normalisation():
+    from support import ROOT
+
+    text = (ROOT / "docs" / "fusion.md").read_text(encoding="utf-8")
+    for m in METHODS.values():
+        assert f"| `{m.name}` |" in text, m.name
+    for n in NORMALIZATIONS:
+        assert f"`{n}`" in text, n
