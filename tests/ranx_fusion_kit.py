@@ -16,7 +16,8 @@ document by document:
   is arithmetic: NumPy's pairwise sums in zmuv's mean and standard deviation.
 
 Used by tests/fusion/test_ranx_dl19.py; ``python tests/ranx_fusion_kit.py`` prints the table
-(Markdown) for the closing note.
+(Markdown) for the closing note. (Timings: bench/bench_fusion.py; here ranx's first call of each
+function includes numba's compilation.)
 """
 
 from __future__ import annotations
@@ -153,18 +154,17 @@ class Kit:
 def table(rows: list[Row]) -> str:
     head = (
         "| method | norm | docs | largest diff vs ranx | docs that differ | all tied in an input run | "
-        "largest diff, ranx given evalstore's tie order | evalstore s | ranx s |\n"
-        "|---|---|---:|---:|---:|---|---:|---:|---:|"
+        "largest diff, ranx given evalstore's tie order |\n"
+        "|---|---|---:|---:|---:|---|---:|"
     )
     out = [head]
     for r in rows:
         if r.refused:
-            out.append(f"| {r.method} | {r.norm} | | refused: {r.refused} | | | | | |")
+            out.append(f"| {r.method} | {r.norm} | | refused: {r.refused} | | | |")
             continue
         tied = "n/a" if not r.n_differ else ("yes" if r.tied_explained else "**no**")
         out.append(
-            f"| {r.method} | {r.norm} | {r.n_docs} | {r.diff:.3g} | {r.n_differ} | {tied} | {r.same_order:.3g} | "
-            f"{r.seconds:.2f} | {r.ranx_seconds:.2f} |"
+            f"| {r.method} | {r.norm} | {r.n_docs} | {r.diff:.3g} | {r.n_differ} | {tied} | {r.same_order:.3g} |"
         )
     return "\n".join(out)
 

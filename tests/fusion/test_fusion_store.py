@@ -115,7 +115,8 @@ def test_the_content_hash_is_that_of_the_exported_file(runs, tmp_path):
 def test_a_replaced_input_makes_the_fused_run_stale_and_refresh_makes_it_again(runs):
     runs.fuse(["A", "B"], "mnz", name="F")
     before = rows(runs, "F")
-    runs.ingest_run({"q1": {"b": 9.0, "c": 8.0, "e": 10.0}, "q2": {"d": 4.0}}, name="B", replace=True)
+    [res] = runs.ingest_run({"q1": {"b": 9.0, "c": 8.0, "e": 10.0}, "q2": {"d": 4.0}}, name="B", replace=True)
+    assert any("the fused run(s) F were made from its old content and are stale now" in m for m in res.messages)
     assert runs.sql("SELECT stale FROM runs WHERE name = 'F'").rows == [(True,)]
     made = runs.provenance("F")
     assert made.stale and made.changed == (("B", "replaced"),)
