@@ -65,74 +65,83 @@ def timed(fn) -> tuple[float, float, object]:
     return time.perf_counter() - t0, time.process_time() - c0, value
 
 
+def operations(store, names, ranx_runs, qrels) -> list:
+    """``(label, evalstore's call, ranx's call, the fused run's name or None)`` of one shape."""
+    from ranx import fuse, optimize_fusion
+
+    ops = []
+    for method, norm, weighted in METHODS:
+        w = [round(1 / len(names), 3)] * len(names) if weighted else None
+        params = {"weights": w} if w else {}
+
+        def ours(method=method, norm=norm, w=w):
+            return store.fuse(names, method, name=method, norm=norm, weights=w, replace=True)
+
+        def theirs(method=method, norm=norm, params=params):
+            return fuse(ranx_runs, norm=norm, method=method, params=params)
+
+        ops.append((f"fuse {method}" + (f" ({norm})" if norm else ""), ours, theirs, method))
+
+    def opt_ours():
+        return store.fuse(names[:3], "wsum", name="opt", optimize="nDCG@10", qrels="q", replace=True)
+
+    def opt_theirs():
+        return optimize_fusion(
+            qrels, ranx_runs[:3], norm="min-max", method="wsum", metric="ndcg@10", show_progress=False
+        )
+
+    ops.append(("optimize wsum, 3 runs, 66 weightings", opt_ours, opt_theirs, None))
+    return ops
+
+
+def cell(xs) -> tuple[str, float]:
+    walls = sorted(x[0] for x in xs)
+    return f"{walls[0]:.3f} / {statistics.median(walls):.3f} / {walls[-1]:.3f}", statistics.median(x[1] for x in xs)
+
+
+def bench_shape(shape: str, qrels_path: Path, files: list[Path], repeat: int) -> None:
+    from ranx import Qrels, Run
+
+    import evalstore
+
+    store = evalstore.open(":memory:")
+    store.ingest_qrels(qrels_path, name="q", progress=False)
+    names = [r.name for r in store.ingest_run(files, progress=False)]
+    ranx_runs = [Run.from_file(str(f), kind="gz" if f.suffix == ".gz" else "trec") for f in files]
+    qrels = Qrels.from_file(str(qrels_path), kind="trec")
+    for label, ours, theirs, method in operations(store, names, ranx_runs, qrels):
+        ours()
+        theirs()  # warm-up (numba)
+        a, b = [], []
+        for _ in range(repeat):
+            a.append(timed(ours))
+            b.append(timed(theirs))
+        diff = ""
+        if method is not None:
+            rows = store.sql("SELECT topic, doc, score FROM run_rows WHERE run = ?", [method]).rows
+            got = {(t, d): s for t, d, s in rows}
+            ref = {(t, d): float(s) for t, docs in b[-1][2].run.items() for d, s in docs.items()}
+            diff = f"{max(abs(got[k] - ref[k]) for k in ref):.3g}" if set(got) == set(ref) else "documents differ"
+        (wa, ca), (wb, cb) = cell(a), cell(b)
+        ratio = statistics.median(x[0] for x in a) / statistics.median(x[0] for x in b)
+        print(f"| {shape} | {label} | {wa} | {ca:.2f} | {wb} | {cb:.2f} | {ratio:.2f} | {diff} |", flush=True)
+    store.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", default="dl19,synth")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--work-dir", default=os.path.join(tempfile.gettempdir(), "evalstore-bench"))
     args = ap.parse_args()
-    import evalstore
-    from ranx import Qrels, Run, fuse, optimize_fusion
-
     work = Path(args.work_dir)
     work.mkdir(parents=True, exist_ok=True)
     print("| shape | operation | evalstore wall s (min/med/max) | cpu s | ranx wall s (min/med/max) | cpu s | "
           "ratio (median wall) | largest diff |")  # fmt: skip
     print("|---|---|---|---:|---|---:|---:|---:|")
     for shape, (qrels_path, files) in shapes(args.shapes.split(","), work).items():
-        store = evalstore.open(":memory:")
-        store.ingest_qrels(qrels_path, name="q", progress=False)
-        names = [r.name for r in store.ingest_run(files, progress=False)]
-        ranx_runs = [Run.from_file(str(f), kind="gz" if f.suffix == ".gz" else "trec") for f in files]
-        qrels = Qrels.from_file(str(qrels_path), kind="trec")
-        ops = []
-        for method, norm, weighted in METHODS:
-            w = [round(1 / len(names), 3)] * len(names) if weighted else None
-            params = {"weights": w} if w else {}
-
-            def ours(method=method, norm=norm, w=w):
-                return store.fuse(names, method, name=f"{method}", norm=norm, weights=w, replace=True)
-
-            def theirs(method=method, norm=norm, params=params):
-                return fuse(ranx_runs, norm=norm, method=method, params=params)
-
-            ops.append((f"fuse {method}" + (f" ({norm})" if norm else ""), ours, theirs, method))
-        three = names[:3]
-
-        def opt_ours():
-            return store.fuse(three, "wsum", name="opt", optimize="nDCG@10", qrels="q", replace=True)
-
-        def opt_theirs():
-            comparable = [r for r in ranx_runs[:3]]
-            return optimize_fusion(
-                qrels, comparable, norm="min-max", method="wsum", metric="ndcg@10", show_progress=False
-            )
-
-        ops.append(("optimize wsum, 3 runs, 66 weightings", opt_ours, opt_theirs, None))
-        for label, ours, theirs, method in ops:
-            ours()
-            theirs()  # warm-up (numba)
-            a, b = [], []
-            for _ in range(args.repeat):
-                a.append(timed(ours))
-                b.append(timed(theirs))
-            diff = ""
-            if method is not None:
-                got = {(t, d): s for t, d, s in store.sql("SELECT topic, doc, score FROM run_rows WHERE run = ?",
-                                                          [method]).rows}  # fmt: skip
-                ref = {(t, d): float(s) for t, docs in b[-1][2].run.items() for d, s in docs.items()}
-                diff = f"{max(abs(got[k] - ref[k]) for k in ref):.3g}" if set(got) == set(ref) else "documents differ"
-
-            def cell(xs):
-                walls = sorted(x[0] for x in xs)
-                return f"{walls[0]:.3f} / {statistics.median(walls):.3f} / {walls[-1]:.3f}", statistics.median(
-                    x[1] for x in xs
-                )
-
-            (wa, ca), (wb, cb) = cell(a), cell(b)
-            ratio = statistics.median(x[0] for x in a) / statistics.median(x[0] for x in b)
-            print(f"| {shape} | {label} | {wa} | {ca:.2f} | {wb} | {cb:.2f} | {ratio:.2f} | {diff} |", flush=True)
-        store.close()
+        assert qrels_path is not None
+        bench_shape(shape, qrels_path, files, args.repeat)
     return 0
 
 
