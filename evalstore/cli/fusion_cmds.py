@@ -11,7 +11,7 @@ from . import options as opt
 from .app import app, open_for_reading, open_store
 from .choices import choice, flag
 from .eval_cmds import export_app
-from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .output import check_writable, emit, format_option, output_format, say
 
 
 @app.command(
@@ -69,13 +69,17 @@ def fuse_cmd(
     refresh: bool = flag(
         "--refresh", help="Make the fused run --name again from its recipe over its inputs as they are now."
     ),
-    fmt: str | None = format_option(),
-    output: str | None = OutputFile,
+    fmt: str | None = format_option(extra_help=" (The grid of --optimize.)"),
+    output: str | None = typer.Option(
+        None, "--output", "-o", help="Write the grid of --optimize to this file (format: --format or the extension)."
+    ),
     *,
     store: opt.StoreOptions,
 ) -> None:
     """Fuse stored runs; the fused run is stored with its recipe."""
     chosen = output_format(fmt, output)
+    if (fmt or output) and not optimize:
+        raise typer.BadParameter("--format and -o write the grid of --optimize", param_hint="--format/--output")
     if refresh and (run or method or optimize):
         raise typer.BadParameter("--refresh takes only --name: the recipe is stored", param_hint="--refresh")
     if not refresh and (not run or not method):

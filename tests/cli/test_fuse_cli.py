@@ -65,6 +65,8 @@ def test_usage_errors(sample_db, cli):
     assert code == 2 and "'nope' is not one of sum, mnz, anz" in err
     code, _, err = cli("fuse", "-r", "bm25", "-n", "x", "--db", sample_db)
     assert code == 2 and "--method" in err
+    code, _, err = cli("fuse", "-r", "bm25", "-r", "dense", "-m", "rrf", "-n", "x", "-f", "csv", "--db", sample_db)
+    assert code == 2 and "the grid of --optimize" in err
     code, _, err = cli("fuse", "--refresh", "-r", "bm25", "-n", "x", "--db", sample_db)
     assert code == 2 and "--refresh takes only --name" in err
     code, _, err = cli("fuse", "-r", "bm25", "-r", "dense", "-m", "wsum", "-n", "x", "--db", sample_db)
