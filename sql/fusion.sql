@@ -1,45 +1,51 @@
 -- Rank fusion of stored runs, for all topics at once (evalstore/fusion/compute.py renders it; the
--- expressions come from the registry, evalstore/fusion/registry.py, the values from two temporary
+-- expressions come from the registry, evalstore/fusion/registry.py, the values from temporary
 -- tables, never from the text).
 --
 -- Placeholders:
 --   ${inputs}       table (pos, run_id): the input runs, pos = 1.. in the order given
---   ${candidates}   table (cand, pos, w, <one column per method parameter>): one fusion per cand
---                   (one for `fuse`, every grid point for `fuse --optimize`), w = the run's weight
+--   ${docs}         table (did, tid, topic, doc): the candidates, numbered by block `docs`
+--   ${candidates}   table (cand, w_1 .. w_n, <one column per method parameter>): one fusion per
+--                   cand (one for `fuse`, every grid point for `fuse --optimize`); w_i: run i's weight
 --   ${rank_column}  rank (the evaluation rank: score descending, docno descending) or
 --                   submitted_rank (the rank column as written)
 --   ${depth}        the documents of each input run considered per topic (a huge number: all)
 --   ${norm}, ${norm_missing}      the normalisation of a present document, and of a candidate the
 --                                 run lacks (NULL: it stays missing)
---   ${value}, ${value_missing}    a run's contribution for a document, and for a candidate the run
---                                 lacks after normalisation (NULL: none)
---   ${combine}      the aggregate of the contributions v (weights w) of a document over the runs
---   ${param_columns} the method's parameter columns (cd.<name>), carried to the contributions
+--   ${run_columns}  per input run i: its normalised score s_i, position p_i, documents n_i and
+--                   whether it counts the document (k_i), from block `run_columns`
+--   ${values}       per input run i: its contribution v_i (the method's value, or its value for a
+--                   candidate the run lacks; NULL: none)
+--   ${params}       the method's parameter columns of the candidates table
+--   ${combine}      the combination of v_1 .. v_n (and w_1 .. w_n) of a document
 --   ${top}          the documents kept per topic in each fusion (a huge number: all)
 --
--- Two blocks of common table expressions: `normalized` ends with the relation normalized (one row
--- per input run and candidate document of a topic), `fused` with the fusions (one row per fusion,
--- topic and document, with its score and rank). Documents and topics are numbered once (did, tid;
--- did in docno order within a topic, so that did DESC is docno DESC) and everything after works
--- on the numbers. Sums run in the order of the runs (the sum macro of compute.py; list_sum of an
--- ordered list for the normalisation's sums): the same additions as ranx's, and the same double
--- whatever the number of threads.
+-- Blocks: `docs` numbers the candidates once (did in docno order within a topic, so that did DESC
+-- is docno DESC; tid per topic); `normalized` ends with one row per input run and candidate
+-- (normalised score, position, counts), pivoted by `wide` into one row per candidate with every
+-- run's columns; `fused` crosses them with the candidates table and ranks every fusion: no
+-- grouping at the size of the grid, which matters when --optimize fuses 66 weightings at once.
+-- Sums run in the order of the runs (compute.py's macros; list_sum of an ordered list for the
+-- normalisation's sums): the same additions as ranx's, and the same double whatever the threads.
 
--- @block normalized
-input_rows AS (
-    SELECT i.pos, r.topic, r.doc, r.score, r.${rank_column} AS p
+-- @block docs
+WITH input_docs AS (
+    SELECT DISTINCT r.topic, r.doc
     FROM run_row_data r JOIN ${inputs} i ON i.run_id = r.run_id
     WHERE r.${rank_column} <= ${depth}
-),
-docs AS (
-    SELECT topic, doc, row_number() OVER (ORDER BY topic, doc) AS did, dense_rank() OVER (ORDER BY topic) AS tid
-    FROM (SELECT DISTINCT topic, doc FROM input_rows)
-),
+)
+SELECT topic, doc, row_number() OVER (ORDER BY topic, doc) AS did, dense_rank() OVER (ORDER BY topic) AS tid
+FROM input_docs
+
+-- @block normalized
 inp AS (
-    SELECT r.pos, d.tid, d.did, r.score, r.p
-    FROM input_rows r JOIN docs d ON d.topic = r.topic AND d.doc = r.doc
+    SELECT i.pos, d.tid, d.did, r.score, r.${rank_column} AS p
+    FROM run_row_data r
+    JOIN ${inputs} i ON i.run_id = r.run_id
+    JOIN ${docs} d ON d.topic = r.topic AND d.doc = r.doc
+    WHERE r.${rank_column} <= ${depth}
 ),
-cands AS (SELECT tid, count(*) AS c FROM docs GROUP BY tid),
+cands AS (SELECT tid, count(*) AS c FROM ${docs} GROUP BY tid),
 stats AS (
     SELECT pos, tid, count(*) AS n, min(score) AS s_min, max(score) AS s_max,
            list_sum(list(score ORDER BY p, did DESC)) AS s_sum
@@ -55,7 +61,7 @@ grid AS (
     SELECT ri.pos, d.tid, d.did, i.score, i.p, i.did IS NOT NULL AS present, coalesce(st.n, 0) AS n, cs.c,
            st.s_min, st.s_max, st.s_sum, st.s_sum / st.n AS s_mean, sp.s_sd
     FROM ${inputs} ri
-    CROSS JOIN docs d
+    CROSS JOIN ${docs} d
     JOIN cands cs ON cs.tid = d.tid
     LEFT JOIN inp i ON i.pos = ri.pos AND i.did = d.did
     LEFT JOIN stats st ON st.pos = ri.pos AND st.tid = d.tid
@@ -68,22 +74,23 @@ normalized AS (
     FROM grid
 )
 
+-- @block run_columns
+max(s) FILTER (WHERE pos = ${i}) AS s_${i}, max(p) FILTER (WHERE pos = ${i}) AS p_${i},
+max(n) FILTER (WHERE pos = ${i}) AS n_${i}, bool_or(counted) FILTER (WHERE pos = ${i}) AS k_${i}
+
 -- @block fused
-, valued AS (
-    SELECT cd.cand, g.pos, g.tid, g.did, cd.w${param_columns},
-           CASE WHEN g.counted THEN (${value}) ELSE (${value_missing}) END AS v
-    FROM normalized g JOIN ${candidates} cd ON cd.pos = g.pos
+, wide AS (
+    SELECT did, any_value(tid) AS tid, any_value(c) AS c, ${run_columns}
+    FROM normalized GROUP BY did
 ),
-fused AS (
-    SELECT cand, any_value(tid) AS tid, did, ${combine} AS score
-    FROM valued WHERE v IS NOT NULL
-    GROUP BY cand, did
+valued AS (
+    SELECT cd.cand, x.tid, x.did${params}, ${values}
+    FROM wide x CROSS JOIN ${candidates} cd
 ),
-ranked AS (
-    SELECT cand, did, score,
-           row_number() OVER (PARTITION BY cand, tid ORDER BY score DESC, did DESC) AS rank
-    FROM fused
-    QUALIFY rank <= ${top}
+scored AS (
+    SELECT cand, tid, did, ${combine} AS score FROM valued
 )
-SELECT r.cand, d.topic, d.doc, r.score, r.rank
-FROM ranked r JOIN docs d ON d.did = r.did
+SELECT cand, tid, did, score,
+       row_number() OVER (PARTITION BY cand, tid ORDER BY score DESC, did DESC) AS rank
+FROM scored
+QUALIFY rank <= ${top}

@@ -20,7 +20,7 @@ import duckdb
 from ..errors import FusionError
 from ..resources import read_sql
 from .recipe import Recipe
-from .registry import RANKS, Normalization
+from .registry import RANKS
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -31,22 +31,27 @@ _serial = itertools.count(1)
 
 
 def combine_macros(n_runs: int) -> dict[str, str]:
-    """The aggregates a method's ``combine`` may name (registry.py's module docstring). A sum adds
-    the runs' terms in the order of the runs, 0 for a run without the document, as ranx's
-    ``sum([...])`` does: the same double on any number of threads."""
+    """The combinations a method's ``combine`` may name (registry.py's module docstring), over the
+    contributions ``v_1 .. v_n`` of the runs (NULL: the run has nothing for the document) and their
+    weights ``w_1 .. w_n``. A sum adds the runs' terms in the order of the runs, 0 for a run without
+    the document, as ranx's ``sum([...])`` does: the same double on any number of threads."""
+    runs = range(1, n_runs + 1)
 
-    def ordered_sum(term: str) -> str:
-        terms = (f"coalesce(max({term}) FILTER (WHERE pos = {k}), 0)" for k in range(1, n_runs + 1))
+    def joined(terms) -> str:
         return "(" + " + ".join(terms) + ")"
 
+    count = joined(f"CAST(v_{i} IS NOT NULL AS INTEGER)" for i in runs)
+    values = "list_sort([" + ", ".join(f"v_{i}" for i in runs) + "], 'ASC', 'NULLS LAST')"
     return {
-        "sum": ordered_sum("v"),
-        "wsum": ordered_sum("w * v"),
-        "sum_w": ordered_sum("w"),
-        "count": "count(*)",
-        # numpy's median: the middle value, or the mean of the two middle values
-        "median": "(CASE WHEN count(*) % 2 = 1 THEN list_sort(list(v))[count(*) // 2 + 1] "
-        "ELSE (list_sort(list(v))[count(*) // 2] + list_sort(list(v))[count(*) // 2 + 1]) / 2 END)",
+        "sum": joined(f"coalesce(v_{i}, 0)" for i in runs),
+        "wsum": joined(f"coalesce(w_{i} * v_{i}, 0)" for i in runs),
+        "sum_w": joined(f"CASE WHEN v_{i} IS NOT NULL THEN w_{i} ELSE 0 END" for i in runs),
+        "count": count,
+        "max": "greatest(" + ", ".join(f"v_{i}" for i in runs) + ")",
+        "min": "least(" + ", ".join(f"v_{i}" for i in runs) + ")",
+        # numpy's median: the middle value, or the mean of the two middle values (of the present ones)
+        "median": f"(CASE WHEN {count} % 2 = 1 THEN {values}[{count} // 2 + 1] "
+        f"ELSE ({values}[{count} // 2] + {values}[{count} // 2 + 1]) / 2 END)",
     }
 
 
@@ -75,41 +80,58 @@ def blocks() -> dict[str, str]:
     return {k: "\n".join(v).strip() for k, v in out.items()}
 
 
-def render(recipe: Recipe, inputs: str, candidates: str, params: Sequence[str], out: str) -> str:
-    """The statement that fills the temporary table ``out`` (cand, topic, doc, score, rank)."""
-    b = blocks()
-    m, n = recipe.method, recipe.norm
-    value_params = {p: f"cd.{p}" for p in params}
-    combine_params = {p: f"any_value({p})" for p in params}
-    values = {
+def _base_values(recipe: Recipe, inputs: str, docs: str) -> dict[str, str]:
+    return {
         "inputs": inputs,
-        "candidates": candidates,
+        "docs": docs,
         "rank_column": "submitted_rank" if recipe.ranks == "submitted" else "rank",
         "depth": str(int(recipe.depth) if recipe.depth is not None else ALL),
-        "top": str(int(recipe.top) if recipe.top is not None else ALL),
-        "norm": n.expr,
-        "norm_missing": n.missing,
-        "value": string.Template(m.value).substitute(value_params),
-        "value_missing": string.Template(m.missing).substitute(value_params),
-        "combine": string.Template(m.combine).substitute({**combine_macros(len(recipe.runs)), **combine_params}),
-        "param_columns": "".join(f", cd.{p}" for p in params),
+        "norm": recipe.norm.expr,
+        "norm_missing": recipe.norm.missing,
     }
+
+
+def render_docs(recipe: Recipe, inputs: str, docs: str) -> str:
+    """The statement that numbers the candidates into the temporary table ``docs``."""
+    query = string.Template(blocks()["docs"]).substitute(_base_values(recipe, inputs, docs))
+    return f"CREATE OR REPLACE TEMP TABLE {docs} AS\n{query}"
+
+
+def render(recipe: Recipe, inputs: str, docs: str, candidates: str, out: str) -> str:
+    """The statement that fills the temporary table ``out`` (cand, tid, did, score, rank)."""
+    b = blocks()
+    m = recipe.method
+    n_runs = len(recipe.runs)
+    params = [p.name for p in m.params]
+    values = _base_values(recipe, inputs, docs)
+    run_columns = ",\n".join(string.Template(b["run_columns"]).substitute(i=i) for i in range(1, n_runs + 1))
+
+    def per_run(expr: str, i: int) -> str:
+        return string.Template(expr).substitute(
+            {"s": f"x.s_{i}", "p": f"x.p_{i}", "n": f"x.n_{i}"}, **{p: f"cd.{p}" for p in params}
+        )
+
+    contributions = ",\n".join(
+        f"CASE WHEN x.k_{i} THEN ({per_run(m.value, i)}) ELSE ({per_run(m.missing, i)}) END AS v_{i}"
+        for i in range(1, n_runs + 1)
+    )
+    values.update(
+        candidates=candidates,
+        run_columns=run_columns,
+        values=contributions,
+        params="".join(f", cd.w_{i}" for i in range(1, n_runs + 1)) + "".join(f", cd.{p}" for p in params),
+        combine=string.Template(m.combine).substitute(combine_macros(n_runs), **{p: p for p in params}),
+        top=str(int(recipe.top) if recipe.top is not None else ALL),
+    )
     normalized = string.Template(b["normalized"]).substitute(values)
     fused = string.Template(b["fused"]).substitute(values)
     return f"CREATE OR REPLACE TEMP TABLE {out} AS\nWITH {normalized}\n{fused}"
 
 
-def render_normalized(norm: Normalization, ranks: str, depth: int | None, inputs: str) -> str:
+def render_normalized(recipe: Recipe, inputs: str, docs: str) -> str:
     """The query of the normalised scores of the input runs (pos, topic, doc, counted, s)."""
-    values = {
-        "inputs": inputs,
-        "rank_column": "submitted_rank" if ranks == "submitted" else "rank",
-        "depth": str(int(depth) if depth is not None else ALL),
-        "norm": norm.expr,
-        "norm_missing": norm.missing,
-    }
-    ctes = string.Template(blocks()["normalized"]).safe_substitute(values)
-    return f"WITH {ctes}\nSELECT g.pos, d.topic, d.doc, g.counted, g.s FROM normalized g JOIN docs d ON d.did = g.did"
+    ctes = string.Template(blocks()["normalized"]).substitute(_base_values(recipe, inputs, docs))
+    return f"WITH {ctes}\nSELECT g.pos, d.topic, d.doc, g.counted, g.s FROM normalized g JOIN {docs} d ON d.did = g.did"
 
 
 class FusionWork:
@@ -120,13 +142,14 @@ class FusionWork:
         self.con: duckdb.DuckDBPyConnection = store.con
         k = next(_serial)
         self.inputs_table, self.cands_table, self.out = f"_fusion_inputs_{k}", f"_fusion_cands_{k}", f"_fusion_out_{k}"
+        self.docs = f"_fusion_docs_{k}"
         self.inputs: list[Input] = []
 
     def __enter__(self) -> FusionWork:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for t in (self.inputs_table, self.cands_table, self.out):
+        for t in (self.inputs_table, self.cands_table, self.out, self.docs):
             try:
                 self.con.execute(f"DROP TABLE IF EXISTS {t}")
             except duckdb.Error:  # an aborted transaction: the tables go with it
@@ -174,31 +197,48 @@ class FusionWork:
         if bad:
             raise FusionError(f"the run {bad[0][0]!r} {why}")
 
+    def number_docs(self, recipe: Recipe) -> None:
+        """Number the candidates (the documents of the input runs, within depth) into ``self.docs``."""
+        self.con.execute(render_docs(recipe, self.inputs_table, self.docs))
+
     def fuse(self, recipe: Recipe, candidates: Sequence[Mapping[str, Any]]) -> str:
         """Fuse the inputs once per candidate (``{"params": {...}, "weights": (...)}``, the recipe's
-        own values where a candidate gives none) into the output table; returns its name."""
+        own values where a candidate gives none) into the output table (cand, tid, did, score,
+        rank; :meth:`rows` names the documents); returns its name."""
         params = [p.name for p in recipe.method.params]
-        cols: dict[str, list] = {"cand": [], "pos": [], "w": [], **{p: [] for p in params}}
+        n_runs = len(self.inputs)
+        cols: dict[str, list] = {"cand": [], **{f"w_{i}": [] for i in range(1, n_runs + 1)}, **{p: [] for p in params}}
         for c, cand in enumerate(candidates):
             chosen = {**recipe.params, **cand.get("params", {})}
-            weights = cand.get("weights") or recipe.weights
-            for i in self.inputs:
-                cols["cand"].append(c)
-                cols["pos"].append(i.pos)
-                cols["w"].append(float(weights[i.pos - 1]) if weights else 1.0)
-                for p in params:
-                    cols[p].append(float(chosen[p]))
-        typed = ", ".join(["cand INTEGER", "pos INTEGER", "w DOUBLE", *(f"{p} DOUBLE" for p in params)])
+            weights = cand.get("weights") or recipe.weights or [1.0] * n_runs
+            cols["cand"].append(c)
+            for i in range(1, n_runs + 1):
+                cols[f"w_{i}"].append(float(weights[i - 1]))
+            for p in params:
+                cols[p].append(float(chosen[p]))
+        typed = ", ".join(["cand INTEGER", *(f"{name} DOUBLE" for name in list(cols)[1:])])
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {self.cands_table} ({typed})")
         self.con.execute(
             f"INSERT INTO {self.cands_table} SELECT {', '.join(f'unnest(${k + 1})' for k in range(len(cols)))}",
             list(cols.values()),
         )
-        self.con.execute(render(recipe, self.inputs_table, self.cands_table, params, self.out))
-        bad = self.con.execute(f"SELECT topic, doc, score FROM {self.out} WHERE NOT isfinite(score) LIMIT 1").fetchall()
+        self.number_docs(recipe)
+        self.con.execute(render(recipe, self.inputs_table, self.docs, self.cands_table, self.out))
+        bad = self.con.execute(
+            f"SELECT d.topic, d.doc, o.score FROM {self.out} o JOIN {self.docs} d ON d.did = o.did "
+            "WHERE NOT isfinite(o.score) LIMIT 1"
+        ).fetchall()
         if bad:
             raise FusionError(
                 f"{recipe.method.name} gave the document {bad[0][1]!r} of topic {bad[0][0]!r} the score {bad[0][2]}; "
                 f"check the parameters and the input scores"
             )
         return self.out
+
+    def rows(self, cand: int | None = None) -> str:
+        """The fusions as ``cand, topic, doc, score, rank`` (one candidate, or all)."""
+        where = "" if cand is None else f" WHERE o.cand = {int(cand)}"
+        return (
+            f"SELECT o.cand, d.topic, d.doc, o.score, o.rank FROM {self.out} o "
+            f"JOIN {self.docs} d ON d.did = o.did{where}"
+        )

@@ -65,10 +65,10 @@ def fuse(
         if optimize is not None and qrels is not None:
             found = search(store, recipe, work, optimize, qrels, step)
             recipe = recipe.with_choice(found.best.get("params", {}), found.best.get("weights"))
-        out = work.fuse(recipe, [{}])
+        work.fuse(recipe, [{}])
         notes = coverage_notes(store, inputs, work.inputs_table)
         result = store_fused(
-            store, recipe, inputs, out, name, replace=replace, optimized=found.record() if found else None
+            store, recipe, inputs, work.rows(0), name, replace=replace, optimized=found.record() if found else None
         )
     result.optimization = found
     result.notes = notes + result.notes
@@ -110,8 +110,9 @@ def normalized_scores(
     recipe = Recipe(names, method_entry("sum"), n, depth=depth, ranks=ranks)
     with FusionWork(store) as work:
         work.load_inputs(recipe)
+        work.number_docs(recipe)
         q = f"""SELECT i.name AS run, g.topic, g.doc, g.s AS score
-                FROM ({render_normalized(n, ranks, depth, work.inputs_table)}) g
+                FROM ({render_normalized(recipe, work.inputs_table, work.docs)}) g
                 JOIN (SELECT unnest(?) AS pos, unnest(?) AS name) i USING (pos)
                 WHERE g.counted ORDER BY i.pos, g.topic, g.s DESC, g.doc DESC"""
         rows = store.con.execute(q, [[i.pos for i in work.inputs], [i.name for i in work.inputs]])

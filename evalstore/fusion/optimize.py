@@ -22,6 +22,7 @@ says so, and names a held-out set (other topics, or another year's qrels) as the
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from .recipe import Recipe, plain
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
 
+_serial = itertools.count(1)
 #: Candidate rows (fusions x documents) fused and evaluated per statement; a larger grid is split.
 BATCH_ROWS = 8_000_000
 #: The largest grid searched (a smaller step or more runs would take too long to be useful).
@@ -211,8 +213,8 @@ def search(
     means: list[float] = []
     for start in range(0, len(candidates), batch):
         part = candidates[start : start + batch]
-        table = work.fuse(recipe, part)
-        means += evaluate_candidates(store, table, len(part), inst, qid, qrels)
+        work.fuse(recipe, part)
+        means += evaluate_candidates(store, work.rows(), len(part), inst, qid, qrels)
     best = max(range(len(means)), key=lambda i: (_key(means[i]), i))
     (sha,) = store.con.execute("SELECT sha256 FROM qrels_meta WHERE qrels_id = ?", [qid]).fetchall()[0]
     return Optimization(inst.display, qrels, sha, searched, s, candidates, means, best, drops)
@@ -241,16 +243,16 @@ def _rows_per_candidate(store: StoreHandle, work: FusionWork, recipe: Recipe) ->
 
 
 def evaluate_candidates(
-    store: StoreHandle, table: str, n: int, inst, qid: int, qrels: str, options: Any = None
+    store: StoreHandle, rows: str, n: int, inst, qid: int, qrels: str, options: Any = None
 ) -> list[float]:
-    """The mean of ``inst`` on the qrels set ``qid`` of each candidate fusion of ``table`` (cand,
-    topic, doc, score, rank), by the engine that evaluates stored runs, in one pass."""
+    """The mean of ``inst`` on the qrels set ``qid`` of each candidate fusion of ``rows`` (a query
+    giving cand, topic, doc, score, rank), by the engine that evaluates stored runs, in one pass."""
     con = store.con
     opts = options or make_options()
     declared = declared_gains(con, [qid])
     pairs = engine.plan_pairs([qid], [inst], opts, declared)
     units = engine.group_units(pairs, [qid], [inst])
-    out = f"{table}_scores"
+    out = f"_fusion_scores_{next(_serial)}"
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {out} "
         "(qrels_id INTEGER, run_id INTEGER, topic VARCHAR, key VARCHAR, value DOUBLE)"
@@ -258,9 +260,9 @@ def evaluate_candidates(
     try:
         engine.compute(
             con, units, list(range(n)), opts, out, qrels_names={qid: qrels},
-            rank_source=f"SELECT cand AS run_id, topic, doc, rank, score FROM {table}",
+            rank_source=f"SELECT cand AS run_id, topic, doc, rank, score FROM ({rows})",
         )  # fmt: skip
-        rows = dict(
+        means = dict(
             con.execute(
                 f"SELECT run_id, {aggregate_sql(inst.spec.aggregate, 'value')} FROM {out} GROUP BY run_id"
             ).fetchall()
@@ -268,4 +270,4 @@ def evaluate_candidates(
     finally:
         drop_ranked_list(con)
         con.execute(f"DROP TABLE IF EXISTS {out}")
-    return [float(rows[c]) if rows.get(c) is not None else math.nan for c in range(n)]
+    return [float(means[c]) if means.get(c) is not None else math.nan for c in range(n)]

@@ -10,13 +10,13 @@ run's documents on the topic), ``c`` (the candidates: the documents of any input
 topic), and the run's ``s_min``, ``s_max``, ``s_sum``, ``s_mean``, ``s_sd`` (population) on the
 topic; ``missing`` is the value of a candidate the run lacks (borda), else it stays missing.
 
-The SQL of a **method** is ``value``, one run's contribution for a document (over ``s``, the
-normalised score, ``p``, ``n``, ``c`` and the parameters by name), ``missing``, the contribution
-of a candidate the run lacks (bordafuse), and ``combine``, an aggregate over the runs'
-contributions ``v`` (and weights ``w``) of a document, with ``${sum}`` (the sum of ``v`` in the
-order of the runs, as ranx adds them), ``${wsum}`` (of ``w * v``), ``${sum_w}`` (of the weights of
-the runs that have the document), ``${count}`` (how many have it), ``${median}`` and the
-parameters as ``${name}``.
+The SQL of a **method** is ``value``, one run's contribution for a document (over ``${s}``, the
+normalised score, ``${p}``, ``${n}``, ``c`` and the parameters as ``${name}``), ``missing``, the
+contribution of a candidate the run lacks (bordafuse), and ``combine``, the combination of the
+runs' contributions, with ``${sum}`` (their sum in the order of the runs, as ranx adds them),
+``${wsum}`` (of weight x contribution), ``${sum_w}`` (of the weights of the runs that have the
+document), ``${count}`` (how many have it), ``${max}``, ``${min}``, ``${median}`` and the
+parameters as ``${name}`` (evalstore/fusion/compute.py renders them for every run).
 
 The definitions are ranx's (ranx 0.3, ``ranx.fusion`` and ``ranx.normalization``; reproduced by
 tests/fusion/test_ranx_fixtures.py and compared with ranx's ``fuse`` on TREC DL 2019 by
@@ -148,51 +148,51 @@ _FOX = "Fox and Shaw, TREC-2 1993"
 
 _METHODS = (
     Method("sum", ("combsum", "comb_sum", "CombSUM"), "CombSUM", "the sum of the normalised scores", SCORES,
-           "s", "${sum}", reference=_FOX),
+           "${s}", "${sum}", reference=_FOX),
     Method("mnz", ("combmnz", "comb_mnz", "CombMNZ"), "CombMNZ",
            "the sum of the normalised scores times the number of runs that have the document", SCORES,
-           "s", "${sum} * ${count}", reference=_FOX),
+           "${s}", "${sum} * ${count}", reference=_FOX),
     Method("anz", ("combanz", "comb_anz", "CombANZ"), "CombANZ",
            "the sum of the normalised scores over the number of runs that have the document", SCORES,
-           "s", "${sum} / ${count}", reference=_FOX),
+           "${s}", "${sum} / ${count}", reference=_FOX),
     Method("max", ("combmax", "comb_max", "CombMAX"), "CombMAX",
            "the largest normalised score (a run without the document: -1e9, as ranx)", SCORES,
-           "s", "max(v)", missing="-1e9", reference=_FOX),
+           "${s}", "${max}", missing="-1e9", reference=_FOX),
     Method("min", ("combmin", "comb_min", "CombMIN"), "CombMIN",
            "the smallest normalised score (a run without the document: 1e9, as ranx)", SCORES,
-           "s", "min(v)", missing="1e9", reference=_FOX),
+           "${s}", "${min}", missing="1e9", reference=_FOX),
     Method("med", ("combmed", "comb_med", "CombMED"), "CombMED",
-           "the median normalised score of the runs that have the document", SCORES, "s", "${median}",
+           "the median normalised score of the runs that have the document", SCORES, "${s}", "${median}",
            reference=_FOX),
     Method("gmnz", ("combgmnz", "comb_gmnz", "CombGMNZ"), "CombGMNZ",
            "the sum of the normalised scores times (runs that have the document)^gamma", SCORES,
-           "s", "${sum} * pow(${count}, ${gamma})", params=(_GAMMA,), reference="Joon Ho Lee, SIGIR 1997"),
+           "${s}", "${sum} * pow(${count}, ${gamma})", params=(_GAMMA,), reference="Joon Ho Lee, SIGIR 1997"),
     Method("wsum", ("weighted_sum", "combsum_weighted"), "weighted sum", "the weighted sum of the normalised scores",
-           SCORES, "s", "${wsum}", weighted=True, reference="Bartell, Cottrell and Belew, SIGIR 1994"),
+           SCORES, "${s}", "${wsum}", weighted=True, reference="Bartell, Cottrell and Belew, SIGIR 1994"),
     Method("wmnz", ("weighted_mnz",), "WMNZ",
            "the sum of the normalised scores times the sum of the weights of the runs that have the document",
-           SCORES, "s", "${sum} * ${sum_w}", weighted=True, reference="Wu, Crestani and Bi, ECIR 2006"),
+           SCORES, "${s}", "${sum} * ${sum_w}", weighted=True, reference="Wu, Crestani and Bi, ECIR 2006"),
     Method("mixed", (), "Mixed", "the weighted sum of the normalised scores times sqrt(runs that have the document)",
-           SCORES, "s", "${wsum} * sqrt(${count})", weighted=True, reference="Wu, Crestani and Bi, ECIR 2006"),
+           SCORES, "${s}", "${wsum} * sqrt(${count})", weighted=True, reference="Wu, Crestani and Bi, ECIR 2006"),
     Method("rrf", ("reciprocal_rank_fusion", "RRF"), "RRF", "the sum of 1 / (k + rank)", RANKS,
-           "1.0 / (${k} + p)", "${sum}", params=(_K,), reference="Cormack, Clarke and Buettcher, SIGIR 2009"),
+           "1.0 / (${k} + ${p})", "${sum}", params=(_K,), reference="Cormack, Clarke and Buettcher, SIGIR 2009"),
     Method("isr", ("ISR",), "ISR", "the sum of 1 / rank^2 times the number of runs that have the document", RANKS,
-           "1.0 / (p * p)", "${sum} * ${count}", reference="Mourao, Martins and Magalhaes, CIKM 2014"),
+           "1.0 / (${p} * ${p})", "${sum} * ${count}", reference="Mourao, Martins and Magalhaes, CIKM 2014"),
     Method("log_isr", ("logisr", "log-isr"), "log ISR",
            "the sum of 1 / rank^2 times ln(number of runs that have the document)", RANKS,
-           "1.0 / (p * p)", "${sum} * ln(${count})", reference="Mourao, Martins and Magalhaes, CIKM 2014"),
+           "1.0 / (${p} * ${p})", "${sum} * ln(${count})", reference="Mourao, Martins and Magalhaes, CIKM 2014"),
     Method("logn_isr", ("logn-isr",), "logN ISR",
            "the sum of 1 / rank^2 times ln(number of runs that have the document + sigma)", RANKS,
-           "1.0 / (p * p)", "${sum} * ln(${count} + ${sigma})", params=(_SIGMA,),
+           "1.0 / (${p} * ${p})", "${sum} * ln(${count} + ${sigma})", params=(_SIGMA,),
            reference="Mourao, Martins and Magalhaes, CIKM 2014"),
     Method("bordafuse", ("borda_fuse", "borda-fuse", "BordaFuse"), "BordaFuse",
            "the sum of Borda points: candidates - rank + 1; a candidate the run lacks: (candidates - n + 1) / 2",
-           RANKS, "c - (p - 1)", "${sum}", missing="(c - n + 1) / 2", reference="Aslam and Montague, SIGIR 2001"),
+           RANKS, "c - (${p} - 1)", "${sum}", missing="(c - ${n} + 1) / 2", reference="Aslam and Montague, SIGIR 2001"),
     Method("w_bordafuse", ("weighted_bordafuse", "w-bordafuse"), "weighted BordaFuse",
-           "the weighted sum of Borda points", RANKS, "c - (p - 1)", "${wsum}", missing="(c - n + 1) / 2",
+           "the weighted sum of Borda points", RANKS, "c - (${p} - 1)", "${wsum}", missing="(c - ${n} + 1) / 2",
            weighted=True, reference="Aslam and Montague, SIGIR 2001"),
     Method("rbc", ("RBC", "rank_biased_centroid"), "RBC", "the sum of (1 - phi) phi^(rank - 1)", RANKS,
-           "(1 - ${phi}) * pow(${phi}, p - 1)", "${sum}", params=(_PHI,),
+           "(1 - ${phi}) * pow(${phi}, ${p} - 1)", "${sum}", params=(_PHI,),
            reference="Bailey, Moffat, Scholer and Thomas, SIGIR 2017"),
 )  # fmt: skip
 

@@ -50,25 +50,25 @@ class FusionResult:
         return f"run {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics, {what}"
 
 
-def fused_source(out: str) -> str:
-    """The fused run (candidate 0 of the output table) in ``run_row_data``'s columns."""
+def fused_source(rows: str) -> str:
+    """The fused run (``rows``: its ``cand, topic, doc, score, rank``) in ``run_row_data``'s columns."""
     return f"""SELECT topic, doc, rank, rank AS submitted_rank, score,
                       row_number() OVER (ORDER BY topic, rank) AS line_no
-               FROM {out} WHERE cand = 0"""
+               FROM ({rows})"""
 
 
 def store_fused(
     store: StoreHandle,
     recipe: Recipe,
     inputs: Sequence[Input],
-    out: str,
+    rows: str,
     name: str,
     *,
     replace: bool = False,
     optimized: Mapping[str, Any] | None = None,
 ) -> FusionResult:
-    """Store candidate 0 of the output table ``out`` as the run ``name`` with its recipe (inside
-    the caller's transaction, or one of its own)."""
+    """Store the fusion ``rows`` (a query giving ``cand, topic, doc, score, rank``) as the run
+    ``name`` with its recipe (inside the caller's transaction, or one of its own)."""
     check_name(name, "run")
     if name in recipe.runs:
         raise FusionError(f"the fused run cannot take the name of its input {name!r}; choose another --name")
@@ -77,10 +77,10 @@ def store_fused(
     ins = [i.as_dict() for i in inputs]
     meta = recipe.ir_metadata(tag, ins, optimized)
     header = render(meta)
-    source = fused_source(out)
+    source = fused_source(rows)
     sha, n_rows = content_sha256(run_file_chunks(store, f"({source})", header, tag))
     n_rows -= header.count("\n")
-    (n_topics,) = con.execute(f"SELECT count(DISTINCT topic) FROM {out} WHERE cand = 0").fetchall()[0]
+    (n_topics,) = con.execute(f"SELECT count(DISTINCT topic) FROM ({rows})").fetchall()[0]
     with store.transaction():
         old = stored_identities(con, "run", [name]).get(name)
         g = Group(0, [], sha, name=name, tag=tag, file_sha=sha)
