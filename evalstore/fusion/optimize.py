@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from ..store.handle import StoreHandle
 
 _serial = itertools.count(1)
-#: Candidate rows (fusions x documents) fused and evaluated per statement; a larger grid is split.
+#: Candidate rows (fusions x candidate documents) fused and evaluated per statement; a larger grid
+#: is split into batches of this size.
 BATCH_ROWS = 8_000_000
 #: The largest grid searched (a smaller step or more runs would take too long to be useful).
 MAX_CANDIDATES = 20_000
@@ -239,7 +240,7 @@ def _rows_per_candidate(store: StoreHandle, work: FusionWork, recipe: Recipe) ->
             JOIN {work.inputs_table} i USING (run_id) WHERE r.{rank} <= ?)""",
         [depth],
     ).fetchall()[0]
-    return int(n) * len(recipe.runs)
+    return int(n)
 
 
 def evaluate_candidates(
