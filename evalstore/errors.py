@@ -64,6 +64,10 @@ class MemoryBudgetError(MetaError):
     number of trials B that fits); the CLI exits with 4, as for out of memory."""
 
 
+class FusionError(EvalstoreError):
+    """A fusion of runs cannot be made as asked (unknown method, bad parameter, runs without scores)."""
+
+
 class ArgumentError(EvalstoreError, TypeError):
     """A public function was given an argument of the wrong kind (a number where a name goes, ...)."""
 

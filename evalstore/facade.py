@@ -23,6 +23,7 @@ from .errors import MetricError, StoreError
 from .evaluation import evaluate_runs
 from .experiments import Experiment, store_experiment
 from .explain import Explanation, explain
+from .fusion import FusionResult, Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
 from .intervals import attach as attach_intervals
@@ -36,6 +37,7 @@ from .ranking.intervals import attach as attach_ranks
 from .ranking.intervals import spec as rank_spec
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
+from .run_export import ExportedRun, export_run
 from .store.connection import Settings, check_metadata, connect, resolve_location
 from .store.handle import StoreHandle
 from .store.migrations import check_current, migrate
@@ -402,6 +404,50 @@ class Store(StoreHandle):
             runs=list(runs) if runs is not None else None, missing=missing, convention=convention, complete=complete,
             depth=depth, save=save,
         )  # fmt: skip
+
+    # ------------------------------------------------------------------ runs made from runs
+    def fuse(
+        self,
+        runs: Sequence[str],
+        method: str,
+        *,
+        name: str,
+        norm: str | None = None,
+        params: Sequence[str] | dict[str, float] | None = None,
+        weights: str | Sequence[float] | None = None,
+        depth: int | None = None,
+        top: int | None = None,
+        ranks: str = "evaluation",
+        replace: bool = False,
+        optimize: str | None = None,
+        qrels: str | None = None,
+        step: float | None = None,
+    ) -> FusionResult:
+        """Fuse stored runs in SQL (ranx's methods: rrf, sum, mnz, anz, max, min, med, wsum, isr,
+        log_isr, bordafuse, rbc, ...; normalisations: min-max, max, sum, zmuv, rank, borda, none) and
+        store the result as the run ``name`` with its recipe (``runs.recipe``, ``runs.fusion``, an
+        ir_metadata header). ``optimize='nDCG@10', qrels=...``: choose the weights (or k, phi, ...) by
+        ranx's grid search, all candidates evaluated at once. See :func:`evalstore.fusion.fuse`."""
+        return fuse(
+            self, runs, method, name=name, norm=norm, params=params, weights=weights, depth=depth, top=top,
+            ranks=ranks, replace=replace, optimize=optimize, qrels=qrels, step=step,
+        )  # fmt: skip
+
+    def refresh_fusion(self, name: str) -> FusionResult:
+        """Make the fused run ``name`` again from its recipe over its input runs as they are now (after
+        an input was replaced: the run was stale). See :func:`evalstore.fusion.refresh`."""
+        return refresh(self, name)
+
+    def provenance(self, run: str) -> Provenance | None:
+        """How a fused run was made (its recipe, and the inputs replaced or dropped since); None for
+        an ingested run."""
+        self.run_id(run)
+        return provenance(self, run)
+
+    def export_run(self, name: str, path: str | os.PathLike | None = None, *, tag: str | None = None) -> ExportedRun:
+        """Write a stored run (fused runs too) as a TREC run file, its ir_metadata header first, byte for
+        byte (``.gz``: gzipped; None: standard output). See :mod:`evalstore.run_export`."""
+        return export_run(self, name, path, tag=tag)
 
     # ------------------------------------------------------------------ other clients
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:

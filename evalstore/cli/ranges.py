@@ -116,6 +116,8 @@ CUT = Range(1, INT64_MAX)
 BETA = Range(1e-6, 1, hi_open=True)
 #: a minimum detectable difference (or CI width): positive and finite
 MIN_DIFF = Range(0, 1e9, lo_open=True)
+#: a grid step (fuse --optimize): positive and finite (the grid's size is checked by the library)
+STEP = Range(0, 1e9, lo_open=True)
 #: systems compared by one-way ANOVA
 SYSTEMS = Range(2, 1_000_000)
 #: rows of a table to show

@@ -5,6 +5,8 @@ in one pass per file, without DuckDB:
 
 * the file's bytes are read once (gzip decompressed once); the content hash (sha256 of the
   decompressed bytes, :func:`evalstore.ingest.files.content_sha256`'s value) is taken over them;
+* leading comment lines (an ir_metadata header, :mod:`evalstore.ingest.ir_metadata`) are stepped
+  over (the content hash covers them);
 * one scan of the bytes (``bytes.translate``) refuses any byte the general reader would treat
   differently: the other whitespace character, CR, control bytes; and a few substring searches
   refuse empty fields, ``#`` comment lines and a byte order mark;
@@ -34,6 +36,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
+
+from .ir_metadata import leading_comment_bytes
 
 #: Files larger than this (decompressed, bytes) go to the general reader (which streams).
 MAX_BYTES = 1 << 30
@@ -123,10 +127,15 @@ def read_run(
     if tag0 is None:
         return None
     read = file_bytes(path, compression, want_sha)
-    if read is None or not clean(read[0], delim):
+    if read is None:
         return None
     data, file_sha = read
     sha = hashlib.sha256(data).hexdigest() if want_sha else None
+    skip = leading_comment_bytes(data)  # an ir_metadata header (evalstore.ingest.ir_metadata)
+    if skip:
+        data = data[skip:]
+    if not clean(data, delim):
+        return None
     try:
         t = pcsv.read_csv(pa.py_buffer(data), read_options=_READ, parse_options=_PARSE[delim], convert_options=_CONVERT)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):

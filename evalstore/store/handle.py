@@ -152,7 +152,11 @@ class StoreHandle:
     def list_runs(self) -> QueryResult:
         return self.sql(
             "SELECT name, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
-            "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM runs ORDER BY name"
+            "ingested_at::TIMESTAMP(0) AS ingested_at, source, "
+            # how the run was made: ingested from source, or a fused run's recipe (stale: an input changed)
+            "CASE WHEN recipe IS NULL THEN 'ingested' WHEN stale THEN recipe || ' (stale: an input run changed "
+            "since; evalstore fuse --refresh --name ' || name || ')' ELSE recipe END AS made "
+            "FROM runs ORDER BY name"
         )
 
     def list_qrels(self) -> QueryResult:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EvalstoreError
+from ..fusion.provenance import provenance
 from ..ingest.checks import MAX_NAME_LENGTH
 from ..version import __version__
 from . import queries as q
@@ -246,9 +247,11 @@ def run_page(
     me = next((r for r in ranked if r.run == run), None)
     model = base_model(ctx, "run", f"Run {run}", qrels, metric)
     model.update(_pickers(ctx, cat, qrels, metric))
+    made = provenance(ctx.store, run)  # a fused run: "fused from A, B by RRF (k = 60)"
     model.update(
         {
             "run": run,
+            "made": made.text() if made else None,
             "rows": table,
             "chart": chart,
             "mean": me.mean if me else None,
