@@ -28,7 +28,7 @@ from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
 from .judges import Agreement, agree
-from .meta.budget import check_bootstrap, of_store
+from .memory import of_store
 from .meta.design import Design, design
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
@@ -36,6 +36,7 @@ from .ranking.intervals import attach as attach_ranks
 from .ranking.intervals import spec as rank_spec
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
+from .stats.budget import check_bootstrap
 from .store.connection import Settings, check_metadata, connect, resolve_location
 from .store.handle import StoreHandle
 from .store.migrations import check_current, migrate

@@ -12,8 +12,8 @@ from ..demo import run_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
 from ..intervals import attach as attach_intervals
+from ..memory import of_limit
 from ..meta import plots
-from ..meta.budget import check_bootstrap, of_limit
 from ..ranking.intervals import attach as attach_ranks
 from ..ranking.intervals import legend as rank_legend
 from ..report import figure_data
@@ -21,6 +21,7 @@ from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult
+from ..stats.budget import check_bootstrap
 from ..subsample import derivations, evaluate_subsamples
 from . import figures, resources
 from . import options as opt

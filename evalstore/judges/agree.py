@@ -21,7 +21,7 @@ from ..errors import MetaError
 from ..meta.common import check_alpha, finish, inputs_of
 from ..meta.matrix import Column, normalise_missing, score_matrices
 from ..meta.persist import Analysis
-from ..meta.sampling import check_seed, check_trials
+from ..stats.sampling import check_seed, check_trials
 from .labels import LabelAgreement, confusion_rows, label_agreement
 from .ranking import TESTS, RankingAgreement, flipped, moved, ranking_agreement
 

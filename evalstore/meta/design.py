@@ -4,7 +4,7 @@ planned experiment meets a statistical requirement, and, the other way round, wh
 current number of topics can detect. docs/repro.md has the formulas.
 
 The variance comes from a stored topic x run score matrix: V_E, the residual variance of the
-two-way ANOVA without replication (:func:`evalstore.meta.effects.residual_variance`, the
+two-way ANOVA without replication (:func:`evalstore.stats.effects.residual_variance`, the
 same V_E as Sakai's SMD), Sakai's estimate of the within-system variance sigma^2.
 
 * ``test='t'`` (paired t-test, two-sided): detect a difference ``minD`` between two systems with
@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MetaError
+from ..stats.effects import residual_variance
 from .common import Analysis, check_alpha, finish, inputs_of, need_mean
-from .effects import residual_variance
 from .matrix import score_matrix
 
 if TYPE_CHECKING:

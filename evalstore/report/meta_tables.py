@@ -14,7 +14,7 @@ from statistics import NormalDist
 from typing import Any
 
 from ..meta.common import Analysis
-from ..meta.significance import min_trials
+from ..stats.significance import min_trials
 from .table import Table
 
 KENDALL_STATS = ("tau", "tau_a", "tau_b", "spearman", "p_value", "z")

@@ -14,8 +14,8 @@ from support import invoke
 
 from evalstore.errors import MetaError
 from evalstore.meta import design as D
-from evalstore.meta.effects import residual_variance
 from evalstore.meta.matrix import score_matrix
+from evalstore.stats.effects import residual_variance
 
 ALPHAS = (0.01, 0.05, 0.10)
 BETAS = (0.10, 0.20, 0.30)
