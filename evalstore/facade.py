@@ -249,7 +249,7 @@ class Store(StoreHandle):
     ) -> Explanation:
         """Why ``metric`` of ``run`` on ``topic`` is what it is: the per-rank table of the metric's
         own SQL block, its ideal list and the value (eval's, checked). ``.rows``/``.records()``,
-        ``.ideal_rows``, ``.value``; :func:`evalstore.report.explain_tables.explanation_report` makes
+        ``.ideal_rows``, ``.value``; :func:`evalstore.explain_tables.explanation_report` makes
         the report. See :mod:`evalstore.explain` (also ``explain_topics``, ``compare_conventions``)."""
         return explain(self, metric, qrels, run, topic, convention=convention, complete=complete, depth=depth)
 

@@ -6,6 +6,7 @@ import os
 
 import typer
 
+from .. import result_tables as report_rows
 from ..api import evaluate as evaluate_files
 from ..default_qrels import default_qrels
 from ..demo import run_demo
@@ -17,7 +18,6 @@ from ..meta import plots
 from ..ranking.intervals import attach as attach_ranks
 from ..ranking.intervals import legend as rank_legend
 from ..report import figure_data
-from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult
