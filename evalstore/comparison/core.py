@@ -17,7 +17,7 @@ from ..arguments import metric_names, names
 from ..errors import MetaError
 from ..intervals import IntervalSpec
 from ..memory import of_store
-from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
+from ..meta.common import Analysis, columns_for, finish, inputs_of, load, need_mean, num
 from ..meta.matrix import ScoreMatrix
 from ..ranking.intervals import RANK_METHODS
 from ..stats import budget
@@ -27,6 +27,7 @@ from ..stats.rank_intervals import rank_intervals
 from ..stats.sampling import check_seed, check_trials
 from ..stats.significance import (
     ADJUSTMENTS,
+    check_alpha,
     min_trials,
     monte_carlo_p,
     paired_t,

@@ -27,12 +27,11 @@ from ..progress import progress_bar
 from ..stats import budget
 from ..stats.correlation import correlate
 from ..stats.sampling import check_seed, check_trials, pair_indices
-from ..stats.significance import ADJUSTMENTS, test_name
+from ..stats.significance import ADJUSTMENTS, check_alpha, test_name
 from ..stats.significance import adjust as adjust_p
 from ..stats.swap import BIN_WIDTH, N_BINS, swap_method
 from .common import (
     Analysis,
-    check_alpha,
     columns_for,
     finish,
     finite,

@@ -139,9 +139,3 @@ def run_tests(
         else:
             raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
     return out
-
-
-def check_alpha(alpha: float) -> float:
-    if not (0 < alpha < 1):
-        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
-    return float(alpha)

@@ -39,9 +39,9 @@ from ..progress import progress_bar
 from ..stats import budget
 from ..stats.correlation import correlate
 from ..stats.sampling import check_seed, check_trials
-from ..stats.significance import test_name
+from ..stats.significance import check_alpha, test_name
 from ..subsample import list_subsamples, resolve_subsamples
-from .common import Analysis, check_alpha, finish, finite, inputs_of, load, need_mean, run_tests
+from .common import Analysis, finish, finite, inputs_of, load, need_mean, run_tests
 from .matrix import Column, ScoreMatrix
 
 if TYPE_CHECKING:

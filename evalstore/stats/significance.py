@@ -57,6 +57,13 @@ def test_name(test: str, tests: tuple[str, ...] = TESTS) -> str:
     return t
 
 
+def check_alpha(alpha: float) -> float:
+    """A significance level: a number strictly between 0 and 1."""
+    if not (0 < alpha < 1):
+        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
+    return float(alpha)
+
+
 def _check(Z) -> np.ndarray:
     Z = np.asarray(Z, dtype=np.float64)
     if Z.ndim != 2:
