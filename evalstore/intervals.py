@@ -214,7 +214,7 @@ def attach(
     by name). ``memory``: the memory limit in bytes of the bootstrap's work (default: the store's,
     or without a store the default limit)."""
     if memory is None and store is not None:
-        from .memory import of_store
+        from .memory_limit import of_store
 
         memory = of_store(store)
     for result in [results] if not isinstance(results, Sequence) else results:

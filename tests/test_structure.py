@@ -87,7 +87,7 @@ def test_a_circle_is_found():
 #: exception is needed). docs/architecture.md ("Layers") describes them.
 LAYERS: list[tuple[str, set[str]]] = [
     ("foundations", {"errors", "version", "resources", "generated", "progress", "udfs", "aggregate",
-                     "optional", "arguments", "memory"}),
+                     "optional", "arguments", "memory_limit"}),
     ("statistics on arrays", {"stats"}),
     ("the store", {"store", "drop"}),
     ("tables and writers", {"report"}),

@@ -13,7 +13,7 @@ from ..demo import run_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
 from ..intervals import attach as attach_intervals
-from ..memory import of_limit
+from ..memory_limit import of_limit
 from ..meta import plots
 from ..ranking.intervals import attach as attach_ranks
 from ..ranking.intervals import legend as rank_legend

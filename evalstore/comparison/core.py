@@ -16,7 +16,7 @@ import numpy as np
 from ..arguments import metric_names, names
 from ..errors import MetaError
 from ..intervals import IntervalSpec
-from ..memory import of_store
+from ..memory_limit import of_store
 from ..meta.common import Analysis, columns_for, finish, inputs_of, load, need_mean, num
 from ..meta.matrix import ScoreMatrix
 from ..ranking.intervals import RANK_METHODS

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..arguments import names as arg_names
 from ..errors import MetaError
-from ..memory import of_store
+from ..memory_limit import of_store
 from ..progress import progress_bar
 from ..stats import budget
 from ..stats.correlation import correlate

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import MetaError
-from ..memory import of_store
+from ..memory_limit import of_store
 from ..progress import progress_bar
 from ..stats import budget
 from ..stats.correlation import correlate

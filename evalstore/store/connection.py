@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreDamagedError, StoreError, StoreLockedError, is_damage
-from ..memory import default_memory_limit, memory_limit_setting, threads_setting
+from ..memory_limit import default_memory_limit, memory_limit_setting, threads_setting
 from . import waiting
 
 DEFAULT_PATH = "evalstore.duckdb"

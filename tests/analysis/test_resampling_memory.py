@@ -131,10 +131,10 @@ def test_the_cli_refuses_with_exit_4_before_any_work(cli, sample_db):
 
 
 def test_the_budget_reads_duckdb_spellings():
-    from evalstore import memory
+    from evalstore import memory_limit
     from evalstore.stats import budget
 
-    assert memory.limit_bytes("300MB") == 300_000_000
-    assert memory.limit_bytes("488.2 MiB") == int(488.2 * 2**20)
-    assert memory.limit_bytes("1.5GB") == 1_500_000_000
+    assert memory_limit.limit_bytes("300MB") == 300_000_000
+    assert memory_limit.limit_bytes("488.2 MiB") == int(488.2 * 2**20)
+    assert memory_limit.limit_bytes("1.5GB") == 1_500_000_000
     assert budget.working(300_000_000) == 150_000_000

@@ -9,7 +9,7 @@ from support import SAMPLE
 
 import evalstore
 from evalstore import incremental
-from evalstore.memory import default_memory_limit
+from evalstore.memory_limit import default_memory_limit
 from evalstore.store.connection import spill_directory
 
 
