@@ -29,7 +29,7 @@ from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
 from .judges import Agreement, agree
-from .meta.budget import check_bootstrap, of_store
+from .memory_limit import of_store
 from .meta.design import Design, design
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
@@ -38,6 +38,7 @@ from .ranking.intervals import spec as rank_spec
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
 from .run_export import ExportedRun, export_run
+from .stats.budget import check_bootstrap
 from .store.connection import Settings, check_metadata, connect, resolve_location
 from .store.handle import StoreHandle
 from .store.migrations import check_current, migrate
@@ -250,7 +251,7 @@ class Store(StoreHandle):
     ) -> Explanation:
         """Why ``metric`` of ``run`` on ``topic`` is what it is: the per-rank table of the metric's
         own SQL block, its ideal list and the value (eval's, checked). ``.rows``/``.records()``,
-        ``.ideal_rows``, ``.value``; :func:`evalstore.report.explain_tables.explanation_report` makes
+        ``.ideal_rows``, ``.value``; :func:`evalstore.explain_tables.explanation_report` makes
         the report. See :mod:`evalstore.explain` (also ``explain_topics``, ``compare_conventions``)."""
         return explain(self, metric, qrels, run, topic, convention=convention, complete=complete, depth=depth)
 

@@ -6,11 +6,11 @@ For a run's n per-topic scores x_1..x_n of a metric (missing values left out, as
   (scipy's ``t.interval(level, n - 1, mean, s / sqrt(n))``);
 * ``bootstrap``: the percentile interval of the mean over ``trials`` (B) resamples of the n topics
   drawn with replacement from ``numpy.random.default_rng(seed)`` (the draws of
-  :func:`evalstore.meta.sampling.bootstrap_indices`: the same resamples for every run and metric
+  :func:`evalstore.stats.sampling.bootstrap_indices`: the same resamples for every run and metric
   with the same number of topics), the ``(1-level)/2`` and ``(1+level)/2`` quantiles of the B
   means (numpy's linear interpolation).
 
-Both come from :mod:`evalstore.meta.effects` (the intervals of paired differences that
+Both come from :mod:`evalstore.stats.effects` (the intervals of paired differences that
 ``compare --effects`` reports). A metric summarised by the geometric mean (GM_AP, GM_Bpref) gets
 the interval on the log scale: the interval of the mean of ``ln max(x, 1e-5)`` (trec_eval's floor),
 exponentiated, so it contains the geometric mean and stays positive (scale ``log``). A metric
@@ -87,7 +87,7 @@ def spec(method: str = "t", level: float = DEFAULT_LEVEL, trials: int = DEFAULT_
         raise MetricError(f"the confidence level is a number between 0 and 1 (e.g. 0.95), not {level!r}")
     if method == "t":
         return IntervalSpec("t", float(level))
-    from .meta.sampling import check_seed, check_trials
+    from .stats.sampling import check_seed, check_trials
 
     try:
         return IntervalSpec("bootstrap", float(level), check_trials(trials), check_seed(seed))
@@ -106,7 +106,7 @@ def compute(
 ) -> list[tuple[str, str, float | None, float | None]]:
     """``(run, metric, lo, hi)`` for every mean of ``result`` (in its order); lo and hi are None
     where there is no interval (a sum, fewer than 2 topics). ``memory``: the memory limit in bytes
-    the bootstrap sizes its work from (:mod:`evalstore.meta.budget`; None: the default limit)."""
+    the bootstrap sizes its work from (:mod:`evalstore.stats.budget`; None: the default limit)."""
     values: dict[tuple[str, str], list[float]] = {}
     for run, _, metric, v in result.per_topic:
         if v is not None and not math.isnan(v):
@@ -144,7 +144,7 @@ def of_scores(
 
 
 def _interval(X: np.ndarray, how: IntervalSpec, memory: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    from .meta.effects import bootstrap_interval, t_interval
+    from .stats.effects import bootstrap_interval, t_interval
 
     if how.method == "t":
         return t_interval(X, how.level)
@@ -214,7 +214,7 @@ def attach(
     by name). ``memory``: the memory limit in bytes of the bootstrap's work (default: the store's,
     or without a store the default limit)."""
     if memory is None and store is not None:
-        from .meta.budget import of_store
+        from .memory_limit import of_store
 
         memory = of_store(store)
     for result in [results] if not isinstance(results, Sequence) else results:

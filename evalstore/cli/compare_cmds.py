@@ -9,9 +9,9 @@ import typer
 from .. import comparison as cmp_lib
 from ..default_qrels import default_qrels
 from ..meta import plots
-from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS
 from ..ranking.intervals import RANK_METHODS
 from ..report import figure_data
+from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import figures, ranges
 from . import options as opt
 from .app import app, open_store

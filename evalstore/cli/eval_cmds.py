@@ -6,21 +6,22 @@ import os
 
 import typer
 
+from .. import result_tables as report_rows
 from ..api import evaluate as evaluate_files
 from ..default_qrels import default_qrels
 from ..demo import run_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
 from ..intervals import attach as attach_intervals
+from ..memory_limit import of_limit
 from ..meta import plots
-from ..meta.budget import check_bootstrap, of_limit
 from ..ranking.intervals import attach as attach_ranks
 from ..ranking.intervals import legend as rank_legend
 from ..report import figure_data
-from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult
+from ..stats.budget import check_bootstrap
 from ..subsample import derivations, evaluate_subsamples
 from . import figures, resources
 from . import options as opt

@@ -11,7 +11,7 @@ import typer
 from .. import facade
 from ..default_qrels import default_qrels
 from ..explain import compare_conventions, explain, explainable
-from ..report.explain_tables import conventions_report, explanation_report
+from ..explain_tables import conventions_report, explanation_report
 from ..report.formats import OUTPUT_FORMATS
 from . import options as opt
 from . import ranges

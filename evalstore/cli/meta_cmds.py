@@ -20,9 +20,9 @@ from ..default_qrels import default_qrels
 from ..evaluation import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
-from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from ..report import figure_data, meta_tables
 from ..report.table import Table
+from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from ..subsample import create_subsamples
 from . import figures, ranges
 from . import options as opt

@@ -8,12 +8,12 @@ from __future__ import annotations
 import typer
 
 from ..default_qrels import default_qrels
-from ..meta.design import TESTS as DESIGN_TESTS
 from ..meta.design import design
 from ..report import figure_data
 from ..report.table import Report, Table
 from ..repro import orderings, reproducibility
 from ..repro import render as repro_render
+from ..stats.topic_set_size import TESTS as DESIGN_TESTS
 from . import figures, ranges
 from . import options as opt
 from .app import app, open_store

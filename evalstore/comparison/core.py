@@ -16,14 +16,18 @@ import numpy as np
 from ..arguments import metric_names, names
 from ..errors import MetaError
 from ..intervals import IntervalSpec
-from ..meta import budget
-from ..meta import effects as fx
-from ..meta.bootstrap import paired_bootstrap
-from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
+from ..memory_limit import of_store
+from ..meta.common import Analysis, columns_for, finish, inputs_of, load, need_mean, num
 from ..meta.matrix import ScoreMatrix
-from ..meta.sampling import check_seed, check_trials
-from ..meta.significance import (
+from ..ranking.intervals import RANK_METHODS
+from ..stats import budget
+from ..stats import effects as fx
+from ..stats.bootstrap import paired_bootstrap
+from ..stats.rank_intervals import rank_intervals
+from ..stats.sampling import check_seed, check_trials
+from ..stats.significance import (
     ADJUSTMENTS,
+    check_alpha,
     min_trials,
     monte_carlo_p,
     paired_t,
@@ -32,9 +36,7 @@ from ..meta.significance import (
     tukey_hsd,
     wilcoxon,
 )
-from ..meta.significance import adjust as adjust_p
-from ..ranking.intervals import RANK_METHODS
-from ..stats.rank_intervals import rank_intervals
+from ..stats.significance import adjust as adjust_p
 from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:
@@ -87,7 +89,7 @@ def compare(
     (``bootstrap`` with ``trials`` and ``seed``, or ``t``): each run's rank among the runs compared
     with its ``1 - alpha`` interval (:mod:`evalstore.stats.rank_intervals`)."""
     options = check_options(test, adjust, alpha, trials, seed, effects, rank_ci)  # before any work
-    memory = budget.of_store(store)
+    memory = of_store(store)
     if options["test"] in MONTE_CARLO or effects:  # a B that cannot fit is refused before any work
         budget.check_bootstrap(options["trials"], memory, test=options["test"] == "bootstrap", interval=effects)
     metrics = metric_names(metrics)
@@ -136,7 +138,7 @@ def compare_matrices(
     """The comparison of the runs of score matrices (one per metric, the same runs and topics)
     with ``baseline``: the statistics of :func:`compare`, whatever made the matrices (the store, or
     runs evaluated in memory: :mod:`evalstore.experiments`). Nothing is stored. ``memory``: the
-    bytes the resampling may use (:mod:`evalstore.meta.budget`; default: its own)."""
+    bytes the resampling may use (:mod:`evalstore.stats.budget`; default: its own)."""
     options = check_options(test, adjust, alpha, trials, seed, effects)
     test, method, alpha, seed = options["test"], options["adjust"], options["alpha"], options["seed"]
     B = options["trials"] if test in MONTE_CARLO or effects else None

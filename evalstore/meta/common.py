@@ -16,11 +16,11 @@ import numpy as np
 
 from ..arguments import metric_names, names
 from ..errors import MetaError
-from .bootstrap import paired_bootstrap
+from ..stats.bootstrap import paired_bootstrap
+from ..stats.sampling import pair_indices
+from ..stats.significance import TESTS, monte_carlo_p, paired_t, randomisation, wilcoxon
 from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_runs
 from .persist import Analysis, save_analysis
-from .sampling import pair_indices
-from .significance import TESTS, monte_carlo_p, paired_t, randomisation, wilcoxon
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -139,9 +139,3 @@ def run_tests(
         else:
             raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
     return out
-
-
-def check_alpha(alpha: float) -> float:
-    if not (0 < alpha < 1):
-        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
-    return float(alpha)

@@ -34,14 +34,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import MetaError
+from ..memory_limit import of_store
 from ..progress import progress_bar
+from ..stats import budget
+from ..stats.correlation import correlate
+from ..stats.sampling import check_seed, check_trials
+from ..stats.significance import check_alpha, test_name
 from ..subsample import list_subsamples, resolve_subsamples
-from . import budget
-from .common import Analysis, check_alpha, finish, finite, inputs_of, load, need_mean, run_tests
-from .correlation import correlate
+from .common import Analysis, finish, finite, inputs_of, load, need_mean, run_tests
 from .matrix import Column, ScoreMatrix
-from .sampling import check_seed, check_trials
-from .significance import test_name
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -93,7 +94,7 @@ def robustness(
         raise MetaError("give at least one metric")
     test = test_name(test)
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
-    budget.check_bootstrap(B, budget.of_store(store), test=test == "bootstrap")  # before any work
+    budget.check_bootstrap(B, of_store(store), test=test == "bootstrap")  # before any work
     subs = _subsamples(store, qrels, subsamples)
     levels = [{"name": qrels, "fraction": 1.0, "trial": 0}] + subs
     cols = [Column(lv["name"], m) for m in metrics for lv in levels]
@@ -102,7 +103,7 @@ def robustness(
     params.update(_parameters(qrels, test, B, alpha, threshold, subs))
     L = len(levels)
     rows, knees = [], []
-    memory = budget.of_store(store)
+    memory = of_store(store)
     by_metric: dict[str, list[dict[str, Any]]] = {}
     with progress_bar(len(mats), f"robustness ({test} test per qrels set)", enabled=progress) as bar:
         for k, metric in enumerate(metrics):

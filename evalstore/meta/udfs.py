@@ -20,7 +20,7 @@ e.g. for two runs over the topics both were scored on::
 
 A NULL argument gives NULL; lists of different lengths or with NULL elements are an error. The
 Monte-Carlo tests work in Python, outside DuckDB's memory limit, in blocks sized from it
-(:mod:`evalstore.meta.budget`); as one call cannot be interrupted, they also refuse a B whose
+(:mod:`evalstore.stats.budget`); as one call cannot be interrupted, they also refuse a B whose
 B x n resample cells (about 32 bytes each) would exceed the connection's memory limit
 (``bootstrap_asl: B x n = ...``).
 
@@ -37,9 +37,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..metrics import udf_lists as L
+from ..stats.bootstrap import paired_bootstrap
+from ..stats.significance import paired_t, randomisation, wilcoxon
 from ..udfs import sql_function
-from .bootstrap import paired_bootstrap
-from .significance import paired_t, randomisation, wilcoxon
 
 #: Bytes a resampling test needs per (resample, topic) cell: the index or sign matrix, its counts
 #: and the products (measured: bootstrap_asl with B = 30,000,000 and n = 2 used 3 GB).

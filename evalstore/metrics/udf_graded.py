@@ -26,7 +26,7 @@ SQL signatures (docs/graded.md has the formulas):
 ``spearman_rho(system DOUBLE[], user DOUBLE[]) -> DOUBLE``
     Spearman's rho (Pearson's r of average ranks); NULL when either side is all ties.
 
-Pair counts and rank correlations come from :mod:`evalstore.rankcorr` (shared with the
+Pair counts and rank correlations come from :mod:`evalstore.stats.rank_correlation` (shared with the
 meta-evaluation).
 """
 

@@ -5,7 +5,7 @@ read here as ``values`` (all the lists' elements, one flat array) and ``offsets`
 ``values[offsets[i]:offsets[i + 1]]``), without a Python object per element or per list. The
 statistics of the preference metrics are then computed for every list of the batch at once:
 
-* :func:`pair_counts` — the pair counts of :func:`evalstore.rankcorr.pair_counts` per list, from
+* :func:`pair_counts` — the pair counts of :func:`evalstore.stats.rank_correlation.pair_counts` per list, from
   one sort of the batch by (list, system value, user value): tied pairs from the sizes of runs of
   equal values, discordant pairs from a running count per user-value group (O(n G), G = number of
   distinct user values in the batch, <= relevance levels + 1 for qrels data; a batch with more
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from .. import rankcorr
+from ..stats import rank_correlation
 
 _ONEHOT_MAX_GROUPS = 64
 
@@ -135,7 +135,7 @@ def _per_list_pairs(new_run: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def pair_counts(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarray]:
-    """:func:`evalstore.rankcorr.pair_counts` of every list of a batch (arrays of length m)."""
+    """:func:`evalstore.stats.rank_correlation.pair_counts` of every list of a batch (arrays of length m)."""
     if np.isnan(s).any() or np.isnan(u).any():
         raise ValueError("system and user values must not be NaN (use -inf for 'ranked last')")
     m = len(offsets) - 1
@@ -177,7 +177,7 @@ def pair_counts(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, 
 
 
 def _per_list(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarray]:
-    counts = [rankcorr.pair_counts(s[a:b], u[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+    counts = [rank_correlation.pair_counts(s[a:b], u[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
     return {k: np.array([c[k] for c in counts], dtype=np.int64) for k in _KEYS}
 
 
@@ -218,7 +218,7 @@ def average_ranks(x: np.ndarray, seg: np.ndarray, offsets: np.ndarray) -> np.nda
 
 
 def spearman_rho(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(rho, defined)`` per list: :func:`evalstore.rankcorr.spearman_rho` (undefined for fewer
+    """``(rho, defined)`` per list: :func:`evalstore.stats.rank_correlation.spearman_rho` (undefined for fewer
     than two elements or when a side is all ties; NaN when a list holds NaN)."""
     m = len(offsets) - 1
     lens = np.diff(offsets)

@@ -35,7 +35,7 @@ from ..arguments import metric_names
 from ..errors import MetaError
 from ..meta.common import Analysis, finish, need_mean, num
 from ..meta.matrix import Column, ScoreMatrix, normalise_missing, score_matrices
-from ..meta.significance import paired_t
+from ..stats.significance import paired_t
 from . import orderings
 
 if TYPE_CHECKING:

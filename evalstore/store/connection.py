@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreDamagedError, StoreError, StoreLockedError, is_damage
+from ..memory_limit import default_memory_limit, memory_limit_setting, threads_setting
 from . import waiting
 
 DEFAULT_PATH = "evalstore.duckdb"
@@ -69,22 +70,13 @@ class Settings:
     def resolve(
         cls, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None
     ) -> Settings:
-        env_threads = os.environ.get("EVALSTORE_THREADS")
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
-            raise StoreError(f"threads is a whole number of at least 1, not {threads!r}")
-        try:
-            t = threads if threads is not None else (int(env_threads) if env_threads else None)
-        except ValueError:
-            raise StoreError(f"$EVALSTORE_THREADS={env_threads!r} is not a whole number") from None
-        if t is not None and t < 1:
-            raise StoreError(f"threads must be at least 1, not {t}")
+        t = threads_setting(threads)
         temp = temp_directory or os.environ.get("EVALSTORE_TEMP_DIR") or None
         if temp is not None and not isinstance(temp, (str, os.PathLike)):
             raise StoreError(f"temp_directory is a folder path, not {temp!r}")
         if temp is not None and not Path(temp).expanduser().is_dir():
             raise StoreError(f"the temp directory {temp} does not exist; create it or choose another (--temp-dir)")
-        limit = memory_limit or os.environ.get("EVALSTORE_MEMORY_LIMIT") or None
-        return cls(check_memory_limit(limit) if limit is not None else None, t, temp and os.fspath(temp))
+        return cls(memory_limit_setting(memory_limit), t, temp and os.fspath(temp))
 
     def config(self) -> dict[str, str | bool | int | float | list[str]]:
         out: dict[str, str | bool | int | float | list[str]] = {
@@ -103,46 +95,8 @@ class Settings:
         return out
 
 
-_MEMORY = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(B|KB|MB|GB|TB|KIB|MIB|GIB|TIB)\s*$", re.I)
-_PERCENT = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*%\s*$")
-
-
-def check_memory_limit(value: object) -> str:
-    """A memory limit as DuckDB reads it: a positive size with a unit (``1.5GB``, ``512MiB``) or a
-    share of the RAM (``80%``, at most 100 %); anything else is a StoreError saying so. (A limit too
-    small for the work is not refused here: the work then fails as out of memory.)"""
-    text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
-    m = _MEMORY.match(text or "")
-    if m and float(m.group(1)) > 0:
-        return text.strip()  # type: ignore[union-attr]
-    p = _PERCENT.match(text or "")
-    if p and 0 < float(p.group(1)) <= 100:
-        return text.strip()  # type: ignore[union-attr]
-    raise StoreError(
-        f"memory limit {value!r}: give a positive size with a unit (e.g. 2GB, 512MB, 1.5GiB) or a share of the "
-        f"RAM (e.g. 50%)"
-    )
-
-
 #: the storage format of new store files: DuckDB 1.1.0's (file format 64), readable by DuckDB 1.1 and later
 STORAGE_VERSION = "v1.1.0"
-
-
-def default_memory_limit(threads: int | None = None) -> str:
-    """The memory budget of a connection unless one is given: 128 MB per thread and at least 512 MB,
-    at most min(25 % of RAM, 4 GB). Ingest and evaluation work in chunks that fit it (DuckDB spills
-    to the temp directory beyond it), so a store's peak memory does not grow with its size; a
-    larger budget (--memory-limit, evalstore.open(memory_limit=...)) buys little speed (docs/benchmark.md,
-    "Memory"). Below ~384 MB the SQL of a large metric set (trec_eval's ~100 measures in one
-    statement) runs out of memory: DuckDB cannot spill every operator."""
-    t = threads or os.cpu_count() or 1
-    mb = max(512, 128 * t)
-    try:
-        ram_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
-        mb = min(mb, max(64, min(ram_mb // 4, 4096)))
-    except (ValueError, OSError, AttributeError):  # no sysconf (Windows): the per-thread rule alone
-        pass
-    return f"{mb}MB"
 
 
 def spill_directory() -> str:

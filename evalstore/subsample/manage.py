@@ -11,7 +11,6 @@ from ..arguments import names as arg_names
 from ..drop import DropPlan, drop, plan_drop
 from ..errors import NotFoundError, SubsampleError
 from ..evaluation import evaluate_qrels_sets
-from ..report import writers
 from .params import fraction_label
 
 if TYPE_CHECKING:
@@ -134,7 +133,7 @@ def qrels_rows(store: StoreHandle, name: str) -> list[tuple[str, str, int]]:
 def qrels_text(store: StoreHandle, name: str) -> str:
     """A qrels set in TREC qrels format: ``topic 0 docno grade`` per line, sorted by topic and
     docno (byte order), no comments or blank lines."""
-    return writers.qrels_text(qrels_rows(store, name))
+    return "".join(f"{t} 0 {d} {g}\n" for t, d, g in qrels_rows(store, name))
 
 
 def export_qrels(store: StoreHandle, name: str, path: str | os.PathLike) -> int:

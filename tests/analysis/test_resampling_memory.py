@@ -11,11 +11,11 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from evalstore.meta.bootstrap import paired_bootstrap
-from evalstore.meta.effects import bootstrap_interval
-from evalstore.meta.sampling import blocks, bootstrap_indices, sign_flips, swap_indices
-from evalstore.meta.significance import randomisation, tukey_hsd
-from evalstore.meta.swap import swap_method
+from evalstore.stats.bootstrap import paired_bootstrap
+from evalstore.stats.effects import bootstrap_interval
+from evalstore.stats.sampling import blocks, bootstrap_indices, sign_flips, swap_indices
+from evalstore.stats.significance import randomisation, tukey_hsd
+from evalstore.stats.swap import swap_method
 
 SMALL = 16 << 20  # a 16 MiB limit: 8 MiB for the resampling
 BIG = 64 << 30  # so large that everything is one block
@@ -47,7 +47,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_resampling_stays_within_its_share_of_the_limit(name):
-    from evalstore.meta import budget
+    from evalstore.stats import budget
 
     call, whole = CASES[name]
     share = budget.working(SMALL)
@@ -131,9 +131,10 @@ def test_the_cli_refuses_with_exit_4_before_any_work(cli, sample_db):
 
 
 def test_the_budget_reads_duckdb_spellings():
-    from evalstore.meta import budget
+    from evalstore import memory_limit
+    from evalstore.stats import budget
 
-    assert budget.limit_bytes("300MB") == 300_000_000
-    assert budget.limit_bytes("488.2 MiB") == int(488.2 * 2**20)
-    assert budget.limit_bytes("1.5GB") == 1_500_000_000
+    assert memory_limit.limit_bytes("300MB") == 300_000_000
+    assert memory_limit.limit_bytes("488.2 MiB") == int(488.2 * 2**20)
+    assert memory_limit.limit_bytes("1.5GB") == 1_500_000_000
     assert budget.working(300_000_000) == 150_000_000

@@ -18,7 +18,7 @@ handful of matrix products.
 
 The draws can be made in blocks of rows (:func:`blocks`): NumPy's generator keeps its state
 between calls, so the blocks are the rows of the one call, whatever their sizes; an analysis then
-holds one block at a time (:mod:`evalstore.meta.budget`).
+holds one block at a time (:mod:`evalstore.stats.budget`).
 """
 
 from __future__ import annotations

@@ -143,8 +143,8 @@ def swap_method(
     """Swap method over all pairs of the rows of ``S`` (runs x topics, per-topic scores).
 
     ``indices``: the ``(B, 2, n)`` topic samples (default: drawn from ``seed`` block by block, see
-    :func:`evalstore.meta.sampling.blocks`). ``memory``: the memory limit in bytes the blocks are
-    sized from (:mod:`evalstore.meta.budget`; the counts add up over blocks, nothing is kept per
+    :func:`evalstore.stats.sampling.blocks`). ``memory``: the memory limit in bytes the blocks are
+    sized from (:mod:`evalstore.stats.budget`; the counts add up over blocks, nothing is kept per
     trial)."""
     S = np.asarray(S, dtype=np.float64)
     if S.ndim != 2 or S.shape[0] < 2:

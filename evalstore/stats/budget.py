@@ -13,12 +13,10 @@ with :class:`~evalstore.errors.MemoryBudgetError`, which names the largest B tha
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import MemoryBudgetError
+from ..memory_limit import default
 
 #: the share of the memory limit the Python side of one resampling analysis may use
 SHARE = 0.5
@@ -26,60 +24,10 @@ SHARE = 0.5
 #: draws the samples again, so fewer, larger groups are cheaper)
 MIN_BLOCK = 4096
 
-_UNITS = {
-    "B": 1, "BYTES": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-    "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40,
-}  # fmt: skip
-
-
-def limit_bytes(text: str) -> int:
-    """A memory limit as DuckDB or a user writes it (``300MB``, ``488.2 MiB``, ``50%``) in bytes."""
-    t = str(text).strip()
-    m = re.fullmatch(r"([0-9.]+)\s*%", t)
-    if m:
-        return int(float(m.group(1)) / 100 * _ram())
-    m = re.fullmatch(r"([0-9.]+)\s*([A-Za-z]+)", t)
-    if not m or m.group(2).upper() not in _UNITS:
-        raise ValueError(f"not a memory limit: {text!r}")
-    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
-
-
-def _ram() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return 8 << 30
-
-
-def of_connection(con: Any) -> int:
-    """The memory limit of a DuckDB connection, in bytes (1 GiB when it cannot be read)."""
-    try:
-        return limit_bytes(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
-    except Exception:  # noqa: BLE001  (an unknown spelling: a conservative default)
-        return 1 << 30
-
-
-def of_store(store: Any) -> int:
-    """The memory limit of an open store (its connection), in bytes."""
-    return of_connection(store.con)
-
-
-def default() -> int:
-    """The memory limit a store would get now (``$EVALSTORE_MEMORY_LIMIT`` or evalstore's default),
-    in bytes: the budget of resampling without a store."""
-    from ..store.connection import Settings
-
-    return limit_bytes(str(Settings.resolve().config()["memory_limit"]))
-
-
-def of_limit(text: str | None) -> int | None:
-    """``--memory-limit`` in bytes (None: not given)."""
-    return limit_bytes(text) if text else None
-
 
 def working(memory: int | None) -> int:
     """The bytes one resampling analysis may use: :data:`SHARE` of ``memory`` (the memory limit in
-    bytes; None: :func:`default`)."""
+    bytes; None: :func:`evalstore.memory_limit.default`, the limit a store would get now)."""
     return max(1 << 20, int((memory if memory is not None else default()) * SHARE))
 
 

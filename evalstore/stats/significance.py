@@ -13,7 +13,7 @@
   there are no ties and ``method='asymptotic', correction=False`` otherwise (scipy's default
   ``'auto'`` switches to a permutation test when there are zeros or ties and n <= 13).
 * ``randomisation``: two-sided paired randomisation (sign-flip permutation) test on the mean
-  difference: B random sign patterns (shared by all pairs, see :mod:`evalstore.meta.sampling`),
+  difference: B random sign patterns (shared by all pairs, see :mod:`evalstore.stats.sampling`),
   ``p = (#{b : |mean(s_b z)| >= |mean(z)|} + 1) / (B + 1)``: the observed sign pattern counts as
   one of the equally likely ones, so p is never 0 and the test keeps its level (as
   ``scipy.stats.permutation_test`` with random resamples; Phipson & Smyth 2010). A resampled
@@ -55,6 +55,13 @@ def test_name(test: str, tests: tuple[str, ...] = TESTS) -> str:
     if t not in tests:
         raise MetaError(f"unknown test {test!r}; use one of {', '.join(tests)}")
     return t
+
+
+def check_alpha(alpha: float) -> float:
+    """A significance level: a number strictly between 0 and 1."""
+    if not (0 < alpha < 1):
+        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
+    return float(alpha)
 
 
 def _check(Z) -> np.ndarray:
@@ -160,7 +167,7 @@ def randomisation(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(mean difference, p)`` per row of Z (two-sided sign-flip randomisation test). ``signs``:
     the ``(B, n)`` sign patterns (default: drawn from ``seed`` block by block); ``memory``: the
-    memory limit in bytes the work is sized from (:mod:`evalstore.meta.budget`)."""
+    memory limit in bytes the work is sized from (:mod:`evalstore.stats.budget`)."""
     Z = _check(Z)
     P, n = Z.shape
     B = check_trials(B, "random permutations")
@@ -283,7 +290,7 @@ def tukey_hsd(X, B: int = 10000, seed: int = 0, *, memory: int | None = None) ->
     When the (m!)^n arrangements number at most B, all are enumerated (``trials`` = their number,
     the observed one included) and P is exact; otherwise B random ones are drawn and
     ``P = (count + 1) / (B + 1)``. ``memory``: the memory limit in bytes the blocks of trials are
-    sized from (:mod:`evalstore.meta.budget`)."""
+    sized from (:mod:`evalstore.stats.budget`)."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2:
         raise MetaError("Tukey HSD needs a (runs x topics) matrix of at least 2 runs")

@@ -5,7 +5,7 @@ with n - 1):
 
 * ``ci_t``: ``zbar -+ t_{n-1, 1 - (1 - level)/2} s / sqrt(n)`` (the paired t interval);
 * ``ci_boot``: the percentile interval of the mean difference over B bootstrap samples of the
-  topics (the same topic sample for every pair, as :func:`evalstore.meta.sampling.bootstrap_indices`
+  topics (the same topic sample for every pair, as :func:`evalstore.stats.sampling.bootstrap_indices`
   draws it);
 * ``d_z``: ``zbar / s``, the paired standardised difference (Cohen's d_z);
 * ``smd``: Sakai's standardised mean difference ``zbar / sqrt(V_E)``, where V_E is the residual
@@ -57,7 +57,7 @@ def bootstrap_interval(
     Z: np.ndarray, B: int, seed: int, level: float = 0.95, *, memory: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per row of Z: the bootstrap percentile interval of the mean difference (B topic samples).
-    ``memory``: the memory limit in bytes the work is sized from (:mod:`evalstore.meta.budget`:
+    ``memory``: the memory limit in bytes the work is sized from (:mod:`evalstore.stats.budget`:
     the B resampled means of a row are kept for its percentiles, 8 bytes each; a B whose means do
     not fit is refused, naming the B that fits)."""
     Z = np.asarray(Z, dtype=np.float64)

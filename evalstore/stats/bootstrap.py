@@ -20,9 +20,9 @@ bootstrap sample whose ``|t*b|`` is the ``B * alpha``-th largest (ties in |t*b| 
 number, earliest first) and record its ``|wbar*b|``; the estimate is the maximum over pairs,
 rounded to two significant figures.
 
-All pairs share the same B bootstrap samples (see :mod:`evalstore.meta.sampling`); the work is
+All pairs share the same B bootstrap samples (see :mod:`evalstore.stats.sampling`); the work is
 a few matrix products of the ``(B, n)`` sample-count matrix with the ``(n, pairs)`` matrix of w,
-in blocks of pairs and of samples sized from the memory limit (:mod:`evalstore.meta.budget`),
+in blocks of pairs and of samples sized from the memory limit (:mod:`evalstore.stats.budget`),
 never a Python loop over B.
 """
 
@@ -173,9 +173,9 @@ def paired_bootstrap(
     """Paired bootstrap test for every row of ``Z`` (pairs x topics, z = x - y).
 
     ``indices``: the ``(B, n)`` bootstrap topic samples (default: drawn from ``seed`` block by
-    block, see :func:`evalstore.meta.sampling.blocks`). ``progress``: an object with
+    block, see :func:`evalstore.stats.sampling.blocks`). ``progress``: an object with
     ``advance(k)`` (advanced by the number of pairs done). ``memory``: the memory limit in bytes
-    the work is sized from (:mod:`evalstore.meta.budget`: |t*| and wbar* of every trial are kept
+    the work is sized from (:mod:`evalstore.stats.budget`: |t*| and wbar* of every trial are kept
     for the estimated difference, 16 bytes per pair and trial; a B whose 16 B bytes do not fit is
     refused, naming the B that fits)."""
     Z = np.asarray(Z, dtype=np.float64)
