@@ -27,10 +27,10 @@ def pytest_runtest_setup(item):
 #: each runs whole on one worker, and every other test is balanced on its own (xdist's loadgroup
 #: would do this with marks, but it groups nothing under pytest 9.2: pytest-xdist issue 1386)
 ONE_WORKER = {
-    "test_spark.py": "one Spark session (a JVM) and the layout it reads",
-    "test_dl_official.py": "stores of every TREC DL 2019 and 2020 run",
-    "test_repro_dl.py": "a store of ten TREC DL runs",
-    "test_ntcireval_conformance.py": "a store of every NTCIREVAL fixture",
+    "tests/conformance/test_spark.py": "one Spark session (a JVM) and the layout it reads",
+    "tests/conformance/test_dl_official.py": "stores of every TREC DL 2019 and 2020 run",
+    "tests/conformance/test_repro_eval_dl.py": "a store of ten TREC DL runs",
+    "tests/conformance/test_ntcireval.py": "a store of every NTCIREVAL fixture",
 }
 
 
@@ -45,7 +45,7 @@ def pytest_xdist_make_scheduler(config, log):
     class ByTest(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return module if Path(module).name in ONE_WORKER else nodeid
+            return module if module in ONE_WORKER else nodeid
 
     return ByTest(config, log)
 

@@ -1,7 +1,7 @@
 """The ir_measures conformance kit (../shared/conformance/ir_measures): its collections loaded into
 one store, and evalstore's values for its measure strings next to ir_measures 0.4.3's.
 
-Used by tests/conformance/test_irmeasures_conformance.py; ``python tests/irm_kit.py`` prints a report (per
+Used by tests/conformance/test_ir_measures.py; ``python tests/irm_kit.py`` prints a report (per
 measure and provider: rows compared, rows that differ, an example).
 """
 

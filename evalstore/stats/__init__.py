@@ -10,5 +10,5 @@
   (or several, one per collection): the paired bootstrap over topics, or paired t intervals of the
   differences (Bonferroni over each run's comparisons).
 
-Nothing here imports from the rest of evalstore (tests/analysis/test_agreement_stats.py checks it).
+Nothing here imports from the rest of evalstore (tests/evalstore/stats/test_agreement.py checks it).
 """
