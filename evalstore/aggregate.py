@@ -9,7 +9,7 @@ Sums are computed with :func:`math.fsum` (correctly rounded), so a mean does not
 order of the topics: the same per-topic values always give the same mean. Missing values (None,
 NaN) are left out. The ``leaderboard`` view of the store computes the same rule in SQL
 (:func:`sql`, with :func:`exact_sum_sql` for the correctly rounded sum), so a mean read from the
-view and one computed here are the same double; ``tests/metrics/test_aggregate.py`` checks that.
+view and one computed here are the same double; ``tests/evalstore/test_aggregate.py`` checks that.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
 -- the intervals of migration 12 stay as they were.
 --
 -- The three expressions are aggregate.sql('mean' | 'gmean' | 'sum', 's.value');
--- tests/metrics/test_aggregate.py checks that this file holds them and that the view's means equal
+-- tests/evalstore/test_aggregate.py checks that this file holds them and that the view's means equal
 -- EvalResult's bit for bit.
 DROP VIEW IF EXISTS leaderboard;
 CREATE VIEW leaderboard AS

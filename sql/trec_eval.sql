@@ -1,7 +1,7 @@
 -- trec_eval's measures, per (qrels set, run, topic), over the ranked judged list (ranked_list.sql).
 --
 -- Source: trec_eval 10.0 (usnistgov/trec_eval, tag v10.0, m_*.c), restated in
--- trec_eval's m_*.c files; conformance: tests/conformance/test_trec_conformance.py.
+-- trec_eval's m_*.c files; conformance: tests/conformance/test_trec_eval.py.
 -- Notation: r = evaluation rank (1-based; renumbered over judged docs when judged_only, trec_eval
 -- -J); isrel(r) = 1 if grade >= rel (trec_eval -l); count(r) = cnt = relevant docs at ranks <= r;
 -- R = relevant docs in the qrels; N = judged nonrelevant docs in the qrels (0 <= grade < rel);

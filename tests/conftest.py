@@ -23,6 +23,33 @@ def pytest_runtest_setup(item):
         pytest.skip(f"needs {SHARED} (the project's shared/ folder beside the checkout); not present here")
 
 
+#: test modules whose tests share an expensive module fixture: under pytest-xdist (pytest -n auto)
+#: each runs whole on one worker, and every other test is balanced on its own (xdist's loadgroup
+#: would do this with marks, but it groups nothing under pytest 9.2: pytest-xdist issue 1386)
+ONE_WORKER = {
+    "tests/conformance/test_spark.py": "one Spark session (a JVM) and the layout it reads",
+    "tests/conformance/test_dl_official.py": "stores of every TREC DL 2019 and 2020 run",
+    "tests/conformance/test_repro_eval_dl.py": "a store of ten TREC DL runs",
+    "tests/conformance/test_ntcireval.py": "a store of every NTCIREVAL fixture",
+}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``pytest -n``: balance by test, except the modules of :data:`ONE_WORKER` (an explicit
+    ``--dist`` is kept). xdist hands the modules with most tests out first."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByTest(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER else nodeid
+
+    return ByTest(config, log)
+
+
 def _ingest_sample(s) -> None:
     s.ingest_qrels(SAMPLE / "qrels.txt", name="sample", progress=False)
     s.ingest_run(sorted((SAMPLE / "runs").glob("*.txt")), progress=False)

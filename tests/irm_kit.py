@@ -1,7 +1,7 @@
 """The ir_measures conformance kit (../shared/conformance/ir_measures): its collections loaded into
 one store, and evalstore's values for its measure strings next to ir_measures 0.4.3's.
 
-Used by tests/conformance/test_irmeasures_conformance.py; ``python tests/irm_kit.py`` prints a report (per
+Used by tests/conformance/test_ir_measures.py; ``python tests/irm_kit.py`` prints a report (per
 measure and provider: rows compared, rows that differ, an example).
 """
 
@@ -77,20 +77,27 @@ def runs_of(kit: Path, coll: str) -> list[str]:
     return sorted(p.stem for p in kit.glob(COLLECTIONS[coll][1]))
 
 
-def compute(store: evalstore.Store, kit: Path, coll: str, measure: str) -> dict[tuple[str, str], float] | str:
-    """{(run, topic or 'all'): value} of ``measure`` on collection ``coll`` under the ir_measures
-    convention, or the error message when evalstore refuses the measure."""
+def compute(
+    store: evalstore.Store, kit: Path, coll: str, measures: list[str]
+) -> dict[str, dict[tuple[str, str], float] | str]:
+    """For each measure string: {(run, topic or 'all'): value} on collection ``coll`` under the
+    ir_measures convention, or the error message when evalstore refuses it. One evaluation of all
+    the measures (as a user asks for several); a refusal names no measure the kit can rely on, so
+    the measures are then split until each refused one is evaluated, and refused, on its own."""
     if coll not in store.qrels_names():
-        return "no subtopic qrels in this build"
+        return dict.fromkeys(measures, "no subtopic qrels in this build")
     try:
-        res = store.evaluate(coll, runs_of(kit, coll), [measure], convention="ir_measures", save=False)
+        res = store.evaluate(coll, runs_of(kit, coll), measures, convention="ir_measures", save=False)
     except EvalstoreError as e:
-        return str(e)
-    out: dict[tuple[str, str], float] = {}
-    for run, topic, _metric, value in res.per_topic:
-        out[(run, topic)] = value
-    for run, _metric, mean, _n in res.means:
-        out[(run, "all")] = mean
+        if len(measures) == 1:
+            return {measures[0]: str(e)}
+        half = len(measures) // 2
+        return {**compute(store, kit, coll, measures[:half]), **compute(store, kit, coll, measures[half:])}
+    out: dict[str, dict[tuple[str, str], float]] = {m: {} for m in measures}
+    for run, topic, metric, value in res.per_topic:
+        out[metric][(run, topic)] = value
+    for run, metric, mean, _n in res.means:
+        out[metric][(run, "all")] = mean
     return out
 
 
@@ -112,10 +119,14 @@ def compare(kit: Path, rows: list[Row], providers: set[str] | None = None):
         if providers is None or r.provider in providers:
             groups[(r.collection, r.measure)].append(r)
     try:
-        for (coll, measure), rs in sorted(groups.items()):
-            got = compute(store, kit, coll, measure)
-            for r in rs:
-                yield r, (got if isinstance(got, str) else got.get((r.run, r.topic)))
+        for coll in sorted({c for c, _ in groups}):
+            values = compute(store, kit, coll, sorted(m for c, m in groups if c == coll))
+            for (c, measure), rs in sorted(groups.items()):
+                if c != coll:
+                    continue
+                got = values[measure]
+                for r in rs:
+                    yield r, (got if isinstance(got, str) else got.get((r.run, r.topic)))
     finally:
         store.close()
 

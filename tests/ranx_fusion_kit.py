@@ -15,7 +15,7 @@ document by document:
   Run's dictionaries filled in that order; ranx's fusion reads that order as it is). What remains
   is arithmetic: NumPy's pairwise sums in zmuv's mean and standard deviation.
 
-Used by tests/fusion/test_ranx_dl19.py; ``python tests/ranx_fusion_kit.py`` prints the table
+Used by tests/conformance/test_ranx_fusion_dl19.py; ``python tests/ranx_fusion_kit.py`` prints the table
 (Markdown) for the closing note. (Timings: bench/bench_fusion.py; here ranx's first call of each
 function includes numba's compilation.)
 """

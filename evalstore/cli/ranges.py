@@ -5,7 +5,7 @@ An option is declared with :func:`number` and a :class:`Range`; its help ends wi
 the notation of ``--help`` (``[1<=x<=100000000]``, ``[0<x<1]``), and a value outside it, or a
 float that is not finite (``nan``, ``inf``), is a usage error naming the option and the range.
 Ranges shared by several commands are declared once here (:data:`TRIALS`, :data:`SEED`, ...).
-``tests/cli/test_option_ranges.py`` checks that every int and float option of every command is
+``tests/evalstore/cli/test_ranges.py`` checks that every int and float option of every command is
 declared this way and refuses a value outside its range.
 """
 

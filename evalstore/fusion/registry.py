@@ -19,8 +19,8 @@ document), ``${count}`` (how many have it), ``${max}``, ``${min}``, ``${median}`
 parameters as ``${name}`` (evalstore/fusion/compute.py renders them for every run).
 
 The definitions are ranx's (ranx 0.3, ``ranx.fusion`` and ``ranx.normalization``; reproduced by
-tests/fusion/test_ranx_fixtures.py and compared with ranx's ``fuse`` on TREC DL 2019 by
-tests/fusion/test_ranx_dl19.py). ranx's definition of a document missing from a run is kept: a
+tests/conformance/test_ranx_fusion.py and compared with ranx's ``fuse`` on TREC DL 2019 by
+tests/conformance/test_ranx_fusion_dl19.py). ranx's definition of a document missing from a run is kept: a
 score method adds nothing for it (CombSUM, weighted sum) or counts only the runs that have it
 (CombMNZ, CombANZ, CombMED, ...), except after the borda normalisation, which gives it a value in
 every run. CombMAX and CombMIN count a missing document as ranx does, as -1e9 and 1e9: it only

@@ -20,7 +20,7 @@ in one pass per file, without DuckDB:
 Anything unusual (a line the general reader would split or judge differently, a bad number, another
 tag, a duplicate, an empty file, a file over :data:`MAX_BYTES`) makes :func:`read_run` return None:
 the file then goes to the general reader (:mod:`evalstore.ingest.readers`), which gives the exact
-error message or the same rows. So the two readers always agree (tests/store/test_fast_reader.py).
+error message or the same rows. So the two readers always agree (tests/evalstore/ingest/test_fast.py).
 """
 
 from __future__ import annotations

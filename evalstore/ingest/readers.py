@@ -6,7 +6,7 @@ line (a few files per ``INSERT ... UNION ALL`` statement, one ``read_csv`` per f
 (``string_split`` for clean lines, a regular expression only for messy ones). :func:`fast_delimiter`
 tells from a file's first line whether the fast reader is tried.
 
-Both readers store exactly the same rows (tests/store/test_ingest.py, tests/store/test_fast_reader.py).
+Both readers store exactly the same rows (tests/evalstore/ingest/test_pipeline.py, tests/evalstore/ingest/test_fast.py).
 Row errors are codes in the ``err`` column (:mod:`evalstore.ingest.formats`);
 :mod:`evalstore.ingest.checks` turns them into messages.
 """

@@ -5,7 +5,7 @@ Every metric names the tool whose numbers it reproduces (``MetricSpec.reference`
 computes it with by default (``MetricSpec.provider``). Under the ``ir_measures`` convention each
 metric is computed with the conventions of that provider: its order of tied scores, and gdeval's
 rounding to 5 decimals. The tie orders were established on ir_measures' own outputs for
-runs with tied scores (tests/conformance/test_irmeasures_conformance.py).
+runs with tied scores (tests/conformance/test_ir_measures.py).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ filtered sum is ``exact_sum(CASE WHEN condition THEN term END)``; Spark SQL runs
 expansion.
 
 A block is rendered with only the fragments it includes. :func:`problems` compares each
-declaration with the SQL text (comments removed); ``tests/metrics/test_registry.py`` runs it for every
+declaration with the SQL text (comments removed); ``tests/evalstore/metrics/test_registry.py`` runs it for every
 file and fails on any disagreement.
 """
 

@@ -132,7 +132,7 @@ def _compare(spark, tmp_path, qrels: Path, runs: list[Path], metrics: list[str],
 
 @pytest.mark.slow
 def test_trec_eval_conformance_inputs_through_spark(spark, tmp_path):
-    """trec_eval's own test inputs (tests/conformance/test_trec_conformance.py checks DuckDB against trec_eval's
+    """trec_eval's own test inputs (tests/conformance/test_trec_eval.py checks DuckDB against trec_eval's
     outputs): Spark gives DuckDB's values for every measure of trec_eval's all_trec (about 100
     blocks, computed 8 per Spark query), on graded qrels, with -c."""
     qrels, run = TREC_EVAL_FIXTURES / "qrels.rel_level", TREC_EVAL_FIXTURES / "results.test"

@@ -10,7 +10,7 @@ from ..registry import MetricSpec, register
 
 SAKAI = "Sakai, Alternatives to Bpref, SIGIR 2007"
 NTCIR = "NTCIREVAL 190111 `compute -j`"
-TESTS = ("tests/metrics/test_bpref_family.py",)
+TESTS = ("tests/evalstore/metrics/families/test_bpref.py",)
 
 register(
     MetricSpec(

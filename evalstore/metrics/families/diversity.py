@@ -20,7 +20,7 @@ DSHARP = (
     "Sakai & Song, Evaluating diversified search results using per-intent graded relevance, SIGIR 2011; "
     "NTCIREVAL's D-measures (NTCIR INTENT)"
 )
-TESTS = ("tests/metrics/test_diversity.py",)
+TESTS = ("tests/evalstore/metrics/families/test_diversity.py",)
 
 ALPHA = Param(
     "alpha",

@@ -7,7 +7,7 @@ from ..params import Param
 from ..registry import MetricSpec, register
 
 IRM = "ir_measures 0.4.3 (Macdonald & Tonellotto, ICTIR 2020)"
-TESTS = ("tests/conformance/test_irmeasures_conformance.py", "tests/metrics/test_ir_measures_family.py")
+TESTS = ("tests/conformance/test_ir_measures.py", "tests/evalstore/metrics/families/test_ir_measures.py")
 
 register(
     MetricSpec(

@@ -5,9 +5,9 @@ from ..params import GAINS, JUDGED_ONLY, REL, Param
 from ..registry import MetricSpec, register
 
 TESTS = (
-    "tests/conformance/test_ntcireval_conformance.py",
-    "tests/metrics/test_metrics_sakai.py",
-    "tests/metrics/test_graded_properties.py",
+    "tests/conformance/test_ntcireval.py",
+    "tests/papers/test_sakai_highly_relevant.py",
+    "tests/evalstore/metrics/test_graded_properties.py",
 )
 LOGB = Param(
     "b",

@@ -17,9 +17,9 @@ PAPER = (
 SIGIR07 = "Sakai, Alternatives to Bpref, SIGIR 2007, Eq. 21"
 NTCIREVAL = "NTCIREVAL 190111 (ntcir_eval.c)"
 TESTS = (
-    "tests/metrics/test_metrics_sakai.py",
-    "tests/conformance/test_ntcireval_conformance.py",
-    "tests/metrics/test_graded_properties.py",
+    "tests/papers/test_sakai_highly_relevant.py",
+    "tests/conformance/test_ntcireval.py",
+    "tests/evalstore/metrics/test_graded_properties.py",
 )
 
 BETA = Param(

@@ -2,7 +2,7 @@
 
 Every measure follows trec_eval 10.0 (usnistgov/trec_eval, tag v10.0: the m_*.c files); the
 definitions are restated in the header of ``sql/trec_eval.sql``, and
-``tests/conformance/test_trec_conformance.py`` checks them against trec_eval's own output. trec_eval's flags
+``tests/conformance/test_trec_eval.py`` checks them against trec_eval's own output. trec_eval's flags
 map onto parameters and options: ``-l L`` -> ``rel=L``, ``-J`` -> ``judged_only=true``, ``-c`` ->
 ``complete=True``, ``-M n`` -> ``depth=n``, ``-N n`` -> ``Utility(num_docs=n)``.
 
@@ -19,7 +19,7 @@ from ..params import JUDGED_ONLY, REL, Param
 from ..registry import MetricSpec, register
 
 TREC = "trec_eval 10.0 (usnistgov/trec_eval, the m_*.c file of the measure)"
-TESTS = ("tests/conformance/test_trec_conformance.py", "tests/metrics/test_metrics_trec.py")
+TESTS = ("tests/conformance/test_trec_eval.py", "tests/evalstore/metrics/families/test_trec.py")
 BIN = (REL, JUDGED_ONLY)
 
 # nDCG takes any gains, as trec_eval's ndcg does (levels given in any order, 0 or negative gains

@@ -10,7 +10,7 @@ ZY = (
     "Zhou & Yao, Evaluating information retrieval system performance based on user preference, Journal of "
     "Intelligent Information Systems 34(3), 2010"
 )
-TESTS = ("tests/metrics/test_zhou_yao.py",)
+TESTS = ("tests/papers/test_zhou_yao.py",)
 PREF = (
     "D = retrieved docs + the topic's judged docs; system order = run scores (ties are ties; -rank under "
     "ntcireval or without scores), unretrieved docs tied last; user order = gains of the levels."

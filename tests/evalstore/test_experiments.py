@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 from support import SAMPLE
 
 import evalstore
@@ -32,6 +31,8 @@ def frames():
 
 
 def test_averages_and_per_query_in_pyterrier_columns(frames):
+    from statsmodels.stats.multitest import multipletests  # the reference: imported when the test runs
+
     qrels, runs = frames
     ex = evalstore.experiment(runs, qrels, ["AP", "nDCG@10"], baseline="bm25", correction="holm")
     df = ex.to_df()

@@ -7,7 +7,6 @@ import csv
 import io
 import json
 
-import matplotlib.axes
 import numpy as np
 import pytest
 
@@ -96,6 +95,8 @@ def test_svg_is_the_same_file_for_the_same_figure(sample_db, tmp_path):
 
 
 def _drawn_lines(monkeypatch) -> list[tuple[str, np.ndarray]]:
+    import matplotlib.axes  # imported when a test draws, not at collection
+
     drawn: list[tuple[str, np.ndarray]] = []
     original = matplotlib.axes.Axes.plot
 
@@ -133,6 +134,8 @@ def test_scores_kendall_and_er_dri_data_is_what_is_drawn(sample_db, tmp_path, mo
         result = s.evaluate("sample", metrics=["AP", "P@5"], save=False)
         an = meta.kendall(s, "sample", ["AP", "nDCG@10", "P@5"], save=False)
         r = s.repro("sample", "bm25", "dense", "bm25_rm3", "hybrid", ["AP", "nDCG@10"], save=False)
+    import matplotlib.axes
+
     boxes: list[list[list[float]]] = []
     original_box = matplotlib.axes.Axes.boxplot
     monkeypatch.setattr(

@@ -10,11 +10,9 @@ import json
 import math
 import warnings
 
-import krippendorff
 import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
-from sklearn.metrics import cohen_kappa_score
 from support import DATA_DIR, SAMPLE, need_shared, store_at_migration_1
 
 import evalstore
@@ -39,6 +37,9 @@ def _read(path) -> dict[tuple[str, str], int]:
 def _reference_values(ref: dict, cand: dict, rel: int, topic: str | None = None) -> dict[str, float]:
     """kappa by scikit-learn, alpha by the krippendorff package, on the label vectors of the pairs
     judged in both (of one topic, or all)."""
+    import krippendorff  # the references: imported when a test runs, not at collection
+    from sklearn.metrics import cohen_kappa_score
+
     keys = sorted(k for k in ref if k in cand and ref[k] >= 0 and cand[k] >= 0 and (topic is None or k[0] == topic))
     a = np.array([ref[k] for k in keys])
     b = np.array([cand[k] for k in keys])

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import matplotlib.axes
 import numpy as np
 from support import SAMPLE, invoke
 
@@ -88,6 +87,8 @@ def test_discpower_and_swap_bars_follow_their_tables(sample_db, tmp_path, monkey
     monkeypatch.setattr(plots, "_bars", lambda ax, labels, *a: drawn.append(list(labels)))
     plots.plot_discpower(dp, tmp_path / "d.png")
     assert drawn == [[r[0] for r in meta_tables.discpower(dp).rows]]
+    import matplotlib.axes  # imported when a test draws, not at collection
+
     ticks: list[list[str]] = []
     original = matplotlib.axes.Axes.set_yticks
     monkeypatch.setattr(

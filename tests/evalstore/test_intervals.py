@@ -145,7 +145,7 @@ def test_stored_with_the_evaluation(sample_store):
         else:
             assert lb[(run, stored)] == (lo, hi, "t", 0.95)
     # the leaderboard keeps migration 10's columns, in order, and adds the interval's (then migration
-    # 15's rank columns: tests/analysis/test_rank_intervals.py)
+    # 15's rank columns: tests/evalstore/stats/test_rank_intervals.py)
     cols = [c for c in s.sql("SELECT * FROM leaderboard LIMIT 0").columns]
     assert cols[:12] == ["run", "qrels", "metric", "mean", "n_topics", "aggregate", "params", "subsample",
                          "ci_lo", "ci_hi", "ci_method", "ci_level"]  # fmt: skip

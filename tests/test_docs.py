@@ -135,7 +135,7 @@ def _project_paths(text: str) -> set[str]:
 
 
 def test_every_project_path_named_exists():
-    """A path into the project (``tests/metrics/test_aggregate.py``, ``sql/bpref.sql``, ...) named in
+    """A path into the project (``tests/evalstore/test_aggregate.py``, ``sql/bpref.sql``, ...) named in
     the docs, the docstrings, the SQL headers or the migrations exists."""
     sources = [*DOCS, *ROOT.glob("evalstore/**/*.py"), *ROOT.glob("sql/*.sql"), *ROOT.glob("migrations/*.sql")]
     missing = sorted(

@@ -24,7 +24,7 @@ import math
 import warnings
 
 import pytest
-from support import DATA_DIR, need_shared
+from support import DATA_DIR, ROOT, need_shared
 
 import evalstore
 from evalstore.repro import reproducibility
@@ -46,7 +46,17 @@ METRICS = {
     "Bpref": "Bpref",
     "AP@100": "AP@100",
 }
-COUNT = {"values": 0, "identical": 0}
+#: values compared with repro_eval per case (and p-values of identical score vectors, 1 here and
+#: NaN in repro_eval): each test checks its own; together they are the count the docs quote
+PER_PAIR = 4 + 8 * len(METRICS)  # KTU and RBO of both runs; RMSE, nRMSE, p-values of both; ER, ΔRI
+CASES = {
+    "bm25_default_to_tuned[trec_eval]": (PER_PAIR, 0),
+    "bm25_default_to_tuned[repro_eval]": (PER_PAIR, 0),
+    "bert_runs": (PER_PAIR, 0),
+    "perturbed_reproduction_with_ties[0.8]": (PER_PAIR - 2, 2),
+    "perturbed_reproduction_with_ties[0.95]": (PER_PAIR - 2, 2),
+    "replicability_dl19_to_dl20": (4 * len(METRICS), 0),  # ER, ΔRI and the unpaired p-values
+}
 
 
 @pytest.fixture(scope="module")
@@ -129,9 +139,10 @@ def _repro_eval(qrels, files, b, a, rb, ra, rep_qrels=None, p=0.8):
         return {"er": ev.er(), "dri": ev.dri(), "ttest": ev.ttest()}
 
 
-def _compare(ours: dict, ref: dict) -> int:
-    """Every value of ours against repro_eval's; returns how many were compared."""
-    n = 0
+def _compare(ours: dict, ref: dict) -> tuple[int, int]:
+    """Every value of ours against repro_eval's; returns how many were compared, and how many
+    p-values of identical score vectors (1 here, NaN in repro_eval) were set aside."""
+    n = identical = 0
     bad = []
     for key, val in ours.items():
         if key in ("ktu", "rbo"):
@@ -150,14 +161,13 @@ def _compare(ours: dict, ref: dict) -> int:
                     r = ref[key][side][METRICS[m]]
                     if key == "ttest" and math.isnan(r) and v == 1.0:
                         # identical per-topic scores: p = 1 here, NaN in repro_eval (docs/repro.md)
-                        COUNT["identical"] += 1
+                        identical += 1
                         continue
                     n += 1
                     if not math.isclose(v, r, rel_tol=0, abs_tol=TOL):
                         bad.append((key, side, m, v, r))
     assert not bad, bad
-    COUNT["values"] += n
-    return n
+    return n, identical
 
 
 @pytest.mark.parametrize("order", ["trec_eval", "repro_eval"])
@@ -165,14 +175,16 @@ def test_bm25_default_to_tuned(env, order):
     s, files, qrels = env
     runs = ("bm25base_p", "bm25base_rm3_p", "bm25tuned_p", "bm25tuned_rm3_p")
     ours = reproducibility(s, "dl19", *runs, list(METRICS), order=order, save=False)
-    assert _compare(ours.to_dict(), _repro_eval(qrels["dl19"], files, *runs)) == 4 + 8 * len(METRICS)
+    assert (
+        _compare(ours.to_dict(), _repro_eval(qrels["dl19"], files, *runs)) == CASES[f"bm25_default_to_tuned[{order}]"]
+    )
 
 
 def test_bert_runs(env):
     s, files, qrels = env
     runs = ("p_bert", "p_exp_bert", "idst_bert_p1", "idst_bert_p2")
     ours = reproducibility(s, "dl19", *runs, list(METRICS), save=False)
-    assert _compare(ours.to_dict(), _repro_eval(qrels["dl19"], files, *runs)) == 4 + 8 * len(METRICS)
+    assert _compare(ours.to_dict(), _repro_eval(qrels["dl19"], files, *runs)) == CASES["bert_runs"]
 
 
 @pytest.mark.parametrize("p", [0.8, 0.95])
@@ -183,7 +195,10 @@ def test_perturbed_reproduction_with_ties(env, p):
     # R@1000 keeps its per-topic values (the same 1000 documents): its two p-values are the
     # documented difference (1 here, NaN in repro_eval), the rest must agree
     assert ours.ttest["baseline"]["R@1000"] == ours.ttest["advanced"]["R@1000"] == 1.0
-    assert _compare(ours.to_dict(), _repro_eval(qrels["dl19"], files, *runs, p=p)) == 4 + 8 * len(METRICS) - 2
+    assert (
+        _compare(ours.to_dict(), _repro_eval(qrels["dl19"], files, *runs, p=p))
+        == CASES[f"perturbed_reproduction_with_ties[{p}]"]
+    )
     same = reproducibility(s, "dl19", *runs, list(METRICS), rbo_p=p, order="trec_eval", save=False)
     assert same.to_dict() == ours.to_dict()  # the files are sorted by score: both orders agree
 
@@ -193,16 +208,20 @@ def test_replicability_dl19_to_dl20(env):
     runs = ("bm25base_p", "bm25base_rm3_p", "p_bm25", "p_bm25rm3")
     ours = reproducibility(s, "dl19", *runs, list(METRICS), rep_qrels="dl20", save=False)
     ref = _repro_eval(qrels["dl19"], files, *runs, rep_qrels=qrels["dl20"])
-    assert _compare(ours.to_dict(), ref) == 4 * len(METRICS)
+    assert _compare(ours.to_dict(), ref) == CASES["replicability_dl19_to_dl20"]
 
 
 def test_count_of_values_compared():
-    """Runs last in this module: the agreement count the docs quote (all values within 1e-6)."""
-    if COUNT["values"] == 0:
-        pytest.skip("the side-by-side tests did not run")
-    assert COUNT["values"] == 5 * (4 + 8 * len(METRICS)) - 2 * 2 + 4 * len(METRICS)
-    assert COUNT["identical"] == 2 * 2
-    print(
-        f"\nrepro_eval agreement: {COUNT['values']} values within {TOL}; {COUNT['identical']} p-values of "
-        f"identical score vectors (1 here, NaN in repro_eval)"
+    """The agreement count the docs quote is the sum over the cases above (each test checks its own
+    count, so this holds in whatever order, or on whichever worker, they run), and every case is a test."""
+    tests = {name.removeprefix("test_") for name, f in globals().items() if name.startswith("test_") and callable(f)}
+    assert {case.split("[")[0] for case in CASES} == tests - {"count_of_values_compared"}
+    values = sum(v for v, _ in CASES.values())
+    identical = sum(i for _, i in CASES.values())
+    assert values == 544 and identical == 4
+    assert f"**{values} values agree within 1e-6**; the {identical} p-values of identical score vectors" in " ".join(
+        (ROOT / "docs" / "repro.md").read_text(encoding="utf-8").split()
+    )
+    assert f"{values} values agree with repro_eval 0.5.0 within 1e-6" in " ".join(
+        (ROOT / "README.md").read_text(encoding="utf-8").split()
     )
