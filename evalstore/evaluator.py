@@ -43,6 +43,7 @@ from .metrics.references import order_clause
 from .metrics.registry import MetricInstance
 from .result import EvalResult, result_of_rows
 from .run_files import BATCH_LINES, RunPart, qrels_file, run_tables
+from .store.connection import Settings, connect
 
 _QRELS_ID = 1
 #: Narrow the parts of run files to the judged docnos only when there are at most this many (about
@@ -59,15 +60,13 @@ _base_lock = threading.Lock()
 _base: duckdb.DuckDBPyConnection | None = None
 
 
-def _cursor(udfs: bool, threads: int | None = None) -> duckdb.DuckDBPyConnection:
-    """A new connection to the process-wide in-memory database (temporary tables are private to it);
-    with ``threads``, a database of its own on that many threads (one evaluation of large run files)."""
+def _cursor(udfs: bool, settings: Settings | None = None) -> duckdb.DuckDBPyConnection:
+    """A new connection to the process-wide in-memory database (temporary tables are private to it),
+    on one thread with the default memory budget; with ``settings``, a database of its own with
+    those resources (one evaluation of large run files, or a memory limit of the caller's)."""
     global _base
-    if threads is not None:
-        cur = duckdb.connect(
-            ":memory:",
-            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False, "threads": threads},
-        )
+    if settings is not None:
+        cur = connect(":memory:", settings=settings)
         if udfs:
             sql_functions.register(cur)
         return cur
@@ -75,10 +74,7 @@ def _cursor(udfs: bool, threads: int | None = None) -> duckdb.DuckDBPyConnection
         if _base is None:
             # one thread: the per-call queries are small, and pipelines on several threads only add
             # scheduling (measured: 4.9 instead of 5.7 ms per call on 10 topics x 100 documents)
-            _base = duckdb.connect(
-                ":memory:",
-                config={"autoinstall_known_extensions": False, "autoload_known_extensions": False, "threads": 1},
-            )
+            _base = connect(":memory:", settings=Settings.resolve(threads=1))
         cur = _base.cursor()
     if udfs:
         sql_functions.register(cur)
@@ -97,6 +93,10 @@ class Evaluator:
     ``threads``: None (default) runs each call on one thread of a process-wide database (per-call
     queries are small); a number gives the evaluator a database of its own with that many threads,
     for a few large evaluations (:func:`evalstore.evaluate` of run files uses every core).
+    ``memory_limit`` (e.g. ``'1GB'``) and ``temp_directory`` (where DuckDB spills; ``''``: never,
+    a query beyond the limit fails) also give it a database of its own with those settings
+    (default: ``$EVALSTORE_MEMORY_LIMIT``, ``$EVALSTORE_TEMP_DIR``, else 128 MB per thread and at
+    least 512 MB, spilling to a folder of the system's temp directory).
 
     :meth:`evaluate` takes one run (``{topic: {doc: score}}``, a DataFrame, an Arrow table or
     namedtuples) and returns ``{topic: {metric: value}}`` (pytrec_eval's shape; metric names as
@@ -117,6 +117,8 @@ class Evaluator:
         run_format: str = "trec",
         prepare: bool = True,
         threads: int | None = None,
+        memory_limit: str | None = None,
+        temp_directory: str | None = None,
     ) -> None:
         self._run_format = run_format
         self._options = make_options(convention, complete, depth, False)
@@ -133,35 +135,10 @@ class Evaluator:
         # the runs' names as a table: blocks that name runs read it, and with complete it lists the
         # runs (an empty run has no row in the run's table but is scored on every topic)
         self._run_meta = plan.run_meta or self._options.complete
-        self._con = _cursor(plan.udfs, threads)
+        own = threads is not None or memory_limit is not None or temp_directory is not None
+        self._con = _cursor(plan.udfs, Settings.resolve(memory_limit, threads, temp_directory) if own else None)
         con = self._con
-        # the store relations the SQL reads, as Arrow tables registered on the connection
-        con.register("qrels_data", table.add_column(0, "qrels_id", pa.array([_QRELS_ID] * table.num_rows, pa.int32())))
-        no_parents = pa.table({"qrels_id": pa.array([], pa.int32()), "parent_id": pa.array([], pa.int32())})
-        con.register("subsample_meta", no_parents)
-        # no subtopic judgments: diversity metrics count one subtopic per topic (sql/ranked_list.sql)
-        none = pa.array([], pa.string())
-        con.register(
-            "subtopic_qrels_data",
-            pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "doc": none,
-                      "grade": pa.array([], pa.int32())}),
-        )  # fmt: skip
-        con.register(
-            "subtopic_probs",
-            pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none,
-                      "prob": pa.array([], pa.float64())}),
-        )  # fmt: skip
-        con.register(
-            "qrels_meta",
-            pa.table(
-                {
-                    "qrels_id": pa.array([_QRELS_ID], pa.int32()),
-                    "name": ["qrels"],
-                    "default_gains": pa.array([format_list(declared) if declared is not None else None], pa.string()),
-                    "max_grade": pa.array([top], pa.int32()),
-                }
-            ),
-        )
+        _register_relations(con, table, declared, top)
         self.topics = sorted(pc.unique(table.column("topic")).to_pylist(), key=lambda t: t.encode("utf-8"))
         self._prepare = prepare
         self._declared = declared
@@ -379,6 +356,38 @@ class Evaluator:
                 con.unregister("_ev_counts")
             if self._run_meta:
                 con.unregister("_ev_names")
+
+
+def _register_relations(
+    con: duckdb.DuckDBPyConnection, table: pa.Table, declared: tuple[float, ...] | None, top: int | None
+) -> None:
+    """The store relations the SQL reads (see the module docstring), as Arrow tables on ``con``."""
+    con.register("qrels_data", table.add_column(0, "qrels_id", pa.array([_QRELS_ID] * table.num_rows, pa.int32())))
+    no_parents = pa.table({"qrels_id": pa.array([], pa.int32()), "parent_id": pa.array([], pa.int32())})
+    con.register("subsample_meta", no_parents)
+    # no subtopic judgments: diversity metrics count one subtopic per topic (sql/ranked_list.sql)
+    none = pa.array([], pa.string())
+    con.register(
+        "subtopic_qrels_data",
+        pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "doc": none,
+                  "grade": pa.array([], pa.int32())}),
+    )  # fmt: skip
+    con.register(
+        "subtopic_probs",
+        pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none,
+                  "prob": pa.array([], pa.float64())}),
+    )  # fmt: skip
+    con.register(
+        "qrels_meta",
+        pa.table(
+            {
+                "qrels_id": pa.array([_QRELS_ID], pa.int32()),
+                "name": ["qrels"],
+                "default_gains": pa.array([format_list(declared) if declared is not None else None], pa.string()),
+                "max_grade": pa.array([top], pa.int32()),
+            }
+        ),
+    )
 
 
 def _with_run_ids(tables: Sequence[pa.Table]) -> pa.Table:

@@ -18,6 +18,7 @@ from ..report.table import Report
 from ..result import EvalResult
 from ..subsample import derivations, evaluate_subsamples
 from . import options as opt
+from . import resources
 from .app import app, group, only_qrels, open_store
 from .choices import flag
 from .inputs import spooled
@@ -94,9 +95,7 @@ def eval_cmd(
         result = spark_eval(data, qrels, run or None, metrics, ev.kwargs())
         report = _result_report(result, fmt, per_topic, transpose, plot, f"Spark: qrels {qrels}")
     elif files:
-        with spooled(files) as paths:
-            qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
-            result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
+        result = _files_result(files, metrics, ev)
         report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {files[0]}", ci.spec)
     else:
         with open_store(store_opts.db) as store:
@@ -107,6 +106,23 @@ def eval_cmd(
                 result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
                 report = _result_report(result, fmt, per_topic, transpose, plot, f"qrels {qrels}")
     emit(report, fmt, output)
+
+
+def _files_result(files: list[str], metrics: list[str], ev: opt.EvaluationOptions) -> EvalResult:
+    """``eval QRELS RUN...``: the files evaluated without a store, with the command's resources."""
+    r = resources.CURRENT
+    with spooled(files) as paths:
+        qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
+        return evaluate_files(
+            paths[0],
+            paths[1:],
+            metrics,
+            qrels_name=qrels_name,
+            memory_limit=r.memory_limit,
+            threads=r.threads,
+            temp_directory=r.temp_dir,
+            **ev.kwargs(),
+        )
 
 
 def _check_mode(

@@ -140,7 +140,11 @@ MemoryLimit = typer.Option(
 )
 Threads = typer.Option(None, "--threads", envvar="EVALSTORE_THREADS", min=1, help="DuckDB worker threads.")
 TempDir = typer.Option(
-    None, "--temp-dir", envvar="EVALSTORE_TEMP_DIR", help="Where DuckDB spills data that does not fit in memory."
+    None,
+    "--temp-dir",
+    envvar="EVALSTORE_TEMP_DIR",
+    help="Where DuckDB spills data that does not fit in memory ('' never spills: beyond --memory-limit a "
+    "command fails with exit 4).",
 )
 Wait = typer.Option(
     None, "--wait", envvar="EVALSTORE_WAIT", min=0.0, help="Seconds to retry while another process holds the store."

@@ -58,7 +58,7 @@ class _Hashing:
 
 class LineBlocks:
     """The content of ``path`` as blocks of whole lines (see the module docstring). After a complete
-    iteration, :attr:`sha` is the content's sha256 and :attr:`file_sha` the file's (the same for an
+    iteration, ``sha`` is the content's sha256 and ``file_sha`` the file's (the same for an
     uncompressed file); with ``want_sha=False`` neither is taken. A line longer than ``max_line``
     bytes, or damaged gzip data, raises :class:`Unreadable`."""
 

@@ -107,8 +107,8 @@ class RunReader:
     largest topic) whatever the file's size. The rows of the last topic of a block wait for the
     next block; a topic met again after its part was given (the file does not list each topic in
     one block) declines the file, like anything else the general reader must judge. After a
-    complete iteration: :attr:`sha`, :attr:`file_sha` (with ``want_sha``), :attr:`n_rows`,
-    :attr:`n_topics`."""
+    complete iteration: ``sha``, ``file_sha`` (with ``want_sha``), ``n_rows``,
+    ``n_topics``."""
 
     def __init__(
         self,
