@@ -309,39 +309,43 @@ def _has_duplicates(tcode: np.ndarray, dcode: np.ndarray, n_docs: int) -> bool:
 def evaluation_rank(tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa.Array) -> np.ndarray:
     """trec_eval's rank of each row (score descending, ties by docno descending, byte-wise), 1-based
     within its topic, in the rows' order. A file that lists each topic in one block by descending
-    score needs no sort: only its tied rows are ordered by docno."""
+    score needs no sort: only its tied rows are ordered by docno. Other rows are first ordered by
+    topic and descending score (numbers only, not the docnos), then ranked the same way."""
     n = len(tcode)
     change = tcode[1:] != tcode[:-1]
-    starts = np.flatnonzero(np.concatenate(([True], change)))
-    same = ~change
-    if len(starts) == n_topics and not (score[1:] > score[:-1])[same].any():
-        block = np.cumsum(np.concatenate(([True], change))) - 1
-        pos = np.arange(n, dtype=np.int64) - starts[block]
-        rank = (pos + 1).astype(np.int32)
-        tie = same & (score[1:] == score[:-1])
-        if tie.any():
-            tied = np.zeros(n, dtype=bool)
-            tied[:-1] |= tie
-            tied[1:] |= tie
-            slots = np.flatnonzero(tied)
-            first = np.ones(len(slots), dtype=bool)
-            first[1:] = ~tie[slots[1:] - 1]
-            group = np.cumsum(first)
-            order = pc.sort_indices(
-                pa.table({"g": group, "doc": doc.take(pa.array(slots))}),
-                sort_keys=[("g", "ascending"), ("doc", "descending")],
-            ).to_numpy()
-            rank[slots[order]] = rank[slots]
-        return rank
-    # not in order: sort the whole file
-    order = pc.sort_indices(
-        pa.table({"t": tcode, "s": score, "doc": doc}),
-        sort_keys=[("t", "ascending"), ("s", "descending"), ("doc", "descending")],
-    ).to_numpy()
+    if np.count_nonzero(change) + 1 == n_topics and not (score[1:] > score[:-1])[~change].any():
+        return _rank_in_blocks(change, score, doc, None)
+    # by descending score (equal scores in any order: their docnos order them below), then stably
+    # by topic (a radix sort on 16-bit codes): half a lexsort's time
+    order = np.argsort(-score)
+    codes = tcode[order]
+    order = order[np.argsort(codes.astype(np.int16) if n_topics < 2**15 else codes, kind="stable")]
     ts = tcode[order]
-    sorted_starts = np.concatenate(([True], ts[1:] != ts[:-1]))
-    first_pos = np.flatnonzero(sorted_starts)
-    block = np.cumsum(sorted_starts) - 1
     rank = np.empty(n, dtype=np.int32)
-    rank[order] = (np.arange(n) - first_pos[block] + 1).astype(np.int32)
+    rank[order] = _rank_in_blocks(ts[1:] != ts[:-1], score[order], doc, order)
+    return rank
+
+
+def _rank_in_blocks(change: np.ndarray, score: np.ndarray, doc: pa.Array, perm: np.ndarray | None) -> np.ndarray:
+    """The ranks of rows listed topic by topic (``change``: a new topic starts at the next row) in
+    descending score: the position in the block, the tied rows ordered by docno (``doc[perm[i]]``
+    is row i's docno; without ``perm``, ``doc[i]``)."""
+    n = len(score)
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    block = np.cumsum(np.concatenate(([True], change))) - 1
+    rank = (np.arange(n, dtype=np.int64) - starts[block] + 1).astype(np.int32)
+    tie = ~change & (score[1:] == score[:-1])
+    if tie.any():
+        tied = np.zeros(n, dtype=bool)
+        tied[:-1] |= tie
+        tied[1:] |= tie
+        slots = np.flatnonzero(tied)
+        first = np.ones(len(slots), dtype=bool)
+        first[1:] = ~tie[slots[1:] - 1]
+        group = np.cumsum(first)
+        docs = doc.take(pa.array(slots if perm is None else perm[slots]))
+        order = pc.sort_indices(
+            pa.table({"g": group, "doc": docs}), sort_keys=[("g", "ascending"), ("doc", "descending")]
+        ).to_numpy()
+        rank[slots[order]] = rank[slots]
     return rank
