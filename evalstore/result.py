@@ -182,7 +182,9 @@ def result_of_rows(
     per_topic = [
         (run, topic, disp, value) for run, topic, key, value in rows if run in position for disp in by_key.get(key, [])
     ]
-    per_topic.sort(key=lambda r: (position[r[0]], r[1].encode("utf-8"), order[r[2]]))
+    # the topics' byte order ranked once per distinct topic, not encoded once per row
+    topic_rank = {t: i for i, t in enumerate(sorted({r[1] for r in per_topic}, key=lambda t: t.encode("utf-8")))}
+    per_topic.sort(key=lambda r: (position[r[0]], topic_rank[r[1]], order[r[2]]))
     groups: dict[tuple[str, str], list[float | None]] = {}
     for run, _, disp, value in per_topic:
         groups.setdefault((run, disp), []).append(value)

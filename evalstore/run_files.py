@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from .facade import open as open_store
-from .ingest import fast, readers
+from .ingest import fast, fast_qrels, readers
 from .ingest.checks import check_names
 from .ingest.files import compression, expand_paths, fields, first_content_line, materialized
 from .ingest.formats import INPUT_FORMATS
@@ -39,7 +39,15 @@ PART_ROWS = 250_000
 
 
 def qrels_file(paths: Any, fmt: str) -> pa.Table:
-    """``(topic, doc, grade)`` of a qrels file, read and checked by the store's ingest."""
+    """``(topic, doc, grade)`` of a qrels file: a cleanly delimited TREC file by the fast qrels
+    reader (:mod:`evalstore.ingest.fast_qrels`), any other read and checked by the store's ingest
+    (in a throw-away in-memory store), which gives the same rows or the exact message."""
+    if fmt == "trec":
+        with materialized(expand_paths(paths)) as inputs:
+            if len(inputs) == 1:
+                read = fast_qrels.read_qrels(inputs[0], compression(inputs[0]))
+                if read is not None:
+                    return read
     with open_store(":memory:") as s:
         s.ingest_qrels(paths, name="qrels", format=fmt, progress=False)
         return arrow_table(s.con, "SELECT topic, doc, grade FROM qrels_data")
