@@ -165,6 +165,7 @@ def collection(work: Path, shape: str) -> dict:
         if col is None:
             raise SystemExit("the trec shape needs ../shared/tools/gen_synth.py")
         col["describe"] = "100 runs x 50 topics x 1,000 docs (bench_trec.py's synthetic collection)"
+        col["name"] = "trec"
         return col
     args, describe = SHAPES[shape]
     out = work / f"shape-{shape}"
