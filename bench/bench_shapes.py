@@ -177,6 +177,9 @@ def collection(work: Path, shape: str) -> dict:
     return {"name": shape, "qrels": str(out / "qrels.txt"), "runs": runs, "describe": describe}
 
 
+CWD = [tempfile.gettempdir()]  # the commands' working directory (main sets --work-dir)
+
+
 class Failed(Exception):
     pass
 
@@ -188,7 +191,8 @@ def timed(cmd: list[str], out: Path | None, env: dict | None, cap_mb: float, tim
     killed: list[str] = []
     try:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        # cwd: not a checkout, whose evalstore/ ``python -m`` would import before PYTHONPATH's
+        proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env, start_new_session=True, cwd=CWD[0])
         done = threading.Event()
 
         def watch() -> None:
@@ -338,7 +342,8 @@ def bench_shape(col: dict, a, work: Path, record: dict) -> bool:
                 if warm:
                     continue
                 results.setdefault(name, []).append(r)
-                print(f"  {name:18s} wall {r['wall']:7.2f} s  cpu {r['cpu']:7.2f} s  peak {r['peak_mb']:6.0f} MB", flush=True)
+                line = f"wall {r['wall']:7.2f} s  cpu {r['cpu']:7.2f} s  peak {r['peak_mb']:6.0f} MB"
+                print(f"  {name:18s} {line}", flush=True)
                 kind = "lines" if job[0] == "cmd" and job[3] == "lines" else "csv"
                 (tmp / f"{name}.means.json").write_text(json.dumps(means_of(out, kind)))
             print(f"  (repetition done; load average {loadavg()})", flush=True)
@@ -390,6 +395,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     work = Path(a.work_dir)
     work.mkdir(parents=True, exist_ok=True)
+    CWD[0] = str(work)
     record: dict = {"load_start": loadavg(), "args": vars(a), "shapes": []}
     print(f"load average at start {loadavg()}; {os.cpu_count()} cores; repeat {a.repeat}; before: {a.before or '-'}")
     ok = True
