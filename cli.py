@@ -1,10 +1,10 @@
 """Run the evalstore command line from a checkout: ``python cli.py --help``.
 
-The installed console script ``evalstore`` runs the same Typer app (``evalstore.cli:app``);
-this file is not installed.
+The same entry point as the installed console script ``evalstore`` (``evalstore.entry:main``: its
+process set-up, then the Typer app ``evalstore.cli:app``); this file is not installed.
 """
 
-from evalstore.cli import main
+from evalstore.entry import main
 
 if __name__ == "__main__":
     main()

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 from .version import __version__
 
 if TYPE_CHECKING:
-    from .api import evaluate
+    from .api import evaluate, experiment
     from .comparison import Comparison, compare
     from .errors import EvalstoreError, IngestError, MetricError, StoreError
     from .evaluator import Evaluator
+    from .experiments import Experiment
     from .facade import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
 
 #: Where each name of the package is defined: imported on first use (PEP 562), so that ``import
@@ -31,12 +32,14 @@ _EXPORTS = {
     "Comparison": "comparison",
     "EvalstoreError": "errors",
     "Evaluator": "evaluator",
+    "Experiment": "experiments",
     "IngestError": "errors",
     "MetricError": "errors",
     "Store": "facade",
     "StoreError": "errors",
     "compare": "comparison",
     "evaluate": "api",
+    "experiment": "api",
     "open": "facade",
 }
 
@@ -60,6 +63,7 @@ __all__ = [
     "Comparison",
     "EvalstoreError",
     "Evaluator",
+    "Experiment",
     "IngestError",
     "MetricError",
     "Store",
@@ -67,5 +71,6 @@ __all__ = [
     "__version__",
     "compare",
     "evaluate",
+    "experiment",
     "open",
 ]

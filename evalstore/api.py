@@ -1,15 +1,20 @@
-"""Notebook entry point: evaluate qrels and runs given as files or dicts, without a store file."""
+"""Notebook entry points: evaluate qrels and runs given as files, dicts or DataFrames, without a
+store file (:func:`evaluate`), and compare them in one call (:func:`experiment`, as PyTerrier's
+``pt.Experiment``)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ArgumentError
 from .evaluator import Evaluator
 from .ingest.sources import is_path, is_ranx
 from .result import EvalResult
+
+if TYPE_CHECKING:
+    from .experiments import Experiment
 
 
 def evaluate(
@@ -103,3 +108,73 @@ def _one_run(runs: Mapping) -> bool:
         for value in docs.values():
             return isinstance(value, (int, float)) and not isinstance(value, bool) or hasattr(value, "__float__")
     return False
+
+
+def experiment(
+    systems: Mapping[str, Any] | Sequence[Any] | Any,
+    qrels: Any,
+    measures: str | Sequence[Any],
+    *,
+    names: Sequence[str] | None = None,
+    baseline: str | int | Sequence[str | int] | None = None,
+    test: str = "t",
+    correction: str | None = None,
+    alpha: float = 0.05,
+    trials: int = 10000,
+    seed: int = 0,
+    effects: bool = False,
+    missing: str = "error",
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    gains: str | Sequence[float] | None = None,
+    qrels_name: str = "qrels",
+) -> Experiment:
+    """Evaluate ``systems`` against ``qrels`` on ``measures`` and compare them with ``baseline``
+    (:mod:`evalstore.experiments`: PyTerrier's ``pt.Experiment`` in one call), without a store.
+
+    ``systems``: ``{name: run}``, a list of runs with ``names`` (each run a DataFrame with
+    PyTerrier's ``qid, docno, score`` or ir_measures' / ranx's / evalstore's columns, an Arrow
+    table, ``{qid: {docno: score}}``, a ranx Run), or run files (a path, glob or list; each named by
+    its tag). ``qrels``: a DataFrame (``qid, docno, label`` and the other spellings), a dict, a
+    path. ``baseline``: a system's name or position, or a list of them (one comparison each).
+    ``test``: t, wilcoxon, randomisation, bootstrap, tukey-hsd; ``correction``: None, holm,
+    bonferroni, bh (``fdr_bh``), by (``fdr_by``), per measure over the systems compared with a
+    baseline; ``alpha``: for ``reject``; ``trials``, ``seed``: of the Monte-Carlo tests and the
+    bootstrap interval; ``effects``: also the difference to the baseline with its interval and
+    d_z; ``missing``: a system without a score on a query: ``error``, ``zero``, ``drop_topics``,
+    ``drop_runs``; ``convention``, ``complete``, ``depth``, ``gains``: as :func:`evalstore.evaluate`.
+    """
+    from .arguments import metric_names  # the comparison's modules only when one is asked for
+    from .comparison.core import check_options
+    from .experiments import compared, correction_name, named_baselines
+    from .meta.matrix import result_matrices
+
+    options = check_options(test, correction_name(correction), alpha, trials, seed, effects)  # before any work
+    measures = metric_names(measures)
+    evaluate_options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
+    with Evaluator(qrels, measures, prepare=False, **evaluate_options) as ev:
+        if is_path(systems):
+            if names is not None:
+                raise ArgumentError("run files are named by their tags: leave out names=")
+            result = ev.result_files(systems, str(qrels_name))
+        else:
+            result = ev.result(_named(systems, names), str(qrels_name))
+    order = list(dict.fromkeys(r for r, _, _, _ in result.means))
+    mats = result_matrices(result, order, missing)
+    return compared(mats, measures, named_baselines(baseline, mats[0].runs), options, effects)
+
+
+def _named(systems: Any, names: Sequence[str] | None) -> dict[str, Any]:
+    """``{name: run}`` of systems given as a dict, or as a list with ``names``."""
+    if isinstance(systems, (list, tuple)):
+        if names is None or len(names) != len(systems):
+            raise ArgumentError(
+                "a list of systems needs names= of the same length (or give {name: run}), as pt.Experiment"
+            )
+        if len(set(names)) != len(names):
+            raise ArgumentError(f"the names of the systems must differ: {list(names)}")
+        return {str(n): s for n, s in zip(names, systems)}
+    if names is not None:
+        raise ArgumentError("names= goes with a list of systems; a dict names its systems itself")
+    return dict(named_runs(systems))

@@ -22,9 +22,12 @@ from .errors import StoreError
 if TYPE_CHECKING:
     from .store.handle import StoreHandle
 
-KINDS = ("run", "qrels")
-_MAIN_TABLE = {"run": "run_meta", "qrels": "qrels_meta"}
-_ID = {"run": "run_id", "qrels": "qrels_id"}
+KINDS = ("run", "qrels", "topics", "docs")
+_MAIN_TABLE = {"run": "run_meta", "qrels": "qrels_meta", "topics": "topic_set_meta", "docs": "doc_set_meta"}
+_ID = {"run": "run_id", "qrels": "qrels_id", "topics": "topics_id", "docs": "docs_id"}
+_DATA = {"run": "run_row_data", "qrels": "qrels_data", "topics": "topic_data", "docs": "doc_data"}
+#: how each kind is called in messages
+WHAT = {"run": "run", "qrels": "qrels set", "topics": "topic set", "docs": "doc set"}
 
 
 @dataclass
@@ -41,12 +44,14 @@ class DropPlan:
     analyses: list[int] = field(default_factory=list)
 
     def summary(self) -> str:
-        what = "run" if self.kind == "run" else "qrels set"
+        what = WHAT[self.kind]
+        rows = {"run": "run rows", "qrels": "judgments", "topics": "topics", "docs": "documents"}[self.kind]
         parts = [
             f"{len(self.names)} {what}{'s' if len(self.names) != 1 else ''} ({', '.join(self.names)})",
-            f"{self.rows} {'run rows' if self.kind == 'run' else 'judgments'}",
-            f"{self.scores} stored per-topic scores",
+            f"{self.rows} {rows}",
         ]
+        if self.kind in ("run", "qrels"):
+            parts.append(f"{self.scores} stored per-topic scores")
         if self.subsamples:
             parts.append(f"{len(self.subsamples)} subsample(s) drawn from it ({_short(self.subsamples)})")
         if self.analyses:
@@ -57,10 +62,16 @@ class DropPlan:
 def plan_drop(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
     """What :func:`drop` would remove; unknown names are an error (with the closest names)."""
     if kind not in KINDS:
-        raise StoreError(f"can drop a run or a qrels set, not {kind!r}")
-    names = arg_names(names, "run" if kind == "run" else "qrels set")
+        raise StoreError(f"can drop a run, a qrels set, a topic set or a doc set, not {kind!r}")
+    names = arg_names(names, WHAT[kind])
     if not names:
         raise StoreError(f"name the {kind} to drop")
+    if kind in ("topics", "docs"):
+        ids = [text_set_id(store, kind, n) for n in names]
+        [(n_rows,)] = store.con.execute(
+            f"SELECT count(*) FROM {_DATA[kind]} WHERE {_ID[kind]} IN ({_ints(ids)})"
+        ).fetchall()
+        return DropPlan(kind, names, ids, n_rows)
     lookup = store.run_id if kind == "run" else store.qrels_id
     ids = [lookup(n) for n in names]
     con = store.con
@@ -74,7 +85,7 @@ def plan_drop(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
         ).fetchall()
         subsamples = [n for i, n in rows if i not in ids]
         ids = ids + [i for i, _ in rows if i not in ids]
-    data = "run_row_data" if kind == "run" else "qrels_data"
+    data = _DATA[kind]
     col = _ID[kind]
     [(n_rows,)] = con.execute(f"SELECT count(*) FROM {data} WHERE {col} IN ({_ints(ids)})").fetchall()
     [(n_scores,)] = con.execute(f"SELECT count(*) FROM score_data WHERE {col} IN ({_ints(ids)})").fetchall()
@@ -96,6 +107,20 @@ def drop(store: StoreHandle, plan: DropPlan) -> DropPlan:
     return plan
 
 
+def text_set_id(store: StoreHandle, kind: str, name: str) -> int:
+    """The id of the topic set (``kind='topics'``) or doc set ``name``; NotFoundError with the closest names."""
+    from .errors import NotFoundError
+    from .store.handle import _known
+
+    table, col = _MAIN_TABLE[kind], _ID[kind]
+    rows = store.con.execute(f"SELECT {col} FROM {table} WHERE name = ?", [name]).fetchall()
+    if rows:
+        return int(rows[0][0])
+    known = [r[0] for r in store.con.execute(f"SELECT name FROM {table} ORDER BY name").fetchall()]
+    hint = _known(name, known, f"{WHAT[kind]}s", kind)
+    raise NotFoundError(f"no {WHAT[kind]} named {name!r} in the store{hint}")
+
+
 def drop_analyses(store: StoreHandle, ids: Sequence[int]) -> None:
     """Remove the analyses ``ids`` (``meta_runs`` and their result rows), in the caller's transaction."""
     if not ids:
@@ -110,6 +135,11 @@ def drop_analyses(store: StoreHandle, ids: Sequence[int]) -> None:
 def drop_runs(store: StoreHandle, names: Sequence[str]) -> DropPlan:
     """Drop runs with their scores and the analyses that read them; returns what was removed."""
     return drop(store, plan_drop(store, "run", names))
+
+
+def drop_texts(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
+    """Drop topic sets (``kind='topics'``) or doc sets with their texts; returns what was removed."""
+    return drop(store, plan_drop(store, kind, names))
 
 
 def drop_qrels(store: StoreHandle, names: Sequence[str]) -> DropPlan:

@@ -113,17 +113,8 @@ def evaluate_qrels_sets(
             name: _collect(ctx, name, qid, run_ids, instances, ctx.names, unrelated[qid])
             for name, qid in qrels_ids.items()
         }
-    facts = {
-        int(q): (g, bool(s))
-        for q, g, s in con.execute(
-            "SELECT m.qrels_id, m.max_grade, "
-            "EXISTS (SELECT 1 FROM subtopic_qrels_data s WHERE s.qrels_id = m.qrels_id) "
-            "FROM qrels_meta m WHERE m.qrels_id IN (SELECT unnest(?::INTEGER[]))",
-            [qids],
-        ).fetchall()
-    }
-    for name, qid in qrels_ids.items():
-        results[name].notes += metric_notes(instances, name, *facts[qid])
+    for name, notes in qrels_notes(store, qrels_ids, instances).items():
+        results[name].notes += notes
     for r in results.values():
         r.reused, r.computed = work.reused, work.computed
     return results
@@ -186,6 +177,23 @@ def _collect(
     notes = [unrelated_note(left_out, qrels)] if left_out else []
     source, params = ctx.scores(qrels_id)
     return result_of_table(ctx.con, qrels, stored, {r: rid for rid, r in names_of.items()}, source, params, notes)
+
+
+def qrels_notes(
+    store: StoreHandle, qrels_ids: Mapping[str, int], instances: Sequence[MetricInstance]
+) -> dict[str, list[str]]:
+    """``{qrels name: notes}``: :func:`metric_notes` of the metrics on each qrels set; the one rule
+    of what every evaluation and analysis of stored runs tells about its metrics."""
+    facts = {
+        int(q): (g, bool(s))
+        for q, g, s in store.con.execute(
+            "SELECT m.qrels_id, m.max_grade, "
+            "EXISTS (SELECT 1 FROM subtopic_qrels_data s WHERE s.qrels_id = m.qrels_id) "
+            "FROM qrels_meta m WHERE m.qrels_id IN (SELECT unnest(?::INTEGER[]))",
+            [list(qrels_ids.values())],
+        ).fetchall()
+    }
+    return {name: metric_notes(instances, name, *facts[qid]) for name, qid in qrels_ids.items()}
 
 
 def metric_notes(

@@ -161,7 +161,9 @@ class EvaluationContext:
         default the context's). Returns the number of (qrels set, run, metric) evaluations stored."""
         con = store.con
         pool = self.options.pool if pool is None else pool
-        named = f"""SELECT o.qrels_id, o.run_id, o.topic, o.value, n.metric, n.aggregate, n.params
+        # key_pos: the metric's place in the call, so that evaluations are stored in the order the
+        # metrics were asked for (the explorer's default metric is the first one evaluated)
+        named = f"""SELECT o.qrels_id, o.run_id, o.topic, o.value, n.metric, n.aggregate, n.params, n.rowid AS key_pos
                     FROM {self._out} o JOIN {self._keys} n USING (qrels_id, key)"""
         with store.transaction():
             for table in ("score_data", "evaluations"):
@@ -175,10 +177,12 @@ class EvaluationContext:
                 con.execute(
                     f"""INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version, params,
                                                  run_sha256, qrels_sha256, pool)
-                        SELECT e.*, r.sha256, q.sha256, ? FROM
-                        (SELECT run_id, qrels_id, metric, any_value(aggregate), count(value), ?, any_value(params)
+                        SELECT e.run_id, e.qrels_id, e.metric, e.agg, e.n, e.ver, e.params, r.sha256, q.sha256, ? FROM
+                        (SELECT run_id, qrels_id, metric, any_value(aggregate) AS agg, count(value) AS n, ? AS ver,
+                                any_value(params) AS params, min(key_pos) AS pos
                          FROM ({named}) GROUP BY run_id, qrels_id, metric) e
-                        JOIN run_meta r USING (run_id) JOIN qrels_meta q USING (qrels_id) RETURNING 1""",
+                        JOIN run_meta r USING (run_id) JOIN qrels_meta q USING (qrels_id)
+                        ORDER BY e.pos, e.qrels_id, e.run_id RETURNING 1""",
                     [pool, engine_version],
                 ).fetchall()
             )

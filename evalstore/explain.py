@@ -322,7 +322,19 @@ def _not_evaluated(store: StoreHandle, qid: int, rid: int, qrels: str, run: str,
         why.append("it has no relevant document, and the ntcireval convention drops such topics")
     if not retrieved[0][0] and not options.complete:
         why.append(f"run {run!r} retrieves nothing for it (--complete scores such a topic 0)")
-    return f"topic {topic!r} is not evaluated: " + ("; ".join(why) or "no score for it")
+    close = "" if judged[0] or retrieved[0][0] else _closest_topics(store, qid, topic)
+    return f"topic {topic!r} is not evaluated: " + ("; ".join(why) or "no score for it") + close
+
+
+def _closest_topics(store: StoreHandle, qid: int, topic: str) -> str:
+    """ " (did you mean ...?)" with the qrels set's topics closest to ``topic``, if any is close."""
+    import difflib
+
+    topics = [
+        t for (t,) in store.con.execute("SELECT DISTINCT topic FROM qrels_data WHERE qrels_id = ?", [qid]).fetchall()
+    ]
+    close = difflib.get_close_matches(topic, topics, n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def _check(ex: Explanation, inst: MetricInstance, options: Options, raw: float | None) -> None:

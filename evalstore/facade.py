@@ -16,15 +16,23 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import sql_functions
+from .arguments import names
 from .comparison import Comparison, compare
-from .drop import DropPlan, drop_qrels, drop_runs
-from .errors import StoreError
+from .drop import DropPlan, drop_qrels, drop_runs, drop_texts
+from .errors import MetricError, StoreError
 from .evaluation import evaluate_runs
+from .experiments import Experiment, store_experiment
 from .explain import Explanation, explain
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
+from .judges import Agreement, agree
 from .meta.design import Design, design
+from .ranking import AcrossBoard, across_board
+from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
+from .ranking.intervals import attach as attach_ranks
+from .ranking.intervals import spec as rank_spec
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
 from .store.connection import Settings, check_metadata, connect, resolve_location
@@ -88,6 +96,35 @@ class Store(StoreHandle):
             progress=progress,
         )  # fmt: skip
 
+    def ingest_topics(
+        self,
+        path: str | os.PathLike,
+        *,
+        name: str | None = None,
+        format: str = "auto",
+        field: str = "title",
+        replace: bool = False,
+    ) -> TextIngestResult:
+        """Ingest a topic (query) file as a topic set: TREC SGML/XML topics, ``qid<TAB>text`` or
+        JSONL (``format='auto'`` sniffs it); ``field`` (title, description, narrative) is the query
+        text. See :mod:`evalstore.ingest.texts`."""
+        return ingest_topics(self, path, name=name, format=format, field=field, replace=replace)
+
+    def ingest_docs(
+        self, path: str | os.PathLike, *, name: str | None = None, format: str = "auto", replace: bool = False
+    ) -> TextIngestResult:
+        """Ingest a document file (``docid<TAB>text`` or JSONL) as a doc set, read in bounded chunks;
+        texts are kept as given. See :mod:`evalstore.ingest.texts`."""
+        return ingest_docs(self, path, name=name, format=format, replace=replace)
+
+    def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove topic sets (a name or names) with their texts."""
+        return drop_texts(self, "topics", names)
+
+    def drop_docs(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove doc sets (a name or names) with their texts."""
+        return drop_texts(self, "docs", names)
+
     def drop_runs(self, names: str | Sequence[str]) -> DropPlan:
         """Remove runs (a name or names), their scores and the analyses that read them; see
         :mod:`evalstore.drop`."""
@@ -116,6 +153,7 @@ class Store(StoreHandle):
         level: float = 0.95,
         trials: int = 1000,
         seed: int = 0,
+        rank_ci: str | None = None,
     ) -> EvalResult:
         """Compute ``metrics`` for ``runs`` (all runs when None) against the qrels set ``qrels``,
         store the per-topic scores and return them.
@@ -131,15 +169,68 @@ class Store(StoreHandle):
         ``ci``: also a confidence interval of every mean, ``t`` or ``bootstrap`` (``trials``
         resamples of the topics drawn with ``seed``) at ``level`` (``result.intervals``; stored
         with the scores, and shown by the leaderboard view, unless ``save=False``). See
-        :mod:`evalstore.intervals`."""
+        :mod:`evalstore.intervals`.
+
+        ``rank_ci``: also each run's rank by each metric with its interval at ``level``,
+        ``bootstrap`` (the paired bootstrap over the topics, ``trials`` resamples drawn with
+        ``seed``) or ``t`` (``result.rank_intervals``; stored unless ``save=False``: the
+        leaderboard view's ``rank_lo``, ``rank_hi``). See :mod:`evalstore.ranking.intervals`."""
         how = interval_spec(ci, level, trials, seed) if ci is not None else None  # checked before any work
+        ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
         result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,
         )  # fmt: skip
         if how is not None:
             attach_intervals(self, result, how, save_to_store=save)
+        if ranks is not None:
+            attach_ranks(self, result, ranks, save_to_store=save)
         return result
+
+    def leaderboard(
+        self,
+        qrels: str | Sequence[str],
+        runs: str | Sequence[str] | None = None,
+        metrics: str | Sequence[str] = ("AP",),
+        *,
+        agg: str = "mean",
+        rank_ci: str | None = None,
+        level: float = 0.95,
+        trials: int = 1000,
+        seed: int = 0,
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = True,
+        progress: bool | None = None,
+    ) -> AcrossBoard:
+        """One leaderboard of ``runs`` over one or several qrels sets: each set evaluated as
+        :meth:`evaluate` does (and stored unless ``save=False``), each run scored over the sets by
+        ``agg`` (``mean``: the mean of its per-set means; ``borda``: MTEB's Borda points), each set
+        counted once, and ranked by the first metric; ``rank_ci='bootstrap'``: each rank with its
+        interval over ``trials`` resamples of every set's topics (``seed``). ``.table()``; see
+        :mod:`evalstore.ranking.across`."""
+        ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
+        sets = list(dict.fromkeys(names(qrels, "qrels set")))
+        if agg not in ACROSS_AGGREGATES:
+            raise MetricError(f"aggregate over qrels sets by {' or '.join(ACROSS_AGGREGATES)}, not {agg!r}")
+        results = [
+            evaluate_runs(
+                self,
+                q,
+                runs,
+                metrics,
+                convention=convention,
+                complete=complete,
+                depth=depth,
+                save=save,
+                progress=progress,
+            )  # fmt: skip
+            for q in sets
+        ]
+        board = across_board(results, agg, ranks)
+        board.notes = [n for r in results for n in r.notes] + board.notes
+        return board
 
     def explain(
         self,
@@ -178,15 +269,80 @@ class Store(StoreHandle):
         complete: bool = False,
         depth: int | None = None,
         progress: bool | None = None,
+        rank_ci: str | None = None,
     ) -> Comparison:
         """Compare ``runs`` (default: every other run) with ``baseline``: means, significance per
         metric (``test``: t, wilcoxon, randomisation, bootstrap, tukey-hsd; ``adjust``: none, holm,
-        bonferroni, bh, by), effect sizes (``effects``); stored as an analysis unless ``save=False``.
+        bonferroni, bh, by), effect sizes (``effects``), each run's rank with its interval
+        (``rank_ci``: bootstrap or t); stored as an analysis unless ``save=False``.
         See :func:`evalstore.comparison.compare`."""
         return compare(
             self, qrels, baseline, runs, metrics, test=test, adjust=adjust, alpha=alpha, trials=trials, seed=seed,
             all_pairs=all_pairs, effects=effects, save=save, missing=missing, convention=convention,
-            complete=complete, depth=depth, progress=progress,
+            complete=complete, depth=depth, progress=progress, rank_ci=rank_ci,
+        )  # fmt: skip
+
+    def agree(
+        self,
+        reference: str,
+        candidate: str,
+        metrics: str | Sequence[str] | None = None,
+        *,
+        rel: int = 1,
+        runs: Sequence[str] | None = None,
+        test: str = "t",
+        alpha: float = 0.05,
+        trials: int = 10000,
+        seed: int = 0,
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = True,
+        progress: bool | None = None,
+    ) -> Agreement:
+        """How the qrels set ``candidate`` (a judge) agrees with ``reference``: label agreement over
+        the pairs judged in both (confusion matrix, Cohen's kappa plain/linear/quadratic and at
+        ``rel``, Krippendorff's alpha nominal/ordinal, also per topic), and for each of ``metrics``
+        (default nDCG@10) the two leaderboards of the stored runs (tau-b, rho, tau_AP, rank
+        changes, significance flips against the best run). Stored as an analysis unless
+        ``save=False``; ``.to_dict()`` is the JSON document. See :func:`evalstore.judges.agree`."""
+        return agree(
+            self, reference, candidate, metrics, rel=rel, runs=runs, test=test, alpha=alpha, trials=trials, seed=seed,
+            missing=missing, convention=convention, complete=complete, depth=depth, save=save, progress=progress,
+        )  # fmt: skip
+
+    def experiment(
+        self,
+        measures: str | Sequence[Any],
+        systems: Sequence[str] | None = None,
+        qrels: str | None = None,
+        *,
+        baseline: str | int | Sequence[str | int] | None = None,
+        test: str = "t",
+        correction: str | None = None,
+        alpha: float = 0.05,
+        trials: int = 10000,
+        seed: int = 0,
+        effects: bool = False,
+        missing: str = "error",
+        convention: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        save: bool = False,
+        progress: bool | None = None,
+    ) -> Experiment:
+        """PyTerrier's ``pt.Experiment`` in one call on the store's runs: ``systems`` (default: every
+        run) on ``measures`` against ``qrels`` (default: the ``--qrels`` rule), compared with one or
+        several ``baseline`` runs (``test``, ``correction``: None, holm, bonferroni, bh, by;
+        ``effects``); ``.to_df()`` (name, means, ``<measure> +``, ``-``, ``p-value``, ``reject``,
+        ...), ``.to_df(perquery=True)`` (name, qid, measure, value), ``.comparisons[baseline]``
+        (what ``evalstore compare`` prints). Comparisons are stored only with ``save=True``. See
+        :mod:`evalstore.experiments`."""
+        return store_experiment(
+            self, measures, systems, qrels, baseline=baseline, test=test, correction=correction, alpha=alpha,
+            trials=trials, seed=seed, effects=effects, missing=missing, convention=convention, complete=complete,
+            depth=depth, save=save, progress=progress,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reproducibility and design

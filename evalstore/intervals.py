@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 METHODS = ("t", "bootstrap")
 DEFAULT_LEVEL = 0.95
 DEFAULT_TRIALS = 1000
+K = TypeVar("K")
 
 
 class Summaries(Protocol):
@@ -105,14 +106,26 @@ def compute(result: Summaries, how: IntervalSpec) -> list[tuple[str, str, float 
     for run, _, metric, v in result.per_topic:
         if v is not None and not math.isnan(v):
             values.setdefault((run, metric), []).append(float(v))
+    keys = [(run, metric) for run, metric, _, _ in result.means]
+    aggregates = {(run, metric): result.aggregates.get(metric, "mean") for run, metric in keys}
+    found = of_scores({k: values.get(k, []) for k in keys}, aggregates, how)
+    return [(r, m, *found.get((r, m), (None, None))) for r, m in keys]
+
+
+def of_scores(
+    values: dict[K, Sequence[float]], aggregates: dict[K, str], how: IntervalSpec
+) -> dict[K, tuple[float, float]]:
+    """The interval of each key's mean of per-topic ``values`` (missing values already left out),
+    summarised by ``aggregates[key]`` (mean, gmean: on the log scale, sum: none); keys without an
+    interval (a sum, fewer than 2 values) are left out. The one computation behind :func:`compute`,
+    the explorer's leaderboard and the report."""
     # one matrix per (scale, number of topics): the same resamples for all of its rows
-    groups: dict[tuple[str, int], list[tuple[str, str]]] = {}
-    for run, metric, _, _ in result.means:
-        scale = scale_of(result.aggregates.get(metric, "mean"))
-        n = len(values.get((run, metric), []))
-        if scale is not None and n >= 2:
-            groups.setdefault((scale, n), []).append((run, metric))
-    found: dict[tuple[str, str], tuple[float, float]] = {}
+    groups: dict[tuple[str, int], list[K]] = {}
+    for key, vals in values.items():
+        scale = scale_of(aggregates.get(key, "mean"))
+        if scale is not None and len(vals) >= 2:
+            groups.setdefault((scale, len(vals)), []).append(key)
+    found: dict[K, tuple[float, float]] = {}
     for (scale, _), keys in groups.items():
         X = np.array([values[k] for k in keys], dtype=np.float64)
         if scale == "log":
@@ -122,7 +135,7 @@ def compute(result: Summaries, how: IntervalSpec) -> list[tuple[str, str, float 
             lo, hi = np.exp(lo), np.exp(hi)
         for k, a, b in zip(keys, lo, hi):
             found[k] = (float(a), float(b))
-    return [(r, m, *found.get((r, m), (None, None))) for r, m, _, _ in result.means]
+    return found
 
 
 def _interval(X: np.ndarray, how: IntervalSpec) -> tuple[np.ndarray, np.ndarray]:

@@ -47,6 +47,9 @@ class EvalResult:
     computed: int = 0  # (run, qrels, metric) evaluations computed by this call
     intervals: list[tuple[str, str, float | None, float | None]] = field(default_factory=list)  # run, metric, lo, hi
     interval_spec: IntervalSpec | None = None
+    rank_intervals: list[tuple[str, str, int, int, int]] = field(default_factory=list)  # run, metric, rank, lo, hi
+    rank_spec: IntervalSpec | None = None
+    rank_widened: list[tuple[str, str]] = field(default_factory=list)  # (run, metric) widened to the rank
 
     def add_intervals(self, method: str = "t", level: float = 0.95, trials: int = 1000, seed: int = 0) -> EvalResult:
         """Compute the confidence interval of every summary (``method``: ``t`` or ``bootstrap``
@@ -59,6 +62,27 @@ class EvalResult:
         self.intervals = compute(self, how)
         self.interval_spec = how
         return self
+
+    def add_rank_intervals(
+        self, method: str = "bootstrap", level: float = 0.95, trials: int = 1000, seed: int = 0
+    ) -> EvalResult:
+        """Each run's rank by each metric's mean with its interval (``method``: ``bootstrap``, the
+        paired bootstrap over the topics with ``trials`` resamples drawn with ``seed``, or ``t``,
+        from paired t intervals of the differences) into ``rank_intervals``; returns the result
+        itself. See :mod:`evalstore.ranking.intervals`."""
+        from .ranking.intervals import compute, spec
+
+        how = spec(method, level, trials, seed)
+        self.rank_intervals, self.rank_widened = compute(self, how)
+        self.rank_spec = how
+        return self
+
+    def rank(self, run: str, metric: str) -> tuple[int, int, int]:
+        """``(rank, lo, hi)`` of a run by ``metric`` (after :meth:`add_rank_intervals`)."""
+        for r, m, k, lo, hi in self.rank_intervals:
+            if r == run and m == metric:
+                return k, lo, hi
+        raise KeyError((run, metric))
 
     def interval(self, run: str, metric: str) -> tuple[float | None, float | None]:
         """``(lo, hi)`` of a run's summary of ``metric`` (after :meth:`add_intervals`)."""
@@ -97,7 +121,8 @@ class EvalResult:
     def to_arrow(self, *, means: bool = False) -> Any:
         """A pyarrow Table: per-topic rows ``(run, topic, metric, value)``, or with ``means=True``
         the summaries ``(run, metric, value, n_topics)``, and ``lo``, ``hi`` when intervals were
-        computed (:meth:`add_intervals`)."""
+        computed (:meth:`add_intervals`), ``rank``, ``rank_lo``, ``rank_hi`` when rank intervals
+        were (:meth:`add_rank_intervals`)."""
         import pyarrow as pa
 
         if means:
@@ -112,6 +137,11 @@ class EvalResult:
                 ci = {(r, m): (lo, hi) for r, m, lo, hi in self.intervals}
                 data["lo"] = pa.array([ci.get((r, m), (None, None))[0] for r, m, _, _ in self.means], pa.float64())
                 data["hi"] = pa.array([ci.get((r, m), (None, None))[1] for r, m, _, _ in self.means], pa.float64())
+            if self.rank_spec is not None:
+                ranks = {(r, m): (k, lo, hi) for r, m, k, lo, hi in self.rank_intervals}
+                for i, name in enumerate(("rank", "rank_lo", "rank_hi")):
+                    got = [ranks.get((r, m), (None, None, None))[i] for r, m, _, _ in self.means]
+                    data[name] = pa.array(got, pa.int64())
             return pa.table(data)
         cols = list(zip(*self.per_topic)) or [(), (), (), ()]
         return pa.table(
@@ -131,7 +161,8 @@ class EvalResult:
         value). ``means=True``: one row per run and a column per metric (``wide``), or the long
         summaries (run, metric, value, n_topics); with intervals (:meth:`add_intervals`) the wide
         table has ``<metric> lo`` and ``<metric> hi`` after each metric, the long one ``lo`` and
-        ``hi`` columns."""
+        ``hi`` columns; with rank intervals (:meth:`add_rank_intervals`) ``<metric> rank``,
+        ``<metric> rank_lo`` and ``<metric> rank_hi`` (long: ``rank``, ``rank_lo``, ``rank_hi``)."""
         require_pandas()
         df = self.to_arrow(means=means).to_pandas()
         if not wide:
@@ -146,10 +177,15 @@ class EvalResult:
                 at = list(out.columns).index(m) + 1
                 out.insert(at, f"{m} hi", hi[m])
                 out.insert(at, f"{m} lo", lo[m])
+        if means and self.rank_spec is not None:
+            for m in [c for c in self.metrics if c in df["metric"].values][::-1]:
+                at = list(out.columns).index(f"{m} hi" if f"{m} hi" in out.columns else m) + 1
+                for name in ("rank_hi", "rank_lo", "rank"):
+                    out.insert(at, f"{m} {name}", df.pivot(index=index, columns="metric", values=name)[m])
         out.columns.name = None
-        if not means:  # runs in request order, topics in byte order as trec_eval prints them
-            order = {r: i for i, r in enumerate(dict.fromkeys(r for r, _, _, _ in self.per_topic))}
-            out = out.sort_index(key=lambda ix: ix.map(order) if ix.name == "run" else ix.map(lambda t: t.encode()))
+        # runs in the order asked (the result's order), topics in byte order as trec_eval prints them
+        order = {r: i for i, r in enumerate(dict.fromkeys(r for r, _, _, _ in self.means))}
+        out = out.sort_index(key=lambda ix: ix.map(order) if ix.name == "run" else ix.map(lambda t: t.encode()))
         return out.reset_index()
 
     def __repr__(self) -> str:

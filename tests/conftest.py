@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import io
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 import support
 from support import SAMPLE, SHARED, need_shared
 
 import evalstore
-from evalstore.cli import main
 
 
 def pytest_runtest_setup(item):
@@ -22,18 +23,44 @@ def pytest_runtest_setup(item):
         pytest.skip(f"needs {SHARED} (the project's shared/ folder beside the checkout); not present here")
 
 
+def _ingest_sample(s) -> None:
+    s.ingest_qrels(SAMPLE / "qrels.txt", name="sample", progress=False)
+    s.ingest_run(sorted((SAMPLE / "runs").glob("*.txt")), progress=False)
+
+
+@pytest.fixture(scope="session")
+def template_stores(tmp_path_factory):
+    """Store files made once per test session (per worker under pytest-xdist) and copied per test:
+    ``empty`` (every migration applied) and ``sample`` (the bundled sample collection: qrels set
+    'sample' and its six runs). A copy opens without migrating or ingesting anything."""
+    folder = tmp_path_factory.mktemp("templates")
+    paths = {"empty": folder / "empty.duckdb", "sample": folder / "sample.duckdb"}
+    evalstore.open(paths["empty"]).close()
+    with evalstore.open(paths["sample"]) as s:
+        _ingest_sample(s)
+    return paths
+
+
+def _copy_of(template_stores, which: str, tmp_path) -> Path:
+    path = tmp_path / f"{which}.duckdb"
+    shutil.copyfile(template_stores[which], path)
+    return path
+
+
 @pytest.fixture
-def store():
-    s = evalstore.open(":memory:")
+def store(template_stores, tmp_path):
+    """An empty store of the current schema, private to the test."""
+    s = evalstore.open(_copy_of(template_stores, "empty", tmp_path))
     yield s
     s.close()
 
 
 @pytest.fixture
-def sample_store(store):
-    store.ingest_qrels(SAMPLE / "qrels.txt", name="sample", progress=False)
-    store.ingest_run(sorted((SAMPLE / "runs").glob("*.txt")), progress=False)
-    return store
+def sample_store(template_stores, tmp_path):
+    """An open store holding the bundled sample collection: qrels set 'sample' and its six runs."""
+    s = evalstore.open(_copy_of(template_stores, "sample", tmp_path))
+    yield s
+    s.close()
 
 
 @pytest.fixture
@@ -42,13 +69,9 @@ def shared_dir():
 
 
 @pytest.fixture
-def sample_db(tmp_path):
+def sample_db(template_stores, tmp_path):
     """A store file holding the bundled sample collection: qrels set 'sample' and its six runs."""
-    path = tmp_path / "sample.duckdb"
-    with evalstore.open(path) as s:
-        s.ingest_qrels(SAMPLE / "qrels.txt", name="sample", progress=False)
-        s.ingest_run(sorted((SAMPLE / "runs").glob("*.txt")), progress=False)
-    return path
+    return _copy_of(template_stores, "sample", tmp_path)
 
 
 @pytest.fixture
@@ -59,6 +82,8 @@ def cli(capsys, monkeypatch):
     monkeypatch.delenv("EVALSTORE_DEBUG", raising=False)
 
     monkeypatch.setenv("COLUMNS", "250")  # tables unwrapped
+
+    from evalstore.cli import main  # imported when a test runs the command line, not at collection
 
     def run(*args, stdin: str | None = None):
         monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])

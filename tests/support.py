@@ -16,7 +16,6 @@ import duckdb
 import pytest
 from typer.testing import CliRunner, Result
 
-from evalstore.cli import app
 from evalstore.store import available_migrations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +50,8 @@ def invoke(*args, stdin: str | None = None) -> Result:
     """Run ``evalstore ARGS...`` through Typer's test runner on a wide terminal (tables unwrapped);
     the result has exit_code, stdout, stderr and output. The ``cli`` fixture runs the console
     script's entry point instead (its error layer included)."""
+    from evalstore.cli import app  # the whole command line: imported by the tests that run it, when they run it
+
     return CliRunner(env={"COLUMNS": "250"}).invoke(app, [str(a) for a in args], input=stdin)
 
 

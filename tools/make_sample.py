@@ -2,7 +2,10 @@
 """Regenerate the bundled sample collection in evalstore/data/sample/ (deterministic, seed 2026).
 
 8 topics with graded judgments (0..3), 6 runs of depth 50 with different quality, some
-unjudged retrieved documents and a few score ties. Run: python tools/make_sample.py
+unjudged retrieved documents and a few score ties; and a second qrels set, qrels.judge.txt, made by
+a simulated lenient judge (its own seed, 2027, so the files above do not change): it skips about
+5 % of the judged documents, moves about a quarter of the grades by one step (up twice as often as
+down) and also judges the first 5 unjudged documents of each topic. Run: python tools/make_sample.py
 """
 
 from pathlib import Path
@@ -35,6 +38,24 @@ def main():
                 s = np.round(score[top], 2)  # 2 decimals: a few ties on purpose
                 for rank, (d, sc) in enumerate(zip(top, s), 1):
                     f.write(f"{t} Q0 doc-{t}-{d:03d} {rank} {sc:.2f} {name}\n")
+    judge(grades)
+
+
+def judge(grades):
+    """qrels.judge.txt: the simulated second judge (see the module docstring)."""
+    rng = np.random.default_rng(2027)
+    with open(OUT / "qrels.judge.txt", "w", newline="\n") as f:
+        for t in TOPICS:
+            g = grades[t].copy()
+            moved = rng.random(JUDGED) < 0.25
+            step = np.where(rng.random(JUDGED) < 2 / 3, 1, -1)
+            g = np.clip(np.where(moved, g + step, g), 0, 3)
+            skipped = rng.random(JUDGED) < 0.05
+            for d in range(JUDGED):
+                if not skipped[d]:
+                    f.write(f"{t} 0 doc-{t}-{d:03d} {g[d]}\n")
+            for d in range(JUDGED, JUDGED + 5):
+                f.write(f"{t} 0 doc-{t}-{d:03d} {int(rng.random() < 0.2)}\n")
 
 
 if __name__ == "__main__":

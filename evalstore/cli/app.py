@@ -129,18 +129,6 @@ def open_for_reading(db: str | None) -> Store:
     return open_store(db, read_only=True)
 
 
-def only_qrels(store: Store) -> str:
-    """The store's qrels set when it holds exactly one judged set, its subsamples aside (the default
-    of --qrels)."""
-    names = [r[0] for r in store.sql("SELECT name FROM qrels_sets WHERE NOT subsample ORDER BY name").rows]
-    if len(names) == 1:
-        return names[0]
-    if not names:
-        raise StoreError("the store holds no qrels set; ingest one with `evalstore ingest qrels FILE`")
-    shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
-    raise StoreError(f"the store holds {len(names)} qrels sets ({shown}); choose one with --qrels NAME")
-
-
 def main() -> None:
     """Console-script entry point: every failure is a message and an exit code
     (:mod:`evalstore.cli.failures`); ``--debug`` / ``EVALSTORE_DEBUG=1`` shows the traceback."""

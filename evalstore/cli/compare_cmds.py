@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from .. import comparison as cmp_lib
+from ..default_qrels import default_qrels
 from ..meta import plots
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS
+from ..ranking.intervals import RANK_METHODS
+from ..report import figure_data
+from . import figures
 from . import options as opt
-from .app import app, only_qrels, open_store
+from .app import app, open_store
 from .choices import flag
-from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .output import OutputFile, emit, format_option, output_format
+
+if TYPE_CHECKING:
+    from ..report.table import Table
 
 
 @app.command(
@@ -50,31 +59,59 @@ def compare_cmd(
     seed: int = opt.Seed,
     all_pairs: bool = flag("--all-pairs", help="Test every pair of runs (letters, as ranx)."),
     effects: bool = flag(
-        "--effects", help="Also effect sizes: mean difference with 95% CIs (t, bootstrap), d_z, Sakai's SMD."
+        "--effects",
+        help="Also effect sizes: in the table, Δ (run minus baseline) with its 95% CI beside each mean (the "
+        "bootstrap interval with --test bootstrap, else the paired t interval); --format csv|json has every one: "
+        "both intervals, d_z, Sakai's SMD.",
     ),
+    dz: bool = flag("--dz", help="Also Cohen's d_z beside Δ in the table (implies --effects)."),
     per_topic: bool = flag(
         "--per-topic",
         help="Print the per-topic scores instead: topic, baseline, run and difference, the worst losses first.",
     ),
+    contrast: bool = flag(
+        "--contrast",
+        help="Instead: where the baseline and one run (-r) differ, topic by topic: RBO of the ranked lists (top 100, "
+        "p = 0.9) and the relevant documents that moved most, the most different topics first (as diffir).",
+    ),
     missing: str = opt.Missing,
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
-    plot: str | None = typer.Option(None, "--plot", help="Draw the per-topic differences to this PNG file."),
+    plot: str | None = figures.plot_option("the per-topic differences against the baseline"),
+    plot_data: str | None = figures.PlotData,
     no_save: bool = flag("--no-save", help="Do not store the analysis."),
+    rank_ci: str | None = opt.choice(
+        None,
+        "--rank-ci",
+        choices=RANK_METHODS,
+        help="Also each run's rank among the runs compared with its 1 - alpha interval: bootstrap (the paired "
+        "bootstrap over the topics, --trials, --seed) or t (paired t intervals, Bonferroni over each run's "
+        "comparisons).",
+    ),
     *,
     ev: opt.EvaluationOptions,
     store: opt.StoreOptions,
 ) -> None:
     """Compare runs with a baseline; stored as an analysis unless --no-save."""
     chosen = output_format(fmt, output)
-    check_writable(plot, "--plot", ".png")
+    figures.check(plot, plot_data)
+    if contrast:
+        emit(_contrast(store.db, qrels, baseline, run, metric), chosen, output)
+        return
     with open_store(store.db) as s:
         result = cmp_lib.compare(
-            s, qrels or only_qrels(s), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
-            trials=trials, seed=seed, all_pairs=all_pairs, effects=effects, save=not no_save, missing=missing,
-            **ev.kwargs(),
+            s, qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
+            trials=trials, seed=seed, all_pairs=all_pairs, effects=effects or dz, save=not no_save, missing=missing,
+            rank_ci=rank_ci, **ev.kwargs(),
         )  # fmt: skip
-    emit(result.report(per_topic=per_topic), chosen, output)
-    if plot:
-        plots.plot_compare(result, plot)
-        say(f"wrote {plot}")
+    emit(result.report(per_topic=per_topic, dz=dz), chosen, output)
+    figures.write(plot, plot_data, lambda p: plots.plot_compare(result, p), lambda: figure_data.compare(result))
+
+
+def _contrast(db: str | None, qrels: str | None, baseline: str, run: list[str] | None, metric: list[str]) -> Table:
+    """Where the baseline and one run differ (``compare --contrast``)."""
+    if not run or len(run) != 1:
+        raise typer.BadParameter("--contrast compares the baseline with one run: give one -r RUN", param_hint="--run")
+    with open_store(db) as s:
+        found = cmp_lib.contrast(s, qrels or default_qrels(s, metric[:1]), baseline, run[0], metric=metric[0])
+    return found.table()

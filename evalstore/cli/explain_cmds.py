@@ -9,11 +9,12 @@ from contextlib import contextmanager
 import typer
 
 from .. import facade
+from ..default_qrels import default_qrels
 from ..explain import compare_conventions, explain, explainable
 from ..report.explain_tables import conventions_report, explanation_report
 from ..report.formats import OUTPUT_FORMATS
 from . import options as opt
-from .app import app, only_qrels, open_for_reading
+from .app import app, open_for_reading
 from .choices import flag
 from .inputs import spooled
 from .output import OutputFile, emit, format_option, output_format
@@ -59,7 +60,7 @@ def explain_cmd(
     if files is not None and len(files) not in (0, 2):
         raise typer.BadParameter("give a qrels file and one run file", param_hint="FILES")
     with _source(files, store_opts.db) as store:
-        q = qrels or only_qrels(store)
+        q = qrels or default_qrels(store, [metric])
         r = run or _only_run(store)
         if compare:
             cases = compare_conventions(store, metric, q, r, topic, complete=ev.complete, depth=ev.depth)

@@ -5,7 +5,8 @@ Typer 0.29 (the version the project bounds) names a value by its Python type (``
 braces (``{files}...``). evalstore's help names a value as argparse does, by what it is: an
 option's value after its long flag in capitals (``--metric METRIC``, ``--depth DEPTH``) unless the
 option gives its own metavar (the choices, ``--db PATH``), a flag shows no value, an argument its
-capitalised name (``FILES...``), optional ones in brackets.
+capitalised name (``FILES...``), optional ones in brackets. A command's help is one line per
+paragraph (:func:`reflow`): the terminal wraps it, never the source's line breaks.
 
 :class:`HelpGroup` is the class of every command group (``typer.Typer(cls=HelpGroup)``): it
 applies the rule to each command as it is looked up, so no option declaration has to repeat it.
@@ -13,6 +14,8 @@ applies the rule to each command as it is looked up, so no option declaration ha
 
 from __future__ import annotations
 
+import inspect
+import re
 from typing import Any
 
 from typer.core import TyperArgument, TyperGroup, TyperOption
@@ -62,8 +65,25 @@ def tidy(params: list[Any]) -> None:
             p.metavar = "" if p.is_flag or p.is_bool_flag else value_name(p)
 
 
+def reflow(text: str | None) -> str | None:
+    """A command's help as paragraphs: the lines of a paragraph (a docstring wrapped at the source's
+    width) joined into one, so that the terminal wraps it at its own width instead of breaking
+    lines where the source did; paragraphs (blank lines) are kept."""
+    if not text:
+        return text
+    paragraphs = re.split(r"\n\s*\n", inspect.cleandoc(text))
+    return "\n\n".join(" ".join(line.strip() for line in p.splitlines() if line.strip()) for p in paragraphs)
+
+
 class HelpGroup(TyperGroup):
-    """A command group whose commands (and itself) follow the help rule."""
+    """A command group whose commands (and itself) follow the help rule, their help text reflowed
+    (:func:`reflow`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflow(self.help)
+        for cmd in self.commands.values():
+            cmd.help = reflow(cmd.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
         params = super().get_params(ctx)

@@ -4,7 +4,8 @@ Each runs one analysis of :mod:`evalstore.meta` (stored in the ``meta_*`` relati
 ``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
 plain values with ``--format csv|tsv|json|markdown|latex`` and in files: ``-o FILE`` writes
 ``--format`` or the format of its extension) and can draw a PNG
-(``--plot FILE.png``, :mod:`evalstore.meta.plots`). docs/meta.md has the definitions."""
+(``--plot FILE.png|.svg``, :mod:`evalstore.meta.plots`) and write its data (``--plot-data
+FILE.csv|.json``, :mod:`evalstore.report.figure_data`). docs/meta.md has the definitions."""
 
 from __future__ import annotations
 
@@ -14,15 +15,18 @@ from typing import Any
 import typer
 
 from .. import meta
+from ..default_qrels import HELP as default_qrels_help
+from ..default_qrels import default_qrels
 from ..evaluation import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
 from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
-from ..report import meta_tables
+from ..report import figure_data, meta_tables
 from ..report.table import Table
 from ..subsample import create_subsamples
+from . import figures
 from . import options as opt
-from .app import app, group, only_qrels, open_store
+from .app import app, group, open_store
 from .choices import flag
 from .output import emit, say
 
@@ -40,15 +44,18 @@ def _emit(table: Table, a: opt.AnalysisOptions) -> None:
     emit(table, a.fmt or "table", a.output)
 
 
-def _done(an: Analysis, a: opt.AnalysisOptions, plotter: Callable[[Analysis, str], object]) -> None:
+def _done(
+    an: Analysis,
+    a: opt.AnalysisOptions,
+    plotter: Callable[[Analysis, str], object],
+    data: Callable[[Analysis], Table],
+) -> None:
     left_out = {c["qrels"]: c["unrelated_runs"] for c in an.inputs.get("columns", []) if c.get("unrelated_runs")}
     for qrels, runs in left_out.items():
         say(unrelated_note(runs, qrels))
-    for note in meta_tables.missing_notes(an.inputs.get("columns", [])):
+    for note in meta_tables.input_notes(an.inputs.get("columns", [])):
         say(note)
-    if a.plot:
-        plotter(an, a.plot)
-        say(f"wrote {a.plot}")
+    figures.write(a.plot, a.plot_data, lambda p: plotter(an, p), lambda: data(an))
     if an.analysis_id is not None:
         say(
             f'stored as analysis {an.analysis_id} (meta_runs; e.g. evalstore sql "SELECT * FROM '
@@ -79,11 +86,11 @@ def kendall_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     with open_store(a.db) as store:
-        qrels = qrels or [only_qrels(store)]
+        qrels = qrels or [default_qrels(store, metric)]
         an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
     _emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a)
     plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
-    _done(an, a, lambda a, p: plots.plot_kendall(a, p, plot_stat))
+    _done(an, a, lambda a, p: plots.plot_kendall(a, p, plot_stat), lambda a: figure_data.kendall(a, plot_stat))
 
 
 @meta_app.command(
@@ -108,13 +115,13 @@ def swap_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     with open_store(a.db) as store:
-        qrels = qrels or [only_qrels(store)]
+        qrels = qrels or [default_qrels(store, metric)]
         an = meta.swap(
             store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
             **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.swap(an, bins=bins, paper=a.paper), a)
-    _done(an, a, plots.plot_swap)
+    _done(an, a, plots.plot_swap, figure_data.swap)
 
 
 @meta_app.command(
@@ -137,13 +144,13 @@ def discpower_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     with open_store(a.db) as store:
-        qrels = qrels or [only_qrels(store)]
+        qrels = qrels or [default_qrels(store, metric)]
         an = meta.discpower(
             store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
             **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a)
-    _done(an, a, plots.plot_discpower)
+    _done(an, a, plots.plot_discpower, figure_data.discpower)
 
 
 @meta_app.command(
@@ -182,13 +189,13 @@ def tests_cmd(
 ) -> None:
     names = test or ["t", "wilcoxon", "randomisation", "bootstrap"]
     with open_store(a.db) as store:
-        qrels = qrels or [only_qrels(store)]
+        qrels = qrels or [default_qrels(store, metric)]
         an = meta.tests(
             store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
             save=not a.no_save, **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a)
-    _done(an, a, plots.plot_tests)
+    _done(an, a, plots.plot_tests, figure_data.tests)
 
 
 @meta_app.command(
@@ -202,7 +209,7 @@ def tests_cmd(
 )
 @opt.shared(a=opt.ANALYSIS)
 def robustness_cmd(
-    qrels: str | None = typer.Option(None, "--qrels", "-q", help="The full qrels set (default: the store's only one)."),
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help=f"The full qrels set ({default_qrels_help})."),
     metric: list[str] = MetricOpt,
     subsamples: str = typer.Option(
         "all", "--subsamples", help="Which subsamples: all, names or fractions (comma-separated)."
@@ -241,7 +248,7 @@ def robustness_cmd(
     if "all" in shows:
         shows = set(meta_tables.ROBUSTNESS_TABLES)
     with open_store(a.db) as store:
-        qrels = qrels or only_qrels(store)
+        qrels = qrels or default_qrels(store, metric)
         spec: Any = subsamples
         if fractions:
             spec = create_subsamples(store, qrels, fractions, trials=subsample_trials, seed=subsample_seed)
@@ -251,4 +258,4 @@ def robustness_cmd(
         )  # fmt: skip
     for table in meta_tables.robustness(an, show=shows, paper=a.paper):
         _emit(table, a)
-    _done(an, a, plots.plot_robustness)
+    _done(an, a, plots.plot_robustness, figure_data.robustness)

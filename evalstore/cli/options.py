@@ -20,13 +20,16 @@ from typing import Any, TypeVar
 
 import typer
 
+from .. import default_qrels
 from ..errors import MetricError
 from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
-from . import resources
+from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
+from ..ranking.intervals import RANK_METHODS
+from . import figures, resources
 from .choices import choice, flag
-from .output import OutputFile, check_writable, format_option, output_format
+from .output import OutputFile, format_option, output_format
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,11 +60,24 @@ Missing = choice(
 
 # --------------------------------------------------------------------------- what to evaluate
 Qrels = typer.Option(..., "--qrels", "-q", help="Name of the qrels set (see `evalstore list qrels`).")
-QrelsDefault = typer.Option(None, "--qrels", "-q", help="Qrels set of the store (default: the store's only qrels set).")
+QrelsDefault = typer.Option(None, "--qrels", "-q", help=f"Qrels set of the store ({default_qrels.HELP}).")
 QrelsColumns = typer.Option(
-    None, "--qrels", "-q", help="Qrels set (or subsample); repeat for several columns (default: the store's only one)."
+    None, "--qrels", "-q", help=f"Qrels set (or subsample); repeat for several columns ({default_qrels.HELP})."
 )
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
+QrelsAcross = typer.Option(
+    None,
+    "--qrels",
+    "-q",
+    help=f"Qrels set of the store ({default_qrels.HELP}); repeat with --agg for one leaderboard over several sets.",
+)
+Agg = choice(
+    None,
+    "--agg",
+    choices=ACROSS_AGGREGATES,
+    help="Rank runs over the qrels sets given (each counted once): mean (the mean of the per-set means) or borda "
+    "(MTEB's Borda count: N - rank points on each set).",
+)
 Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
 
 # --------------------------------------------------------------------------- resampling
@@ -79,7 +95,7 @@ Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
 Yes = flag("--yes", "-y", help="Do not ask for confirmation.")
 
 # --------------------------------------------------------------------------- output
-Plot = typer.Option(None, "--plot", help="Also draw a PNG figure to this file.")
+Plot = figures.plot_option("the analysis' figure")
 
 
 # --------------------------------------------------------------------------- groups
@@ -190,30 +206,55 @@ EVALUATION = Group(
 )
 
 
+RankCi = choice(
+    None,
+    "--rank-ci",
+    choices=RANK_METHODS,
+    help="Add each run's rank by the first metric with its interval (columns rank, rank_lo, rank_hi; stored, the "
+    "leaderboard view's rank_lo/rank_hi): bootstrap (the paired bootstrap over the topics, all runs resampled "
+    "together: --trials, --seed) or t (from paired t intervals of the differences, Bonferroni over each run's "
+    "comparisons). At --level.",
+)
+
+
 @dataclass(frozen=True)
 class IntervalOptions:
     """``--ci``, ``--level``, ``--trials``, ``--seed``: a confidence interval of every mean
-    (:mod:`evalstore.intervals`), checked before any work."""
+    (:mod:`evalstore.intervals`), and ``--rank-ci``: each run's rank with its interval
+    (:mod:`evalstore.ranking`), checked before any work."""
 
     ci: str | None
     level: float
     trials: int
     seed: int
+    rank_ci: str | None = None
 
     def __post_init__(self) -> None:
-        if self.ci is not None:
-            try:
-                interval_spec(self.ci, self.level, self.trials, self.seed)
-            except MetricError as e:
-                raise typer.BadParameter(str(e), param_hint="--level/--trials/--seed") from None
+        for method in (self.ci, self.rank_ci):
+            if method is None:
+                continue
+            # each value checked alone, so that the message names the one option at fault
+            for option, args in (
+                ("--level", (self.level,)),
+                ("--trials", (self.level, self.trials)),
+                ("--seed", (self.level, self.trials, self.seed)),
+            ):
+                try:
+                    interval_spec(method, *args)
+                except MetricError as e:
+                    raise typer.BadParameter(str(e), param_hint=option) from None
 
     @property
     def spec(self) -> IntervalSpec | None:
         return interval_spec(self.ci, self.level, self.trials, self.seed) if self.ci is not None else None
 
+    @property
+    def rank_spec(self) -> IntervalSpec | None:
+        return interval_spec(self.rank_ci, self.level, self.trials, self.seed) if self.rank_ci is not None else None
+
     def kwargs(self) -> dict[str, Any]:
         """The keyword arguments of ``Store.evaluate``."""
-        return {"ci": self.ci, "level": self.level, "trials": self.trials, "seed": self.seed}
+        return {"ci": self.ci, "rank_ci": self.rank_ci, "level": self.level, "trials": self.trials, "seed": self.seed}
 
 
 INTERVALS = Group(
@@ -235,10 +276,11 @@ INTERVALS = Group(
         (
             "level",
             float,
-            typer.Option(DEFAULT_LEVEL, "--level", help="Confidence level of --ci (between 0 and 1)."),
+            typer.Option(DEFAULT_LEVEL, "--level", help="Confidence level of --ci and --rank-ci (between 0 and 1)."),
         ),
         ("trials", int, Trials),
         ("seed", int, Seed),
+        ("rank_ci", str | None, RankCi),
     ),
 )
 
@@ -261,6 +303,7 @@ _ANALYSIS_OUTPUT = (
     ("fmt", str | None, format_option()),
     ("output", str | None, OutputFile),
     ("plot", str | None, Plot),
+    ("plot_data", str | None, figures.PlotData),
     ("no_save", bool, flag("--no-save", help="Do not store the results in the meta_* relations.")),
 )
 
@@ -279,6 +322,7 @@ class AnalysisOptions:
     fmt: str | None
     output: str | None
     plot: str | None
+    plot_data: str | None
     no_save: bool
     db: str | None
     memory_limit: str | None = None
@@ -302,7 +346,7 @@ class AnalysisOptions:
         resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
-        check_writable(self.plot, "--plot", ".png")
+        figures.check(self.plot, self.plot_data)
 
     @property
     def paper(self) -> bool:

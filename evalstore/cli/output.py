@@ -96,12 +96,22 @@ def _notes(report: Report) -> list[str]:
     return out
 
 
-def check_can_ask(yes: bool) -> None:
+class UsageProblem(typer.BadParameter):
+    """A usage error (exit 2, the usage line above it) whose message says it all: what is missing
+    and what to do, without Click's "Invalid value for OPTION:" in front of an option that was not
+    given at all."""
+
+    def format_message(self) -> str:
+        return self.message
+
+
+def check_can_ask(yes: bool, what: str = "go ahead") -> None:
     """Before any work: a command that would ask for confirmation refuses to run unattended without
-    ``--yes`` (nothing can be asked on a pipe)."""
+    ``--yes`` (nothing can be asked on a pipe); ``what`` the command does, as the message says it."""
     if not yes and not sys.stdin.isatty():
-        raise typer.BadParameter(
-            "nothing asked on a pipe: add --yes to go ahead without confirmation", param_hint="--yes"
+        raise UsageProblem(
+            f"this asks for confirmation, and standard input is not a terminal (a pipe or a script): "
+            f"add --yes (-y) to {what} without being asked"
         )
 
 
@@ -119,13 +129,14 @@ def say(message: str) -> None:
     typer.echo(printable(message), err=True)
 
 
-def check_writable(path: str | None, option: str, suffix: str | None = None) -> None:
-    """Refuse an output path that cannot be written (missing or read-only folder, wrong suffix)
-    before any work is done."""
+def check_writable(path: str | None, option: str, suffix: str | tuple[str, ...] | None = None) -> None:
+    """Refuse an output path that cannot be written (missing or read-only folder, wrong suffix:
+    one, or one of several) before any work is done."""
     if not path:
         return
-    if suffix and not path.lower().endswith(suffix):
-        raise typer.BadParameter(f"{path}: the file name must end in {suffix}", param_hint=option)
+    suffixes = (suffix,) if isinstance(suffix, str) else suffix
+    if suffixes and not path.lower().endswith(suffixes):
+        raise typer.BadParameter(f"{path}: the file name must end in {' or '.join(suffixes)}", param_hint=option)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise typer.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)

@@ -9,15 +9,18 @@ import math
 
 import typer
 
+from ..default_qrels import default_qrels
 from ..meta.design import TESTS as DESIGN_TESTS
 from ..meta.design import design
+from ..report import figure_data
 from ..report.table import Report, Table
 from ..repro import orderings, reproducibility
 from ..repro import render as repro_render
+from . import figures
 from . import options as opt
-from .app import app, only_qrels, open_store
+from .app import app, open_store
 from .choices import choice, flag
-from .output import OutputFile, check_writable, emit, format_option, output_format, say
+from .output import OutputFile, emit, format_option, output_format, say
 
 
 def _open_interval(value: float, option: str) -> float:
@@ -27,7 +30,7 @@ def _open_interval(value: float, option: str) -> float:
 
 
 def _report(table: Table, document: object = None) -> Report:
-    return Report([table], notes=list(table.notes), document=document)
+    return Report([table], legend=list(table.legend), notes=list(table.notes), document=document)
 
 
 @app.command(
@@ -42,7 +45,7 @@ def _report(table: Table, document: object = None) -> Report:
 )
 @opt.shared(ev=opt.EVALUATION, store=opt.STORE)
 def repro_cmd(
-    qrels: str = opt.Qrels,
+    qrels: str | None = opt.QrelsDefault,
     baseline: str = typer.Option(..., "--baseline", "-b", help="The original baseline run."),
     advanced: str = typer.Option(..., "--advanced", "-a", help="The original advanced run."),
     rep_baseline: str = typer.Option(..., "--rep-baseline", help="The reproduced (or replicated) baseline run."),
@@ -70,14 +73,15 @@ def repro_cmd(
     per_topic: bool = flag("--per-topic", help="Print KTU and RBO of every topic instead."),
     fmt: str | None = format_option(extra_help=" json: repro_eval's shape."),
     output: str | None = OutputFile,
-    plot: str | None = typer.Option(None, "--plot", help="Draw ER against ΔRI (one point per metric) to this PNG."),
+    plot: str | None = figures.plot_option("ER against ΔRI (one point per metric)"),
+    plot_data: str | None = figures.PlotData,
     no_save: bool = flag("--no-save", help="Do not store the analysis."),
     *,
     ev: opt.EvaluationOptions,
     store: opt.StoreOptions,
 ) -> None:
     chosen = output_format(fmt, output)
-    check_writable(plot, "--plot", ".png")
+    figures.check(plot, plot_data)
     _open_interval(rbo_p, "--rbo-p")
     if cut < 1:
         raise typer.BadParameter(f"must be at least 1, not {cut}", param_hint="--cut")
@@ -85,16 +89,15 @@ def repro_cmd(
         raise typer.BadParameter("replicability compares no rankings (no per-topic KTU/RBO)", param_hint="--per-topic")
     with open_store(store.db) as s:
         r = reproducibility(
-            s, qrels, baseline, advanced, rep_baseline, rep_advanced, metric, rep_qrels=rep_qrels, rbo_p=rbo_p,
+            s, qrels or default_qrels(s, metric), baseline, advanced, rep_baseline, rep_advanced, metric,
+            rep_qrels=rep_qrels, rbo_p=rbo_p,
             cut=cut, order=order, missing=missing, save=not no_save, **ev.kwargs(),
         )  # fmt: skip
     if per_topic:
         emit(_report(repro_render.per_topic_table(r)), chosen, output)
     else:
         emit(_report(repro_render.table(r), r.to_dict()), chosen, output)
-    if plot:
-        repro_render.plot_er_dri(r, plot)
-        say(f"wrote {plot}")
+    figures.write(plot, plot_data, lambda p: repro_render.plot_er_dri(r, p), lambda: figure_data.er_dri(r))
     if r.analysis_id is not None:
         say(f"stored as analysis {r.analysis_id} (meta_runs kind 'repro'; rows in meta_repro, meta_repro_topics)")
 
@@ -110,7 +113,7 @@ def repro_cmd(
 )
 @opt.shared(ev=opt.EVALUATION, store=opt.STORE)
 def design_cmd(
-    qrels: str | None = typer.Option(None, "--qrels", "-q", help="Qrels set (default: the store's only one)."),
+    qrels: str | None = opt.QrelsDefault,
     metric: str = typer.Option(..., "--metric", "-m", help="Metric whose variance is estimated, e.g. AP, nDCG@10."),
     run: list[str] | None = opt.Runs,
     test: str = choice(
@@ -151,7 +154,7 @@ def design_cmd(
         raise typer.BadParameter("only --test anova takes a number of systems", param_hint="--systems")
     with open_store(store.db) as s:
         d = design(
-            s, qrels or only_qrels(s), metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff,
+            s, qrels or default_qrels(s, [metric]), metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff,
             systems=systems, runs=run or None, missing=missing, save=not no_save, **ev.kwargs(),
         )  # fmt: skip
     emit(_report(repro_render.design_table(d), d.to_dict()), chosen, output)

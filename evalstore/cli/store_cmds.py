@@ -11,6 +11,7 @@ import typer
 from ..drop import drop, plan_drop
 from ..errors import StoreError
 from ..ingest import INPUT_FORMATS, IngestResult
+from ..ingest.text_formats import FORMAT_CHOICES, TEXT_FORMATS, TOPIC_FIELDS
 from ..metrics import describe
 from ..report.table import Table
 from ..store import QueryResult, inspect_store
@@ -22,13 +23,15 @@ from .app import app, group, open_for_reading, open_store
 from .choices import flag
 from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
-ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats, .gz read transparently).")
+ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats), topics and documents; .gz read transparently.")
 db_app = group("Store administration: schema version and upgrades.")
 list_app = group("Summarise what is stored.")
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(db_app, name="db")
 app.add_typer(list_app, name="list")
-drop_app = group("Remove runs or qrels sets and everything that depends on them (scores, subsamples, analyses).")
+drop_app = group(
+    "Remove runs, qrels sets, topic or doc sets and everything that depends on them (scores, subsamples, analyses)."
+)
 app.add_typer(drop_app, name="drop")
 
 
@@ -42,6 +45,15 @@ def input_format_option(kind: str) -> Any:
         "-f",
         choices=[f.name for f in formats],
         help="Input format: " + "; ".join(f"{f.name}: {f.description}" for f in formats) + ".",
+    )
+
+
+def text_format_option(kind: str) -> Any:
+    """``--format`` of ``ingest topics`` / ``ingest docs`` (:data:`evalstore.ingest.text_formats.TEXT_FORMATS`)."""
+    names = FORMAT_CHOICES[kind]
+    described = "; ".join(f"{n}: {TEXT_FORMATS[n].description}" for n in names if n in TEXT_FORMATS)
+    return opt.choice(
+        "auto", "--format", "-f", choices=names, help=f"Input format (auto: from the first character): {described}."
     )
 
 
@@ -114,6 +126,50 @@ def ingest_qrels(
     _summaries(results)
 
 
+@ingest_app.command("topics")
+@opt.shared(store_opts=opt.STORE)
+def ingest_topics_cmd(
+    file: str = typer.Argument(..., help="Topic file (- for standard input); .gz read transparently."),
+    name: str | None = typer.Option(None, "--name", "-n", help="Topic set name (default: the file name)."),
+    fmt: str = text_format_option("topics"),
+    field: str = opt.choice(
+        "title",
+        "--field",
+        choices=TOPIC_FIELDS,
+        help="The topic field shown as the query: title, description, narrative.",
+    ),
+    replace: bool = flag("--replace", help="Replace a stored topic set of the same name (atomically)."),
+    *,
+    store_opts: opt.StoreOptions,
+) -> None:
+    """Ingest topics (queries): TREC topic files (<top><num>..<title>..</top> or <topic number=..><query>..),
+    MS MARCO-style qid<TAB>text, or JSONL as ir_datasets and BEIR write it.
+
+    Pages show a topic's query; SQL reads the view topics. One transaction: on any error nothing is stored."""
+    with open_store(store_opts.db, create=True) as store:
+        result = store.ingest_topics(file, name=name, format=fmt, field=field, replace=replace)
+    say(result.summary())
+
+
+@ingest_app.command("docs")
+@opt.shared(store_opts=opt.STORE)
+def ingest_docs_cmd(
+    file: str = typer.Argument(..., help="Document file (- for standard input); .gz read transparently."),
+    name: str | None = typer.Option(None, "--name", "-n", help="Doc set name (default: the file name)."),
+    fmt: str = text_format_option("docs"),
+    replace: bool = flag("--replace", help="Replace a stored doc set of the same name (atomically)."),
+    *,
+    store_opts: opt.StoreOptions,
+) -> None:
+    """Ingest document texts (optional): docid<TAB>text (MS MARCO collection.tsv) or JSONL; the text is kept as
+    given, read in bounded chunks.
+
+    Topic pages then show a snippet of each ranked document; SQL reads the view docs. One transaction."""
+    with open_store(store_opts.db, create=True) as store:
+        result = store.ingest_docs(file, name=name, format=fmt, replace=replace)
+    say(result.summary())
+
+
 @list_app.command("runs")
 @opt.shared(store_opts=opt.STORE)
 def list_runs(
@@ -160,8 +216,32 @@ def drop_qrels(
     _drop("qrels", names, yes, store_opts.db)
 
 
+@drop_app.command("topics")
+@opt.shared(store_opts=opt.STORE)
+def drop_topics(
+    names: list[str] = typer.Argument(..., help="Topic set names."),
+    yes: bool = opt.Yes,
+    *,
+    store_opts: opt.StoreOptions,
+) -> None:
+    """Remove topic sets with their texts (one transaction)."""
+    _drop("topics", names, yes, store_opts.db)
+
+
+@drop_app.command("docs")
+@opt.shared(store_opts=opt.STORE)
+def drop_docs(
+    names: list[str] = typer.Argument(..., help="Doc set names."),
+    yes: bool = opt.Yes,
+    *,
+    store_opts: opt.StoreOptions,
+) -> None:
+    """Remove doc sets with their texts (one transaction)."""
+    _drop("docs", names, yes, store_opts.db)
+
+
 def _drop(kind: str, names: list[str], yes: bool, db: str | None) -> None:
-    check_can_ask(yes)
+    check_can_ask(yes, "drop them" if len(names) > 1 else "drop it")
     with open_store(db) as store:
         plan = plan_drop(store, kind, names)
         if not confirmed(yes, f"drop {plan.summary()}?"):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import typer
 
+from ..default_qrels import HELP as default_qrels_help
+from ..default_qrels import default_qrels
 from ..report.table import Table
 from ..subsample import (
     create_subsamples,
@@ -18,12 +20,12 @@ from . import options as opt
 from .app import CONTEXT, app, open_store
 from .choices import flag
 from .help_format import HelpGroup
-from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
+from .output import OutputFile, UsageProblem, check_can_ask, confirmed, emit, format_option, output_format, say
 
 subsample_app = typer.Typer(
     cls=HelpGroup,
     help="Create reproducible judgment subsamples (Buckley & Voorhees reduced qrels) and list, show, export or "
-    "drop them.\n\nCreate: evalstore subsample --qrels NAME --fractions 0.9,0.7,0.5,0.3,0.1 [--subsample-trials K] "
+    "drop them.\n\nCreate: evalstore subsample [--qrels NAME] --fractions 0.9,0.7,0.5,0.3,0.1 [--subsample-trials K] "
     "[--subsample-seed S] [--min-rel 1] [--min-nonrel 10]. Names are <qrels>@bv<fraction>#<trial>.",
     invoke_without_command=True,
     context_settings=CONTEXT,
@@ -35,7 +37,7 @@ app.add_typer(subsample_app, name="subsample")
 @opt.shared(store_opts=opt.STORE)
 def create(
     ctx: typer.Context,
-    qrels: str | None = typer.Option(None, "--qrels", "-q", help="The qrels set to subsample."),
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help=f"The qrels set to subsample ({default_qrels_help})."),
     fractions: str | None = typer.Option(
         None,
         "--fractions",
@@ -65,16 +67,17 @@ def create(
                 f"--qrels/--fractions create subsamples; they do not go with `subsample {ctx.invoked_subcommand}`"
             )
         return
-    if not qrels or not fractions:
-        if not qrels and not fractions:
+    if not fractions:
+        if not qrels:
             typer.echo(ctx.get_help())
             raise typer.Exit(0)
-        raise typer.BadParameter("creating subsamples needs both --qrels NAME and --fractions LIST")
+        raise UsageProblem("creating subsamples needs --fractions LIST (e.g. --fractions 0.9,0.7,0.5)")
     if old_trials is not None or old_seed is not None:
         say("note: --trials and --seed of `subsample` are now --subsample-trials (-k) and --subsample-seed")
         trials = trials if old_trials is None else old_trials
         seed = seed if old_seed is None else old_seed
     with open_store(store_opts.db or _group_db(ctx)) as store:
+        qrels = qrels or default_qrels(store)
         names = create_subsamples(
             store,
             qrels,
@@ -157,7 +160,7 @@ def drop_cmd(
     """Delete subsamples with their judgments and scores (asks first, unless --yes)."""
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
-    check_can_ask(yes)
+    check_can_ask(yes, "drop them")
     with open_store(store_opts.db or _group_db(ctx)) as store:
         todo = list(dict.fromkeys(list(names or []) + (subsample_names(store, parent) if parent else [])))
         shown = ", ".join(todo[:10]) + (" ..." if len(todo) > 10 else "")

@@ -30,6 +30,9 @@ def serve_cmd(
         "127.0.0.1", "--host", help="Address to listen on (default: this machine only; 0.0.0.0: the whole network)."
     ),
     port: int = typer.Option(8000, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port)."),
+    metric: str | None = typer.Option(
+        None, "--metric", "-m", help="Metric the pages show by default (default: the first one evaluated)."
+    ),
     *,
     store: opt.StoreOptions,
 ) -> None:
@@ -47,7 +50,7 @@ def serve_cmd(
         typer.echo(f"evalstore serve: {url}  (read-only view of the store; Ctrl-C to stop)")
 
     server.serve(store.db, host=host, port=port, wait=r.wait, memory_limit=r.memory_limit, threads=r.threads,
-                 on_ready=ready)  # fmt: skip
+                 on_ready=ready, metric=metric)  # fmt: skip
 
 
 @app.command(
@@ -64,7 +67,11 @@ def report_cmd(
     folder: str = typer.Argument(..., help="Folder to write (new, empty, or an earlier report's)."),
     qrels: str | None = typer.Option(None, "--qrels", "-q", help="Qrels set (default: the only one with scores)."),
     metric: list[str] | None = typer.Option(
-        None, "--metric", "-m", help="Metric with stored scores; repeat (default: the one evaluated for most runs)."
+        None,
+        "--metric",
+        "-m",
+        help="Metric with stored scores; repeat: the leaderboard shows them side by side, each with its own pages "
+        "(default: the first one evaluated).",
     ),
     *,
     store: opt.StoreOptions,

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..arguments import metric_names, names
 from ..errors import MetaError
+from ..intervals import IntervalSpec
 from ..meta import effects as fx
 from ..meta.bootstrap import paired_bootstrap
 from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
@@ -31,6 +32,8 @@ from ..meta.significance import (
     wilcoxon,
 )
 from ..meta.significance import adjust as adjust_p
+from ..ranking.intervals import RANK_METHODS
+from ..stats.rank_intervals import rank_intervals
 from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:
@@ -76,17 +79,66 @@ def compare(
     complete: bool = False,
     depth: int | None = None,
     progress: bool | None = None,
+    rank_ci: str | None = None,
 ) -> Comparison:
     """Compare ``runs`` (default: every other run of the store) with ``baseline`` on ``metrics``
-    over the qrels set ``qrels``; see the module docstring and docs/meta.md."""
-    test = check_test(test)
-    method = check_adjust(adjust, test)
-    alpha = check_alpha(alpha)
-    B = check_trials(trials) if test in MONTE_CARLO or effects else None
-    seed = check_seed(seed)
+    over the qrels set ``qrels``; see the module docstring and docs/meta.md. ``rank_ci``
+    (``bootstrap`` with ``trials`` and ``seed``, or ``t``): each run's rank among the runs compared
+    with its ``1 - alpha`` interval (:mod:`evalstore.stats.rank_intervals`)."""
+    options = check_options(test, adjust, alpha, trials, seed, effects, rank_ci)  # before any work
     metrics = metric_names(metrics)
     evaluation = {"missing": missing, "convention": convention, "complete": complete, "depth": depth}
-    mats, params, order = _matrices(store, qrels, baseline, runs, metrics, evaluation, progress)
+    mats, params = _matrices(store, qrels, baseline, runs, metrics, evaluation, progress)
+    cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, **options)
+    if rank_ci is not None:
+        level = 1.0 - options["alpha"]
+        cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, options["trials"], options["seed"])
+    save_comparison(store, cmp, params, save, effects)
+    return cmp
+
+
+def check_options(
+    test: str, adjust: str, alpha: float, trials: int, seed: int, effects: bool, rank_ci: str | None = None
+) -> dict[str, Any]:
+    """The checked test options of a comparison (``test``, ``adjust``, ``alpha``, ``trials``, ``seed``;
+    ``rank_ci`` is checked, not returned)."""
+    test = check_test(test)
+    if rank_ci is not None and rank_ci not in RANK_METHODS:
+        raise MetaError(f"unknown rank interval {rank_ci!r}; use one of {', '.join(RANK_METHODS)}")
+    resampled = test in MONTE_CARLO or effects or rank_ci == "bootstrap"
+    return {
+        "test": test,
+        "adjust": check_adjust(adjust, test),
+        "alpha": check_alpha(alpha),
+        "trials": check_trials(trials) if resampled else trials,
+        "seed": check_seed(seed),
+    }
+
+
+def compare_matrices(
+    mats: Sequence[ScoreMatrix],
+    metrics: Sequence[str],
+    baseline: str,
+    *,
+    test: str = "t",
+    adjust: str = "none",
+    alpha: float = 0.05,
+    trials: int = 10000,
+    seed: int = 0,
+    all_pairs: bool = False,
+    effects: bool = False,
+) -> Comparison:
+    """The comparison of the runs of score matrices (one per metric, the same runs and topics)
+    with ``baseline``: the statistics of :func:`compare`, whatever made the matrices (the store, or
+    runs evaluated in memory: :mod:`evalstore.experiments`). Nothing is stored."""
+    options = check_options(test, adjust, alpha, trials, seed, effects)
+    test, method, alpha, seed = options["test"], options["adjust"], options["alpha"], options["seed"]
+    B = options["trials"] if test in MONTE_CARLO or effects else None
+    if baseline not in mats[0].runs:
+        raise MetaError(f"the baseline {baseline!r} is not among the runs compared ({', '.join(mats[0].runs)})")
+    order = [baseline] + [r for r in mats[0].runs if r != baseline]
+    mats = [m.subset(order) for m in mats]
+    need_mean(mats, "compare")
     k = len(order)
     if all_pairs or test == "tukey-hsd":
         jj, ii = np.triu_indices(k, 1)  # ii > jj: the later run against the earlier (the baseline is 0)
@@ -104,11 +156,11 @@ def compare(
             effect_rows.extend(_effects(m, label, order, ii, jj, Z, B, seed))
         if test in MONTE_CARLO:
             notes += _trials_note(label, B, alpha, len(ii), method)
-    cmp = Comparison(
-        qrels=qrels,
+    return Comparison(
+        qrels=mats[0].qrels,
         baseline=baseline,
         runs=order,
-        metrics=metrics,
+        metrics=list(metrics),
         stored=[m.metric for m in mats],
         means=np.stack([m.values.mean(axis=1) for m in mats], axis=1),
         n_topics=[len(m.topics) for m in mats],
@@ -123,8 +175,19 @@ def compare(
         notes=notes,
         matrices=mats,
     )
-    _store(store, cmp, params, save, effects)
-    return cmp
+
+
+def _ranks(
+    mats: Sequence[ScoreMatrix], metrics: Sequence[str], method: str, level: float, B: int | None, seed: int
+) -> tuple[dict[tuple[str, str], tuple[int, int, int]], IntervalSpec]:
+    """``{(metric, run): (rank, lo, hi)}`` among the runs compared, and how they were computed."""
+    how = IntervalSpec(method, level, B if method == "bootstrap" else None, seed if method == "bootstrap" else None)
+    out: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for m, label in zip(mats, metrics):
+        ri = rank_intervals([m.values], [m.aggregate], method, level=level, trials=B or 1, seed=seed)
+        for i, run in enumerate(m.runs):
+            out[(label, run)] = (int(ri.rank[i]), int(ri.lo[i]), int(ri.hi[i]))
+    return out, how
 
 
 def _matrices(
@@ -135,26 +198,21 @@ def _matrices(
     metrics: list[str],
     evaluation: dict[str, Any],
     progress: bool | None,
-) -> tuple[list[ScoreMatrix], dict[str, Any], list[str]]:
-    """The score matrices of the runs (the baseline first), the analysis' parameters, the run order."""
+) -> tuple[list[ScoreMatrix], dict[str, Any]]:
+    """The score matrices of the runs (the baseline among them) and the analysis' parameters."""
+    store.run_id(baseline)  # a name the store does not hold: the error says the closest ones
     others = names(runs, "run") if runs is not None else None
     if others is not None:
         others = [r for r in others if r != baseline]
         if not others:
             raise MetaError("give at least one run to compare with the baseline (-r RUN)")
-    mats, params = load(
+    return load(
         store,
         columns_for(qrels, metrics),
         [baseline, *others] if others is not None else None,
         progress=progress,
         **evaluation,
     )
-    if baseline not in mats[0].runs:
-        raise MetaError(f"the baseline {baseline!r} is not among the runs compared ({', '.join(mats[0].runs)})")
-    order = [baseline] + [r for r in mats[0].runs if r != baseline]
-    mats = [m.subset(order) for m in mats]
-    need_mean(mats, "compare")
-    return mats, params, order
 
 
 def _pairs(
@@ -209,7 +267,7 @@ def _trials_note(label: str, B: int | None, alpha: float, m: int, method: str) -
     ]
 
 
-def _store(store: StoreHandle, cmp: Comparison, params: dict[str, Any], save: bool, effects: bool) -> None:
+def save_comparison(store: StoreHandle, cmp: Comparison, params: dict[str, Any], save: bool, effects: bool) -> None:
     """The comparison as an analysis (``meta_runs`` kind 'compare', ``meta_pair_tests``, ``meta_effects``)."""
     params.update(
         baseline=cmp.baseline,

@@ -1,7 +1,9 @@
 """The result of a comparison (:class:`Comparison`) and how it reads: the paper table (runs x
-metrics, means with significance marks) for readers, the comparisons (and effect sizes) beside
-it, the per-topic scores against the baseline, and the long data table (one row per comparison)
-for csv/tsv/json/parquet; the writers of :mod:`evalstore.report` draw every format.
+metrics, means with significance marks; with effect sizes, Δ and its interval beside each mean,
+:mod:`.effect_columns`) for readers (terminal, Markdown, LaTeX: that one table and its legend,
+ready to paste), the per-topic scores against the baseline, and the long data table (one row per
+comparison, every test statistic and effect size) for csv/tsv/json/parquet; the writers of
+:mod:`evalstore.report` draw every format.
 
 Marks (:class:`~evalstore.report.table.Marked`): ``▲`` / ``▼`` (LaTeX ``$^{\\uparrow}$`` /
 ``$^{\\downarrow}$``) after a mean that is significantly better / worse than the baseline's; with
@@ -20,10 +22,12 @@ import numpy as np
 
 from ..report import frames
 from ..report.formats import OUTPUT_FORMATS
-from ..report.meta_tables import missing_notes, p_text
+from ..report.meta_tables import input_notes, p_text
 from ..report.table import Marked, Report, Table
+from . import effect_columns
 
 if TYPE_CHECKING:
+    from ..intervals import IntervalSpec
     from ..meta.matrix import ScoreMatrix
 
 #: What each test of ``compare`` is called in the legend.
@@ -60,6 +64,8 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     matrices: list[ScoreMatrix] = field(default_factory=list)
     analysis_id: int | None = None
+    ranks: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (metric, run) -> rank, lo, hi
+    rank_spec: IntervalSpec | None = None
 
     def pair(self, run: str, other: str, metric: str) -> dict[str, Any] | None:
         """The comparison record of ``run`` against ``other`` on ``metric`` (either orientation)."""
@@ -68,17 +74,18 @@ class Comparison:
                 return p
         return None
 
-    def report(self, per_topic: bool = False) -> Report:
-        """The comparison as a report (:func:`report`): the paper table, or the per-topic scores."""
-        return per_topic_report(self) if per_topic else report(self)
+    def report(self, per_topic: bool = False, dz: bool = False) -> Report:
+        """The comparison as a report (:func:`report`): the paper table, or the per-topic scores;
+        ``dz``: Cohen's d_z beside Δ (needs effects)."""
+        return per_topic_report(self) if per_topic else report(self, dz)
 
-    def to_latex(self) -> str:
-        """The paper table as LaTeX (booktabs; the test and the marks in the caption)."""
-        return latex(self)
+    def to_latex(self, dz: bool = False) -> str:
+        """The paper table as LaTeX (booktabs; the test, the marks and Δ in the caption)."""
+        return latex(self, dz)
 
-    def to_markdown(self) -> str:
+    def to_markdown(self, dz: bool = False) -> str:
         """The paper table as Markdown, with its legend."""
-        return markdown(self)
+        return markdown(self, dz)
 
     def to_df(self, per_topic: bool = False) -> Any:
         """A pandas DataFrame: one row per comparison (and effect sizes when computed), or with
@@ -141,18 +148,24 @@ def _run_label(cmp: Comparison, i: int) -> str:
     return f"({letters(cmp)[i]}) {label}" if cmp.all_pairs else label
 
 
-def legend(cmp: Comparison) -> list[str]:
-    """What the marks mean: the test line and the marker line."""
-    return [
+def legend(cmp: Comparison, dz: bool = False) -> list[str]:
+    """What the marks mean: the test line and the marker line (and Δ, d_z with effect sizes, and the
+    rank intervals')."""
+    lines = [
         cmp.legend(),
         f"{UP} / {DOWN}: significantly better / worse than the baseline {cmp.baseline}"
         + ("; letters: the runs a mean is significantly better than" if cmp.all_pairs else ""),
-    ]
+    ] + (effect_columns.legend(cmp, dz) if cmp.effects else [])
+    if cmp.rank_spec is not None:
+        from ..ranking.intervals import describe
+
+        lines.append(f"<metric> rank: rank [lo, hi] among the {len(cmp.runs)} runs compared; {describe(cmp.rank_spec)}")
+    return lines
 
 
 def notes(cmp: Comparison) -> list[str]:
     """What the person at the terminal should know: runs or topics left out, what was stored."""
-    lines = missing_notes([m.describe() for m in cmp.matrices])
+    lines = input_notes([m.describe() for m in cmp.matrices])
     if cmp.analysis_id is not None:
         tables = "meta_runs, meta_pair_tests" + (", meta_effects" if cmp.effects else "")
         lines.append(f"stored as analysis {cmp.analysis_id} ({tables})")
@@ -164,43 +177,66 @@ def legend_lines(cmp: Comparison) -> list[str]:
     return legend(cmp) + notes(cmp)
 
 
-def paper_table(cmp: Comparison) -> Table:
-    """Runs x metrics, each cell the mean with its marks (the baseline first, set apart)."""
+def paper_table(cmp: Comparison, dz: bool = False) -> Table:
+    """Runs x metrics, each cell the mean with its marks (the baseline first, set apart); with
+    effect sizes, Δ [95% CI] (and d_z) after each mean, under a head spanning the metric's columns."""
     best = [_best(cmp, k) for k in range(len(cmp.metrics))]
+    effects = bool(cmp.effects)
     rows = []
-    for i in range(len(cmp.runs)):
+    for i, run in enumerate(cmp.runs):
         cells: list[Any] = [_run_label(cmp, i)]
-        for k in range(len(cmp.metrics)):
+        for k, stored in enumerate(cmp.stored):
             mark, beaten = _markers(cmp, i, k)
             cells.append(Marked(float(cmp.means[i, k]), bold=i in best[k], mark=mark, letters=beaten))
+            if effects:
+                cells += effect_columns.cells(cmp, run, stored, dz)
+            if cmp.ranks:
+                rank, lo, hi = cmp.ranks[(cmp.metrics[k], cmp.runs[i])]
+                cells.append(f"{rank} [{lo}, {hi}]")
         rows.append(cells)
     title = f"{cmp.qrels}: runs against {cmp.baseline}"
-    return Table(["run", *cmp.metrics], rows, title=title, digits=4, rule_after=(0,))
+    heads = [_heads(cmp, label, effects, dz) for label in cmp.metrics]
+    columns = ["run", *[full for h in heads for full, _ in h]]
+    if not effects:
+        return Table(columns, rows, title=title, digits=4, rule_after=(0,))
+    return Table(
+        columns,
+        rows,
+        title=title,
+        digits=4,
+        rule_after=(0,),
+        groups=(("", 1), *[(label, len(h)) for label, h in zip(cmp.metrics, heads)]),
+        subheads=("run", *[sub for h in heads for _, sub in h]),
+    )
+
+
+def _heads(cmp: Comparison, label: str, effects: bool, dz: bool) -> list[tuple[str, str]]:
+    """(column name, sub-head) of one metric's columns in the paper table: the mean, Δ with its
+    interval (and d_z) with effect sizes, the rank with its interval when asked."""
+    out = effect_columns.heads(label, dz) if effects else [(label, "mean")]
+    return out + [(f"{label} rank", "rank")] if cmp.ranks else out
 
 
 _PAIR_COLUMNS = ["qrels", "metric", "run", "other", "mean_run", "mean_other", "diff", "test", "statistic"]
 _PAIR_COLUMNS += ["p_value", "p_adjusted", "significant", "direction"]
 _EFFECT_COLUMNS = ["ci_t_lo", "ci_t_hi", "ci_boot_lo", "ci_boot_hi", "d_z", "smd"]
+_RANK_COLUMNS = ["rank", "rank_lo", "rank_hi", "other_rank", "other_rank_lo", "other_rank_hi"]
 
 
 def pairs_table(cmp: Comparison) -> Table:
     """One row per comparison (and effect sizes when computed): the data behind the marks."""
     fx = {(e["metric"], e["run"], e["other"]): e for e in cmp.effects}
     extra = _EFFECT_COLUMNS if cmp.effects else []
+    ranked = _RANK_COLUMNS if cmp.ranks else []
     rows = []
     for p in cmp.pairs:
         row = [p[c] for c in _PAIR_COLUMNS]
         e = fx.get((p["stored"], p["run"], p["other"]))
-        rows.append(row + [e[c] if e else None for c in extra])
-    return Table(_PAIR_COLUMNS + extra, rows, title="comparisons", digits=4)
-
-
-def _pairs_for_readers(cmp: Comparison) -> Table:
-    """The comparisons as readers see them: p-values as ``<0.001``."""
-    t = pairs_table(cmp)
-    t.rows = [[format_p(v) if c in ("p_value", "p_adjusted") else v for c, v in zip(t.columns, r)] for r in t.rows]
-    t.title = "comparisons with effect sizes" if cmp.effects else "comparisons"
-    return t
+        row += [e[c] if e else None for c in extra]
+        if ranked:
+            row += [*cmp.ranks[(p["metric"], p["run"])], *cmp.ranks[(p["metric"], p["other"])]]
+        rows.append(row)
+    return Table(_PAIR_COLUMNS + extra + ranked, rows, title="comparisons", digits=4)
 
 
 def long_table(cmp: Comparison) -> Table:
@@ -243,34 +279,42 @@ def per_topic_report(cmp: Comparison) -> Report:
     return Report([table], notes=lines + notes(cmp))
 
 
-def caption(cmp: Comparison) -> str:
+def caption(cmp: Comparison, dz: bool = False) -> str:
     sig = "up/down arrow: significantly better/worse than the baseline"
     if cmp.all_pairs:
         sig += "; letters: runs a mean is significantly better than"
     n = len(cmp.runs) - 1
-    return f"Mean scores on {cmp.qrels}, {n} run{'s' if n != 1 else ''} against {cmp.baseline}. {cmp.legend()}. {sig}."
+    effects = "".join(f" {line}." for line in effect_columns.legend(cmp, dz)) if cmp.effects else ""
+    return (
+        f"Mean scores on {cmp.qrels}, {n} run{'s' if n != 1 else ''} against {cmp.baseline}. {cmp.legend()}. "
+        f"{sig}.{effects}"
+    )
 
 
-def report(cmp: Comparison) -> Report:
-    """The comparison as a report: the paper table, then the comparisons when they say more than
-    the marks (effect sizes, all pairs); the long table as data."""
-    tables = [paper_table(cmp)]
-    if cmp.effects or cmp.all_pairs:
-        tables.append(_pairs_for_readers(cmp))
-    return Report(tables, data=long_table(cmp), legend=legend(cmp), notes=notes(cmp), caption=caption(cmp))
+def report(cmp: Comparison, dz: bool = False) -> Report:
+    """The comparison as a report: for readers the paper table alone (means, marks and, with
+    effect sizes, Δ with its interval and d_z when ``dz``) with its legend; for programs the long
+    table (every comparison with its test, p-values and every effect size)."""
+    return Report(
+        [paper_table(cmp, dz)],
+        data=long_table(cmp),
+        legend=legend(cmp, dz),
+        notes=notes(cmp),
+        caption=caption(cmp, dz),
+    )
 
 
-def text(cmp: Comparison, fmt: str) -> str:
+def text(cmp: Comparison, fmt: str, dz: bool = False) -> str:
     """The report written in ``fmt`` (a text format of :data:`~evalstore.report.formats.OUTPUT_FORMATS`)."""
     buf = io.StringIO()
-    OUTPUT_FORMATS[fmt].write(report(cmp), buf)
+    OUTPUT_FORMATS[fmt].write(report(cmp, dz), buf)
     return buf.getvalue()
 
 
-def markdown(cmp: Comparison) -> str:
-    return text(cmp, "markdown")
+def markdown(cmp: Comparison, dz: bool = False) -> str:
+    return text(cmp, "markdown", dz)
 
 
-def latex(cmp: Comparison) -> str:
+def latex(cmp: Comparison, dz: bool = False) -> str:
     """A booktabs table (needs ``\\usepackage{booktabs}``), compilable as is inside a document."""
-    return text(cmp, "latex")
+    return text(cmp, "latex", dz)

@@ -69,12 +69,29 @@ def run_table(obj: Any, what: str = "run", *, allow_empty: bool = False) -> pa.T
         t = _dict_rows(obj, what)
         unique = False  # a dict holds each document once per topic
     else:
-        t = _columns(_arrow(obj, what), ("topic", "doc", "score"), what)
+        raw = _arrow(obj, what)
+        t = _columns(raw, ("topic", "doc", "score"), what)
         unique = True
     t = t.append_column("ln", pa.array(np.arange(1, t.num_rows + 1, dtype=np.int64)))
     if allow_empty and t.num_rows == 0:
         return t
-    return _checked(t, what, "run", unique)
+    return _checked(t, what, "run", unique, raw if unique else None)
+
+
+#: Columns that name the run a row belongs to (TREC's tag; ir_measures' / ranx's run name).
+_TAG_COLUMNS = ("tag", "run", "run_id", "runid", "run_name", "system")
+
+
+def _runs_in(t: pa.Table) -> tuple[str, list[Any]] | None:
+    """The tag column of a table that holds the rows of several runs, and the runs in it."""
+    lower = {c.lower(): c for c in t.column_names}
+    for name in _TAG_COLUMNS:
+        col = lower.get(name)
+        if col is not None:
+            tags = pc.unique(t.column(col).combine_chunks()).to_pylist()
+            if len(tags) > 1:
+                return col, tags
+    return None
 
 
 def _dict_rows(obj: Mapping, what: str) -> pa.Table:
@@ -201,13 +218,14 @@ def _floats(values: list, what: str) -> pa.Array:
 _DUPLICATE = {"qrels": "judged twice", "run": "retrieved twice (trec_eval refuses duplicate documents)"}
 
 
-def _checked(t: pa.Table, what: str, kind: str, unique: bool) -> pa.Table:
-    """``t`` if it has rows, a topic and a doc in every row and (``unique``) each (topic, doc) once."""
+def _checked(t: pa.Table, what: str, kind: str, unique: bool, given: pa.Table | None = None) -> pa.Table:
+    """``t`` if it has rows, a topic and a doc in every row and (``unique``) each (topic, doc) once
+    (``given``: the run's table as given, whose tag column explains a duplicate)."""
     if t.num_rows == 0:
         raise IngestError(f"{what} is empty")
     _no_nulls(t, what)
     if unique:
-        _unique(t, what, _DUPLICATE[kind])
+        _unique(t, what, _DUPLICATE[kind], given)
     return t
 
 
@@ -217,8 +235,18 @@ def _no_nulls(t: pa.Table, what: str) -> None:
             raise IngestError(f"{what}: a {c} is missing (null)")
 
 
-def _unique(t: pa.Table, what: str, problem: str) -> None:
+def _unique(t: pa.Table, what: str, problem: str, given: pa.Table | None = None) -> None:
     counts = t.group_by(["topic", "doc"]).aggregate([([], "count_all")])
     if counts.num_rows != t.num_rows:
         dup = counts.filter(pc.greater(counts.column("count_all"), 1)).slice(0, 1).to_pylist()[0]
+        several = _runs_in(given) if given is not None else None
+        if several is not None:  # a table of several runs: say so, not that a run lists a doc twice
+            col, tags = several
+            shown = ", ".join(repr(x) for x in tags[:5]) + (", ..." if len(tags) > 5 else "")
+            raise IngestError(
+                f"{what}: the table holds {len(tags)} runs (its column {col!r}: {shown}), so document "
+                f"{dup['doc']!r} of topic {dup['topic']!r} appears more than once; give one run per table, e.g. "
+                f"{{tag: rows for tag, rows in df.groupby({col!r})}} to evalstore.evaluate, or ingest each run "
+                f"under its own name"
+            )
         raise IngestError(f"{what}: document {dup['doc']!r} of topic {dup['topic']!r} is {problem}")

@@ -33,7 +33,7 @@ ANOVA detects with power 1 - beta (exact), or the expected CI width.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MetaError
@@ -243,6 +243,7 @@ class Design:
     min_diff_current: float | None
     power_current: float | None
     analysis: Analysis | None = None
+    notes: list[str] = field(default_factory=list)  # the metric on the set (as eval says it)
 
     @property
     def analysis_id(self) -> int | None:
@@ -371,7 +372,7 @@ def design(
     d = Design(
         qrels, m.metric, test, float(alpha), None if test == "ci" else float(beta), float(min_diff), k,
         len(m.runs), len(m.topics), ve, res["sigma2"], res["n"], res["n_approx"], res["achieved"],
-        res["min_diff_current"], res["power_current"],
+        res["min_diff_current"], res["power_current"], notes=list(m.notes),
     )  # fmt: skip
     params = {
         "test": test,

@@ -28,7 +28,8 @@ import numpy as np
 from ..aggregate import aggregate_rows
 from ..arguments import names
 from ..errors import MetaError
-from ..evaluation import evaluate_qrels_sets, stored_name, unrelated_runs
+from ..evaluation import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_runs
+from ..metrics.engine import resolve_metrics
 from ..metrics.options import make_options
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class ScoreMatrix:
     dropped_topics: list[str] = field(default_factory=list)
     dropped_runs: list[str] = field(default_factory=list)
     unrelated_runs: list[str] = field(default_factory=list)  # store runs sharing no topic with the qrels set
+    notes: list[str] = field(default_factory=list)  # what a reader should know about the metric on the set
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -78,6 +80,7 @@ class ScoreMatrix:
             self.filled,
             list(self.dropped_topics),
             list(self.dropped_runs) + [r for r in self.runs if r not in set(runs)],
+            notes=list(self.notes),
         )
 
     def sorted_by_mean(self) -> ScoreMatrix:
@@ -98,18 +101,22 @@ class ScoreMatrix:
         return h.hexdigest()
 
     def describe(self) -> dict:
-        return {
-            "qrels": self.qrels,
-            "metric": self.metric,
-            "label": self.label,
-            "runs": list(self.runs),
-            "topics": list(self.topics),
-            "aggregate": self.aggregate,
-            "filled_with_zero": self.filled,
-            "dropped_topics": list(self.dropped_topics),
-            "dropped_runs": list(self.dropped_runs),
-            "sha256": self.sha256(),
-        } | ({"unrelated_runs": list(self.unrelated_runs)} if self.unrelated_runs else {})
+        return (
+            {
+                "qrels": self.qrels,
+                "metric": self.metric,
+                "label": self.label,
+                "runs": list(self.runs),
+                "topics": list(self.topics),
+                "aggregate": self.aggregate,
+                "filled_with_zero": self.filled,
+                "dropped_topics": list(self.dropped_topics),
+                "dropped_runs": list(self.dropped_runs),
+                "sha256": self.sha256(),
+            }
+            | ({"unrelated_runs": list(self.unrelated_runs)} if self.unrelated_runs else {})
+            | ({"notes": list(self.notes)} if self.notes else {})
+        )
 
 
 @dataclass(frozen=True)
@@ -220,8 +227,9 @@ def score_matrices(
             **opts,
         )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
-    for m in mats:
+    for m, qid in zip(mats, qids):
         m.unrelated_runs = list(left_out)
+        m.notes = qrels_notes(store, {m.qrels: qid}, resolve_metrics([m.label]))[m.qrels]
     return _apply_missing(mats, missing)
 
 
@@ -260,6 +268,28 @@ def _fetch(
     values = np.full((len(runs), len(topics)), np.nan)
     values[rpos, tpos] = vals
     return ScoreMatrix(col.qrels, canonical, col.metric, list(runs), [str(t) for t in topics], values, agg)
+
+
+def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str = "error") -> list[ScoreMatrix]:
+    """One :class:`ScoreMatrix` per metric of an :class:`~evalstore.result.EvalResult` (runs
+    evaluated in memory: :func:`evalstore.evaluate`, :class:`evalstore.Evaluator`), over ``runs``
+    (default: the result's, in its order), with the ``missing`` policy of :func:`score_matrices`;
+    the result's notes go with every matrix."""
+    missing = normalise_missing(missing)
+    order = list(runs) if runs is not None else list(dict.fromkeys(r for r, _, _, _ in result.means))
+    position = {r: i for i, r in enumerate(order)}
+    mats = []
+    for metric in result.metrics:
+        cells = [(r, t, v) for r, t, m, v in result.per_topic if m == metric and r in position]
+        topics = sorted({t for _, t, _ in cells}, key=lambda t: t.encode("utf-8"))
+        column = {t: j for j, t in enumerate(topics)}
+        values = np.full((len(order), len(topics)), np.nan)
+        for r, t, v in cells:
+            values[position[r], column[t]] = np.nan if v is None else float(v)
+        stored = result.stored_names.get(metric, metric)
+        mats.append(ScoreMatrix(result.qrels, stored, metric, order, topics, values,
+                                result.aggregates.get(metric, "mean"), notes=list(result.notes)))  # fmt: skip
+    return _apply_missing(mats, missing)
 
 
 def _apply_missing(mats: list[ScoreMatrix], policy: str) -> list[ScoreMatrix]:

@@ -36,8 +36,8 @@ class Analysis:
         return self.tables.get(table, [])
 
 
-#: The result tables of an analysis (migrations/0003_meta.sql, 0005_compare.sql and 0011_repro_design.sql
-#: define their columns).
+#: The result tables of an analysis (migrations/0003_meta.sql, 0005_compare.sql, 0011_repro_design.sql and
+#: 0015_judges_rank_intervals.sql define their columns).
 TABLES = (
     "meta_correlations",
     "meta_swap",
@@ -50,6 +50,10 @@ TABLES = (
     "meta_repro",
     "meta_repro_topics",
     "meta_design",
+    "meta_agree_labels",
+    "meta_agree_confusion",
+    "meta_agree_ranking",
+    "meta_agree_runs",
 )
 
 

@@ -1,4 +1,7 @@
-"""PNG figures of meta-evaluation results (matplotlib, Agg backend: no display needed).
+"""Figures of evaluation and meta-evaluation results (matplotlib, Agg backend: no display needed),
+as PNG or SVG by the file's extension (SVG: text kept as text, so it can be restyled). Each figure
+draws from its data table (:mod:`evalstore.report.figure_data`, ``--plot-data``): the same values,
+in the same order.
 
 * :func:`plot_kendall`: heat map of Kendall's tau between columns (Sakai IPSJ 2007 Table 2 as a picture);
 * :func:`plot_swap`: swap rate per difference bin, one line per column, the 5 % line (000
@@ -13,8 +16,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+
+from ..report import figure_data
+
+#: The file formats of a figure, by extension.
+FIGURE_EXTENSIONS = (".png", ".svg")
 
 
 def _plt():
@@ -27,8 +36,17 @@ def _plt():
 
 
 def _save(fig, path: str | os.PathLike) -> str:
+    """Write the figure as PNG, or as SVG when ``path`` ends in .svg (text as text, no random ids
+    or date: the same figure gives the same file)."""
+    import matplotlib
+
     fig.tight_layout()
-    fig.savefig(path, dpi=120, bbox_inches="tight")  # nothing cut: long labels, a legend beside the axes
+    svg = os.fspath(path).lower().endswith(".svg")
+    rc: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "evalstore"} if svg else {}
+    with matplotlib.rc_context(rc):  # type: ignore[arg-type]
+        # bbox_inches: nothing cut (long labels, a legend beside the axes)
+        fig.savefig(path, dpi=120, bbox_inches="tight", format="svg" if svg else "png",
+                    metadata={"Date": None} if svg else None)  # fmt: skip
     _plt().close(fig)
     return os.fspath(path)
 
@@ -41,12 +59,8 @@ def _short(labels: Sequence[str], qrels: Sequence[str] | None = None) -> list[st
 
 def plot_kendall(analysis, path, stat: str = "tau") -> str:
     plt = _plt()
-    labels = _short(analysis.results["labels"], analysis.results["qrels"])
+    labels, M = figure_data.kendall_matrix(analysis, stat)
     k = len(labels)
-    M = np.eye(k)
-    for r in analysis.rows("meta_correlations"):
-        v = r[stat] if r[stat] is not None else np.nan
-        M[r["col_a"], r["col_b"]] = M[r["col_b"], r["col_a"]] = v
     fig, ax = plt.subplots(figsize=(1.2 * k + 3, 1.0 * k + 2))
     im = ax.imshow(M, vmin=min(0.0, float(np.nanmin(M))), vmax=1.0, cmap="viridis")
     ax.set_xticks(range(k), labels, rotation=45, ha="right")
@@ -90,7 +104,7 @@ def plot_swap(analysis, path) -> str:
     )
     ax.legend(fontsize=8)
     # the bars in the table's order (report.meta_tables.swap: by share, largest first)
-    order = sorted(range(len(results)), key=lambda i: -(analysis.rows("meta_swap")[i]["share"] or -1))
+    order = figure_data.swap_bars(analysis)
     bars = [results[i] for i in order]
     share = [100 * (r.share if np.isfinite(r.share) else 0.0) for r in bars]
     y = np.arange(len(bars))
@@ -147,7 +161,7 @@ def plot_discpower(analysis, path) -> str:
     )
     ax.legend(fontsize=8)
     # the bars in the table's order (report.meta_tables.discpower: most pairs significant first)
-    order = sorted(range(len(rows)), key=lambda i: -rows[i]["n_significant"])
+    order = figure_data.discpower_bars(analysis)
     _bars(
         ax2,
         [labels[i] for i in order],
@@ -236,7 +250,7 @@ def plot_compare(cmp, path) -> str:
     for row, (m, label) in enumerate(zip(cmp.matrices, cmp.metrics)):
         ax = axes[row, 0]
         d = m.values[1:] - m.values[0]
-        order = np.argsort(-d.mean(axis=0), kind="stable")
+        order = figure_data.topic_order(d)
         title = f"{cmp.qrels}: {label} of each run minus {cmp.baseline} ({cmp.test} test"
         title += "; ▲ / ▼ significantly better / worse)" if heat else ")"
         if heat:
@@ -254,9 +268,8 @@ def _difference_lines(ax, cmp, label: str, d: np.ndarray, runs: Sequence[str]) -
     markers = "os^vD<>Pp*"
     x = np.arange(1, d.shape[1] + 1)
     for i, run in enumerate(runs):
-        p = cmp.pair(run, cmp.baseline, label)
-        mark = " (better)" if p is not None and p["significant"] and p["diff"] > 0 else ""
-        mark = " (worse)" if p is not None and p["significant"] and p["diff"] < 0 else mark
+        sig = figure_data.significance(cmp, run, label)
+        mark = f" ({sig})" if sig else ""
         ax.plot(x, d[i], marker=markers[i % len(markers)], markersize=3, linewidth=1,
                 color=colour(i % 10), label=f"{run}{mark}")  # fmt: skip
     ax.axhline(0.0, color="grey", linewidth=0.8)
@@ -271,10 +284,8 @@ def _difference_map(fig, ax, cmp, label: str, d: np.ndarray, topics: Sequence[st
     img = ax.imshow(d[rows], aspect="auto", cmap="RdBu", vmin=-lim, vmax=lim, interpolation="nearest")
     labels = []
     for i in rows:
-        p = cmp.pair(runs[i], cmp.baseline, label)
-        sign = " ▲" if p is not None and p["significant"] and p["diff"] > 0 else ""
-        sign = " ▼" if p is not None and p["significant"] and p["diff"] < 0 else sign
-        labels.append(f"{runs[i]}{sign}")
+        sig = figure_data.significance(cmp, runs[i], label)
+        labels.append(runs[i] + {"better": " ▲", "worse": " ▼"}.get(sig, ""))
     ax.set_yticks(range(len(rows)), labels, fontsize=7)
     step = max(1, len(topics) // 60)
     ax.set_xticks(range(0, len(topics), step), [topics[j] for j in range(0, len(topics), step)], rotation=90,
@@ -288,16 +299,10 @@ def plot_scores(result, path, title: str = "") -> str:
     """Per-topic scores as a box plot per run (``evalstore eval --plot``), one panel per metric,
     runs in the leaderboard's order (best mean of the first metric first)."""
     plt = _plt()
-    metrics = list(dict.fromkeys(m for _, m, _, _ in result.means))
-    means = {(r, m): v for r, m, v, _ in result.means}
-    runs = sorted(
-        dict.fromkeys(r for r, _, _, _ in result.means),
-        key=lambda r: -(means.get((r, metrics[0])) or float("-inf")),
-    )
+    metrics, runs = figure_data.score_runs(result)
     values: dict[tuple[str, str], list[float]] = {}
-    for r, _, m, v in result.per_topic:
-        if v is not None and not (isinstance(v, float) and np.isnan(v)):
-            values.setdefault((r, m), []).append(float(v))
+    for m, r, _, _, v in figure_data.scores(result).rows:
+        values.setdefault((r, m), []).append(v)
     k = len(metrics)
     fig, axes = plt.subplots(k, 1, figsize=(max(6.0, 0.45 * len(runs) + 2), 3.6 * k), squeeze=False)
     for ax, m in zip(axes[:, 0], metrics):

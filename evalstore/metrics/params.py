@@ -62,7 +62,7 @@ def parse_int(text: str, what: str, minimum: float | None = None, maximum: float
     lo = -MAX_INT if minimum is None else minimum
     hi = MAX_INT if maximum is None else maximum
     if not lo <= v <= hi:
-        raise MetricError(f"{what} must be between {lo:g} and {hi:g}, not {text}")
+        raise MetricError(f"{what} must be an integer between {int(lo)} and {int(hi)}, not {text}")
     return v
 
 

@@ -35,14 +35,16 @@ CONTEXT_ROWS = 3
 
 
 def shown_rows(ex: Explanation, rows: int | None = None, all_rows: bool = False) -> int:
-    """How many rows a report shows: all, ``rows``, or by default every row through the last one
-    that contributes or the cutoff, and a few more."""
+    """How many rows a report shows: all, ``rows``, or by default the ranks through the cutoff of a
+    metric that has one (nothing below it counts), else every row through the last one that
+    contributes and a few more."""
     if all_rows:
         return len(ex.rows)
     if rows is not None:
         return min(max(rows, 0), len(ex.rows))
-    through = max(ex.last_contributing(), min(ex.cutoff or 0, len(ex.rows)))
-    return min(len(ex.rows), max(through + CONTEXT_ROWS, 10))
+    if ex.cutoff:
+        return min(len(ex.rows), max(ex.cutoff, ex.last_contributing()))
+    return min(len(ex.rows), max(ex.last_contributing() + CONTEXT_ROWS, 10))
 
 
 def value_line(ex: Explanation) -> str:
@@ -67,6 +69,8 @@ def explanation_report(ex: Explanation, rows: int | None = None, all_rows: bool 
         rest = ex.rows[n:]
         c = ex.columns.index("contribution")
         adds = "none of them contributes" if not any(r[c] for r in rest) else "some of them contribute"
+        if ex.cutoff and n >= ex.cutoff:
+            adds = f"below the cutoff @{ex.cutoff}: they do not count"
         notes.append(f"{len(rest)} more retrieved document(s) not shown ({adds}); --all shows every row")
     tables = [Table(list(ex.columns), ex.rows[:n], title=title)]
     if ex.ideal_rows:

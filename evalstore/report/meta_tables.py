@@ -112,13 +112,13 @@ def kendall(an: Analysis, *, stat: str = "tau", long: bool = False, paper: bool 
         if stat.startswith("tau")
         else f"{stat} between system rankings, {n_runs} runs"
     )
-    notes = []
+    legend = []
     if paper:
-        notes.append(
+        legend.append(
             f"{let[-1]} = {labs[-1]}; with {n_runs} runs |tau| > {tau_threshold(n_runs):.3f} is significant at "
             f"0.01 (Sakai IPSJ 2007 Eq. 9, two-sided)"
         )
-    return Table(head, out, title=title, notes=notes)
+    return Table(head, out, title=title, legend=legend)
 
 
 # --------------------------------------------------------------------------- swap
@@ -161,7 +161,7 @@ def swap(an: Analysis, *, bins: bool = False, paper: bool = True) -> Table:
         f"Swap method (swap rate <= {100 * an.params['max_rate']:g}%; {first['n_runs']} runs, "
         f"{first['n_topics']} topics, B = {trials}, seed {seed})"
     )
-    notes = (
+    legend = (
         [
             "abs. diff. (ii): the smallest difference in means that keeps the swap rate within the guarantee; "
             "max. (iii): the largest difference over all pairs, trials and both topic sets; (ii)/(iii): their ratio; "
@@ -170,7 +170,7 @@ def swap(an: Analysis, *, bins: bool = False, paper: bool = True) -> Table:
         if paper
         else []
     )
-    return Table(head, out, title=title, notes=notes)
+    return Table(head, out, title=title, legend=legend)
 
 
 # --------------------------------------------------------------------------- discpower
@@ -208,7 +208,7 @@ def discpower(an: Analysis, *, pairs: bool = False, paper: bool = True) -> Table
         f"Bootstrap sensitivity (alpha = {alpha:g}; {first['n_runs']} runs, "
         f"{first['n_topics']} topics, B = {trials}, seed {seed})"
     )
-    notes = (
+    legend = (
         [
             f"sensitivity: the run pairs with ASL < {alpha:g} among all pairs (discriminative power); "
             "estimated diff.: per pair, the |mean difference| of the bootstrap sample at the (B * alpha)-th "
@@ -217,7 +217,7 @@ def discpower(an: Analysis, *, pairs: bool = False, paper: bool = True) -> Table
         if paper
         else []
     )
-    return Table(head, out, title=title, notes=notes)
+    return Table(head, out, title=title, legend=legend)
 
 
 # --------------------------------------------------------------------------- tests
@@ -258,6 +258,14 @@ def tests(an: Analysis, *, pairs: bool = False, paper: bool = True) -> Table:
         ]  # fmt: skip
     title = f"Discriminative power per test (adjust = {adjust}; {rows[0]['n_runs']} runs, {rows[0]['n_topics']} topics)"
     return Table(head, out, title=title, notes=_trial_notes(an))
+
+
+def input_notes(columns: list[dict[str, Any]]) -> list[str]:
+    """What a reader of an analysis should know about its inputs (``Analysis.inputs["columns"]``):
+    the metrics' notes on their qrels sets (a diversity metric on a set without subtopic judgments,
+    a threshold above every grade: as ``eval`` says them), then :func:`missing_notes`."""
+    metric = list(dict.fromkeys(n for c in columns for n in c.get("notes", [])))
+    return metric + missing_notes(columns)
 
 
 def missing_notes(columns: list[dict[str, Any]]) -> list[str]:

@@ -30,7 +30,8 @@ def _count(v: float | None) -> float | int | None:
 def leaderboard(result: EvalResult, title: str | None = None) -> Table:
     """One row per run, a column per metric, sorted by the first metric; with intervals
     (``EvalResult.add_intervals``) ``<metric> lo`` and ``<metric> hi`` after each metric that has
-    them (not after sums)."""
+    them (not after sums); with rank intervals (``EvalResult.add_rank_intervals``) first ``rank``,
+    ``rank_lo``, ``rank_hi``: the run's rank by the first metric and its interval."""
     metrics = result.metrics
     table = result.table()
     n_topics = {r: n for r, m, _, n in result.means if m == metrics[0]}
@@ -50,6 +51,10 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
             if ci is not None and m not in counts:
                 row += list(ci.get((run, m), (None, None)))
         rows.append(tuple(row))
+    if result.rank_spec is not None:
+        ranks = {r: (k, lo, hi) for r, m, k, lo, hi in result.rank_intervals if m == metrics[0]}
+        columns = ["rank", "rank_lo", "rank_hi", *columns]
+        rows = [(*ranks.get(row[0], (None, None, None)), *row) for row in rows]
     return Table(columns, rows, title=title, notes=list(result.notes))
 
 
@@ -82,8 +87,9 @@ def leaderboards(
     for name, result in results.items():
         block = leaderboard(result)
         fraction, trial = derivation.get(name, (1.0, None))
-        columns = [*block.columns[:2], "fraction", "trial", *block.columns[2:]]
-        rows.extend((*r[:2], fraction, trial, *r[2:]) for r in block.rows)
+        at = block.columns.index("qrels") + 1  # after run, qrels (and the rank columns)
+        columns = [*block.columns[:at], "fraction", "trial", *block.columns[at:]]
+        rows.extend((*r[:at], fraction, trial, *r[at:]) for r in block.rows)
     return Table(columns, rows, title=title)
 
 

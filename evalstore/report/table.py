@@ -20,7 +20,12 @@ class Table:
     for the reader (hints, what was left out), printed on stderr by the CLI so that stdout stays
     data; ``digits`` is the number of decimals of floats in a table for readers (None: as
     computed); ``rule_after``: rows after which a rule is drawn (LaTeX's ``\\midrule``: the
-    baseline of a comparison)."""
+    baseline of a comparison); ``legend``: lines that explain the table (what its letters and
+    columns mean, thresholds): they go with the table, under it in stdout or the file
+    (``Report.legend``); ``groups``: a header row above the column names, ``(label, number of
+    columns)`` pairs covering every column, and ``subheads`` the column names under it, for the
+    writers that draw spanning heads (LaTeX: ``\\multicolumn`` and ``\\cmidrule``; the others use
+    ``columns``, which then say everything on their own)."""
 
     columns: list[str]
     rows: Sequence[Sequence[Any]]
@@ -28,6 +33,9 @@ class Table:
     notes: list[str] = field(default_factory=list)
     digits: int | None = 4
     rule_after: tuple[int, ...] = ()
+    legend: list[str] = field(default_factory=list)
+    groups: tuple[tuple[str, int], ...] = ()
+    subheads: tuple[str, ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in self.rows]
@@ -37,7 +45,9 @@ class Table:
         becomes a row (a leaderboard as one metric per row)."""
         heads = [str(r[0]) for r in self.rows]
         rows = [[c, *[r[i] for r in self.rows]] for i, c in enumerate(self.columns) if i > 0]
-        return Table([self.columns[0], *heads], rows, self.title, list(self.notes), self.digits)
+        return Table(
+            [self.columns[0], *heads], rows, self.title, list(self.notes), self.digits, legend=list(self.legend)
+        )
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,22 @@ class Marked:
     bold: bool = False
     mark: str = ""
     letters: str = ""
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A signed estimate, with its confidence interval when ``lo`` and ``hi`` are given: ``+0.0123
+    [-0.0012, +0.0246]`` (a difference to a baseline and its interval, an effect size). ``digits``:
+    decimals (None: the table's). Each writer draws it in its own syntax (LaTeX: the numbers in
+    math mode, true minus signs); data formats write the value alone."""
+
+    value: float
+    lo: float | None = None
+    hi: float | None = None
+    digits: int | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -79,10 +105,10 @@ class Report:
 
     @classmethod
     def of(cls, table: Table | Report) -> Report:
-        """A report of one table (its notes as the report's notes)."""
+        """A report of one table (its notes as the report's notes, its legend as the report's)."""
         if isinstance(table, Report):
             return table
-        return cls([table], notes=list(table.notes))
+        return cls([table], legend=list(table.legend), notes=list(table.notes))
 
     @property
     def data_table(self) -> Table:

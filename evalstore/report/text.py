@@ -27,6 +27,7 @@ def markdown_escape(text: Any) -> str:
 
 
 _TEX = {
+    # LaTeX's special characters
     "\\": r"\textbackslash{}",
     "&": r"\&",
     "%": r"\%",
@@ -37,12 +38,43 @@ _TEX = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # characters LaTeX's default font encoding (OT1) prints as something else: < as an inverted
+    # exclamation mark, > as an inverted question mark, | as an em dash, " as a closing quote
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    '"': r"\texttt{\char34}",  # OT1 has no \textquotedbl: the typewriter font's straight quote
+    "`": r"\textasciigrave{}",
+    # a cell that starts with [ after the \\ of the row above would be read as the \\'s argument
+    "[": "{[}",
+    "]": "{]}",
+    # the symbols evalstore itself writes, which pdflatex's UTF-8 input does not know
+    "Δ": r"$\Delta$",
+    "▲": r"$\uparrow$",
+    "▼": r"$\downarrow$",
+    "±": r"$\pm$",
+    "−": r"$-$",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+    "α": r"$\alpha$",
+    "τ": r"$\tau$",
+    "ρ": r"$\rho$",
+    "χ": r"$\chi$",
+    "…": r"\ldots{}",
 }
+#: TeX's ligatures of text characters: -- and --- (dashes), '' (a closing quote), ,, (T1: a low
+#: quote); a {} between the two characters keeps them apart
+_LIGATURE = re.compile(r"([-',])(?=[-',])")
 
 
 def tex_escape(text: Any) -> str:
-    """LaTeX text: printable, with LaTeX's special characters escaped."""
-    return "".join(_TEX.get(c, c) for c in printable(text))
+    """LaTeX text: printable, every character that LaTeX would not print as itself escaped (its
+    special characters; ``<``, ``>``, ``|``, ``"`` of the default font encoding; ``[`` that would
+    be read as the argument of a row's ``\\\\``; the symbols evalstore writes, such as Δ and ▲)
+    and TeX's ligatures (``--``, ``''``) kept apart. The one escaping function of the LaTeX writer:
+    every name, title, caption and cell passes through it."""
+    escaped = "".join(_TEX.get(c, c) for c in printable(text))
+    return _LIGATURE.sub(r"\1{}", escaped)
 
 
 def number(v: float, digits: int | None) -> str:

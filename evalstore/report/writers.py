@@ -39,7 +39,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from .table import Marked, Report, Table
+from .table import Estimate, Marked, Report, Table
 from .text import cell, markdown_escape, number, printable, tex_escape
 
 if TYPE_CHECKING:
@@ -48,8 +48,8 @@ if TYPE_CHECKING:
 
 # --------------------------------------------------------------------------- data
 def plain_value(v: Any) -> Any:
-    """A value without marks (a :class:`Marked` mean is its number)."""
-    return v.value if isinstance(v, Marked) else v
+    """A value without marks (a :class:`Marked` mean or an :class:`Estimate` is its number)."""
+    return v.value if isinstance(v, (Marked, Estimate)) else v
 
 
 def csv_value(v: Any) -> Any:
@@ -126,7 +126,24 @@ def _marked_text(v: Marked, digits: int | None) -> str:
     return number(v.value, digits) + (f" {v.mark}" if v.mark else "") + (f"^{v.letters}" if v.letters else "")
 
 
+def _signed(v: float, digits: int | None) -> str:
+    """A number with its sign (+0.0123, -0.0012; 0 without one): a difference reads as one."""
+    s = number(v, digits)
+    return s if s.startswith("-") or s == "nan" or float(s) == 0 else "+" + s
+
+
+def estimate_text(v: Estimate, digits: int | None) -> str:
+    """``+0.0123 [-0.0012, +0.0246]``: the estimate and its interval, signed."""
+    d = v.digits if v.digits is not None else digits
+    parts = [_signed(v.value, d)]
+    if v.lo is not None and v.hi is not None:
+        parts.append(f"[{_signed(v.lo, d)}, {_signed(v.hi, d)}]")
+    return " ".join(parts)
+
+
 def text_cell(v: Any, digits: int | None) -> str:
+    if isinstance(v, Estimate):
+        return estimate_text(v, digits)
     return _marked_text(v, digits) if isinstance(v, Marked) else cell(v, digits)
 
 
@@ -169,6 +186,8 @@ def markdown_text(table: Table) -> str:
     """The table as a GitHub-flavoured Markdown pipe table (numbers right-aligned)."""
 
     def md(v: Any) -> str:
+        if isinstance(v, Estimate):
+            return estimate_text(v, table.digits)
         return _marked_markdown(v, table.digits) if isinstance(v, Marked) else markdown_escape(cell(v, table.digits))
 
     cols = [markdown_escape(c) for c in table.columns]
@@ -203,11 +222,21 @@ def latex_text(table: Table) -> str:
     """The table as a booktabs ``tabular`` (needs ``\\usepackage{booktabs}``)."""
 
     def tex(v: Any) -> str:
+        if isinstance(v, Estimate):  # numbers in math mode (true minus signs), the interval smaller
+            return (
+                "$"
+                + estimate_text(v, table.digits).replace(" [", "$ {\\footnotesize $[")
+                + ("$}" if v.lo is not None and v.hi is not None else "$")
+            )
         return _marked_latex(v, table.digits) if isinstance(v, Marked) else tex_escape(cell(v, table.digits))
 
     spec = "".join("r" if _numeric(table.rows, i) else "l" for i in range(len(table.columns)))
     lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
-    lines.append(" & ".join(tex_escape(c) for c in table.columns) + " \\\\")
+    heads = list(table.columns)
+    if table.groups:
+        lines += _latex_groups(table.groups)
+        heads = list(table.subheads) or heads
+    lines.append(" & ".join(tex_escape(c) for c in heads) + " \\\\")
     lines.append("\\midrule")
     for i, r in enumerate(table.rows):
         lines.append(" & ".join(tex(v) for v in r) + " \\\\")
@@ -215,6 +244,19 @@ def latex_text(table: Table) -> str:
             lines.append("\\midrule")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def _latex_groups(groups: Sequence[tuple[str, int]]) -> list[str]:
+    """The spanning head row (``\\multicolumn``) and the rules under the groups with a label."""
+    cells, rules, first = [], [], 1
+    for label, span in groups:
+        cells.append(
+            f"\\multicolumn{{{span}}}{{c}}{{{tex_escape(label)}}}" if label and span > 1 else tex_escape(label)
+        )
+        if label:
+            rules.append(f"\\cmidrule(lr){{{first}-{first + span - 1}}}")
+        first += span
+    return [" & ".join(cells) + " \\\\", " ".join(rules)] if rules else [" & ".join(cells) + " \\\\"]
 
 
 def write_latex(report: Report, out: IO[str]) -> None:
@@ -250,7 +292,7 @@ def _width(table: Table) -> int:
 
 
 def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
-    return bool(rows) and all(isinstance(r[i], (int, float, Marked)) or r[i] is None for r in rows)
+    return bool(rows) and all(isinstance(r[i], (int, float, Marked, Estimate)) or r[i] is None for r in rows)
 
 
 def _rich(table: Table) -> None:

@@ -162,7 +162,7 @@ def _rows_of(m: ScoreMatrix, run: str) -> np.ndarray:
 
 
 def _score_notes(mats: Sequence[ScoreMatrix], where: str) -> list[str]:
-    notes = []
+    notes = list(dict.fromkeys(n for mm in mats for n in mm.notes))
     m = mats[0]
     if m.dropped_topics:
         notes.append(

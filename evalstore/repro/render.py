@@ -47,10 +47,11 @@ def table(r: Reproduction) -> Table:
         f"{r.kind}: baseline {runs['baseline']} -> {runs['rep_baseline']}, advanced {runs['advanced']} -> "
         f"{runs['rep_advanced']} ({r.qrels}{' -> ' + r.rep_qrels if r.rep_qrels else ''})"
     )
-    notes = list(r.notes)
     test = "paired" if r.kind == "reproducibility" else "unpaired"
-    notes.append(f"p-value: {test} two-sided t-test of each original run against its reproduction")
-    return Table(["measure", "metric", "baseline", "advanced", "pair"], rows, title=title, notes=notes)
+    legend = [f"p-value: {test} two-sided t-test of each original run against its reproduction"]
+    return Table(
+        ["measure", "metric", "baseline", "advanced", "pair"], rows, title=title, notes=list(r.notes), legend=legend
+    )
 
 
 def per_topic_table(r: Reproduction) -> Table:
@@ -89,7 +90,7 @@ def design_table(d: Design) -> Table:
     ]
     if d.power_current is not None:
         rows.append(["power with current topics", d.power_current])
-    notes = []
+    notes = list(d.notes)
     if d.n != d.n_approx:
         notes.append(f"Sakai's closed-form approximation gives {d.n_approx} topics, the exact solution {d.n}")
     return Table(["quantity", "value"], rows, title=f"topic set size design: {d.metric} on {d.qrels}", notes=notes)

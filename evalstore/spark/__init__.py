@@ -171,9 +171,9 @@ def _evaluate(
         gmax = max(gains) if gains else float(meta["max_grade"] or 1)
         sql = engine.unit_sql(unit, options, gmax)
         for name, body in render([qid], run_ids, unit.context, sql.options, sql.columns, rank_source, as_ctes=True):
-            df = spark.sql(_to_spark(body))
-            df.cache()  # every block of the pass reads it
-            df.createOrReplaceTempView(name)
+            # computed once and cut from its lineage: every block of the pass reads it, and Spark
+            # would otherwise analyse and optimise the whole chain of views again for each chunk
+            spark.sql(_to_spark(body)).localCheckpoint(eager=True).createOrReplaceTempView(name)
         # a few blocks per query, each chunk computed and cut from its lineage: one query with a
         # hundred blocks (trec_eval's all_trec) exhausts the driver's heap while Spark plans it
         for start in range(0, len(sql.selects), _BLOCKS_PER_QUERY):

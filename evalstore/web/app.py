@@ -6,8 +6,9 @@ holds no lock between requests: ``evalstore ingest`` and ``eval`` can write to t
 runs, and the next page shows what they wrote. A request that meets a writer retries for ``wait``
 seconds, then answers 503. The store file is never written.
 
-Routes: ``/`` (leaderboard), ``/runs/{run}``, ``/compare``, ``/topics/{topic}``, ``/meta``,
-``/sql``, ``/download/leaderboard.csv``, ``/download/leaderboard.parquet``,
+Routes: ``/`` (leaderboard; ``metric=`` repeated: side by side; ``?rank_ci=bootstrap|t``: rank
+intervals), ``/runs/{run}``, ``/compare``, ``/contrast``, ``/topics/{topic}``, ``/meta``, ``/agree``
+(a judge comparison), ``/sql``, ``/download/leaderboard.csv``, ``/download/leaderboard.parquet``,
 ``/download/sql.csv``, ``/static/{name}`` (the two files of :data:`~evalstore.web.render.STATIC`,
 looked up by name: no URL reaches the file system). Anything else is a 404 page.
 """
@@ -30,7 +31,7 @@ from ..facade import Store
 from ..facade import open as open_store
 from ..report.formats import to_bytes
 from ..report.table import Table
-from . import pages, render, sqlpage
+from . import agree_view, compare_view, contrast_view, leaderboard_view, pages, render, sqlpage
 from .links import LiveLinks, file_name
 
 log = logging.getLogger("evalstore.web")
@@ -57,6 +58,7 @@ class Source:
     threads: int | None = None
     row_cap: int = sqlpage.ROW_CAP
     time_limit: float = sqlpage.TIME_LIMIT
+    metric: str | None = None  # serve --metric: the default metric of the pages
 
     def open(self) -> Store:
         return open_store(
@@ -91,7 +93,7 @@ class Site:
             except StoreLockedError as e:
                 return self.error(503, str(e))
             try:
-                return build(pages.Ctx(store, self.links, self.title), request)
+                return build(pages.Ctx(store, self.links, self.title, default_metric=self.source.metric), request)
             except pages.PageError as e:
                 return self.error(e.status, str(e))
             except StoreLockedError as e:
@@ -103,15 +105,23 @@ class Site:
 
     # ------------------------------------------------------------------ pages
     def leaderboard(self, ctx: pages.Ctx, request: Request) -> Response:
-        return self.html("leaderboard.html", pages.leaderboard_page(ctx, _q(request, "qrels"), _q(request, "metric")))
+        metrics = request.query_params.getlist("metric")
+        ranks = (_q(request, k) for k in ("rank_ci", "trials", "seed"))
+        return self.html(
+            "leaderboard.html", leaderboard_view.leaderboard_page(ctx, _q(request, "qrels"), metrics, *ranks)
+        )
 
     def run(self, ctx: pages.Ctx, request: Request) -> Response:
         model = pages.run_page(ctx, request.path_params["run"], _q(request, "qrels"), _q(request, "metric"))
         return self.html("run.html", model)
 
     def compare(self, ctx: pages.Ctx, request: Request) -> Response:
+        args = (_q(request, k) for k in ("baseline", "run", "qrels", "metric", "missing"))
+        return self.html("compare.html", compare_view.compare_page(ctx, *args))
+
+    def contrast(self, ctx: pages.Ctx, request: Request) -> Response:
         args = (_q(request, k) for k in ("baseline", "run", "qrels", "metric"))
-        return self.html("compare.html", pages.compare_page(ctx, *args))
+        return self.html("contrast.html", contrast_view.contrast_page(ctx, *args))
 
     def topic(self, ctx: pages.Ctx, request: Request) -> Response:
         args = (_q(request, k) for k in ("runs", "qrels", "metric", "depth"))
@@ -119,6 +129,9 @@ class Site:
 
     def meta(self, ctx: pages.Ctx, request: Request) -> Response:
         return self.html("meta.html", pages.meta_page(ctx))
+
+    def agree(self, ctx: pages.Ctx, request: Request) -> Response:
+        return self.html("agree.html", agree_view.agree_page(ctx, _q(request, "id")))
 
     def sql(self, request: Request) -> Response:
         query = _q(request, "q") or ""
@@ -158,7 +171,7 @@ class Site:
         fmt = request.path_params["fmt"]
         if fmt not in ("csv", "parquet"):
             return self.error(404, "downloads: leaderboard.csv or leaderboard.parquet")
-        cols, rows, qrels, metric = pages.leaderboard_table(ctx, _q(request, "qrels"), _q(request, "metric"))
+        cols, rows, qrels, metric = leaderboard_view.leaderboard_table(ctx, _q(request, "qrels"), _q(request, "metric"))
         name = f"leaderboard-{file_name(qrels)}-{file_name(metric)}.{fmt}"
         return _download(Table(cols, rows), fmt, name)
 
@@ -203,8 +216,10 @@ def create_app(source: Source) -> Starlette:
         Route("/", site.with_store(site.leaderboard)),
         Route("/runs/{run:path}", site.with_store(site.run)),
         Route("/compare", site.with_store(site.compare)),
+        Route("/contrast", site.with_store(site.contrast)),
         Route("/topics/{topic:path}", site.with_store(site.topic)),
         Route("/meta", site.with_store(site.meta)),
+        Route("/agree", site.with_store(site.agree)),
         Route("/sql", site.sql),
         Route("/download/leaderboard.{fmt:str}", site.with_store(site.leaderboard_download)),
         Route("/download/sql.csv", site.sql_download),

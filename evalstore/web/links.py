@@ -6,63 +6,66 @@ The page builders (:mod:`.pages`) never spell a URL themselves: they ask a :clas
 :class:`ReportLinks` gives relative links between the files of ``evalstore report``; it returns
 None for a page the report does not hold (the page then shows the name without a link).
 
-File names of the report (:func:`file_name`) are made from run names, metric names and topic ids,
-which may contain any character: every character but ``a-z`` and ``0-9`` is encoded (an upper
-case letter as ``-`` and the letter, anything else as ``_`` and the hex digits of its UTF-8 bytes),
-so names map to distinct files, also on a file system that ignores case, and a name can never
-reach another folder (``/``, ``..``) or be a device name of Windows.
+File names of the report (:func:`file_name`, :func:`file_names`) are the names themselves where
+they are safe file names on every file system (``nDCG@10``, ``AP(rel=2)``, ``dl19-bm25``): only
+``A-Z a-z 0-9 . _ @ + = , ( ) -``, no leading dot, no trailing dot, not a device name of Windows,
+at most :data:`MAX_FILE_STEM` characters. Any other name keeps its safe characters (the rest
+become ``_``) and gets a short hash of the whole name (``<script>`` -> ``_script_-1a2b3c4d``), so
+names never reach another folder (``/``, ``..``) and stay distinct. Within one folder of a report
+(:func:`file_names`), names that differ only in case (``BM25``, ``bm25``) get the hash too, so they
+stay distinct on a file system that ignores case.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from urllib.parse import quote, urlencode
 
-#: Encodings longer than this are cut and completed with a hash of the whole name (file names are
-#: limited to 255 bytes on most file systems).
-MAX_FILE_STEM = 120
+#: The longest file name stem kept as it is; longer names are cut and completed with a hash.
+MAX_FILE_STEM = 100
+_SAFE = re.compile(r"[A-Za-z0-9._@+=,()\-]+")
+_UNSAFE_CHAR = re.compile(r"[^A-Za-z0-9._@+=,()\-]")
 _WINDOWS_DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
 
-def file_name(name: str) -> str:
-    """A file name stem for ``name``: only ``a-z 0-9 - _`` (and ``.`` before a hash, for a very long
-    name), distinct for distinct names (see the module docstring)."""
-    out: list[str] = []
-    for ch in name:
-        if "a" <= ch <= "z" or "0" <= ch <= "9":
-            out.append(ch)
-        elif "A" <= ch <= "Z":
-            out.append("-" + ch.lower())
-        else:
-            out.append("".join(f"_{b:02x}" for b in ch.encode("utf-8")))
-    stem = "".join(out)
-    if stem in _WINDOWS_DEVICES or stem == "":
-        # an escaped first character keeps the name distinct from every other encoding
-        stem = (f"_{ord(stem[0]):02x}" + stem[1:]) if stem else "_"
-    if len(stem) > MAX_FILE_STEM:
-        stem = stem[:MAX_FILE_STEM] + "." + hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
-    return stem
+def _hash(name: str) -> str:
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
 
 
-def decode_file_name(stem: str) -> str:
-    """The name a :func:`file_name` stem was made from (not for the cut form of a very long name)."""
-    if stem == "_":
-        return ""
-    data = bytearray()
-    i = 0
-    while i < len(stem):
-        ch = stem[i]
-        if ch == "-":
-            data += stem[i + 1].upper().encode()
-            i += 2
-        elif ch == "_":
-            data.append(int(stem[i + 1 : i + 3], 16))
-            i += 3
-        else:
-            data += ch.encode()
-            i += 1
-    return data.decode("utf-8")
+def _safe(name: str) -> bool:
+    return (
+        _SAFE.fullmatch(name) is not None
+        and len(name) <= MAX_FILE_STEM
+        and not name.startswith(".")
+        and not name.endswith(".")
+        and name.split(".")[0].lower() not in _WINDOWS_DEVICES
+    )
+
+
+def file_name(name: str, force_hash: bool = False) -> str:
+    """A file name stem for ``name``: the name itself when it is safe (see the module docstring),
+    else its safe characters and a short hash of the name."""
+    if _safe(name) and not force_hash:
+        return name
+    # dots go too, so that no part before a dot is a device name (con.txt-1a2b3c4d is still CON on Windows)
+    kept = _UNSAFE_CHAR.sub("_", name).replace(".", "_")[: MAX_FILE_STEM - 9]
+    return f"{kept}-{_hash(name)}" if kept else _hash(name)
+
+
+def file_names(names: Iterable[str]) -> dict[str, str]:
+    """The file name stems of names that share a folder: :func:`file_name`, with a hash also for
+    names whose stems differ only in case (distinct on a file system that ignores case)."""
+    stems = {n: file_name(n) for n in dict.fromkeys(names)}
+    seen: dict[str, list[str]] = {}
+    for n, st in stems.items():
+        seen.setdefault(st.casefold(), []).append(n)
+    for group in seen.values():
+        if len(group) > 1:
+            for n in group:
+                stems[n] = file_name(n, force_hash=True)
+    return stems
 
 
 class Links:
@@ -73,11 +76,24 @@ class Links:
     def home(self) -> str:
         raise NotImplementedError
 
-    def leaderboard(self, qrels: str, metric: str) -> str | None:
+    def leaderboard(self, qrels: str, metric: str | Sequence[str]) -> str | None:
+        """The leaderboard of one metric, or of several side by side."""
+        raise NotImplementedError
+
+    def contrast(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
+        """Where two runs' ranked lists differ (the topics by RBO)."""
         raise NotImplementedError
 
     def run(self, run: str, qrels: str, metric: str) -> str | None:
         raise NotImplementedError
+
+    def leaderboard_ranked(self, qrels: str, metric: str, rank_ci: str) -> str | None:
+        """The leaderboard with rank intervals computed by ``rank_ci`` (``""``: the stored ones)."""
+        return self.leaderboard(qrels, metric) if not rank_ci else None
+
+    def agree(self, analysis_id: int) -> str | None:
+        """The page of a stored judge comparison (``evalstore agree``)."""
+        return None
 
     def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
         raise NotImplementedError
@@ -98,9 +114,13 @@ class Links:
         raise NotImplementedError
 
 
-def _q(params: dict[str, str | None]) -> str:
-    kept = {k: v for k, v in params.items() if v is not None and v != ""}
-    return ("?" + urlencode(kept)) if kept else ""
+def _q(params: dict[str, str | Sequence[str] | None]) -> str:
+    kept = {k: v for k, v in params.items() if v is not None and v != "" and v != []}
+    return ("?" + urlencode(kept, doseq=True)) if kept else ""
+
+
+def _metrics(metric: str | Sequence[str]) -> list[str]:
+    return [metric] if isinstance(metric, str) else list(metric)
 
 
 class LiveLinks(Links):
@@ -111,14 +131,23 @@ class LiveLinks(Links):
     def home(self) -> str:
         return "/"
 
-    def leaderboard(self, qrels: str, metric: str) -> str:
-        return "/" + _q({"qrels": qrels, "metric": metric})
+    def leaderboard(self, qrels: str, metric: str | Sequence[str]) -> str:
+        return "/" + _q({"qrels": qrels, "metric": _metrics(metric)})
+
+    def leaderboard_ranked(self, qrels: str, metric: str, rank_ci: str) -> str:
+        return "/" + _q({"qrels": qrels, "metric": metric, "rank_ci": rank_ci})
+
+    def agree(self, analysis_id: int) -> str:
+        return "/agree" + _q({"id": str(int(analysis_id))})
 
     def run(self, run: str, qrels: str, metric: str) -> str:
         return f"/runs/{quote(run, safe='')}" + _q({"qrels": qrels, "metric": metric})
 
     def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str:
         return "/compare" + _q({"baseline": baseline, "run": run, "metric": metric, "qrels": qrels})
+
+    def contrast(self, baseline: str, run: str, qrels: str, metric: str) -> str:
+        return "/contrast" + _q({"baseline": baseline, "run": run, "metric": metric, "qrels": qrels})
 
     def topic(self, topic: str, runs: Sequence[str], qrels: str, metric: str) -> str:
         return f"/topics/{quote(topic, safe='')}" + _q({"runs": ",".join(runs), "qrels": qrels, "metric": metric})
@@ -141,40 +170,70 @@ class ReportLinks(Links):
 
     ``here`` is the path of the page being written, relative to the report's folder; ``metrics``
     the metrics with pages, ``qrels`` the report's qrels set; ``best`` maps each metric to the run
-    that the comparison pages compare with; ``topics`` are the topics with a page."""
+    that the comparison pages compare with; ``topics`` are the topics with a page, ``runs`` the runs
+    with pages (their file names are chosen together: :func:`file_names`)."""
 
-    def __init__(self, qrels: str, metrics: Sequence[str], best: dict[str, str], topics: set[str], here: str = ""):
+    def __init__(
+        self,
+        qrels: str,
+        metrics: Sequence[str],
+        best: dict[str, str],
+        topics: set[str],
+        here: str = "",
+        runs: Sequence[str] = (),
+        agreements: Sequence[int] | set[int] = (),
+    ):
         self.qrels, self.metrics, self.best, self.topics = qrels, list(metrics), best, topics
         self.here = here
+        self.runs = list(runs)
+        self.agreements = set(agreements)  # the judge comparisons with a page
+        self.files = {
+            "metric": file_names(self.metrics),
+            "run": file_names(self.runs),
+            "topic": file_names(sorted(topics)),
+        }
 
     def at(self, here: str) -> ReportLinks:
-        return ReportLinks(self.qrels, self.metrics, self.best, self.topics, here)
+        other = ReportLinks.__new__(ReportLinks)
+        other.__dict__.update(self.__dict__)
+        other.here = here
+        return other
 
     def _rel(self, path: str) -> str:
-        return "../" * self.here.count("/") + path
+        return quote("../" * self.here.count("/") + path, safe="/@+=,()")
+
+    def _file(self, kind: str, name: str) -> str:
+        return self.files[kind].get(name) or file_name(name)
 
     def home(self) -> str:
         return self._rel("index.html")
 
     # the paths of the report's files (relative to its folder)
-    def leaderboard_path(self, metric: str) -> str:
-        return "index.html" if metric == self.metrics[0] else f"index-{file_name(metric)}.html"
+    def leaderboard_path(self, metric: str | Sequence[str]) -> str:
+        ms = _metrics(metric)
+        if ms == self.metrics or (len(ms) == 1 and len(self.metrics) == 1 and ms[0] == self.metrics[0]):
+            return "index.html"
+        return f"leaderboard-{self._file('metric', ms[0])}.html"
 
     def run_path(self, run: str, metric: str) -> str:
-        return f"runs/{file_name(metric)}/{file_name(run)}.html"
+        return f"runs/{self._file('metric', metric)}/{self._file('run', run)}.html"
 
     def compare_path(self, run: str, metric: str) -> str:
-        return f"compare/{file_name(metric)}/{file_name(run)}.html"
+        return f"compare/{self._file('metric', metric)}/{self._file('run', run)}.html"
+
+    def contrast_path(self, run: str, metric: str) -> str:
+        return f"contrast/{self._file('metric', metric)}/{self._file('run', run)}.html"
 
     def topic_path(self, topic: str) -> str:
-        return f"topics/{file_name(topic)}.html"
+        return f"topics/{self._file('topic', topic)}.html"
 
     def download_path(self, what: str, fmt: str, metric: str) -> str:
-        return f"{what}-{file_name(metric)}.{fmt}"
+        return f"{what}-{self._file('metric', metric)}.{fmt}"
 
-    def leaderboard(self, qrels: str, metric: str) -> str | None:
-        ok = qrels == self.qrels and metric in self.metrics
-        return self._rel(self.leaderboard_path(metric)) if ok else None
+    def leaderboard(self, qrels: str, metric: str | Sequence[str]) -> str | None:
+        ms = _metrics(metric)
+        ok = qrels == self.qrels and (ms == self.metrics or (len(ms) == 1 and ms[0] in self.metrics))
+        return self._rel(self.leaderboard_path(ms)) if ok else None
 
     def run(self, run: str, qrels: str, metric: str) -> str | None:
         ok = qrels == self.qrels and metric in self.metrics
@@ -184,12 +243,23 @@ class ReportLinks(Links):
         ok = qrels == self.qrels and metric in self.metrics and self.best.get(metric) == baseline and run != baseline
         return self._rel(self.compare_path(run, metric)) if ok else None
 
+    def contrast(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
+        # the report's contrast pages: each run against the best run of the first metric
+        ok = qrels == self.qrels and metric == self.metrics[0] and self.best.get(metric) == baseline and run != baseline
+        return self._rel(self.contrast_path(run, metric)) if ok else None
+
     def topic(self, topic: str, runs: Sequence[str], qrels: str, metric: str) -> str | None:
         # every topic page of the report shows the best run against the second best (by the first metric)
         return self._rel(self.topic_path(topic)) if qrels == self.qrels and topic in self.topics else None
 
     def meta(self) -> str:
         return self._rel("meta.html")
+
+    def agree_path(self, analysis_id: int) -> str:
+        return f"agree-{int(analysis_id)}.html"
+
+    def agree(self, analysis_id: int) -> str | None:
+        return self._rel(self.agree_path(analysis_id)) if analysis_id in self.agreements else None
 
     def sql(self, query: str | None = None) -> None:
         return None  # a static report has no query page

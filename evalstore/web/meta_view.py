@@ -21,6 +21,7 @@ KIND_NAMES = {
     "tests": "Paired significance tests",
     "robustness": "Robustness to incomplete judgments",
     "compare": "Comparison with a baseline",
+    "agree": "Comparison of judges (labels and leaderboards)",
 }
 
 
@@ -55,6 +56,7 @@ def describe(a: StoredAnalysis, links: Links) -> dict[str, Any]:
         "params": [(k, v) for k, v in params.items()],
         "tables": [],
         "figures": [],
+        "link": None,
     }
     fill = {
         "kendall": _kendall,
@@ -63,6 +65,7 @@ def describe(a: StoredAnalysis, links: Links) -> dict[str, Any]:
         "tests": _tests,
         "robustness": _robustness,
         "compare": _compare,
+        "agree": _agree,
     }.get(a.kind)
     if fill is not None:
         fill(a, item, links)
@@ -297,3 +300,17 @@ def _compare(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
             ],
         )
     )
+
+
+def _agree(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
+    """The label statistics of all topics and the ranking agreement per metric; the full page is
+    :mod:`.agree_view`'s."""
+    item["columns"] = [f"{a.params.get('candidate')} against {a.params.get('reference')}"]
+    item["link"] = links.agree(a.analysis_id)
+    overall = [r for r in a.tables.get("meta_agree_labels", []) if r.get("topic") is None]
+    cols = ["n_common", "n_ref_only", "n_cand_only", "kappa", "kappa_linear", "kappa_quadratic", "kappa_binary"]
+    item["tables"].append(_table(overall, [*cols, "alpha_nominal", "alpha_ordinal"]))
+    ranking = a.tables.get("meta_agree_ranking", [])
+    if ranking:
+        cols = ["metric", "n_runs", "tau_b", "spearman", "tau_ap", "tau_ap_sym", "max_rank_change", "n_flips"]
+        item["tables"].append(_table(ranking, cols))

@@ -15,8 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..errors import EvalstoreError
 from ..version import __version__
 from . import queries as q
@@ -59,6 +57,7 @@ class Ctx:
     title: str = ""
     cache: dict[Any, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    default_metric: str | None = None  # serve --metric: the metric a page shows when none is asked for
 
     def cached(self, key: Any, make):
         if self.cache is None:
@@ -72,7 +71,9 @@ def site_title(location: str) -> str:
     return os.path.basename(location) or location
 
 
-def _base(ctx: Ctx, page: str, heading: str, qrels: str | None = None, metric: str | None = None) -> dict[str, Any]:
+def base_model(
+    ctx: Ctx, page: str, heading: str, qrels: str | None = None, metric: str | None = None
+) -> dict[str, Any]:
     links = ctx.links
     return {
         "page": page,
@@ -107,7 +108,7 @@ def choose(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[str, str, q
         raise NotFound(f"no scores on a qrels set named {qrels!r} (qrels sets with scores: {known})")
     assert qrels is not None
     if metric is None or metric == "":
-        metric = cat.default_metric(qrels)
+        metric = cat.default_metric(qrels, ctx.default_metric)
     assert metric is not None
     if metric not in cat.metrics[qrels]:
         metric = _stored_spelling(ctx, qrels, metric, cat)
@@ -131,7 +132,7 @@ def _stored_spelling(ctx: Ctx, qrels: str, metric: str, cat: q.Catalogue) -> str
     return name
 
 
-def _board(ctx: Ctx, qrels: str, metric: str) -> list[q.BoardRow]:
+def board(ctx: Ctx, qrels: str, metric: str) -> list[q.BoardRow]:
     return ctx.cached(("board", qrels, metric), lambda: q.leaderboard(ctx.store, qrels, metric))
 
 
@@ -147,83 +148,35 @@ def _pickers(ctx: Ctx, cat: q.Catalogue, qrels: str, metric: str) -> dict[str, A
         for m, n in cat.metrics[qrels].items()
     ]
     qrels_links = [
-        {"name": name, "href": links.leaderboard(name, cat.default_metric(name) or ""), "current": name == qrels}
+        {
+            "name": name,
+            "href": links.leaderboard(name, cat.default_metric(name, ctx.default_metric) or ""),
+            "current": name == qrels,
+        }
         for name in cat.qrels
     ]
     return {"metric_choices": metric_links, "qrels_choices": qrels_links}
 
 
-def _interval_method(rows: Sequence[q.BoardRow]) -> str:
-    aggs = {r.aggregate for r in rows}
-    text = (
-        f"{round(q.CI_LEVEL * 100)} % interval: mean ± t(0.975, n−1) · sd / √n over the run's n per-topic "
-        "scores (Student's t; the topics taken as a sample of topics)."
-    )
-    if aggs - {"mean"}:
-        text += " No interval for a metric summarised by a geometric mean or a sum."
-    return text
-
-
 # --------------------------------------------------------------------------- pages
-def leaderboard_page(ctx: Ctx, qrels: str | None = None, metric: str | None = None) -> dict[str, Any]:
-    qrels, metric, cat = choose(ctx, qrels, metric)
-    rows = _board(ctx, qrels, metric)
-    links = ctx.links
-    best = rows[0].run if rows else None
-    table = []
-    for r in rows:
-        table.append(
-            {
-                "rank": r.rank,
-                "run": r.run,
-                "href": links.run(r.run, qrels, metric),
-                "mean": r.mean,
-                "ci_low": r.ci_low,
-                "ci_high": r.ci_high,
-                "sd": r.sd,
-                "n_topics": r.n_topics,
-                "compare": links.compare(best, r.run, qrels, metric) if best and r.run != best else None,
-            }
-        )
-    shown = rows[:CHART_RUNS]
-    chart = svg.interval_chart(
-        [r.run for r in shown],
-        [r.mean for r in shown],
-        [r.ci_low for r in shown],
-        [r.ci_high for r in shown],
-        xlabel=f"mean {metric} on {qrels} with its 95 % interval",
-        links=[links.run(r.run, qrels, metric) for r in shown],
+def no_scores_message(ctx: Ctx, run: str, qrels: str, metric: str) -> str:
+    """Why a run has no scores on a qrels set, and what would give it some: ``eval`` when the run
+    shares topics with the set, else the qrels sets it is scored on (an eval command could not
+    work: the run is of another collection)."""
+    import shlex
+
+    shared, scored = q.run_qrels_overlap(ctx.store, run, qrels)
+    if shared:
+        cmd = f"evalstore eval --qrels {shlex.quote(qrels)} -m {shlex.quote(metric)} -r {shlex.quote(run)}"
+        return f"the run {run!r} has no {metric} scores on {qrels!r}; evaluate it with {cmd}"
+    where = f"; it has scores on {', '.join(scored[:10])}" if scored else ""
+    return (
+        f"the run {run!r} shares no topic with the qrels set {qrels!r} (another collection), so it has no scores "
+        f"on it{where}"
     )
-    model = _base(ctx, "leaderboard", f"Leaderboard: {metric} on {qrels}", qrels, metric)
-    model.update(_pickers(ctx, cat, qrels, metric))
-    model.update(
-        {
-            "rows": table,
-            "n_runs": len(rows),
-            "best": best,
-            "aggregate": rows[0].aggregate if rows else "mean",
-            "chart": chart,
-            "chart_note": f"the best {CHART_RUNS} of {len(rows)} runs" if len(rows) > CHART_RUNS else None,
-            "method": _interval_method(rows),
-            "csv": links.download("leaderboard", "csv", qrels, metric),
-            "parquet": links.download("leaderboard", "parquet", qrels, metric),
-        }
-    )
-    return model
 
 
-def leaderboard_table(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[list[str], list[list[Any]], str, str]:
-    """The leaderboard as data (the CSV and Parquet downloads)."""
-    qrels, metric, _ = choose(ctx, qrels, metric)
-    cols = ["rank", "run", "qrels", "metric", "mean", "ci_low", "ci_high", "sd", "n_topics", "aggregate"]
-    rows = [
-        [r.rank, r.run, qrels, metric, r.mean, r.ci_low, r.ci_high, r.sd, r.n_topics, r.aggregate]
-        for r in _board(ctx, qrels, metric)
-    ]
-    return cols, rows, qrels, metric
-
-
-def _need_run(ctx: Ctx, run: str) -> None:
+def need_run(ctx: Ctx, run: str) -> None:
     if not q.run_exists(ctx.store, run):
         raise NotFound(f"no run named {run!r} in the store")
 
@@ -236,19 +189,16 @@ def _partner(rows: Sequence[q.BoardRow], run: str) -> str | None:
 
 
 def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = None) -> dict[str, Any]:
-    _need_run(ctx, run)
+    need_run(ctx, run)
     qrels, metric, cat = choose(ctx, qrels, metric)
     scores = q.run_scores(ctx.store, run, qrels, metric)
     if not scores:
-        raise NotFound(
-            f"the run {run!r} has no {metric} scores on {qrels!r}; evaluate it with "
-            f"evalstore eval --qrels {qrels} -m {metric} -r RUN"
-        )
+        raise NotFound(no_scores_message(ctx, run, qrels, metric))
     stats = _stats(ctx, qrels, metric)
-    board = _board(ctx, qrels, metric)
+    ranked = board(ctx, qrels, metric)
     links = ctx.links
     topics = sorted(scores, key=q.topic_key)
-    partner = _partner(board, run)
+    partner = _partner(ranked, run)
     pair = [run, partner] if partner else [run]
     topic_links = [links.topic(t, pair, qrels, metric) for t in topics]
     chart = svg.appendix_chart(
@@ -283,8 +233,8 @@ def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = 
                 "n_runs": s.n_runs if s else 0,
             }
         )
-    me = next((r for r in board if r.run == run), None)
-    model = _base(ctx, "run", f"Run {run}", qrels, metric)
+    me = next((r for r in ranked if r.run == run), None)
+    model = base_model(ctx, "run", f"Run {run}", qrels, metric)
     model.update(_pickers(ctx, cat, qrels, metric))
     model.update(
         {
@@ -293,7 +243,7 @@ def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = 
             "chart": chart,
             "mean": me.mean if me else None,
             "rank": me.rank if me else None,
-            "n_runs": len(board),
+            "n_runs": len(ranked),
             "ci_low": me.ci_low if me else None,
             "ci_high": me.ci_high if me else None,
             "above": above,
@@ -301,101 +251,14 @@ def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = 
             "equal": equal,
             "best_count": sum(1 for r in table if r["is_best"]),
             "partner": partner,
-            "compare": links.compare(board[0].run, run, qrels, metric) if board and board[0].run != run else None,
-            "compare_with": board[0].run if board else None,
+            "compare": links.compare(ranked[0].run, run, qrels, metric) if ranked and ranked[0].run != run else None,
+            "compare_with": ranked[0].run if ranked else None,
             "run_links": [
                 {"name": m, "href": links.run(run, qrels, m), "current": m == metric} for m in cat.metrics[qrels]
             ],
         }
     )
     return model
-
-
-def compare_page(ctx: Ctx, baseline: str | None, run: str | None, qrels: str | None = None, metric: str | None = None):
-    from ..meta import effects
-    from ..meta.significance import paired_t, wilcoxon
-
-    if not baseline or not run:
-        raise BadRequest("the comparison needs two runs: /compare?baseline=RUN_A&run=RUN_B&metric=METRIC")
-    _need_run(ctx, baseline)
-    _need_run(ctx, run)
-    qrels, metric, cat = choose(ctx, qrels, metric)
-    a = q.run_scores(ctx.store, baseline, qrels, metric)
-    b = q.run_scores(ctx.store, run, qrels, metric)
-    for name, sc in ((baseline, a), (run, b)):
-        if not sc:
-            raise NotFound(f"the run {name!r} has no {metric} scores on {qrels!r}")
-    common = sorted((t for t in a if t in b and a[t] is not None and b[t] is not None), key=q.topic_key)
-    only = sorted(set(a) ^ set(b), key=q.topic_key)
-    diffs = {t: b[t] - a[t] for t in common}  # type: ignore[operator]
-    order = sorted(common, key=lambda t: (-diffs[t], q.topic_key(t)))
-    links = ctx.links
-    topic_links = [links.topic(t, [baseline, run], qrels, metric) for t in order]
-    label = f"{metric}: {run} − {baseline}"
-    chart = svg.difference_bars(order, [diffs[t] for t in order], label=label, links=topic_links)
-    wins = sum(1 for t in common if diffs[t] > 0)
-    losses = sum(1 for t in common if diffs[t] < 0)
-    ties = len(common) - wins - losses
-    stats: dict[str, Any] = {"n": len(common)}
-    if len(common) >= 2:
-        Z = np.array([[diffs[t] for t in common]], dtype=np.float64)
-        t_stat, p_t = paired_t(Z)
-        w_stat, p_w = wilcoxon(Z)
-        lo, hi = effects.t_interval(Z)
-        dz = effects.d_z(Z)
-        stats.update(
-            {
-                "mean_a": statistics.fmean(a[t] for t in common),  # type: ignore[misc]
-                "mean_b": statistics.fmean(b[t] for t in common),  # type: ignore[misc]
-                "diff": float(Z.mean()),
-                "t": _num(t_stat[0]),
-                "p_t": _num(p_t[0]),
-                "w": _num(w_stat[0]),
-                "p_w": _num(p_w[0]),
-                "ci_low": _num(lo[0]),
-                "ci_high": _num(hi[0]),
-                "d_z": _num(dz[0]),
-                "df": len(common) - 1,
-            }
-        )
-    rows = [
-        {
-            "topic": t,
-            "href": href,
-            "a": a[t],
-            "b": b[t],
-            "diff": diffs[t],
-            "outcome": "win" if diffs[t] > 0 else "loss" if diffs[t] < 0 else "tie",
-        }
-        for t, href in zip(order, topic_links)
-    ]
-    model = _base(ctx, "compare", f"{run} against {baseline}", qrels, metric)
-    model.update(
-        {
-            "baseline": baseline,
-            "run": run,
-            "baseline_href": links.run(baseline, qrels, metric),
-            "run_href": links.run(run, qrels, metric),
-            "swap_href": links.compare(run, baseline, qrels, metric),
-            "rows": rows,
-            "chart": chart,
-            "wins": wins,
-            "losses": losses,
-            "ties": ties,
-            "stats": stats,
-            "only": only,
-            "metric_links": [
-                {"name": m, "href": links.compare(baseline, run, qrels, m), "current": m == metric}
-                for m in cat.metrics[qrels]
-            ],
-        }
-    )
-    return model
-
-
-def _num(x: Any) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
 
 
 def resolve_runs(spec: str, known: set[str]) -> list[str]:
@@ -439,12 +302,21 @@ def topic_page(
     rel_docs = [d for d, g in judged if g > 0]
     shown_rel = rel_docs[:200]
     rank_of = q.ranks_of(store, chosen, topic, shown_rel)
-    model = _base(ctx, "topic", f"Topic {topic}", qrels, metric)
+    texts = q.topic_texts(store, topic)
+    columns = _ranked_columns(ctx, chosen, topic, qrels, metric, k)
+    snippets = q.doc_snippets(store, sorted({x["doc"] for c in columns for x in c["docs"]} | set(shown_rel)))
+    for c in columns:
+        for x in c["docs"]:
+            x["snippet"] = snippets.get(x["doc"])
+    heading = f"Topic {topic}: {texts[0].query}" if texts else f"Topic {topic}"
+    model = base_model(ctx, "topic", heading, qrels, metric)
     model.update(
         {
             "topic": topic,
+            "texts": texts,
+            "has_docs": bool(snippets),
             "runs": chosen,
-            "columns": _ranked_columns(ctx, chosen, topic, qrels, metric, k),
+            "columns": columns,
             "depth": k,
             "metric_rows": _topic_metric_rows(cat.metrics[qrels], scores, chosen, metric),
             "all_runs": [
@@ -455,7 +327,7 @@ def topic_page(
             "n_relevant": len(rel_docs),
             "grades": sorted({g for _, g in judged}, reverse=True),
             "relevant_docs": [
-                {"doc": d, "grade": g, "ranks": [rank_of.get((r, d)) for r in chosen]}
+                {"doc": d, "grade": g, "ranks": [rank_of.get((r, d)) for r in chosen], "snippet": snippets.get(d)}
                 for d, g in judged
                 if g > 0 and d in set(shown_rel)
             ],
@@ -480,13 +352,13 @@ def _depth(depth: str | int | None) -> int:
 def _topic_runs(ctx: Ctx, runs: str | Sequence[str] | None, qrels: str, metric: str) -> list[str]:
     """The one or two runs a topic page shows (default: the two best on the metric)."""
     if runs is None or runs == "" or runs == []:
-        chosen = [r.run for r in _board(ctx, qrels, metric)[:2]]
+        chosen = [r.run for r in board(ctx, qrels, metric)[:2]]
     elif isinstance(runs, str):
         chosen = resolve_runs(runs, set(ctx.cached("runs", lambda: q.run_names(ctx.store))))
     else:
         chosen = list(runs)
         for r in chosen:
-            _need_run(ctx, r)
+            need_run(ctx, r)
     chosen = list(dict.fromkeys(chosen))
     if len(chosen) > 2:
         raise BadRequest("a topic page shows one or two runs side by side: ?runs=A,B")
@@ -562,7 +434,7 @@ def meta_page(ctx: Ctx) -> dict[str, Any]:
     cat = ctx.cached("catalogue", lambda: q.catalogue(store))
     qrels = cat.default_qrels()
     metric = cat.default_metric(qrels) if qrels else None
-    model = _base(ctx, "meta", "Stored analyses", qrels, metric)
+    model = base_model(ctx, "meta", "Stored analyses", qrels, metric)
     model.update({"analyses": items, "total": total, "limit": META_LIMIT})
     return model
 

@@ -29,9 +29,10 @@ def topic_key(topic: str) -> tuple[int, int, str]:
 
 @dataclass(frozen=True)
 class Catalogue:
-    """Which qrels sets have scores, and for each its metrics with the number of runs evaluated."""
+    """Which qrels sets have scores, and for each its metrics (in the order they were first
+    evaluated) with the number of runs evaluated."""
 
-    metrics: dict[str, dict[str, int]]  # qrels -> {metric: runs}
+    metrics: dict[str, dict[str, int]]  # qrels -> {metric: runs}, metrics in stored order
 
     @property
     def qrels(self) -> list[str]:
@@ -43,16 +44,20 @@ class Catalogue:
             return None
         return min(self.metrics, key=lambda q: (-sum(self.metrics[q].values()), q))
 
-    def default_metric(self, qrels: str) -> str | None:
-        """The metric evaluated for the most runs on ``qrels`` (ties: by name)."""
+    def default_metric(self, qrels: str, preferred: str | None = None) -> str | None:
+        """``preferred`` (``serve --metric``) when it has scores on ``qrels``, else the metric the
+        user evaluated first on it (stored order: the earliest evaluation, then the order the
+        metrics were asked for)."""
         ms = self.metrics.get(qrels) or {}
-        return min(ms, key=lambda m: (-ms[m], m.lower(), m)) if ms else None
+        if preferred and preferred in ms:
+            return preferred
+        return next(iter(ms), None)
 
 
 def catalogue(store: Store) -> Catalogue:
     rows = store.con.execute(
         "SELECT q.name, e.metric, count(*) FROM evaluations e JOIN qrels_meta q USING (qrels_id) "
-        "GROUP BY q.name, e.metric ORDER BY q.name, e.metric"
+        "GROUP BY q.name, e.metric ORDER BY q.name, min(e.computed_at), min(e.rowid), e.metric"
     ).fetchall()
     out: dict[str, dict[str, int]] = {}
     for q, m, n in rows:
@@ -78,51 +83,52 @@ class BoardRow:
     ci_high: float | None
     aggregate: str
     rank: int = 0
-
-
-def _t_quantiles(ns: Sequence[int]) -> tuple[list[int], list[float]]:
-    """t_{(1+level)/2, n-1} for each number of topics n >= 2 (scipy, vectorised)."""
-    from scipy.stats import t as t_dist
-
-    keep = sorted({int(n) for n in ns if n is not None and n >= 2})
-    if not keep:
-        return [], []
-    q = t_dist.ppf(0.5 + CI_LEVEL / 2, [n - 1 for n in keep])
-    return keep, [float(x) for x in q]
+    ci_method: str | None = None  # 'stored t 95 %', 't 95 %' (computed here), None: no interval
 
 
 def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
-    """The runs evaluated with ``metric`` on ``qrels``, best mean first, each with its 95 % t
-    interval ``mean -+ t_{0.975, n-1} sd / sqrt(n)`` over its n per-topic scores (only for metrics
-    summarised by the arithmetic mean; the leaderboard view's mean and topic count)."""
+    """The runs evaluated with ``metric`` on ``qrels``, best mean first (the leaderboard view), each
+    with its interval: the one stored with the evaluation (``eval --ci``: the view's ci_lo/ci_hi)
+    where there is one, else a 95 % t interval computed by :func:`evalstore.intervals.of_scores`
+    (the same function as ``eval --ci t``: on the log scale for a geometric mean, none for a sum)."""
+    from .. import intervals
+
     con = store.con
-    ns = [
-        r[0]
-        for r in con.execute(
-            "SELECT DISTINCT n_topics FROM leaderboard WHERE qrels = ? AND metric = ?", [qrels, metric]
-        ).fetchall()
-    ]
-    n_list, t_list = _t_quantiles(ns)
     rows = con.execute(
         """
-        WITH lb AS (
-            SELECT run, mean, n_topics, aggregate FROM leaderboard WHERE qrels = $qrels AND metric = $metric
-        ), spread AS (
+        WITH spread AS (
             SELECT run, stddev_samp(value) AS sd FROM scores
             WHERE qrels = $qrels AND metric = $metric AND value IS NOT NULL GROUP BY run
-        ), tq AS (
-            SELECT unnest($ns::INTEGER[]) AS n, unnest($ts::DOUBLE[]) AS t
         )
-        SELECT lb.run, lb.mean, lb.n_topics, s.sd,
-               CASE WHEN lb.aggregate = 'mean' THEN lb.mean - tq.t * s.sd / sqrt(lb.n_topics) END AS ci_low,
-               CASE WHEN lb.aggregate = 'mean' THEN lb.mean + tq.t * s.sd / sqrt(lb.n_topics) END AS ci_high,
-               lb.aggregate
-        FROM lb LEFT JOIN spread s USING (run) LEFT JOIN tq ON tq.n = lb.n_topics
+        SELECT lb.run, lb.mean, lb.n_topics, s.sd, lb.ci_lo, lb.ci_hi, lb.aggregate, lb.ci_method, lb.ci_level
+        FROM leaderboard lb LEFT JOIN spread s USING (run)
+        WHERE lb.qrels = $qrels AND lb.metric = $metric
         ORDER BY lb.mean DESC NULLS LAST, lb.run
         """,
-        {"qrels": qrels, "metric": metric, "ns": n_list, "ts": t_list},
+        {"qrels": qrels, "metric": metric},
     ).fetchall()
-    out = [BoardRow(r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6]) for r in rows]
+    out = []
+    for r in rows:
+        stored = r[4] is not None and r[5] is not None
+        label = f"stored {r[7]} {r[8] * 100:g} %" if stored else None
+        out.append(BoardRow(r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label))
+    lacking = [b for b in out if b.ci_method is None and intervals.scale_of(b.aggregate) is not None]
+    if lacking:
+        values = dict(
+            con.execute(
+                "SELECT run, list(value) FROM scores WHERE qrels = ? AND metric = ? AND value IS NOT NULL "
+                "AND NOT isnan(value) AND list_contains(?, run) GROUP BY run",
+                [qrels, metric, [b.run for b in lacking]],
+            ).fetchall()
+        )
+        how = intervals.spec("t", CI_LEVEL)
+        found = intervals.of_scores(
+            {b.run: values.get(b.run, []) for b in lacking}, {b.run: b.aggregate for b in lacking}, how
+        )
+        for b in lacking:
+            if b.run in found:
+                b.ci_low, b.ci_high = found[b.run]
+                b.ci_method = f"t {CI_LEVEL * 100:g} %"
     for i, b in enumerate(out, start=1):
         b.rank = i
     return out
@@ -244,7 +250,7 @@ class StoredAnalysis:
     tables: dict[str, list[dict[str, Any]]]
 
 
-#: the result tables each kind of analysis fills (migrations 0003 and 0005)
+#: the result tables each kind of analysis fills (migrations 0003, 0005 and 0015)
 META_TABLES = {
     "kendall": ("meta_correlations",),
     "swap": ("meta_swap", "meta_swap_bins"),
@@ -252,6 +258,7 @@ META_TABLES = {
     "tests": ("meta_discpower", "meta_pair_tests"),
     "robustness": ("meta_robustness", "meta_knees"),
     "compare": ("meta_pair_tests", "meta_effects"),
+    "agree": ("meta_agree_labels", "meta_agree_ranking"),
 }
 
 
@@ -286,3 +293,62 @@ def _json(text: Any) -> dict[str, Any]:
     except (TypeError, ValueError):
         return {}
     return v if isinstance(v, dict) else {}
+
+
+# --------------------------------------------------------------------------- topic and document texts
+#: characters of a document's text shown beside it in a ranked list
+SNIPPET_CHARS = 240
+
+
+@dataclass
+class TopicText:
+    topics: str  # the topic set
+    query: str
+    title: str | None
+    description: str | None
+    narrative: str | None
+
+
+def topic_texts(store: Store, topic: str) -> list[TopicText]:
+    """The texts of ``topic`` in every topic set that has it (view ``topics``), newest set first."""
+    rows = store.con.execute(
+        "SELECT t.topics, t.query, t.title, t.description, t.narrative FROM topics t "
+        "JOIN topic_sets s ON s.name = t.topics WHERE t.topic = ? ORDER BY s.ingested_at DESC, t.topics",
+        [topic],
+    ).fetchall()
+    return [TopicText(*r) for r in rows]
+
+
+def doc_snippets(store: Store, docs: Sequence[str]) -> dict[str, str]:
+    """The first :data:`SNIPPET_CHARS` characters of each document's text (view ``docs``; the newest
+    doc set that has the document)."""
+    if not docs:
+        return {}
+    rows = store.con.execute(
+        "SELECT d.doc, left(d.text, $n + 1) FROM docs d JOIN doc_sets s ON s.name = d.docs "
+        "WHERE list_contains($docs, d.doc) "
+        "QUALIFY row_number() OVER (PARTITION BY d.doc ORDER BY s.ingested_at DESC) = 1",
+        {"docs": list(docs), "n": SNIPPET_CHARS},
+    ).fetchall()
+    return {d: (t if len(t) <= SNIPPET_CHARS else t[:SNIPPET_CHARS].rstrip() + " …") for d, t in rows}
+
+
+def has_texts(store: Store, what: str) -> bool:
+    """The store holds any topic set (``what='topics'``) or doc set (``'docs'``)."""
+    table = {"topics": "topic_set_meta", "docs": "doc_set_meta"}[what]
+    return bool(store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+
+def run_qrels_overlap(store: Store, run: str, qrels: str) -> tuple[int, list[str]]:
+    """How many topics of ``run`` have judgments in ``qrels``, and the qrels sets ``run`` has scores on."""
+    con = store.con
+    shared = con.execute(
+        "SELECT count(*) FROM (SELECT DISTINCT topic FROM run_rows WHERE run = $run) r "
+        "WHERE r.topic IN (SELECT DISTINCT topic FROM qrels WHERE qrels = $qrels)",
+        {"run": run, "qrels": qrels},
+    ).fetchall()[0][0]
+    scored = [
+        r[0]
+        for r in con.execute("SELECT DISTINCT qrels FROM leaderboard WHERE run = ? ORDER BY qrels", [run]).fetchall()
+    ]
+    return int(shared), scored

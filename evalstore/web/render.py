@@ -82,14 +82,15 @@ def signed(v: Any, digits: int = 4) -> str:
 
 
 def pvalue(v: Any) -> str:
+    """A p-value as said in a paper: ``p = 0.0123``, ``p < 0.0001`` (never ``p = < 0.0001``)."""
     if v is None:
-        return "–"
+        return "p = –"
     f = float(v)
     if math.isnan(f):
-        return "–"
+        return "p = –"
     if f < 0.0001:
-        return "< 0.0001"
-    return f"{f:.4f}"
+        return "p < 0.0001"
+    return f"p = {f:.4f}"
 
 
 def cell(v: Any) -> str:

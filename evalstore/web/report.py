@@ -2,21 +2,27 @@
 
 The same page builders (:mod:`.pages`) and templates render every page; :class:`~.links.ReportLinks`
 makes the links relative, so the folder opens from disk (``file://``) or from any web server.
-Layout of the folder (names made by :func:`~.links.file_name`, safe for any run name or topic id):
+Layout of the folder:
 
 =====================================  ==========================================================
-``index.html``                         the leaderboard of the first metric
-``index-<metric>.html``                the leaderboard of each other metric
+``index.html``                         the leaderboard: the report's metrics side by side (or its
+                                       one metric)
+``leaderboard-<metric>.html``          the leaderboard of each metric alone (with several)
 ``leaderboard-<metric>.csv/.parquet``  each leaderboard as data
 ``runs/<metric>/<run>.html``           each run's per-topic page, for each metric
 ``compare/<metric>/<run>.html``        each run against the best run of that metric
+``contrast/<metric>/<run>.html``       where each run and the best run (first metric) differ
 ``topics/<topic>.html``                each topic: the best run beside the second best (by the
                                        first metric), their ranked lists and every run's scores
 ``meta.html``                          the stored analyses
+``agree-<id>.html``                    each stored comparison of judges (``evalstore agree``)
 ``static/``                            the style sheet and the table-sorting script
 ``evalstore-report.json``              what was written (a later report into the same folder
                                        replaces exactly these files)
 =====================================  ==========================================================
+
+Names are kept readable (``runs/nDCG@10/dl19-bm25.html``); a name that is not a safe file name
+gets a short hash (:func:`~.links.file_names`).
 
 The store is only read. The report needs the scores to be stored (``evalstore eval`` first).
 """
@@ -34,7 +40,7 @@ from ..errors import EvalstoreError
 from ..report.formats import to_bytes
 from ..report.table import Table
 from ..version import __version__
-from . import pages, render
+from . import agree_view, compare_view, contrast_view, leaderboard_view, pages, render
 from . import queries as q
 from .links import ReportLinks
 
@@ -120,23 +126,13 @@ def write_report(
     boards = {m: q.leaderboard(store, qrels, m) for m in names}
     best = {m: b[0].run for m, b in boards.items() if b}
     topics = q.topics_with_scores(store, qrels, names[0])
-    links = ReportLinks(qrels, names, best, set(topics))
+    runs = list(dict.fromkeys(r.run for m in names for r in boards[m]))
+    judged = [a["id"] for a in agree_view.agreements(store)]
+    links = ReportLinks(qrels, names, best, set(topics), runs=runs, agreements=judged)
     ctx = pages.Ctx(store, links, pages.site_title(store.location), cache=dict(probe.cache or {}))
     pair = [r.run for r in boards[names[0]][:2]]
 
-    # (file, page builder, its arguments after the context, template)
-    jobs: list[tuple[str, Callable[..., dict[str, Any]], tuple[Any, ...], str]] = []
-    for m in names:
-        jobs.append((links.leaderboard_path(m), pages.leaderboard_page, (qrels, m), "leaderboard.html"))
-        for r in boards[m]:
-            jobs.append((links.run_path(r.run, m), pages.run_page, (r.run, qrels, m), "run.html"))
-            if r.run != best[m]:
-                jobs.append(
-                    (links.compare_path(r.run, m), pages.compare_page, (best[m], r.run, qrels, m), "compare.html")
-                )
-    for t in topics:
-        jobs.append((links.topic_path(t), pages.topic_page, (t, pair, qrels, names[0]), "topic.html"))
-    jobs.append(("meta.html", pages.meta_page, (), "meta.html"))
+    jobs = _jobs(links, qrels, names, boards, best, topics, pair, judged)
 
     old = _previous(out)
     out.mkdir(exist_ok=True)
@@ -149,7 +145,7 @@ def write_report(
         if progress:
             progress(i, total)
     for m in names:
-        cols, rows, _, _ = pages.leaderboard_table(_at(ctx, "index.html"), qrels, m)
+        cols, rows, _, _ = leaderboard_view.leaderboard_table(_at(ctx, "index.html"), qrels, m)
         for fmt in ("csv", "parquet"):  # the same data files as the server's downloads
             data = to_bytes(Table(cols, rows), fmt)
             rel = links.download_path("leaderboard", fmt, m)
@@ -164,6 +160,33 @@ def write_report(
     manifest = {"evalstore": __version__, "qrels": qrels, "metrics": names, "files": written}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return ReportResult(str(out), qrels, names, len(boards[names[0]]), len(topics), written + [MANIFEST])
+
+
+#: a page of the report: (file, page builder, its arguments after the context, template)
+Job = tuple[str, Callable[..., dict[str, Any]], tuple[Any, ...], str]
+
+
+def _jobs(links: ReportLinks, qrels: str, names: list[str], boards, best, topics, pair, judged) -> list[Job]:
+    """Every page of the report, in the order written."""
+    jobs: list[Job] = []
+    board_page = leaderboard_view.leaderboard_page
+    jobs.append(("index.html", board_page, (qrels, names), "leaderboard.html"))
+    for m in names:
+        if len(names) > 1:
+            jobs.append((links.leaderboard_path(m), board_page, (qrels, m), "leaderboard.html"))
+        for r in boards[m]:
+            jobs.append((links.run_path(r.run, m), pages.run_page, (r.run, qrels, m), "run.html"))
+            if r.run != best[m]:
+                args = (best[m], r.run, qrels, m)
+                jobs.append((links.compare_path(r.run, m), compare_view.compare_page, args, "compare.html"))
+                if m == names[0]:
+                    jobs.append((links.contrast_path(r.run, m), contrast_view.contrast_page, args, "contrast.html"))
+    for t in topics:
+        jobs.append((links.topic_path(t), pages.topic_page, (t, pair, qrels, names[0]), "topic.html"))
+    jobs.append(("meta.html", pages.meta_page, (), "meta.html"))
+    jobs += [(links.agree_path(i), agree_view.agree_page, (i,), "agree.html") for i in judged]
+
+    return jobs
 
 
 def _at(ctx: pages.Ctx, rel: str) -> pages.Ctx:

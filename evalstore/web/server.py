@@ -77,16 +77,18 @@ def serve(
     memory_limit: str | None = None,
     threads: int | None = None,
     on_ready: Callable[[str], None] = print,
+    metric: str | None = None,
 ) -> None:
     """Serve the store at ``location`` read-only on ``host:port`` until interrupted; ``on_ready``
-    receives the URL once the address is bound."""
+    receives the URL once the address is bound; ``metric``: the metric pages show when none is
+    asked for (else the first one evaluated)."""
     require(*SERVER)
     import uvicorn
 
     from .app import Source, create_app
 
     loc = check_store(location, wait)
-    app = create_app(Source(loc, wait=max(wait, 2.0), memory_limit=memory_limit, threads=threads))
+    app = create_app(Source(loc, wait=max(wait, 2.0), memory_limit=memory_limit, threads=threads, metric=metric))
     sock = bind(host, port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
     server = uvicorn.Server(config)

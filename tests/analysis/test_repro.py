@@ -234,7 +234,7 @@ def test_cli_per_topic(db):
         ["--order", "file"],
         ["--missing", "drop-runs"],
         ["--format", "yaml"],
-        ["--plot", "x.svg"],
+        ["--plot", "x.pdf"],
     ],
 )
 def test_cli_bad_options_exit_2_and_leave_the_store_alone(db, extra):

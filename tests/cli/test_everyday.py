@@ -95,11 +95,14 @@ def test_intent_aware_metrics_on_plain_qrels_say_so(cli, sample_db, tmp_path):
 # --------------------------------------------------------------------------- 4. compare
 def test_compare_for_a_paper(cli, sample_db, tmp_path):
     base = ["compare", "-b", "bm25", "-m", "AP", "--db", sample_db, "--no-save"]  # --qrels: the only set
-    code, out, _ = cli(*base, "--effects", "-B", "200", "-f", "markdown")
-    assert code == 0 and "ci_t_lo" in out and "d_z" in out  # effects in Markdown
+    # effects in the paper table itself (issue 32.1): Δ with its interval, d_z with --dz; no dump below
+    code, out, _ = cli(*base, "--effects", "--dz", "-B", "200", "-f", "markdown")
+    assert code == 0 and "| run | AP | Δ AP [95% CI] | d_z AP |" in out and "ci_t_lo" not in out
     code, _, _ = cli(*base, "--effects", "-B", "200", "-o", tmp_path / "c.tex")
     tex = (tmp_path / "c.tex").read_text()
-    assert "ci\\_boot\\_lo" in tex and "smd" in tex
+    assert "$\\Delta$ {[}95\\% CI{]}" in tex and "ci\\_boot\\_lo" not in tex and tex.count("tabular}") == 2
+    code, out, _ = cli(*base, "--effects", "-B", "200", "-f", "csv")  # the full dump: csv/json
+    assert "ci_boot_lo" in out.splitlines()[0] and "smd" in out.splitlines()[0]
     code, out, _ = cli(*base, "-r", "dense", "-f", "latex")
     assert "1 run against bm25" in out and "1 runs" not in out
     code, out, err = cli(*base, "-r", "random", "--per-topic", "-f", "csv")
@@ -215,9 +218,9 @@ def test_texts_a_reader_meets(cli, sample_db):
         an = meta.swap(s, "sample", ["AP"], trials=20, save=False)
     from evalstore.report import meta_tables
 
-    assert any("(ii)/(iii)" in n for n in meta_tables.swap(an, paper=True).notes)
+    assert any("(ii)/(iii)" in n for n in meta_tables.swap(an, paper=True).legend)
     # each table's legend explains its own columns: discpower's is not the swap method's
     with evalstore.open(sample_db) as s:
         dp = meta.discpower(s, "sample", ["AP"], trials=50, save=False)
-    dp_notes = " ".join(meta_tables.discpower(dp, paper=True).notes)
+    dp_notes = " ".join(meta_tables.discpower(dp, paper=True).legend)
     assert "sensitivity:" in dp_notes and "estimated diff." in dp_notes and "(ii)" not in dp_notes

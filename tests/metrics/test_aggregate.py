@@ -44,16 +44,28 @@ def _values(rng: random.Random) -> list[float]:
     return [rng.choice([1 / 3, 2 / 3, 1 / 7, 0.1]) * rng.randint(0, 9) for _ in range(n)]
 
 
+def _sets_table(con: duckdb.DuckDBPyConnection, sets: list[list[float]]) -> None:
+    """The sets as one table v(s, value): set number, value (one round trip for all of them)."""
+    import pyarrow as pa
+
+    ids = [i for i, vals in enumerate(sets) for _ in vals]
+    values = [x for vals in sets for x in vals]
+    con.register("sets", pa.table({"s": pa.array(ids, pa.int32()), "value": pa.array(values, pa.float64())}))
+    con.execute("CREATE OR REPLACE TEMP TABLE v AS SELECT * FROM sets")
+    con.unregister("sets")
+
+
 def test_sql_sum_is_fsum_bit_for_bit():
     """exact_sum_sql on 1,000 random sets (uniform, tiny, negative, large, repeating fractions)
-    equals math.fsum exactly; a plain SQL sum does not always."""
+    equals math.fsum exactly; a plain SQL sum does not always. All sets in one grouped query."""
     con = duckdb.connect()
     rng = random.Random(20261126)
+    sets = [_values(rng) for _ in range(1000)]
+    _sets_table(con, sets)
+    rows = con.execute(f"SELECT s, {exact_sum_sql('value')}, sum(value) FROM v GROUP BY s ORDER BY s").fetchall()
+    assert [r[0] for r in rows] == list(range(len(sets)))
     plain_differs = 0
-    for _ in range(1000):
-        vals = _values(rng)
-        con.execute("CREATE OR REPLACE TEMP TABLE v AS SELECT unnest(?::DOUBLE[]) AS x", [vals])
-        exact, plain = con.execute(f"SELECT {exact_sum_sql('x')}, sum(x) FROM v").fetchone()
+    for (_, exact, plain), vals in zip(rows, sets, strict=True):
         assert exact == math.fsum(vals), vals
         plain_differs += plain != exact
     assert plain_differs > 0  # the exactness is not free: a naive sum differs on some sets
@@ -62,11 +74,14 @@ def test_sql_sum_is_fsum_bit_for_bit():
 def test_sql_aggregates_equal_python_bit_for_bit():
     con = duckdb.connect()
     rng = random.Random(7)
-    for _ in range(300):
-        vals = [abs(v) for v in _values(rng)] + [0.0] * rng.randint(0, 2)
-        con.execute("CREATE OR REPLACE TEMP TABLE v AS SELECT unnest(?::DOUBLE[]) AS value", [vals])
-        for how in AGGREGATES:
-            assert con.execute(f"SELECT {sql(how)} FROM v").fetchone()[0] == aggregate(vals, how), (how, vals)
+    sets = [[abs(v) for v in _values(rng)] + [0.0] * rng.randint(0, 2) for _ in range(300)]
+    _sets_table(con, sets)
+    columns = ", ".join(sql(how) for how in AGGREGATES)
+    rows = con.execute(f"SELECT s, {columns} FROM v GROUP BY s ORDER BY s").fetchall()
+    assert len(rows) == len(sets)
+    for row, vals in zip(rows, sets, strict=True):
+        for how, got in zip(AGGREGATES, row[1:], strict=True):
+            assert got == aggregate(vals, how), (how, vals)
 
 
 def test_sql_of_no_value_is_null():

@@ -64,9 +64,7 @@ def test_result_of_table_is_result_of_rows():
         source = "SELECT run_id, topic, key, value FROM t WHERE qrels_id = ?"
         got = result_of_table(con, "q", STORED, runs, source, [1], ["a note"])
         assert len(got.per_topic) == len(want.per_topic) > 0
-        assert all(
-            x[:3] == y[:3] and same(x[3], y[3]) for x, y in zip(got.per_topic, want.per_topic, strict=True)
-        )
+        assert all(x[:3] == y[:3] and same(x[3], y[3]) for x, y in zip(got.per_topic, want.per_topic, strict=True))
         assert [r[:2] for r in got.means] == [r[:2] for r in want.means]
         assert all(same(x[2], y[2]) and x[3] == y[3] for x, y in zip(got.means, want.means, strict=True))
         assert got.metrics == want.metrics and got.stored_names == want.stored_names

@@ -119,7 +119,7 @@ def _visit(d, url: str, folder: Path, name: str) -> None:
 
 
 def _walk(d, start: str, folder: Path, prefix: str, extra: list[tuple[str, str]]) -> None:
-    """The leaderboard: sort by a column, follow a run link, then a topic link; then the other pages."""
+    """The leaderboard of AP: sort by a column, follow a run link, then a topic link; then the other pages."""
     d.get(start)
     assert d.find_element(By.TAG_NAME, "h1").text == "AP on sample"
     assert XSS in _column(d, "leaderboard", 2)  # shown as text
@@ -181,12 +181,52 @@ def test_static_report_from_disk_in_chromium(driver, web_store, shots, tmp_path)
     index = out.resolve().as_uri()
     _walk(
         driver,
-        index + "/index.html",
+        index + "/leaderboard-AP.html",
         shots,
         "report",
         [
-            (index + "/compare/-a-p/bm25.html", "compare"),
+            (index + "/compare/AP/bm25.html", "compare"),
+            (index + "/contrast/AP/bm25.html", "contrast"),
             (index + "/meta.html", "meta"),
-            (index + "/index-n-d-c-g_4010.html", "leaderboard-ndcg"),
+            (index + "/index.html", "leaderboard-both"),
+            (index + "/leaderboard-nDCG@10.html", "leaderboard-ndcg"),
         ],
     )
+
+
+def test_explorer_of_issue_32_in_chromium(driver, web_store, shots, tmp_path):
+    """Several metrics side by side (a metric's interval column sorts), the contrast view from the
+    compare page, and a topic page with its query and document snippets."""
+    (tmp_path / "topics.tsv").write_text("".join(f"S0{i}\tsample query number {i}\n" for i in range(1, 9)))
+    with evalstore.open(web_store) as s:
+        docs = [d for (d,) in s.sql("SELECT DISTINCT doc FROM run_rows WHERE topic = 'S03' ORDER BY doc").rows]
+        (tmp_path / "docs.tsv").write_text("".join(f"{d}\tthe text of {d}, shown beside its rank\n" for d in docs))
+        s.ingest_topics(tmp_path / "topics.tsv")
+        s.ingest_docs(tmp_path / "docs.tsv")
+    with Server(web_store) as srv:
+        base = srv.url.rstrip("/")
+        driver.get(base + "/?metric=nDCG@10&metric=AP&metric=RR")
+        assert driver.find_element(By.TAG_NAME, "h1").text == "nDCG@10, AP, RR on sample"
+        _no_console_errors(driver, "leaderboard of three metrics")
+        before = _column(driver, "leaderboard", 2)
+        _click(driver, "//table[@id='leaderboard']//th[normalize-space()='AP 95 % CI']")
+        after = _column(driver, "leaderboard", 2)
+        assert sorted(after) == sorted(before) and after != before
+        _shot(driver, shots, "explorer-leaderboard-metrics")
+        # a column added from the chips
+        _click(driver, "//div[@id='columns']//a[normalize-space()='+ P@10']")
+        assert driver.find_element(By.TAG_NAME, "h1").text == "nDCG@10, AP, RR, P@10 on sample"
+        driver.get(base + "/compare?baseline=bm25&run=rerank&metric=AP")
+        assert "Δ" in driver.find_element(By.ID, "delta").text
+        _click(driver, "//a[starts-with(normalize-space(), 'Where the runs differ')]")
+        assert driver.find_element(By.TAG_NAME, "h1").text == "Where rerank and bm25 differ"
+        _no_console_errors(driver, "contrast")
+        _shot(driver, shots, "explorer-contrast")
+        _click(driver, "(//table[@id='contrast']//tbody//td//a)[1]")
+        assert driver.find_element(By.TAG_NAME, "h1").text.startswith("Topic S0")
+        driver.get(base + "/topics/S03?runs=bm25,rerank&depth=10")
+        assert driver.find_element(By.CSS_SELECTOR, "#query .q").text == "sample query number 3"
+        snippets = driver.find_elements(By.CSS_SELECTOR, "#list-1 .snippet")
+        assert len(snippets) == 10 and snippets[0].text.startswith("the text of ")
+        _no_console_errors(driver, "topic with texts")
+        _shot(driver, shots, "explorer-topic-texts")

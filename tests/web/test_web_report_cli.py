@@ -16,7 +16,7 @@ from websupport import ODD, XSS, Server
 
 import evalstore
 from evalstore.resources import sample_dir
-from evalstore.web.links import decode_file_name, file_name
+from evalstore.web.links import file_name, file_names
 from evalstore.web.pages import NotFound, resolve_runs
 from evalstore.web.report import ReportError, write_report
 from evalstore.web.svg import appendix_chart
@@ -25,19 +25,26 @@ EVALSTORE = [sys.executable, "-m", "evalstore"]
 
 
 # --------------------------------------------------------------------------- file names and links
-def test_file_names_are_safe_and_distinct():
+def test_file_names_are_readable_safe_and_distinct():
+    # readable where the name is a safe file name (issue 32 item 5)
+    for name in ("nDCG@10", "AP(rel=2)", "dl19-bm25", "P_10", "bm25+rm3", "a.b", "RR(rel=2)@10"):
+        assert file_name(name) == name
     names = [
         "bm25", "BM25", "Bm25", "a/b", "a_2fb", "a_b", "a-b", "../etc/passwd", "..", ".", "", "con", "CON", "nul",
-        "topic 1", "topic\t1", "naïve", "日本", "a%2Fb", "x" * 300, "x" * 299 + "y", XSS, ODD, "a.html", "A.HTML",
+        "con.txt", "topic 1", "topic\t1", "naïve", "日本", "a%2Fb", "x" * 300, "x" * 299 + "y", XSS, ODD, "a.html",
+        "A.HTML", "trailing.", ".hidden", "a?b", "a*b", 'a"b', "a:b", "a|b", "a\\b",
     ]  # fmt: skip
-    stems = [file_name(n) for n in names]
-    assert len(set(stems)) == len(names)
-    assert len({s.lower() for s in stems}) == len(names)  # distinct on a case-insensitive file system too
-    for n, s in zip(names, stems):
-        assert re.fullmatch(r"[a-z0-9_\-]+(\.[0-9a-f]{16})?", s), s
-        assert len(s) <= 140 and s.lower() not in ("con", "nul", "prn", "aux")
-        if "." not in s:
-            assert decode_file_name(s) == n
+    stems = file_names(names)
+    assert len(set(stems.values())) == len(names)
+    assert len({s.lower() for s in stems.values()}) == len(names)  # distinct on a case-insensitive file system too
+    for s in stems.values():
+        assert re.fullmatch(r"[A-Za-z0-9._@+=,()\-]+", s), s
+        assert len(s) <= 110 and s.split(".")[0].lower() not in ("con", "nul", "prn", "aux")
+        assert not s.startswith(".") and not s.endswith(".") and "/" not in s
+    # a short hash only where needed: the unsafe and the names that differ only in case
+    assert stems["a-b"] == "a-b" and stems["a_b"] == "a_b" and stems["naïve"].startswith("na_ve-")
+    assert stems["bm25"] != "bm25" and stems["BM25"] != "BM25"
+    assert file_names(["bm25", "dl19-bm25"]) == {"bm25": "bm25", "dl19-bm25": "dl19-bm25"}
 
 
 def test_runs_parameter_with_commas_in_names():
@@ -65,16 +72,25 @@ def test_report_pages_and_relative_links(web_store, tmp_path):
         res = write_report(s, out, "sample", ["AP", "ndcg_cut_10"])
     assert res.metrics == ["AP", "nDCG@10"]
     assert (out / "index.html").is_file() and (out / "meta.html").is_file()
-    assert (out / f"index-{file_name('nDCG@10')}.html").is_file()
+    # readable names (issue 32 item 5): the names themselves, a hash only for the unsafe ones
+    assert (out / "leaderboard-nDCG@10.html").is_file() and (out / "leaderboard-AP.html").is_file()
+    assert (out / "leaderboard-nDCG@10.csv").is_file() and (out / "runs" / "nDCG@10" / "bm25.html").is_file()
+    stems = file_names(["bm25", "bm25_rm3", "dense", "hybrid", "random", "rerank", XSS, ODD])
     for m in ("AP", "nDCG@10"):
         for run in ("bm25", XSS, ODD):
-            assert (out / "runs" / file_name(m) / f"{file_name(run)}.html").is_file()
-            assert (out / "compare" / file_name(m) / f"{file_name(run)}.html").is_file()
-        assert not (out / "compare" / file_name(m) / "rerank.html").exists()  # the best run is the baseline
-    assert sorted(p.stem for p in (out / "topics").iterdir()) == [file_name(f"S0{i}") for i in range(1, 9)]
+            assert (out / "runs" / m / f"{stems[run]}.html").is_file()
+            assert (out / "compare" / m / f"{stems[run]}.html").is_file()
+        assert not (out / "compare" / m / "rerank.html").exists()  # the best run is the baseline
+    assert (out / "contrast" / "AP" / "bm25.html").is_file() and not (out / "contrast" / "nDCG@10").exists()
+    assert sorted(p.stem for p in (out / "topics").iterdir()) == [f"S0{i}" for i in range(1, 9)]
+    # the index shows both metrics side by side; no page shows an inert chip of a metric not in the report
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "<h1>AP, nDCG@10 on sample</h1>" in index and "nDCG@10 95 % CI" in index
+    for page in out.rglob("*.html"):
+        assert '<span class="chip">' not in page.read_text(encoding="utf-8"), page
     # every link of every page is relative and names a file of the report (anchors and data: aside)
     pages = list(out.rglob("*.html"))
-    assert len(pages) == 2 + 8 * 2 + 7 * 2 + 8 + 1
+    assert len(pages) == 3 + 8 * 2 + 7 * 2 + 7 + 8 + 1  # leaderboards, runs, compare, contrast, topics, meta
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert XSS not in text
@@ -87,13 +103,13 @@ def test_report_pages_and_relative_links(web_store, tmp_path):
             assert target.is_file(), (page, href)
             assert target.is_relative_to(out.resolve())
     # a second report into the same folder replaces the first; files of runs no longer shown go
-    stale = out / "runs" / file_name("AP") / "stale.html"
+    stale = out / "runs" / "AP" / "stale.html"
     assert not stale.exists()
     with evalstore.open(web_store, read_only=True) as s:
         res2 = write_report(s, out, "sample", ["P@10"])
-    assert not (out / f"index-{file_name('nDCG@10')}.html").exists()
-    assert (out / "runs" / file_name("P@10") / "bm25.html").is_file()
-    assert not (out / "runs" / file_name("AP") / "bm25.html").exists()
+    assert not (out / "leaderboard-nDCG@10.html").exists()
+    assert (out / "runs" / "P@10" / "bm25.html").is_file()
+    assert not (out / "runs" / "AP" / "bm25.html").exists()
     assert len(res2.files) == len([p for p in out.rglob("*") if p.is_file()])
 
 

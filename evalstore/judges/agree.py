@@ -1,0 +1,157 @@
+"""``evalstore agree``: how far two qrels sets (two judges: NIST assessors and an LLM, say) agree,
+on the labels and on the leaderboards they produce; stored as an analysis (``meta_runs`` kind
+'agree', rows in ``meta_agree_labels``, ``meta_agree_confusion``, ``meta_agree_ranking``,
+``meta_agree_runs``: migrations/0015_judges_rank_intervals.sql).
+
+:func:`agree` reads the label agreement in one SQL pass (:mod:`.labels`) and, for each metric, the
+agreement of the two leaderboards of the stored runs (:mod:`.ranking`), evaluating first whatever
+has not been evaluated. :meth:`Agreement.to_dict` is the ``--format json`` document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..arguments import metric_names, names
+from ..errors import MetaError
+from ..meta.common import check_alpha, finish, inputs_of
+from ..meta.matrix import Column, normalise_missing, score_matrices
+from ..meta.persist import Analysis
+from ..meta.sampling import check_seed, check_trials
+from .labels import LabelAgreement, confusion_rows, label_agreement
+from .ranking import TESTS, RankingAgreement, flipped, moved, ranking_agreement
+
+if TYPE_CHECKING:
+    from ..store.handle import StoreHandle
+
+#: the metric of the ranking agreement when none is named (the metric of the judge studies:
+#: UMBRELA, LLMJudge, TREC DL)
+DEFAULT_METRICS = ("nDCG@10",)
+TABLES = ("meta_agree_labels", "meta_agree_confusion", "meta_agree_ranking", "meta_agree_runs")
+
+
+@dataclass
+class Agreement:
+    """The result of :func:`agree`: ``labels`` (:class:`~.labels.LabelAgreement`), ``ranking`` (one
+    :class:`~.ranking.RankingAgreement` per metric), ``notes`` for the reader."""
+
+    reference: str
+    candidate: str
+    rel: int
+    labels: LabelAgreement
+    ranking: list[RankingAgreement] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    analysis: Analysis | None = None
+
+    @property
+    def analysis_id(self) -> int | None:
+        return self.analysis.analysis_id if self.analysis else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document: ``labels`` (counts, the confusion matrix with its ``grades``, kappas,
+        alphas, and ``per_topic``) and ``ranking`` (per metric: the correlations, the rank changes,
+        the significance flips and every run)."""
+        la = self.labels
+        labels: dict[str, Any] = {k: v for k, v in la.overall.items() if k != "topic"}
+        labels["grades"] = la.grades
+        labels["confusion"] = [[int(x) for x in row] for row in la.confusion]
+        labels["per_topic"] = {r["topic"]: {k: v for k, v in r.items() if k != "topic"} for r in la.topics}
+        ranking = {}
+        for ra in self.ranking:
+            entry = {k: v for k, v in ra.summary.items() if k != "metric"}
+            entry["max_rank_change_runs"] = moved(ra)
+            entry["flips"] = flipped(ra)
+            entry["runs"] = [{k: v for k, v in r.items() if k != "metric"} for r in ra.runs]
+            ranking[ra.metric] = entry
+        return {
+            "reference": self.reference,
+            "candidate": self.candidate,
+            "rel": self.rel,
+            "labels": labels,
+            "ranking": ranking,
+            "analysis_id": self.analysis_id,
+        }
+
+
+def agree(
+    store: StoreHandle,
+    reference: str,
+    candidate: str,
+    metrics: str | Sequence[str] | None = None,
+    *,
+    rel: int = 1,
+    runs: Sequence[str] | None = None,
+    test: str = "t",
+    alpha: float = 0.05,
+    trials: int = 10000,
+    seed: int = 0,
+    missing: str = "error",
+    convention: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    save: bool = True,
+    progress: bool | None = None,
+) -> Agreement:
+    """Compare the qrels set ``candidate`` with ``reference``: labels over the pairs judged in both
+    (binary relevance at grade >= ``rel``), and, for each of ``metrics`` (default nDCG@10; ``[]``:
+    none), the leaderboards of the runs evaluated under both, with the runs whose significance
+    (``test`` at ``alpha`` against the reference's best run) flips. See the module docstring."""
+    if reference == candidate:
+        raise MetaError("give two different qrels sets to compare (--qrels REF --with CAND)")
+    ref_id, cand_id = store.qrels_id(reference), store.qrels_id(candidate)
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
+        raise MetaError(f"--rel is the lowest relevant grade, a whole number >= 1, not {rel!r}")
+    if test not in TESTS:
+        raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    alpha = check_alpha(alpha)
+    trials, seed = check_trials(trials), check_seed(seed)
+    missing = normalise_missing(missing)
+    chosen = list(DEFAULT_METRICS) if metrics is None else metric_names(metrics) if metrics else []
+    result = Agreement(reference, candidate, int(rel), label_agreement(store, ref_id, cand_id, int(rel)))
+    if result.labels.overall["n_common"] == 0:
+        result.notes.append(f"{reference} and {candidate} have no judged (topic, doc) pair in common")
+    eval_opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
+    mats: list = []
+    if chosen and (metrics is not None or store.run_names()):
+        cols = [Column(q, m) for m in chosen for q in (reference, candidate)]
+        run_list = names(runs, "run") if runs is not None else None
+        mats = score_matrices(store, cols, run_list, missing=missing, progress=progress, **eval_opts)
+        if len(mats[0].runs) < 2:
+            raise MetaError(f"the ranking agreement needs at least 2 runs, got {len(mats[0].runs)}")
+        for k in range(0, len(mats), 2):
+            ra = ranking_agreement(mats[k], mats[k + 1], test=test, alpha=alpha, trials=trials, seed=seed)
+            result.ranking.append(ra)
+            result.notes += ra.notes
+    elif chosen:
+        result.notes.append("the store has no runs: label agreement only")
+    params = {
+        "reference": reference,
+        "candidate": candidate,
+        "qrels": [reference, candidate],
+        "rel": int(rel),
+        "metrics": chosen,
+        "test": test,
+        "alpha": alpha,
+        "trials": trials if test == "randomisation" else None,
+        "missing": missing,
+        **eval_opts,
+    }
+    inputs = inputs_of(mats) if mats else {"runs": [], "columns": []}
+    inputs["qrels"] = [reference, candidate]
+    analysis = Analysis("agree", params, seed if test == "randomisation" else None, inputs, _tables(result))
+    result.analysis = finish(store, analysis, save)
+    return result
+
+
+def _tables(a: Agreement) -> dict[str, list[dict[str, Any]]]:
+    """The rows stored for an agreement (the tables of migration 0015)."""
+    return {
+        "meta_agree_labels": [a.labels.overall, *a.labels.topics],
+        "meta_agree_confusion": confusion_rows(a.labels),
+        "meta_agree_ranking": [ra.summary for ra in a.ranking],
+        "meta_agree_runs": [r for ra in a.ranking for r in ra.runs],
+    }

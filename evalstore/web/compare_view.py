@@ -1,0 +1,146 @@
+"""The compare page: one run against a baseline on one metric, per topic, with the statistics of
+``evalstore compare``, computed by the same library function (:func:`evalstore.comparison.compare`,
+``save=False``): the paired t-test with Δ, its 95 % t interval and d_z (``--effects``), and the
+Wilcoxon signed-rank test, under compare's missing-topic rule (``missing='error'`` unless the page
+is asked for ``?missing=zero`` or ``drop-topics``, as ``compare --missing``). When the rule
+refuses (a run is not scored on every topic), the page says so and offers the other rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import MetaError
+from . import queries as q
+from . import svg
+from .pages import BadRequest, Ctx, NotFound, base_model, choose, need_run
+
+#: the missing-topic rules the page offers (compare --missing), as spelled in URLs
+MISSING = ("error", "zero", "drop-topics")
+MISSING_TEXT = {
+    "error": "compare's default rule: both runs must be scored on every topic",
+    "zero": "a topic a run is not scored on counts 0 for it (--missing zero, as trec_eval -c)",
+    "drop-topics": "only the topics both runs are scored on (--missing drop-topics)",
+}
+
+
+def library_statistics(ctx: Ctx, baseline: str, run: str, qrels: str, metric: str, missing: str) -> dict[str, Any]:
+    """Means, Δ, its interval, d_z, the t and Wilcoxon tests of ``run`` against ``baseline``, as
+    :func:`evalstore.comparison.compare` computes them (nothing stored); per-topic values of the
+    matrix the tests read."""
+    from ..comparison import compare
+
+    kw: dict[str, Any] = {"save": False, "missing": missing.replace("-", "_"), "progress": False}
+    t = compare(ctx.store, qrels, baseline, [run], [metric], test="t", effects=True, **kw)
+    w = compare(ctx.store, qrels, baseline, [run], [metric], test="wilcoxon", **kw)
+    pair, fx, mat = t.pairs[0], t.effects[0], t.matrices[0]
+    n = int(fx["n_topics"])
+    return {
+        "n": n,
+        "mean_a": pair["mean_other"],
+        "mean_b": pair["mean_run"],
+        "diff": pair["diff"],
+        "t": pair["statistic"],
+        "p_t": pair["p_value"],
+        "w": w.pairs[0]["statistic"],
+        "p_w": w.pairs[0]["p_value"],
+        "ci_low": fx["ci_t_lo"],
+        "ci_high": fx["ci_t_hi"],
+        "d_z": fx["d_z"],
+        "df": n - 1,
+        "filled": mat.filled,
+        "dropped": list(mat.dropped_topics),
+        "values": {tp: (float(mat.values[0, j]), float(mat.values[1, j])) for j, tp in enumerate(mat.topics)},
+    }
+
+
+def compare_page(
+    ctx: Ctx,
+    baseline: str | None,
+    run: str | None,
+    qrels: str | None = None,
+    metric: str | None = None,
+    missing: str | None = None,
+) -> dict[str, Any]:
+    if not baseline or not run:
+        raise BadRequest("the comparison needs two runs: /compare?baseline=RUN_A&run=RUN_B&metric=METRIC")
+    policy = missing or "error"
+    if policy not in MISSING:
+        raise BadRequest(f"missing= is one of {', '.join(MISSING)}, not {policy!r}")
+    need_run(ctx, baseline)
+    need_run(ctx, run)
+    if baseline == run:
+        raise BadRequest("compare two different runs")
+    qrels, metric, cat = choose(ctx, qrels, metric)
+    a = q.run_scores(ctx.store, baseline, qrels, metric)
+    b = q.run_scores(ctx.store, run, qrels, metric)
+    for name, sc in ((baseline, a), (run, b)):
+        if not sc:
+            raise NotFound(f"the run {name!r} has no {metric} scores on {qrels!r}")
+    refused = None
+    try:
+        stats = library_statistics(ctx, baseline, run, qrels, metric, policy)
+        values = stats.pop("values")
+    except MetaError as e:
+        refused, stats = str(e), {"n": 0}
+        values = {t: (a[t], b[t]) for t in a if t in b and a[t] is not None and b[t] is not None}
+    diffs = {t: vb - va for t, (va, vb) in values.items()}
+    order = sorted(diffs, key=lambda t: (-diffs[t], q.topic_key(t)))
+    links = ctx.links
+    topic_links = [links.topic(t, [baseline, run], qrels, metric) for t in order]
+    chart = svg.difference_bars(
+        order, [diffs[t] for t in order], label=f"{metric}: {run} − {baseline}", links=topic_links
+    )
+    wins = sum(1 for t in order if diffs[t] > 0)
+    losses = sum(1 for t in order if diffs[t] < 0)
+    rows = [
+        {
+            "topic": t,
+            "href": href,
+            "a": values[t][0],
+            "b": values[t][1],
+            "diff": diffs[t],
+            "outcome": "win" if diffs[t] > 0 else "loss" if diffs[t] < 0 else "tie",
+        }
+        for t, href in zip(order, topic_links)
+    ]
+    model = base_model(ctx, "compare", f"{run} against {baseline}", qrels, metric)
+    model.update(
+        {
+            "baseline": baseline,
+            "run": run,
+            "baseline_href": links.run(baseline, qrels, metric),
+            "run_href": links.run(run, qrels, metric),
+            "swap_href": links.compare(run, baseline, qrels, metric),
+            "contrast_href": links.contrast(baseline, run, qrels, metric),
+            "rows": rows,
+            "chart": chart,
+            "wins": wins,
+            "losses": losses,
+            "ties": len(order) - wins - losses,
+            "stats": stats,
+            "refused": refused,
+            "missing": policy,
+            "missing_text": MISSING_TEXT[policy],
+            "missing_links": _missing_links(ctx, baseline, run, qrels, metric, policy),
+            "only": sorted(set(a) ^ set(b), key=q.topic_key),
+            "metric_links": [
+                {"name": m, "href": links.compare(baseline, run, qrels, m), "current": m == metric}
+                for m in cat.metrics[qrels]
+            ],
+        }
+    )
+    return model
+
+
+def _missing_links(ctx: Ctx, baseline: str, run: str, qrels: str, metric: str, policy: str) -> list[dict[str, Any]]:
+    """The other missing-topic rules, as links (the live server only: the report has one page per pair)."""
+    base = ctx.links.compare(baseline, run, qrels, metric)
+    if not ctx.links.live or base is None:
+        return []
+    sep = "&" if "?" in base else "?"
+    return [
+        {"name": m, "href": base + (f"{sep}missing={m}" if m != "error" else ""), "text": MISSING_TEXT[m]}
+        for m in MISSING
+        if m != policy
+    ]

@@ -1,0 +1,53 @@
+"""The contrast page: where two runs' ranked lists differ, topic by topic (diffir's view), from
+:func:`evalstore.comparison.contrast` (``compare --contrast``): the topics by RBO, most different
+first, each with its relevant documents that moved most and both runs' scores on the page's
+metric; a topic opens its ranked lists side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import MetaError
+from .pages import BadRequest, Ctx, NotFound, base_model, choose, need_run
+
+
+def contrast_page(
+    ctx: Ctx, baseline: str | None, run: str | None, qrels: str | None = None, metric: str | None = None
+) -> dict[str, Any]:
+    from ..comparison.contrast import contrast
+
+    if not baseline or not run:
+        raise BadRequest("the contrast needs two runs: /contrast?baseline=RUN_A&run=RUN_B")
+    need_run(ctx, baseline)
+    need_run(ctx, run)
+    if baseline == run:
+        raise BadRequest("contrast two different runs")
+    qrels, metric, _ = choose(ctx, qrels, metric)
+    try:
+        found = contrast(ctx.store, qrels, baseline, run, metric=metric)
+    except MetaError as e:
+        raise NotFound(str(e)) from None
+    links = ctx.links
+    rows = [
+        {
+            **r,
+            "href": links.topic(r["topic"], [baseline, run], qrels, metric),
+            "moves": [{**m, "up": m["moved"] < 0, "rank_a": m["rank_a"], "rank_b": m["rank_b"]} for m in r["moves"]],
+        }
+        for r in found.rows
+    ]
+    model = base_model(ctx, "contrast", f"Where {run} and {baseline} differ", qrels, metric)
+    model.update(
+        {
+            "baseline": baseline,
+            "run": run,
+            "baseline_href": links.run(baseline, qrels, metric),
+            "run_href": links.run(run, qrels, metric),
+            "compare_href": links.compare(baseline, run, qrels, metric),
+            "rows": rows,
+            "depth": found.depth,
+            "p": found.p,
+            "method": found.describe(),
+        }
+    )
+    return model
