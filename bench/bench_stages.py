@@ -57,9 +57,9 @@ def after(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
+    from evalstore import result_tables as report_rows
     from evalstore.evaluator import Evaluator
     from evalstore.ingest import fast
-    from evalstore.report import rows as report_rows
     from evalstore.report.formats import write as write_report
 
     tags = [Path(f).read_text().split("\n", 1)[0].split()[5] for f in files]

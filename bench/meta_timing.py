@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import evalstore  # noqa: E402
 from evalstore import meta  # noqa: E402
-from evalstore.meta.sampling import pair_indices  # noqa: E402
+from evalstore.stats.sampling import pair_indices  # noqa: E402
 
 
 def best(fn, repeat: int) -> tuple[float, object]:

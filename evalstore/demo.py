@@ -6,8 +6,8 @@ import shlex
 import sys
 from typing import IO
 
+from . import result_tables
 from .facade import open as open_store
-from .report import rows
 from .report.formats import write
 from .report.table import Table
 from .resources import sample_dir
@@ -46,7 +46,7 @@ def run_demo(db: str | None = None, out: IO[str] | None = None) -> str:
         write(Table(res.columns, res.rows, title="stored runs"), "table", out)
         echo(f"\n$ evalstore eval --qrels sample -m {' -m '.join(DEMO_METRICS)}")
         result = store.evaluate("sample", None, DEMO_METRICS)
-        write(rows.leaderboard(result, title="leaderboard (qrels: sample)"), "table", out)
+        write(result_tables.leaderboard(result, title="leaderboard (qrels: sample)"), "table", out)
         echo(f'\n$ evalstore sql "{DEMO_QUERY}"')
         res = store.sql(DEMO_QUERY)
         write(Table(res.columns, res.rows), "table", out)

@@ -47,7 +47,7 @@ class DropPlan:
         what = WHAT[self.kind]
         rows = {"run": "run rows", "qrels": "judgments", "topics": "topics", "docs": "documents"}[self.kind]
         parts = [
-            f"{len(self.names)} {what}{'s' if len(self.names) != 1 else ''} ({', '.join(self.names)})",
+            f"{len(self.names)} {what}{'s' if len(self.names) != 1 else ''} ({_short(self.names)})",
             f"{self.rows} {rows}",
         ]
         if self.kind in ("run", "qrels"):
@@ -94,6 +94,16 @@ def plan_drop(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
 
 def drop(store: StoreHandle, plan: DropPlan) -> DropPlan:
     """Remove what ``plan`` names, in one transaction (all or nothing)."""
+    with store.transaction():
+        clear_dependents(store, plan)
+        store.con.execute(f"DELETE FROM {_MAIN_TABLE[plan.kind]} WHERE {_ID[plan.kind]} IN ({_ints(plan.ids)})")
+    return plan
+
+
+def clear_dependents(store: StoreHandle, plan: DropPlan) -> None:
+    """Remove everything that depends on what ``plan`` names but its ``run_meta`` / ``qrels_meta``
+    rows (their ids stay, e.g. for a subsample recreated under its name): every table with a
+    ``run_id`` / ``qrels_id`` column, the derivations, and the analyses that read them."""
     con = store.con
     col = _ID[plan.kind]
     tables = [t for t in _tables_with(store, col) if t != _MAIN_TABLE[plan.kind]]
@@ -102,9 +112,7 @@ def drop(store: StoreHandle, plan: DropPlan) -> DropPlan:
             con.execute(f"DELETE FROM {t} WHERE {col} IN ({_ints(plan.ids)})")
         if plan.kind == "qrels":
             con.execute(f"DELETE FROM subsample_meta WHERE parent_id IN ({_ints(plan.ids)})")
-        con.execute(f"DELETE FROM {_MAIN_TABLE[plan.kind]} WHERE {col} IN ({_ints(plan.ids)})")
         drop_analyses(store, plan.analyses)
-    return plan
 
 
 def text_set_id(store: StoreHandle, kind: str, name: str) -> int:

@@ -59,6 +59,15 @@ class MetaError(EvalstoreError):
     """A meta-evaluation cannot be run as asked (too few runs or topics, bad parameters)."""
 
 
+class MemoryBudgetError(MetaError):
+    """Resampling asked for more memory than its share of the memory limit (the message names the
+    number of trials B that fits); the CLI exits with 4, as for out of memory."""
+
+
+class FusionError(EvalstoreError):
+    """A fusion of runs cannot be made as asked (unknown method, bad parameter, runs without scores)."""
+
+
 class ArgumentError(EvalstoreError, TypeError):
     """A public function was given an argument of the wrong kind (a number where a name goes, ...)."""
 

@@ -23,11 +23,13 @@ from .errors import MetricError, StoreError
 from .evaluation import evaluate_runs
 from .experiments import Experiment, store_experiment
 from .explain import Explanation, explain
+from .fusion import FusionResult, Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
 from .intervals import attach as attach_intervals
 from .intervals import spec as interval_spec
 from .judges import Agreement, agree
+from .memory_limit import of_store
 from .meta.design import Design, design
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
@@ -35,6 +37,8 @@ from .ranking.intervals import attach as attach_ranks
 from .ranking.intervals import spec as rank_spec
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
+from .run_export import ExportedRun, export_run
+from .stats.budget import check_bootstrap
 from .store.connection import Settings, check_metadata, connect, resolve_location
 from .store.handle import StoreHandle
 from .store.migrations import check_current, migrate
@@ -177,6 +181,8 @@ class Store(StoreHandle):
         leaderboard view's ``rank_lo``, ``rank_hi``). See :mod:`evalstore.ranking.intervals`."""
         how = interval_spec(ci, level, trials, seed) if ci is not None else None  # checked before any work
         ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
+        if how is not None and how.method == "bootstrap":
+            check_bootstrap(how.trials or 0, of_store(self), interval=True)
         result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,
@@ -245,7 +251,7 @@ class Store(StoreHandle):
     ) -> Explanation:
         """Why ``metric`` of ``run`` on ``topic`` is what it is: the per-rank table of the metric's
         own SQL block, its ideal list and the value (eval's, checked). ``.rows``/``.records()``,
-        ``.ideal_rows``, ``.value``; :func:`evalstore.report.explain_tables.explanation_report` makes
+        ``.ideal_rows``, ``.value``; :func:`evalstore.explain_tables.explanation_report` makes
         the report. See :mod:`evalstore.explain` (also ``explain_topics``, ``compare_conventions``)."""
         return explain(self, metric, qrels, run, topic, convention=convention, complete=complete, depth=depth)
 
@@ -400,6 +406,50 @@ class Store(StoreHandle):
             depth=depth, save=save,
         )  # fmt: skip
 
+    # ------------------------------------------------------------------ runs made from runs
+    def fuse(
+        self,
+        runs: Sequence[str],
+        method: str,
+        *,
+        name: str,
+        norm: str | None = None,
+        params: Sequence[str] | dict[str, float] | None = None,
+        weights: str | Sequence[float] | None = None,
+        depth: int | None = None,
+        top: int | None = None,
+        ranks: str = "evaluation",
+        replace: bool = False,
+        optimize: str | None = None,
+        qrels: str | None = None,
+        step: float | None = None,
+    ) -> FusionResult:
+        """Fuse stored runs in SQL (ranx's methods: rrf, sum, mnz, anz, max, min, med, wsum, isr,
+        log_isr, bordafuse, rbc, ...; normalisations: min-max, max, sum, zmuv, rank, borda, none) and
+        store the result as the run ``name`` with its recipe (``runs.recipe``, ``runs.fusion``, an
+        ir_metadata header). ``optimize='nDCG@10', qrels=...``: choose the weights (or k, phi, ...) by
+        ranx's grid search, all candidates evaluated at once. See :func:`evalstore.fusion.fuse`."""
+        return fuse(
+            self, runs, method, name=name, norm=norm, params=params, weights=weights, depth=depth, top=top,
+            ranks=ranks, replace=replace, optimize=optimize, qrels=qrels, step=step,
+        )  # fmt: skip
+
+    def refresh_fusion(self, name: str) -> FusionResult:
+        """Make the fused run ``name`` again from its recipe over its input runs as they are now (after
+        an input was replaced: the run was stale). See :func:`evalstore.fusion.refresh`."""
+        return refresh(self, name)
+
+    def provenance(self, run: str) -> Provenance | None:
+        """How a fused run was made (its recipe, and the inputs replaced or dropped since); None for
+        an ingested run."""
+        self.run_id(run)
+        return provenance(self, run)
+
+    def export_run(self, name: str, path: str | os.PathLike | None = None, *, tag: str | None = None) -> ExportedRun:
+        """Write a stored run (fused runs too) as a TREC run file, its ir_metadata header first, byte for
+        byte (``.gz``: gzipped; None: standard output). See :mod:`evalstore.run_export`."""
+        return export_run(self, name, path, tag=tag)
+
     # ------------------------------------------------------------------ other clients
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:
         """An SQLAlchemy engine (duckdb-engine) whose connections are cursors of this store's
@@ -428,6 +478,7 @@ def open(  # noqa: A001
     sandbox: bool = False,
     wait: float = 0.0,
     create: bool = True,
+    yield_to_writers: bool = False,
 ) -> Store:
     """Open (creating or upgrading if needed) an evaluation store.
 
@@ -443,6 +494,9 @@ def open(  # noqa: A001
     ``wait``: seconds to keep retrying while another process holds the store.
     ``create=False``: a store file that does not exist is an error instead of a new empty store
     (the command line creates stores only in ``ingest``, ``demo`` and ``import store``).
+    ``yield_to_writers=True``: a writer of another process waiting for the store (``--wait``) goes
+    first: the store counts as busy until it got in (for a reader that opens the store again and
+    again, such as ``evalstore serve``; :mod:`evalstore.store.waiting`).
     """
     if url_or_path is not None and not isinstance(url_or_path, (str, os.PathLike)):
         raise StoreError(f"a store is a path or a duckdb:/// URL, not {type(url_or_path).__name__} {url_or_path!r}")
@@ -457,7 +511,9 @@ def open(  # noqa: A001
             raise StoreError("a sandboxed store must be a store file (an in-memory store is empty)")
         read_only = True
     settings = Settings.resolve(memory_limit, threads, temp_directory)
-    con = connect(location, read_only=read_only, settings=settings, sandbox=sandbox, wait=wait)
+    con = connect(
+        location, read_only=read_only, settings=settings, sandbox=sandbox, wait=wait, yield_to_writers=yield_to_writers
+    )
     read_only = read_only and location != ":memory:"
     try:
         # the SQL functions first: migrations may call them (0004 converts metric names)

@@ -25,7 +25,7 @@ from .metrics.registry import MetricInstance
 from .version import __version__ as ENGINE_VERSION
 
 #: Run lines per engine job: the ranked lists of that many lines fit the default memory budget
-#: (evalstore.store.connection.default_memory_limit) without spilling, and evaluating 20 M lines
+#: (evalstore.memory_limit.default_memory_limit) without spilling, and evaluating 20 M lines
 #: in such chunks is faster than in one piece even without a budget (docs/benchmark.md, "Memory").
 CHUNK_LINES = 4_000_000
 
@@ -92,8 +92,26 @@ def missing(
         qids = [q for q in qrels_ids if any(sq == q for sq, _ in sig)]
         insts = [i for i in instances if any((q, names[(q, i.display)].key) in sig for q in qids)]
         jobs.append(Job(qids, rids, insts))
+    # a job is a rectangle (its qrels sets x runs x metrics): a stored cell inside one is computed
+    # again, so it is not reused as well (it would count twice: n_topics 86 for 43 topics)
+    again = {
+        (q, r, names[(q, i.display)].key)
+        for job in jobs
+        for q in job.qrels_ids
+        for i in job.instances
+        for r in job.run_ids
+        if (q, r, names[(q, i.display)].key) in have
+    }
+    if again:
+        cells = list(zip(*again))
+        con.execute(
+            f"DELETE FROM {reused} WHERE (qrels_id, run_id, key) IN "
+            "(SELECT unnest($1::INTEGER[]), unnest($2::INTEGER[]), unnest($3::VARCHAR[]))",
+            [list(cells[0]), list(cells[1]), list(cells[2])],
+        )
     n_cells = len(wanted) * len(run_ids)
-    return Plan(jobs, reused=len(have), computed=n_cells - len(have))
+    n_reused = len(have) - len(again)
+    return Plan(jobs, reused=n_reused, computed=n_cells - n_reused)
 
 
 def everything(qrels_ids: Sequence[int], run_ids: Sequence[int], instances: Sequence[MetricInstance]) -> Plan:

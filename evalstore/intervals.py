@@ -6,11 +6,11 @@ For a run's n per-topic scores x_1..x_n of a metric (missing values left out, as
   (scipy's ``t.interval(level, n - 1, mean, s / sqrt(n))``);
 * ``bootstrap``: the percentile interval of the mean over ``trials`` (B) resamples of the n topics
   drawn with replacement from ``numpy.random.default_rng(seed)`` (the draws of
-  :func:`evalstore.meta.sampling.bootstrap_indices`: the same resamples for every run and metric
+  :func:`evalstore.stats.sampling.bootstrap_indices`: the same resamples for every run and metric
   with the same number of topics), the ``(1-level)/2`` and ``(1+level)/2`` quantiles of the B
   means (numpy's linear interpolation).
 
-Both come from :mod:`evalstore.meta.effects` (the intervals of paired differences that
+Both come from :mod:`evalstore.stats.effects` (the intervals of paired differences that
 ``compare --effects`` reports). A metric summarised by the geometric mean (GM_AP, GM_Bpref) gets
 the interval on the log scale: the interval of the mean of ``ln max(x, 1e-5)`` (trec_eval's floor),
 exponentiated, so it contains the geometric mean and stays positive (scale ``log``). A metric
@@ -57,7 +57,9 @@ class Summaries(Protocol):
     intervals: list[tuple[str, str, float | None, float | None]]
     interval_spec: IntervalSpec | None
 
-    def add_intervals(self, method: str, level: float, trials: int, seed: int) -> Summaries: ...
+    def add_intervals(
+        self, method: str, level: float, trials: int, seed: int, *, memory: int | None = None
+    ) -> Summaries: ...
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def spec(method: str = "t", level: float = DEFAULT_LEVEL, trials: int = DEFAULT_
         raise MetricError(f"the confidence level is a number between 0 and 1 (e.g. 0.95), not {level!r}")
     if method == "t":
         return IntervalSpec("t", float(level))
-    from .meta.sampling import check_seed, check_trials
+    from .stats.sampling import check_seed, check_trials
 
     try:
         return IntervalSpec("bootstrap", float(level), check_trials(trials), check_seed(seed))
@@ -99,26 +101,29 @@ def scale_of(aggregate: str) -> str | None:
     return {"mean": "mean", "gmean": "log"}.get(aggregate)
 
 
-def compute(result: Summaries, how: IntervalSpec) -> list[tuple[str, str, float | None, float | None]]:
+def compute(
+    result: Summaries, how: IntervalSpec, memory: int | None = None
+) -> list[tuple[str, str, float | None, float | None]]:
     """``(run, metric, lo, hi)`` for every mean of ``result`` (in its order); lo and hi are None
-    where there is no interval (a sum, fewer than 2 topics)."""
+    where there is no interval (a sum, fewer than 2 topics). ``memory``: the memory limit in bytes
+    the bootstrap sizes its work from (:mod:`evalstore.stats.budget`; None: the default limit)."""
     values: dict[tuple[str, str], list[float]] = {}
     for run, _, metric, v in result.per_topic:
         if v is not None and not math.isnan(v):
             values.setdefault((run, metric), []).append(float(v))
     keys = [(run, metric) for run, metric, _, _ in result.means]
     aggregates = {(run, metric): result.aggregates.get(metric, "mean") for run, metric in keys}
-    found = of_scores({k: values.get(k, []) for k in keys}, aggregates, how)
+    found = of_scores({k: values.get(k, []) for k in keys}, aggregates, how, memory)
     return [(r, m, *found.get((r, m), (None, None))) for r, m in keys]
 
 
 def of_scores(
-    values: dict[K, Sequence[float]], aggregates: dict[K, str], how: IntervalSpec
+    values: dict[K, Sequence[float]], aggregates: dict[K, str], how: IntervalSpec, memory: int | None = None
 ) -> dict[K, tuple[float, float]]:
     """The interval of each key's mean of per-topic ``values`` (missing values already left out),
     summarised by ``aggregates[key]`` (mean, gmean: on the log scale, sum: none); keys without an
     interval (a sum, fewer than 2 values) are left out. The one computation behind :func:`compute`,
-    the explorer's leaderboard and the report."""
+    the explorer's leaderboard and the report. ``memory``: as :func:`compute`'s."""
     # one matrix per (scale, number of topics): the same resamples for all of its rows
     groups: dict[tuple[str, int], list[K]] = {}
     for key, vals in values.items():
@@ -130,7 +135,7 @@ def of_scores(
         X = np.array([values[k] for k in keys], dtype=np.float64)
         if scale == "log":
             X = np.log(np.maximum(X, GMEAN_FLOOR))
-        lo, hi = _interval(X, how)
+        lo, hi = _interval(X, how, memory)
         if scale == "log":
             lo, hi = np.exp(lo), np.exp(hi)
         for k, a, b in zip(keys, lo, hi):
@@ -138,13 +143,13 @@ def of_scores(
     return found
 
 
-def _interval(X: np.ndarray, how: IntervalSpec) -> tuple[np.ndarray, np.ndarray]:
-    from .meta.effects import bootstrap_interval, t_interval
+def _interval(X: np.ndarray, how: IntervalSpec, memory: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    from .stats.effects import bootstrap_interval, t_interval
 
     if how.method == "t":
         return t_interval(X, how.level)
     assert how.trials is not None and how.seed is not None
-    return bootstrap_interval(X, how.trials, how.seed, how.level)
+    return bootstrap_interval(X, how.trials, how.seed, how.level, memory=memory)
 
 
 def save(store: StoreHandle, result: Summaries, qrels_id: int, run_ids: dict[str, int]) -> int:
@@ -203,11 +208,17 @@ def attach(
     how: IntervalSpec,
     *,
     save_to_store: bool = True,
+    memory: int | None = None,
 ) -> None:
     """Add intervals to each result and, with a store, store them (each result's qrels set and runs
-    by name)."""
+    by name). ``memory``: the memory limit in bytes of the bootstrap's work (default: the store's,
+    or without a store the default limit)."""
+    if memory is None and store is not None:
+        from .memory_limit import of_store
+
+        memory = of_store(store)
     for result in [results] if not isinstance(results, Sequence) else results:
-        result.add_intervals(how.method, how.level, how.trials or DEFAULT_TRIALS, how.seed or 0)
+        result.add_intervals(how.method, how.level, how.trials or DEFAULT_TRIALS, how.seed or 0, memory=memory)
         if store is not None and save_to_store:
             runs = {r for r, _, _, _ in result.means}
             ids = {r: store.run_id(r) for r in runs}

@@ -51,15 +51,18 @@ class EvalResult:
     rank_spec: IntervalSpec | None = None
     rank_widened: list[tuple[str, str]] = field(default_factory=list)  # (run, metric) widened to the rank
 
-    def add_intervals(self, method: str = "t", level: float = 0.95, trials: int = 1000, seed: int = 0) -> EvalResult:
+    def add_intervals(
+        self, method: str = "t", level: float = 0.95, trials: int = 1000, seed: int = 0, *, memory: int | None = None
+    ) -> EvalResult:
         """Compute the confidence interval of every summary (``method``: ``t`` or ``bootstrap``
         with ``trials`` resamples of the topics drawn with ``seed``; ``level``: the confidence
         level) into :attr:`intervals`; returns the result itself. Geometric means get the interval
-        on the log scale, sums none (see :mod:`evalstore.intervals`)."""
+        on the log scale, sums none (see :mod:`evalstore.intervals`). ``memory``: the memory
+        limit in bytes the bootstrap sizes its work from (default: evalstore's default limit)."""
         from .intervals import compute, spec
 
         how = spec(method, level, trials, seed)
-        self.intervals = compute(self, how)
+        self.intervals = compute(self, how, memory)
         self.interval_spec = how
         return self
 

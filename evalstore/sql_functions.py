@@ -23,3 +23,9 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
 def names() -> set[str]:
     """The names of every SQL function of evalstore."""
     return udfs.names()
+
+
+def list_function_names() -> set[str]:
+    """evalstore's SQL functions over lists, whose one call DuckDB cannot interrupt
+    (:func:`evalstore.udfs.list_function_names`)."""
+    return udfs.list_function_names()

@@ -72,6 +72,13 @@ def names() -> set[str]:
     return {f.name for f in declared()}
 
 
+def list_function_names() -> set[str]:
+    """The declared functions that take a list (``DOUBLE[]``, ...): their work grows with the lists
+    and (for the resampling tests) with B, within one call that DuckDB cannot interrupt (an
+    interrupt waits for the Python function to return)."""
+    return {f.name for f in declared() if any(p.endswith("[]") for p in f.params)}
+
+
 _UNITS = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 
 

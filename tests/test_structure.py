@@ -1,5 +1,6 @@
-"""The package's shape, checked: no import circle among evalstore's modules (counting imports inside
-functions and type-only imports too: the layers point one way) and no function over 80 lines."""
+"""The package's shape, checked: no import circle among evalstore's modules, its folders in declared
+layers that import only downward (both counting imports inside functions and type-only imports),
+and no function over 80 lines."""
 
 from __future__ import annotations
 
@@ -77,6 +78,80 @@ def test_no_import_circle():
 
 def test_a_circle_is_found():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+#: evalstore's top-level modules and folders (``__init__`` = the package's own ``__init__.py``) in
+#: layers, lowest first. A module of one layer imports from its own layer and the layers below,
+#: never from a layer above, and the folders of one layer import each other without a circle. The
+#: rule counts every import: inside functions, type-only, and of optional dependencies' code (no
+#: exception is needed). docs/architecture.md ("Layers") describes them.
+LAYERS: list[tuple[str, set[str]]] = [
+    ("foundations", {"errors", "version", "resources", "generated", "progress", "udfs", "aggregate",
+                     "optional", "arguments", "memory_limit"}),
+    ("statistics on arrays", {"stats"}),
+    ("the store", {"store", "drop"}),
+    ("tables and writers", {"report"}),
+    ("metrics", {"metrics", "default_qrels", "explain_sql", "incremental", "evaluation_context"}),
+    ("ingest", {"ingest"}),
+    ("intervals", {"intervals", "ranking"}),
+    ("results", {"result", "result_table", "result_tables", "run_export"}),
+    ("evaluation", {"evaluation", "layout", "spark"}),
+    ("built on evaluation", {"explain", "explain_tables", "subsample"}),
+    ("analyses", {"meta", "judges", "repro", "fusion", "sql_functions"}),
+    ("comparisons", {"comparison", "experiments"}),
+    ("facade", {"facade"}),
+    ("front ends", {"run_files", "evaluator", "api", "demo", "web", "__init__", "cli"}),
+    ("entry points", {"entry", "__main__"}),
+]  # fmt: skip
+
+
+def _folder(module: str) -> str:
+    """The layer node of a module: its top-level module or folder under evalstore."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _folder_graph() -> dict[str, dict[str, set[str]]]:
+    """node -> imported node -> the module imports behind the arrow."""
+    graph: dict[str, dict[str, set[str]]] = {_folder(m): {} for m in MODULES}
+    for name, path in MODULES.items():
+        for other in _imports(name, path):
+            a, b = _folder(name), _folder(other)
+            if a != b:
+                graph[a].setdefault(b, set()).add(f"{name} -> {other}")
+    return graph
+
+
+def _upward(graph: dict[str, dict[str, set[str]]], layers: list[tuple[str, set[str]]]) -> list[str]:
+    """The arrows from a node to a node of a higher layer (with the imports behind them)."""
+    level = {node: i for i, (_, nodes) in enumerate(layers) for node in nodes}
+    return [
+        f"{a} ({layers[level[a]][0]}) -> {b} ({layers[level[b]][0]}): {sorted(why)}"
+        for a, targets in sorted(graph.items())
+        for b, why in sorted(targets.items())
+        if level[b] > level[a]
+    ]
+
+
+def test_every_folder_has_one_layer():
+    declared = [node for _, nodes in LAYERS for node in nodes]
+    assert len(declared) == len(set(declared)), "a node in two layers"
+    assert set(_folder_graph()) == set(declared), "add a new module or folder to LAYERS"
+
+
+def test_no_folder_imports_a_layer_above_it():
+    graph = _folder_graph()
+    assert sum(map(len, graph.values())) > 150
+    assert _upward(graph, LAYERS) == []
+    assert _cycles({a: set(targets) for a, targets in graph.items()}) == []
+
+
+def test_an_upward_import_is_found():
+    graph = {"low": {"high": {"evalstore.low.x -> evalstore.high"}}, "high": {}}
+    assert _upward(graph, [("low", {"low"}), ("high", {"high"})]) == [
+        "low (low) -> high (high): ['evalstore.low.x -> evalstore.high']"
+    ]
+    assert _upward(graph, [("high", {"high"}), ("low", {"low"})]) == []
 
 
 def test_no_function_over_80_lines():

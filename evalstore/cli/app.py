@@ -13,9 +13,10 @@ from ..facade import Store
 from ..facade import open as open_store_at
 from ..store import available_migrations, inspect_store
 from ..version import __version__
-from . import failures, resources
+from . import failures, ranges, resources
 from .choices import flag
 from .help_format import HelpGroup
+from .ranges import number
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -74,9 +75,9 @@ def root(
     memory_limit: str | None = typer.Option(
         None, "--memory-limit", parser=resources.memory_limit, help="DuckDB memory limit, e.g. 1.5GB or 50%."
     ),
-    threads: int | None = typer.Option(None, "--threads", min=1, help="DuckDB worker threads."),
+    threads: int | None = number(None, "--threads", range=ranges.THREADS, help="DuckDB worker threads."),
     temp_dir: str | None = typer.Option(None, "--temp-dir", help="Where DuckDB spills what does not fit in memory."),
-    wait: float | None = typer.Option(None, "--wait", min=0.0, help="Seconds to retry while the store is busy."),
+    wait: float | None = number(None, "--wait", range=ranges.WAIT, help="Seconds to retry while the store is busy."),
     debug: bool = flag("--debug", help="Show the Python traceback of an error."),
     version: bool = flag("--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:

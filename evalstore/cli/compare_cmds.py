@@ -9,14 +9,15 @@ import typer
 from .. import comparison as cmp_lib
 from ..default_qrels import default_qrels
 from ..meta import plots
-from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS
 from ..ranking.intervals import RANK_METHODS
 from ..report import figure_data
-from . import figures
+from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS
+from . import figures, ranges
 from . import options as opt
 from .app import app, open_store
 from .choices import flag
 from .output import OutputFile, emit, format_option, output_format
+from .ranges import number
 
 if TYPE_CHECKING:
     from ..report.table import Table
@@ -55,7 +56,7 @@ def compare_cmd(
         "Benjamini-Hochberg (bh) or Benjamini-Yekutieli (by) (false discovery rate).",
     ),
     alpha: float = opt.Alpha,
-    trials: int = typer.Option(10000, "--trials", "-B", help="Resamples B of the Monte-Carlo tests."),
+    trials: int = number(10000, "--trials", "-B", range=ranges.TRIALS, help="Resamples B of the Monte-Carlo tests."),
     seed: int = opt.Seed,
     all_pairs: bool = flag("--all-pairs", help="Test every pair of runs (letters, as ranx)."),
     effects: bool = flag(

@@ -6,20 +6,22 @@ import os
 
 import typer
 
+from .. import result_tables as report_rows
 from ..api import evaluate as evaluate_files
 from ..default_qrels import default_qrels
 from ..demo import run_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
 from ..intervals import attach as attach_intervals
+from ..memory_limit import of_limit
 from ..meta import plots
 from ..ranking.intervals import attach as attach_ranks
 from ..ranking.intervals import legend as rank_legend
 from ..report import figure_data
-from ..report import rows as report_rows
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult
+from ..stats.budget import check_bootstrap
 from ..subsample import derivations, evaluate_subsamples
 from . import figures, resources
 from . import options as opt
@@ -92,6 +94,8 @@ def eval_cmd(
     figures.check(plot, plot_data)
     qrels = _one_qrels(qrels_sets, agg)
     _check_mode(files, qrels, run, engine, data, subsamples, plot or plot_data, fmt, ci.ci or ci.rank_ci)
+    if ci.ci == "bootstrap":  # a B whose resampled means cannot fit is refused before any work
+        check_bootstrap(ci.trials, of_limit(resources.CURRENT.memory_limit), interval=True)
     metrics = metric or ["official"]
     result: EvalResult | None = None
     if agg is not None:
@@ -286,8 +290,8 @@ def _result_report(
     """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
     reader, as trec_eval -q); adds the intervals asked for when the evaluation has none yet (files:
     nothing is stored)."""
-    if intervals is not None and result.interval_spec is None:
-        attach_intervals(None, result, intervals)
+    if intervals is not None and result.interval_spec is None:  # files: no store, the limit of --memory-limit
+        attach_intervals(None, result, intervals, memory=of_limit(resources.CURRENT.memory_limit))
     if ranks is not None and result.rank_spec is None:
         attach_ranks(None, result, ranks)
     notes = list(result.notes)

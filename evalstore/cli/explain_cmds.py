@@ -11,13 +11,15 @@ import typer
 from .. import facade
 from ..default_qrels import default_qrels
 from ..explain import compare_conventions, explain, explainable
-from ..report.explain_tables import conventions_report, explanation_report
+from ..explain_tables import conventions_report, explanation_report
 from ..report.formats import OUTPUT_FORMATS
 from . import options as opt
+from . import ranges
 from .app import app, open_for_reading
 from .choices import flag
 from .inputs import spooled
 from .output import OutputFile, emit, format_option, output_format
+from .ranges import number
 
 
 @app.command("explain")
@@ -38,10 +40,10 @@ def explain_cmd(
         help="Show the case under every convention: each one's order, depth and value, and the documents "
         "whose rank differs.",
     ),
-    rows: int | None = typer.Option(
+    rows: int | None = number(
         None,
         "--rows",
-        min=0,
+        range=ranges.ROWS,
         help="Rows to show (default: through the last rank that contributes or the cutoff, and a few more).",
     ),
     all_rows: bool = flag("--all", help="Show every retrieved document."),

@@ -9,7 +9,7 @@ code   meaning
 1      a user error: bad input file, unknown metric or name, bad SQL, ... (the message says which)
 2      a usage error: unknown option, bad option value (nothing was done)
 3      the store is busy: another process holds it, or a concurrent change conflicted
-4      out of memory
+4      out of memory (in DuckDB, or resampling beyond its share of --memory-limit)
 5      disk full or another input/output error (store, temp directory or output file)
 6      the store file is damaged
 70     an internal error of evalstore (a bug: please report it with --debug's traceback)
@@ -24,7 +24,7 @@ import os
 import duckdb
 import typer
 
-from ..errors import EvalstoreError, StoreDamagedError, StoreLockedError, is_damage
+from ..errors import EvalstoreError, MemoryBudgetError, StoreDamagedError, StoreLockedError, is_damage
 
 USER, USAGE, BUSY, MEMORY, IO, DAMAGED, INTERNAL, INTERRUPTED = 1, 2, 3, 4, 5, 6, 70, 130
 
@@ -41,6 +41,8 @@ def explain(e: BaseException) -> tuple[int, str | None]:
         return BUSY, f"error: {e}"
     if isinstance(e, StoreDamagedError):
         return DAMAGED, f"error: {e}"
+    if isinstance(e, MemoryBudgetError):
+        return MEMORY, f"error: {e}"
     if isinstance(e, EvalstoreError):
         return USER, f"error: {e}"
     disk = _disk_problem(e)

@@ -8,9 +8,11 @@ import typer
 from ..judges import render
 from ..judges.ranking import TESTS
 from . import options as opt
+from . import ranges
 from .app import app, open_store
 from .choices import choice, flag
 from .output import OutputFile, emit, format_option, output_format
+from .ranges import number
 
 
 @app.command(
@@ -35,7 +37,7 @@ def agree_cmd(
         help="Metric of the ranking agreement, e.g. nDCG@10, AP(rel=2); repeatable (default: nDCG@10 when the store "
         "has runs).",
     ),
-    rel: int = typer.Option(1, "--rel", min=1, help="Lowest relevant grade, for kappa on binary relevance."),
+    rel: int = number(1, "--rel", range=ranges.GRADE, help="Lowest relevant grade, for kappa on binary relevance."),
     run: list[str] | None = opt.Runs,
     test: str = choice(
         "t",
@@ -46,7 +48,7 @@ def agree_cmd(
         "--seed).",
     ),
     alpha: float = opt.Alpha,
-    trials: int = typer.Option(10000, "--trials", "-B", help="Resamples B of the randomisation test."),
+    trials: int = number(10000, "--trials", "-B", range=ranges.TRIALS, help="Resamples B of the randomisation test."),
     seed: int = opt.Seed,
     missing: str = opt.Missing,
     per_topic: bool = flag("--per-topic", help="Print the label statistics of every topic instead."),

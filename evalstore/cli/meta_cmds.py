@@ -20,15 +20,16 @@ from ..default_qrels import default_qrels
 from ..evaluation import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
-from ..meta.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from ..report import figure_data, meta_tables
 from ..report.table import Table
+from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from ..subsample import create_subsamples
-from . import figures
+from . import figures, ranges
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
 from .output import emit, say
+from .ranges import number
 
 meta_app = group(
     "Meta-evaluation of metrics (Sakai 2007; Bompada et al. 2007): rank correlation, swap method, bootstrap "
@@ -109,7 +110,7 @@ def swap_cmd(
     metric: list[str] = MetricOpt,
     trials: int = opt.Trials,
     seed: int = opt.Seed,
-    max_rate: float = typer.Option(0.05, "--max-rate", help="Swap rate to guarantee (5 %)."),
+    max_rate: float = number(0.05, "--max-rate", range=ranges.RATE, help="Swap rate to guarantee (5 %)."),
     bins: bool = flag("--bins", help="Print the swap rate of every difference bin instead."),
     *,
     a: opt.AnalysisOptions,
@@ -173,7 +174,9 @@ def tests_cmd(
         aliases=TEST_SPELLINGS,
         help="t, wilcoxon, randomisation (also spelled randomization) or bootstrap; repeatable (default: all four).",
     ),
-    trials: int = typer.Option(1000, "--trials", "-B", help="Resamples for the bootstrap and randomisation tests."),
+    trials: int = number(
+        1000, "--trials", "-B", range=ranges.TRIALS, help="Resamples for the bootstrap and randomisation tests."
+    ),
     seed: int = opt.Seed,
     alpha: float = opt.Alpha,
     adjust: str = opt.choice(
@@ -234,7 +237,7 @@ def robustness_cmd(
     trials: int = opt.Trials,
     seed: int = opt.Seed,
     alpha: float = opt.Alpha,
-    threshold: float = typer.Option(0.9, "--threshold", help="Knee threshold for tau and accuracy."),
+    threshold: float = number(0.9, "--threshold", range=ranges.RATE, help="Knee threshold for tau and accuracy."),
     show: str = typer.Option(
         "all", "--show", help="Tables to print: all, tau, discpower, confusion, knee (comma-separated)."
     ),

@@ -22,14 +22,15 @@ import typer
 
 from .. import default_qrels
 from ..errors import MetricError
-from ..intervals import DEFAULT_LEVEL, METHODS, IntervalSpec
+from ..intervals import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS, IntervalSpec
 from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
 from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
 from ..ranking.intervals import RANK_METHODS
-from . import figures, resources
+from . import figures, ranges, resources
 from .choices import choice, flag
 from .output import OutputFile, format_option, output_format
+from .ranges import number
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,16 +82,23 @@ Agg = choice(
 Metrics = typer.Option(..., "--metric", "-m", help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable.")
 
 # --------------------------------------------------------------------------- resampling
-Trials = typer.Option(1000, "--trials", "-B", help="Number of resamples B.")
-Seed = typer.Option(0, "--seed", help="Random seed (the same seed reproduces the results exactly).")
+Trials = number(1000, "--trials", "-B", range=ranges.TRIALS, help="Number of resamples B.")
+Seed = number(0, "--seed", range=ranges.SEED, help="Random seed (the same seed reproduces the results exactly).")
 # subsampling (Buckley & Voorhees reduced qrels): the same spelling in `subsample` and `meta robustness`
-SubsampleTrials = typer.Option(
-    1, "--subsample-trials", "-k", help="Subsamples per fraction: independent shuffles (trials 0..K-1)."
+SubsampleTrials = number(
+    1,
+    "--subsample-trials",
+    "-k",
+    range=ranges.SUBSAMPLE_TRIALS,
+    help="Subsamples per fraction: independent shuffles (trials 0..K-1).",
 )
-SubsampleSeed = typer.Option(
-    0, "--subsample-seed", help="Seed of the subsampling (the same seed gives the same subsamples anywhere)."
+SubsampleSeed = number(
+    0,
+    "--subsample-seed",
+    range=ranges.SEED,
+    help="Seed of the subsampling (the same seed gives the same subsamples anywhere).",
 )
-Alpha = typer.Option(0.05, "--alpha", help="Significance level.")
+Alpha = number(0.05, "--alpha", range=ranges.ALPHA, help="Significance level.")
 
 Yes = flag("--yes", "-y", help="Do not ask for confirmation.")
 
@@ -154,7 +162,7 @@ MemoryLimit = typer.Option(
     help="DuckDB memory limit, e.g. 1.5GB or 50% (default: 128 MB per thread, at least 512 MB, at most a quarter "
     "of the RAM or 4 GB); beyond it DuckDB spills to --temp-dir.",
 )
-Threads = typer.Option(None, "--threads", envvar="EVALSTORE_THREADS", min=1, help="DuckDB worker threads.")
+Threads = number(None, "--threads", envvar="EVALSTORE_THREADS", range=ranges.THREADS, help="DuckDB worker threads.")
 TempDir = typer.Option(
     None,
     "--temp-dir",
@@ -162,8 +170,12 @@ TempDir = typer.Option(
     help="Where DuckDB spills data that does not fit in memory ('' never spills: beyond --memory-limit a "
     "command fails with exit 4).",
 )
-Wait = typer.Option(
-    None, "--wait", envvar="EVALSTORE_WAIT", min=0.0, help="Seconds to retry while another process holds the store."
+Wait = number(
+    None,
+    "--wait",
+    envvar="EVALSTORE_WAIT",
+    range=ranges.WAIT,
+    help="Seconds to retry while another process holds the store.",
 )
 
 STORE = Group(
@@ -200,7 +212,13 @@ EVALUATION = Group(
         (
             "depth",
             int | None,
-            typer.Option(None, "--depth", "-M", help="Evaluate only the top N documents per topic (trec_eval -M)."),
+            number(
+                None,
+                "--depth",
+                "-M",
+                range=ranges.DEPTH,
+                help="Evaluate only the top N documents per topic (trec_eval -M).",
+            ),
         ),
     ),
 )
@@ -215,6 +233,7 @@ RankCi = choice(
     "together: --trials, --seed) or t (from paired t intervals of the differences, Bonferroni over each run's "
     "comparisons). At --level.",
 )
+_WITHOUT_CI = "goes with --ci (t or bootstrap) or --rank-ci: add one, or leave it out"
 
 
 @dataclass(frozen=True)
@@ -224,12 +243,18 @@ class IntervalOptions:
     (:mod:`evalstore.ranking`), checked before any work."""
 
     ci: str | None
-    level: float
-    trials: int
-    seed: int
+    given_level: float | None
+    given_trials: int | None
+    given_seed: int | None
     rank_ci: str | None = None
 
     def __post_init__(self) -> None:
+        if self.ci is None and self.rank_ci is None:  # an interval's options without one: an error, not ignored
+            given = {"--level": self.given_level, "--trials": self.given_trials, "--seed": self.given_seed}
+            for flag, value in given.items():
+                if value is not None:
+                    raise typer.BadParameter(_WITHOUT_CI, param_hint=flag)
+            return
         for method in (self.ci, self.rank_ci):
             if method is None:
                 continue
@@ -243,6 +268,18 @@ class IntervalOptions:
                     interval_spec(method, *args)
                 except MetricError as e:
                     raise typer.BadParameter(str(e), param_hint=option) from None
+
+    @property
+    def level(self) -> float:
+        return DEFAULT_LEVEL if self.given_level is None else self.given_level
+
+    @property
+    def trials(self) -> int:
+        return DEFAULT_TRIALS if self.given_trials is None else self.given_trials
+
+    @property
+    def seed(self) -> int:
+        return 0 if self.given_seed is None else self.given_seed
 
     @property
     def spec(self) -> IntervalSpec | None:
@@ -274,12 +311,31 @@ INTERVALS = Group(
             ),
         ),
         (
-            "level",
-            float,
-            typer.Option(DEFAULT_LEVEL, "--level", help="Confidence level of --ci and --rank-ci (between 0 and 1)."),
+            "given_level",
+            float | None,
+            number(
+                None,
+                "--level",
+                range=ranges.LEVEL,
+                help=f"Confidence level of --ci and --rank-ci (default {DEFAULT_LEVEL}).",
+            ),
         ),
-        ("trials", int, Trials),
-        ("seed", int, Seed),
+        (
+            "given_trials",
+            int | None,
+            number(
+                None,
+                "--trials",
+                "-B",
+                range=ranges.TRIALS,
+                help=f"Resamples B of --ci bootstrap and --rank-ci bootstrap (default {DEFAULT_TRIALS}).",
+            ),
+        ),
+        (
+            "given_seed",
+            int | None,
+            number(None, "--seed", range=ranges.SEED, help="Random seed of the bootstrap (default 0)."),
+        ),
         ("rank_ci", str | None, RankCi),
     ),
 )
@@ -290,9 +346,10 @@ _RUN_SELECTION = (
     (
         "top",
         int | None,
-        typer.Option(
+        number(
             None,
             "--top",
+            range=ranges.RUNS,
             help="Keep the N best runs by --top-by (default: the first metric) on the first qrels set.",
         ),
     ),

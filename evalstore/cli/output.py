@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -123,10 +124,12 @@ def confirmed(yes: bool, question: str) -> bool:
     return False
 
 
-def say(message: str) -> None:
-    """A message for the person at the terminal (stderr, so that stdout stays data); names in it
-    are printable (control characters as \\xNN)."""
-    typer.echo(printable(message), err=True)
+def say(message: str | Sequence[str]) -> None:
+    """A message for the person at the terminal (stderr, so that stdout stays data): a line, or
+    lines (evalstore's own line breaks); names in them are printable (control characters, a line
+    break of a name too, as \\xNN)."""
+    lines = [message] if isinstance(message, str) else list(message)
+    typer.echo("\n".join(printable(line) for line in lines), err=True)
 
 
 def check_writable(path: str | None, option: str, suffix: str | tuple[str, ...] | None = None) -> None:

@@ -5,28 +5,21 @@ store, makes one library call (:func:`evalstore.repro.reproducibility`,
 
 from __future__ import annotations
 
-import math
-
 import typer
 
 from ..default_qrels import default_qrels
-from ..meta.design import TESTS as DESIGN_TESTS
 from ..meta.design import design
 from ..report import figure_data
 from ..report.table import Report, Table
 from ..repro import orderings, reproducibility
 from ..repro import render as repro_render
-from . import figures
+from ..stats.topic_set_size import TESTS as DESIGN_TESTS
+from . import figures, ranges
 from . import options as opt
 from .app import app, open_store
 from .choices import choice, flag
 from .output import OutputFile, emit, format_option, output_format, say
-
-
-def _open_interval(value: float, option: str) -> float:
-    if not (0 < value < 1):
-        raise typer.BadParameter(f"must be between 0 and 1 (exclusive), not {value}", param_hint=option)
-    return value
+from .ranges import number
 
 
 def _report(table: Table, document: object = None) -> Report:
@@ -54,8 +47,15 @@ def repro_cmd(
         None, "--rep-qrels", help="Qrels of another collection the reproduction ran on (replicability)."
     ),
     metric: list[str] = opt.Metrics,
-    rbo_p: float = typer.Option(0.8, "--rbo-p", help="RBO's persistence p (repro_eval's own default is 0.95)."),
-    cut: int = typer.Option(1000, "--cut", help="Rank cut of KTU and RBO (repro_eval: 1000)."),
+    rbo_p: float = number(
+        0.8, "--rbo-p", range=ranges.PROBABILITY, help="RBO's persistence p (repro_eval's own default is 0.95)."
+    ),
+    cut: int = number(
+        1000,
+        "--cut",
+        range=ranges.CUT,
+        help="Rank cut of KTU and RBO (repro_eval: 1000); the work stops at the longest ranking.",
+    ),
     order: str = choice(
         "trec_eval",
         "--order",
@@ -82,9 +82,6 @@ def repro_cmd(
 ) -> None:
     chosen = output_format(fmt, output)
     figures.check(plot, plot_data)
-    _open_interval(rbo_p, "--rbo-p")
-    if cut < 1:
-        raise typer.BadParameter(f"must be at least 1, not {cut}", param_hint="--cut")
     if per_topic and rep_qrels:
         raise typer.BadParameter("replicability compares no rankings (no per-topic KTU/RBO)", param_hint="--per-topic")
     with open_store(store.db) as s:
@@ -124,14 +121,19 @@ def design_cmd(
         help="t (paired t-test), anova (one-way ANOVA), ci (cap on the CI width).",
     ),
     alpha: float = opt.Alpha,
-    beta: float = typer.Option(0.2, "--beta", help="Type II error rate (power 1 - beta); unused by --test ci."),
-    min_diff: float = typer.Option(
+    beta: float = number(
+        0.2, "--beta", range=ranges.BETA, help="Type II error rate (power 1 - beta); unused by --test ci."
+    ),
+    min_diff: float = number(
         ...,
         "--min-diff",
+        range=ranges.MIN_DIFF,
         help="Minimum detectable difference (t), range between best and worst system (anova), or the cap on the "
         "width of the 1 - alpha CI of a mean difference (ci).",
     ),
-    systems: int | None = typer.Option(None, "--systems", help="m, systems compared by ANOVA (default: the runs)."),
+    systems: int | None = number(
+        None, "--systems", range=ranges.SYSTEMS, help="m, systems compared by ANOVA (default: the runs)."
+    ),
     missing: str = opt.Missing,
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
@@ -141,15 +143,8 @@ def design_cmd(
     store: opt.StoreOptions,
 ) -> None:
     chosen = output_format(fmt, output)
-    _open_interval(alpha, "--alpha")
-    if test != "ci":
-        _open_interval(beta, "--beta")
-        if 1 - beta <= alpha:
-            raise typer.BadParameter(f"the power 1 - beta must exceed --alpha {alpha}", param_hint="--beta")
-    if not (min_diff > 0 and math.isfinite(min_diff)):
-        raise typer.BadParameter(f"must be a positive number, not {min_diff}", param_hint="--min-diff")
-    if systems is not None and systems < 2:
-        raise typer.BadParameter(f"ANOVA compares at least 2 systems, not {systems}", param_hint="--systems")
+    if test != "ci" and 1 - beta <= alpha:
+        raise typer.BadParameter(f"the power 1 - beta must exceed --alpha {alpha}", param_hint="--beta")
     if systems is not None and test != "anova":
         raise typer.BadParameter("only --test anova takes a number of systems", param_hint="--systems")
     with open_store(store.db) as s:

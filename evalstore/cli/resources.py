@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import typer
 
 from ..errors import StoreError
-from ..store.connection import check_memory_limit
+from ..memory_limit import check_memory_limit
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import typer
@@ -58,8 +59,8 @@ def text_format_option(kind: str) -> Any:
 
 
 def _summaries(results: list[IngestResult]) -> None:
-    for r in results:
-        say(r.summary())
+    for r in results:  # the summary line and a line per note, each escaped (a name never breaks a line)
+        say([replace(r, messages=[]).summary(), *(f"  note: {m}" for m in r.messages)])
 
 
 def _table(res: QueryResult, title: str | None = None, digits: int | None = 4) -> Table:

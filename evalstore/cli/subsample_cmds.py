@@ -7,20 +7,23 @@ import typer
 
 from ..default_qrels import HELP as default_qrels_help
 from ..default_qrels import default_qrels
+from ..drop import drop
 from ..report.table import Table
 from ..subsample import (
     create_subsamples,
-    drop_subsamples,
     export_qrels,
     list_subsamples,
+    plan_drop_subsamples,
     subsample_names,
     topic_sizes,
 )
 from . import options as opt
+from . import ranges
 from .app import CONTEXT, app, open_store
 from .choices import flag
 from .help_format import HelpGroup
 from .output import OutputFile, UsageProblem, check_can_ask, confirmed, emit, format_option, output_format, say
+from .ranges import number
 
 subsample_app = typer.Typer(
     cls=HelpGroup,
@@ -46,10 +49,14 @@ def create(
     ),
     trials: int = opt.SubsampleTrials,
     seed: int = opt.SubsampleSeed,
-    old_trials: int | None = typer.Option(None, "--trials", hidden=True),  # before 0.x: deprecated spellings
-    old_seed: int | None = typer.Option(None, "--seed", hidden=True),
-    min_rel: int = typer.Option(1, "--min-rel", help="Keep at least this many relevant docs per topic."),
-    min_nonrel: int = typer.Option(10, "--min-nonrel", help="Keep at least this many nonrelevant docs per topic."),
+    old_trials: int | None = number(  # before 0.x: deprecated spellings
+        None, "--trials", range=ranges.SUBSAMPLE_TRIALS, hidden=True, help="Deprecated: --subsample-trials."
+    ),
+    old_seed: int | None = number(None, "--seed", range=ranges.SEED, hidden=True, help="Deprecated: --subsample-seed."),
+    min_rel: int = number(1, "--min-rel", range=ranges.COUNT, help="Keep at least this many relevant docs per topic."),
+    min_nonrel: int = number(
+        10, "--min-nonrel", range=ranges.COUNT, help="Keep at least this many nonrelevant docs per topic."
+    ),
     method: str = typer.Option("buckley_voorhees", "--method", help="Subsampling method (buckley_voorhees)."),
     prefix: str | None = typer.Option(None, "--prefix", help="Name prefix (default: the qrels name)."),
     replace: bool = flag("--replace", help="Recreate same-named subsamples made differently."),
@@ -157,17 +164,21 @@ def drop_cmd(
     *,
     store_opts: opt.StoreOptions,
 ):
-    """Delete subsamples with their judgments and scores (asks first, unless --yes)."""
+    """Delete subsamples with everything that depends on them, as `drop qrels` does: judgments, scores,
+    intervals and the stored analyses that read them (asks first, unless --yes)."""
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
     check_can_ask(yes, "drop them")
     with open_store(store_opts.db or _group_db(ctx)) as store:
         todo = list(dict.fromkeys(list(names or []) + (subsample_names(store, parent) if parent else [])))
-        shown = ", ".join(todo[:10]) + (" ..." if len(todo) > 10 else "")
-        if not confirmed(yes, f"drop {len(todo)} subsample(s) ({shown}) with their judgments and scores?"):
+        plan = plan_drop_subsamples(store, todo)
+        if plan is None:
+            say(f"{parent!r} has no subsamples: nothing to drop")
+            return
+        if not confirmed(yes, f"drop {plan.summary()}?"):
             raise typer.Exit(1)
-        n = drop_subsamples(store, todo)
-    say(f"dropped {n} subsample(s)")
+        drop(store, plan)  # as `drop qrels`: the scores, intervals and analyses that read them go too
+    say(f"dropped {plan.summary()}")
 
 
 def _group_db(ctx: typer.Context):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import typer
 
 from . import options as opt
-from . import resources
+from . import ranges, resources
 from .app import app, open_for_reading
 from .output import say
+from .ranges import number
 
 
 @app.command(
@@ -27,9 +28,20 @@ from .output import say
 @opt.shared(store=opt.STORE)
 def serve_cmd(
     host: str = typer.Option(
-        "127.0.0.1", "--host", help="Address to listen on (default: this machine only; 0.0.0.0: the whole network)."
+        "127.0.0.1",
+        "--host",
+        help="Address to listen on (default: this machine only; 0.0.0.0: the whole network; [::1]: IPv6 loopback).",
     ),
-    port: int = typer.Option(8000, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port)."),
+    port: int = number(8000, "--port", "-p", range=ranges.PORT, help="Port to listen on (0: any free port)."),
+    sql_time_limit: float = number(
+        5.0, "--sql-time-limit", range=ranges.SQL_SECONDS, help="Seconds a query of the SQL page may run."
+    ),
+    allow_host: list[str] | None = typer.Option(
+        None,
+        "--allow-host",
+        help="Another host name the pages are served under (a DNS alias, a proxy's name); repeat. Requests for "
+        "other names than these, the loopback names and --host are refused (DNS rebinding).",
+    ),
     metric: str | None = typer.Option(
         None, "--metric", "-m", help="Metric the pages show by default (default: the first one evaluated)."
     ),
@@ -50,7 +62,7 @@ def serve_cmd(
         typer.echo(f"evalstore serve: {url}  (read-only view of the store; Ctrl-C to stop)")
 
     server.serve(store.db, host=host, port=port, wait=r.wait, memory_limit=r.memory_limit, threads=r.threads,
-                 on_ready=ready, metric=metric)  # fmt: skip
+                 allowed=allow_host or (), sql_time_limit=sql_time_limit, on_ready=ready, metric=metric)  # fmt: skip
 
 
 @app.command(
@@ -82,4 +94,4 @@ def report_cmd(
     report.check_folder(folder)
     with open_for_reading(store.db) as s:
         result = report.write_report(s, folder, qrels, metric or None)
-    say(result.summary())
+    say([result.summary(), *(f"  {n}" for n in result.notes())])

@@ -16,13 +16,18 @@ import numpy as np
 from ..arguments import metric_names, names
 from ..errors import MetaError
 from ..intervals import IntervalSpec
-from ..meta import effects as fx
-from ..meta.bootstrap import paired_bootstrap
-from ..meta.common import Analysis, check_alpha, columns_for, finish, inputs_of, load, need_mean, num
+from ..memory_limit import of_store
+from ..meta.common import Analysis, columns_for, finish, inputs_of, load, need_mean, num
 from ..meta.matrix import ScoreMatrix
-from ..meta.sampling import check_seed, check_trials
-from ..meta.significance import (
+from ..ranking.intervals import RANK_METHODS
+from ..stats import budget
+from ..stats import effects as fx
+from ..stats.bootstrap import paired_bootstrap
+from ..stats.rank_intervals import rank_intervals
+from ..stats.sampling import check_seed, check_trials
+from ..stats.significance import (
     ADJUSTMENTS,
+    check_alpha,
     min_trials,
     monte_carlo_p,
     paired_t,
@@ -31,9 +36,7 @@ from ..meta.significance import (
     tukey_hsd,
     wilcoxon,
 )
-from ..meta.significance import adjust as adjust_p
-from ..ranking.intervals import RANK_METHODS
-from ..stats.rank_intervals import rank_intervals
+from ..stats.significance import adjust as adjust_p
 from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:
@@ -86,10 +89,13 @@ def compare(
     (``bootstrap`` with ``trials`` and ``seed``, or ``t``): each run's rank among the runs compared
     with its ``1 - alpha`` interval (:mod:`evalstore.stats.rank_intervals`)."""
     options = check_options(test, adjust, alpha, trials, seed, effects, rank_ci)  # before any work
+    memory = of_store(store)
+    if options["test"] in MONTE_CARLO or effects:  # a B that cannot fit is refused before any work
+        budget.check_bootstrap(options["trials"], memory, test=options["test"] == "bootstrap", interval=effects)
     metrics = metric_names(metrics)
     evaluation = {"missing": missing, "convention": convention, "complete": complete, "depth": depth}
     mats, params = _matrices(store, qrels, baseline, runs, metrics, evaluation, progress)
-    cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, **options)
+    cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, memory=memory, **options)
     if rank_ci is not None:
         level = 1.0 - options["alpha"]
         cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, options["trials"], options["seed"])
@@ -127,10 +133,12 @@ def compare_matrices(
     seed: int = 0,
     all_pairs: bool = False,
     effects: bool = False,
+    memory: int | None = None,
 ) -> Comparison:
     """The comparison of the runs of score matrices (one per metric, the same runs and topics)
     with ``baseline``: the statistics of :func:`compare`, whatever made the matrices (the store, or
-    runs evaluated in memory: :mod:`evalstore.experiments`). Nothing is stored."""
+    runs evaluated in memory: :mod:`evalstore.experiments`). Nothing is stored. ``memory``: the
+    bytes the resampling may use (:mod:`evalstore.stats.budget`; default: its own)."""
     options = check_options(test, adjust, alpha, trials, seed, effects)
     test, method, alpha, seed = options["test"], options["adjust"], options["alpha"], options["seed"]
     B = options["trials"] if test in MONTE_CARLO or effects else None
@@ -149,11 +157,11 @@ def compare_matrices(
     notes: list[str] = []
     for m, label in zip(mats, metrics):
         Z = m.values[ii] - m.values[jj]
-        stat, p = _test(test, m.values, Z, ii, jj, B, seed, alpha)
+        stat, p = _test(test, m.values, Z, ii, jj, B, seed, alpha, memory)
         pairs += _pairs(m, label, order, ii, jj, Z, stat, p, adjust_p(p, method), alpha, test)
         if effects:
             assert B is not None
-            effect_rows.extend(_effects(m, label, order, ii, jj, Z, B, seed))
+            effect_rows.extend(_effects(m, label, order, ii, jj, Z, B, seed, memory))
         if test in MONTE_CARLO:
             notes += _trials_note(label, B, alpha, len(ii), method)
     return Comparison(
@@ -291,28 +299,45 @@ def save_comparison(store: StoreHandle, cmp: Comparison, params: dict[str, Any],
 
 
 def _test(
-    test: str, X: np.ndarray, Z: np.ndarray, ii: np.ndarray, jj: np.ndarray, B: int | None, seed: int, alpha: float
+    test: str,
+    X: np.ndarray,
+    Z: np.ndarray,
+    ii: np.ndarray,
+    jj: np.ndarray,
+    B: int | None,
+    seed: int,
+    alpha: float,
+    memory: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(statistic, p) per row of Z (the comparisons ii vs jj of the runs x topics matrix X)."""
+    """(statistic, p) per row of Z (the comparisons ii vs jj of the runs x topics matrix X);
+    ``memory``: the memory limit in bytes the resampling tests size their work from."""
     if test == "t":
         return paired_t(Z)
     if test == "wilcoxon":
         return wilcoxon(Z)
     assert B is not None
     if test == "randomisation":
-        return randomisation(Z, B, seed)
+        return randomisation(Z, B, seed, memory=memory)
     if test == "bootstrap":
-        r = paired_bootstrap(Z, B, seed, alpha)
+        r = paired_bootstrap(Z, B, seed, alpha, memory=memory)
         return r.t_obs, monte_carlo_p(np.rint(r.asl * B), B)
-    D, P, _ = tukey_hsd(X, B, seed)
+    D, P, _ = tukey_hsd(X, B, seed, memory=memory)
     return D[ii, jj], P[ii, jj]
 
 
 def _effects(
-    m: ScoreMatrix, label: str, order: list[str], ii: np.ndarray, jj: np.ndarray, Z: np.ndarray, B: int, seed: int
+    m: ScoreMatrix,
+    label: str,
+    order: list[str],
+    ii: np.ndarray,
+    jj: np.ndarray,
+    Z: np.ndarray,
+    B: int,
+    seed: int,
+    memory: int | None = None,
 ) -> list[dict[str, Any]]:
     t_lo, t_hi = fx.t_interval(Z)
-    b_lo, b_hi = fx.bootstrap_interval(Z, B, seed)
+    b_lo, b_hi = fx.bootstrap_interval(Z, B, seed, memory=memory)
     dz, sm = fx.d_z(Z), fx.smd(Z, m.values)
     return [
         {

@@ -6,6 +6,8 @@ in one pass per file, without DuckDB, in blocks of about 2 MB of whole lines
 
 * the file's bytes are read once (gzip decompressed as a stream); the content hash (sha256 of the
   decompressed bytes, :func:`evalstore.ingest.files.content_sha256`'s value) is taken over them;
+* leading comment lines (an ir_metadata header, :mod:`evalstore.ingest.ir_metadata`) are stepped
+  over (the content hash covers them);
 * one scan of the bytes (``bytes.translate``) refuses any byte the general reader would treat
   differently: the other whitespace character, CR, control bytes; and a few substring searches
   refuse empty fields, ``#`` comment lines and a byte order mark;
@@ -41,6 +43,7 @@ import pyarrow.csv as pcsv
 
 from . import blocks
 from .blocks import LineBlocks, Unreadable
+from .ir_metadata import leading_comment_bytes
 
 #: A file that may hold a line this long goes to the general reader, which knows DuckDB's limit
 #: (max_line_size, 2 MB) and says so.
@@ -138,8 +141,15 @@ class RunReader:
         try:
             block_iter = iter(self.blocks)
             data = next(block_iter, None)
+            header = True
             while data is not None:
                 after = next(block_iter, None)  # (a file of one block is one part, in whatever order)
+                if header:  # leading comment lines: an ir_metadata header (evalstore.ingest.ir_metadata)
+                    skip = leading_comment_bytes(data)
+                    data, header = (data[skip:], skip == len(data)) if skip else (data, False)
+                    if header:  # a block of comment lines only
+                        data = after
+                        continue
                 if not clean(data, self.delim):
                     raise Declined
                 t = _parsed(data, self.delim, self.n_rows)

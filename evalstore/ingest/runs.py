@@ -27,6 +27,7 @@ from .files import (
     physical_line,
 )
 from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
+from .ir_metadata import Header, read_header, save_headers
 from .pipeline import IngestCall, empty_call_error
 from .prefetch import prefetched
 from .sources import is_path
@@ -82,10 +83,21 @@ class RunIngest(IngestCall):
         self.inputs, self.name, self.dedupe, self.name_from = inputs, name, dedupe, name_from
         self.per_topic = False
         self._notes: dict[int, list[str]] = {}  # notes of runs whose fast read was taken back
+        self.headers: dict[int, Header] = {}  # the files' ir_metadata blocks, by group
 
     def plan(self) -> list[Group]:
         self.files, groups, self.per_topic = _plan(self.inputs, self.name, self.format, self.name_from)
+        if not self.per_topic:  # a malformed ir_metadata header is an error before anything is read
+            self.headers = {g.idx: h for g in groups if (h := read_header(g.files[0].path, g.files[0].name))}
         return groups
+
+    def run(self) -> list[IngestResult]:
+        """The call (:meth:`IngestCall.run`), and the runs' ir_metadata headers kept in the same
+        transaction (``runs.metadata``; the block's text for ``export run``)."""
+        with self.store.transaction():
+            results = super().run()
+            save_headers(self.store, self.results, self.headers)
+        return results
 
     def known_name(self, g: Group) -> str | None:
         return g.name or g.guess

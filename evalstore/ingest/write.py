@@ -98,6 +98,24 @@ def _replaced(store: StoreHandle, kind: str, name: str) -> list[str]:
     )
 
 
+def _stale_fusions(con, run_id: int) -> list[str]:
+    """A note naming the fused runs made from a run being replaced (they are stale now)."""
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT m.name FROM fusion_inputs i JOIN run_meta m ON m.run_id = i.run_id "
+            "WHERE i.input_id = ? AND m.run_id <> ? ORDER BY m.name",
+            [run_id, run_id],
+        ).fetchall()
+    ]
+    if not names:
+        return []
+    return [
+        f"the fused run(s) {', '.join(names)} were made from its old content and are stale now "
+        f"(evalstore fuse --refresh --name {names[0]} makes one again)"
+    ]
+
+
 def run_meta_row(
     store: StoreHandle,
     g: Group,
@@ -125,14 +143,16 @@ def run_meta_row(
     notes: list[str] = []
     if old:
         run_id = old.id
-        for table in ("run_row_data", "score_data", "evaluations"):
+        # (the recipe of a fused run and the header of the old content go with it)
+        for table in ("run_row_data", "score_data", "evaluations", "fusion_meta", "fusion_inputs"):
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         con.execute(
             """UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?,
-                       n_rows = ?, n_dropped_duplicates = ?, ingested_at = current_timestamp WHERE run_id = ?""",
+                       n_rows = ?, n_dropped_duplicates = ?, ingested_at = current_timestamp,
+                       metadata = NULL, metadata_header = NULL WHERE run_id = ?""",
             [g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped, run_id],
         )
-        notes = _replaced(store, "run", g.final)
+        notes = _replaced(store, "run", g.final) + _stale_fusions(con, run_id)
         status = "replaced"
     else:
         run_id = con.execute(

@@ -6,7 +6,7 @@ leaderboards average over the topics both sets have scores on (the usual case: t
 a run's score is its mean (the metric's aggregate), rounded to 12 decimals so that runs with the
 same per-topic scores tie. On the two vectors of means:
 
-* Kendall's tau-b and Spearman's rho (:mod:`evalstore.rankcorr`: scipy's ``kendalltau`` and
+* Kendall's tau-b and Spearman's rho (:mod:`evalstore.stats.rank_correlation`: scipy's ``kendalltau`` and
   ``spearmanr``);
 * tau_AP of the candidate leaderboard against the reference's and its symmetric form
   (:mod:`evalstore.stats.ranks`: Yilmaz et al. 2008, ties as Urbano & Marrero 2017);
@@ -26,9 +26,9 @@ import numpy as np
 from ..aggregate import aggregate_rows
 from ..errors import MetaError
 from ..meta.matrix import ScoreMatrix
-from ..meta.significance import paired_t, randomisation, wilcoxon
-from ..rankcorr import kendall_tau_b, spearman_rho
+from ..stats.rank_correlation import kendall_tau_b, spearman_rho
 from ..stats.ranks import competition_ranks, largest_change, tau_ap, tau_ap_b
+from ..stats.significance import paired_t, randomisation, wilcoxon
 
 #: the paired tests of the significance flips
 TESTS = ("t", "wilcoxon", "randomisation")

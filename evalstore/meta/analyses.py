@@ -22,10 +22,16 @@ import numpy as np
 
 from ..arguments import names as arg_names
 from ..errors import MetaError
+from ..memory_limit import of_store
 from ..progress import progress_bar
+from ..stats import budget
+from ..stats.correlation import correlate
+from ..stats.sampling import check_seed, check_trials, pair_indices
+from ..stats.significance import ADJUSTMENTS, check_alpha, test_name
+from ..stats.significance import adjust as adjust_p
+from ..stats.swap import BIN_WIDTH, N_BINS, swap_method
 from .common import (
     Analysis,
-    check_alpha,
     columns_for,
     finish,
     finite,
@@ -36,12 +42,7 @@ from .common import (
     pairs_z,
     run_tests,
 )
-from .correlation import correlate
 from .matrix import ScoreMatrix
-from .sampling import check_seed, check_trials, pair_indices, swap_indices
-from .significance import ADJUSTMENTS, test_name
-from .significance import adjust as adjust_p
-from .swap import BIN_WIDTH, N_BINS, swap_method
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -130,11 +131,8 @@ def swap(
     summary, bins, results = [], [], []
     n_pairs = len(mats[0].runs) * (len(mats[0].runs) - 1) // 2
     with progress_bar(n_pairs * len(mats), "swap method", enabled=progress) as bar:
-        idx_cache: dict[int, np.ndarray] = {}
+        memory = of_store(store)
         for m in mats:
-            n = len(m.topics)
-            if n not in idx_cache:
-                idx_cache[n] = swap_indices(n, B, seed)
             r = swap_method(
                 m.values,
                 B,
@@ -142,8 +140,8 @@ def swap(
                 bin_width=bin_width,
                 n_bins=n_bins,
                 max_rate=max_rate,
-                indices=idx_cache[n],
                 progress=bar,
+                memory=memory,
             )
             results.append(r)
             summary.append(_swap_summary(m, r, B, max_rate))
@@ -261,6 +259,7 @@ def discpower(
     """Bootstrap sensitivity (000 Sec. 4.3, Table 4; 002 Table 3): paired bootstrap test for every
     run pair of each column, discriminative power and the estimated difference required."""
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
+    budget.check_bootstrap(B, of_store(store), test=True)  # before any work
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
     need_mean(mats, "the paired bootstrap test")
     params.update(
@@ -272,14 +271,12 @@ def discpower(
         est_diff="max over pairs of |wbar*| at the (B*alpha)-th largest |t*|, 2 significant figures",
     )
     disc, pairs, results = [], [], []
-    cache: dict = {}
+    memory = of_store(store)
     n_pairs = len(mats[0].runs) * (len(mats[0].runs) - 1) // 2
     with progress_bar(n_pairs * len(mats), "bootstrap", enabled=progress) as bar:
         for m in mats:
             m = m.sorted_by_mean()
-            res = run_tests(m, ["bootstrap"], trials=B, seed=seed, alpha=alpha, indices_cache=cache, bar=bar)[
-                "bootstrap"
-            ]
+            res = run_tests(m, ["bootstrap"], trials=B, seed=seed, alpha=alpha, memory=memory, bar=bar)["bootstrap"]
             means, diffs = m.values.mean(axis=1), pairs_z(m).mean(axis=1)
             pairs.extend(_pair_rows(m, "bootstrap", res["stat"], res["asl"], res["asl"], alpha, means, diffs))
             n_sig = int(np.count_nonzero(res["asl"] < alpha))
@@ -315,6 +312,7 @@ def tests(
     over the pairs of a column, and the discriminative power of each test."""
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
     names = list(dict.fromkeys(test_name(t) for t in arg_names(tests, "test")))
+    budget.check_bootstrap(B, of_store(store), test="bootstrap" in names)  # before any work
     if adjust not in ADJUSTMENTS:
         raise MetaError(f"unknown p-value adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
@@ -330,13 +328,13 @@ def tests(
         bootstrap="p = (count + 1) / (B + 1); the ASL count / B is what meta discpower reports",
     )
     disc, pairs = [], []
-    cache: dict = {}
+    memory = of_store(store)
     n_pairs = len(mats[0].runs) * (len(mats[0].runs) - 1) // 2
     heavy = sum(t in ("bootstrap",) for t in names)
     with progress_bar(max(1, n_pairs * len(mats) * heavy), "paired tests", enabled=progress if heavy else False) as bar:
         for m in mats:
             m = m.sorted_by_mean()
-            res = run_tests(m, names, trials=B, seed=seed, alpha=alpha, indices_cache=cache, bar=bar)
+            res = run_tests(m, names, trials=B, seed=seed, alpha=alpha, memory=memory, bar=bar)
             means, diffs = m.values.mean(axis=1), pairs_z(m).mean(axis=1)
             for t in names:
                 p_adj = adjust_p(res[t]["p"], adjust)

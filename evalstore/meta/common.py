@@ -16,11 +16,11 @@ import numpy as np
 
 from ..arguments import metric_names, names
 from ..errors import MetaError
-from .bootstrap import paired_bootstrap
+from ..stats.bootstrap import paired_bootstrap
+from ..stats.sampling import pair_indices
+from ..stats.significance import TESTS, monte_carlo_p, paired_t, randomisation, wilcoxon
 from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_runs
 from .persist import Analysis, save_analysis
-from .sampling import bootstrap_indices, pair_indices, sign_flips
-from .significance import TESTS, monte_carlo_p, paired_t, randomisation, wilcoxon
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -106,20 +106,17 @@ def run_tests(
     trials: int,
     seed: int,
     alpha: float,
-    indices_cache: dict | None = None,
+    memory: int | None = None,
     bar=None,
 ) -> dict[str, dict[str, Any]]:
-    """Run the named tests on every pair of the (sorted) matrix: ``{test: {stat, p, ...}}``."""
+    """Run the named tests on every pair of the (sorted) matrix: ``{test: {stat, p, ...}}``.
+    ``memory``: the memory limit in bytes the resampling tests size their blocks from (the
+    samples are drawn again from ``seed`` for each matrix: the same samples, never all held)."""
     Z = pairs_z(m)
-    n = len(m.topics)
-    cache = indices_cache if indices_cache is not None else {}
     out: dict[str, dict[str, Any]] = {}
     for test in tests:
         if test == "bootstrap":
-            key = ("boot", n)
-            if key not in cache:
-                cache[key] = bootstrap_indices(n, trials, seed)
-            r = paired_bootstrap(Z, trials, seed, alpha, indices=cache[key], progress=bar)
+            r = paired_bootstrap(Z, trials, seed, alpha, progress=bar, memory=memory)
             # asl: Sakai's achieved significance level, count / B (the discriminative power of his
             # papers is defined with it); p: the Monte-Carlo p-value (count + 1) / (B + 1)
             count = np.rint(r.asl * trials)
@@ -137,17 +134,8 @@ def run_tests(
             w, p = wilcoxon(Z)
             out[test] = {"stat": w, "p": p}
         elif test == "randomisation":
-            key = ("perm", n)
-            if key not in cache:
-                cache[key] = sign_flips(n, trials, seed)
-            d, p = randomisation(Z, trials, seed, signs=cache[key])
+            d, p = randomisation(Z, trials, seed, memory=memory)
             out[test] = {"stat": d, "p": p}
         else:
             raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
     return out
-
-
-def check_alpha(alpha: float) -> float:
-    if not (0 < alpha < 1):
-        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
-    return float(alpha)

@@ -34,13 +34,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import MetaError
+from ..memory_limit import of_store
 from ..progress import progress_bar
+from ..stats import budget
+from ..stats.correlation import correlate
+from ..stats.sampling import check_seed, check_trials
+from ..stats.significance import check_alpha, test_name
 from ..subsample import list_subsamples, resolve_subsamples
-from .common import Analysis, check_alpha, finish, finite, inputs_of, load, need_mean, run_tests
-from .correlation import correlate
+from .common import Analysis, finish, finite, inputs_of, load, need_mean, run_tests
 from .matrix import Column, ScoreMatrix
-from .sampling import check_seed, check_trials
-from .significance import test_name
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -92,6 +94,7 @@ def robustness(
         raise MetaError("give at least one metric")
     test = test_name(test)
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
+    budget.check_bootstrap(B, of_store(store), test=test == "bootstrap")  # before any work
     subs = _subsamples(store, qrels, subsamples)
     levels = [{"name": qrels, "fraction": 1.0, "trial": 0}] + subs
     cols = [Column(lv["name"], m) for m in metrics for lv in levels]
@@ -100,7 +103,7 @@ def robustness(
     params.update(_parameters(qrels, test, B, alpha, threshold, subs))
     L = len(levels)
     rows, knees = [], []
-    cache: dict = {}
+    memory = of_store(store)
     by_metric: dict[str, list[dict[str, Any]]] = {}
     with progress_bar(len(mats), f"robustness ({test} test per qrels set)", enabled=progress) as bar:
         for k, metric in enumerate(metrics):
@@ -109,7 +112,7 @@ def robustness(
             full_sig = None
             out = []
             for lv, m in zip(levels, block):
-                res = run_tests(m, [test], trials=B, seed=seed, alpha=alpha, indices_cache=cache)[test]
+                res = run_tests(m, [test], trials=B, seed=seed, alpha=alpha, memory=memory)[test]
                 bar.advance(1)
                 # the bootstrap's discriminative power is Sakai's (ASL = count / B < alpha)
                 sig = res["asl" if test == "bootstrap" else "p"] < alpha

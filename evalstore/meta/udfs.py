@@ -19,8 +19,9 @@ e.g. for two runs over the topics both were scored on::
     WHERE a.run = 'bm25' AND b.run = 'rerank' AND a.qrels = 'sample' AND a.metric = 'AP'
 
 A NULL argument gives NULL; lists of different lengths or with NULL elements are an error. The
-Monte-Carlo tests allocate B x n resample cells in Python, outside DuckDB's memory limit: they
-refuse a B whose cells (about 32 bytes each) would exceed the connection's memory limit
+Monte-Carlo tests work in Python, outside DuckDB's memory limit, in blocks sized from it
+(:mod:`evalstore.stats.budget`); as one call cannot be interrupted, they also refuse a B whose
+B x n resample cells (about 32 bytes each) would exceed the connection's memory limit
 (``bootstrap_asl: B x n = ...``).
 
 The functions are vectorised: DuckDB hands them a batch of rows (Arrow columns); the rows with the
@@ -36,9 +37,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..metrics import udf_lists as L
+from ..stats.bootstrap import paired_bootstrap
+from ..stats.significance import paired_t, randomisation, wilcoxon
 from ..udfs import sql_function
-from .bootstrap import paired_bootstrap
-from .significance import paired_t, randomisation, wilcoxon
 
 #: Bytes a resampling test needs per (resample, topic) cell: the index or sign matrix, its counts
 #: and the products (measured: bootstrap_asl with B = 30,000,000 and n = 2 used 3 GB).
@@ -83,7 +84,7 @@ def _batch(name: str, x, y, *scalars, test: Callable[..., np.ndarray], budget: i
 @sql_function("bootstrap_asl", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE", arrow=True, bounded=True)
 def _bootstrap_asl(budget: int) -> Callable[..., pa.Array]:
     def bootstrap_asl(x, y, B, seed) -> pa.Array:
-        asl = lambda Z, b, s: paired_bootstrap(Z, B=b, seed=s).asl  # noqa: E731
+        asl = lambda Z, b, s: paired_bootstrap(Z, B=b, seed=s, memory=budget).asl  # noqa: E731
         return _batch("bootstrap_asl", x, y, B, seed, test=asl, budget=budget)
 
     return bootstrap_asl
@@ -102,7 +103,7 @@ def _wilcoxon_p(x, y) -> pa.Array:
 @sql_function("randomisation_p", ["DOUBLE[]", "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE", arrow=True, bounded=True)
 def _randomisation_p(budget: int) -> Callable[..., pa.Array]:
     def randomisation_p(x, y, B, seed) -> pa.Array:
-        p = lambda Z, b, s: randomisation(Z, b, s)[1]  # noqa: E731
+        p = lambda Z, b, s: randomisation(Z, b, s, memory=budget)[1]  # noqa: E731
         return _batch("randomisation_p", x, y, B, seed, test=p, budget=budget)
 
     return randomisation_p

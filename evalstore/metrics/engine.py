@@ -221,16 +221,18 @@ def compute(
     *,
     qrels_names: Mapping[int, str] | None = None,
     progress: Progress | None = None,
+    rank_source: str | None = None,
 ) -> None:
     """Compute every unit's instances for its qrels sets and ``run_ids`` into the table ``output
     (qrels_id, run_id, topic, key, value)``: per unit, the ranked list is built
-    (:func:`evalstore.metrics.ranked_list.build`) and the metric blocks run in one statement."""
+    (:func:`evalstore.metrics.ranked_list.build`) and the metric blocks run in one statement.
+    ``rank_source``: the runs' rows when they are not stored runs (see ``build``)."""
     for unit in units:
         ctx = unit.context
         check_gains(con, unit.qrels_ids, ctx.gains, qrels_names or {})
         gmax = max(ctx.gains) if ctx.gains else top_grade(con, unit.qrels_ids)
         sql = unit_sql(unit, options, gmax)
-        build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns)
+        build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns, rank_source=rank_source)
         try:
             con.execute(f"INSERT INTO {output} " + sql.union)
         except duckdb.Error as e:

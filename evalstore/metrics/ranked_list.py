@@ -56,20 +56,23 @@ def build(
     context: Context,
     options: Options,
     columns: set[str] | frozenset[str] | None = None,
+    rank_source: str | None = None,
 ) -> None:
     """(Re)build the rl_* relations for one context, for all the given qrels sets and runs at once.
 
     ``columns``: the optional rl_judged columns to build (default: all of
     :data:`~evalstore.metrics.sqlfile.RUNNING_COLUMNS`) and the optional relations
-    (:data:`OPTIONAL_RELATIONS`, e.g. ``rl_subtopics``) to build (only when named)."""
+    (:data:`OPTIONAL_RELATIONS`, e.g. ``rl_subtopics``) to build (only when named).
+    ``rank_source``: a query giving ``(run_id, topic, doc, rank, score)`` of runs that are not
+    stored (the candidate fusions of ``fuse --optimize``), ranked in trec_eval's order."""
     run_list = ", ".join(str(int(r)) for r in run_ids)
-    if context.order != "trec_eval":
+    if rank_source is None and context.order != "trec_eval":
         order = order_clause(context.order, "line_no")
         con.execute(f"""CREATE OR REPLACE TEMP TABLE rl_file_order AS
             SELECT run_id, topic, doc, row_number() OVER (PARTITION BY run_id, topic ORDER BY {order}) AS rank, score
             FROM run_row_data WHERE run_id IN ({run_list})""")
         rank_source = "SELECT run_id, topic, doc, rank, score FROM rl_file_order"
-    else:
+    elif rank_source is None:
         rank_source = f"SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE run_id IN ({run_list})"
     for stmt in render(qrels_ids, run_ids, context, options, columns, rank_source):
         con.execute(stmt)

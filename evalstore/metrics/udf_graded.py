@@ -26,7 +26,7 @@ SQL signatures (docs/graded.md has the formulas):
 ``spearman_rho(system DOUBLE[], user DOUBLE[]) -> DOUBLE``
     Spearman's rho (Pearson's r of average ranks); NULL when either side is all ties.
 
-Pair counts and rank correlations come from :mod:`evalstore.rankcorr` (shared with the
+Pair counts and rank correlations come from :mod:`evalstore.stats.rank_correlation` (shared with the
 meta-evaluation).
 """
 
@@ -66,7 +66,7 @@ def kendall_tau_b(system, user) -> pa.Array:
     c = L.pair_counts(s, u, offsets)
     # the product in floating point: in int64 it overflows from about 65,000 documents a list (each
     # factor is exact in a double, so the product is the correctly rounded one, as Python's
-    # float(a * b) of rankcorr.tau_b_of)
+    # float(a * b) of rank_correlation.tau_b_of)
     a, b = c["n0"] - c["ties_s"], c["n0"] - c["ties_u"]
     denom = a.astype(np.float64) * b.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):

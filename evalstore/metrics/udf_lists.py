@@ -5,8 +5,8 @@ read here as ``values`` (all the lists' elements, one flat array) and ``offsets`
 ``values[offsets[i]:offsets[i + 1]]``), without a Python object per element or per list. The
 statistics of the preference metrics are then computed for every list of the batch at once:
 
-* :func:`pair_counts` — the pair counts of :func:`evalstore.rankcorr.pair_counts` per list, by
-  :func:`evalstore.rankcorr.list_pair_counts` for the whole batch (in slices of bounded size): one
+* :func:`pair_counts` — the pair counts of :func:`evalstore.stats.rank_correlation.pair_counts` per list, by
+  :func:`evalstore.stats.rank_correlation.list_pair_counts` for the whole batch (in slices of bounded size): one
   ordering by (list, system value, user value), which the metric SQL hands over already
   (``list(s ORDER BY s, u)``), tied pairs from runs of equal values, discordant pairs as
   inversions (O(n log G), O(n) memory).
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import rankcorr
+from ..stats import rank_correlation
 
 
 def chunk(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -115,8 +115,8 @@ PAIR_CHUNK = 1 << 20
 
 
 def pair_counts(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarray]:
-    """:func:`evalstore.rankcorr.pair_counts` of every list of a batch (arrays of length m), by
-    :func:`evalstore.rankcorr.list_pair_counts` over slices of about :data:`PAIR_CHUNK` elements;
+    """:func:`evalstore.stats.rank_correlation.pair_counts` of every list of a batch (arrays of length m), by
+    :func:`evalstore.stats.rank_correlation.list_pair_counts` over slices of about :data:`PAIR_CHUNK` elements;
     the user's values are coded by hashing (Arrow), not by a sort. Lists that come ordered by
     (system value, user value), as the metric SQL hands them, are not sorted again."""
     if np.isnan(s).any() or np.isnan(u).any():
@@ -129,7 +129,7 @@ def pair_counts(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, 
         # whole lists up to PAIR_CHUNK elements (at least one list)
         j = min(m, max(i + 1, int(np.searchsorted(offsets, offsets[i] + PAIR_CHUNK, side="right")) - 1))
         a, b = int(offsets[i]), int(offsets[j])
-        c = rankcorr.list_pair_counts(s[a:b], codes[a:b], n_u, offsets[i : j + 1] - a)
+        c = rank_correlation.list_pair_counts(s[a:b], codes[a:b], n_u, offsets[i : j + 1] - a)
         for k, v in c.items():
             out[k][i:j] = v
         i = j
@@ -137,7 +137,7 @@ def pair_counts(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, 
 
 
 def user_codes(u: np.ndarray) -> tuple[np.ndarray, int]:
-    """Dense codes of the values in value order (:func:`evalstore.rankcorr.dense_codes`): the
+    """Dense codes of the values in value order (:func:`evalstore.stats.rank_correlation.dense_codes`): the
     distinct values found by hashing, then each value's position among them (a binary search in a
     few values, instead of a sort of all of them)."""
     u = u + 0.0  # -0.0 -> 0.0: equal values hash alike
@@ -163,7 +163,7 @@ def average_ranks(x: np.ndarray, seg: np.ndarray, offsets: np.ndarray) -> np.nda
 
 
 def spearman_rho(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(rho, defined)`` per list: :func:`evalstore.rankcorr.spearman_rho` (undefined for fewer
+    """``(rho, defined)`` per list: :func:`evalstore.stats.rank_correlation.spearman_rho` (undefined for fewer
     than two elements or when a side is all ties; NaN when a list holds NaN)."""
     m = len(offsets) - 1
     lens = np.diff(offsets)

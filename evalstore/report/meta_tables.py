@@ -11,14 +11,26 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from statistics import NormalDist
-from typing import Any
+from typing import Any, Protocol
 
-from ..meta.common import Analysis
-from ..meta.significance import min_trials
+from ..stats.significance import min_trials
 from .table import Table
 
 KENDALL_STATS = ("tau", "tau_a", "tau_b", "spearman", "p_value", "z")
 ROBUSTNESS_TABLES = ("tau", "discpower", "confusion", "knee")
+
+
+class Analysis(Protocol):
+    """What a table reads of an analysis (an :class:`evalstore.meta.persist.Analysis`; the reports
+    sit below the analyses and do not import them): its parameters, seed, inputs (the score
+    columns and runs it read), results for printing and result rows per meta table."""
+
+    params: dict[str, Any]
+    seed: int | None
+    inputs: dict[str, Any]
+    results: dict[str, Any]
+
+    def rows(self, table: str) -> list[dict[str, Any]]: ...
 
 
 # --------------------------------------------------------------------------- number styles

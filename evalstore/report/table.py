@@ -6,10 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from ..result import EvalResult
+
+class Scores(Protocol):
+    """What a writer reads of an evaluation (an :class:`evalstore.result.EvalResult`; the reports
+    sit below the results and do not import them): per-topic rows ``(run, topic, metric, value)``,
+    summary rows ``(run, metric, summary, n_topics)`` and each metric's aggregate."""
+
+    per_topic: list[tuple[str, str, str, float]]
+    means: list[tuple[str, str, float, int]]
+    aggregates: dict[str, str]
 
 
 @dataclass
@@ -100,7 +107,7 @@ class Report:
     legend: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     caption: str | None = None
-    result: EvalResult | None = None
+    result: Scores | None = None
     document: Any = None
 
     @classmethod

@@ -21,8 +21,8 @@ Data (for programs) write the report's data table with values as computed:
 Every name passes through :func:`~.text.printable` (control characters as ``\\xNN``), except in
 JSON and Parquet, which keep text exactly (JSON escapes control characters itself).
 
-Two writers are not tables: :func:`trec_eval_text` (trec_eval ``-q`` text of an evaluation) and
-:func:`qrels_text` (TREC qrels lines).
+One writer is not a table's: :func:`trec_eval_text` (trec_eval ``-q`` text of an evaluation). TREC
+qrels lines are written by :func:`evalstore.subsample.qrels_text`.
 """
 
 from __future__ import annotations
@@ -36,14 +36,11 @@ import math
 import shutil
 import sys
 import uuid
-from collections.abc import Iterable, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import IO, Any
 
-from .table import Estimate, Marked, Report, Table
+from .table import Estimate, Marked, Report, Scores, Table
 from .text import cell, markdown_escape, number, printable, tex_escape
-
-if TYPE_CHECKING:
-    from ..result import EvalResult
 
 
 # --------------------------------------------------------------------------- data
@@ -310,7 +307,7 @@ def _rich(table: Table) -> None:
 
 
 # --------------------------------------------------------------------------- not tables
-def trec_eval_text(result: EvalResult, *, per_topic: bool = True) -> str:
+def trec_eval_text(result: Scores, *, per_topic: bool = True) -> str:
     """trec_eval ``-q`` layout: ``measure<TAB>topic<TAB>value`` with ``all`` for the summaries.
 
     Integer-valued sums (NumRet, ...) print as integers, other values with 4 decimals. Metrics
@@ -348,8 +345,3 @@ def _trec_value(v: float | None, aggregate: str | None) -> str:
     if aggregate == "sum" and float(v).is_integer():
         return str(int(v))
     return f"{v:.4f}"
-
-
-def qrels_text(rows: Iterable[tuple[str, str, int]]) -> str:
-    """TREC qrels lines ``topic 0 docno grade`` for rows ``(topic, doc, grade)``."""
-    return "".join(f"{t} 0 {d} {g}\n" for t, d, g in rows)

@@ -35,7 +35,7 @@ from ..arguments import metric_names
 from ..errors import MetaError
 from ..meta.common import Analysis, finish, need_mean, num
 from ..meta.matrix import Column, ScoreMatrix, normalise_missing, score_matrices
-from ..meta.significance import paired_t
+from ..stats.significance import paired_t
 from . import orderings
 
 if TYPE_CHECKING:
@@ -179,7 +179,8 @@ def _orderings(
     store: StoreHandle, runs: dict[str, str], cut: int, p: float, order: str, missing: str
 ) -> tuple[dict, dict, dict, dict, list[str]]:
     ranked = orderings.rankings(store, list(runs.values()), cut, order)
-    weights = orderings.rbo_weights(p, cut)
+    # the weights of the ranks the data has (a cut beyond the longest ranking adds a closed-form tail)
+    weights = orderings.rbo_weights(p, cut, max((rk.longest for rk in ranked.values()), default=1))
     mean_ktu: dict[str, float | None] = {}
     mean_rbo: dict[str, float | None] = {}
     per: dict[str, dict[str, dict[str, float | None]]] = {"ktu": {}, "rbo": {}}

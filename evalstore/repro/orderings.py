@@ -31,6 +31,7 @@ documents the two top-``d`` lists share and ``D = depth``:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +51,11 @@ class Rankings:
     @property
     def topics(self) -> list[str]:
         return sorted(self.docs)
+
+    @property
+    def longest(self) -> int:
+        """The length of the longest of its rankings (0 without any)."""
+        return max((len(d) for d in self.docs.values()), default=0)
 
 
 def check_order(order: str) -> str:
@@ -84,7 +90,7 @@ def rankings(store, runs: list[str], depth: int, order: str = "trec_eval") -> di
             FROM g"""
     data = store.con.execute(
         f"SELECT run_id, topic, doc FROM ({ranked}) WHERE pos <= ? ORDER BY run_id, topic, pos",
-        [list(ids.values()), int(depth)],
+        [list(ids.values()), min(int(depth), 2**63 - 1)],
     ).fetchnumpy()
     rid = np.asarray(data["run_id"], dtype=np.int64)
     topic = np.asarray(data["topic"], dtype=object)
@@ -125,12 +131,83 @@ def ktu(orig: np.ndarray, rep: np.ndarray) -> tuple[float, int]:
     return s / (n * (n - 1) / 2), n
 
 
-def rbo_weights(p: float, depth: int) -> tuple[np.ndarray, float]:
-    """``S(m)`` for m = 1..depth (index m - 1) and the normaliser ``sum_{d=1}^{depth} p^(d-1)``."""
-    d = np.arange(1, depth + 1, dtype=np.float64)
+#: a rank cut up to this depth is summed term by term, as repro_eval does; beyond it (a cut larger
+#: than any ranking: ``--cut 2147483648``) the terms past the longest ranking are summed in closed
+#: form, so the work and memory follow the data, not the cut
+DIRECT_DEPTH = 1_000_000
+
+
+def rbo_weights(p: float, depth: int, longest: int | None = None) -> tuple[np.ndarray, float]:
+    """``S(m)`` for m = 1..depth (index m - 1) and the normaliser ``sum_{d=1}^{depth} p^(d-1)``.
+
+    ``longest``: the length of the longest ranking compared; only ``S(1)..S(longest)`` can be used
+    (a shared document's deeper rank is at most that), so only those are returned. A ``depth``
+    beyond :data:`DIRECT_DEPTH` and the longest ranking costs the length of the ranking, not of
+    ``depth``: the sum over ranks ``longest + 1 .. depth`` is :func:`rbo_tail`, the normaliser
+    ``(1 - p^depth) / (1 - p)``."""
+    depth = int(depth)
+    used = depth if longest is None else max(1, min(depth, int(longest)))
+    if depth <= max(DIRECT_DEPTH, used):
+        d = np.arange(1, depth + 1, dtype=np.float64)
+        w = p ** (d - 1)
+        suffix = np.cumsum((w / d)[::-1])[::-1]
+        return suffix[:used].copy(), float(w.sum())
+    d = np.arange(1, used + 1, dtype=np.float64)
     w = p ** (d - 1)
-    suffix = np.cumsum((w / d)[::-1])[::-1]
-    return suffix, float(w.sum())
+    suffix = np.cumsum((w / d)[::-1])[::-1] + rbo_tail(p, used + 1, depth)
+    return suffix, _geometric_sum(p, depth)
+
+
+def _geometric_sum(p: float, n: int) -> float:
+    """``sum_{d=1}^{n} p^(d-1) = (1 - p^n) / (1 - p)``, accurate for p near 1 and any n."""
+    if p >= 0.5:  # 1 - p and p - 1 are exact here
+        return float(-math.expm1(n * math.log1p(p - 1)) / (1 - p))
+    return float((1 - p**n) / (1 - p)) if n < 10_000 else float(1 / (1 - p))
+
+
+def rbo_tail(p: float, a: int, b: int, *, block: int = 1 << 16, direct: int = DIRECT_DEPTH) -> float:
+    """``sum_{d=a}^{b} p^(d-1) / d`` for 0 < p < 1 and 1 <= a <= b (b may be 2^63 - 1), in bounded
+    work: term by term (in blocks) until the rest is below 1e-17 of the sum, or for up to ``direct``
+    terms; the rest by the Euler-Maclaurin formula, whose integral is
+    ``(E1(c |ln p|) - E1(b |ln p|)) / p`` (exponential integral E1; its correction terms at
+    c >= ``direct`` are below 1e-20 of the sum)."""
+    lnp = math.log(p)
+    total, d = 0.0, int(a)
+    stop = min(int(b), int(a) + int(direct) - 1)
+    while d <= stop:
+        hi = min(stop, d + block - 1)
+        x = np.arange(d, hi + 1, dtype=np.float64)
+        terms = np.exp((x - 1) * lnp) / x
+        total += float(np.sum(terms[::-1]))  # smallest first
+        d = hi + 1
+        rest = math.exp((d - 1) * lnp) / (d * -math.expm1(lnp)) if d <= b else 0.0  # >= the remaining sum
+        if rest <= 1e-17 * max(total, 1e-300):
+            return total
+    if d > b:
+        return total
+    return total + _euler_maclaurin(p, lnp, d, int(b))
+
+
+def _euler_maclaurin(p: float, lnp: float, c: int, b: int) -> float:
+    """``sum_{d=c}^{b} f(d)`` with ``f(x) = p^(x-1) / x``, for large c: the integral, half of each
+    end point and two derivative corrections (with ``g = ln p - 1/x``: the first derivative is
+    ``f g``, the third ``f (g^3 + 3 g / x^2 - 2 / x^3)``)."""
+    from scipy.special import exp1
+
+    k = -lnp
+
+    def f(x: float) -> float:
+        return math.exp((x - 1) * lnp) / x if (x - 1) * k < 745 else 0.0
+
+    def d1(x: float) -> float:
+        return f(x) * (lnp - 1 / x)
+
+    def d3(x: float) -> float:
+        g = lnp - 1 / x
+        return f(x) * (g**3 + 3 * g / x**2 - 2 / x**3)
+
+    integral = (float(exp1(c * k)) - float(exp1(b * k))) / p
+    return integral + (f(c) + f(b)) / 2 + (d1(b) - d1(c)) / 12 - (d3(b) - d3(c)) / 720
 
 
 def rbo(orig: np.ndarray, rep: np.ndarray, p: float, depth: int, weights=None) -> float:
@@ -152,6 +229,8 @@ def check_p(p: float) -> float:
 
 
 def check_depth(depth: int) -> int:
-    if int(depth) < 1:
-        raise MetaError(f"the rank cut must be at least 1 document, not {depth}")
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise MetaError(f"the rank cut is a whole number of documents, not {depth!r}")
+    if not 1 <= int(depth) <= 2**63 - 1:
+        raise MetaError(f"the rank cut must be between 1 and 2^63 - 1 documents, not {depth}")
     return int(depth)

@@ -12,7 +12,7 @@ Two methods:
 ``bootstrap`` (the paired bootstrap over topics): ``trials`` resamples of the topics of each
 collection, drawn with replacement from ``numpy.random.default_rng(seed)`` (one generator;
 collection by collection ``rng.integers(0, n, size=(trials, n))``: for a single collection the
-same draws as :func:`evalstore.meta.sampling.bootstrap_indices`, hence as the bootstrap intervals
+same draws as :func:`evalstore.stats.sampling.bootstrap_indices`, hence as the bootstrap intervals
 of the means with the same seed). Every run is summarised on the same resampled topics (all runs
 resampled together, so their correlation through the topics is kept), the runs are ranked in
 every resample, and a run's interval ``[lo, hi]`` holds the middle ``level`` of its ranks: with

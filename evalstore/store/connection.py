@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,8 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StoreDamagedError, StoreError, StoreLockedError, is_damage
+from ..memory_limit import default_memory_limit, memory_limit_setting, threads_setting
+from . import waiting
 
 DEFAULT_PATH = "evalstore.duckdb"
 ENV_VAR = "EVALSTORE_DB"
@@ -68,22 +71,13 @@ class Settings:
     def resolve(
         cls, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None
     ) -> Settings:
-        env_threads = os.environ.get("EVALSTORE_THREADS")
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
-            raise StoreError(f"threads is a whole number of at least 1, not {threads!r}")
-        try:
-            t = threads if threads is not None else (int(env_threads) if env_threads else None)
-        except ValueError:
-            raise StoreError(f"$EVALSTORE_THREADS={env_threads!r} is not a whole number") from None
-        if t is not None and t < 1:
-            raise StoreError(f"threads must be at least 1, not {t}")
+        t = threads_setting(threads)
         temp = temp_directory if temp_directory is not None else (os.environ.get("EVALSTORE_TEMP_DIR") or None)
         if temp is not None and not isinstance(temp, (str, os.PathLike)):
             raise StoreError(f"temp_directory is a folder path, not {temp!r}")
         if temp is not None and temp != "" and not Path(temp).expanduser().is_dir():
             raise StoreError(f"the temp directory {temp} does not exist; create it or choose another (--temp-dir)")
-        limit = memory_limit or os.environ.get("EVALSTORE_MEMORY_LIMIT") or None
-        return cls(check_memory_limit(limit) if limit is not None else None, t, temp and os.fspath(temp))
+        return cls(memory_limit_setting(memory_limit), t, temp and os.fspath(temp))
 
     def config(self) -> dict[str, str | bool | int | float | list[str]]:
         out: dict[str, str | bool | int | float | list[str]] = {
@@ -102,46 +96,8 @@ class Settings:
         return out
 
 
-_MEMORY = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(B|KB|MB|GB|TB|KIB|MIB|GIB|TIB)\s*$", re.I)
-_PERCENT = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*%\s*$")
-
-
-def check_memory_limit(value: object) -> str:
-    """A memory limit as DuckDB reads it: a positive size with a unit (``1.5GB``, ``512MiB``) or a
-    share of the RAM (``80%``, at most 100 %); anything else is a StoreError saying so. (A limit too
-    small for the work is not refused here: the work then fails as out of memory.)"""
-    text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
-    m = _MEMORY.match(text or "")
-    if m and float(m.group(1)) > 0:
-        return text.strip()  # type: ignore[union-attr]
-    p = _PERCENT.match(text or "")
-    if p and 0 < float(p.group(1)) <= 100:
-        return text.strip()  # type: ignore[union-attr]
-    raise StoreError(
-        f"memory limit {value!r}: give a positive size with a unit (e.g. 2GB, 512MB, 1.5GiB) or a share of the "
-        f"RAM (e.g. 50%)"
-    )
-
-
 #: the storage format of new store files: DuckDB 1.1.0's (file format 64), readable by DuckDB 1.1 and later
 STORAGE_VERSION = "v1.1.0"
-
-
-def default_memory_limit(threads: int | None = None) -> str:
-    """The memory budget of a connection unless one is given: 128 MB per thread and at least 512 MB,
-    at most min(25 % of RAM, 4 GB). Ingest and evaluation work in chunks that fit it (DuckDB spills
-    to the temp directory beyond it), so a store's peak memory does not grow with its size; a
-    larger budget (--memory-limit, evalstore.open(memory_limit=...)) buys little speed (docs/benchmark.md,
-    "Memory"). Below ~384 MB the SQL of a large metric set (trec_eval's ~100 measures in one
-    statement) runs out of memory: DuckDB cannot spill every operator."""
-    t = threads or os.cpu_count() or 1
-    mb = max(512, 128 * t)
-    try:
-        ram_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
-        mb = min(mb, max(64, min(ram_mb // 4, 4096)))
-    except (ValueError, OSError, AttributeError):  # no sysconf (Windows): the per-thread rule alone
-        pass
-    return f"{mb}MB"
 
 
 def spill_directory() -> str:
@@ -164,6 +120,12 @@ def sandbox_config(config: dict) -> dict:
     return out  # locked by connect() once the connection's own settings are made
 
 
+#: one open at a time in this process: DuckDB hands every connection to a store file the same
+#: database instance, whose configuration the first sandboxed connection locks; opening and
+#: setting up a connection is one step, so two threads never race on that instance's settings
+_OPEN_LOCK = threading.Lock()
+
+
 def connect(
     location: str,
     read_only: bool = False,
@@ -171,9 +133,13 @@ def connect(
     *,
     sandbox: bool = False,
     wait: float = 0.0,
+    yield_to_writers: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB database with ``settings``, translating DuckDB's errors into plain messages;
-    ``wait``: seconds to keep retrying (with backoff) while another process holds the store."""
+    ``wait``: seconds to keep retrying (with backoff) while another process holds the store (a
+    writer that waits announces itself, :mod:`.waiting`); ``yield_to_writers``: a reader that
+    treats a waiting writer as a busy store, so that the writer gets in between its connections
+    (``evalstore serve``)."""
     settings = settings or Settings.resolve()
     if location != ":memory:":
         parent = Path(location).expanduser().resolve().parent
@@ -192,32 +158,88 @@ def connect(
     if sandbox:
         config = sandbox_config(config)
     deadline, delay = time.monotonic() + max(0.0, wait), 0.05
-    while True:
-        try:
-            con = duckdb.connect(location, read_only=read_only, config=config)
-            break
-        except duckdb.IOException as e:
-            msg = str(e)
-            if "lock" not in msg.lower():
+    announced = False
+    try:
+        while True:
+            try:
+                if yield_to_writers and location != ":memory:" and waiting.writer_waiting(location):
+                    raise _WriterWaiting()
+                return _open(location, read_only, config, sandbox)
+            except (duckdb.IOException, _WriterWaiting) as e:
+                msg = str(e)
+                if not isinstance(e, _WriterWaiting) and "lock" not in msg.lower():
+                    if is_damage(e):
+                        raise StoreDamagedError(damaged_message(location, msg)) from None
+                    raise StoreError(f"cannot open the store {location}: {msg}") from None
+                if time.monotonic() < deadline:
+                    if not read_only and location != ":memory:":
+                        waiting.announce(location)  # refreshed at every retry
+                        announced = True
+                    time.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                if isinstance(e, _WriterWaiting):
+                    raise StoreLockedError(f"{msg}; try again in a moment") from None
+                raise StoreLockedError(_lock_message(location, msg, read_only, wait)) from None
+            except duckdb.OutOfMemoryException:
+                raise  # a memory limit too small to open the store: the CLI explains it (exit 4)
+            except duckdb.ConnectionException as e:
+                if "different configuration" in str(e):
+                    raise StoreError(_other_settings_message(location, read_only, sandbox)) from None
+                raise StoreError(f"cannot open the store {location}: {e}") from None
+            except duckdb.Error as e:
                 if is_damage(e):
-                    raise StoreDamagedError(damaged_message(location, msg)) from None
-                raise StoreError(f"cannot open the store {location}: {msg}") from None
-            if time.monotonic() < deadline:
-                time.sleep(delay)
-                delay = min(delay * 2, 1.0)
-                continue
-            raise StoreLockedError(_lock_message(location, msg, read_only, wait)) from None
-        except duckdb.OutOfMemoryException:
-            raise  # a memory limit too small to open the store: the CLI explains it (exit 4)
-        except duckdb.Error as e:
-            if is_damage(e):
-                raise StoreDamagedError(damaged_message(location, str(e))) from None
-            raise StoreError(f"cannot open the store {location}: {e}") from None
-    # DuckDB's own progress bar would print into the output of long queries (pipes, CSV)
-    con.execute("SET enable_progress_bar = false")
-    if sandbox:
-        con.execute("SET lock_configuration = true")
+                    raise StoreDamagedError(damaged_message(location, str(e))) from None
+                raise StoreError(f"cannot open the store {location}: {e}") from None
+    finally:
+        if announced:
+            waiting.withdraw(location)
+
+
+class _WriterWaiting(Exception):
+    def __str__(self) -> str:
+        return "a writer of another process is waiting for the store (it goes first)"
+
+
+def _open(location: str, read_only: bool, config: dict, sandbox: bool) -> duckdb.DuckDBPyConnection:
+    """One connection with its settings made; closed again if they cannot be made (a failed open
+    never leaves a connection, and with it the store's lock, behind)."""
+    with _OPEN_LOCK:
+        con = duckdb.connect(location, read_only=read_only, config=config)
+        try:
+            _prepare(con, sandbox)
+        except BaseException:
+            con.close()
+            raise
     return con
+
+
+def _prepare(con: duckdb.DuckDBPyConnection, sandbox: bool) -> None:
+    """The connection's own settings. DuckDB's progress bar would print into the output of long
+    queries (pipes, CSV). A sandboxed database instance is locked by its first connection: a
+    later connection to it (a second request of ``evalstore serve``, a second
+    ``evalstore.open(p, sandbox=True)``) finds its configuration locked, checks that it is the
+    sandbox's, and changes nothing."""
+    locked = bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])  # type: ignore[index]
+    if not locked:
+        con.execute("SET enable_progress_bar = false")
+        if sandbox:
+            con.execute("SET lock_configuration = true")
+    if sandbox:
+        external, locked = con.execute(
+            "SELECT current_setting('enable_external_access'), current_setting('lock_configuration')"
+        ).fetchone()  # type: ignore[misc]
+        if external or not locked:
+            raise StoreError("the sandbox could not be set up on this connection (external access is on)")
+
+
+def _other_settings_message(location: str, read_only: bool, sandbox: bool) -> str:
+    how = "sandboxed" if sandbox else "read-only" if read_only else "for writing"
+    return (
+        f"the store {location} is already open in this process with other settings (DuckDB shares one database "
+        f"per file and process), so it cannot also be opened {how} (or with another memory limit or thread "
+        f"count); close the other store object first, or open this one the same way"
+    )
 
 
 def _lock_message(location: str, msg: str, read_only: bool, wait: float) -> str:

@@ -103,6 +103,8 @@ class StoreHandle:
         *,
         write: bool = False,
         sandbox: bool = False,
+        max_rows: int | None = None,
+        max_bytes: int | None = None,
     ) -> QueryResult:
         """Run ad-hoc SQL (DuckDB dialect) and return all rows of the last statement.
 
@@ -111,6 +113,8 @@ class StoreHandle:
         allowed), and the statements run inside a transaction that is rolled back.
         ``sandbox=True`` requires a store opened with ``evalstore.open(path, sandbox=True)``
         (DuckDB applies the sandbox to a whole database instance): no file or network access.
+        ``max_rows``, ``max_bytes``: keep at most that many rows and bytes of values
+        (``result.truncated`` says when rows were left out).
         Errors are raised as :class:`StoreError` with DuckDB's message."""
         if sandbox and not self.sandbox:
             raise StoreError(
@@ -119,7 +123,10 @@ class StoreHandle:
             )
         if write and self.sandbox:
             raise StoreError("a sandboxed store is read-only: write=True is refused")
-        return run_query(self.con, query, params, write=write, in_transaction=self._in_tx, sandbox=self.sandbox)
+        return run_query(
+            self.con, query, params, write=write, in_transaction=self._in_tx, sandbox=self.sandbox,
+            max_rows=max_rows, max_bytes=max_bytes,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ names and ids
     def run_id(self, name: str) -> int:
@@ -145,7 +152,11 @@ class StoreHandle:
     def list_runs(self) -> QueryResult:
         return self.sql(
             "SELECT name, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
-            "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM runs ORDER BY name"
+            "ingested_at::TIMESTAMP(0) AS ingested_at, source, "
+            # how the run was made: ingested from source, or a fused run's recipe (stale: an input changed)
+            "CASE WHEN recipe IS NULL THEN 'ingested' WHEN stale THEN recipe || ' (stale: an input run changed "
+            "since; evalstore fuse --refresh --name ' || name || ')' ELSE recipe END AS made "
+            "FROM runs ORDER BY name"
         )
 
     def list_qrels(self) -> QueryResult:

@@ -24,6 +24,8 @@ class QueryResult:
 
     columns: list[str]
     rows: list[tuple]
+    #: why rows were left out (``max_rows`` / ``max_bytes`` reached), else None
+    truncated: str | None = None
 
     def __iter__(self) -> Iterator[tuple]:
         return iter(self.rows)
@@ -99,20 +101,30 @@ def run_query(
     write: bool = False,
     in_transaction: bool = False,
     sandbox: bool = False,
+    max_rows: int | None = None,
+    max_bytes: int | None = None,
 ) -> QueryResult:
     """Run ad-hoc SQL and return all rows of the last statement (see the module docstring).
     ``in_transaction``: the caller's transaction is open (a read-only query then joins it instead
-    of opening and rolling back its own); ``sandbox``: the sandbox rule. Errors are raised as
-    StoreError with DuckDB's message."""
+    of opening and rolling back its own); ``sandbox``: the sandbox rule. ``max_rows``,
+    ``max_bytes``: keep at most that many rows, and stop before the rows' values (as Python
+    objects) exceed that many bytes (``result.truncated`` says which cap was met). Errors are
+    raised as StoreError with DuckDB's message."""
     check_statements(query, write=write, sandbox=sandbox, con=con)
     rollback = not write and not in_transaction
+    truncated = None
     try:
         if rollback:
             con.execute("BEGIN TRANSACTION")
         try:
             cur = con.execute(query, params) if params is not None else con.execute(query)
             cols = [d[0] for d in cur.description] if cur.description else []
-            rows = cur.fetchall() if cur.description else []
+            if not cur.description:
+                rows: list[tuple] = []
+            elif max_rows is None and max_bytes is None:
+                rows = cur.fetchall()
+            else:
+                rows, truncated = _fetch_capped(cur, max_rows, max_bytes)
         finally:
             if rollback:
                 con.execute("ROLLBACK")
@@ -120,4 +132,53 @@ def run_query(
         if is_resource_error(e):  # out of memory, disk full, damaged file, interrupted: the CLI explains them
             raise
         raise StoreError(f"SQL error: {e}") from None
-    return QueryResult(cols, rows)
+    return QueryResult(cols, rows, truncated)
+
+
+#: rows converted to Python objects at a time when a result is capped (fewer while rows are large)
+_FETCH = 64
+
+
+def _fetch_capped(
+    cur: duckdb.DuckDBPyConnection, max_rows: int | None, max_bytes: int | None
+) -> tuple[list, str | None]:
+    """The rows of ``cur`` up to ``max_rows`` rows and ``max_bytes`` bytes of values, converted a
+    few at a time: one row first, then as many as the rows seen so far say fit (a result of a
+    hundred 10 MB strings is never copied whole into Python)."""
+    rows: list[tuple] = []
+    size = 0
+    want = 1
+    while True:
+        if max_rows is not None:
+            want = min(want, max_rows - len(rows))
+        if want <= 0:
+            more = cur.fetchmany(1)
+            return rows, f"the first {len(rows):,} rows; the result has more" if more else None
+        chunk = cur.fetchmany(want)
+        if not chunk:
+            return rows, None
+        for row in chunk:
+            size += value_size(row)
+            if max_bytes is not None and size > max_bytes:
+                return rows, f"the first {len(rows):,} rows: the result reached {max_bytes / 2**20:g} MiB"
+            rows.append(row)
+        average = size / len(rows)
+        left = (max_bytes - size) if max_bytes is not None else float("inf")
+        want = int(max(1, min(_FETCH, left // max(average, 1.0))))
+
+
+def value_size(value: Any, limit: int = 1 << 40) -> int:
+    """About how many bytes a fetched value holds: the length of strings and bytes, 8 for other
+    scalars, the sum for lists, tuples and dicts (structs, maps)."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return len(value)
+    if isinstance(value, (list, tuple)):
+        total = 8
+        for v in value:
+            total += value_size(v)
+            if total > limit:
+                break
+        return total
+    if isinstance(value, dict):
+        return 8 + sum(value_size(k) + value_size(v) for k, v in value.items())
+    return 8

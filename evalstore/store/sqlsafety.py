@@ -189,6 +189,30 @@ def _tree_refusal(text: str, sandbox: bool, relations: Collection[str]) -> str |
     return None
 
 
+def called_functions(query: str) -> set[str]:
+    """The names (lower case) of every scalar, aggregate and table function the statements of
+    ``query`` call, as DuckDB parses them (inside subqueries, lambdas and ``EXPLAIN`` too); a
+    statement whose parse tree cannot be read is a :class:`NotReadOnly` error."""
+    out: set[str] = set()
+    for st in _statements(query):
+        text, kind = st.query, st.type.name
+        if kind == "EXPLAIN":
+            m = _EXPLAIN.match(text)
+            out |= called_functions(text[m.end() :] if m else "")
+            continue
+        if kind != "SELECT":
+            continue
+        tree = _parse_tree(text)
+        if tree is None:
+            raise NotReadOnly(f"this statement is refused (its parse tree cannot be checked): {_short(text)}")
+        for node in _nodes(tree):
+            if node.get("class") == "FUNCTION" and "function_name" in node:
+                out.add(str(node["function_name"]).lower())
+            if node.get("type") == "TABLE_FUNCTION":
+                out.add(str((node.get("function") or {}).get("function_name", "")).lower())
+    return out
+
+
 _parser_lock = threading.Lock()
 _parser: duckdb.DuckDBPyConnection | None = None
 

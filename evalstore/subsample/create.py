@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..drop import clear_dependents, plan_drop
 from ..errors import SubsampleError
-from ..ingest.write import QRELS_CONTENT_TABLES, QrelsMeta, clear_qrels, write_qrels_meta
+from ..ingest.write import QrelsMeta, write_qrels_meta
 from .params import (
     METHODS,
     TRUNC_EPS,
@@ -71,7 +72,7 @@ def create_subsamples(
             for pos, (name, f, t) in enumerate(targets):
                 n_rows, n_topics, max_grade, sha = stats[pos]
                 params = (parent_id, method, float(f), seed, t, min_rel, min_nonrel)
-                keep, old_id = _existing(con, name, params, sha, replace)
+                keep, old_id = _existing(store, name, params, sha, replace)
                 if keep:
                     continue  # same derivation, same content
                 source = _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel)
@@ -135,12 +136,12 @@ def _stage_rows(
     }
 
 
-def _existing(
-    con: duckdb.DuckDBPyConnection, name: str, params: tuple, sha: str, replace: bool
-) -> tuple[bool, int | None]:
+def _existing(store: StoreHandle, name: str, params: tuple, sha: str, replace: bool) -> tuple[bool, int | None]:
     """Whether to keep the stored subsample ``name`` as it is (same derivation, same content), and
-    else the id of the stored one to replace (its contents deleted; None: there is none); an error
-    when it may not be replaced."""
+    else the id of the stored one to replace (everything that depends on it deleted, as by
+    ``drop qrels``: judgments, scores, intervals, the analyses that read it; None: there is none);
+    an error when it may not be replaced."""
+    con = store.con
     existing = con.execute(
         "SELECT q.qrels_id, q.sha256, s.parent_id, s.method, s.fraction, s.seed, s.trial, s.min_rel, "
         "s.min_nonrel FROM qrels_meta q LEFT JOIN subsample_meta s USING (qrels_id) WHERE q.name = ?",
@@ -162,7 +163,7 @@ def _existing(
             f"subsample {name!r} already exists and {why}; pass replace=True (--replace) to "
             f"recreate it, or prefix= (--prefix) to store these under other names"
         )
-    delete_contents(con, [existing[0]])
+    clear_dependents(store, plan_drop(store, "qrels", [name]))
     return False, int(existing[0])
 
 
@@ -227,8 +228,3 @@ def _shuffle(con, parent_id: int, seed: int, trials: int, method: str) -> None:
                           row_number() OVER (PARTITION BY k.trial, b.topic, b.rel ORDER BY k.key, b.doc) AS pos,
                           count(*) OVER (PARTITION BY k.trial, b.topic, b.rel) AS size
                    FROM _ss_base b JOIN _ss_keys_tbl k USING (idx)""")
-
-
-def delete_contents(con, qrels_ids: Sequence[int]) -> None:
-    """Delete the subsamples' judgments, scores and derivation (their qrels_meta rows stay)."""
-    clear_qrels(con, qrels_ids, (*QRELS_CONTENT_TABLES, "subsample_meta"))

@@ -8,10 +8,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..arguments import names as arg_names
+from ..drop import DropPlan, drop, plan_drop
 from ..errors import NotFoundError, SubsampleError
 from ..evaluation import evaluate_qrels_sets
-from ..report import writers
-from .create import delete_contents
 from .params import fraction_label
 
 if TYPE_CHECKING:
@@ -99,19 +98,26 @@ def topic_sizes(store: StoreHandle, name: str):
     )
 
 
-def drop_subsamples(store: StoreHandle, names: Sequence[str]) -> int:
-    """Delete subsamples (their judgments, scores and derivation). Returns how many were deleted."""
-    ids = []
-    for name in arg_names(names, "subsample"):
+def plan_drop_subsamples(store: StoreHandle, names: Sequence[str]) -> DropPlan | None:
+    """What dropping the subsamples ``names`` removes (None: no names): the plan of
+    :func:`evalstore.drop.plan_drop` for them, after checking each is a subsample."""
+    todo = list(dict.fromkeys(arg_names(names, "subsample")))
+    for name in todo:
         qid = store.qrels_id(name)
         if store.con.execute("SELECT 1 FROM subsample_meta WHERE qrels_id = ?", [qid]).fetchone() is None:
             raise SubsampleError(f"{name!r} is not a subsample; only subsamples can be dropped here")
-        ids.append(qid)
-    if ids:
-        with store.transaction():
-            delete_contents(store.con, ids)
-            store.con.execute(f"DELETE FROM qrels_meta WHERE qrels_id IN ({', '.join(map(str, ids))})")
-    return len(ids)
+    return plan_drop(store, "qrels", todo) if todo else None
+
+
+def drop_subsamples(store: StoreHandle, names: Sequence[str]) -> int:
+    """Delete subsamples with everything that depends on them, as ``drop qrels`` does (one drop
+    path, :mod:`evalstore.drop`): judgments, scores, intervals, derivation and the stored
+    analyses that read them. Returns how many subsamples were deleted."""
+    plan = plan_drop_subsamples(store, names)
+    if plan is None:
+        return 0
+    drop(store, plan)
+    return len(plan.names)
 
 
 # --------------------------------------------------------------------------- export
@@ -127,7 +133,7 @@ def qrels_rows(store: StoreHandle, name: str) -> list[tuple[str, str, int]]:
 def qrels_text(store: StoreHandle, name: str) -> str:
     """A qrels set in TREC qrels format: ``topic 0 docno grade`` per line, sorted by topic and
     docno (byte order), no comments or blank lines."""
-    return writers.qrels_text(qrels_rows(store, name))
+    return "".join(f"{t} 0 {d} {g}\n" for t, d, g in qrels_rows(store, name))
 
 
 def export_qrels(store: StoreHandle, name: str, path: str | os.PathLike) -> int:

@@ -3,8 +3,12 @@
 Every request opens the store for itself and closes it before answering
 (``evalstore.open(path, sandbox=True)``: read-only, no file or network access), so the server
 holds no lock between requests: ``evalstore ingest`` and ``eval`` can write to the store while it
-runs, and the next page shows what they wrote. A request that meets a writer retries for ``wait``
-seconds, then answers 503. The store file is never written.
+runs, and the next page shows what they wrote. Parallel requests share one DuckDB instance (and
+its memory limit); a failed open leaves no connection behind. A writer waiting for the store
+(``--wait``) goes first (:mod:`evalstore.store.waiting`): requests that meet it, or a writer
+holding the store, retry for ``wait`` seconds, then answer 503 with ``Retry-After``. The store
+file is never written. Only requests for the host names the server was started for are answered
+(:mod:`.hosts`, against DNS rebinding).
 
 Routes: ``/`` (leaderboard; ``metric=`` repeated: side by side; ``?rank_ci=bootstrap|t``: rank
 intervals), ``/runs/{run}``, ``/compare``, ``/contrast``, ``/topics/{topic}``, ``/meta``, ``/agree``
@@ -16,12 +20,13 @@ looked up by name: no URL reaches the file system). Anything else is a 404 page.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
@@ -31,7 +36,7 @@ from ..facade import Store
 from ..facade import open as open_store
 from ..report.formats import to_bytes
 from ..report.table import Table
-from . import agree_view, compare_view, contrast_view, leaderboard_view, pages, render, sqlpage
+from . import agree_view, compare_view, contrast_view, hosts, leaderboard_view, pages, render, sqlpage
 from .links import LiveLinks, file_name
 
 log = logging.getLogger("evalstore.web")
@@ -62,8 +67,9 @@ class Source:
 
     def open(self) -> Store:
         return open_store(
-            self.location, sandbox=True, wait=self.wait, memory_limit=self.memory_limit, threads=self.threads
-        )
+            self.location, sandbox=True, wait=self.wait, memory_limit=self.memory_limit, threads=self.threads,
+            yield_to_writers=True,
+        )  # fmt: skip
 
 
 class Site:
@@ -112,7 +118,8 @@ class Site:
         )
 
     def run(self, ctx: pages.Ctx, request: Request) -> Response:
-        model = pages.run_page(ctx, request.path_params["run"], _q(request, "qrels"), _q(request, "metric"))
+        args = (_q(request, k) for k in ("qrels", "metric", "page"))
+        model = pages.run_page(ctx, request.path_params["run"], *args)
         return self.html("run.html", model)
 
     def compare(self, ctx: pages.Ctx, request: Request) -> Response:
@@ -152,6 +159,7 @@ class Site:
                 "elapsed": outcome.elapsed,
                 "ran": outcome.ran,
                 "row_cap": self.source.row_cap,
+                "byte_cap_mib": f"{sqlpage.BYTE_CAP / 2**20:g}",
                 "time_limit": self.source.time_limit,
                 "csv": f"/download/sql.csv?{_qs(query)}" if outcome.ran and outcome.columns else None,
                 "examples": [{"query": e, "href": self.links.sql(e)} for e in sqlpage.EXAMPLES] if not query else [],
@@ -163,7 +171,7 @@ class Site:
         src = self.source
         return sqlpage.run(
             src.location, query, row_cap=src.row_cap, time_limit=src.time_limit, wait=src.wait,
-            memory_limit=src.memory_limit, threads=src.threads,
+            memory_limit=src.memory_limit, threads=src.threads, yield_to_writers=True,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ files
@@ -208,8 +216,9 @@ class Site:
         return self.error(500, "internal error of evalstore (the server's log has the details); please report it")
 
 
-def create_app(source: Source) -> Starlette:
-    """The application serving the store of ``source``."""
+def create_app(source: Source, host: str = "127.0.0.1", allowed: Sequence[str] = ()) -> Starlette:
+    """The application serving the store of ``source`` to requests for ``host`` (the address it
+    listens on), the loopback names and the names of ``allowed`` (:mod:`.hosts`)."""
     render.require_jinja()
     site = Site(source)
     routes = [
@@ -231,7 +240,9 @@ def create_app(source: Source) -> Starlette:
         405: site.not_found,
         Exception: site.failure,
     }
-    return Starlette(routes=routes, exception_handlers=handlers)
+    names, any_ip = hosts.allowed_hosts(host, allowed)
+    middleware = [Middleware(hosts.HostCheck, names=names, any_ip=any_ip)]
+    return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
 
 
 def _q(request: Request, name: str) -> str | None:

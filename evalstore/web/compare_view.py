@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import MetaError
+from . import pages, svg
 from . import queries as q
-from . import svg
 from .pages import BadRequest, Ctx, NotFound, base_model, choose, need_run
 
 #: the missing-topic rules the page offers (compare --missing), as spelled in URLs
@@ -85,14 +85,15 @@ def compare_page(
         refused, stats = str(e), {"n": 0}
         values = {t: (a[t], b[t]) for t in a if t in b and a[t] is not None and b[t] is not None}
     diffs = {t: vb - va for t, (va, vb) in values.items()}
-    order = sorted(diffs, key=lambda t: (-diffs[t], q.topic_key(t)))
+    everything = sorted(diffs, key=lambda t: (-diffs[t], q.topic_key(t)))
+    wins = sum(1 for t in everything if diffs[t] > 0)
+    losses = sum(1 for t in everything if diffs[t] < 0)
+    order, cut_note = largest(everything)
     links = ctx.links
     topic_links = [links.topic(t, [baseline, run], qrels, metric) for t in order]
     chart = svg.difference_bars(
         order, [diffs[t] for t in order], label=f"{metric}: {run} − {baseline}", links=topic_links
     )
-    wins = sum(1 for t in order if diffs[t] > 0)
-    losses = sum(1 for t in order if diffs[t] < 0)
     rows = [
         {
             "topic": t,
@@ -117,7 +118,8 @@ def compare_page(
             "chart": chart,
             "wins": wins,
             "losses": losses,
-            "ties": len(order) - wins - losses,
+            "ties": len(everything) - wins - losses,
+            "cut_note": cut_note,
             "stats": stats,
             "refused": refused,
             "missing": policy,
@@ -144,3 +146,16 @@ def _missing_links(ctx: Ctx, baseline: str, run: str, qrels: str, metric: str, p
         for m in MISSING
         if m != policy
     ]
+
+
+def largest(order: list[str]) -> tuple[list[str], str | None]:
+    """Topics ordered from the largest win to the largest loss, cut to the :data:`pages.PAGE_TOPICS`
+    largest wins and losses (with the note that says so; the statistics use every topic)."""
+    if len(order) <= pages.PAGE_TOPICS:
+        return order, None
+    half = pages.PAGE_TOPICS // 2
+    note = (
+        f"the table and the chart show the {half:,} largest wins and the {half:,} largest losses of "
+        f"{len(order):,} topics; the statistics use all of them"
+    )
+    return order[:half] + order[-half:], note

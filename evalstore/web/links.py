@@ -113,6 +113,10 @@ class Links:
     def download(self, what: str, fmt: str, qrels: str, metric: str) -> str | None:
         raise NotImplementedError
 
+    def paged(self, href: str | None, page: int) -> str | None:
+        """The link of page ``page`` of the page at ``href`` (None: the page has no others)."""
+        return None
+
 
 def _q(params: dict[str, str | Sequence[str] | None]) -> str:
     kept = {k: v for k, v in params.items() if v is not None and v != "" and v != []}
@@ -164,6 +168,11 @@ class LiveLinks(Links):
     def download(self, what: str, fmt: str, qrels: str, metric: str) -> str:
         return f"/download/{what}.{fmt}" + _q({"qrels": qrels, "metric": metric})
 
+    def paged(self, href: str | None, page: int) -> str | None:
+        if href is None:
+            return None
+        return href + ("&" if "?" in href else "?") + urlencode({"page": page})
+
 
 class ReportLinks(Links):
     """Relative links between the files of a static report (see :mod:`.report` for its layout).
@@ -171,7 +180,7 @@ class ReportLinks(Links):
     ``here`` is the path of the page being written, relative to the report's folder; ``metrics``
     the metrics with pages, ``qrels`` the report's qrels set; ``best`` maps each metric to the run
     that the comparison pages compare with; ``topics`` are the topics with a page, ``runs`` the runs
-    with pages (their file names are chosen together: :func:`file_names`)."""
+    with pages (None: all; their file names are chosen together: :func:`file_names`)."""
 
     def __init__(
         self,
@@ -180,16 +189,16 @@ class ReportLinks(Links):
         best: dict[str, str],
         topics: set[str],
         here: str = "",
-        runs: Sequence[str] = (),
+        runs: Sequence[str] | None = None,
         agreements: Sequence[int] | set[int] = (),
     ):
         self.qrels, self.metrics, self.best, self.topics = qrels, list(metrics), best, topics
         self.here = here
-        self.runs = list(runs)
+        self.runs = None if runs is None else set(runs)  # the runs with pages (None: every run)
         self.agreements = set(agreements)  # the judge comparisons with a page
         self.files = {
             "metric": file_names(self.metrics),
-            "run": file_names(self.runs),
+            "run": file_names(list(runs or ())),
             "topic": file_names(sorted(topics)),
         }
 
@@ -236,16 +245,18 @@ class ReportLinks(Links):
         return self._rel(self.leaderboard_path(ms)) if ok else None
 
     def run(self, run: str, qrels: str, metric: str) -> str | None:
-        ok = qrels == self.qrels and metric in self.metrics
+        ok = qrels == self.qrels and metric in self.metrics and (self.runs is None or run in self.runs)
         return self._rel(self.run_path(run, metric)) if ok else None
 
     def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
         ok = qrels == self.qrels and metric in self.metrics and self.best.get(metric) == baseline and run != baseline
+        ok = ok and (self.runs is None or run in self.runs)
         return self._rel(self.compare_path(run, metric)) if ok else None
 
     def contrast(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
         # the report's contrast pages: each run against the best run of the first metric
         ok = qrels == self.qrels and metric == self.metrics[0] and self.best.get(metric) == baseline and run != baseline
+        ok = ok and (self.runs is None or run in self.runs)
         return self._rel(self.contrast_path(run, metric)) if ok else None
 
     def topic(self, topic: str, runs: Sequence[str], qrels: str, metric: str) -> str | None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EvalstoreError
+from ..fusion.provenance import provenance
+from ..ingest.checks import MAX_NAME_LENGTH
 from ..version import __version__
 from . import queries as q
 from . import svg
@@ -31,6 +33,11 @@ MAX_DEPTH = 1000
 META_LIMIT = 50
 #: runs drawn in the leaderboard's interval chart (the table always has them all)
 CHART_RUNS = 60
+#: topics a run page lists at once (a store of more topics gets pages: ?page=2, ...), and the
+#: comparison page at most (the largest wins and losses)
+PAGE_TOPICS = 1000
+#: the longest ``runs=`` of a topic page: two run names and the comma
+MAX_RUNS_PARAM = 2 * MAX_NAME_LENGTH + 1
 
 
 class PageError(EvalstoreError):
@@ -188,16 +195,18 @@ def _partner(rows: Sequence[q.BoardRow], run: str) -> str | None:
     return others[0] if others else None
 
 
-def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = None) -> dict[str, Any]:
+def run_page(
+    ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = None, page: str | int | None = None
+) -> dict[str, Any]:
     need_run(ctx, run)
     qrels, metric, cat = choose(ctx, qrels, metric)
-    scores = q.run_scores(ctx.store, run, qrels, metric)
-    if not scores:
+    total = q.run_topic_count(ctx.store, run, qrels, metric)
+    if not total:
         raise NotFound(no_scores_message(ctx, run, qrels, metric))
-    stats = _stats(ctx, qrels, metric)
+    k, pages = _page(page, total)
+    scores, topics, stats = _run_topics(ctx, run, qrels, metric, k, pages)
     ranked = board(ctx, qrels, metric)
     links = ctx.links
-    topics = sorted(scores, key=q.topic_key)
     partner = _partner(ranked, run)
     pair = [run, partner] if partner else [run]
     topic_links = [links.topic(t, pair, qrels, metric) for t in topics]
@@ -233,12 +242,16 @@ def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = 
                 "n_runs": s.n_runs if s else 0,
             }
         )
+    if pages > 1:
+        above, below, equal, _ = q.run_against_topics(ctx.store, run, qrels, metric)
     me = next((r for r in ranked if r.run == run), None)
     model = base_model(ctx, "run", f"Run {run}", qrels, metric)
     model.update(_pickers(ctx, cat, qrels, metric))
+    made = provenance(ctx.store, run)  # a fused run: "fused from A, B by RRF (k = 60)"
     model.update(
         {
             "run": run,
+            "made": made.text() if made else None,
             "rows": table,
             "chart": chart,
             "mean": me.mean if me else None,
@@ -250,6 +263,7 @@ def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = 
             "below": below,
             "equal": equal,
             "best_count": sum(1 for r in table if r["is_best"]),
+            "paging": _paging(ctx, links.run(run, qrels, metric), k, pages, total),
             "partner": partner,
             "compare": links.compare(ranked[0].run, run, qrels, metric) if ranked and ranked[0].run != run else None,
             "compare_with": ranked[0].run if ranked else None,
@@ -261,16 +275,65 @@ def run_page(ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = 
     return model
 
 
+def _run_topics(
+    ctx: Ctx, run: str, qrels: str, metric: str, k: int, pages: int
+) -> tuple[dict[str, float | None], list[str], dict[str, q.TopicStats]]:
+    """The scores, topics (natural order) and topic statistics of page ``k`` of a run's page: all
+    of them when there is one page, else that page's (the counts over all come from SQL)."""
+    if pages > 1:
+        scores = dict(q.run_scores_page(ctx.store, run, qrels, metric, PAGE_TOPICS, (k - 1) * PAGE_TOPICS))
+        topics = list(scores)
+        return scores, topics, q.topic_stats(ctx.store, qrels, metric, topics)
+    scores = q.run_scores(ctx.store, run, qrels, metric)
+    return scores, sorted(scores, key=q.topic_key), _stats(ctx, qrels, metric)
+
+
+def _page(page: str | int | None, total: int) -> tuple[int, int]:
+    """The page asked for (``?page=``, from 1) and the number of pages of ``total`` topics."""
+    pages = max(1, -(-total // PAGE_TOPICS))
+    try:
+        k = 1 if page is None or page == "" else int(page)
+    except (TypeError, ValueError):
+        raise BadRequest(f"page must be a whole number, not {str(page)[:40]!r}") from None
+    if not 1 <= k <= pages:
+        raise BadRequest(f"page must be between 1 and {pages}, not {k}")
+    return k, pages
+
+
+def _paging(ctx: Ctx, href: str | None, k: int, pages: int, total: int) -> dict[str, Any] | None:
+    """What a page of a long list says about the rest: which topics it shows, and links to the
+    neighbouring pages (the static report has only the first page)."""
+    if pages == 1:
+        return None
+    first, last = (k - 1) * PAGE_TOPICS + 1, min(total, k * PAGE_TOPICS)
+    rest = (
+        "the other pages: ?page=N"
+        if ctx.links.live
+        else "this report holds the first page; `evalstore serve` pages through all of them"
+    )
+    return {
+        "note": f"topics {first:,}–{last:,} of {total:,} (natural order), page {k:,} of {pages:,}; {rest}",
+        "prev": ctx.links.paged(href, k - 1) if k > 1 else None,
+        "next": ctx.links.paged(href, k + 1) if k < pages else None,
+    }
+
+
 def resolve_runs(spec: str, known: set[str]) -> list[str]:
     """Run names from ``runs=A,B``: split at commas, but a name that itself contains a comma is
-    recognised whole (the split that yields known runs wins)."""
+    recognised whole (the split that yields known runs wins). Two names at most, so the text is at
+    most :data:`MAX_RUNS_PARAM` characters: longer is a BadRequest before any work (each comma is
+    a split point to try)."""
+    if len(spec) > MAX_RUNS_PARAM:
+        raise BadRequest(
+            f"runs= names one or two runs ({MAX_NAME_LENGTH} characters each at most), not {len(spec):,} characters"
+        )
     if spec in known:
         return [spec]
-    pieces = spec.split(",")
-    for i in range(1, len(pieces)):
-        left, right = ",".join(pieces[:i]), ",".join(pieces[i:])
+    for cut in (i for i, ch in enumerate(spec) if ch == ","):
+        left, right = spec[:cut], spec[cut + 1 :]
         if left in known and right in known:
             return [left, right]
+    pieces = spec.split(",")
     out = [p for p in pieces if p != ""]
     missing = [p for p in out if p not in known]
     if missing:

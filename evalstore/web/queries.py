@@ -150,12 +150,14 @@ class TopicStats:
     n_runs: int
 
 
-def topic_stats(store: Store, qrels: str, metric: str) -> dict[str, TopicStats]:
-    """Per topic: the median, best and worst score of all runs evaluated with ``metric`` on ``qrels``."""
+def topic_stats(store: Store, qrels: str, metric: str, topics: Sequence[str] | None = None) -> dict[str, TopicStats]:
+    """Per topic (of ``topics``; None: every topic): the median, best and worst score of all runs
+    evaluated with ``metric`` on ``qrels``."""
+    only = "" if topics is None else "AND list_contains($topics, topic)"
     rows = store.con.execute(
         "SELECT topic, median(value), max(value), min(value), count(value) FROM scores "
-        "WHERE qrels = ? AND metric = ? GROUP BY topic",
-        [qrels, metric],
+        f"WHERE qrels = $qrels AND metric = $metric {only} GROUP BY topic",
+        {"qrels": qrels, "metric": metric, **({} if topics is None else {"topics": list(topics)})},
     ).fetchall()
     return {r[0]: TopicStats(r[0], _f(r[1]), _f(r[2]), _f(r[3]), int(r[4])) for r in rows}
 
@@ -165,6 +167,49 @@ def run_scores(store: Store, run: str, qrels: str, metric: str) -> dict[str, flo
         "SELECT topic, value FROM scores WHERE run = ? AND qrels = ? AND metric = ?", [run, qrels, metric]
     ).fetchall()
     return {t: _f(v) for t, v in rows}
+
+
+#: SQL of :func:`topic_key`'s order: numbers (up to 18 digits) by value first, then the others by text
+TOPIC_ORDER = (
+    "CASE WHEN regexp_full_match(topic, '[0-9]{1,18}') THEN 0 ELSE 1 END, "
+    "CASE WHEN regexp_full_match(topic, '[0-9]{1,18}') THEN CAST(topic AS BIGINT) END, topic"
+)
+
+
+def run_topic_count(store: Store, run: str, qrels: str, metric: str) -> int:
+    """The number of topics ``run`` has a score of ``metric`` on ``qrels`` for."""
+    return int(
+        store.con.execute(
+            "SELECT count(*) FROM scores WHERE run = ? AND qrels = ? AND metric = ?", [run, qrels, metric]
+        ).fetchall()[0][0]
+    )
+
+
+def run_scores_page(
+    store: Store, run: str, qrels: str, metric: str, limit: int, offset: int
+) -> list[tuple[str, float | None]]:
+    """``limit`` of the run's ``(topic, score)`` from ``offset`` on, topics in natural order."""
+    rows = store.con.execute(
+        f"SELECT topic, value FROM scores WHERE run = ? AND qrels = ? AND metric = ? ORDER BY {TOPIC_ORDER} "
+        "LIMIT ? OFFSET ?",
+        [run, qrels, metric, int(limit), int(offset)],
+    ).fetchall()
+    return [(t, _f(v)) for t, v in rows]
+
+
+def run_against_topics(store: Store, run: str, qrels: str, metric: str) -> tuple[int, int, int, int]:
+    """Over all the run's topics: how many it scores above, below and at the median of all runs,
+    and at the best score (in SQL: for a store of any number of topics)."""
+    row = store.con.execute(
+        """WITH t AS (SELECT topic, median(value) AS med, max(value) AS best FROM scores
+                      WHERE qrels = $qrels AND metric = $metric GROUP BY topic),
+                r AS (SELECT topic, value FROM scores WHERE run = $run AND qrels = $qrels AND metric = $metric)
+           SELECT count(*) FILTER (WHERE r.value > t.med), count(*) FILTER (WHERE r.value < t.med),
+                  count(*) FILTER (WHERE r.value = t.med), count(*) FILTER (WHERE r.value >= t.best)
+           FROM r JOIN t USING (topic)""",
+        {"qrels": qrels, "metric": metric, "run": run},
+    ).fetchall()[0]
+    return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 
 
 def scores_on_topic(store: Store, qrels: str, topic: str) -> dict[tuple[str, str], float | None]:

@@ -36,22 +36,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EvalstoreError
 from ..report.formats import to_bytes
 from ..report.table import Table
 from ..version import __version__
 from . import agree_view, compare_view, contrast_view, leaderboard_view, pages, render
 from . import queries as q
 from .links import ReportLinks
+from .report_folder import MANIFEST, ReportError, ReportFolder, check_target
+
+__all__ = ["MANIFEST", "ReportError", "ReportResult", "check_folder", "write_report"]
 
 if TYPE_CHECKING:
     from ..facade import Store
 
-MANIFEST = "evalstore-report.json"
-
-
-class ReportError(EvalstoreError):
-    """The report cannot be written as asked."""
+#: the most run pages (and comparison pages) per metric, and topic pages, a report writes; the
+#: others are left out with a note on every page and in the summary (``evalstore serve`` shows all)
+MAX_RUN_PAGES = 1000
+MAX_TOPIC_PAGES = 1000
 
 
 @dataclass
@@ -62,6 +63,7 @@ class ReportResult:
     runs: int
     topics: int
     files: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def index(self) -> str:
@@ -74,22 +76,15 @@ class ReportResult:
             f"and the analyses; open {self.index}"
         )
 
+    def notes(self) -> list[str]:
+        """What the report left out, a line each."""
+        return [f"note: left out {what}" for what in self.left_out]
+
 
 def check_folder(folder: str | os.PathLike) -> Path:
-    """The report's folder: new, empty, or holding an earlier report (its manifest); else an error."""
-    path = Path(folder).expanduser()
-    if path.exists() and not path.is_dir():
-        raise ReportError(f"{path} is a file; give a folder for the report")
-    if not path.exists():
-        if not path.parent.is_dir():
-            raise ReportError(f"cannot create {path}: the folder {path.parent} does not exist")
-        return path
-    if any(path.iterdir()) and not (path / MANIFEST).is_file():
-        raise ReportError(
-            f"{path} is not empty and holds no earlier report ({MANIFEST}); give a new or empty folder, so that "
-            f"no file of yours is overwritten"
-        )
-    return path
+    """The report's folder: new, empty, or holding an earlier report (its manifest, nothing else);
+    never a symbolic link (:func:`.report_folder.check_target`)."""
+    return check_target(folder)
 
 
 def write_report(
@@ -125,94 +120,100 @@ def write_report(
             names.append(stored)
     boards = {m: q.leaderboard(store, qrels, m) for m in names}
     best = {m: b[0].run for m, b in boards.items() if b}
-    topics = q.topics_with_scores(store, qrels, names[0])
-    runs = list(dict.fromkeys(r.run for m in names for r in boards[m]))
+    all_topics = q.topics_with_scores(store, qrels, names[0])
+    topics = all_topics[:MAX_TOPIC_PAGES]
+    shown = {m: [r.run for r in b[:MAX_RUN_PAGES]] for m, b in boards.items()}
+    left_out = _left_out(boards, shown, all_topics, topics)
+    note = "; ".join(f"left out {w}" for w in left_out) or None
     judged = [a["id"] for a in agree_view.agreements(store)]
+    runs = list(dict.fromkeys(r for m in names for r in shown.get(m, [])))
     links = ReportLinks(qrels, names, best, set(topics), runs=runs, agreements=judged)
     ctx = pages.Ctx(store, links, pages.site_title(store.location), cache=dict(probe.cache or {}))
     pair = [r.run for r in boards[names[0]][:2]]
-
-    jobs = _jobs(links, qrels, names, boards, best, topics, pair, judged)
-
-    old = _previous(out)
-    out.mkdir(exist_ok=True)
+    jobs = _jobs(links, qrels, names, shown, best, topics, pair, judged)
     written: list[str] = []
     total = len(jobs) + 2 * len(names) + len(render.STATIC)
-    for i, (rel, build, args, template) in enumerate(jobs, start=1):
-        model = build(_at(ctx, rel), *args)
-        _write(out, rel, render.render(template, model).encode("utf-8"))
-        written.append(rel)
-        if progress:
-            progress(i, total)
-    for m in names:
-        cols, rows, _, _ = leaderboard_view.leaderboard_table(_at(ctx, "index.html"), qrels, m)
-        for fmt in ("csv", "parquet"):  # the same data files as the server's downloads
-            data = to_bytes(Table(cols, rows), fmt)
-            rel = links.download_path("leaderboard", fmt, m)
-            _write(out, rel, data)
+    with ReportFolder(out) as dest:
+        for i, (rel, build, args, template) in enumerate(jobs, start=1):
+            model = build(_at(ctx, rel), *args)
+            model["report_note"] = note
+            dest.write(rel, render.render(template, model).encode("utf-8"))
             written.append(rel)
-    for name in render.STATIC:
-        rel = f"static/{name}"
-        _write(out, rel, render.static_bytes(name))
-        written.append(rel)
-    for rel in sorted(set(old) - set(written)):  # pages of runs or topics no longer in the report
-        _remove(out, rel)
-    manifest = {"evalstore": __version__, "qrels": qrels, "metrics": names, "files": written}
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return ReportResult(str(out), qrels, names, len(boards[names[0]]), len(topics), written + [MANIFEST])
+            if progress:
+                progress(i, total)
+        for m in names:
+            cols, rows, _, _ = leaderboard_view.leaderboard_table(_at(ctx, "index.html"), qrels, m)
+            for fmt in ("csv", "parquet"):  # the same data files as the server's downloads
+                rel = links.download_path("leaderboard", fmt, m)
+                dest.write(rel, to_bytes(Table(cols, rows), fmt))
+                written.append(rel)
+        for name in render.STATIC:
+            rel = f"static/{name}"
+            dest.write(rel, render.static_bytes(name))
+            written.append(rel)
+        manifest = {"evalstore": __version__, "qrels": qrels, "metrics": names, "files": written, "left_out": left_out}
+        dest.write(MANIFEST, (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+        dest.commit()
+    n_runs = len(shown[names[0]]) if names[0] in shown else 0
+    return ReportResult(str(out), qrels, names, n_runs, len(topics), written + [MANIFEST], left_out)
 
 
 #: a page of the report: (file, page builder, its arguments after the context, template)
 Job = tuple[str, Callable[..., dict[str, Any]], tuple[Any, ...], str]
 
 
-def _jobs(links: ReportLinks, qrels: str, names: list[str], boards, best, topics, pair, judged) -> list[Job]:
-    """Every page of the report, in the order written."""
+def _jobs(
+    links: ReportLinks,
+    qrels: str,
+    names: list[str],
+    shown: dict[str, list[str]],
+    best: dict[str, str],
+    topics: list[str],
+    pair: list[str],
+    judged: list[int],
+) -> list[Job]:
+    """Every page of the report, in the order written: the leaderboard of the metrics side by side
+    (and of each alone), the pages of the runs ``shown`` with their comparisons with the best run
+    (and, for the first metric, where they differ), the topics, the analyses, the judge comparisons."""
     jobs: list[Job] = []
     board_page = leaderboard_view.leaderboard_page
     jobs.append(("index.html", board_page, (qrels, names), "leaderboard.html"))
     for m in names:
         if len(names) > 1:
             jobs.append((links.leaderboard_path(m), board_page, (qrels, m), "leaderboard.html"))
-        for r in boards[m]:
-            jobs.append((links.run_path(r.run, m), pages.run_page, (r.run, qrels, m), "run.html"))
-            if r.run != best[m]:
-                args = (best[m], r.run, qrels, m)
-                jobs.append((links.compare_path(r.run, m), compare_view.compare_page, args, "compare.html"))
+        for run in shown.get(m, []):
+            jobs.append((links.run_path(run, m), pages.run_page, (run, qrels, m), "run.html"))
+            if run != best[m]:
+                args = (best[m], run, qrels, m)
+                jobs.append((links.compare_path(run, m), compare_view.compare_page, args, "compare.html"))
                 if m == names[0]:
-                    jobs.append((links.contrast_path(r.run, m), contrast_view.contrast_page, args, "contrast.html"))
+                    jobs.append((links.contrast_path(run, m), contrast_view.contrast_page, args, "contrast.html"))
     for t in topics:
         jobs.append((links.topic_path(t), pages.topic_page, (t, pair, qrels, names[0]), "topic.html"))
     jobs.append(("meta.html", pages.meta_page, (), "meta.html"))
     jobs += [(links.agree_path(i), agree_view.agree_page, (i,), "agree.html") for i in judged]
-
     return jobs
+
+
+def _left_out(
+    boards: dict[str, list[q.BoardRow]], shown: dict[str, list[str]], all_topics: list[str], topics: list[str]
+) -> list[str]:
+    """What the report does not hold pages for, said in words."""
+    out = []
+    for m, board in boards.items():
+        if len(board) > len(shown[m]):
+            out.append(
+                f"the pages of {len(board) - len(shown[m]):,} of the {len(board):,} runs of {m} (it has the best "
+                f"{len(shown[m]):,}; the leaderboard and its data files list them all)"
+            )
+    if len(all_topics) > len(topics):
+        out.append(
+            f"the pages of {len(all_topics) - len(topics):,} of the {len(all_topics):,} topics (it has the first "
+            f"{len(topics):,} in natural order; run pages list their first {pages.PAGE_TOPICS:,} topics)"
+        )
+    return out
 
 
 def _at(ctx: pages.Ctx, rel: str) -> pages.Ctx:
     assert isinstance(ctx.links, ReportLinks)
     return pages.Ctx(ctx.store, ctx.links.at(rel), ctx.title, ctx.cache)
-
-
-def _write(out: Path, rel: str, data: bytes) -> None:
-    path = out / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-
-
-def _previous(out: Path) -> list[str]:
-    """The files an earlier report in ``out`` wrote (only plain relative paths inside the folder)."""
-    try:
-        files = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("files", [])
-    except (OSError, ValueError, AttributeError):
-        return []
-    return [f for f in files if isinstance(f, str) and not os.path.isabs(f) and ".." not in Path(f).parts]
-
-
-def _remove(out: Path, rel: str) -> None:
-    path = out / rel
-    try:
-        if path.is_file() and path.resolve().is_relative_to(out.resolve()):
-            path.unlink()
-    except OSError:
-        pass

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..errors import StoreError
 from ..facade import open as open_store
 from ..store import resolve_location
 from .deps import SERVER, require
+from .hosts import bare_host
 
 
 def is_loopback(host: str) -> bool:
     """True when every address ``host`` names is a loopback address (only this machine reaches it)."""
+    host = bare_host(host)
     try:
         infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except OSError:
@@ -43,7 +45,9 @@ def check_store(location: str | None, wait: float = 0.0) -> str:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on (host, port); port 0 picks a free port."""
+    """A listening socket on (host, port); port 0 picks a free port. An IPv6 address may be given
+    in brackets, as in a URL (``[::1]``)."""
+    host = bare_host(host)
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as e:
@@ -76,19 +80,26 @@ def serve(
     wait: float = 2.0,
     memory_limit: str | None = None,
     threads: int | None = None,
+    allowed: Sequence[str] = (),
+    sql_time_limit: float = 5.0,
     on_ready: Callable[[str], None] = print,
     metric: str | None = None,
 ) -> None:
-    """Serve the store at ``location`` read-only on ``host:port`` until interrupted; ``on_ready``
-    receives the URL once the address is bound; ``metric``: the metric pages show when none is
-    asked for (else the first one evaluated)."""
+    """Serve the store at ``location`` read-only on ``host:port`` until interrupted, to requests
+    for ``host``, the loopback names and the names of ``allowed`` (:mod:`.hosts`); ``on_ready``
+    receives the URL once the address is bound; ``sql_time_limit``: seconds a query of the SQL
+    page may run; ``metric``: the metric pages show when none is asked for (else the first one
+    evaluated)."""
     require(*SERVER)
     import uvicorn
 
     from .app import Source, create_app
 
     loc = check_store(location, wait)
-    app = create_app(Source(loc, wait=max(wait, 2.0), memory_limit=memory_limit, threads=threads, metric=metric))
+    source = Source(
+        loc, wait=max(wait, 2.0), memory_limit=memory_limit, threads=threads, time_limit=sql_time_limit, metric=metric
+    )
+    app = create_app(source, host=host, allowed=allowed)
     sock = bind(host, port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
     server = uvicorn.Server(config)

@@ -12,10 +12,24 @@ Layers, each enough on its own to stop a file read or a write:
 A query (``SELECT``, ``FROM``, ``WITH``, ``SHOW``, ``DESCRIBE``, ``SUMMARIZE``, ``VALUES``) runs
 as ``SELECT * FROM (query) LIMIT cap + 1``, so DuckDB stops after the rows shown; a timer
 interrupts the connection (``con.interrupt()``) when the time limit is reached.
+
+Limits that hold whatever the query:
+
+* time: DuckDB checks for the interrupt between its steps, but not inside a Python function it
+  calls. evalstore's Python functions over lists (``bootstrap_asl``, ``ndpm``, ...: their one call
+  can run for minutes) are refused on this page (:func:`evalstore.sql_functions.list_function_names`);
+  the functions of DuckDB stop at the limit;
+* size: rows are converted to Python a few at a time and the result stops at :data:`ROW_CAP`
+  rows or :data:`BYTE_CAP` bytes of values, whichever comes first (``truncated`` says which);
+* what is shown: absolute paths of this machine (the store's folder, the home, temp and extension
+  folders, which ``PRAGMA database_list``, ``duckdb_extensions()`` or ``current_setting`` show)
+  are replaced by short names in results and messages (:func:`redact`).
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -25,9 +39,12 @@ import duckdb
 
 from ..errors import EvalstoreError, StoreError, StoreLockedError
 from ..facade import open as open_store
+from ..store.sqlsafety import called_functions
 
 ROW_CAP = 1000
 TIME_LIMIT = 5.0
+#: bytes of values the page shows at most (and the CSV download holds)
+BYTE_CAP = 8 << 20
 #: the statement kinds the page runs (DuckDB's statement types)
 ALLOWED = {"SELECT", "EXPLAIN", "PRAGMA"}
 
@@ -44,7 +61,7 @@ class SqlOutcome:
     query: str
     columns: list[str] = field(default_factory=list)
     rows: list[tuple[Any, ...]] = field(default_factory=list)
-    truncated: bool = False
+    truncated: str | None = None  # why rows were left out (the row or byte cap), else None
     error: str | None = None
     elapsed: float = 0.0
     ran: bool = False
@@ -71,10 +88,26 @@ def prepare(query: str, row_cap: int) -> str:
             f"(no COPY, EXPORT, ATTACH, SET or change of any kind)"
         )
     text = sts[0].query.strip()
+    _refuse_python_functions(text)
     if kind == "SELECT":
         # newlines around the query: a trailing -- comment cannot swallow the limit
         return f"SELECT * FROM (\n{text}\n) AS evalstore_query LIMIT {int(row_cap) + 1}"
     return text
+
+
+def _refuse_python_functions(text: str) -> None:
+    from ..sql_functions import list_function_names
+
+    try:
+        called = called_functions(text)
+    except StoreError as e:
+        raise QueryRefused(str(e)) from None
+    slow = sorted(called & list_function_names())
+    if slow:
+        raise QueryRefused(
+            f"the query page does not run evalstore's Python functions over lists ({', '.join(slow)}): DuckDB cannot "
+            f"stop them at the page's time limit; run the query with `evalstore sql` instead"
+        )
 
 
 def run(
@@ -86,9 +119,12 @@ def run(
     wait: float = 0.0,
     memory_limit: str | None = None,
     threads: int | None = None,
+    byte_cap: int = BYTE_CAP,
+    yield_to_writers: bool = False,
 ) -> SqlOutcome:
     """Run ``query`` on the store at ``location`` in the sandbox; errors become ``outcome.error``
-    (a busy store raises :class:`~evalstore.errors.StoreLockedError`)."""
+    (a busy store raises :class:`~evalstore.errors.StoreLockedError`; ``yield_to_writers``: a
+    writer waiting for the store counts as busy, see :func:`evalstore.open`)."""
     out = SqlOutcome(query)
     if not query.strip():
         return out
@@ -97,8 +133,12 @@ def run(
     except EvalstoreError as e:
         out.error = str(e)
         return out
-    store = open_store(location, sandbox=True, wait=wait, memory_limit=memory_limit, threads=threads)
+    store = open_store(
+        location, sandbox=True, wait=wait, memory_limit=memory_limit, threads=threads,
+        yield_to_writers=yield_to_writers,
+    )  # fmt: skip
     con = store.con
+    secrets = private_paths(location, con)
 
     def stop() -> None:
         try:
@@ -111,8 +151,10 @@ def run(
     start = time.perf_counter()
     try:
         timer.start()
-        res = store.sql(statement, sandbox=True)
-        out.columns, out.rows = list(res.columns), list(res.rows)
+        res = store.sql(statement, sandbox=True, max_rows=row_cap, max_bytes=byte_cap)
+        out.columns = [redact(c, secrets) for c in res.columns]
+        out.rows = [tuple(redact(v, secrets) for v in r) for r in res.rows]
+        out.truncated = res.truncated
         out.ran = True
     except StoreLockedError:
         raise
@@ -129,7 +171,51 @@ def run(
         timer.cancel()
         out.elapsed = time.perf_counter() - start
         store.close()
-    if len(out.rows) > row_cap:
-        out.rows = out.rows[:row_cap]
-        out.truncated = True
+    if out.error:
+        out.error = redact(out.error, secrets)
     return out
+
+
+def private_paths(location: str, con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """``(absolute path, what the page shows instead)`` for the folders of this machine a query can
+    see: the store file and folder, DuckDB's home, extension, secret and temp folders, the user's
+    home, the system's temp folder, the server's working folder; longest first."""
+    store = os.path.abspath(os.path.expanduser(location))
+    pairs = [(store, os.path.basename(store)), (os.path.dirname(store), "<store folder>")]
+    for setting, label in (
+        ("extension_directory", "<extension folder>"),
+        ("secret_directory", "<secret folder>"),
+        ("home_directory", "<duckdb home>"),
+        ("temp_directory", "<temp folder>"),
+    ):
+        try:
+            value = con.execute(f"SELECT current_setting('{setting}')").fetchone()[0]  # type: ignore[index]
+        except duckdb.Error:
+            continue
+        if isinstance(value, str) and os.path.isabs(value):
+            pairs.append((os.path.normpath(value), label))
+    pairs += [(tempfile.gettempdir(), "<tmp>"), (os.path.expanduser("~"), "~"), (os.getcwd(), ".")]
+    seen: dict[str, str] = {}
+    for path, label in pairs:
+        real = os.path.realpath(path)
+        for p in (path, real):
+            if len(p) > 1 and p not in seen:  # never "/" alone
+                seen[p] = label
+    return sorted(seen.items(), key=lambda kv: -len(kv[0]))
+
+
+def redact(value: Any, secrets: list[tuple[str, str]]) -> Any:
+    """``value`` with every path of ``secrets`` replaced by its label (in strings, lists and
+    dicts; other values as they are)."""
+    if isinstance(value, str):
+        for path, label in secrets:
+            if path in value:
+                value = value.replace(path, label)
+        return value
+    if isinstance(value, list):
+        return [redact(v, secrets) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact(v, secrets) for v in value)
+    if isinstance(value, dict):
+        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}
+    return value

@@ -17,9 +17,9 @@ from support import DATA_DIR, invoke, need_shared
 import evalstore
 from evalstore.comparison import result as render
 from evalstore.errors import MetaError
-from evalstore.meta import effects as fx
-from evalstore.meta.sampling import sign_flips
-from evalstore.meta.significance import adjust, min_trials, randomisation, tukey_hsd, wilcoxon
+from evalstore.stats import effects as fx
+from evalstore.stats.sampling import sign_flips
+from evalstore.stats.significance import adjust, min_trials, randomisation, tukey_hsd, wilcoxon
 
 DL20 = DATA_DIR / "trec-dl-2020-passage"
 DL19 = DATA_DIR / "trec-dl-2019-passage"

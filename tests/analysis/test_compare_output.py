@@ -14,8 +14,8 @@ import evalstore
 from evalstore import meta
 from evalstore.comparison import result as render
 from evalstore.meta import plots
-from evalstore.meta.significance import adjust, min_trials
 from evalstore.report import meta_tables
+from evalstore.stats.significance import adjust, min_trials
 
 
 def _passes(B: int, m: int, method: str, alpha: float) -> bool:

@@ -190,7 +190,7 @@ def test_cli(sample_db, cli, tmp_path):
     assert code == 0, err
     assert target.read_text().splitlines()[0] == "run,qrels,n_topics,nDCG@10,nDCG@10 lo,nDCG@10 hi"
     code, out, err = cli("eval", "--db", sample_db, "-m", "AP", "--ci", "t", "--level", "1.5")
-    assert code == 2 and "confidence level" in err
+    assert code == 2 and "--level" in err and "outside the range" in err
     code, out, err = cli("eval", "--db", sample_db, "-m", "AP", "--ci", "wald")
     assert code == 2
     qrels, run = SAMPLE / "qrels.txt", SAMPLE / "runs" / "bm25.txt"

@@ -27,7 +27,7 @@ from evalstore.meta import (
     wilcoxon,
 )
 from evalstore.meta.robustness import knee
-from evalstore.meta.sampling import bootstrap_indices, counts, resample, sign_flips, swap_indices
+from evalstore.stats.sampling import bootstrap_indices, counts, resample, sign_flips, swap_indices
 
 
 # --------------------------------------------------------------------------- Kendall / Spearman
@@ -149,7 +149,7 @@ def test_swap_identical_and_constant_difference():
 
 
 def test_swap_summary_rules():
-    from evalstore.meta.swap import SwapResult
+    from evalstore.stats.swap import SwapResult
 
     cnt = np.zeros(21, int)
     swp = np.zeros(21, int)
@@ -221,12 +221,15 @@ def test_bootstrap_seed_reproducible_and_shared_samples():
 
 
 def test_bootstrap_chunking_does_not_change_results(monkeypatch):
-    import evalstore.meta.bootstrap as bs
+    import evalstore.stats.bootstrap as bs
 
     rng = np.random.default_rng(2)
     Z = rng.normal(0.0, 0.1, (25, 12))
     full = paired_bootstrap(Z, 300, 4)
-    monkeypatch.setattr(bs, "block_size", lambda B, n: 4)
+    # a budget of 20 kB: groups of 2 pairs, blocks of a few samples (drawn block by block)
+    monkeypatch.setattr(bs.budget, "working", lambda memory: 20_000)
+    cut = bs.budget.plan(300, 25, per_trial=40 * 12, per_row_trial=128, kept_per_row_trial=16, final_per_trial=10)
+    assert cut.rows == 2 and cut.trials < 300
     parts = paired_bootstrap(Z, 300, 4)
     # the matrix products may round differently for other block shapes, nothing more
     assert np.array_equal(full.asl, parts.asl)
@@ -328,7 +331,7 @@ def test_knee_rule_for_non_monotone_curves():
 
 
 def test_fig7_selection_orders_ties_by_sample():
-    from evalstore.meta.bootstrap import _kth_largest_index
+    from evalstore.stats.bootstrap import _kth_largest_index
 
     rng = np.random.default_rng(0)
     for _ in range(100):

@@ -13,9 +13,9 @@ import pytest
 from support import DATA_DIR, SAMPLE, need_shared
 
 import evalstore
-from evalstore.meta.sampling import bootstrap_indices
 from evalstore.stats import rank_intervals as ri
 from evalstore.stats.ranks import competition_ranks
+from evalstore.stats.sampling import bootstrap_indices
 
 
 def _contains(r: ri.RankIntervals) -> bool:
@@ -35,7 +35,7 @@ def test_bootstrap_intervals_hold_the_rank_and_repeat_with_the_seed():
 
 
 def test_bootstrap_is_the_paired_bootstrap_of_the_means_intervals():
-    """All runs are summarised on the same resampled topics: the draws of meta.sampling, so the
+    """All runs are summarised on the same resampled topics: the draws of stats.sampling, so the
     ranks of each resample are the ranks of the resampled means (checked by recomputing them)."""
     rng = np.random.default_rng(2)
     X = rng.random((5, 20))

@@ -53,7 +53,8 @@ def test_help_has_no_hard_line_breaks_of_the_source(cli):
 def test_ci_level_blames_level_only(cli):
     code, _, err = cli("eval", SAMPLE / "qrels.txt", RUNS[0], "-m", "AP", "--ci", "t", "--level", "95")
     assert code == 2
-    assert "Invalid value for --level: the confidence level is a number between 0 and 1" in err
+    assert "Invalid value for '--level': 95.0 is outside the range 0.5<=x<1" in err
+    assert "the confidence level is a fraction: 0.95, not 95" in err
     assert "--trials" not in err and "--seed" not in err
 
 

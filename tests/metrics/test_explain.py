@@ -24,8 +24,8 @@ import evalstore
 from evalstore.errors import MetricError
 from evalstore.explain import compare_conventions, explain, explain_runs, explain_topics, explainable
 from evalstore.explain_sql import split_final_select
+from evalstore.explain_tables import conventions_report, explanation_report
 from evalstore.metrics import sqlfile
-from evalstore.report.explain_tables import conventions_report, explanation_report
 
 QRELS = """1 0 d1 3
 1 0 d2 0

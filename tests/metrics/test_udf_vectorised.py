@@ -1,7 +1,7 @@
 """The vectorised SQL functions give, list by list, the values of the per-list rules.
 
-NDPM and Kendall's tau-b from :func:`evalstore.rankcorr.pair_counts`, Spearman's rho from
-:func:`evalstore.rankcorr.spearman_rho`, P+ from the per-list definition below (Sakai's Eq. 7 as
+NDPM and Kendall's tau-b from :func:`evalstore.stats.rank_correlation.pair_counts`, Spearman's rho from
+:func:`evalstore.stats.rank_correlation.spearman_rho`, P+ from the per-list definition below (Sakai's Eq. 7 as
 the function computed it before it was vectorised); compared with ``==``: the batch computation is
 exact where the per-list one is (integer pair counts, half-integer ranks) and adds floats in the
 same order elsewhere. Batches mix lengths 0..300, ties, NULL rows and -inf values.
@@ -14,10 +14,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from evalstore import rankcorr
 from evalstore.meta import udfs as meta_udfs  # noqa: F401  (declares the meta functions)
 from evalstore.metrics import udf_graded, udf_lists
 from evalstore.sql_functions import register as register_udfs
+from evalstore.stats import rank_correlation
 
 
 def _random_lists(rng, m, levels=4, max_len=300):
@@ -34,7 +34,7 @@ def _random_lists(rng, m, levels=4, max_len=300):
 
 
 def _ref_ndpm(s, u):
-    c = rankcorr.pair_counts(s, u)
+    c = rank_correlation.pair_counts(s, u)
     strict = c["n0"] - c["ties_u"]
     return None if strict == 0 else (2 * c["discordant"] + c["ties_s"] - c["ties_both"]) / (2 * strict)
 
@@ -56,8 +56,8 @@ def test_preference_functions_equal_the_per_list_rules(levels):
             assert got["ndpm"][i] is None and got["tau"][i] is None and got["rho"][i] is None
             continue
         assert got["ndpm"][i] == _ref_ndpm(s, u), i
-        assert got["tau"][i] == rankcorr.kendall_tau_b(s, u), i
-        assert got["rho"][i] == rankcorr.spearman_rho(s, u), i
+        assert got["tau"][i] == rank_correlation.kendall_tau_b(s, u), i
+        assert got["rho"][i] == rank_correlation.spearman_rho(s, u), i
 
 
 def _ref_pplus(ranks, levels, gains, ideal_gains, beta):
@@ -125,7 +125,7 @@ def test_called_once_per_batch_from_sql():
         s = [float((j * 7919) % 13) for j in range(1, n + 1)]
         u = [float(j % 3) for j in range(1, n + 1)]
         assert nd == _ref_ndpm(s, u)
-        assert rho == rankcorr.spearman_rho(s, u)
+        assert rho == rank_correlation.spearman_rho(s, u)
 
 
 def test_mismatched_lists_are_an_error():
@@ -142,9 +142,9 @@ def test_kendall_tau_b_of_long_lists_does_not_overflow():
     rng = np.random.default_rng(11)
     s, u = rng.random(100_000), np.floor(rng.random(100_000) * 50)
     got = udf_graded.kendall_tau_b(pa.array([s.tolist()]), pa.array([u.tolist()])).to_pylist()[0]
-    assert got == rankcorr.kendall_tau_b(s, u)
+    assert got == rank_correlation.kendall_tau_b(s, u)
     nd = udf_graded.ndpm(pa.array([s.tolist()]), pa.array([u.tolist()])).to_pylist()[0]
-    c = rankcorr.pair_counts(s, u)
+    c = rank_correlation.pair_counts(s, u)
     assert nd == (2 * c["discordant"] + c["ties_s"] - c["ties_both"]) / (2 * (c["n0"] - c["ties_u"]))
 
 
@@ -155,7 +155,7 @@ def test_pair_counts_with_many_values_on_both_sides_equal_a_brute_count():
     for n in (0, 1, 2, 37, 300):
         s = np.round(rng.random(n) * rng.choice([3, 1000]), 1)
         u = np.round(rng.random(n) * rng.choice([2, 1000]), 1)
-        c = rankcorr.pair_counts(s, u)
+        c = rank_correlation.pair_counts(s, u)
         pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
         assert c["discordant"] == sum((s[i] - s[j]) * (u[i] - u[j]) < 0 for i, j in pairs)
         assert c["concordant"] == sum((s[i] - s[j]) * (u[i] - u[j]) > 0 for i, j in pairs)

@@ -97,3 +97,41 @@ def test_cli_drop_asks_or_takes_yes(full):
     r = invoke("drop", "qrels", "sample", "-y", "--db", full)
     assert r.exit_code == 0, r.output
     assert "2 subsample(s) drawn from it (sample@bv0.5#0, sample@bv0.5#1)" in r.output
+
+
+# --------------------------------------------------------------------------- issue 30.6: one drop path
+def test_subsample_drop_cascades_like_drop_qrels(full):
+    """`subsample drop` removes what `drop qrels` removes: the analyses that read the subsamples and
+    their intervals go too, so a subsample made again under the same name (another seed) has no
+    stale analysis beside it."""
+    with evalstore.open(full) as s:
+        subs = [r[0] for r in s.sql("SELECT name FROM subsamples ORDER BY name").rows]
+        kendall(s, [subs[0], "sample"], ["AP"])
+        s.evaluate(subs[0], None, ["AP"], ci="t")
+        reading = dropping.analyses_reading(s, "qrels", [subs[0]])
+        assert reading and s.sql(f"SELECT count(*) FROM interval_data i JOIN qrels_meta q USING (qrels_id) "
+                                 f"WHERE q.name = '{subs[0]}'").rows[0][0] > 0  # fmt: skip
+    r = invoke("subsample", "drop", "--qrels", "sample", "--yes", "--db", full)
+    assert r.exit_code == 0, r.output
+    assert "2 qrels sets" in r.output and "meta analysis(es) that read it" in r.output
+    with evalstore.open(full) as s:
+        c = _counts(s)
+        assert (c["qrels"], c["subsamples"]) == (1, 0)
+        assert c["analyses"] == 1  # kendall on 'sample' alone stays; the one that read the subsample went
+        assert s.sql("SELECT count(*) FROM meta_runs WHERE analysis_id IN ?", [reading]).rows == [(0,)]
+        assert s.sql("SELECT count(*) FROM interval_data WHERE qrels_id NOT IN (SELECT qrels_id FROM qrels_meta)"
+                     ).rows == [(0,)]  # fmt: skip
+        again = create_subsamples(s, "sample", [0.5], trials=1, seed=9, min_nonrel=1)
+        assert again[0] == subs[0] and dropping.analyses_reading(s, "qrels", again) == []
+
+
+def test_subsample_replace_drops_what_read_the_old_one(full):
+    with evalstore.open(full) as s:
+        sub = s.sql("SELECT name FROM subsamples ORDER BY name").rows[0][0]
+        kendall(s, [sub, "sample"], ["AP"])
+        assert dropping.analyses_reading(s, "qrels", [sub])
+        create_subsamples(s, "sample", [0.5], trials=2, seed=5, min_nonrel=1, replace=True)
+        assert dropping.analyses_reading(s, "qrels", [sub]) == []
+        assert s.sql("SELECT seed FROM subsamples WHERE name = ?", [sub]).rows == [(5,)]
+        # the recreated subsample has no stale scores: evaluating it computes them again
+        assert s.evaluate(sub, ["rerank"], ["AP"]).computed == 1

@@ -84,3 +84,25 @@ def test_eval_command_says_what_it_reused(tmp_path):
     assert r.exit_code == 0 and "reused 12 stored evaluation(s), computed 0" in r.output
     r = invoke("eval", "-m", "AP", "-m", "P_10", "--recompute", "--db", db)
     assert r.exit_code == 0 and "reused" not in r.output
+
+
+def test_a_reused_metric_beside_a_computed_one_counts_each_topic_once(sample_db, tmp_path):
+    """Issue 30.7: AP(rel=2) stored for the parent, P@30 not, subsamples not: one call evaluates the
+    parent and its subsamples; the parent's AP(rel=2) lies inside the computed rectangle and is not
+    also reused (n_topics was 2 x 8 = 16 for the 8 topics, in the table and in -o files)."""
+    from evalstore.subsample import create_subsamples, evaluate_subsamples
+
+    with evalstore.open(sample_db) as s:
+        s.evaluate("sample", None, ["AP(rel=2)"])
+        create_subsamples(s, "sample", [0.5], min_nonrel=1)
+        for _ in range(2):  # the first call computes the missing cells, the second reuses them all
+            results = evaluate_subsamples(s, "sample", None, ["AP(rel=2)", "P@30"])
+            for result in results.values():
+                assert {n for _, _, _, n in result.means} == {8}
+                assert len(result.per_topic) == 6 * 8 * 2
+            assert results["sample"].reused + results["sample"].computed == 2 * 6 * 2
+    out = tmp_path / "lb.csv"
+    r = invoke("eval", "--db", sample_db, "--subsamples", "all", "-m", "AP(rel=2)", "-m", "P@30", "-o", out)
+    assert r.exit_code == 0, r.output
+    rows = out.read_text().splitlines()
+    assert rows[0].startswith("run,qrels,fraction,trial,n_topics") and all(",8," in row for row in rows[1:])

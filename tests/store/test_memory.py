@@ -9,7 +9,8 @@ from support import SAMPLE
 
 import evalstore
 from evalstore import incremental
-from evalstore.store.connection import default_memory_limit, spill_directory
+from evalstore.memory_limit import default_memory_limit
+from evalstore.store.connection import spill_directory
 
 
 def _mb(setting: str) -> float:

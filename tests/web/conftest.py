@@ -34,5 +34,6 @@ def client(web_store):
 
     from evalstore.web.app import Source, create_app
 
-    with TestClient(create_app(Source(str(web_store))), raise_server_exceptions=False) as c:
+    app = create_app(Source(str(web_store)))
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         yield c

@@ -18,6 +18,9 @@ from evalstore.comparison import compare, contrast
 from evalstore.web.app import Source, create_app
 from evalstore.web.render import pvalue
 
+#: the address the server answers for (it refuses other host names)
+LOCAL = "http://127.0.0.1"
+
 SAMPLE_TOPICS = "\n".join(f"S0{i}\tsample query number {i}" for i in range(1, 9)) + "\n"
 
 
@@ -45,7 +48,7 @@ def ordered_db(sample_db: Path) -> Path:
 
 
 def test_several_metrics_side_by_side_with_their_intervals(ordered_db):
-    with TestClient(create_app(Source(str(ordered_db)))) as c:
+    with TestClient(create_app(Source(str(ordered_db))), base_url=LOCAL) as c:
         r = c.get("/", params=[("metric", "nDCG@10"), ("metric", "AP(rel=2)"), ("metric", "GM_AP")])
     assert r.status_code == 200
     assert "<h1>nDCG@10, AP(rel=2), GM_AP on sample</h1>" in r.text
@@ -76,9 +79,9 @@ def test_several_metrics_side_by_side_with_their_intervals(ordered_db):
 
 
 def test_default_metric_is_the_first_evaluated_or_serve_metric(ordered_db):
-    with TestClient(create_app(Source(str(ordered_db)))) as c:
+    with TestClient(create_app(Source(str(ordered_db))), base_url=LOCAL) as c:
         assert "<h1>nDCG@10 on sample</h1>" in c.get("/").text  # not AP (alphabetically first, evaluated later)
-    with TestClient(create_app(Source(str(ordered_db), metric="GM_AP"))) as c:
+    with TestClient(create_app(Source(str(ordered_db), metric="GM_AP")), base_url=LOCAL) as c:
         assert "<h1>GM_AP on sample</h1>" in c.get("/").text
         assert "<h1>nDCG@10 on sample</h1>" in c.get("/?metric=nDCG@10").text  # asked for: shown
 
@@ -109,7 +112,7 @@ def test_p_below_a_ten_thousandth_reads_p_less_than(ordered_db, tmp_path):
         s.ingest_run(good, name="good")
         s.ingest_run(bad, name="bad")
         s.evaluate("q", None, ["RR"])
-    with TestClient(create_app(Source(str(db)))) as c:
+    with TestClient(create_app(Source(str(db))), base_url=LOCAL) as c:
         text = c.get("/compare?baseline=bad&run=good").text
     assert "p &lt; 0.0001" in text and "p = &lt;" not in text
 
@@ -122,7 +125,7 @@ def test_compare_page_missing_topic_rule(tmp_path):
         s.ingest_run({"T1": {"a": 2.0, "z": 1.0}, "T2": {"b": 1.0}, "T3": {"c": 1.0}}, name="full")
         s.ingest_run({"T1": {"z": 2.0, "a": 1.0}, "T2": {"y": 1.0, "b": 0.5}}, name="part")  # no T3
         s.evaluate("q", None, ["RR"])
-    with TestClient(create_app(Source(str(db)))) as c:
+    with TestClient(create_app(Source(str(db))), base_url=LOCAL) as c:
         r = c.get("/compare?baseline=full&run=part")
         assert r.status_code == 200 and "No statistics under compare" in r.text and "missing=zero" in r.text
         r = c.get("/compare?baseline=full&run=part&missing=zero")
@@ -154,7 +157,7 @@ def test_topic_page_shows_query_and_snippets(web_store, tmp_path):
     with evalstore.open(web_store) as s:
         s.ingest_topics(tmp_path / "topics.tsv")
         s.ingest_docs(tmp_path / "docs.tsv")
-    with TestClient(create_app(Source(str(web_store)))) as c:
+    with TestClient(create_app(Source(str(web_store))), base_url=LOCAL) as c:
         r = c.get("/topics/S01?runs=bm25,rerank&depth=5")
         assert r.status_code == 200
         assert '<p class="q">sample query number 1</p>' in r.text
@@ -169,7 +172,7 @@ def test_run_page_under_a_qrels_set_of_another_collection(web_store):
         s.ingest_qrels({"Z1": {"zz": 1}}, name="other")
         s.ingest_run({"Z1": {"zz": 1.0}}, name="zrun")
         s.evaluate("other", ["zrun"], ["AP"])
-    with TestClient(create_app(Source(str(web_store)))) as c:
+    with TestClient(create_app(Source(str(web_store))), base_url=LOCAL) as c:
         r = c.get("/runs/bm25?qrels=other&metric=AP")
         assert r.status_code == 404
         assert "shares no topic with the qrels set &#39;other&#39;" in r.text and "evalstore eval" not in r.text

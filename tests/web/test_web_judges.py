@@ -45,7 +45,8 @@ def judged_store(web_store) -> Path:
 def judged_client(judged_store):
     from starlette.testclient import TestClient
 
-    with TestClient(create_app(Source(str(judged_store))), raise_server_exceptions=False) as c:
+    app = create_app(Source(str(judged_store)))
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         yield c
 
 

@@ -150,7 +150,7 @@ def test_sql_row_cap_and_time_limit(web_store):
     from starlette.testclient import TestClient
 
     app = create_app(Source(str(web_store), row_cap=50, time_limit=0.3))
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         r = c.get("/sql", params={"q": "SELECT * FROM range(5000)"})
         assert r.status_code == 200 and len(_cells(r.text, "result")) == 50 and "the result has more" in r.text
         slow = "SELECT sum(a.range * b.range) FROM range(30000) a, range(30000) b"

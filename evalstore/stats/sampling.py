@@ -15,9 +15,15 @@ The same samples serve every system pair of an analysis (and every qrels set / m
 with the same seed and topic count): pairs are compared on common random numbers. The papers do
 not say whether Sakai shared samples across pairs; sharing is what makes the whole analysis a
 handful of matrix products.
+
+The draws can be made in blocks of rows (:func:`blocks`): NumPy's generator keeps its state
+between calls, so the blocks are the rows of the one call, whatever their sizes; an analysis then
+holds one block at a time (:mod:`evalstore.stats.budget`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -34,6 +40,33 @@ def check_seed(seed: int) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
         raise MetaError(f"the seed must be a non-negative integer, not {seed!r}")
     return int(seed)
+
+
+#: the shape of one trial's draws and the upper bound (exclusive) of its integers, per kind
+_KINDS = {
+    "bootstrap": (lambda n: (n,), lambda n: n),
+    "swap": (lambda n: (2, n), lambda n: n),
+    "signs": (lambda n: (n,), lambda n: 2),
+}
+
+
+def blocks(kind: str, n: int, B: int, seed: int, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(start, block)`` for the B trials' draws of ``kind`` (``'bootstrap'``: (b, n) topic
+    indices; ``'swap'``: (b, 2, n); ``'signs'``: (b, n) of +1/-1), ``rows`` trials at a time: the
+    rows of :func:`bootstrap_indices`, :func:`swap_indices` or :func:`sign_flips` with the same seed."""
+    shape, high = _KINDS[kind]
+    rng = np.random.default_rng(check_seed(seed))
+    B, rows = check_trials(B), max(1, int(rows))
+    for start in range(0, B, rows):
+        draws = rng.integers(0, high(n), size=(min(rows, B - start), *shape(n)))
+        yield start, (draws * 2.0 - 1.0 if kind == "signs" else draws)
+
+
+def given_blocks(draws: np.ndarray, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(start, block)`` of draws the caller made (the same shape as :func:`blocks`)."""
+    rows = max(1, int(rows))
+    for start in range(0, draws.shape[0], rows):
+        yield start, draws[start : start + rows]
 
 
 def bootstrap_indices(n: int, B: int, seed: int) -> np.ndarray:

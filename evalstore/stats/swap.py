@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import MetaError
-from .sampling import block_size, check_trials, counts, pair_indices, swap_indices
+from . import budget, sampling
+from .sampling import check_trials, counts, pair_indices
 
 N_BINS = 21
 BIN_WIDTH = 0.01
@@ -118,6 +119,15 @@ class SwapResult:
         return float(self.counts[i:].sum() / total)
 
 
+def _draws(n: int, B: int, seed: int, indices: np.ndarray | None, rows: int):
+    return sampling.given_blocks(indices, rows) if indices is not None else sampling.blocks("swap", n, B, seed, rows)
+
+
+def _counts2(indices: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sample-count matrices of the two topic sets of a block of trials."""
+    return counts(indices[:, 0, :], n), counts(indices[:, 1, :], n)
+
+
 def swap_method(
     S: np.ndarray,
     B: int = 1000,
@@ -128,11 +138,14 @@ def swap_method(
     max_rate: float = 0.05,
     indices: np.ndarray | None = None,
     progress=None,
+    memory: int | None = None,
 ) -> SwapResult:
     """Swap method over all pairs of the rows of ``S`` (runs x topics, per-topic scores).
 
-    ``indices``: the ``(B, 2, n)`` topic samples (default: drawn from ``seed``, see
-    :func:`evalstore.meta.sampling.swap_indices`)."""
+    ``indices``: the ``(B, 2, n)`` topic samples (default: drawn from ``seed`` block by block, see
+    :func:`evalstore.stats.sampling.blocks`). ``memory``: the memory limit in bytes the blocks are
+    sized from (:mod:`evalstore.stats.budget`; the counts add up over blocks, nothing is kept per
+    trial)."""
     S = np.asarray(S, dtype=np.float64)
     if S.ndim != 2 or S.shape[0] < 2:
         raise MetaError("the swap method needs a (runs x topics) matrix with at least 2 runs")
@@ -142,26 +155,26 @@ def swap_method(
         raise MetaError("bin_width must be positive and there must be at least 2 bins")
     B = check_trials(B)
     R, n = S.shape
-    if indices is None:
-        indices = swap_indices(n, B, seed)
-    if indices.shape != (B, 2, n):
+    if indices is not None and indices.shape != (B, 2, n):
         raise MetaError(f"swap indices must have shape ({B}, 2, {n}), not {indices.shape}")
-    C1 = counts(indices[:, 0, :], n)
-    C2 = counts(indices[:, 1, :], n)
     ii, jj = pair_indices(R)
     P = ii.size
     cnt = np.zeros(n_bins, dtype=np.int64)
     swp = np.zeros(n_bins, dtype=np.int64)
     max_diff = 0.0
-    step = block_size(B, n)
-    for s in range(0, P, step):
-        Z = S[ii[s : s + step]] - S[jj[s : s + step]]
-        D = (C1 @ Z.T) / n
-        D2 = (C2 @ Z.T) / n
-        bins = difference_bins(D, bin_width, n_bins).ravel()
-        cnt += np.bincount(bins, minlength=n_bins)
-        swp += np.bincount(bins[~(D * D2 > 0).ravel()], minlength=n_bins)
-        max_diff = max(max_diff, float(np.abs(D).max()), float(np.abs(D2).max()))
+    # per trial: the two samples' indices and counts (48 n bytes); per pair and trial: D, D', bins
+    cut = budget.plan(B, P, per_trial=64 * n, per_row_trial=64, memory=memory, what="the swap method")
+    once = None if cut.trials < B else _counts2(next(_draws(n, B, seed, indices, B))[1], n)
+    for s in range(0, P, cut.rows):
+        Z = S[ii[s : s + cut.rows]] - S[jj[s : s + cut.rows]]
+        parts = [once] if once is not None else (_counts2(idx, n) for _, idx in _draws(n, B, seed, indices, cut.trials))
+        for C1, C2 in parts:
+            D = (C1 @ Z.T) / n
+            D2 = (C2 @ Z.T) / n
+            bins = difference_bins(D, bin_width, n_bins).ravel()
+            cnt += np.bincount(bins, minlength=n_bins)
+            swp += np.bincount(bins[~(D * D2 > 0).ravel()], minlength=n_bins)
+            max_diff = max(max_diff, float(np.abs(D).max()), float(np.abs(D2).max()))
         if progress is not None:
             progress.advance(Z.shape[0])
     return SwapResult(

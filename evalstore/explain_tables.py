@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..explain import ORDER_TEXT, Explanation
-from .table import Report, Table
+from .explain import ORDER_TEXT, Explanation
+from .report.table import Report, Table
 
 #: What a column of a per-rank relation means (the blocks' further columns included).
 COLUMN_TEXT = {

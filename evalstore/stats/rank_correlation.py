@@ -2,7 +2,7 @@
 
 Used by the preference metrics of Zhou & Yao (NDPM, Kendall-tau, Spearman over a topic's
 documents: :mod:`evalstore.metrics.udf_graded`) and by the rank correlation of system rankings
-(:mod:`evalstore.meta.correlation`). The statistics are scipy's: :func:`kendall_tau_b` equals
+(:mod:`evalstore.stats.correlation`). The statistics are scipy's: :func:`kendall_tau_b` equals
 ``scipy.stats.kendalltau`` (tau-b), :func:`spearman_rho` is Pearson's r of ``scipy.stats.rankdata``
 average ranks (``scipy.stats.spearmanr``); what scipy does not give is the pair counts
 (concordant, discordant, ties), which NDPM and the stored correlation tables need.

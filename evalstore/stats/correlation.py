@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import rankcorr
 from ..errors import MetaError
-from ..rankcorr import pair_counts
+from . import rank_correlation
+from .rank_correlation import pair_counts
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,8 @@ def correlate(a, b) -> Correlation:
         raise MetaError(f"rank correlation needs at least 2 systems, got {n}")
     c = pair_counts(a, b)
     pos, neg = c["concordant"], c["discordant"]
-    tau_b = rankcorr.tau_b_of(c)
-    rho = rankcorr.spearman_rho(a, b)
+    tau_b = rank_correlation.tau_b_of(c)
+    rho = rank_correlation.spearman_rho(a, b)
     return Correlation(
         n=n,
         concordant=pos,

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ..result import EvalResult
-from .table import Table
+from .report.table import Table
+from .result import EvalResult
 
 PER_TOPIC_COLUMNS = ["run", "qrels", "topic", "metric", "value"]
 

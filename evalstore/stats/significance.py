@@ -13,7 +13,7 @@
   there are no ties and ``method='asymptotic', correction=False`` otherwise (scipy's default
   ``'auto'`` switches to a permutation test when there are zeros or ties and n <= 13).
 * ``randomisation``: two-sided paired randomisation (sign-flip permutation) test on the mean
-  difference: B random sign patterns (shared by all pairs, see :mod:`evalstore.meta.sampling`),
+  difference: B random sign patterns (shared by all pairs, see :mod:`evalstore.stats.sampling`),
   ``p = (#{b : |mean(s_b z)| >= |mean(z)|} + 1) / (B + 1)``: the observed sign pattern counts as
   one of the equally likely ones, so p is never 0 and the test keeps its level (as
   ``scipy.stats.permutation_test`` with random resamples; Phipson & Smyth 2010). A resampled
@@ -37,8 +37,9 @@ from functools import cache
 import numpy as np
 
 from ..errors import MetaError
+from . import budget, sampling
 from .bootstrap import row_scale, t_statistic
-from .sampling import block_size, check_trials, sign_flips
+from .sampling import check_trials
 
 TESTS = ("bootstrap", "t", "wilcoxon", "randomisation")
 #: Other spellings of the tests (here and in ``compare``), accepted and printed as the name they stand for.
@@ -54,6 +55,13 @@ def test_name(test: str, tests: tuple[str, ...] = TESTS) -> str:
     if t not in tests:
         raise MetaError(f"unknown test {test!r}; use one of {', '.join(tests)}")
     return t
+
+
+def check_alpha(alpha: float) -> float:
+    """A significance level: a number strictly between 0 and 1."""
+    if not (0 < alpha < 1):
+        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
+    return float(alpha)
 
 
 def _check(Z) -> np.ndarray:
@@ -155,27 +163,65 @@ def wilcoxon(Z) -> tuple[np.ndarray, np.ndarray]:
 
 
 def randomisation(
-    Z, B: int = 10000, seed: int = 0, *, signs: np.ndarray | None = None, progress=None
+    Z, B: int = 10000, seed: int = 0, *, signs: np.ndarray | None = None, progress=None, memory: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(mean difference, p)`` per row of Z (two-sided sign-flip randomisation test)."""
+    """``(mean difference, p)`` per row of Z (two-sided sign-flip randomisation test). ``signs``:
+    the ``(B, n)`` sign patterns (default: drawn from ``seed`` block by block); ``memory``: the
+    memory limit in bytes the work is sized from (:mod:`evalstore.stats.budget`)."""
     Z = _check(Z)
     P, n = Z.shape
     B = check_trials(B, "random permutations")
-    if signs is None:
-        signs = sign_flips(n, B, seed)
-    if signs.shape != (B, n):
+    if signs is not None and signs.shape != (B, n):
         raise MetaError(f"sign patterns must have shape ({B}, {n}), not {signs.shape}")
     obs = Z.mean(axis=1)
     tol = np.finfo(np.float64).eps * np.abs(Z).sum(axis=1) / n
     hits = np.zeros(P, dtype=np.int64)
-    step = block_size(B, n)
-    for s in range(0, P, step):
-        Zb = Z[s : s + step]
-        T = np.abs(signs @ Zb.T) / n
-        hits[s : s + step] = np.count_nonzero(T >= (np.abs(obs[s : s + step]) - tol[s : s + step])[None, :], axis=0)
+    # per trial: the drawn integers, the signs and a temporary (24 n bytes); per pair and trial: T,
+    # |T| and the comparison (measured: tests/analysis/test_resampling_memory.py)
+    cut = budget.plan(B, P, per_trial=24 * n, per_row_trial=32, memory=memory, what="the randomisation test")
+    once = None if cut.trials < B else _draws("signs", n, B, seed, signs)  # all trials fit: draw them once
+    for s in range(0, P, cut.rows):
+        Zb = Z[s : s + cut.rows]
+        bound = (np.abs(obs[s : s + cut.rows]) - tol[s : s + cut.rows])[None, :]
+        blocks = [(0, once)] if once is not None else _blocks("signs", n, B, seed, signs, cut.trials)
+        for _, S in blocks:
+            T = np.abs(S @ Zb.T) / n
+            hits[s : s + cut.rows] += np.count_nonzero(T >= bound, axis=0)
         if progress is not None:
             progress.advance(Zb.shape[0])
     return obs, monte_carlo_p(hits, B)
+
+
+def _draws(kind: str, n: int, B: int, seed: int, given: np.ndarray | None) -> np.ndarray:
+    """All B trials' draws (the caller's, or drawn from ``seed``)."""
+    return given if given is not None else np.concatenate([b for _, b in sampling.blocks(kind, n, B, seed, B)])
+
+
+def _blocks(kind: str, n: int, B: int, seed: int, given: np.ndarray | None, rows: int):
+    """The draws ``rows`` trials at a time (the caller's, or drawn from ``seed``)."""
+    return sampling.given_blocks(given, rows) if given is not None else sampling.blocks(kind, n, B, seed, rows)
+
+
+def _tukey_exact(X: np.ndarray, obs: np.ndarray, tol: float, total: int, memory: int | None) -> np.ndarray:
+    """P of the randomised Tukey HSD from all ``total`` = (m!)^n arrangements, in blocks: the k-th
+    arrangement permutes topic j's column by the permutation of k's j-th digit in base m!, the first
+    topic the most significant (``itertools.product``'s order)."""
+    m, n = X.shape
+    perms = np.array(list(itertools.permutations(range(m))))  # (m!, m)
+    q = len(perms)
+    weights = q ** np.arange(n - 1, -1, -1, dtype=np.int64)
+    counts = np.zeros((m, m), dtype=np.int64)
+    block = budget.rows_per_block(40 * n * m + 16 * n, budget.working(memory), total)
+    for start in range(0, total, block):
+        k = np.arange(start, min(total, start + block), dtype=np.int64)
+        order = perms[(k[:, None] // weights[None, :]) % q]  # (b, topic, run position) -> run
+        cols = np.ascontiguousarray(X[order, np.arange(n)[None, :, None]].transpose(0, 2, 1))  # b, runs, topics
+        mu = cols.mean(axis=2)
+        R = mu.max(axis=1) - mu.min(axis=1)
+        counts += (R[None, None, :] >= obs[:, :, None] - tol).sum(axis=2)
+    P = counts / float(total)
+    np.fill_diagonal(P, 1.0)
+    return P
 
 
 def monte_carlo_p(count, B: int) -> np.ndarray:
@@ -236,14 +282,15 @@ def adjust(p, method: str = "none") -> np.ndarray:
     return out
 
 
-def tukey_hsd(X, B: int = 10000, seed: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+def tukey_hsd(X, B: int = 10000, seed: int = 0, *, memory: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Randomised Tukey HSD over all runs (rows of X, runs x topics): ``(D, P, trials)`` with
     ``D[i, j] = mean_i - mean_j`` and ``P[i, j]`` the p-value of that difference (module docstring).
 
     Under H0 the runs are exchangeable within a topic, so a trial permutes each topic's column of X.
     When the (m!)^n arrangements number at most B, all are enumerated (``trials`` = their number,
     the observed one included) and P is exact; otherwise B random ones are drawn and
-    ``P = (count + 1) / (B + 1)``."""
+    ``P = (count + 1) / (B + 1)``. ``memory``: the memory limit in bytes the blocks of trials are
+    sized from (:mod:`evalstore.stats.budget`)."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2:
         raise MetaError("Tukey HSD needs a (runs x topics) matrix of at least 2 runs")
@@ -256,19 +303,11 @@ def tukey_hsd(X, B: int = 10000, seed: int = 0) -> tuple[np.ndarray, np.ndarray,
     tol = np.finfo(np.float64).eps * np.abs(X).sum(axis=1).max() / n * 4
     total = math.factorial(m) ** n if m <= 12 and n <= 40 else None
     if total is not None and total <= B:
-        perms = np.array(list(itertools.permutations(range(m))))  # (m!, m)
-        ranges = []
-        for combo in itertools.product(range(len(perms)), repeat=n):
-            cols = X[perms[list(combo)].T, np.arange(n)[None, :]]  # runs x topics, each column permuted
-            mu = cols.mean(axis=1)
-            ranges.append(mu.max() - mu.min())
-        R = np.array(ranges)
-        P = (R[None, None, :] >= obs[:, :, None] - tol).sum(axis=2) / float(total)
-        np.fill_diagonal(P, 1.0)
-        return D, P, total
+        return D, _tukey_exact(X, obs, tol, total, memory), total
     rng = np.random.default_rng(seed)
     counts = np.zeros((m, m), dtype=np.int64)
-    block = max(1, min(B, (1 << 22) // max(1, m * n)))
+    # per trial: the random keys, their order, the permuted scores (n x m each) and the means
+    block = budget.rows_per_block(32 * n * m + 16 * m, budget.working(memory), B)
     done = 0
     while done < B:
         b = min(block, B - done)

@@ -20,9 +20,10 @@ bootstrap sample whose ``|t*b|`` is the ``B * alpha``-th largest (ties in |t*b| 
 number, earliest first) and record its ``|wbar*b|``; the estimate is the maximum over pairs,
 rounded to two significant figures.
 
-All pairs share the same B bootstrap samples (see :mod:`evalstore.meta.sampling`); the work is
+All pairs share the same B bootstrap samples (see :mod:`evalstore.stats.sampling`); the work is
 a few matrix products of the ``(B, n)`` sample-count matrix with the ``(n, pairs)`` matrix of w,
-in blocks of pairs, never a Python loop over B.
+in blocks of pairs and of samples sized from the memory limit (:mod:`evalstore.stats.budget`),
+never a Python loop over B.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import MetaError
-from .sampling import block_size, bootstrap_indices, check_trials, counts
+from . import budget, sampling
+from .sampling import check_trials, counts
 
 
 @dataclass
@@ -145,12 +147,17 @@ def _fix_degenerate(
 
 def _kth_largest_index(a: np.ndarray, k: int) -> np.ndarray:
     """Per column, the row of the k-th largest value when values are sorted decreasingly and
-    ties are kept in row order (= ``argsort(-a, axis=0, kind='stable')[k - 1]``, without the sort)."""
-    kth = -np.partition(-a, k - 1, axis=0)[k - 1]
-    above = np.count_nonzero(a > kth, axis=0)
-    eq = a == kth
-    rank_in_ties = np.cumsum(eq, axis=0)
-    return np.argmax(eq & (rank_in_ties == (k - above)[None, :]), axis=0)
+    ties are kept in row order (= ``argsort(-a, axis=0, kind='stable')[k - 1]``, without the sort),
+    one column at a time (a copy of one column is the only temporary of any size)."""
+    out = np.empty(a.shape[1], dtype=np.int64)
+    for j in range(a.shape[1]):
+        col = a[:, j]
+        if np.isnan(col).any():  # NaN counts as the smallest value, as in the sort above
+            col = np.where(np.isnan(col), -np.inf, col)
+        kth = np.partition(col, col.size - k)[col.size - k]
+        above = np.count_nonzero(col > kth)
+        out[j] = np.flatnonzero(col == kth)[k - above - 1]
+    return out
 
 
 def paired_bootstrap(
@@ -161,12 +168,16 @@ def paired_bootstrap(
     *,
     indices: np.ndarray | None = None,
     progress=None,
+    memory: int | None = None,
 ) -> BootstrapResult:
     """Paired bootstrap test for every row of ``Z`` (pairs x topics, z = x - y).
 
-    ``indices``: the ``(B, n)`` bootstrap topic samples (default: drawn from ``seed``, see
-    :func:`evalstore.meta.sampling.bootstrap_indices`). ``progress``: an object with
-    ``advance(k)`` (advanced by the number of pairs done)."""
+    ``indices``: the ``(B, n)`` bootstrap topic samples (default: drawn from ``seed`` block by
+    block, see :func:`evalstore.stats.sampling.blocks`). ``progress``: an object with
+    ``advance(k)`` (advanced by the number of pairs done). ``memory``: the memory limit in bytes
+    the work is sized from (:mod:`evalstore.stats.budget`: |t*| and wbar* of every trial are kept
+    for the estimated difference, 16 bytes per pair and trial; a B whose 16 B bytes do not fit is
+    refused, naming the B that fits)."""
     Z = np.asarray(Z, dtype=np.float64)
     if Z.ndim != 2:
         raise MetaError("Z must be a (pairs x topics) matrix")
@@ -179,49 +190,90 @@ def paired_bootstrap(
         raise MetaError(f"B * alpha = {B * alpha:g} < 1: use more bootstrap samples (B >= {math.ceil(1 / alpha)})")
     if not np.all(np.isfinite(Z)):
         raise MetaError("per-topic scores contain NaN or infinite values; choose a missing-topic policy")
+    if indices is not None and indices.shape != (B, n):
+        raise MetaError(f"bootstrap indices must have shape ({B}, {n}), not {indices.shape}")
     t_obs, zbar, const = t_statistic(Z)
     W = Z - zbar[:, None]
     W[const] = 0.0
     scale = row_scale(W)
     W = W / scale[:, None]  # exact (powers of two); |wbar*| is scaled back below
-    if indices is None:
-        indices = bootstrap_indices(n, B, seed)
-    if indices.shape != (B, n):
-        raise MetaError(f"bootstrap indices must have shape ({B}, {n}), not {indices.shape}")
-    C = counts(indices, n)
-    u = np.count_nonzero(C, axis=1)
     gmax = _max_group(W) if P else np.zeros(0, dtype=int)
     asl = np.empty(P)
     diff = np.empty(P)
     abs_t_obs = np.abs(t_obs)
-    step = block_size(B, n)
-    sqrt_n = math.sqrt(n)
-    for s in range(0, P, step):
-        Wb = W[s : s + step]
-        wbar = (C @ Wb.T) / n
-        ss = C @ (Wb * Wb).T
-        var = np.maximum((ss - n * wbar * wbar) / (n - 1), 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = wbar / (np.sqrt(var) / sqrt_n)
-        degenerate = _fix_degenerate(C, Wb, wbar, t, u, gmax[s : s + step])
-        lost = (var == 0) & ~degenerate
-        if lost.any():
-            # the one-pass variance cancelled to 0 in a sample whose values are not all equal
-            # (possible only for nearly equal values): recompute those entries in two passes
-            bs, ps = np.nonzero(lost)
-            vals, mult = Wb[ps], C[bs]
-            m = (mult * vals).sum(axis=1) / n
-            v = (mult * (vals - m[:, None]) ** 2).sum(axis=1) / (n - 1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t[bs, ps] = np.where(v > 0, m / (np.sqrt(v) / sqrt_n), _degenerate_t(m))
-            wbar[bs, ps] = m
-        abs_t = np.abs(t)
-        asl[s : s + step] = np.count_nonzero(abs_t >= abs_t_obs[None, s : s + step], axis=0) / B
+    cut = budget.plan(
+        B,
+        P,
+        per_trial=40 * n,
+        per_row_trial=128,
+        kept_per_row_trial=budget.BOOTSTRAP_KEPT,
+        final_per_trial=budget.BOOTSTRAP_FINAL,
+        memory=memory,
+        what="the bootstrap test",
+    )
+    # all trials in one block: the samples are drawn (and counted) once for every group of pairs
+    once = None if cut.trials < B else _counts_of(indices if indices is not None else _draw_all(n, B, seed), n)
+    for s in range(0, P, cut.rows):
+        Wb = W[s : s + cut.rows]
+        abs_t = np.empty((B, Wb.shape[0]), order="F")  # a pair's B values side by side
+        wbar = np.empty((B, Wb.shape[0]), order="F")
+        parts = [(0, once)] if once is not None else _count_blocks(n, B, seed, indices, cut.trials)
+        for b0, Cu in parts:
+            bt, bw = _trial_block(Cu, Wb, gmax[s : s + cut.rows])
+            b1 = b0 + bt.shape[0]
+            abs_t[b0:b1], wbar[b0:b1] = np.abs(bt), bw
+        asl[s : s + cut.rows] = np.count_nonzero(abs_t >= abs_t_obs[None, s : s + cut.rows], axis=0) / B
         pick = _kth_largest_index(abs_t, k)
-        diff[s : s + step] = np.abs(wbar[pick, np.arange(Wb.shape[0])]) * scale[s : s + step]
+        diff[s : s + cut.rows] = np.abs(wbar[pick, np.arange(Wb.shape[0])]) * scale[s : s + cut.rows]
+        del abs_t, wbar  # before the next group's
         if progress is not None:
             progress.advance(Wb.shape[0])
     return BootstrapResult(t_obs=t_obs, asl=asl, diff_at_alpha=diff, B=B, alpha=float(alpha), seed=int(seed))
+
+
+def _draw_all(n: int, B: int, seed: int) -> np.ndarray:
+    return next(sampling.blocks("bootstrap", n, B, seed, B))[1]
+
+
+def _counts_of(indices: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sample-count matrix of a block of samples and its number of distinct topics per sample."""
+    C = counts(indices, n)
+    return C, np.count_nonzero(C, axis=1)
+
+
+def _count_blocks(n: int, B: int, seed: int, indices: np.ndarray | None, rows: int):
+    """``(start, (C, u))`` for the samples ``rows`` at a time (the caller's, or drawn from ``seed``)."""
+    if indices is not None:
+        draws = sampling.given_blocks(indices, rows)
+    else:
+        draws = sampling.blocks("bootstrap", n, B, seed, rows)
+    for start, idx in draws:
+        yield start, _counts_of(idx, n)
+
+
+def _trial_block(Cu: tuple[np.ndarray, np.ndarray], Wb: np.ndarray, gmax: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(t*, wbar*)`` of a block of samples (rows) for a group of pairs (columns)."""
+    C, u = Cu
+    n = C.shape[1]
+    sqrt_n = math.sqrt(n)
+    wbar = (C @ Wb.T) / n
+    ss = C @ (Wb * Wb).T
+    var = np.maximum((ss - n * wbar * wbar) / (n - 1), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = wbar / (np.sqrt(var) / sqrt_n)
+    degenerate = _fix_degenerate(C, Wb, wbar, t, u, gmax)
+    lost = (var == 0) & ~degenerate
+    if lost.any():
+        # the one-pass variance cancelled to 0 in a sample whose values are not all equal
+        # (possible only for nearly equal values): recompute those entries in two passes
+        bs, ps = np.nonzero(lost)
+        vals, mult = Wb[ps], C[bs]
+        m = (mult * vals).sum(axis=1) / n
+        v = (mult * (vals - m[:, None]) ** 2).sum(axis=1) / (n - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t[bs, ps] = np.where(v > 0, m / (np.sqrt(v) / sqrt_n), _degenerate_t(m))
+        wbar[bs, ps] = m
+    return t, wbar
 
 
 def bootstrap_asl(x, y, B: int = 1000, seed: int = 0) -> float:
