@@ -65,7 +65,7 @@ def after(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
     tags = [Path(f).read_text().split("\n", 1)[0].split()[5] for f in files]
     out: list[tuple[str, float, float]] = []
     data: list[bytes] = []
-    c, w, _ = timed(lambda: data.extend(fast.file_bytes(Path(f), "none")[0] for f in files))
+    c, w, _ = timed(lambda: data.extend(Path(f).read_bytes() for f in files))
     parsed: list[pa.Table] = []
 
     def parse():

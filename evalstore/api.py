@@ -30,6 +30,9 @@ def evaluate(
     run_format: str = "trec",
     qrels_name: str = "qrels",
     run_name: str = "run",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_directory: str | None = None,
 ) -> EvalResult:
     """Evaluate runs against qrels with evalstore's SQL, without a store file.
 
@@ -45,6 +48,10 @@ def evaluate(
     ``convention``, ``complete``, ``depth``: as in :meth:`evalstore.Store.evaluate`; ``gains``: the
     qrels' declared gains (as ``ingest qrels --gains``); ``qrels_format`` / ``run_format``:
     ``'trec'`` or ``'ntcir'`` for files; ``qrels_name``: the name the result gives the qrels.
+    ``memory_limit``, ``threads``, ``temp_directory``: DuckDB's resources for this evaluation (as
+    :func:`evalstore.open`; ``temp_directory=''`` never spills: beyond the limit the evaluation
+    fails). Run files are read in parts of whole topics and evaluated in batches, so memory stays
+    bounded however large they are.
 
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
@@ -58,10 +65,18 @@ def evaluate(
     files = is_path(runs)
     named = None if files else named_runs(runs, run_name)
     # run files: a database of its own on every core (the evaluation of many lines); runs in memory:
-    # one small query on the process-wide database
-    threads = (os.cpu_count() or 1) if files else None
+    # one small query on the process-wide database (unless resources are given)
+    threads = threads or ((os.cpu_count() or 1) if files else None)
     with Evaluator(
-        qrels, metrics, qrels_format=qrels_format, run_format=run_format, prepare=False, threads=threads, **options
+        qrels,
+        metrics,
+        qrels_format=qrels_format,
+        run_format=run_format,
+        prepare=False,
+        threads=threads,
+        memory_limit=memory_limit,
+        temp_directory=temp_directory,
+        **options,
     ) as ev:
         if named is not None:
             return ev.result(named, str(qrels_name))

@@ -34,7 +34,8 @@ from .metrics.gains import declared_gains
 from .metrics.options import Options, make_options
 from .metrics.registry import MetricInstance
 from .progress import progress_bar
-from .result import EvalResult, result_of_rows
+from .result import EvalResult
+from .result_query import result_of_table
 
 if TYPE_CHECKING:
     from .store.handle import StoreHandle
@@ -173,9 +174,9 @@ def _collect(
     left_out = [r for r, rid in run_ids.items() if rid in unrelated]
     names_of = {rid: r for r, rid in run_ids.items() if rid not in unrelated}
     stored = {i.display: names[(qrels_id, i.display)] for i in instances}
-    rows = ((names_of[rid], topic, key, value) for rid, topic, key, value in ctx.scores(qrels_id) if rid in names_of)
     notes = [unrelated_note(left_out, qrels)] if left_out else []
-    return result_of_rows(qrels, stored, list(names_of.values()), rows, notes)
+    source, params = ctx.scores(qrels_id)
+    return result_of_table(ctx.con, qrels, stored, {r: rid for rid, r in names_of.items()}, source, params, notes)
 
 
 def qrels_notes(

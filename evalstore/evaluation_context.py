@@ -150,12 +150,10 @@ class EvaluationContext:
             f"any_value(params)::JSON FROM {self._reused} GROUP BY qrels_id, metric"
         )
 
-    def scores(self, qrels_id: int) -> list[tuple[int, str, str, float]]:
-        """``(run_id, topic, key, value)`` of one qrels set, by run and topic."""
-        return self.con.execute(
-            f"SELECT run_id, topic, key, value FROM {self._out} WHERE qrels_id = ? ORDER BY run_id, topic",
-            [qrels_id],
-        ).fetchall()
+    def scores(self, qrels_id: int) -> tuple[str, list[object]]:
+        """The query (and its parameters) of the rows ``run_id, topic, key, value`` of one qrels
+        set, for :func:`evalstore.result_query.result_of_table`."""
+        return f"SELECT run_id, topic, key, value FROM {self._out} WHERE qrels_id = ?", [qrels_id]
 
     def save_scores(self, store: StoreHandle, *, pool: bool | None = None, engine_version: str = ENGINE_VERSION) -> int:
         """Replace the stored scores of every evaluated (qrels set, run, metric) by the context's

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import duckdb
@@ -42,9 +42,16 @@ from .metrics.ranked_list import render
 from .metrics.references import order_clause
 from .metrics.registry import MetricInstance
 from .result import EvalResult, result_of_rows
-from .run_files import RunRows, qrels_file, run_tables
+from .run_files import BATCH_LINES, RunPart, qrels_file, run_tables
+from .store.connection import Settings, connect
 
 _QRELS_ID = 1
+#: Narrow the parts of run files to the judged docnos only when there are at most this many (about
+#: the lines of a part: the lookup then costs no more than the part).
+NARROW_DOCS = 50_000
+#: Run lines per batch of run files for each qrels row, at least: every batch reads the qrels' side
+#: of the ranked list, so the cost stays linear in the topics.
+BATCH_PER_QRELS_ROW = 2
 _QRELS_SIDE = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_subtopics")
 #: The columns of a run handed to the SQL (and ``rank`` when the reader ranked it).
 _RUN_COLUMNS = ("topic", "doc", "score", "ln")
@@ -53,15 +60,13 @@ _base_lock = threading.Lock()
 _base: duckdb.DuckDBPyConnection | None = None
 
 
-def _cursor(udfs: bool, threads: int | None = None) -> duckdb.DuckDBPyConnection:
-    """A new connection to the process-wide in-memory database (temporary tables are private to it);
-    with ``threads``, a database of its own on that many threads (one evaluation of large run files)."""
+def _cursor(udfs: bool, settings: Settings | None = None) -> duckdb.DuckDBPyConnection:
+    """A new connection to the process-wide in-memory database (temporary tables are private to it),
+    on one thread with the default memory budget; with ``settings``, a database of its own with
+    those resources (one evaluation of large run files, or a memory limit of the caller's)."""
     global _base
-    if threads is not None:
-        cur = duckdb.connect(
-            ":memory:",
-            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False, "threads": threads},
-        )
+    if settings is not None:
+        cur = connect(":memory:", settings=settings)
         if udfs:
             sql_functions.register(cur)
         return cur
@@ -69,10 +74,7 @@ def _cursor(udfs: bool, threads: int | None = None) -> duckdb.DuckDBPyConnection
         if _base is None:
             # one thread: the per-call queries are small, and pipelines on several threads only add
             # scheduling (measured: 4.9 instead of 5.7 ms per call on 10 topics x 100 documents)
-            _base = duckdb.connect(
-                ":memory:",
-                config={"autoinstall_known_extensions": False, "autoload_known_extensions": False, "threads": 1},
-            )
+            _base = connect(":memory:", settings=Settings.resolve(threads=1))
         cur = _base.cursor()
     if udfs:
         sql_functions.register(cur)
@@ -91,6 +93,10 @@ class Evaluator:
     ``threads``: None (default) runs each call on one thread of a process-wide database (per-call
     queries are small); a number gives the evaluator a database of its own with that many threads,
     for a few large evaluations (:func:`evalstore.evaluate` of run files uses every core).
+    ``memory_limit`` (e.g. ``'1GB'``) and ``temp_directory`` (where DuckDB spills; ``''``: never,
+    a query beyond the limit fails) also give it a database of its own with those settings
+    (default: ``$EVALSTORE_MEMORY_LIMIT``, ``$EVALSTORE_TEMP_DIR``, else 128 MB per thread and at
+    least 512 MB, spilling to a folder of the system's temp directory).
 
     :meth:`evaluate` takes one run (``{topic: {doc: score}}``, a DataFrame, an Arrow table or
     namedtuples) and returns ``{topic: {metric: value}}`` (pytrec_eval's shape; metric names as
@@ -111,6 +117,8 @@ class Evaluator:
         run_format: str = "trec",
         prepare: bool = True,
         threads: int | None = None,
+        memory_limit: str | None = None,
+        temp_directory: str | None = None,
     ) -> None:
         self._run_format = run_format
         self._options = make_options(convention, complete, depth, False)
@@ -127,45 +135,25 @@ class Evaluator:
         # the runs' names as a table: blocks that name runs read it, and with complete it lists the
         # runs (an empty run has no row in the run's table but is scored on every topic)
         self._run_meta = plan.run_meta or self._options.complete
-        self._con = _cursor(plan.udfs, threads)
+        own = threads is not None or memory_limit is not None or temp_directory is not None
+        self._con = _cursor(plan.udfs, Settings.resolve(memory_limit, threads, temp_directory) if own else None)
         con = self._con
-        # the store relations the SQL reads, as Arrow tables registered on the connection
-        con.register("qrels_data", table.add_column(0, "qrels_id", pa.array([_QRELS_ID] * table.num_rows, pa.int32())))
-        no_parents = pa.table({"qrels_id": pa.array([], pa.int32()), "parent_id": pa.array([], pa.int32())})
-        con.register("subsample_meta", no_parents)
-        # no subtopic judgments: diversity metrics count one subtopic per topic (sql/ranked_list.sql)
-        none = pa.array([], pa.string())
-        con.register(
-            "subtopic_qrels_data",
-            pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "doc": none,
-                      "grade": pa.array([], pa.int32())}),
-        )  # fmt: skip
-        con.register(
-            "subtopic_probs",
-            pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none,
-                      "prob": pa.array([], pa.float64())}),
-        )  # fmt: skip
-        con.register(
-            "qrels_meta",
-            pa.table(
-                {
-                    "qrels_id": pa.array([_QRELS_ID], pa.int32()),
-                    "name": ["qrels"],
-                    "default_gains": pa.array([format_list(declared) if declared is not None else None], pa.string()),
-                    "max_grade": pa.array([top], pa.int32()),
-                }
-            ),
-        )
+        _register_relations(con, table, declared, top)
         self.topics = sorted(pc.unique(table.column("topic")).to_pylist(), key=lambda t: t.encode("utf-8"))
         self._prepare = prepare
         self._declared = declared
         self._names_given = names_given
-        self._queries: dict[str, list[str]] = {}
+        self._queries: dict[tuple[str, bool, bool], list[str]] = {}
+        self._keys: dict[bool, dict[str, str]] = {}
         # runs read from files may hand the SQL only the rows whose docno the qrels judge, with each
         # topic's count of rows, when every pass ranks in trec_eval's order and no block reads
-        # rl_retrieved (which would then hold only those rows)
+        # rl_retrieved (which would then hold only those rows); the lookup of the judged docnos costs
+        # their number for every part or call, so it is done only where they are fewer than the rows
+        # it filters (NARROW_DOCS for a file's parts; with many queries, narrowing would cost the
+        # number of queries times the number of parts)
         self._narrow = plan.narrow
         self._judged_docs = pc.unique(table.column("doc"))
+        self._qrels_rows = table.num_rows
         self._prepared_units: set[int] = set()
         for unit in plan.units:
             if unit.gains is not None and top is not None and top > len(unit.gains):
@@ -173,14 +161,18 @@ class Evaluator:
         if prepare:
             self._queries_for("sql")
 
-    def _queries_for(self, mode: str) -> list[str]:
-        """The queries of a call (``mode``: see :func:`_compile`). With ``prepare``, the qrels' side
+    def _queries_for(self, mode: str, complete: bool | None = None) -> list[str]:
+        """The queries of a call (``mode``: see :func:`_compile`; ``complete=False``: without the
+        padding of the topics a run lacks, for the parts of a run). With ``prepare``, the qrels' side
         of the ranked list is built once, here, as tables ``<relation>_<unit>``; without, it is part
         of each query."""
-        queries = self._queries.get(mode)
+        options = self._options if complete is None else replace(self._options, complete=complete)
+        queries = self._queries.get((mode, options.complete, self._prepare))
         if queries is not None:
             return queries
-        plan = _compile(self._names_given, self._options, self._declared, self._top_grade, mode)
+        plan = _compile(self._names_given, options, self._declared, self._top_grade, mode)
+        if options != self._options:  # the keys of this plan's rows -> the keys the result reads
+            self._keys[options.complete] = {n.key: self._names[d].key for d, n in plan.names.items()}
         queries = []
         for u, unit in enumerate(plan.units):
             if not self._prepare:  # one call: the qrels' side is part of the query
@@ -193,7 +185,7 @@ class Evaluator:
                     self._con.execute(f"ALTER TABLE {name} RENAME TO {name}_{u}")
                 self._prepared_units.add(u)
             queries.append(unit.query_prepared.replace(_UNIT, str(u)))
-        self._queries[mode] = queries
+        self._queries[(mode, options.complete, self._prepare)] = queries
         return queries
 
     # ------------------------------------------------------------------------------------------
@@ -208,7 +200,8 @@ class Evaluator:
             raise ArgumentError("give the runs as {name: run} with at least one run (one run: evaluate(run))")
         names = list(runs)
         tables = self._tables(names, [runs[n] for n in names])
-        if self._narrow and all(t.num_rows for t in tables):
+        rows_given = sum(t.num_rows for t in tables)
+        if self._narrow and all(t.num_rows for t in tables) and len(self._judged_docs) <= rows_given:
             narrow = [ranked_rows(t, self._judged_docs) for t in tables]
             rows = self._run([t for t, _ in narrow], names, [c for _, c in narrow if c is not None])
         else:
@@ -228,42 +221,64 @@ class Evaluator:
             raise ArgumentError("give the runs as {name: run} with at least one run")
         names = list(runs)
         tables = self._tables(names, [runs[n] for n in names])
-        return self._result([[(n, t, None) for n, t in zip(names, tables)]], qrels_name)
+        return self._result([[RunPart(n, t, None) for n, t in zip(names, tables)]], qrels_name, whole=True)
 
     def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of run files (a path, a glob or a list; each run named by its tag) as an
         :class:`EvalResult`: each file read once (:mod:`evalstore.run_files`) and evaluated in
-        batches of about a million lines, while the next files are read."""
-        keep = self._judged_docs if self._narrow else None
-        return self._result(run_tables(paths, self._run_format, keep_docs=keep), qrels_name)
+        batches of about a million lines (at least twice the qrels' rows: each batch's query reads
+        the qrels' side of the ranked list, so the cost stays linear in the topics), while the next
+        files are read. The qrels' side is built once for all batches."""
+        keep = self._judged_docs if self._narrow and len(self._judged_docs) <= NARROW_DOCS else None
+        self._prepare = True
+        lines = max(BATCH_LINES, BATCH_PER_QRELS_ROW * self._qrels_rows)
+        return self._result(run_tables(paths, self._run_format, keep_docs=keep, batch_lines=lines), qrels_name)
 
-    def _result(self, batches: Iterable[list[RunRows]], qrels_name: str) -> EvalResult:
+    def _result(self, batches: Iterable[list[RunPart]], qrels_name: str, whole: bool = False) -> EvalResult:
+        """The result of runs given as batches of parts (``whole``: one part per run). The parts of
+        runs read from files are evaluated without ``complete``'s padding (a part has some of its
+        run's topics); the topics of the qrels a run lacks are padded once it is read
+        (:meth:`_padding`)."""
         judged = pa.array(self.topics, pa.string())
-        names: list[str] = []
-        left_out: list[str] = []
+        runs: dict[str, bool] = {}  # name -> shares a topic with the qrels (or is empty)
+        had: dict[str, set[str]] = {}  # with complete: the topics each run has
         named: list[tuple[str, str, str, float]] = []
+        pad = self._options.complete and not whole
         for batch in batches:
-            # a run that shares no topic with the qrels is of another collection: left out; an empty run
-            # (allowed with complete) is scored on every topic as a run that retrieved nothing
-            ok = []
-            for name, t, counts in batch:
-                topics = (counts if counts is not None else t).column("topic")
-                if len(topics) == 0 or pc.any(pc.is_in(topics, judged)).as_py() is True:
-                    ok.append((name, t, counts))
-                else:
-                    left_out.append(name)
+            topics = [pc.unique((p.counts if p.counts is not None else p.table).column("topic")) for p in batch]
+            # (one lookup in the qrels' topics per batch, not per part)
+            shared = pc.is_in(pa.concat_arrays(topics), value_set=judged).to_numpy(zero_copy_only=False)
+            at = 0
+            for part, tops in zip(batch, topics):
+                if part.restart:  # the run's file was read again by the general reader
+                    named = [r for r in named if r[0] != part.name]
+                    had.pop(part.name, None)
+                    runs[part.name] = False
+                shares = len(tops) == 0 or bool(shared[at : at + len(tops)].any())
+                at += len(tops)
+                runs[part.name] = runs.get(part.name, False) or shares
+                if pad:
+                    had.setdefault(part.name, set()).update(tops.to_pylist())
+            ok = [p for p in batch if p.table.num_rows or p.counts is not None and p.counts.num_rows or whole]
             if not ok:
                 continue
-            batch_names = [n for n, _, _ in ok]
-            names += batch_names
-            narrow = all(c is not None for _, _, c in ok)
-            rows = self._run([t for _, t, _ in ok], batch_names, [c for _, _, c in ok] if narrow else None)
-            named += [(batch_names[run_id - 1], topic, key, value) for run_id, topic, key, value in rows]
+            narrow = all(p.counts is not None for p in ok)
+            rows = self._run(
+                [p.table for p in ok],
+                [p.name for p in ok],
+                [p.counts for p in ok if p.counts is not None] if narrow else None,
+                complete=None if whole else False,
+            )
+            named += [(ok[run_id - 1].name, topic, key, value) for run_id, topic, key, value in rows]
+        names = [n for n, shares in runs.items() if shares]
+        left_out = [n for n, shares in runs.items() if not shares]
         if not names:
             raise MetricError(
                 f"no run ({', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''}) shares a topic with "
                 f"qrels {qrels_name}: are the runs and the qrels of the same collection?"
             )
+        if pad:
+            named += self._padding(names, had)
         return result_of_rows(
             qrels_name,
             self._names,
@@ -272,6 +287,14 @@ class Evaluator:
             ([unrelated_note(left_out, qrels_name)] if left_out else [])
             + metric_notes(self._instances, qrels_name, self._top_grade, has_subtopics=False),
         )
+
+    def _padding(self, names: Sequence[str], had: Mapping[str, set[str]]) -> list[tuple[str, str, str, float]]:
+        """With ``complete``: the rows of the qrels topics each run lacks, as a run that retrieved
+        nothing scores them (one evaluation of an empty run, whatever the number of runs)."""
+        empty = pa.table({c: pa.array([], t) for c, t in (("topic", pa.string()), ("doc", pa.string()),
+                                                          ("score", pa.float64()), ("ln", pa.int64()))})  # fmt: skip
+        rows = self._run([empty], ["run"])
+        return [(n, topic, key, value) for n in names for _, topic, key, value in rows if topic not in had.get(n, ())]
 
     def close(self) -> None:
         self._con.close()
@@ -297,15 +320,20 @@ class Evaluator:
         return self._run(self._tables(names, runs), names)
 
     def _run(
-        self, tables: Sequence[pa.Table], names: Sequence[str], counts: Sequence[pa.Table] | None = None
+        self,
+        tables: Sequence[pa.Table],
+        names: Sequence[str],
+        counts: Sequence[pa.Table] | None = None,
+        complete: bool | None = None,
     ) -> list[tuple[int, str, str, float]]:
         """Evaluate runs (run_id = position + 1). Runs read from files come ranked (trec_eval's
         order); with ``counts`` (each run's rows per topic) they hold only the rows whose docno the
-        qrels judge (a narrower ranked list). Runs given in memory are ranked in SQL."""
+        qrels judge (a narrower ranked list). Runs given in memory are ranked in SQL.
+        ``complete=False``: the parts of runs, evaluated without complete's padding."""
         ranked = all("rank" in t.column_names for t in tables)
         mode = "narrow" if counts is not None else "ranked" if ranked else "sql"
         table = _with_run_ids([t.select(list(_RUN_COLUMNS + (("rank",) if ranked else ()))) for t in tables])
-        queries = self._queries_for(mode)
+        queries = self._queries_for(mode, complete)
         con = self._con
         if counts is not None:
             con.register("_ev_counts", _with_run_ids(list(counts)))
@@ -316,7 +344,8 @@ class Evaluator:
             rows: list[tuple[int, str, str, float]] = []
             for q in queries:
                 rows.extend(con.execute(q).fetchall())
-            return rows
+            keys = self._keys.get(complete) if complete is not None and complete != self._options.complete else None
+            return [(r, t, keys[k], v) for r, t, k, v in rows] if keys else rows
         except duckdb.Error as e:
             if is_resource_error(e):
                 raise
@@ -327,6 +356,38 @@ class Evaluator:
                 con.unregister("_ev_counts")
             if self._run_meta:
                 con.unregister("_ev_names")
+
+
+def _register_relations(
+    con: duckdb.DuckDBPyConnection, table: pa.Table, declared: tuple[float, ...] | None, top: int | None
+) -> None:
+    """The store relations the SQL reads (see the module docstring), as Arrow tables on ``con``."""
+    con.register("qrels_data", table.add_column(0, "qrels_id", pa.array([_QRELS_ID] * table.num_rows, pa.int32())))
+    no_parents = pa.table({"qrels_id": pa.array([], pa.int32()), "parent_id": pa.array([], pa.int32())})
+    con.register("subsample_meta", no_parents)
+    # no subtopic judgments: diversity metrics count one subtopic per topic (sql/ranked_list.sql)
+    none = pa.array([], pa.string())
+    con.register(
+        "subtopic_qrels_data",
+        pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "doc": none,
+                  "grade": pa.array([], pa.int32())}),
+    )  # fmt: skip
+    con.register(
+        "subtopic_probs",
+        pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none,
+                  "prob": pa.array([], pa.float64())}),
+    )  # fmt: skip
+    con.register(
+        "qrels_meta",
+        pa.table(
+            {
+                "qrels_id": pa.array([_QRELS_ID], pa.int32()),
+                "name": ["qrels"],
+                "default_gains": pa.array([format_list(declared) if declared is not None else None], pa.string()),
+                "max_grade": pa.array([top], pa.int32()),
+            }
+        ),
+    )
 
 
 def _with_run_ids(tables: Sequence[pa.Table]) -> pa.Table:
@@ -426,5 +487,8 @@ def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:
 
 def _one_run(paths: Any, fmt: str) -> pa.Table:
     """The rows of one run given as a path (a file, or NTCIR res files forming one run)."""
-    tables = [t for batch in run_tables(paths, fmt, name="run") for _, t, _ in batch]
-    return tables[0]
+    tables: list[pa.Table] = []
+    for batch in run_tables(paths, fmt, name="run"):
+        for part in batch:
+            tables = [part.table] if part.restart else [*tables, part.table]
+    return pa.concat_tables(tables)

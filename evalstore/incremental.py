@@ -25,7 +25,7 @@ from .metrics.registry import MetricInstance
 from .version import __version__ as ENGINE_VERSION
 
 #: Run lines per engine job: the ranked lists of that many lines fit the default memory budget
-#: (evalstore.store.connection.default_memory_limit) without spilling, and evaluating 20 M lines
+#: (evalstore.memory_limit.default_memory_limit) without spilling, and evaluating 20 M lines
 #: in such chunks is faster than in one piece even without a budget (docs/benchmark.md, "Memory").
 CHUNK_LINES = 4_000_000
 

@@ -221,18 +221,33 @@ def result_of_rows(
     per_topic = [
         (run, topic, disp, value) for run, topic, key, value in rows if run in position for disp in by_key.get(key, [])
     ]
-    per_topic.sort(key=lambda r: (position[r[0]], r[1].encode("utf-8"), order[r[2]]))
+    # the topics' byte order ranked once per distinct topic, not encoded once per row
+    topic_rank = {t: i for i, t in enumerate(sorted({r[1] for r in per_topic}, key=lambda t: t.encode("utf-8")))}
+    per_topic.sort(key=lambda r: (position[r[0]], topic_rank[r[1]], order[r[2]]))
     groups: dict[tuple[str, str], list[float | None]] = {}
     for run, _, disp, value in per_topic:
         groups.setdefault((run, disp), []).append(value)
+    return result_of_sorted(qrels, stored, runs, per_topic, groups, notes)
+
+
+def result_of_sorted(
+    qrels: str,
+    stored: Mapping[str, Stored],
+    runs: Sequence[str],
+    per_topic: list[tuple[str, str, str, float | None]],
+    groups: Mapping[tuple[str, str], Sequence[float | None]],
+    notes: Sequence[str] = (),
+) -> EvalResult:
+    """The :class:`EvalResult` of per-topic rows already named and ordered as
+    :func:`result_of_rows` orders them, with each (run, metric)'s values in ``groups``."""
     means = []
     for run in runs:
-        for disp in order:
+        for disp in stored:
             vals = groups.get((run, disp), [])
             means.append((run, disp, aggregate(vals, stored[disp].aggregate), sum(v is not None for v in vals)))
     return EvalResult(
         qrels=qrels,
-        metrics=list(order),
+        metrics=list(stored),
         stored_names={d: n.metric for d, n in stored.items()},
         per_topic=per_topic,  # type: ignore[arg-type]
         means=means,

@@ -32,11 +32,12 @@
 --       the evaluated (qrels, run, topic) triples; num_ret = docs retrieved (after depth, and
 --       counting judged docs only when judged_only); in_run = the run retrieved docs for the topic
 --       (false for a qrels topic the run lacks, evaluated with complete)
---   rl_judged(qrels_id, run_id, topic, doc, rank, grade, gain, isrel, judged, cnt, cg, cg_ideal,
+--   rl_judged(qrels_id, run_id, topic, doc, rank, score, grade, gain, isrel, judged, cnt, cg, cg_ideal,
 --             gain_ideal, num_ret, R, N, R_gain, ideal_total, max_grade, jrank)
 --       the retrieved docs that appear in rl_qrels (judged, or grade < 0 = pooled but
 --       unjudged), in evaluation order:
 --       rank        evaluation rank r (1-based; renumbered over judged docs when judged_only)
+--       score       the run's score (NULL for NTCIR res files)
 --       isrel       1 if grade >= rel (and grade >= 0), else 0
 --       judged      grade >= 0
 --       cnt         count(r)  = relevant docs at ranks <= r
@@ -112,11 +113,16 @@ WHERE rank <= ${depth}
   AND topic IN (SELECT DISTINCT topic FROM rl_qtopics);
 
 CREATE OR REPLACE TEMP TABLE rl_hits AS
-SELECT q.qrels_id, r.run_id, r.topic, r.doc, r.rank AS orig_rank, q.grade, q.gain, q.isrel, q.judged
+SELECT q.qrels_id, r.run_id, r.topic, r.doc, r.rank AS orig_rank, r.score, q.grade, q.gain, q.isrel, q.judged
 FROM rl_retrieved r
 JOIN rl_qrels q ON q.topic = r.topic AND q.doc = r.doc
 WHERE NOT ${judged_only} OR q.judged;
 
+-- rl_qtopics is joined once, in ${topic_pairs}, which gives each (qrels_id, run_id, topic) with the
+-- topic's qrels columns, n_ret and in_run. (Joining it a second time on (qrels_id, topic) let the
+-- join order optimiser pair its two scans on qrels_id alone, which is one value for one qrels set:
+-- a product of topics x topics, 100 M rows at 10,000 topics, before the topics were matched.) Every
+-- join here is on the full key, so the cost is linear in the topics whatever order is chosen.
 CREATE OR REPLACE TEMP TABLE rl_topics AS
 WITH ret AS (
     ${retrieved_counts}
@@ -127,21 +133,19 @@ WITH ret AS (
     ${topic_pairs}
 )
 SELECT p.qrels_id, p.run_id, p.topic,
-       CASE WHEN ${judged_only} THEN coalesce(h.n_judged, 0) ELSE coalesce(r.n_ret, 0) END AS num_ret,
-       q.R, q.N, q.R_gain, q.ideal_total, q.max_grade, q.n_pool, r.run_id IS NOT NULL AS in_run
+       CASE WHEN ${judged_only} THEN coalesce(h.n_judged, 0) ELSE p.n_ret END AS num_ret,
+       p.R, p.N, p.R_gain, p.ideal_total, p.max_grade, p.n_pool, p.in_run
 FROM pairs p
-JOIN rl_qtopics q ON q.qrels_id = p.qrels_id AND q.topic = p.topic
-LEFT JOIN ret r ON r.run_id = p.run_id AND r.topic = p.topic
 LEFT JOIN hits h ON h.qrels_id = p.qrels_id AND h.run_id = p.run_id AND h.topic = p.topic
 WHERE ${topic_filter};
 
 CREATE OR REPLACE TEMP TABLE rl_judged AS
 WITH ranked AS (
-    SELECT qrels_id, run_id, topic, doc, grade, gain, isrel, judged,
+    SELECT qrels_id, run_id, topic, doc, score, grade, gain, isrel, judged,
            ${condensed_rank} AS rank
     FROM rl_hits
 )
-SELECT k.qrels_id, k.run_id, k.topic, k.doc, k.rank::INTEGER AS rank, k.grade, k.gain, k.isrel, k.judged,
+SELECT k.qrels_id, k.run_id, k.topic, k.doc, k.rank::INTEGER AS rank, k.score, k.grade, k.gain, k.isrel, k.judged,
        t.num_ret, t.R, t.N, t.R_gain, t.ideal_total, t.max_grade
        ${running_columns}
 FROM ranked k

@@ -94,7 +94,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("metrics", {"metrics", "default_qrels", "explain_sql", "incremental", "evaluation_context"}),
     ("ingest", {"ingest"}),
     ("intervals", {"intervals", "ranking"}),
-    ("results", {"result", "result_tables", "run_export"}),
+    ("results", {"result", "result_query", "result_tables", "run_export"}),
     ("evaluation", {"evaluation", "layout", "spark"}),
     ("built on evaluation", {"explain", "explain_tables", "subsample"}),
     ("analyses", {"meta", "judges", "repro", "fusion", "sql_functions"}),

@@ -107,9 +107,7 @@ def eval_cmd(
         title = f"Spark: qrels {qrels}"
         report = _result_report(result, fmt, per_topic, transpose, title)
     elif files:
-        with spooled(files) as paths:
-            qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
-            result = evaluate_files(paths[0], paths[1:], metrics, qrels_name=qrels_name, **ev.kwargs())
+        result = _files_result(files, metrics, ev)
         title = f"qrels {files[0]}"
         report = _result_report(result, fmt, per_topic, transpose, title, ci.spec, ci.rank_spec)
     else:
@@ -119,6 +117,23 @@ def eval_cmd(
         shown = result
         figures.write(plot, plot_data, lambda p: plots.plot_scores(shown, p, title), lambda: figure_data.scores(shown))
     emit(report, fmt, output)
+
+
+def _files_result(files: list[str], metrics: list[str], ev: opt.EvaluationOptions) -> EvalResult:
+    """``eval QRELS RUN...``: the files evaluated without a store, with the command's resources."""
+    r = resources.CURRENT
+    with spooled(files) as paths:
+        qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
+        return evaluate_files(
+            paths[0],
+            paths[1:],
+            metrics,
+            qrels_name=qrels_name,
+            memory_limit=r.memory_limit,
+            threads=r.threads,
+            temp_directory=r.temp_dir,
+            **ev.kwargs(),
+        )
 
 
 def _store_report(

@@ -164,7 +164,11 @@ MemoryLimit = typer.Option(
 )
 Threads = number(None, "--threads", envvar="EVALSTORE_THREADS", range=ranges.THREADS, help="DuckDB worker threads.")
 TempDir = typer.Option(
-    None, "--temp-dir", envvar="EVALSTORE_TEMP_DIR", help="Where DuckDB spills data that does not fit in memory."
+    None,
+    "--temp-dir",
+    envvar="EVALSTORE_TEMP_DIR",
+    help="Where DuckDB spills data that does not fit in memory ('' never spills: beyond --memory-limit a "
+    "command fails with exit 4).",
 )
 Wait = number(
     None,

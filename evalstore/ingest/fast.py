@@ -1,9 +1,10 @@
 """The fast run reader: one pass over a cleanly delimited TREC run file, from bytes to ranked rows.
 
 A TREC run whose first line is six fields separated by single tabs (or single spaces) is read here,
-in one pass per file, without DuckDB:
+in one pass per file, without DuckDB, in blocks of about 2 MB of whole lines
+(:mod:`evalstore.ingest.blocks`), so that memory stays a few blocks whatever the file's size:
 
-* the file's bytes are read once (gzip decompressed once); the content hash (sha256 of the
+* the file's bytes are read once (gzip decompressed as a stream); the content hash (sha256 of the
   decompressed bytes, :func:`evalstore.ingest.files.content_sha256`'s value) is taken over them;
 * leading comment lines (an ir_metadata header, :mod:`evalstore.ingest.ir_metadata`) are stepped
   over (the content hash covers them);
@@ -12,23 +13,26 @@ in one pass per file, without DuckDB:
   refuse empty fields, ``#`` comment lines and a byte order mark;
 * Arrow's CSV parser splits the lines (strict: six columns) with the score typed as a double and the
   rank as text, which must be plain digits; every line must carry the first line's tag;
+* the rows are handed on in parts of whole topics: the last topic of a block waits for the next
+  block, and a topic found in two places of the file (a file that does not list each topic in one
+  block) goes to the general reader;
 * the evaluation rank (trec_eval's order: score descending, ties by docno descending, byte-wise) is
-  taken from the file order where the file already lists each topic in one block by descending score
-  (most runs do): only the rows of tied scores are sorted, by docno. Other files are sorted whole;
-* repeated (topic, docno) pairs are screened on integer codes (a dictionary of the file's docnos).
+  taken from the file order where the part already lists each topic in one block by descending
+  score (most runs do): only the rows of tied scores are sorted, by docno. Other parts are sorted
+  whole;
+* repeated (topic, docno) pairs are screened on integer codes (a dictionary of the part's docnos;
+  a topic's rows are all in one part).
 
 Anything unusual (a line the general reader would split or judge differently, a bad number, another
-tag, a duplicate, an empty file, a file over :data:`MAX_BYTES`) makes :func:`read_run` return None:
-the file then goes to the general reader (:mod:`evalstore.ingest.readers`), which gives the exact
-error message or the same rows. So the two readers always agree (tests/evalstore/ingest/test_fast.py).
+tag, a duplicate, an empty file, a topic in two places) makes :func:`read_run` return None
+(:meth:`RunReader.parts` raise :class:`Declined`): the file then goes to the general reader
+(:mod:`evalstore.ingest.readers`), which gives the exact error message or the same rows. So the two
+readers always agree (tests/evalstore/ingest/test_fast.py).
 """
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import os
-import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,10 +41,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from . import blocks
+from .blocks import LineBlocks, Unreadable
 from .ir_metadata import leading_comment_bytes
 
-#: Files larger than this (decompressed, bytes) go to the general reader (which streams).
-MAX_BYTES = 1 << 30
 #: A file that may hold a line this long goes to the general reader, which knows DuckDB's limit
 #: (max_line_size, 2 MB) and says so.
 LONG_LINE = 1 << 20
@@ -85,21 +89,96 @@ class FastRun:
     counts: pa.Table | None = None  # (topic, n): the rows per topic, when ``table`` was narrowed
 
 
-def file_bytes(path: Path, compression: str, want_sha: bool = False) -> tuple[bytes, str | None] | None:
-    """The decompressed content of a file and (``want_sha``) the sha256 of the file as given, or
-    None if it is damaged or larger than :data:`MAX_BYTES`."""
-    try:
-        if os.path.getsize(path) * (4 if compression == "gzip" else 1) > MAX_BYTES:
-            return None
-        with open(path, "rb") as f:
-            raw = f.read()
-        if compression != "gzip":
-            return raw, None
-        file_sha = hashlib.sha256(raw).hexdigest() if want_sha else None
-        data = gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
-        return None
-    return (data, file_sha) if len(data) <= MAX_BYTES else None
+@dataclass
+class Part:
+    """Rows of a run file on whole topics (every row of each of its topics; no other part has
+    them): ``topic, doc, submitted_rank, score, ln, rank`` as in :class:`FastRun`, or with
+    ``keep_docs`` only the rows of those docnos, and :attr:`counts`, each topic's rows (``topic, n``)."""
+
+    table: pa.Table
+    counts: pa.Table | None
+    n_rows: int  # rows read (before narrowing)
+
+
+class Declined(Exception):
+    """The general reader must read the file (see the module docstring)."""
+
+
+class RunReader:
+    """A run file read block by block (:class:`~evalstore.ingest.blocks.LineBlocks`): :meth:`parts`
+    gives its rows as :class:`Part` s of whole topics, so that memory holds a few blocks (and the
+    largest topic) whatever the file's size. The rows of the last topic of a block wait for the
+    next block; a topic met again after its part was given (the file does not list each topic in
+    one block) declines the file, like anything else the general reader must judge. After a
+    complete iteration: ``sha``, ``file_sha`` (with ``want_sha``), ``n_rows``,
+    ``n_topics``."""
+
+    def __init__(
+        self,
+        path: Path,
+        compression: str,
+        delim: str,
+        tag0: str | None,
+        *,
+        want_sha: bool = True,
+        keep_docs: pa.Array | None = None,
+        block_bytes: int | None = None,
+    ) -> None:
+        self.delim, self.tag0, self.keep_docs = delim, tag0, keep_docs
+        size = block_bytes or blocks.BLOCK_BYTES
+        self.blocks = LineBlocks(path, compression, block_bytes=size, want_sha=want_sha, max_line=LONG_LINE)
+        self.sha: str | None = None
+        self.file_sha: str | None = None
+        self.n_rows = 0
+        self.n_topics = 0
+        self._seen: set[str] = set()
+
+    def parts(self) -> Iterator[Part]:
+        """The file's parts in file order; :class:`Declined` when the general reader must read it."""
+        if self.tag0 is None:
+            raise Declined
+        carry: pa.Table | None = None
+        try:
+            block_iter = iter(self.blocks)
+            data = next(block_iter, None)
+            header = True
+            while data is not None:
+                after = next(block_iter, None)  # (a file of one block is one part, in whatever order)
+                if header:  # leading comment lines: an ir_metadata header (evalstore.ingest.ir_metadata)
+                    skip = leading_comment_bytes(data)
+                    data, header = (data[skip:], skip == len(data)) if skip else (data, False)
+                    if header:  # a block of comment lines only
+                        data = after
+                        continue
+                if not clean(data, self.delim):
+                    raise Declined
+                t = _parsed(data, self.delim, self.n_rows)
+                self.n_rows += t.num_rows
+                if carry is not None:
+                    t = pa.concat_tables([carry, t])
+                t, carry = trailing_topic(t) if after is not None else (t, None)
+                if t.num_rows:
+                    yield self._part(t)
+                data = after
+        except Unreadable:
+            raise Declined from None
+        if self.n_rows == 0:
+            raise Declined
+        self.sha, self.file_sha, self.n_topics = self.blocks.sha, self.blocks.file_sha, len(self._seen)
+
+    def _part(self, t: pa.Table) -> Part:
+        ranked = _ranked(t, str(self.tag0))
+        if ranked is None:
+            raise Declined
+        table, topics, docs = ranked
+        new = topics.dictionary.to_pylist()
+        if not self._seen.isdisjoint(new):
+            raise Declined  # a topic in two places of the file
+        self._seen.update(new)
+        if self.keep_docs is None:
+            return Part(table, None, table.num_rows)
+        narrow, counts = narrowed(table, topics, docs, self.keep_docs)
+        return Part(narrow, counts, table.num_rows)
 
 
 def clean(data: bytes, delim: str) -> bool:
@@ -119,36 +198,45 @@ def read_run(
     *,
     want_sha: bool = True,
     keep_docs: pa.Array | None = None,
+    block_bytes: int | None = None,
 ) -> FastRun | None:
-    """The run file's rows, ranked, or None when the general reader must read it (see the module
-    docstring). ``tag0``: the tag of its first line, which every line must carry. ``keep_docs``:
-    keep only the rows of these docnos (those some qrels set judges), and count each topic's rows
-    (:attr:`FastRun.counts`)."""
-    if tag0 is None:
+    """The run file's rows, ranked, in one table (its parts, :class:`RunReader`), or None when the
+    general reader must read it (see the module docstring). ``tag0``: the tag of its first line,
+    which every line must carry. ``keep_docs``: keep only the rows of these docnos (those some qrels
+    set judges), and count each topic's rows (:attr:`FastRun.counts`)."""
+    reader = RunReader(path, compression, delim, tag0, want_sha=want_sha, keep_docs=keep_docs, block_bytes=block_bytes)
+    try:
+        parts = list(reader.parts())
+    except Declined:
         return None
-    read = file_bytes(path, compression, want_sha)
-    if read is None:
-        return None
-    data, file_sha = read
-    sha = hashlib.sha256(data).hexdigest() if want_sha else None
-    skip = leading_comment_bytes(data)  # an ir_metadata header (evalstore.ingest.ir_metadata)
-    if skip:
-        data = data[skip:]
-    if not clean(data, delim):
-        return None
+    table = pa.concat_tables([p.table for p in parts])
+    counts = pa.concat_tables([p.counts for p in parts if p.counts is not None]) if keep_docs is not None else None
+    return FastRun(table, reader.sha, reader.file_sha, reader.n_rows, reader.n_topics, counts)
+
+
+def _parsed(data: bytes, delim: str, offset: int) -> pa.Table:
+    """A block's lines as columns, with ``ln`` (the content line index, counted on from ``offset``)."""
     try:
         t = pcsv.read_csv(pa.py_buffer(data), read_options=_READ, parse_options=_PARSE[delim], convert_options=_CONVERT)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None  # a line with another number of fields, a bad score, bytes that are not UTF-8
-    del data
+        raise Declined from None  # a line with another number of fields, a bad score, bytes that are not UTF-8
+    return t.append_column("ln", pa.array(np.arange(offset + 1, offset + t.num_rows + 1, dtype=np.int64)))
+
+
+def trailing_topic(t: pa.Table) -> tuple[pa.Table, pa.Table | None]:
+    """The rows before the trailing rows of the block's last topic, and those rows (the topic may go
+    on in the next block)."""
     if t.num_rows == 0:
-        return None
-    return _ranked(t, tag0, sha, file_sha or sha, keep_docs)
+        return t, None
+    topic = t.column("topic")
+    other = pc.indices_nonzero(pc.not_equal(topic, topic[-1]))
+    start = other[-1].as_py() + 1 if len(other) else 0
+    return t.slice(0, start), t.slice(start)
 
 
-def _ranked(
-    t: pa.Table, tag0: str, sha: str | None, file_sha: str | None, keep_docs: pa.Array | None = None
-) -> FastRun | None:
+def _ranked(t: pa.Table, tag0: str) -> tuple[pa.Table, pa.DictionaryArray, pa.DictionaryArray] | None:
+    """Rows of whole topics checked and ranked, with their topics and docnos dictionary-encoded;
+    None when the general reader must judge them."""
     tag = t.column("tag")
     if not pc.all(pc.equal(tag, tag0)).as_py():
         return None
@@ -164,7 +252,6 @@ def _ranked(
         return None
     topic = t.column("topic").combine_chunks()
     doc = t.column("doc").combine_chunks()
-    n = len(topic)
     topics = pc.dictionary_encode(topic)
     tcode = topics.indices.to_numpy()
     n_topics = len(topics.dictionary)
@@ -185,14 +272,11 @@ def _ranked(
             "doc": doc,
             "submitted_rank": submitted,
             "score": score,
-            "ln": pa.array(np.arange(1, n + 1, dtype=np.int64)),
+            "ln": t.column("ln").combine_chunks(),
             "rank": pa.array(rank),
         }
     )
-    if keep_docs is None:
-        return FastRun(table, sha, file_sha, n, n_topics)
-    narrow, counts = narrowed(table, topics, docs, keep_docs)
-    return FastRun(narrow, sha, file_sha, n, n_topics, counts)
+    return table, topics, docs
 
 
 def narrowed(
@@ -235,39 +319,43 @@ def _has_duplicates(tcode: np.ndarray, dcode: np.ndarray, n_docs: int) -> bool:
 def evaluation_rank(tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa.Array) -> np.ndarray:
     """trec_eval's rank of each row (score descending, ties by docno descending, byte-wise), 1-based
     within its topic, in the rows' order. A file that lists each topic in one block by descending
-    score needs no sort: only its tied rows are ordered by docno."""
+    score needs no sort: only its tied rows are ordered by docno. Other rows are first ordered by
+    topic and descending score (numbers only, not the docnos), then ranked the same way."""
     n = len(tcode)
     change = tcode[1:] != tcode[:-1]
-    starts = np.flatnonzero(np.concatenate(([True], change)))
-    same = ~change
-    if len(starts) == n_topics and not (score[1:] > score[:-1])[same].any():
-        block = np.cumsum(np.concatenate(([True], change))) - 1
-        pos = np.arange(n, dtype=np.int64) - starts[block]
-        rank = (pos + 1).astype(np.int32)
-        tie = same & (score[1:] == score[:-1])
-        if tie.any():
-            tied = np.zeros(n, dtype=bool)
-            tied[:-1] |= tie
-            tied[1:] |= tie
-            slots = np.flatnonzero(tied)
-            first = np.ones(len(slots), dtype=bool)
-            first[1:] = ~tie[slots[1:] - 1]
-            group = np.cumsum(first)
-            order = pc.sort_indices(
-                pa.table({"g": group, "doc": doc.take(pa.array(slots))}),
-                sort_keys=[("g", "ascending"), ("doc", "descending")],
-            ).to_numpy()
-            rank[slots[order]] = rank[slots]
-        return rank
-    # not in order: sort the whole file
-    order = pc.sort_indices(
-        pa.table({"t": tcode, "s": score, "doc": doc}),
-        sort_keys=[("t", "ascending"), ("s", "descending"), ("doc", "descending")],
-    ).to_numpy()
+    if np.count_nonzero(change) + 1 == n_topics and not (score[1:] > score[:-1])[~change].any():
+        return _rank_in_blocks(change, score, doc, None)
+    # by descending score (equal scores in any order: their docnos order them below), then stably
+    # by topic (a radix sort on 16-bit codes): half a lexsort's time
+    order = np.argsort(-score)
+    codes = tcode[order]
+    order = order[np.argsort(codes.astype(np.int16) if n_topics < 2**15 else codes, kind="stable")]
     ts = tcode[order]
-    sorted_starts = np.concatenate(([True], ts[1:] != ts[:-1]))
-    first_pos = np.flatnonzero(sorted_starts)
-    block = np.cumsum(sorted_starts) - 1
     rank = np.empty(n, dtype=np.int32)
-    rank[order] = (np.arange(n) - first_pos[block] + 1).astype(np.int32)
+    rank[order] = _rank_in_blocks(ts[1:] != ts[:-1], score[order], doc, order)
+    return rank
+
+
+def _rank_in_blocks(change: np.ndarray, score: np.ndarray, doc: pa.Array, perm: np.ndarray | None) -> np.ndarray:
+    """The ranks of rows listed topic by topic (``change``: a new topic starts at the next row) in
+    descending score: the position in the block, the tied rows ordered by docno (``doc[perm[i]]``
+    is row i's docno; without ``perm``, ``doc[i]``)."""
+    n = len(score)
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    block = np.cumsum(np.concatenate(([True], change))) - 1
+    rank = (np.arange(n, dtype=np.int64) - starts[block] + 1).astype(np.int32)
+    tie = ~change & (score[1:] == score[:-1])
+    if tie.any():
+        tied = np.zeros(n, dtype=bool)
+        tied[:-1] |= tie
+        tied[1:] |= tie
+        slots = np.flatnonzero(tied)
+        first = np.ones(len(slots), dtype=bool)
+        first[1:] = ~tie[slots[1:] - 1]
+        group = np.cumsum(first)
+        docs = doc.take(pa.array(slots if perm is None else perm[slots]))
+        order = pc.sort_indices(
+            pa.table({"g": group, "doc": docs}), sort_keys=[("g", "ascending"), ("doc", "descending")]
+        ).to_numpy()
+        rank[slots[order]] = rank[slots]
     return rank

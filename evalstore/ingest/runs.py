@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import os
+import functools
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +18,6 @@ from .checks import (
     validate_call,
 )
 from .dicts import run_from_dict
-from .fast import FastRun
 from .files import (
     compression,
     expand_paths,
@@ -31,9 +29,10 @@ from .files import (
 from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
 from .ir_metadata import Header, read_header, save_headers
 from .pipeline import IngestCall, empty_call_error
+from .prefetch import prefetched
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import INSERT_ROWS, IngestResult, insert_read_rows, store_read_run, store_runs, stored_identities
+from .write import IngestResult, ReadRows, set_read_identity, store_read_run, store_runs, stored_identities
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -83,6 +82,7 @@ class RunIngest(IngestCall):
         super().__init__(store, format, replace, progress)
         self.inputs, self.name, self.dedupe, self.name_from = inputs, name, dedupe, name_from
         self.per_topic = False
+        self._notes: dict[int, list[str]] = {}  # notes of runs whose fast read was taken back
         self.headers: dict[int, Header] = {}  # the files' ir_metadata blocks, by group
 
     def plan(self) -> list[Group]:
@@ -110,31 +110,59 @@ class RunIngest(IngestCall):
         return self.per_topic
 
     def read_fast(self, todo: list[Group], bar) -> list[Group]:
-        """Cleanly delimited files: read, checked and ranked in one pass (:mod:`evalstore.ingest.fast`)
-        and stored a million rows at a time; the files it declines go to the general reader."""
+        """Cleanly delimited files: read, checked and ranked block by block (:mod:`evalstore.ingest.fast`)
+        and stored as they are read, a million rows at a time; the files it declines go to the general
+        reader (their rows stored so far are taken back)."""
         readable = [] if self.per_topic else [g for g in todo if g.files[0].delim]
         stored = stored_identities(self.store.con, "run", [nm for g in readable if (nm := self.known_name(g))])
-        declined, parts, n_rows = [], [], 0
-        for g, read in _read(readable):
+        rows = ReadRows(self.store.con)
+        declined = []
+        for g, parts in zip(readable, prefetched([functools.partial(_parts, g) for g in readable])):
             bar.advance(1)
-            if read is None:
+            if not self._store_parts(g, parts, rows, stored.get(str(self.known_name(g)))):
                 declined.append(g)
-                continue
-            f = g.files[0]
-            g.sha, g.file_sha, g.tag = str(read.sha), read.file_sha, f.tag0
-            g.name = g.name or f.tag0
-            run_id, self.results[g.idx] = store_read_run(
-                self.store, g, read.n_rows, read.n_topics, self.replace, self.format, stored.get(g.final)
-            )
-            if run_id is not None:
-                parts.append((run_id, read.table))
-                n_rows += read.n_rows
-            if n_rows >= INSERT_ROWS:
-                insert_read_rows(self.store.con, parts)
-                parts, n_rows = [], 0
-        if parts:
-            insert_read_rows(self.store.con, parts)
+        rows.flush()
         return [g for g in todo if g not in readable] + declined
+
+    def _store_parts(self, g: Group, parts: Iterator[fast.Part | fast.RunReader], rows: ReadRows, old) -> bool:
+        """Store one run's parts as they come; False (nothing of it kept) when its file is declined."""
+        before = (g.name, g.tag, g.sha, g.file_sha)
+        f = g.files[0]
+        g.tag, g.name = f.tag0, g.name or f.tag0
+        if not g.sha:  # a new name: the identity is known once the file is read
+            g.sha = g.file_sha = ""
+        run_id: int | None = None
+        try:
+            for part in parts:
+                if isinstance(part, fast.RunReader):  # the end: the file's identity and counts
+                    g.sha, g.file_sha = str(part.sha), part.file_sha
+                    if run_id is not None:
+                        set_read_identity(self.store.con, run_id, g, part.n_rows, part.n_topics)
+                        res = self.results[g.idx]
+                        res.n_rows, res.n_topics = part.n_rows, part.n_topics
+                    return True
+                if run_id is None:
+                    run_id, self.results[g.idx] = store_read_run(self.store, g, 0, 0, self.replace, self.format, old)
+                    if run_id is None:  # the same content is stored (its hash was taken first)
+                        return True
+                rows.add(run_id, part.table)
+        except fast.Declined:
+            if run_id is not None:
+                rows.discard(run_id)
+                self._take_back(run_id, g, old)
+            g.name, g.tag, g.sha, g.file_sha = before
+            return False
+        raise AssertionError("internal: a run file's parts ended without its summary")
+
+    def _take_back(self, run_id: int, g: Group, old) -> None:
+        """A declined file's ``run_meta`` row: removed (a new run), or left for the general reader to
+        replace with its own identity (its note of dropped analyses kept)."""
+        res = self.results.pop(g.idx)
+        if old is None:
+            self.store.con.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id])
+        else:
+            self.store.con.execute("UPDATE run_meta SET sha256 = '', file_sha256 = NULL WHERE run_id = ?", [run_id])
+            self._notes[g.idx] = res.messages
 
     def after_group(self, st: Staging, stats: dict[int, tuple], g: Group) -> None:
         if not self.per_topic:
@@ -169,23 +197,20 @@ class RunIngest(IngestCall):
         else:  # one file per run: the file's counts
             gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
         rank_sql = self.files[0].layout.rank_sql
-        return store_runs(self.store, st, todo, gstats, dups, self.replace, self.format, rank_sql)
+        results = store_runs(self.store, st, todo, gstats, dups, self.replace, self.format, rank_sql)
+        for idx, notes in self._notes.items():
+            if idx in results:
+                results[idx].messages[:0] = notes
+        return results
 
 
-def _read(groups: list[Group]) -> Iterator[tuple[Group, FastRun | None]]:
-    """``(group, rows)`` of one-file runs read by the fast reader on two threads, a few files ahead,
-    in order (rows None: the general reader must read the file)."""
-    if not groups:
-        return
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        ahead = 4
-        futures = {}
-        for i, g in enumerate(groups):
-            for k in range(i, min(i + ahead, len(groups))):
-                if k not in futures:
-                    f = groups[k].files[0]
-                    futures[k] = pool.submit(fast.read_run, f.path, f.compression, str(f.delim), f.tag0)
-            yield g, futures.pop(i).result()
+def _parts(g: Group) -> Iterator[fast.Part | fast.RunReader]:
+    """The parts of a one-file run as the fast reader reads them, then the reader (its hashes and
+    counts); :class:`~evalstore.ingest.fast.Declined` when the general reader must read the file."""
+    f = g.files[0]
+    reader = fast.RunReader(f.path, f.compression, str(f.delim), f.tag0)
+    yield from reader.parts()
+    yield reader
 
 
 def _plan(

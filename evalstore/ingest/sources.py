@@ -12,11 +12,13 @@ order of its rows (``ln``, for the NTCIREVAL convention's file order).
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -64,16 +66,13 @@ def run_table(obj: Any, what: str = "run", *, allow_empty: bool = False) -> pa.T
         obj = obj.to_dict()
     if isinstance(obj, Mapping):
         _nested(obj, what, "score")
-        topics = [str(t) for t, docs in obj.items() for _ in docs]
-        docs = [str(d) for ds in obj.values() for d in ds]
-        scores = [s for ds in obj.values() for s in ds.values()]
-        t = pa.table({"topic": topics, "doc": docs, "score": _floats(scores, what)})
+        t = _dict_rows(obj, what)
         unique = False  # a dict holds each document once per topic
     else:
         raw = _arrow(obj, what)
         t = _columns(raw, ("topic", "doc", "score"), what)
         unique = True
-    t = t.append_column("ln", pa.array(range(1, t.num_rows + 1), pa.int64()))
+    t = t.append_column("ln", pa.array(np.arange(1, t.num_rows + 1, dtype=np.int64)))
     if allow_empty and t.num_rows == 0:
         return t
     return _checked(t, what, "run", unique, raw if unique else None)
@@ -93,6 +92,22 @@ def _runs_in(t: pa.Table) -> tuple[str, list[Any]] | None:
             if len(tags) > 1:
                 return col, tags
     return None
+
+
+def _dict_rows(obj: Mapping, what: str) -> pa.Table:
+    """``(topic, doc, score)`` of ``{topic: {doc: score}}`` without a Python object per row: the
+    docnos and scores chained straight from the dicts, each topic repeated by Arrow (keys that are
+    not strings are converted)."""
+    lens = np.fromiter((len(d) for d in obj.values()), dtype=np.int64, count=len(obj))
+    try:
+        names = pa.array(list(obj), pa.string())
+        docs = pa.array(list(itertools.chain.from_iterable(obj.values())), pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        names = pa.array([str(t) for t in obj], pa.string())
+        docs = pa.array([str(d) for ds in obj.values() for d in ds], pa.string())
+    topic = names.take(pa.array(np.repeat(np.arange(len(obj), dtype=np.int64), lens)))
+    scores = list(itertools.chain.from_iterable(ds.values() for ds in obj.values()))
+    return pa.table({"topic": topic, "doc": docs, "score": _floats(scores, what)})
 
 
 # ----------------------------------------------------------------------------------------------

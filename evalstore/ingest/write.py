@@ -228,6 +228,42 @@ def insert_read_rows(con, parts: Sequence[tuple[int, Any]]) -> None:
         con.execute(f"SET threads = {int(threads)}")
 
 
+class ReadRows:
+    """Rows of runs the fast reader read, inserted about :data:`INSERT_ROWS` at a time (so that a
+    run's parts do not wait in memory), until :meth:`flush`; :meth:`discard` takes a run's rows back
+    (pending and inserted) when the rest of its file went to the general reader."""
+
+    def __init__(self, con) -> None:
+        self.con = con
+        self.parts: list[tuple[int, Any]] = []
+        self.n_rows = 0
+
+    def add(self, run_id: int, table: Any) -> None:
+        self.parts.append((run_id, table))
+        self.n_rows += table.num_rows
+        if self.n_rows >= INSERT_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            insert_read_rows(self.con, self.parts)
+        self.parts, self.n_rows = [], 0
+
+    def discard(self, run_id: int) -> None:
+        self.parts = [(r, t) for r, t in self.parts if r != run_id]
+        self.n_rows = sum(t.num_rows for _, t in self.parts)
+        self.con.execute("DELETE FROM run_row_data WHERE run_id = ?", [run_id])
+
+
+def set_read_identity(con, run_id: int, g: Group, n_rows: int, n_topics: int) -> None:
+    """The identity and counts of a run whose rows the fast reader stored as it read them (its
+    ``run_meta`` row was written before the hashes and counts were known)."""
+    con.execute(
+        "UPDATE run_meta SET sha256 = ?, file_sha256 = ?, n_rows = ?, n_topics = ? WHERE run_id = ?",
+        [g.sha, g.file_sha, n_rows, n_topics, run_id],
+    )
+
+
 def _empty_files_note(st: Staging, g: Group) -> list[str]:
     """A note on the empty res files of a run made of per-topic files."""
     empty = [

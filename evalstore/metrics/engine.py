@@ -2,8 +2,8 @@
 
 :func:`compute` groups the requested metric instances by evaluation :class:`Context` (``rel``,
 ``judged_only``, ``gains``), builds the ranked judged list once per context for all runs and
-qrels sets at once (:mod:`.ranked_list`), then runs every metric's SQL block over it in one
-``UNION ALL`` statement into an output table that the evaluation's context owns
+qrels sets at once (:mod:`.ranked_list`), then runs the metrics' SQL blocks over it in ``UNION ALL``
+statements of :data:`BLOCKS_PER_STATEMENT` blocks into an output table that the evaluation's context owns
 (:class:`evalstore.evaluation_context.EvaluationContext`, which also plans the evaluation once with
 :func:`plan_pairs`). Storing and shaping the result is :mod:`evalstore.evaluation`'s job.
 """
@@ -176,6 +176,20 @@ class UnitSQL:
     def union(self) -> str:
         return "\nUNION ALL\n".join(self.selects)
 
+    def chunks(self, size: int | None = None) -> list[str]:
+        """The selects as ``UNION ALL`` statements of at most ``size`` (:data:`BLOCKS_PER_STATEMENT`) each."""
+        n = size or BLOCKS_PER_STATEMENT
+        return ["\nUNION ALL\n".join(self.selects[i : i + n]) for i in range(0, len(self.selects), n)]
+
+
+#: Metric blocks per statement of the store's evaluation. DuckDB builds every hash table (joins,
+#: aggregates) of the branches of one UNION ALL before it probes any, so they are all in memory at
+#: once, and each holds a few MB whatever its size (partitions per thread): every metric at once
+#: (77 blocks, 8 runs x 40 topics x 1,000 docs, 2 threads) held ~400 MB of hash tables and failed
+#: to pin a block under the default 488 MiB budget. 16 blocks hold ~100 MB; the ranked list's
+#: tables are read once per statement (a few ms each).
+BLOCKS_PER_STATEMENT = 16
+
 
 def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
     """The SQL of one pass over the ranked list (``gmax``: the top gain or grade, for metrics that
@@ -225,7 +239,8 @@ def compute(
 ) -> None:
     """Compute every unit's instances for its qrels sets and ``run_ids`` into the table ``output
     (qrels_id, run_id, topic, key, value)``: per unit, the ranked list is built
-    (:func:`evalstore.metrics.ranked_list.build`) and the metric blocks run in one statement.
+    (:func:`evalstore.metrics.ranked_list.build`) and the metric blocks run a few per statement
+    (:data:`BLOCKS_PER_STATEMENT`: a bounded number of hash tables in memory at once).
     ``rank_source``: the runs' rows when they are not stored runs (see ``build``)."""
     for unit in units:
         ctx = unit.context
@@ -234,7 +249,8 @@ def compute(
         sql = unit_sql(unit, options, gmax)
         build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns, rank_source=rank_source)
         try:
-            con.execute(f"INSERT INTO {output} " + sql.union)
+            for chunk in sql.chunks():
+                con.execute(f"INSERT INTO {output} " + chunk)
         except duckdb.Error as e:
             if is_resource_error(e):
                 raise

@@ -132,13 +132,19 @@ def render(
     wanted = set(RUNNING_COLUMNS) if columns is None else set(columns)
     run_list = ", ".join(str(int(r)) for r in run_ids)
     qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
+    qcols = "q.R, q.N, q.R_gain, q.ideal_total, q.max_grade, q.n_pool"
     if options.complete:
+        runs = run_ids_sql or f"SELECT unnest([{run_list}]) AS run_id"
         pairs = (
-            f"SELECT q.qrels_id, r.run_id, q.topic FROM ({run_ids_sql or f'SELECT unnest([{run_list}]) AS run_id'}) r "
-            f"CROSS JOIN rl_qtopics q"
+            f"SELECT q.qrels_id, u.run_id, q.topic, coalesce(r.n_ret, 0) AS n_ret, r.run_id IS NOT NULL AS in_run, "
+            f"{qcols} FROM ({runs}) u CROSS JOIN rl_qtopics q "
+            "LEFT JOIN ret r ON r.run_id = u.run_id AND r.topic = q.topic"
         )
     else:
-        pairs = "SELECT q.qrels_id, r.run_id, r.topic FROM ret r JOIN rl_qtopics q ON q.topic = r.topic"
+        pairs = (
+            f"SELECT q.qrels_id, r.run_id, q.topic, r.n_ret, TRUE AS in_run, {qcols} "
+            "FROM ret r JOIN rl_qtopics q ON q.topic = r.topic"
+        )
     values = {
         "qrels_ids": qrels_list,
         "rel": str(int(context.rel)),
@@ -154,7 +160,7 @@ def render(
             else f"SELECT run_id, topic, least(n, {options.depth_value}) AS n_ret FROM ({counts_source}) c "
             "WHERE topic IN (SELECT DISTINCT topic FROM rl_qtopics)"
         ),
-        "topic_filter": "q.R > 0" if options.convention == "ntcireval" else "TRUE",
+        "topic_filter": "p.R > 0" if options.convention == "ntcireval" else "TRUE",
         "condensed_rank": (
             "row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)"
             if context.judged_only

@@ -64,10 +64,14 @@ def kendall_tau_b(system, user) -> pa.Array:
     """Kendall's tau-b between the system's and the user's values of a topic's documents."""
     s, u, offsets, ok = _preference_lists(system, user)
     c = L.pair_counts(s, u, offsets)
-    denom = (c["n0"] - c["ties_s"]) * (c["n0"] - c["ties_u"])
+    # the product in floating point: in int64 it overflows from about 65,000 documents a list (each
+    # factor is exact in a double, so the product is the correctly rounded one, as Python's
+    # float(a * b) of rank_correlation.tau_b_of)
+    a, b = c["n0"] - c["ties_s"], c["n0"] - c["ties_u"]
+    denom = a.astype(np.float64) * b.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = (c["concordant"] - c["discordant"]) / np.sqrt(denom.astype(np.float64))
-    return L.column(value, ok & (denom > 0))
+        value = (c["concordant"] - c["discordant"]) / np.sqrt(denom)
+    return L.column(value, ok & (a > 0) & (b > 0))
 
 
 @sql_function("spearman_rho", ["DOUBLE[]", "DOUBLE[]"], "DOUBLE", null_handling="special", arrow=True)

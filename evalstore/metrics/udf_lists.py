@@ -5,11 +5,11 @@ read here as ``values`` (all the lists' elements, one flat array) and ``offsets`
 ``values[offsets[i]:offsets[i + 1]]``), without a Python object per element or per list. The
 statistics of the preference metrics are then computed for every list of the batch at once:
 
-* :func:`pair_counts` — the pair counts of :func:`evalstore.stats.rank_correlation.pair_counts` per list, from
-  one sort of the batch by (list, system value, user value): tied pairs from the sizes of runs of
-  equal values, discordant pairs from a running count per user-value group (O(n G), G = number of
-  distinct user values in the batch, <= relevance levels + 1 for qrels data; a batch with more
-  than 64 falls back to the per-list rule).
+* :func:`pair_counts` — the pair counts of :func:`evalstore.stats.rank_correlation.pair_counts` per list, by
+  :func:`evalstore.stats.rank_correlation.list_pair_counts` for the whole batch (in slices of bounded size): one
+  ordering by (list, system value, user value), which the metric SQL hands over already
+  (``list(s ORDER BY s, u)``), tied pairs from runs of equal values, discordant pairs as
+  inversions (O(n log G), O(n) memory).
 * :func:`spearman_rho` — average ranks per list (exact: half-integers), Pearson's r of them.
 
 The integer counts are the per-list function's, so NDPM and Kendall's tau-b are bit-identical to
@@ -22,10 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..stats import rank_correlation
-
-_ONEHOT_MAX_GROUPS = 64
 
 
 def chunk(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -90,19 +89,6 @@ def segment_ids(offsets: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(lens)), lens)
 
 
-def dense_ranks(x: np.ndarray) -> np.ndarray:
-    """0-based dense ranks of the values (equal values, equal ranks): a binary search in the
-    distinct values when they are few, else from one argsort."""
-    vals = np.unique(x)
-    if len(vals) <= _ONEHOT_MAX_GROUPS:
-        return np.searchsorted(vals, x).astype(np.int64)
-    o = np.argsort(x)
-    xs = x[o]
-    d = np.empty(len(x), dtype=np.int64)
-    d[o] = np.concatenate(([0], np.cumsum(xs[1:] != xs[:-1])))
-    return d
-
-
 def sort_within(seg: np.ndarray, x: np.ndarray) -> np.ndarray:
     """A permutation ordering the elements by (list, value); equal values of a list in any order
     (every use reads only runs of equal values). One unstable argsort of the values, then a stable
@@ -123,81 +109,40 @@ def list_sums(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def run_starts(new_run: np.ndarray) -> np.ndarray:
-    """For each element, the position where its run of equal values starts."""
-    return np.flatnonzero(new_run)[np.cumsum(new_run) - 1]
-
-
-def _per_list_pairs(new_run: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Unordered pairs inside runs of equal values, summed per list (``new_run`` True where a
-    run starts; runs never cross lists): the k-th element of a run pairs with the k-1 before it."""
-    return list_sums(np.arange(len(new_run)) - run_starts(new_run), offsets)
+#: Elements of a batch's lists counted at once (whole lists): the work's memory stays a few
+#: arrays of this length however many elements DuckDB hands over.
+PAIR_CHUNK = 1 << 20
 
 
 def pair_counts(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarray]:
-    """:func:`evalstore.stats.rank_correlation.pair_counts` of every list of a batch (arrays of length m)."""
+    """:func:`evalstore.stats.rank_correlation.pair_counts` of every list of a batch (arrays of length m), by
+    :func:`evalstore.stats.rank_correlation.list_pair_counts` over slices of about :data:`PAIR_CHUNK` elements;
+    the user's values are coded by hashing (Arrow), not by a sort. Lists that come ordered by
+    (system value, user value), as the metric SQL hands them, are not sorted again."""
     if np.isnan(s).any() or np.isnan(u).any():
         raise ValueError("system and user values must not be NaN (use -inf for 'ranked last')")
+    codes, n_u = user_codes(u)
     m = len(offsets) - 1
-    lens = np.diff(offsets)
-    n0 = lens * (lens - 1) // 2
-    seg = segment_ids(offsets)
-    n = len(s)
-    if n == 0:
-        z = np.zeros(m, dtype=np.int64)
-        return {"n0": n0, "ties_s": z, "ties_u": z, "ties_both": z, "discordant": z, "concordant": z}
-    u_idx = dense_ranks(u)
-    n_u = int(u_idx.max()) + 1
-    if n_u > _ONEHOT_MAX_GROUPS:  # many distinct user values in the batch: the per-list rule
-        return _per_list(s, u, offsets)
-    seg_start = np.zeros(n, dtype=bool)
-    seg_start[offsets[:-1][lens > 0]] = True
-    per_u = np.bincount(seg * n_u + u_idx, minlength=m * n_u).reshape(m, n_u)
-    ties_u = (per_u * (per_u - 1) // 2).sum(axis=1)
-    order = sort_within(seg, s)  # per list by system value
-    ss, gs = s[order], u_idx[order]
-    new_s = seg_start | np.concatenate(([True], ss[1:] != ss[:-1]))
-    run_start = run_starts(new_s)
-    ties_s = list_sums(np.arange(n) - run_start, offsets)
-    # pairs tied by both: per run of equal system values, pairs of equal user values
-    run_id = np.cumsum(new_s) - 1
-    per_run = np.bincount(run_id * n_u + gs, minlength=(int(run_id[-1]) + 1) * n_u).reshape(-1, n_u)
-    both_per_run = (per_run * (per_run - 1) // 2).sum(axis=1)
-    ties_both = list_sums(both_per_run, np.concatenate(([0], np.cumsum(new_s)))[offsets])
-    disc = _discordant(run_start, gs, offsets[seg], n_u, offsets)
-    conc = n0 - ties_s - ties_u + ties_both - disc
-    return {
-        "n0": n0,
-        "ties_s": ties_s,
-        "ties_u": ties_u,
-        "ties_both": ties_both,
-        "discordant": disc,
-        "concordant": conc,
-    }
+    out = {k: np.zeros(m, dtype=np.int64) for k in ("n0", "ties_s", "ties_u", "ties_both", "discordant", "concordant")}
+    i = 0
+    while i < m:
+        # whole lists up to PAIR_CHUNK elements (at least one list)
+        j = min(m, max(i + 1, int(np.searchsorted(offsets, offsets[i] + PAIR_CHUNK, side="right")) - 1))
+        a, b = int(offsets[i]), int(offsets[j])
+        c = rank_correlation.list_pair_counts(s[a:b], codes[a:b], n_u, offsets[i : j + 1] - a)
+        for k, v in c.items():
+            out[k][i:j] = v
+        i = j
+    return out
 
 
-def _per_list(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarray]:
-    counts = [rank_correlation.pair_counts(s[a:b], u[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
-    return {k: np.array([c[k] for c in counts], dtype=np.int64) for k in _KEYS}
-
-
-_KEYS = ("n0", "ties_s", "ties_u", "ties_both", "discordant", "concordant")
-
-
-def _discordant(
-    run_start: np.ndarray, gs: np.ndarray, list_start: np.ndarray, n_groups: int, offsets: np.ndarray
-) -> np.ndarray:
-    """Pairs of a list with system value i < j and user group g_i > g_j, the documents sorted per
-    list by system value: for document j, those of its list strictly below its run of equal
-    system values whose group is above g_j (a running count of ``group > g`` per g)."""
-    n = len(gs)
-    disc = np.zeros(n, dtype=np.int64)
-    cum = np.zeros(n + 1, dtype=np.int64)
-    for g in range(n_groups - 1):  # nothing is above the top group
-        np.cumsum(gs > g, out=cum[1:])
-        j = np.flatnonzero(gs == g)
-        disc[j] = cum[run_start[j]] - cum[list_start[j]]
-    return list_sums(disc, offsets)
+def user_codes(u: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense codes of the values in value order (:func:`evalstore.stats.rank_correlation.dense_codes`): the
+    distinct values found by hashing, then each value's position among them (a binary search in a
+    few values, instead of a sort of all of them)."""
+    u = u + 0.0  # -0.0 -> 0.0: equal values hash alike
+    vals = np.sort(pc.unique(pa.array(u)).to_numpy(zero_copy_only=False))
+    return np.searchsorted(vals, u).astype(np.int64), len(vals)
 
 
 def average_ranks(x: np.ndarray, seg: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -8,9 +8,9 @@ average ranks (``scipy.stats.spearmanr``); what scipy does not give is the pair 
 (concordant, discordant, ties), which NDPM and the stored correlation tables need.
 
 Pairs are counted by sorting, never pair by pair: tied pairs from the sizes of runs of equal
-values after one sort, discordant pairs from a running one-hot count over the groups of the
-variable with fewer distinct values (G <= number of relevance levels + 1 for qrels data): O(n log n
-+ n G). When both sides have more than 64 distinct values, ``searchsorted`` per group instead.
+values after one sort by (system, user), discordant pairs as the inversions of the user's values in
+that order, counted by a radix partition (O(n log G), G distinct user values; O(n log n) at worst)
+in O(n) memory, for one list or every list of a batch at once (:func:`list_pair_counts`).
 """
 
 from __future__ import annotations
@@ -20,97 +20,139 @@ import math
 import numpy as np
 
 # --------------------------------------------------------------------------- pair counting
-_ONEHOT_MAX_GROUPS = 64
+_KEYS = ("n0", "ties_s", "ties_u", "ties_both", "discordant", "concordant")
 
 
-def _pairs_in_runs(new_run: np.ndarray) -> int:
-    """Unordered pairs inside runs of equal values; ``new_run[i]`` is True where a run starts."""
-    bounds = np.flatnonzero(np.concatenate((new_run, [True])))
-    sizes = np.diff(bounds).astype(np.int64)
-    return int((sizes * (sizes - 1) // 2).sum())
-
-
-def _discordant_sorted(new_k: np.ndarray, gi: np.ndarray, n_groups: int) -> int:
-    """Pairs (i, j) with key_i < key_j and g_i > g_j, the documents sorted by key (``new_k[i]``
-    True where a run of equal keys starts), ``gi`` their group numbers 0..n_groups-1.
-
-    For every document j: how many documents of a higher group lie strictly below it in key, read
-    from a running one-hot count of the groups (O(n G), G = number of groups)."""
-    n = len(gi)
-    cum = np.zeros((n + 1, n_groups), dtype=np.int64)
-    np.cumsum(np.eye(n_groups, dtype=np.int64)[gi], axis=0, out=cum[1:])
-    run_start = np.flatnonzero(new_k)[np.cumsum(new_k) - 1]  # first position of j's key run
-    below = cum[run_start]  # group counts strictly below in key
-    # documents strictly below in key with a group > g_j = all of them minus those with group <= g_j
-    at_most = np.cumsum(below, axis=1)[np.arange(n), gi]
-    return int((run_start - at_most).sum())
-
-
-def _discordant_by_groups(s: np.ndarray, u: np.ndarray) -> int:
-    """Fallback for many distinct values on both sides: per user-value group, ``searchsorted`` in
-    the sorted s of the documents the user ranks higher (O(G n log n))."""
-    levels = np.unique(u)
-    order = np.argsort(-u, kind="stable")
-    s_ord, u_ord = s[order], u[order]
-    starts = np.searchsorted(-u_ord, -levels[::-1], side="left")
-    ends = np.searchsorted(-u_ord, -levels[::-1], side="right")
-    total = 0
-    for g in range(1, len(levels)):
-        hi = np.sort(s_ord[: starts[g]])
-        total += int(np.searchsorted(hi, s_ord[starts[g] : ends[g]], side="left").sum())
-    return total
-
-
-def _runs(sorted_values: np.ndarray) -> np.ndarray:
-    return np.concatenate(([True], sorted_values[1:] != sorted_values[:-1]))
+def dense_codes(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """0-based dense ranks of the values (equal values, equal codes; -0.0 equals 0.0) and their
+    number of distinct values."""
+    vals, codes = np.unique(x, return_inverse=True)
+    return codes.reshape(-1).astype(np.int64), len(vals)
 
 
 def pair_counts(system, user) -> dict[str, int]:
     """Pair statistics of two value vectors over the same documents.
 
     ``n0`` all pairs, ``ties_s`` / ``ties_u`` pairs tied by the system / the user, ``ties_both``
-    pairs tied by both, ``discordant`` pairs ordered oppositely, ``concordant`` pairs ordered alike.
-    One sort by (system, user); discordant pairs from a one-hot running count over the groups of
-    the variable with fewer distinct values (the pair set is symmetric in the two roles).
-    """
+    pairs tied by both, ``discordant`` pairs ordered oppositely, ``concordant`` pairs ordered alike
+    (:func:`list_pair_counts` of one list)."""
     s = np.asarray(system, dtype=float)
     u = np.asarray(user, dtype=float)
     if s.shape != u.shape:
         raise ValueError(f"system and user lists differ in length ({len(s)} vs {len(u)})")
     if np.isnan(s).any() or np.isnan(u).any():
         raise ValueError("system and user values must not be NaN (use -inf for 'ranked last')")
+    codes, n_u = dense_codes(u)
+    c = list_pair_counts(s, codes, n_u, np.array([0, len(s)], dtype=np.int64))
+    return {k: int(c[k][0]) for k in _KEYS}
+
+
+def list_pair_counts(s: np.ndarray, u: np.ndarray, n_u: int, offsets: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`pair_counts` of every list at once: list i holds ``s[offsets[i]:offsets[i + 1]]``
+    (the system's values, no NaN) and ``u[...]``, the user's values as dense codes ``0..n_u-1``
+    (:func:`dense_codes`). Arrays of one count per list.
+
+    One ordering of the documents by (list, system value, user code), taken as given when the
+    lists come sorted that way (``list(s ORDER BY s, u)`` in SQL): tied pairs from the runs of
+    equal values, discordant pairs as the inversions of the user codes in that order
+    (:func:`inversions`). O(n log n) time at worst, O(n) memory, whatever the number of distinct
+    values on either side."""
+    m = len(offsets) - 1
+    lens = np.diff(offsets)
+    n0 = lens * (lens - 1) // 2
     n = len(s)
-    n0 = n * (n - 1) // 2
-    if n < 2:
-        return {"n0": n0, "ties_s": 0, "ties_u": 0, "ties_both": 0, "discordant": 0, "concordant": 0}
-    u_vals, u_idx, u_cnt = np.unique(u, return_inverse=True, return_counts=True)
-    ties_u = int((u_cnt * (u_cnt - 1) // 2).sum())
-    order = np.lexsort((u_idx, s))  # by system value, then user value
-    new_s = _runs(s[order])
-    g_sorted = u_idx[order]
-    ties_s = _pairs_in_runs(new_s)
-    ties_both = _pairs_in_runs(new_s | _runs(g_sorted))
-    n_u, n_s = len(u_vals), int(new_s.sum())
-    if n_u < 2 or n_s < 2:
-        disc = 0
-    elif n_u <= _ONEHOT_MAX_GROUPS:  # usual case: few relevance levels
-        disc = _discordant_sorted(new_s, g_sorted, n_u)
-    elif n_s <= _ONEHOT_MAX_GROUPS:  # few distinct system values: swap the roles
-        s_idx = np.empty(n, dtype=np.int64)
-        s_idx[order] = np.cumsum(new_s) - 1
-        order_u = np.lexsort((s_idx, u))
-        disc = _discordant_sorted(_runs(u[order_u]), s_idx[order_u], n_s)
-    else:
-        disc = _discordant_by_groups(s, u)
-    conc = n0 - ties_s - ties_u + ties_both - disc
+    z = np.zeros(m, dtype=np.int64)
+    if n == 0:
+        return {"n0": n0, "ties_s": z, "ties_u": z, "ties_both": z, "discordant": z, "concordant": n0}
+    seg = np.repeat(np.arange(m), lens)
+    first = np.zeros(n, dtype=bool)
+    first[offsets[:-1][lens > 0]] = True
+    if not _sorted_by(seg, s, u, first):
+        order = np.lexsort((u, s, seg))
+        s, u = s[order], u[order]
+    new_s = first.copy()
+    new_s[1:] |= s[1:] != s[:-1]
+    new_su = new_s.copy()
+    new_su[1:] |= u[1:] != u[:-1]
+    ties_s = _pairs_in_runs(new_s, offsets)
+    ties_both = _pairs_in_runs(new_su, offsets)
+    if m * n_u <= 4 * n + 4096:  # the user's ties from the counts per (list, code)
+        per = np.bincount(seg * n_u + u, minlength=m * n_u).reshape(m, n_u)
+        ties_u = (per * (per - 1) // 2).sum(axis=1)
+    else:  # many codes: from the runs of one more ordering
+        uo = np.sort(seg * n_u + u)
+        ties_u = _pairs_in_runs(np.concatenate(([True], uo[1:] != uo[:-1])), offsets)
+    disc = inversions(u, offsets, n_u)
     return {
         "n0": n0,
         "ties_s": ties_s,
         "ties_u": ties_u,
         "ties_both": ties_both,
         "discordant": disc,
-        "concordant": conc,
+        "concordant": n0 - ties_s - ties_u + ties_both - disc,
     }
+
+
+def _sorted_by(seg: np.ndarray, s: np.ndarray, u: np.ndarray, first: np.ndarray) -> bool:
+    """Each list is ordered by (system value, user code) already."""
+    up = (s[1:] > s[:-1]) | ((s[1:] == s[:-1]) & (u[1:] >= u[:-1])) | first[1:]
+    return bool(up.all())
+
+
+def _pairs_in_runs(new_run: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Unordered pairs inside runs of equal values, per list (``new_run`` True where a run starts;
+    runs never cross lists): the k-th element of a run pairs with the k-1 before it."""
+    starts = np.flatnonzero(new_run)
+    before = np.arange(len(new_run)) - starts[np.cumsum(new_run) - 1]
+    return _list_sums(before, offsets)
+
+
+def _list_sums(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    lens = np.diff(offsets)
+    out = np.zeros(len(lens), dtype=np.int64)
+    nz = lens > 0
+    if nz.any():
+        out[nz] = np.add.reduceat(x, offsets[:-1][nz])
+    return out
+
+
+def inversions(codes: np.ndarray, offsets: np.ndarray, n_codes: int) -> np.ndarray:
+    """Per list, the pairs i < j with ``codes[i] > codes[j]`` (codes in ``0..n_codes-1``).
+
+    A radix partition from the highest bit down: at each bit, inside each group of equal higher
+    bits (kept in list order), every element with the bit 0 forms an inversion with each element
+    before it with the bit 1; then each group is split, stably, into its 0s and its 1s. O(n) per
+    bit, ceil(log2 n_codes) bits, O(n) memory (a running one-hot count would take n x n_codes)."""
+    n = len(codes)
+    acc = np.zeros(n, dtype=np.int64)
+    if n == 0 or n_codes < 2:
+        return _list_sums(acc, offsets)
+    cur = np.asarray(codes, dtype=np.int64)
+    lens = np.diff(offsets)
+    group_new = np.zeros(n, dtype=bool)
+    group_new[offsets[:-1][lens > 0]] = True
+    pos = np.arange(n)
+    for b in reversed(range(int(n_codes - 1).bit_length())):
+        bit = (cur >> b) & 1
+        starts = np.flatnonzero(group_new)
+        gid = np.cumsum(group_new) - 1
+        gstart = starts[gid]
+        ones = np.cumsum(bit) - bit  # ones strictly before, in the whole array
+        ones_before = ones - ones[gstart]
+        zero = bit == 0
+        acc[zero] += ones_before[zero]
+        zeros_in_group = np.add.reduceat(1 - bit, starts)
+        zeros_before = (pos - gstart) - ones_before
+        new_pos = gstart + np.where(zero, zeros_before, zeros_in_group[gid] + ones_before)
+        nxt = np.empty_like(cur)
+        nxt[new_pos] = cur
+        cur = nxt
+        sizes = np.diff(np.append(starts, n))
+        group_new = np.zeros(n, dtype=bool)
+        group_new[starts] = True
+        split = (zeros_in_group > 0) & (zeros_in_group < sizes)
+        group_new[starts[split] + zeros_in_group[split]] = True
+    return _list_sums(acc, offsets)
 
 
 def kendall_tau_b(a, b) -> float | None:

@@ -59,7 +59,8 @@ class Settings:
     """DuckDB resource settings of a connection: ``memory_limit`` (e.g. ``'1.5GB'``; default
     :func:`default_memory_limit`; ``'80%'`` is DuckDB's own default), ``threads`` and
     ``temp_directory`` (where DuckDB spills when a query needs more than the memory limit; default
-    ``<store>.tmp``, for an in-memory store a folder of the system's temp directory). Each defaults
+    ``<store>.tmp``, for an in-memory store a folder of the system's temp directory; ``''``: never
+    spill, a query that needs more than the limit fails). Each defaults
     to ``$EVALSTORE_MEMORY_LIMIT``, ``$EVALSTORE_THREADS``, ``$EVALSTORE_TEMP_DIR``."""
 
     memory_limit: str | None = None
@@ -71,10 +72,10 @@ class Settings:
         cls, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None
     ) -> Settings:
         t = threads_setting(threads)
-        temp = temp_directory or os.environ.get("EVALSTORE_TEMP_DIR") or None
+        temp = temp_directory if temp_directory is not None else (os.environ.get("EVALSTORE_TEMP_DIR") or None)
         if temp is not None and not isinstance(temp, (str, os.PathLike)):
             raise StoreError(f"temp_directory is a folder path, not {temp!r}")
-        if temp is not None and not Path(temp).expanduser().is_dir():
+        if temp is not None and temp != "" and not Path(temp).expanduser().is_dir():
             raise StoreError(f"the temp directory {temp} does not exist; create it or choose another (--temp-dir)")
         return cls(memory_limit_setting(memory_limit), t, temp and os.fspath(temp))
 
@@ -90,8 +91,8 @@ class Settings:
         out["memory_limit"] = self.memory_limit or default_memory_limit(self.threads)
         if self.threads:
             out["threads"] = self.threads
-        if self.temp_directory:
-            out["temp_directory"] = str(Path(self.temp_directory).expanduser())
+        if self.temp_directory is not None:  # '' : no spilling (a query beyond the limit fails)
+            out["temp_directory"] = str(Path(self.temp_directory).expanduser()) if self.temp_directory else ""
         return out
 
 

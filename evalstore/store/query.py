@@ -66,6 +66,14 @@ def arrow_table(con: duckdb.DuckDBPyConnection, query: str, params: list | None 
     return fetch()
 
 
+def arrow_reader(con: duckdb.DuckDBPyConnection, query: str, params: list | None = None, batch_size: int = 1 << 17):
+    """The result of a query as a pyarrow RecordBatchReader of ``batch_size`` rows a batch (duckdb 2
+    spells it to_arrow_reader, 1.x fetch_arrow_reader)."""
+    rel = con.sql(query, params=params)
+    fetch = getattr(rel, "to_arrow_reader", None) or getattr(rel, "fetch_arrow_reader")  # noqa: B009
+    return fetch(batch_size)
+
+
 def check_statements(
     query: str, *, write: bool, sandbox: bool = False, con: duckdb.DuckDBPyConnection | None = None
 ) -> None:

@@ -504,8 +504,17 @@ def test_fast_reader_reading_many_files_at_once_stores_what_the_general_reader_s
     assert len(paths) > 8
 
     read = []
-    real = fast_reader.read_run
-    monkeypatch.setattr(fast_reader, "read_run", lambda *a, **k: (r := real(*a, **k), read.append(r is not None))[0])
+    real = fast_reader.RunReader.parts
+
+    def parts(self):
+        try:
+            yield from real(self)
+        except fast_reader.Declined:
+            read.append(False)
+            raise
+        read.append(True)
+
+    monkeypatch.setattr(fast_reader.RunReader, "parts", parts)
     with evalstore.open(":memory:") as s:
         s.ingest_run(paths, name_from="file", dedupe=True, progress=False)
         fast = s.sql("SELECT run, topic, doc, rank, line_no, submitted_rank, score FROM run_rows ORDER BY ALL").rows
