@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import ArgumentError
-from .evaluator import Evaluator
+from .evaluation.in_memory import Evaluator
 from .ingest.sources import is_path, is_ranx
 from .result import EvalResult
 

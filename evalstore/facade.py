@@ -4,7 +4,7 @@ with a store.
 :class:`Store` is a :class:`~evalstore.store.handle.StoreHandle` (the connection, transactions,
 name lookups, ad-hoc SQL: what the library's lower layers use) plus the operations, each a thin
 method with explicit arguments that delegates to the module owning the job:
-:mod:`evalstore.ingest`, :mod:`evalstore.evaluation`, :mod:`evalstore.comparison`,
+:mod:`evalstore.ingest`, :mod:`evalstore.evaluation.stored`, :mod:`evalstore.comparison`,
 :mod:`evalstore.drop`, :mod:`evalstore.repro`, :mod:`evalstore.meta.design`. It sits on top of
 them all and none of them imports it.
 """
@@ -20,7 +20,7 @@ from .arguments import names
 from .comparison import Comparison, compare
 from .drop import DropPlan, drop_qrels, drop_runs, drop_texts
 from .errors import MetricError, StoreError
-from .evaluation import evaluate_runs
+from .evaluation.stored import evaluate_runs
 from .experiments import Experiment, store_experiment
 from .explain import Explanation, explain
 from .fusion import FusionResult, Provenance, fuse, provenance, refresh
@@ -168,7 +168,7 @@ class Store(StoreHandle):
         ``depth``: only the top ``depth`` documents (``-M``); ``pool``: for a subsample, the
         parent's dropped judgments count as pooled but unjudged (infAP); ``save=False``: compute
         without storing; ``recompute``: compute again instead of reusing stored evaluations of the
-        same content, metric, options and engine version. See :mod:`evalstore.evaluation`.
+        same content, metric, options and engine version. See :mod:`evalstore.evaluation.stored`.
 
         ``ci``: also a confidence interval of every mean, ``t`` or ``bootstrap`` (``trials``
         resamples of the topics drawn with ``seed``) at ``level`` (``result.intervals``; stored

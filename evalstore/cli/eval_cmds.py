@@ -23,7 +23,7 @@ from ..report.table import Report
 from ..result import EvalResult
 from ..stats.budget import check_bootstrap
 from ..subsample import derivations, evaluate_subsamples
-from . import figures, resources
+from . import figures, resource_options
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
@@ -95,7 +95,7 @@ def eval_cmd(
     qrels = _one_qrels(qrels_sets, agg)
     _check_mode(files, qrels, run, engine, data, subsamples, plot or plot_data, fmt, ci.ci or ci.rank_ci)
     if ci.ci == "bootstrap":  # a B whose resampled means cannot fit is refused before any work
-        check_bootstrap(ci.trials, of_limit(resources.CURRENT.memory_limit), interval=True)
+        check_bootstrap(ci.trials, of_limit(resource_options.CURRENT.memory_limit), interval=True)
     metrics = metric or ["official"]
     result: EvalResult | None = None
     if agg is not None:
@@ -276,7 +276,7 @@ def _result_report(
     reader, as trec_eval -q); adds the intervals asked for when the evaluation has none yet (files:
     nothing is stored)."""
     if intervals is not None and result.interval_spec is None:  # files: no store, the limit of --memory-limit
-        attach_intervals(None, result, intervals, memory=of_limit(resources.CURRENT.memory_limit))
+        attach_intervals(None, result, intervals, memory=of_limit(resource_options.CURRENT.memory_limit))
     if ranks is not None and result.rank_spec is None:
         attach_ranks(None, result, ranks)
     notes = list(result.notes)

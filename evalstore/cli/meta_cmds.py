@@ -17,7 +17,7 @@ import typer
 from .. import meta
 from ..default_qrels import HELP as default_qrels_help
 from ..default_qrels import default_qrels
-from ..evaluation import unrelated_note
+from ..evaluation.stored import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
 from ..report import figure_data, meta_tables

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from . import options as opt
-from . import ranges, resources
+from . import ranges, resource_options
 from .app import app, open_for_reading
 from .output import say
 from .ranges import number
@@ -56,7 +56,7 @@ def serve_cmd(
     warning = server.exposure_warning(host, port)
     if warning:
         say(warning)
-    r = resources.CURRENT
+    r = resource_options.CURRENT
 
     def ready(url: str) -> None:
         typer.echo(f"evalstore serve: {url}  (read-only view of the store; Ctrl-C to stop)")
