@@ -128,12 +128,6 @@ def run_starts(new_run: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new_run)[np.cumsum(new_run) - 1]
 
 
-def _per_list_pairs(new_run: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Unordered pairs inside runs of equal values, summed per list (``new_run`` True where a
-    run starts; runs never cross lists): the k-th element of a run pairs with the k-1 before it."""
-    return list_sums(np.arange(len(new_run)) - run_starts(new_run), offsets)
-
-
 def pair_counts(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarray]:
     """:func:`evalstore.stats.rank_correlation.pair_counts` of every list of a batch (arrays of length m)."""
     if np.isnan(s).any() or np.isnan(u).any():
