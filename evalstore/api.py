@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import ArgumentError
 from .evaluation.in_memory import Evaluator
 from .ingest.sources import is_path, is_ranx
+from .interval_request import request as interval_request
+from .memory_limit import check_memory_limit, of_limit
 from .result import EvalResult
 
 if TYPE_CHECKING:
@@ -30,6 +32,12 @@ def evaluate(
     run_format: str = "trec",
     qrels_name: str = "qrels",
     run_name: str = "run",
+    ci: str | None = None,
+    level: float = 0.95,
+    trials: int = 1000,
+    seed: int = 0,
+    rank_ci: str | None = None,
+    memory_limit: str | None = None,
 ) -> EvalResult:
     """Evaluate runs against qrels with evalstore's SQL, without a store file.
 
@@ -46,6 +54,10 @@ def evaluate(
     qrels' declared gains (as ``ingest qrels --gains``); ``qrels_format`` / ``run_format``:
     ``'trec'`` or ``'ntcir'`` for files; ``qrels_name``: the name the result gives the qrels.
 
+    ``ci``, ``rank_ci``, ``level``, ``trials``, ``seed``: the intervals of the means and of the
+    ranks, as in :meth:`evalstore.Store.evaluate` (nothing is stored); ``memory_limit`` (e.g.
+    ``"2GB"``, ``"50%"``): what a bootstrap interval may use (default: the default limit).
+
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
@@ -54,6 +66,8 @@ def evaluate(
     ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
     :class:`evalstore.Evaluator`, which keeps them loaded.
     """
+    memory = of_limit(check_memory_limit(memory_limit)) if memory_limit is not None else None
+    asked = interval_request(ci, rank_ci, level, trials, seed, memory=memory)  # before any work
     options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
     files = is_path(runs)
     named = None if files else named_runs(runs, run_name)
@@ -63,9 +77,9 @@ def evaluate(
     with Evaluator(
         qrels, metrics, qrels_format=qrels_format, run_format=run_format, prepare=False, threads=threads, **options
     ) as ev:
-        if named is not None:
-            return ev.result(named, str(qrels_name))
-        return ev.result_files(runs, str(qrels_name))
+        result = ev.result(named, str(qrels_name)) if named is not None else ev.result_files(runs, str(qrels_name))
+    asked.attach(None, result, memory=memory)
+    return result
 
 
 def named_runs(runs: Any, run_name: str = "run") -> dict[str, Any]:

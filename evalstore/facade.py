@@ -26,22 +26,19 @@ from .explain import Explanation, explain
 from .fusion import FusionResult, Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
-from .intervals import attach as attach_intervals
-from .intervals import spec as interval_spec
+from .interval_request import request as interval_request
 from .judges import Agreement, agree
 from .memory_limit import of_store
 from .meta.design import Design, design
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
-from .ranking.intervals import attach as attach_ranks
-from .ranking.intervals import spec as rank_spec
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
 from .run_export import ExportedRun, export_run
-from .stats.budget import check_bootstrap
 from .store.connection import Settings, check_metadata, connect, resolve_location
 from .store.handle import StoreHandle
 from .store.migrations import check_current, migrate
+from .subsample import evaluate_subsamples
 
 if TYPE_CHECKING:
     import sqlalchemy
@@ -179,19 +176,38 @@ class Store(StoreHandle):
         ``bootstrap`` (the paired bootstrap over the topics, ``trials`` resamples drawn with
         ``seed``) or ``t`` (``result.rank_intervals``; stored unless ``save=False``: the
         leaderboard view's ``rank_lo``, ``rank_hi``). See :mod:`evalstore.ranking.intervals`."""
-        how = interval_spec(ci, level, trials, seed) if ci is not None else None  # checked before any work
-        ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
-        if how is not None and how.method == "bootstrap":
-            check_bootstrap(how.trials or 0, of_store(self), interval=True)
+        asked = interval_request(ci, rank_ci, level, trials, seed, memory=of_store(self))  # before any work
         result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,
         )  # fmt: skip
-        if how is not None:
-            attach_intervals(self, result, how, save_to_store=save)
-        if ranks is not None:
-            attach_ranks(self, result, ranks, save_to_store=save)
+        asked.attach(self, result, save_to_store=save)
         return result
+
+    def evaluate_subsamples(
+        self,
+        qrels: str,
+        runs: str | Sequence[str] | None = None,
+        metrics: str | Sequence[str] = ("AP",),
+        subsamples: str | Sequence[str] = "all",
+        *,
+        include_parent: bool = True,
+        ci: str | None = None,
+        level: float = 0.95,
+        trials: int = 1000,
+        seed: int = 0,
+        rank_ci: str | None = None,
+        **options: Any,
+    ) -> dict[str, EvalResult]:
+        """:meth:`evaluate` for the qrels set ``qrels`` and its ``subsamples`` (``all``, names or
+        fractions) in one bulk pass: ``{qrels name: EvalResult}``, the parent first (unless
+        ``include_parent=False``), then the subsamples, largest fraction first, then by trial. The
+        options and the intervals (``ci``, ``rank_ci``, ``level``, ``trials``, ``seed``) are
+        :meth:`evaluate`'s. See :func:`evalstore.subsample.evaluate_subsamples`."""
+        asked = interval_request(ci, rank_ci, level, trials, seed, memory=of_store(self))  # before any work
+        results = evaluate_subsamples(self, qrels, runs, metrics, subsamples, include_parent=include_parent, **options)
+        asked.attach(self, list(results.values()), save_to_store=options.get("save", True))
+        return results
 
     def leaderboard(
         self,
@@ -216,7 +232,7 @@ class Store(StoreHandle):
         counted once, and ranked by the first metric; ``rank_ci='bootstrap'``: each rank with its
         interval over ``trials`` resamples of every set's topics (``seed``). ``.table()``; see
         :mod:`evalstore.ranking.across`."""
-        ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
+        ranks = interval_request(rank_ci=rank_ci, level=level, trials=trials, seed=seed, memory=None).ranks
         sets = list(dict.fromkeys(names(qrels, "qrels set")))
         if agg not in ACROSS_AGGREGATES:
             raise MetricError(f"aggregate over qrels sets by {' or '.join(ACROSS_AGGREGATES)}, not {agg!r}")

@@ -96,7 +96,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("metrics", {"metrics", "default_qrels", "explain_sql", "incremental"}),
     ("ingest", {"ingest"}),
     ("intervals", {"intervals", "ranking"}),
-    ("results", {"result", "result_tables", "run_export"}),
+    ("results", {"result", "result_tables", "run_export", "interval_request"}),
     ("evaluation", {"evaluation", "layout", "spark"}),
     ("built on evaluation", {"explain", "explain_tables", "subsample"}),
     ("analyses", {"meta", "judges", "repro", "fusion", "sql_functions"}),

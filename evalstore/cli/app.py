@@ -98,27 +98,28 @@ def group(help: str) -> typer.Typer:
     return sub
 
 
-def open_store(db: str | None, read_only: bool = False, sandbox: bool = False, create: bool = False) -> Store:
-    """Open the store of a command with the command's resource options. Only the commands that
-    make a store (``ingest``, ``demo``, ``import store``) pass ``create=True``: elsewhere a
-    mistyped --db is an error, not a new empty store."""
-    r = resource_options.CURRENT
+def open_store(
+    r: resource_options.StoreResources, read_only: bool = False, sandbox: bool = False, create: bool = False
+) -> Store:
+    """Open the store of a command (``r.db``) with the command's resource options. Only the
+    commands that make a store (``ingest``, ``demo``, ``import store``) pass ``create=True``:
+    elsewhere a mistyped --db is an error, not a new empty store."""
     return open_store_at(
-        db,
+        r.db,
         read_only=read_only,
         memory_limit=r.memory_limit,
         threads=r.threads,
         temp_directory=r.temp_dir,
         sandbox=sandbox,
-        wait=r.wait,
+        wait=r.wait or 0.0,
         create=create,
     )
 
 
-def open_for_reading(db: str | None) -> Store:
+def open_for_reading(r: resource_options.StoreResources) -> Store:
     """Open the store read-only (no write lock; several readers may share it). A store that needs
     a schema upgrade is opened for writing once, which upgrades it; a missing store is an error."""
-    info = inspect_store(db, wait=resource_options.CURRENT.wait)
+    info = inspect_store(r.db, wait=r.wait or 0.0)
     if info["state"] == "missing":
         raise StoreError(
             f"the store {info['location']} does not exist; ingest qrels or runs into it first "
@@ -126,8 +127,8 @@ def open_for_reading(db: str | None) -> Store:
             f"an existing store"
         )
     if info["state"] == "older" or info["schema_version"] < len(available_migrations()):
-        return open_store(db)
-    return open_store(db, read_only=True)
+        return open_store(r)
+    return open_store(r, read_only=True)
 
 
 def main() -> None:

@@ -86,7 +86,7 @@ def kendall_cmd(
     *,
     a: opt.AnalysisOptions,
 ) -> None:
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
     _emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a)
@@ -115,7 +115,7 @@ def swap_cmd(
     *,
     a: opt.AnalysisOptions,
 ) -> None:
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = meta.swap(
             store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
@@ -144,7 +144,7 @@ def discpower_cmd(
     *,
     a: opt.AnalysisOptions,
 ) -> None:
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = meta.discpower(
             store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
@@ -191,7 +191,7 @@ def tests_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     names = test or ["t", "wilcoxon", "randomisation", "bootstrap"]
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = meta.tests(
             store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
@@ -250,7 +250,7 @@ def robustness_cmd(
         raise typer.BadParameter(f"--show takes {', '.join(sorted(allowed))}")
     if "all" in shows:
         shows = set(meta_tables.ROBUSTNESS_TABLES)
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or default_qrels(store, metric)
         spec: Any = subsamples
         if fractions:

@@ -150,9 +150,6 @@ class StoreOptions:
     temp_dir: str | None = None
     wait: float | None = None
 
-    def __post_init__(self) -> None:
-        resource_options.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
-
 
 MemoryLimit = typer.Option(
     None,
@@ -396,7 +393,6 @@ class AnalysisOptions:
         }
 
     def __post_init__(self) -> None:
-        resource_options.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
         figures.check(self.plot, self.plot_data)

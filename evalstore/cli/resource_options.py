@@ -1,9 +1,11 @@
-"""The resource options of the command being run (--memory-limit, --threads, --temp-dir, --wait):
-set when its options are parsed, read when it opens the store."""
+"""The resource options of a command (--db, --memory-limit, --threads, --temp-dir, --wait): their
+parser, and what a command hands :func:`evalstore.cli.app.open_store` (the options' dataclass,
+:class:`evalstore.cli.options.StoreOptions` or :class:`evalstore.cli.options.AnalysisOptions`).
+Nothing is kept between commands: the values travel with the command's call."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Protocol
 
 import typer
 
@@ -11,20 +13,19 @@ from ..errors import StoreError
 from ..memory_limit import check_memory_limit
 
 
-@dataclass
-class Resources:
-    memory_limit: str | None = None
-    threads: int | None = None
-    temp_dir: str | None = None
-    wait: float = 0.0
+class StoreResources(Protocol):
+    """Where the store is and what DuckDB may use while a command runs."""
 
-
-CURRENT = Resources()
-
-
-def use(memory_limit: str | None, threads: int | None, temp_dir: str | None, wait: float | None) -> None:
-    CURRENT.memory_limit, CURRENT.threads, CURRENT.temp_dir = memory_limit, threads, temp_dir
-    CURRENT.wait = wait or 0.0
+    @property
+    def db(self) -> str | None: ...
+    @property
+    def memory_limit(self) -> str | None: ...
+    @property
+    def threads(self) -> int | None: ...
+    @property
+    def temp_dir(self) -> str | None: ...
+    @property
+    def wait(self) -> float | None: ...
 
 
 def memory_limit(value: str) -> str:

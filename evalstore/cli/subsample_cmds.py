@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import typer
 
 from ..default_qrels import HELP as default_qrels_help
@@ -83,7 +85,7 @@ def create(
         say("note: --trials and --seed of `subsample` are now --subsample-trials (-k) and --subsample-seed")
         trials = trials if old_trials is None else old_trials
         seed = seed if old_seed is None else old_seed
-    with open_store(store_opts.db or _group_db(ctx)) as store:
+    with open_store(_with_group_db(store_opts, ctx)) as store:
         qrels = qrels or default_qrels(store)
         names = create_subsamples(
             store,
@@ -116,7 +118,7 @@ def list_cmd(
 ):
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
     fmt = output_format(fmt, output)
-    with open_store(store_opts.db or _group_db(ctx)) as store:
+    with open_store(_with_group_db(store_opts, ctx)) as store:
         res = list_subsamples(store, parent)
         emit(Table(res.columns, res.rows, title="subsamples"), fmt, output)
 
@@ -133,7 +135,7 @@ def show_cmd(
 ):
     """Per-topic sizes of a subsample next to its parent's."""
     fmt = output_format(fmt, output)
-    with open_store(store_opts.db or _group_db(ctx)) as store:
+    with open_store(_with_group_db(store_opts, ctx)) as store:
         res = topic_sizes(store, name)
         emit(Table(res.columns, res.rows, title=name), fmt, output)
 
@@ -148,7 +150,7 @@ def export_cmd(
     store_opts: opt.StoreOptions,
 ):
     """Write a subsample as a TREC qrels file (topic 0 docno grade; no comments or blank lines)."""
-    with open_store(store_opts.db or _group_db(ctx)) as store:
+    with open_store(_with_group_db(store_opts, ctx)) as store:
         n = export_qrels(store, name, output)
     if output != "-":
         say(f"wrote {n} judgments of {name!r} to {output}")
@@ -169,7 +171,7 @@ def drop_cmd(
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
     check_can_ask(yes, "drop them")
-    with open_store(store_opts.db or _group_db(ctx)) as store:
+    with open_store(_with_group_db(store_opts, ctx)) as store:
         todo = list(dict.fromkeys(list(names or []) + (subsample_names(store, parent) if parent else [])))
         plan = plan_drop_subsamples(store, todo)
         if plan is None:
@@ -181,5 +183,7 @@ def drop_cmd(
     say(f"dropped {plan.summary()}")
 
 
-def _group_db(ctx: typer.Context):
-    return (ctx.obj or {}).get("db")
+def _with_group_db(store_opts: opt.StoreOptions, ctx: typer.Context) -> opt.StoreOptions:
+    """The command's store options, its --db defaulting to the one given before the subcommand
+    (``evalstore subsample --db X list``)."""
+    return replace(store_opts, db=store_opts.db or (ctx.obj or {}).get("db"))
