@@ -100,8 +100,8 @@ def compare_cmd(
         emit(_contrast(store, qrels, baseline, run, metric), chosen, output)
         return
     with open_store(store) as s:
-        result = cmp_lib.compare(
-            s, qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
+        result = s.compare(
+            qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects or dz, save=not no_save, missing=missing,
             rank_ci=rank_ci, **ev.kwargs(),
         )  # fmt: skip

@@ -1,5 +1,6 @@
 """Subsample commands: `evalstore subsample --qrels NAME --fractions ...` and its sub-commands
-(list, show, export, drop). The library functions are in :mod:`evalstore.subsample`."""
+(list, show, export, drop). Each calls a method of the store (:class:`evalstore.Store`: the functions of
+:mod:`evalstore.subsample`)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,7 @@ import typer
 
 from ..default_qrels import HELP as default_qrels_help
 from ..default_qrels import default_qrels
-from ..drop import drop
 from ..report.table import Table
-from ..subsample import (
-    create_subsamples,
-    export_qrels,
-    list_subsamples,
-    plan_drop_subsamples,
-    subsample_names,
-    topic_sizes,
-)
 from . import options as opt
 from . import ranges
 from .app import CONTEXT, app, open_store
@@ -87,8 +79,7 @@ def create(
         seed = seed if old_seed is None else old_seed
     with open_store(_with_group_db(store_opts, ctx)) as store:
         qrels = qrels or default_qrels(store)
-        names = create_subsamples(
-            store,
+        names = store.create_subsamples(
             qrels,
             fractions,
             trials=trials,
@@ -99,7 +90,7 @@ def create(
             prefix=prefix,
             replace=replace,
         )
-        res = list_subsamples(store, qrels)
+        res = store.list_subsamples(qrels)
         idx = res.columns.index("name")
         rows = [r[:-1] for r in res.rows if r[idx] in set(names)]
         emit(Table(res.columns[:-1], rows, title=f"subsamples of {qrels}"), fmt, output)
@@ -119,7 +110,7 @@ def list_cmd(
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
     fmt = output_format(fmt, output)
     with open_store(_with_group_db(store_opts, ctx)) as store:
-        res = list_subsamples(store, parent)
+        res = store.list_subsamples(parent)
         emit(Table(res.columns, res.rows, title="subsamples"), fmt, output)
 
 
@@ -136,7 +127,7 @@ def show_cmd(
     """Per-topic sizes of a subsample next to its parent's."""
     fmt = output_format(fmt, output)
     with open_store(_with_group_db(store_opts, ctx)) as store:
-        res = topic_sizes(store, name)
+        res = store.subsample_sizes(name)
         emit(Table(res.columns, res.rows, title=name), fmt, output)
 
 
@@ -151,7 +142,7 @@ def export_cmd(
 ):
     """Write a subsample as a TREC qrels file (topic 0 docno grade; no comments or blank lines)."""
     with open_store(_with_group_db(store_opts, ctx)) as store:
-        n = export_qrels(store, name, output)
+        n = store.export_qrels(name, output)
     if output != "-":
         say(f"wrote {n} judgments of {name!r} to {output}")
 
@@ -172,14 +163,14 @@ def drop_cmd(
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
     check_can_ask(yes, "drop them")
     with open_store(_with_group_db(store_opts, ctx)) as store:
-        todo = list(dict.fromkeys(list(names or []) + (subsample_names(store, parent) if parent else [])))
-        plan = plan_drop_subsamples(store, todo)
+        todo = list(dict.fromkeys(list(names or []) + (store.subsample_names(parent) if parent else [])))
+        plan = store.plan_drop_subsamples(todo)
         if plan is None:
             say(f"{parent!r} has no subsamples: nothing to drop")
             return
         if not confirmed(yes, f"drop {plan.summary()}?"):
             raise typer.Exit(1)
-        drop(store, plan)  # as `drop qrels`: the scores, intervals and analyses that read them go too
+        store.drop(plan)  # as `drop qrels`: the scores, intervals and analyses that read them go too
     say(f"dropped {plan.summary()}")
 
 
