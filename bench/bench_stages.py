@@ -58,7 +58,7 @@ def after(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
     import pyarrow.csv as pcsv
 
     from evalstore import result_tables as report_rows
-    from evalstore.evaluator import Evaluator
+    from evalstore.evaluation.in_memory import Evaluator
     from evalstore.ingest import fast
     from evalstore.report.formats import write as write_report
 
@@ -159,7 +159,7 @@ def after(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
 
 def before(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
     import evalstore
-    from evalstore.evaluator import Evaluator
+    from evalstore.evaluation.in_memory import Evaluator
     from evalstore.ingest import checks, readers, runs
     from evalstore.ingest import files as ing_files
     from evalstore.ingest.formats import RUN_COLUMNS

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .api import evaluate, experiment
     from .comparison import Comparison, compare
     from .errors import EvalstoreError, IngestError, MetricError, StoreError
-    from .evaluator import Evaluator
+    from .evaluation.in_memory import Evaluator
     from .experiments import Experiment
     from .facade import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Comparison": "comparison",
     "EvalstoreError": "errors",
-    "Evaluator": "evaluator",
+    "Evaluator": "evaluation.in_memory",
     "Experiment": "experiments",
     "IngestError": "errors",
     "MetricError": "errors",

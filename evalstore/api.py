@@ -9,8 +9,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import ArgumentError
-from .evaluator import Evaluator
+from .evaluation.in_memory import Evaluator
 from .ingest.sources import is_path, is_ranx
+from .interval_request import request as interval_request
+from .memory_limit import check_memory_limit, of_limit
 from .result import EvalResult
 
 if TYPE_CHECKING:
@@ -30,6 +32,11 @@ def evaluate(
     run_format: str = "trec",
     qrels_name: str = "qrels",
     run_name: str = "run",
+    ci: str | None = None,
+    level: float = 0.95,
+    trials: int = 1000,
+    seed: int = 0,
+    rank_ci: str | None = None,
     memory_limit: str | None = None,
     threads: int | None = None,
     temp_directory: str | None = None,
@@ -53,6 +60,10 @@ def evaluate(
     fails). Run files are read in parts of whole topics and evaluated in batches, so memory stays
     bounded however large they are.
 
+    ``ci``, ``rank_ci``, ``level``, ``trials``, ``seed``: the intervals of the means and of the
+    ranks, as in :meth:`evalstore.Store.evaluate` (nothing is stored); a bootstrap interval keeps
+    within ``memory_limit`` (e.g. ``"2GB"``, ``"50%"``; default: the default limit).
+
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
@@ -61,6 +72,8 @@ def evaluate(
     ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
     :class:`evalstore.Evaluator`, which keeps them loaded.
     """
+    memory = of_limit(check_memory_limit(memory_limit)) if memory_limit is not None else None
+    asked = interval_request(ci, rank_ci, level, trials, seed, memory=memory)  # before any work
     options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
     files = is_path(runs)
     named = None if files else named_runs(runs, run_name)
@@ -78,9 +91,9 @@ def evaluate(
         temp_directory=temp_directory,
         **options,
     ) as ev:
-        if named is not None:
-            return ev.result(named, str(qrels_name))
-        return ev.result_files(runs, str(qrels_name))
+        result = ev.result(named, str(qrels_name)) if named is not None else ev.result_files(runs, str(qrels_name))
+    asked.attach(None, result, memory=memory)
+    return result
 
 
 def named_runs(runs: Any, run_name: str = "run") -> dict[str, Any]:

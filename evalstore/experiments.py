@@ -215,9 +215,14 @@ def store_experiment(
     save: bool = False,
     progress: bool | None = None,
 ) -> Experiment:
-    """:func:`experiment` on the runs of a store (``systems``: run names, default every run sharing
-    topics with the qrels set) against its qrels set ``qrels`` (default: the ``--qrels`` rule);
-    ``save``: also store each comparison as an analysis (``meta_runs`` kind 'compare')."""
+    """PyTerrier's ``pt.Experiment`` in one call: :func:`experiment` on the runs of a store
+    (``systems``: run names, default every run sharing topics with the qrels set) on ``measures``
+    against its qrels set ``qrels`` (default: the ``--qrels`` rule), compared with one or several
+    ``baseline`` runs (``test``, ``correction``: None, holm, bonferroni, bh, by; ``effects``).
+    ``.to_df()`` (name, means, ``<measure> +``, ``-``, ``p-value``, ``reject``, ...),
+    ``.to_df(perquery=True)`` (name, qid, measure, value), ``.comparisons[baseline]`` (what
+    ``evalstore compare`` prints). ``save``: also store each comparison as an analysis
+    (``meta_runs`` kind 'compare')."""
     from .comparison.core import save_comparison
     from .default_qrels import default_qrels
     from .meta.common import columns_for, load

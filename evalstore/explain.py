@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import MetricError
-from .evaluation import evaluate_runs
+from .evaluation.stored import evaluate_runs
 from .explain_sql import Found, chunks, query
 from .metrics import engine, ranked_list, sqlfile
 from .metrics.gains import check_gains, declared_gains, top_grade
@@ -119,7 +119,7 @@ def explain(
     pool: bool = True,
 ) -> Explanation:
     """Explain ``metric`` of ``run`` on ``topic`` against ``qrels`` (see the module docstring).
-    The options are those of ``eval`` (:mod:`evalstore.evaluation`)."""
+    The options are those of ``eval`` (:mod:`evalstore.evaluation.stored`)."""
     return explain_topics(
         store, metric, qrels, run, [str(topic)], convention=convention, complete=complete, depth=depth, pool=pool
     )[str(topic)]

@@ -4,47 +4,73 @@ with a store.
 :class:`Store` is a :class:`~evalstore.store.handle.StoreHandle` (the connection, transactions,
 name lookups, ad-hoc SQL: what the library's lower layers use) plus the operations, each a thin
 method with explicit arguments that delegates to the module owning the job:
-:mod:`evalstore.ingest`, :mod:`evalstore.evaluation`, :mod:`evalstore.comparison`,
-:mod:`evalstore.drop`, :mod:`evalstore.repro`, :mod:`evalstore.meta.design`. It sits on top of
-them all and none of them imports it.
+:mod:`evalstore.ingest`, :mod:`evalstore.evaluation.stored`, :mod:`evalstore.comparison`,
+:mod:`evalstore.drop`, :mod:`evalstore.repro`, :mod:`evalstore.meta`, :mod:`evalstore.subsample`.
+A method that takes exactly the arguments of a library function is that function with the store
+bound (:func:`_method`: its signature and its docstring, written once, in the library). It sits on
+top of them all and none of them imports it; the command line calls its methods.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from . import sql_functions
+from . import meta, sql_functions
 from .arguments import names
-from .comparison import Comparison, compare
-from .drop import DropPlan, drop_qrels, drop_runs, drop_texts
+from .comparison import compare
+from .drop import DropPlan, drop, drop_qrels, drop_runs, drop_texts
 from .errors import MetricError, StoreError
-from .evaluation import evaluate_runs
-from .experiments import Experiment, store_experiment
+from .evaluation.stored import evaluate_runs
+from .experiments import store_experiment
 from .explain import Explanation, explain
-from .fusion import FusionResult, Provenance, fuse, provenance, refresh
+from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
-from .ingest.texts import TextIngestResult, ingest_docs, ingest_topics
-from .intervals import attach as attach_intervals
-from .intervals import spec as interval_spec
-from .judges import Agreement, agree
+from .ingest.texts import ingest_docs, ingest_topics
+from .interval_request import request as interval_request
+from .judges import agree
 from .memory_limit import of_store
 from .meta.design import Design, design
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
-from .ranking.intervals import attach as attach_ranks
-from .ranking.intervals import spec as rank_spec
 from .repro import Reproduction, reproducibility
 from .result import EvalResult
-from .run_export import ExportedRun, export_run
-from .stats.budget import check_bootstrap
+from .run_export import export_run
 from .store.connection import Settings, check_metadata, connect, resolve_location
 from .store.handle import StoreHandle
 from .store.migrations import check_current, migrate
+from .subsample import (
+    create_subsamples,
+    evaluate_subsamples,
+    export_qrels,
+    list_subsamples,
+    plan_drop_subsamples,
+    subsample_names,
+    topic_sizes,
+)
 
 if TYPE_CHECKING:
     import sqlalchemy
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _method(fn: Callable[Concatenate[Any, P], R], name: str | None = None) -> Callable[Concatenate[Any, P], R]:
+    """The library function ``fn(store, ...)`` as a method of :class:`Store` (named ``name``,
+    default ``fn``'s): the same arguments after the store, the same docstring, no second copy of
+    either (``inspect.signature`` and ``help`` read them from ``fn``)."""
+
+    @functools.wraps(fn)
+    def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return fn(self, *args, **kwargs)
+
+    if name is not None:
+        method.__name__ = name
+        method.__qualname__ = f"Store.{name}"
+    return method
 
 
 class Store(StoreHandle):
@@ -100,26 +126,8 @@ class Store(StoreHandle):
             progress=progress,
         )  # fmt: skip
 
-    def ingest_topics(
-        self,
-        path: str | os.PathLike,
-        *,
-        name: str | None = None,
-        format: str = "auto",
-        field: str = "title",
-        replace: bool = False,
-    ) -> TextIngestResult:
-        """Ingest a topic (query) file as a topic set: TREC SGML/XML topics, ``qid<TAB>text`` or
-        JSONL (``format='auto'`` sniffs it); ``field`` (title, description, narrative) is the query
-        text. See :mod:`evalstore.ingest.texts`."""
-        return ingest_topics(self, path, name=name, format=format, field=field, replace=replace)
-
-    def ingest_docs(
-        self, path: str | os.PathLike, *, name: str | None = None, format: str = "auto", replace: bool = False
-    ) -> TextIngestResult:
-        """Ingest a document file (``docid<TAB>text`` or JSONL) as a doc set, read in bounded chunks;
-        texts are kept as given. See :mod:`evalstore.ingest.texts`."""
-        return ingest_docs(self, path, name=name, format=format, replace=replace)
+    ingest_topics = _method(ingest_topics)
+    ingest_docs = _method(ingest_docs)
 
     def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
         """Remove topic sets (a name or names) with their texts."""
@@ -168,7 +176,7 @@ class Store(StoreHandle):
         ``depth``: only the top ``depth`` documents (``-M``); ``pool``: for a subsample, the
         parent's dropped judgments count as pooled but unjudged (infAP); ``save=False``: compute
         without storing; ``recompute``: compute again instead of reusing stored evaluations of the
-        same content, metric, options and engine version. See :mod:`evalstore.evaluation`.
+        same content, metric, options and engine version. See :mod:`evalstore.evaluation.stored`.
 
         ``ci``: also a confidence interval of every mean, ``t`` or ``bootstrap`` (``trials``
         resamples of the topics drawn with ``seed``) at ``level`` (``result.intervals``; stored
@@ -179,19 +187,38 @@ class Store(StoreHandle):
         ``bootstrap`` (the paired bootstrap over the topics, ``trials`` resamples drawn with
         ``seed``) or ``t`` (``result.rank_intervals``; stored unless ``save=False``: the
         leaderboard view's ``rank_lo``, ``rank_hi``). See :mod:`evalstore.ranking.intervals`."""
-        how = interval_spec(ci, level, trials, seed) if ci is not None else None  # checked before any work
-        ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
-        if how is not None and how.method == "bootstrap":
-            check_bootstrap(how.trials or 0, of_store(self), interval=True)
+        asked = interval_request(ci, rank_ci, level, trials, seed, memory=of_store(self))  # before any work
         result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,
         )  # fmt: skip
-        if how is not None:
-            attach_intervals(self, result, how, save_to_store=save)
-        if ranks is not None:
-            attach_ranks(self, result, ranks, save_to_store=save)
+        asked.attach(self, result, save_to_store=save)
         return result
+
+    def evaluate_subsamples(
+        self,
+        qrels: str,
+        runs: str | Sequence[str] | None = None,
+        metrics: str | Sequence[str] = ("AP",),
+        subsamples: str | Sequence[str] = "all",
+        *,
+        include_parent: bool = True,
+        ci: str | None = None,
+        level: float = 0.95,
+        trials: int = 1000,
+        seed: int = 0,
+        rank_ci: str | None = None,
+        **options: Any,
+    ) -> dict[str, EvalResult]:
+        """:meth:`evaluate` for the qrels set ``qrels`` and its ``subsamples`` (``all``, names or
+        fractions) in one bulk pass: ``{qrels name: EvalResult}``, the parent first (unless
+        ``include_parent=False``), then the subsamples, largest fraction first, then by trial. The
+        options and the intervals (``ci``, ``rank_ci``, ``level``, ``trials``, ``seed``) are
+        :meth:`evaluate`'s. See :func:`evalstore.subsample.evaluate_subsamples`."""
+        asked = interval_request(ci, rank_ci, level, trials, seed, memory=of_store(self))  # before any work
+        results = evaluate_subsamples(self, qrels, runs, metrics, subsamples, include_parent=include_parent, **options)
+        asked.attach(self, list(results.values()), save_to_store=options.get("save", True))
+        return results
 
     def leaderboard(
         self,
@@ -216,7 +243,7 @@ class Store(StoreHandle):
         counted once, and ranked by the first metric; ``rank_ci='bootstrap'``: each rank with its
         interval over ``trials`` resamples of every set's topics (``seed``). ``.table()``; see
         :mod:`evalstore.ranking.across`."""
-        ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
+        ranks = interval_request(rank_ci=rank_ci, level=level, trials=trials, seed=seed, memory=None).ranks
         sets = list(dict.fromkeys(names(qrels, "qrels set")))
         if agg not in ACROSS_AGGREGATES:
             raise MetricError(f"aggregate over qrels sets by {' or '.join(ACROSS_AGGREGATES)}, not {agg!r}")
@@ -255,101 +282,25 @@ class Store(StoreHandle):
         the report. See :mod:`evalstore.explain` (also ``explain_topics``, ``compare_conventions``)."""
         return explain(self, metric, qrels, run, topic, convention=convention, complete=complete, depth=depth)
 
-    def compare(
-        self,
-        qrels: str,
-        baseline: str,
-        runs: Sequence[str] | None = None,
-        metrics: str | Sequence[str] = ("AP",),
-        *,
-        test: str = "t",
-        adjust: str = "none",
-        alpha: float = 0.05,
-        trials: int = 10000,
-        seed: int = 0,
-        all_pairs: bool = False,
-        effects: bool = False,
-        save: bool = True,
-        missing: str = "error",
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
-        progress: bool | None = None,
-        rank_ci: str | None = None,
-    ) -> Comparison:
-        """Compare ``runs`` (default: every other run) with ``baseline``: means, significance per
-        metric (``test``: t, wilcoxon, randomisation, bootstrap, tukey-hsd; ``adjust``: none, holm,
-        bonferroni, bh, by), effect sizes (``effects``), each run's rank with its interval
-        (``rank_ci``: bootstrap or t); stored as an analysis unless ``save=False``.
-        See :func:`evalstore.comparison.compare`."""
-        return compare(
-            self, qrels, baseline, runs, metrics, test=test, adjust=adjust, alpha=alpha, trials=trials, seed=seed,
-            all_pairs=all_pairs, effects=effects, save=save, missing=missing, convention=convention,
-            complete=complete, depth=depth, progress=progress, rank_ci=rank_ci,
-        )  # fmt: skip
+    compare = _method(compare)
+    agree = _method(agree)
+    experiment = _method(store_experiment, "experiment")
 
-    def agree(
-        self,
-        reference: str,
-        candidate: str,
-        metrics: str | Sequence[str] | None = None,
-        *,
-        rel: int = 1,
-        runs: Sequence[str] | None = None,
-        test: str = "t",
-        alpha: float = 0.05,
-        trials: int = 10000,
-        seed: int = 0,
-        missing: str = "error",
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
-        save: bool = True,
-        progress: bool | None = None,
-    ) -> Agreement:
-        """How the qrels set ``candidate`` (a judge) agrees with ``reference``: label agreement over
-        the pairs judged in both (confusion matrix, Cohen's kappa plain/linear/quadratic and at
-        ``rel``, Krippendorff's alpha nominal/ordinal, also per topic), and for each of ``metrics``
-        (default nDCG@10) the two leaderboards of the stored runs (tau-b, rho, tau_AP, rank
-        changes, significance flips against the best run). Stored as an analysis unless
-        ``save=False``; ``.to_dict()`` is the JSON document. See :func:`evalstore.judges.agree`."""
-        return agree(
-            self, reference, candidate, metrics, rel=rel, runs=runs, test=test, alpha=alpha, trials=trials, seed=seed,
-            missing=missing, convention=convention, complete=complete, depth=depth, save=save, progress=progress,
-        )  # fmt: skip
+    # ------------------------------------------------------------------ meta-evaluation (evalstore.meta)
+    kendall = _method(meta.kendall)
+    swap = _method(meta.swap)
+    discpower = _method(meta.discpower)
+    significance_tests = _method(meta.tests, "significance_tests")
+    robustness = _method(meta.robustness)
 
-    def experiment(
-        self,
-        measures: str | Sequence[Any],
-        systems: Sequence[str] | None = None,
-        qrels: str | None = None,
-        *,
-        baseline: str | int | Sequence[str | int] | None = None,
-        test: str = "t",
-        correction: str | None = None,
-        alpha: float = 0.05,
-        trials: int = 10000,
-        seed: int = 0,
-        effects: bool = False,
-        missing: str = "error",
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
-        save: bool = False,
-        progress: bool | None = None,
-    ) -> Experiment:
-        """PyTerrier's ``pt.Experiment`` in one call on the store's runs: ``systems`` (default: every
-        run) on ``measures`` against ``qrels`` (default: the ``--qrels`` rule), compared with one or
-        several ``baseline`` runs (``test``, ``correction``: None, holm, bonferroni, bh, by;
-        ``effects``); ``.to_df()`` (name, means, ``<measure> +``, ``-``, ``p-value``, ``reject``,
-        ...), ``.to_df(perquery=True)`` (name, qid, measure, value), ``.comparisons[baseline]``
-        (what ``evalstore compare`` prints). Comparisons are stored only with ``save=True``. See
-        :mod:`evalstore.experiments`."""
-        return store_experiment(
-            self, measures, systems, qrels, baseline=baseline, test=test, correction=correction, alpha=alpha,
-            trials=trials, seed=seed, effects=effects, missing=missing, convention=convention, complete=complete,
-            depth=depth, save=save, progress=progress,
-        )  # fmt: skip
+    # ------------------------------------------------------------------ subsamples (evalstore.subsample)
+    create_subsamples = _method(create_subsamples)
+    list_subsamples = _method(list_subsamples)
+    subsample_names = _method(subsample_names)
+    subsample_sizes = _method(topic_sizes, "subsample_sizes")
+    export_qrels = _method(export_qrels)
+    plan_drop_subsamples = _method(plan_drop_subsamples)
+    drop = _method(drop)
 
     # ------------------------------------------------------------------ reproducibility and design
     def repro(
@@ -407,37 +358,8 @@ class Store(StoreHandle):
         )  # fmt: skip
 
     # ------------------------------------------------------------------ runs made from runs
-    def fuse(
-        self,
-        runs: Sequence[str],
-        method: str,
-        *,
-        name: str,
-        norm: str | None = None,
-        params: Sequence[str] | dict[str, float] | None = None,
-        weights: str | Sequence[float] | None = None,
-        depth: int | None = None,
-        top: int | None = None,
-        ranks: str = "evaluation",
-        replace: bool = False,
-        optimize: str | None = None,
-        qrels: str | None = None,
-        step: float | None = None,
-    ) -> FusionResult:
-        """Fuse stored runs in SQL (ranx's methods: rrf, sum, mnz, anz, max, min, med, wsum, isr,
-        log_isr, bordafuse, rbc, ...; normalisations: min-max, max, sum, zmuv, rank, borda, none) and
-        store the result as the run ``name`` with its recipe (``runs.recipe``, ``runs.fusion``, an
-        ir_metadata header). ``optimize='nDCG@10', qrels=...``: choose the weights (or k, phi, ...) by
-        ranx's grid search, all candidates evaluated at once. See :func:`evalstore.fusion.fuse`."""
-        return fuse(
-            self, runs, method, name=name, norm=norm, params=params, weights=weights, depth=depth, top=top,
-            ranks=ranks, replace=replace, optimize=optimize, qrels=qrels, step=step,
-        )  # fmt: skip
-
-    def refresh_fusion(self, name: str) -> FusionResult:
-        """Make the fused run ``name`` again from its recipe over its input runs as they are now (after
-        an input was replaced: the run was stale). See :func:`evalstore.fusion.refresh`."""
-        return refresh(self, name)
+    fuse = _method(fuse)
+    refresh_fusion = _method(refresh, "refresh_fusion")
 
     def provenance(self, run: str) -> Provenance | None:
         """How a fused run was made (its recipe, and the inputs replaced or dropped since); None for
@@ -445,10 +367,7 @@ class Store(StoreHandle):
         self.run_id(run)
         return provenance(self, run)
 
-    def export_run(self, name: str, path: str | os.PathLike | None = None, *, tag: str | None = None) -> ExportedRun:
-        """Write a stored run (fused runs too) as a TREC run file, its ir_metadata header first, byte for
-        byte (``.gz``: gzipped; None: standard output). See :mod:`evalstore.run_export`."""
-        return export_run(self, name, path, tag=tag)
+    export_run = _method(export_run)
 
     # ------------------------------------------------------------------ other clients
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:

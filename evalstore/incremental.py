@@ -6,7 +6,7 @@ the canonical metric (the short name and the resolved parameters with the evalua
 ``evaluations.params``), the pool option and the engine version; migration 0006 stores the hashes
 and the pool option with every evaluation. :func:`missing` finds the cells (qrels set, run, metric)
 to compute and groups them into rectangles (jobs) for the engine; the evaluation's context
-(:class:`evalstore.evaluation_context.EvaluationContext`, which calls it with the plan it computed)
+(:class:`evalstore.evaluation.context.EvaluationContext`, which calls it with the plan it computed)
 copies the reused cells' stored scores into its output table, so the result is shaped from one
 table whether a score was computed now or before.
 """

@@ -5,6 +5,7 @@ the code's own."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from pathlib import Path
@@ -152,3 +153,176 @@ def test_a_missing_project_path_is_caught():
         "tests/test_aggregate.py",
         "sql/bpref.sql",
     }
+
+
+# --------------------------------------------------------------------------- names in backticks
+#: The docs people write (the generated references, docs/cli.md and docs/metrics.md, are the code's
+#: own and name command arguments and metrics in capitals).
+WRITTEN = [d for d in DOCS if d.name not in {"cli.md", "metrics.md"}]
+TICKED = re.compile(r"`([^`\n]+)`")
+MODULE_PATH = re.compile(r"^[A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)*(?:\.py|/)$")
+REGISTRY = re.compile(r"^[A-Z][A-Z_]{3,}[A-Z]$")
+DOTTED = re.compile(r"^([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(?:\(|$)")
+FILE_NAME = re.compile(r"\.(py|md|sql|txt|gz|json|csv|tsv|html|svg|png|toml|yaml|duckdb|parquet)$")
+PACKAGE = ROOT / "evalstore"
+
+
+def _blocks(text: str) -> list[str]:
+    """A Markdown text's paragraphs and list items: a module file named in one is read in the folder
+    the block named last before it (``* **Report** (`evalstore/report/`): `table.py` ...``)."""
+    return re.split(r"\n\s*\n|\n(?=\* )", text)
+
+
+def _where(name: str, folders: list[Path]) -> Path | None:
+    """Where a module path of the docs (``facade.py``, ``ingest/formats.py``, ``store/``) is: in a
+    folder the block named before it, at the project's root or in evalstore/ (a file name alone: or
+    in bench/, tests/, tools/). A path into another project (its first folder is none of ours) is
+    not checked (``ROOT``)."""
+    bases = [*reversed(folders), ROOT, PACKAGE]
+    if "/" not in name.rstrip("/"):
+        bases += [ROOT / "bench", ROOT / "tests", ROOT / "tools"]
+    elif not any((b / name.split("/")[0]).exists() for b in bases):
+        return ROOT
+    return next((b / name for b in bases if (b / name).exists()), None)
+
+
+def _missing_paths(text: str) -> list[str]:
+    out = []
+    for block in _blocks(text):
+        folders: list[Path] = []
+        for n in TICKED.findall(block):
+            if not MODULE_PATH.match(n):
+                continue
+            found = _where(n, folders)
+            if found is None:
+                out.append(n)
+            elif "/" in n.rstrip("/") or n.endswith("/"):
+                folders.append(found if found.is_dir() else found.parent)
+    return out
+
+
+def test_every_module_path_in_backticks_exists():
+    """``comparison/render.py`` or ``rows.py`` in a doc where no such module exists is caught."""
+    missing = [f"{d.relative_to(ROOT)}: {n}" for d in WRITTEN for n in _missing_paths(d.read_text(encoding="utf-8"))]
+    assert missing == []
+
+
+def test_a_missing_module_path_is_caught():
+    text = "* **Report** (`evalstore/report/`): `table.py`, `rows.py`, `comparison/render.py`, `store/`\n"
+    assert _missing_paths(text) == ["rows.py", "comparison/render.py"]
+    assert _missing_paths("`evaluation/` (`stored.py`), `ingest/formats.py`, `readers.py`") == []
+    assert _missing_paths("`judges/`: `stored.py`") == ["stored.py"]
+    assert _missing_paths("`mteb/benchmarks/_create_table.py`, `facade.py`") == []
+
+
+def _defined_names() -> set[str]:
+    """The module-level names (registries, constants) assigned in evalstore and the tests."""
+    import ast
+
+    out = set()
+    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "tests").rglob("*.py")]:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            out |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return out
+
+
+#: DuckDB's COPY options the docs warn about (no keywords)
+COPY_OPTIONS = {"OVERWRITE", "PARTITION_BY"}
+
+
+def _not_a_registry(name: str) -> bool:
+    """An all-capitals word that is an SQL keyword or a metric's name (``PIVOT``, ``NWRR``, ``GM_AP``)."""
+    import duckdb
+
+    from evalstore.errors import MetricError
+    from evalstore.metrics.registry import parse_metric
+
+    keywords = {k for (k,) in duckdb.sql("SELECT upper(keyword_name) FROM duckdb_keywords()").fetchall()}
+    if name in keywords or name in COPY_OPTIONS:
+        return True
+    try:
+        parse_metric(name)
+    except MetricError:
+        return False
+    return True
+
+
+def test_every_registry_named_exists():
+    """An all-capitals name in backticks (``INPUT_FORMATS``, ``LAYOUTS``, ``LAYERS``) is a module-level
+    name of evalstore or the tests, unless it is an SQL keyword or a metric."""
+    defined = _defined_names()
+    assert {"INPUT_FORMATS", "OUTPUT_FORMATS", "LAYERS"} <= defined
+    missing = sorted(
+        f"{d.relative_to(ROOT)}: {n}"
+        for d in WRITTEN
+        for n in set(TICKED.findall(d.read_text(encoding="utf-8")))
+        if REGISTRY.match(n) and n not in defined and not _not_a_registry(n)
+    )
+    assert missing == []
+
+
+def test_a_missing_registry_is_caught():
+    assert not _not_a_registry("FORMATS") and "FORMATS" not in _defined_names()
+    assert _not_a_registry("PIVOT") and _not_a_registry("GM_AP")
+
+
+@functools.cache
+def _relations() -> set[str]:
+    """The tables and views of the store's schema (``runs.metadata`` is a column, not a module's)."""
+    pattern = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I)
+    return {m.lower() for p in (ROOT / "migrations").glob("*.sql") for m in pattern.findall(p.read_text())}
+
+
+@functools.cache
+def _modules() -> list[str]:
+    return [_module_name(p) for p in PACKAGE.rglob("*.py")]
+
+
+def _dotted_resolves(head: str, rest: str) -> bool | None:
+    """Does ``head.rest`` (``evalstore.drop.plan_drop``, ``Store.evaluate``, ``store.sql``: a Store's,
+    ``engine.metric_sql``: a module's) name something that exists? None when ``head`` is no name of
+    evalstore's (``np.argsort``) or a table of the store (``runs.metadata``)."""
+    if head == "evalstore":
+        return _exists(head + rest)
+    import evalstore
+
+    if head == "store":  # a Store: its methods and the attributes its handle sets (store.con)
+        from evalstore.store.handle import StoreHandle
+
+        first = rest.split(".")[1]
+        return _exists(f"evalstore.Store{rest}") or first in StoreHandle.__init__.__code__.co_names
+    if head in evalstore.__all__:
+        return _exists(f"evalstore.{head}{rest}")
+    if head in _relations():
+        return None
+    matching = [m for m in _modules() if m.rsplit(".", 1)[-1] == head or m.endswith(f".{head}.__init__")]
+    if not matching:
+        return None
+    return any(_exists(m + rest) for m in matching)
+
+
+def _broken_dotted(text: str) -> list[str]:
+    out = []
+    for n in TICKED.findall(text):
+        m = DOTTED.match(n)
+        if m and not FILE_NAME.search(m[0]) and _dotted_resolves(m[1], m[2]) is False:
+            out.append(n)
+    return out
+
+
+def test_every_function_named_exists():
+    """A dotted name in backticks that starts at evalstore, one of its public names or one of its
+    modules (``evalstore.open``, ``Store.design``, ``ranked_list.render``) names something that exists."""
+    broken = [f"{d.relative_to(ROOT)}: {n}" for d in WRITTEN for n in _broken_dotted(d.read_text(encoding="utf-8"))]
+    assert broken == []
+
+
+def test_a_missing_function_is_caught():
+    assert _broken_dotted("`Store.evaluate(x)`, `store.sql(...)`, `evalstore.open`, `np.argsort`, `facade.py`") == []
+    assert _broken_dotted("`ranked_list.render`, `runs.metadata`") == []
+    assert _broken_dotted("`Store.no_such`, `evalstore.drop.nothing`, `engine.nothing()`") == [
+        "Store.no_such",
+        "evalstore.drop.nothing",
+        "engine.nothing()",
+    ]

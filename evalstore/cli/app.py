@@ -13,7 +13,7 @@ from ..facade import Store
 from ..facade import open as open_store_at
 from ..store import available_migrations, inspect_store
 from ..version import __version__
-from . import failures, ranges, resources
+from . import failures, ranges, resource_options
 from .choices import flag
 from .help_format import HelpGroup
 from .ranges import number
@@ -73,7 +73,7 @@ def root(
     ctx: typer.Context,
     db: str | None = typer.Option(None, "--db", help=_DB_HELP),
     memory_limit: str | None = typer.Option(
-        None, "--memory-limit", parser=resources.memory_limit, help="DuckDB memory limit, e.g. 1.5GB or 50%."
+        None, "--memory-limit", parser=resource_options.memory_limit, help="DuckDB memory limit, e.g. 1.5GB or 50%."
     ),
     threads: int | None = number(None, "--threads", range=ranges.THREADS, help="DuckDB worker threads."),
     temp_dir: str | None = typer.Option(None, "--temp-dir", help="Where DuckDB spills what does not fit in memory."),
@@ -98,27 +98,28 @@ def group(help: str) -> typer.Typer:
     return sub
 
 
-def open_store(db: str | None, read_only: bool = False, sandbox: bool = False, create: bool = False) -> Store:
-    """Open the store of a command with the command's resource options. Only the commands that
-    make a store (``ingest``, ``demo``, ``import store``) pass ``create=True``: elsewhere a
-    mistyped --db is an error, not a new empty store."""
-    r = resources.CURRENT
+def open_store(
+    r: resource_options.StoreResources, read_only: bool = False, sandbox: bool = False, create: bool = False
+) -> Store:
+    """Open the store of a command (``r.db``) with the command's resource options. Only the
+    commands that make a store (``ingest``, ``demo``, ``import store``) pass ``create=True``:
+    elsewhere a mistyped --db is an error, not a new empty store."""
     return open_store_at(
-        db,
+        r.db,
         read_only=read_only,
         memory_limit=r.memory_limit,
         threads=r.threads,
         temp_directory=r.temp_dir,
         sandbox=sandbox,
-        wait=r.wait,
+        wait=r.wait or 0.0,
         create=create,
     )
 
 
-def open_for_reading(db: str | None) -> Store:
+def open_for_reading(r: resource_options.StoreResources) -> Store:
     """Open the store read-only (no write lock; several readers may share it). A store that needs
     a schema upgrade is opened for writing once, which upgrades it; a missing store is an error."""
-    info = inspect_store(db, wait=resources.CURRENT.wait)
+    info = inspect_store(r.db, wait=r.wait or 0.0)
     if info["state"] == "missing":
         raise StoreError(
             f"the store {info['location']} does not exist; ingest qrels or runs into it first "
@@ -126,8 +127,8 @@ def open_for_reading(db: str | None) -> Store:
             f"an existing store"
         )
     if info["state"] == "older" or info["schema_version"] < len(available_migrations()):
-        return open_store(db)
-    return open_store(db, read_only=True)
+        return open_store(r)
+    return open_store(r, read_only=True)
 
 
 def main() -> None:

@@ -97,11 +97,11 @@ def compare_cmd(
     chosen = output_format(fmt, output)
     figures.check(plot, plot_data)
     if contrast:
-        emit(_contrast(store.db, qrels, baseline, run, metric), chosen, output)
+        emit(_contrast(store, qrels, baseline, run, metric), chosen, output)
         return
-    with open_store(store.db) as s:
-        result = cmp_lib.compare(
-            s, qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
+    with open_store(store) as s:
+        result = s.compare(
+            qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects or dz, save=not no_save, missing=missing,
             rank_ci=rank_ci, **ev.kwargs(),
         )  # fmt: skip
@@ -109,10 +109,12 @@ def compare_cmd(
     figures.write(plot, plot_data, lambda p: plots.plot_compare(result, p), lambda: figure_data.compare(result))
 
 
-def _contrast(db: str | None, qrels: str | None, baseline: str, run: list[str] | None, metric: list[str]) -> Table:
+def _contrast(
+    store: opt.StoreOptions, qrels: str | None, baseline: str, run: list[str] | None, metric: list[str]
+) -> Table:
     """Where the baseline and one run differ (``compare --contrast``)."""
     if not run or len(run) != 1:
         raise typer.BadParameter("--contrast compares the baseline with one run: give one -r RUN", param_hint="--run")
-    with open_store(db) as s:
+    with open_store(store) as s:
         found = cmp_lib.contrast(s, qrels or default_qrels(s, metric[:1]), baseline, run[0], metric=metric[0])
     return found.table()

@@ -12,23 +12,22 @@ from ..default_qrels import default_qrels
 from ..demo import run_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
-from ..intervals import attach as attach_intervals
 from ..memory_limit import of_limit
 from ..meta import plots
-from ..ranking.intervals import attach as attach_ranks
 from ..ranking.intervals import legend as rank_legend
 from ..report import figure_data
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult
 from ..stats.budget import check_bootstrap
-from ..subsample import derivations, evaluate_subsamples
-from . import figures, resources
+from ..subsample import derivations
+from . import figures
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
 from .inputs import spooled
 from .output import OutputFile, emit, format_option, output_format
+from .resource_options import StoreResources
 from .spark_eval import spark_eval
 
 EVAL_FORMATS = (*TABLES, "evaluation")
@@ -95,7 +94,7 @@ def eval_cmd(
     qrels = _one_qrels(qrels_sets, agg)
     _check_mode(files, qrels, run, engine, data, subsamples, plot or plot_data, fmt, ci.ci or ci.rank_ci)
     if ci.ci == "bootstrap":  # a B whose resampled means cannot fit is refused before any work
-        check_bootstrap(ci.trials, of_limit(resources.CURRENT.memory_limit), interval=True)
+        check_bootstrap(ci.trials, of_limit(store_opts.memory_limit), interval=True)
     metrics = metric or ["official"]
     result: EvalResult | None = None
     if agg is not None:
@@ -107,9 +106,8 @@ def eval_cmd(
         title = f"Spark: qrels {qrels}"
         report = _result_report(result, fmt, per_topic, transpose, title)
     elif files:
-        result = _files_result(files, metrics, ev)
-        title = f"qrels {files[0]}"
-        report = _result_report(result, fmt, per_topic, transpose, title, ci.spec, ci.rank_spec)
+        result, title = _files_result(files, metrics, ev, ci, store_opts), f"qrels {files[0]}"
+        report = _result_report(result, fmt, per_topic, transpose, title)
     else:
         asked = (qrels, run, metrics, subsamples, recompute)
         report, result, title = _store_report(store_opts, *asked, ev, ci, fmt, per_topic, transpose)
@@ -119,9 +117,11 @@ def eval_cmd(
     emit(report, fmt, output)
 
 
-def _files_result(files: list[str], metrics: list[str], ev: opt.EvaluationOptions) -> EvalResult:
-    """``eval QRELS RUN...``: the files evaluated without a store, with the command's resources."""
-    r = resources.CURRENT
+def _files_result(
+    files: list[str], metrics: list[str], ev: opt.EvaluationOptions, ci: opt.IntervalOptions, r: StoreResources
+) -> EvalResult:
+    """The evaluation of a qrels file and run files (``-`` as standard input), with its intervals,
+    under the command's resources; nothing is stored."""
     with spooled(files) as paths:
         qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
         return evaluate_files(
@@ -133,6 +133,7 @@ def _files_result(files: list[str], metrics: list[str], ev: opt.EvaluationOption
             threads=r.threads,
             temp_directory=r.temp_dir,
             **ev.kwargs(),
+            **ci.kwargs(),
         )
 
 
@@ -151,13 +152,11 @@ def _store_report(
 ) -> tuple[Report, EvalResult | None, str]:
     """The evaluation of stored runs (with their subsamples when asked): the report, the result
     (None for subsamples) and its title."""
-    with open_store(store_opts.db) as store:
+    with open_store(store_opts) as store:
         qrels = qrels or default_qrels(store, metrics)
         title = f"qrels {qrels}"
         if subsamples:
-            report = _subsamples_report(
-                store, qrels, run, metrics, subsamples, ev, ci.spec, fmt, per_topic, ci.rank_spec
-            )
+            report = _subsamples_report(store, qrels, run, metrics, subsamples, ev, ci, fmt, per_topic)
             return report, None, title
         result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
         return _result_report(result, fmt, per_topic, transpose, title), result, title
@@ -211,7 +210,7 @@ def _across_report(
     ci: opt.IntervalOptions,
 ) -> Report:
     """One leaderboard over the qrels sets (checked first: see :func:`_check_across`)."""
-    with open_store(store_opts.db) as store:
+    with open_store(store_opts) as store:
         board = store.leaderboard(
             qrels_sets or [default_qrels(store, metrics)], run or None, metrics, agg=agg, rank_ci=ci.rank_ci,
             level=ci.level, trials=ci.trials, seed=ci.seed, **ev.kwargs(),
@@ -256,18 +255,14 @@ def _subsamples_report(
     metrics: list[str],
     subsamples: str,
     ev: opt.EvaluationOptions,
-    intervals: IntervalSpec | None,
+    ci: opt.IntervalOptions,
     fmt: str,
     per_topic: bool,
-    ranks: IntervalSpec | None = None,
 ) -> Report:
     """A qrels set and its subsamples evaluated in one pass: one leaderboard (or the per-topic rows),
     with intervals (stored) when asked."""
-    results = evaluate_subsamples(store, qrels, run or None, metrics, subsamples, **ev.kwargs())
-    if intervals is not None:
-        attach_intervals(store, list(results.values()), intervals)
-    if ranks is not None:
-        attach_ranks(store, list(results.values()), ranks)
+    results = store.evaluate_subsamples(qrels, run or None, metrics, subsamples, **ev.kwargs(), **ci.kwargs())
+    intervals, ranks = ci.spec, ci.rank_spec
     title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
     table = (
         report_rows.per_topics(results, title, means=fmt == "table")
@@ -284,16 +279,9 @@ def _result_report(
     per_topic: bool,
     transpose: bool,
     title: str,
-    intervals: IntervalSpec | None = None,
-    ranks: IntervalSpec | None = None,
 ) -> Report:
     """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
-    reader, as trec_eval -q); adds the intervals asked for when the evaluation has none yet (files:
-    nothing is stored)."""
-    if intervals is not None and result.interval_spec is None:  # files: no store, the limit of --memory-limit
-        attach_intervals(None, result, intervals, memory=of_limit(resources.CURRENT.memory_limit))
-    if ranks is not None and result.rank_spec is None:
-        attach_ranks(None, result, ranks)
+    reader, as trec_eval -q), with the intervals the evaluation attached."""
     notes = list(result.notes)
     if result.reused:
         notes.append(
@@ -355,7 +343,7 @@ def export_leaderboard_cmd(
         _check_across(None, "duckdb", None, None, per_topic, chosen, ci)
         emit(_across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci), chosen, None if to_stdout else output)
         return
-    with open_store(store_opts.db) as store:
+    with open_store(store_opts) as store:
         result = store.evaluate(
             qrels or default_qrels(store, metrics), run or None, metrics, **ev.kwargs(), **ci.kwargs()
         )

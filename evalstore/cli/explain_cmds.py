@@ -61,7 +61,7 @@ def explain_cmd(
         raise typer.BadParameter("with files, leave out --qrels and --run", param_hint="FILES")
     if files is not None and len(files) not in (0, 2):
         raise typer.BadParameter("give a qrels file and one run file", param_hint="FILES")
-    with _source(files, store_opts.db) as store:
+    with _source(files, store_opts) as store:
         q = qrels or default_qrels(store, [metric])
         r = run or _only_run(store)
         if compare:
@@ -81,10 +81,10 @@ explain_cmd.__doc__ = (explain_cmd.__doc__ or "").replace(
 
 
 @contextmanager
-def _source(files: list[str] | None, db: str | None) -> Iterator[facade.Store]:
+def _source(files: list[str] | None, store_opts: opt.StoreOptions) -> Iterator[facade.Store]:
     """The store of --db, or a store in memory holding the two files."""
     if not files:
-        with open_for_reading(db) as store:
+        with open_for_reading(store_opts) as store:
             yield store
         return
     with spooled(files) as paths, facade.open(":memory:") as store:

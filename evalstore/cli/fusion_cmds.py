@@ -86,7 +86,7 @@ def fuse_cmd(
         raise typer.BadParameter("--refresh takes only --name: the recipe is stored", param_hint="--refresh")
     if not refresh and (not run or not method):
         raise typer.BadParameter("give the input runs (-r A -r B) and --method", param_hint="--run/--method")
-    with open_store(store.db) as s:
+    with open_store(store) as s:
         if refresh:
             result = s.refresh_fusion(name)
         else:
@@ -116,7 +116,7 @@ def export_run_cmd(
     byte for byte as ingested (a fused run: its recipe)."""
     if output and output != "-":
         check_writable(output, "--output")
-    with open_for_reading(store.db) as s:
+    with open_for_reading(store) as s:
         exported = s.export_run(name, None if output in (None, "-") else output, tag=tag)
     if exported.path is not None:
         say(exported.summary())

@@ -63,7 +63,7 @@ def agree_cmd(
     chosen = output_format(fmt, output)
     if per_topic and per_run:
         raise typer.BadParameter("choose one of --per-topic and --per-run", param_hint="--per-run")
-    with open_store(store.db) as s:
+    with open_store(store) as s:
         a = s.agree(
             qrels, candidate, metric or None, rel=rel, runs=run or None, test=test, alpha=alpha, trials=trials,
             seed=seed, missing=missing, save=not no_save, **ev.kwargs(),

@@ -24,7 +24,7 @@ def export_store_cmd(
 ) -> None:
     """Write runs (partitioned by run), qrels sets, subsamples, scores and a manifest as Parquet files
     (docs/scale.md describes the layout)."""
-    with open_for_reading(store_opts.db) as store:
+    with open_for_reading(store_opts) as store:
         manifest = export_store(store, folder)
     say(f"wrote {folder}: {len(manifest['runs'])} runs, {len(manifest['qrels'])} qrels sets (manifest.json)")
 
@@ -37,7 +37,7 @@ def import_store_cmd(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Read a Parquet layout into the store (in one transaction; names already in the store are refused)."""
-    with open_store(store_opts.db, create=True) as store:
+    with open_store(store_opts, create=True) as store:
         added = import_store(store, folder)
     say(f"imported {added['runs']} runs and {added['qrels']} qrels sets from {folder}")
 
@@ -50,6 +50,6 @@ def import_scores_cmd(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Store the per-topic scores that `evalstore eval --engine spark` wrote under DIR/spark_scores/."""
-    with open_store(store_opts.db) as store:
+    with open_store(store_opts) as store:
         n = import_scores(store, folder)
     say(f"imported {n} evaluations (run, qrels, metric) from {folder}/spark_scores")

@@ -1,7 +1,7 @@
 """Meta-evaluation commands: `evalstore meta kendall|swap|discpower|tests|robustness`.
 
-Each runs one analysis of :mod:`evalstore.meta` (stored in the ``meta_*`` relations unless
-``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
+Each runs one analysis of :mod:`evalstore.meta` as a method of the store (stored in the ``meta_*``
+relations unless ``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
 plain values with ``--format csv|tsv|json|markdown|latex`` and in files: ``-o FILE`` writes
 ``--format`` or the format of its extension) and can draw a PNG
 (``--plot FILE.png|.svg``, :mod:`evalstore.meta.plots`) and write its data (``--plot-data
@@ -14,16 +14,14 @@ from typing import Any
 
 import typer
 
-from .. import meta
 from ..default_qrels import HELP as default_qrels_help
 from ..default_qrels import default_qrels
-from ..evaluation import unrelated_note
+from ..evaluation.stored import unrelated_note
 from ..meta import plots
 from ..meta.common import Analysis
 from ..report import figure_data, meta_tables
 from ..report.table import Table
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
-from ..subsample import create_subsamples
 from . import figures, ranges
 from . import options as opt
 from .app import app, group, open_store
@@ -86,9 +84,9 @@ def kendall_cmd(
     *,
     a: opt.AnalysisOptions,
 ) -> None:
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
-        an = meta.kendall(store, qrels, metric, save=not a.no_save, **a.inputs())
+        an = store.kendall(qrels, metric, save=not a.no_save, **a.inputs())
     _emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a)
     plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
     _done(an, a, lambda a, p: plots.plot_kendall(a, p, plot_stat), lambda a: figure_data.kendall(a, plot_stat))
@@ -115,10 +113,10 @@ def swap_cmd(
     *,
     a: opt.AnalysisOptions,
 ) -> None:
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
-        an = meta.swap(
-            store, qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
+        an = store.swap(
+            qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
             **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.swap(an, bins=bins, paper=a.paper), a)
@@ -144,10 +142,10 @@ def discpower_cmd(
     *,
     a: opt.AnalysisOptions,
 ) -> None:
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
-        an = meta.discpower(
-            store, qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
+        an = store.discpower(
+            qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
             **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a)
@@ -191,10 +189,10 @@ def tests_cmd(
     a: opt.AnalysisOptions,
 ) -> None:
     names = test or ["t", "wilcoxon", "randomisation", "bootstrap"]
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
-        an = meta.tests(
-            store, qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
+        an = store.significance_tests(
+            qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
             save=not a.no_save, **a.inputs(),
         )  # fmt: skip
     _emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a)
@@ -250,13 +248,13 @@ def robustness_cmd(
         raise typer.BadParameter(f"--show takes {', '.join(sorted(allowed))}")
     if "all" in shows:
         shows = set(meta_tables.ROBUSTNESS_TABLES)
-    with open_store(a.db) as store:
+    with open_store(a) as store:
         qrels = qrels or default_qrels(store, metric)
         spec: Any = subsamples
         if fractions:
-            spec = create_subsamples(store, qrels, fractions, trials=subsample_trials, seed=subsample_seed)
-        an = meta.robustness(
-            store, qrels, metric, subsamples=spec, test=test, trials=trials, seed=seed, alpha=alpha,
+            spec = store.create_subsamples(qrels, fractions, trials=subsample_trials, seed=subsample_seed)
+        an = store.robustness(
+            qrels, metric, subsamples=spec, test=test, trials=trials, seed=seed, alpha=alpha,
             threshold=threshold, save=not a.no_save, **a.inputs(),
         )  # fmt: skip
     for table in meta_tables.robustness(an, show=shows, paper=a.paper):

@@ -27,7 +27,7 @@ from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
 from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
 from ..ranking.intervals import RANK_METHODS
-from . import figures, ranges, resources
+from . import figures, ranges, resource_options
 from .choices import choice, flag
 from .output import OutputFile, format_option, output_format
 from .ranges import number
@@ -150,15 +150,12 @@ class StoreOptions:
     temp_dir: str | None = None
     wait: float | None = None
 
-    def __post_init__(self) -> None:
-        resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
-
 
 MemoryLimit = typer.Option(
     None,
     "--memory-limit",
     envvar="EVALSTORE_MEMORY_LIMIT",
-    parser=resources.memory_limit,
+    parser=resource_options.memory_limit,
     help="DuckDB memory limit, e.g. 1.5GB or 50% (default: 128 MB per thread, at least 512 MB, at most a quarter "
     "of the RAM or 4 GB); beyond it DuckDB spills to --temp-dir.",
 )
@@ -400,7 +397,6 @@ class AnalysisOptions:
         }
 
     def __post_init__(self) -> None:
-        resources.use(self.memory_limit, self.threads, self.temp_dir, self.wait)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
         figures.check(self.plot, self.plot_data)

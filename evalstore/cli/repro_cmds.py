@@ -84,7 +84,7 @@ def repro_cmd(
     figures.check(plot, plot_data)
     if per_topic and rep_qrels:
         raise typer.BadParameter("replicability compares no rankings (no per-topic KTU/RBO)", param_hint="--per-topic")
-    with open_store(store.db) as s:
+    with open_store(store) as s:
         r = reproducibility(
             s, qrels or default_qrels(s, metric), baseline, advanced, rep_baseline, rep_advanced, metric,
             rep_qrels=rep_qrels, rbo_p=rbo_p,
@@ -147,7 +147,7 @@ def design_cmd(
         raise typer.BadParameter(f"the power 1 - beta must exceed --alpha {alpha}", param_hint="--beta")
     if systems is not None and test != "anova":
         raise typer.BadParameter("only --test anova takes a number of systems", param_hint="--systems")
-    with open_store(store.db) as s:
+    with open_store(store) as s:
         d = design(
             s, qrels or default_qrels(s, [metric]), metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff,
             systems=systems, runs=run or None, missing=missing, save=not no_save, **ev.kwargs(),

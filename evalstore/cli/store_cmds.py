@@ -90,7 +90,7 @@ def ingest_run(
     """Ingest TREC runs (topic Q0 doc rank score tag) or NTCIR res files (one docno per line).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
-    with open_store(store_opts.db, create=True) as store:
+    with open_store(store_opts, create=True) as store:
         results = store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
     _summaries(results)
 
@@ -120,7 +120,7 @@ def ingest_qrels(
     or diversity judgments per subtopic (--format subtopic / ntcir-intents).
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
-    with open_store(store_opts.db, create=True) as store:
+    with open_store(store_opts, create=True) as store:
         results = store.ingest_qrels(
             files, name=name, format=fmt, replace=replace, gains=gains, intent_probs=intent_probs
         )
@@ -147,7 +147,7 @@ def ingest_topics_cmd(
     MS MARCO-style qid<TAB>text, or JSONL as ir_datasets and BEIR write it.
 
     Pages show a topic's query; SQL reads the view topics. One transaction: on any error nothing is stored."""
-    with open_store(store_opts.db, create=True) as store:
+    with open_store(store_opts, create=True) as store:
         result = store.ingest_topics(file, name=name, format=fmt, field=field, replace=replace)
     say(result.summary())
 
@@ -166,7 +166,7 @@ def ingest_docs_cmd(
     given, read in bounded chunks.
 
     Topic pages then show a snippet of each ranked document; SQL reads the view docs. One transaction."""
-    with open_store(store_opts.db, create=True) as store:
+    with open_store(store_opts, create=True) as store:
         result = store.ingest_docs(file, name=name, format=fmt, replace=replace)
     say(result.summary())
 
@@ -178,7 +178,7 @@ def list_runs(
 ) -> None:
     """List stored runs."""
     fmt = output_format(fmt, output)
-    with open_for_reading(store_opts.db) as store:
+    with open_for_reading(store_opts) as store:
         res = store.list_runs()
     emit(_table(res, "runs", digits=6), fmt, output)
 
@@ -190,7 +190,7 @@ def list_qrels(
 ) -> None:
     """List stored qrels sets."""
     fmt = output_format(fmt, output)
-    with open_for_reading(store_opts.db) as store:
+    with open_for_reading(store_opts) as store:
         res = store.list_qrels()
     emit(_table(res, "qrels sets", digits=6), fmt, output)
 
@@ -201,7 +201,7 @@ def drop_run(
     names: list[str] = typer.Argument(..., help="Run names."), yes: bool = opt.Yes, *, store_opts: opt.StoreOptions
 ) -> None:
     """Remove runs: their rows, stored scores and the meta analyses that read them (one transaction)."""
-    _drop("run", names, yes, store_opts.db)
+    _drop("run", names, yes, store_opts)
 
 
 @drop_app.command("qrels")
@@ -214,7 +214,7 @@ def drop_qrels(
 ) -> None:
     """Remove qrels sets: their judgments, stored scores, the subsamples drawn from them and the
     meta analyses that read them (one transaction)."""
-    _drop("qrels", names, yes, store_opts.db)
+    _drop("qrels", names, yes, store_opts)
 
 
 @drop_app.command("topics")
@@ -226,7 +226,7 @@ def drop_topics(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Remove topic sets with their texts (one transaction)."""
-    _drop("topics", names, yes, store_opts.db)
+    _drop("topics", names, yes, store_opts)
 
 
 @drop_app.command("docs")
@@ -238,12 +238,12 @@ def drop_docs(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Remove doc sets with their texts (one transaction)."""
-    _drop("docs", names, yes, store_opts.db)
+    _drop("docs", names, yes, store_opts)
 
 
-def _drop(kind: str, names: list[str], yes: bool, db: str | None) -> None:
+def _drop(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) -> None:
     check_can_ask(yes, "drop them" if len(names) > 1 else "drop it")
-    with open_store(db) as store:
+    with open_store(store_opts) as store:
         plan = plan_drop(store, kind, names)
         if not confirmed(yes, f"drop {plan.summary()}?"):
             raise typer.Exit(1)
@@ -277,10 +277,10 @@ def sql(
     if sandbox and write:
         raise typer.BadParameter("--sandbox is read-only; leave out --write", param_hint="--sandbox")
     if sandbox:
-        with open_store(store_opts.db, sandbox=True) as store:
+        with open_store(store_opts, sandbox=True) as store:
             res = store.sql(query, sandbox=True)
     else:
-        with open_store(store_opts.db) if write else open_for_reading(store_opts.db) as store:
+        with open_store(store_opts) if write else open_for_reading(store_opts) as store:
             res = store.sql(query, write=write)
     if res.columns:
         # values as computed: no rounding, integers as integers; column names as the query wrote them
@@ -367,7 +367,7 @@ def db_upgrade(*, store_opts: opt.StoreOptions) -> None:
     before = inspect_store(store_opts.db)
     if before["state"] == "missing":
         raise StoreError(f"the store {before['location']} does not exist; nothing to upgrade")
-    with open_store(store_opts.db) as store:
+    with open_store(store_opts) as store:
         after = store.schema_version()
     if after == before["schema_version"]:
         say(f"schema version {after}: already up to date")

@@ -1,22 +1,16 @@
 """Subsample commands: `evalstore subsample --qrels NAME --fractions ...` and its sub-commands
-(list, show, export, drop). The library functions are in :mod:`evalstore.subsample`."""
+(list, show, export, drop). Each calls a method of the store (:class:`evalstore.Store`: the functions of
+:mod:`evalstore.subsample`)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import typer
 
 from ..default_qrels import HELP as default_qrels_help
 from ..default_qrels import default_qrels
-from ..drop import drop
 from ..report.table import Table
-from ..subsample import (
-    create_subsamples,
-    export_qrels,
-    list_subsamples,
-    plan_drop_subsamples,
-    subsample_names,
-    topic_sizes,
-)
 from . import options as opt
 from . import ranges
 from .app import CONTEXT, app, open_store
@@ -83,10 +77,9 @@ def create(
         say("note: --trials and --seed of `subsample` are now --subsample-trials (-k) and --subsample-seed")
         trials = trials if old_trials is None else old_trials
         seed = seed if old_seed is None else old_seed
-    with open_store(store_opts.db or _group_db(ctx)) as store:
+    with open_store(_with_group_db(store_opts, ctx)) as store:
         qrels = qrels or default_qrels(store)
-        names = create_subsamples(
-            store,
+        names = store.create_subsamples(
             qrels,
             fractions,
             trials=trials,
@@ -97,7 +90,7 @@ def create(
             prefix=prefix,
             replace=replace,
         )
-        res = list_subsamples(store, qrels)
+        res = store.list_subsamples(qrels)
         idx = res.columns.index("name")
         rows = [r[:-1] for r in res.rows if r[idx] in set(names)]
         emit(Table(res.columns[:-1], rows, title=f"subsamples of {qrels}"), fmt, output)
@@ -116,8 +109,8 @@ def list_cmd(
 ):
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
     fmt = output_format(fmt, output)
-    with open_store(store_opts.db or _group_db(ctx)) as store:
-        res = list_subsamples(store, parent)
+    with open_store(_with_group_db(store_opts, ctx)) as store:
+        res = store.list_subsamples(parent)
         emit(Table(res.columns, res.rows, title="subsamples"), fmt, output)
 
 
@@ -133,8 +126,8 @@ def show_cmd(
 ):
     """Per-topic sizes of a subsample next to its parent's."""
     fmt = output_format(fmt, output)
-    with open_store(store_opts.db or _group_db(ctx)) as store:
-        res = topic_sizes(store, name)
+    with open_store(_with_group_db(store_opts, ctx)) as store:
+        res = store.subsample_sizes(name)
         emit(Table(res.columns, res.rows, title=name), fmt, output)
 
 
@@ -148,8 +141,8 @@ def export_cmd(
     store_opts: opt.StoreOptions,
 ):
     """Write a subsample as a TREC qrels file (topic 0 docno grade; no comments or blank lines)."""
-    with open_store(store_opts.db or _group_db(ctx)) as store:
-        n = export_qrels(store, name, output)
+    with open_store(_with_group_db(store_opts, ctx)) as store:
+        n = store.export_qrels(name, output)
     if output != "-":
         say(f"wrote {n} judgments of {name!r} to {output}")
 
@@ -169,17 +162,19 @@ def drop_cmd(
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
     check_can_ask(yes, "drop them")
-    with open_store(store_opts.db or _group_db(ctx)) as store:
-        todo = list(dict.fromkeys(list(names or []) + (subsample_names(store, parent) if parent else [])))
-        plan = plan_drop_subsamples(store, todo)
+    with open_store(_with_group_db(store_opts, ctx)) as store:
+        todo = list(dict.fromkeys(list(names or []) + (store.subsample_names(parent) if parent else [])))
+        plan = store.plan_drop_subsamples(todo)
         if plan is None:
             say(f"{parent!r} has no subsamples: nothing to drop")
             return
         if not confirmed(yes, f"drop {plan.summary()}?"):
             raise typer.Exit(1)
-        drop(store, plan)  # as `drop qrels`: the scores, intervals and analyses that read them go too
+        store.drop(plan)  # as `drop qrels`: the scores, intervals and analyses that read them go too
     say(f"dropped {plan.summary()}")
 
 
-def _group_db(ctx: typer.Context):
-    return (ctx.obj or {}).get("db")
+def _with_group_db(store_opts: opt.StoreOptions, ctx: typer.Context) -> opt.StoreOptions:
+    """The command's store options, its --db defaulting to the one given before the subcommand
+    (``evalstore subsample --db X list``)."""
+    return replace(store_opts, db=store_opts.db or (ctx.obj or {}).get("db"))

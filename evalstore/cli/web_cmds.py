@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from . import options as opt
-from . import ranges, resources
+from . import ranges
 from .app import app, open_for_reading
 from .output import say
 from .ranges import number
@@ -56,13 +56,13 @@ def serve_cmd(
     warning = server.exposure_warning(host, port)
     if warning:
         say(warning)
-    r = resources.CURRENT
 
     def ready(url: str) -> None:
         typer.echo(f"evalstore serve: {url}  (read-only view of the store; Ctrl-C to stop)")
 
-    server.serve(store.db, host=host, port=port, wait=r.wait, memory_limit=r.memory_limit, threads=r.threads,
-                 allowed=allow_host or (), sql_time_limit=sql_time_limit, on_ready=ready, metric=metric)  # fmt: skip
+    server.serve(store.db, host=host, port=port, wait=store.wait or 0.0, memory_limit=store.memory_limit,
+                 threads=store.threads, allowed=allow_host or (), sql_time_limit=sql_time_limit, on_ready=ready,
+                 metric=metric)  # fmt: skip
 
 
 @app.command(
@@ -92,6 +92,6 @@ def report_cmd(
 
     deps.require("jinja2")
     report.check_folder(folder)
-    with open_for_reading(store.db) as s:
+    with open_for_reading(store) as s:
         result = report.write_report(s, folder, qrels, metric or None)
     say([result.summary(), *(f"  {n}" for n in result.notes())])

@@ -85,9 +85,11 @@ def compare(
     rank_ci: str | None = None,
 ) -> Comparison:
     """Compare ``runs`` (default: every other run of the store) with ``baseline`` on ``metrics``
-    over the qrels set ``qrels``; see the module docstring and docs/meta.md. ``rank_ci``
-    (``bootstrap`` with ``trials`` and ``seed``, or ``t``): each run's rank among the runs compared
-    with its ``1 - alpha`` interval (:mod:`evalstore.stats.rank_intervals`)."""
+    over the qrels set ``qrels``: means, significance per metric (``test``: t, wilcoxon,
+    randomisation, bootstrap, tukey-hsd; ``adjust``: none, holm, bonferroni, bh, by), effect sizes
+    (``effects``); stored as an analysis unless ``save=False``. See the module docstring and
+    docs/meta.md. ``rank_ci`` (``bootstrap`` with ``trials`` and ``seed``, or ``t``): each run's rank
+    among the runs compared with its ``1 - alpha`` interval (:mod:`evalstore.stats.rank_intervals`)."""
     options = check_options(test, adjust, alpha, trials, seed, effects, rank_ci)  # before any work
     memory = of_store(store)
     if options["test"] in MONTE_CARLO or effects:  # a B that cannot fit is refused before any work

@@ -172,11 +172,6 @@ def notes(cmp: Comparison) -> list[str]:
     return lines + cmp.notes
 
 
-def legend_lines(cmp: Comparison) -> list[str]:
-    """The legend and the notes, in that order."""
-    return legend(cmp) + notes(cmp)
-
-
 def paper_table(cmp: Comparison, dz: bool = False) -> Table:
     """Runs x metrics, each cell the mean with its marks (the baseline first, set apart); with
     effect sizes, Δ [95% CI] (and d_z) after each mean, under a head spanning the metric's columns."""

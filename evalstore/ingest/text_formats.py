@@ -50,10 +50,6 @@ def _json_first(keys: tuple[str, ...], scalar_ok: bool = False) -> str:
     return f"CASE {arms} END"
 
 
-def _json_present(keys: tuple[str, ...]) -> str:
-    return " OR ".join(f"json_exists(line, '$.\"{k}\"')" for k in keys)
-
-
 # control characters other than tab: refused in an id (they would break TREC files and pages)
 _CTL = "regexp_matches({f}, '[\\x00-\\x08\\x0a-\\x1f\\x7f]')"
 

@@ -94,8 +94,9 @@ def ingest_topics(
     field: str = "title",
     replace: bool = False,
 ) -> TextIngestResult:
-    """Ingest a topic file (TREC SGML/XML, ``qid<TAB>text``, JSONL) as the topic set ``name``;
-    ``field`` (title, description, narrative) is the query text pages show."""
+    """Ingest a topic (query) file as the topic set ``name``: TREC SGML/XML topics,
+    ``qid<TAB>text`` or JSONL (``format='auto'`` sniffs it); ``field`` (title, description,
+    narrative) is the query text pages show. See :mod:`evalstore.ingest.texts`."""
     if field not in TOPIC_FIELDS:
         raise IngestError(f"unknown topic field {field!r}; use one of {', '.join(TOPIC_FIELDS)}")
     return _ingest(store, TOPICS, path, name, format, field, replace)
@@ -109,7 +110,8 @@ def ingest_docs(
     format: str = "auto",
     replace: bool = False,
 ) -> TextIngestResult:
-    """Ingest a document file (``docid<TAB>text`` or JSONL) as the doc set ``name``."""
+    """Ingest a document file (``docid<TAB>text`` or JSONL) as the doc set ``name``, read in bounded
+    chunks; texts are kept as given. See :mod:`evalstore.ingest.texts`."""
     return _ingest(store, DOCS, path, name, format, None, replace)
 
 

@@ -100,7 +100,11 @@ def agree(
     """Compare the qrels set ``candidate`` with ``reference``: labels over the pairs judged in both
     (binary relevance at grade >= ``rel``), and, for each of ``metrics`` (default nDCG@10; ``[]``:
     none), the leaderboards of the runs evaluated under both, with the runs whose significance
-    (``test`` at ``alpha`` against the reference's best run) flips. See the module docstring."""
+    (``test`` at ``alpha`` against the reference's best run) flips: label agreement is the confusion
+    matrix, Cohen's kappa plain/linear/quadratic and at ``rel``, Krippendorff's alpha
+    nominal/ordinal, also per topic; leaderboard agreement is tau-b, rho, tau_AP and the rank
+    changes. Stored as an analysis unless ``save=False``; ``.to_dict()`` is the JSON document. See
+    the module docstring."""
     if reference == candidate:
         raise MetaError("give two different qrels sets to compare (--qrels REF --with CAND)")
     ref_id, cand_id = store.qrels_id(reference), store.qrels_id(candidate)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
-from ..evaluation_context import EvaluationContext
+from ..evaluation.context import EvaluationContext
 from ..version import __version__
 
 if TYPE_CHECKING:

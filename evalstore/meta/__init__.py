@@ -1,15 +1,16 @@
 """Meta-evaluation: how metrics rank systems, how discriminative they are, how robust to
-incomplete judgments (Sakai 2007 IPSJ TOD = paper 000, Sakai SIGIR 2007 = 002, Bompada et al.
-SIGIR 2007 = 004). See docs/meta.md.
+incomplete judgments (Sakai, IPSJ TOD 2007 = "Sakai IPSJ 2007"; Sakai, SIGIR 2007; Bompada et al.,
+SIGIR 2007). See docs/meta.md.
 
 Store-level analyses (score columns = qrels sets x metrics; results saved in ``meta_*``)::
 
     from evalstore import meta
-    meta.kendall(store, "dl20", ["AP(rel=2)", "nDCG@10"])        # 000 Table 2
-    meta.swap(store, "dl20", ["AP(rel=2)"], trials=1000, seed=0)  # 000 Table 3
-    meta.discpower(store, "dl20", ["AP(rel=2)"])                  # 000 Table 4
+    meta.kendall(store, "dl20", ["AP(rel=2)", "nDCG@10"])        # Sakai IPSJ 2007 Table 2
+    meta.swap(store, "dl20", ["AP(rel=2)"], trials=1000, seed=0)  # Sakai IPSJ 2007 Table 3
+    meta.discpower(store, "dl20", ["AP(rel=2)"])                  # Sakai IPSJ 2007 Table 4
     meta.tests(store, "dl20", ["AP(rel=2)"], adjust="holm")       # t, Wilcoxon, randomisation, bootstrap
-    meta.robustness(store, "dl20", ["AP(rel=2)"])                 # 002 Figs. 2-3, 004 Figs. 1-2
+    meta.robustness(store, "dl20", ["AP(rel=2)"])                 # Sakai SIGIR 2007 Figs. 2-3,
+                                                                  # Bompada et al. 2007 Figs. 1-2
 
 The array-level building blocks live in :mod:`evalstore.stats` (no store behind them) and are
 offered here too, as the analyses use them: :func:`correlate`, :func:`swap_method`,

@@ -59,7 +59,7 @@ def kendall(
     **kwargs,
 ) -> Analysis:
     """Kendall's tau (with Z test) and Spearman's rho between the system rankings of every two
-    columns (000 Table 2, 002 Table 2). Runs are ranked by each column's summary score."""
+    columns (Sakai IPSJ 2007 Table 2, Sakai SIGIR 2007 Table 2). Runs are ranked by each column's summary score."""
     cols = columns_for(qrels, metrics)
     if len(cols) < 2:
         raise MetaError("rank correlation needs at least two columns (metrics x qrels sets)")
@@ -117,7 +117,7 @@ def swap(
     progress: bool | None = None,
     **kwargs,
 ) -> Analysis:
-    """The swap method for each column (000 Sec. 4.2, Table 3)."""
+    """The swap method for each column (Sakai IPSJ 2007 Sec. 4.2, Table 3)."""
     B, seed = check_trials(trials), check_seed(seed)
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)
     need_mean(mats, "the swap method")
@@ -256,8 +256,9 @@ def discpower(
     progress: bool | None = None,
     **kwargs,
 ) -> Analysis:
-    """Bootstrap sensitivity (000 Sec. 4.3, Table 4; 002 Table 3): paired bootstrap test for every
-    run pair of each column, discriminative power and the estimated difference required."""
+    """Bootstrap sensitivity (Sakai IPSJ 2007 Sec. 4.3, Table 4; Sakai SIGIR 2007 Table 3): paired
+    bootstrap test for every run pair of each column, discriminative power and the estimated
+    difference required."""
     B, seed, alpha = check_trials(trials), check_seed(seed), check_alpha(alpha)
     budget.check_bootstrap(B, of_store(store), test=True)  # before any work
     mats, params = load(store, columns_for(qrels, metrics), runs, progress=progress, **kwargs)

@@ -1,7 +1,7 @@
 """Score matrices: per-topic scores of runs x topics for one (qrels set, metric) column.
 
 :func:`score_matrix` / :func:`score_matrices` read the stored per-topic scores (``score_data``,
-view ``scores``) and evaluate first, in one bulk pass (:func:`evalstore.evaluation.evaluate_qrels_sets`),
+view ``scores``) and evaluate first, in one bulk pass (:func:`evalstore.evaluation.stored.evaluate_qrels_sets`),
 whatever (qrels, run, metric) has not been evaluated yet with the same options.
 
 Runs missing topics. Without ``complete=True`` a run is only scored on the topics it retrieved
@@ -28,7 +28,7 @@ import numpy as np
 from ..aggregate import aggregate_rows
 from ..arguments import names
 from ..errors import MetaError
-from ..evaluation import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_runs
+from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_runs
 from ..metrics.engine import resolve_metrics
 from ..metrics.options import make_options
 

@@ -1,19 +1,19 @@
-"""Robustness of metrics to incomplete judgments (002 Secs. 6-7, Figs. 2-3; 004 Sec. 5, Figs. 1-2,
-Tables 2-5).
+"""Robustness of metrics to incomplete judgments (Sakai SIGIR 2007 Secs. 6-7, Figs. 2-3; Bompada et
+al. 2007 Sec. 5, Figs. 1-2, Tables 2-5).
 
 Inputs: a full qrels set and its subsamples (``evalstore subsample``; Buckley-Voorhees reduced
 qrels, one per fraction and trial), a set of runs and metrics. For each metric and subsample:
 
 * ``tau``: Kendall's tau between the system ranking on the full qrels and on the subsample
   (tau_b when either ranking has ties, else tau_a); averaged over trials per fraction;
-* discriminative power: share of run pairs whose paired test (default the bootstrap, 002 Sec. 7;
-  004 uses Wilcoxon: ``test='wilcoxon'``) rejects H0 at ``alpha``; averaged over trials;
-* the 004 confusion matrix: ``C(i, j)``, i = outcome with the full qrels, j = with the
+* discriminative power: share of run pairs whose paired test (default the bootstrap, Sakai SIGIR 2007 Sec. 7;
+  Bompada et al. use Wilcoxon: ``test='wilcoxon'``) rejects H0 at ``alpha``; averaged over trials;
+* Bompada et al.'s confusion matrix: ``C(i, j)``, i = outcome with the full qrels, j = with the
   subsample, 1 = H0 accepted (p >= alpha), 2 = rejected. Summed over trials per fraction:
   ``accuracy = (C11 + C22) / total``, ``TP = C11 / (C11 + C12)``, ``P = C11 / (C11 + C21)``,
   ``g-mean = sqrt(TP * P)``; false positives = C21 (rejected with full, accepted with the
   subsample), false negatives = C12 (the paper's naming);
-* the knee (004 Tables 3 and 5): the lowest fraction whose tau (accuracy) exceeds ``threshold``
+* the knee (Bompada et al. 2007 Tables 3 and 5): the lowest fraction whose tau (accuracy) exceeds ``threshold``
   (0.9, strictly). The curves need not be monotone; the rule used (``knee``) is the lowest
   fraction f such that the value exceeds the threshold at f *and at every larger fraction
   analysed* (the curve stays above from f on); ``knee_first`` is the lowest fraction exceeding

@@ -1,7 +1,7 @@
 """SQL functions over per-topic score lists, registered on every connection the store opens.
 
     bootstrap_asl(x DOUBLE[], y DOUBLE[], B INTEGER, seed BIGINT) -> DOUBLE
-        ASL of the paired bootstrap test (000 Sec. 4.3); the same value as the pair's ASL in
+        ASL of the paired bootstrap test (Sakai IPSJ 2007 Sec. 4.3); the same value as the pair's ASL in
         ``evalstore meta discpower`` with the same B and seed.
     paired_t_p(x DOUBLE[], y DOUBLE[]) -> DOUBLE          two-sided paired t-test p-value
     wilcoxon_p(x DOUBLE[], y DOUBLE[]) -> DOUBLE          two-sided Wilcoxon signed-rank p-value

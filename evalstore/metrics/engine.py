@@ -4,8 +4,8 @@
 ``judged_only``, ``gains``), builds the ranked judged list once per context for all runs and
 qrels sets at once (:mod:`.ranked_list`), then runs the metrics' SQL blocks over it in ``UNION ALL``
 statements of :data:`BLOCKS_PER_STATEMENT` blocks into an output table that the evaluation's context owns
-(:class:`evalstore.evaluation_context.EvaluationContext`, which also plans the evaluation once with
-:func:`plan_pairs`). Storing and shaping the result is :mod:`evalstore.evaluation`'s job.
+(:class:`evalstore.evaluation.context.EvaluationContext`, which also plans the evaluation once with
+:func:`plan_pairs`). Storing and shaping the result is :mod:`evalstore.evaluation.stored`'s job.
 """
 
 from __future__ import annotations

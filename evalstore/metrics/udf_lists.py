@@ -114,6 +114,11 @@ def list_sums(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 PAIR_CHUNK = 1 << 20
 
 
+def run_starts(new_run: np.ndarray) -> np.ndarray:
+    """For each element, the position where its run of equal values starts."""
+    return np.flatnonzero(new_run)[np.cumsum(new_run) - 1]
+
+
 def pair_counts(s: np.ndarray, u: np.ndarray, offsets: np.ndarray) -> dict[str, np.ndarray]:
     """:func:`evalstore.stats.rank_correlation.pair_counts` of every list of a batch (arrays of length m), by
     :func:`evalstore.stats.rank_correlation.list_pair_counts` over slices of about :data:`PAIR_CHUNK` elements;

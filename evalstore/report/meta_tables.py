@@ -1,7 +1,7 @@
 """Tables of meta-evaluation analyses (:mod:`evalstore.meta`), in two styles.
 
-``paper=True`` lays a table out as the papers print it (000 = Sakai, IPSJ TOD 2007; 002 = Sakai,
-SIGIR 2007; 004 = Bompada et al., SIGIR 2007): letters for columns, ``.4123`` without the leading
+``paper=True`` lays a table out as the papers print it (Sakai, IPSJ TOD 2007; Sakai, SIGIR 2007;
+Bompada et al., SIGIR 2007): letters for columns, ``.4123`` without the leading
 zero, percentages, notes. ``paper=False`` gives the same results as plain values, one column per
 statistic, for csv / tsv / json and files.
 """

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..arguments import names as arg_names
 from ..drop import DropPlan, drop, plan_drop
 from ..errors import NotFoundError, SubsampleError
-from ..evaluation import evaluate_qrels_sets
+from ..evaluation.stored import evaluate_qrels_sets
 from .params import fraction_label
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ def evaluate_subsamples(
     **options,
 ):
     """Evaluate runs against ``qrels`` and its subsamples in one bulk pass
-    (:func:`evalstore.evaluation.evaluate_qrels_sets`: one ranked judged list per context covers
+    (:func:`evalstore.evaluation.stored.evaluate_qrels_sets`: one ranked judged list per context covers
     every qrels set). Returns ``{qrels name: EvalResult}``, parent first, then the subsamples
     (largest fraction first, then by trial). Options as for :meth:`Store.evaluate`."""
     names = resolve_subsamples(store, qrels, subsamples)

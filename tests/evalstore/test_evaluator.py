@@ -13,7 +13,7 @@ from support import SAMPLE
 
 import evalstore
 from evalstore.errors import IngestError, MetricError
-from evalstore.evaluator import Evaluator
+from evalstore.evaluation.in_memory import Evaluator
 from evalstore.metrics import registry
 
 QRELS = SAMPLE / "qrels.txt"

@@ -172,6 +172,26 @@ def test_stored_with_the_evaluation(sample_store):
     ]
 
 
+def test_one_place_attaches_intervals_for_stored_runs_files_and_subsamples(sample_store):
+    """Store.evaluate, evalstore.evaluate (files, nothing stored) and Store.evaluate_subsamples (stored)
+    take the same interval options and give the same intervals for the same scores."""
+    s = sample_store
+    stored = s.evaluate("sample", ["bm25"], ["AP"], ci="bootstrap", trials=200, seed=4, rank_ci="t", progress=False)
+    files = evalstore.evaluate(
+        SAMPLE / "qrels.txt", [SAMPLE / "runs" / "bm25.txt"], ["AP"], ci="bootstrap", trials=200, seed=4, rank_ci="t"
+    )
+    assert files.intervals == stored.intervals and files.interval_spec == stored.interval_spec
+    assert files.rank_spec == stored.rank_spec
+    s.create_subsamples("sample", "0.5", seed=1)
+    results = s.evaluate_subsamples("sample", ["bm25", "dense"], ["AP"], "0.5", ci="t", progress=False)
+    assert [r.interval_spec for r in results.values()] == [IntervalSpec("t", 0.95)] * 2
+    sub = list(results)[1]
+    n = s.sql("SELECT count(*) FROM intervals WHERE qrels = ? AND method = 't'", [sub]).rows
+    assert n == [(2,)]
+    with pytest.raises(MetricError, match="level"):  # checked before any work
+        evalstore.evaluate(SAMPLE / "qrels.txt", [SAMPLE / "runs" / "bm25.txt"], ["AP"], ci="t", level=2)
+
+
 def test_cli(sample_db, cli, tmp_path):
     code, out, err = cli("eval", "--db", sample_db, "-m", "AP", "-m", "NumRet", "--ci", "t", "-f", "csv")
     assert code == 0, err

@@ -70,3 +70,23 @@ def test_help_names_values_by_what_they_are_on_every_command():
     out = invoke("eval", "--help").output
     assert "--metric" in out and "METRIC" in out and "QRELS_FILE RUN_FILE..." in out
     assert "FILES..." in invoke("ingest", "run", "--help").output
+
+
+def test_python_cli_py_runs_the_console_script():
+    """``python cli.py`` (a checkout's command line) goes through ``evalstore.entry.main``, the
+    console script's set-up (no pandas, Arrow's memory pool), not straight to the Typer app."""
+    import ast
+    import subprocess
+    import sys
+
+    from support import ROOT
+
+    from evalstore.entry import version_line
+
+    tree = ast.parse((ROOT / "cli.py").read_text(encoding="utf-8"))
+    imports = [(n.module, [a.name for a in n.names]) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert imports == [("evalstore.entry", ["main"])]
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == version_line()

@@ -1,4 +1,4 @@
-"""Condensed lists (judged_only=true; Sakai 002 Sec. 4, metric_definitions.md Sec. 4.1).
+"""Condensed lists (judged_only=true; Sakai SIGIR 2007 Sec. 4, metric_definitions.md Sec. 4.1).
 
 Every metric of the registry that takes ``judged_only`` must give, with judged_only=true, exactly
 its value on the run with the unjudged documents (absent from the qrels, or pooled-but-unjudged

@@ -1,4 +1,4 @@
-"""Sakai's metrics for finding one highly relevant document (000 = IPSJ TOD 2007, 001 = AIRS 2006):
+"""Sakai's metrics for finding one highly relevant document (Sakai IPSJ 2007 = IPSJ TOD 2007, Sakai AIRS 2006):
 every worked example of Sec. 3 and the Appendix, through the public interfaces (dicts or files in,
 scores out), plus hand-computed ERR / nDCG-JK / Hit / @k cases and the gains-as-metric-identity
 rules (several gain settings in one command are distinct metrics).
@@ -23,7 +23,7 @@ def ranked(docs: list[str]) -> dict[str, float]:
     return {d: float(len(docs) - i) for i, d in enumerate(docs)}
 
 
-# --------------------------------------------------------------------------- 000 Sec. 3.2, Fig. 2
+# --------------------------------------------------------------------------- Sakai IPSJ 2007 Sec. 3.2, Fig. 2
 def test_fig2_nwrr_one_fifth_and_o_measure_two_thirds_vs_one_third():
     """An S doc at rank 3: NWRR = (1 - 1/2)/(3 - 1/2) = 1/5 for any topic; O-measure = (3+1)/(3+3)
     = 2/3 for Topic 1 (one S doc, nothing else relevant) and (3+1)/(9+3) = 1/3 for a topic with
@@ -38,7 +38,7 @@ def test_fig2_nwrr_one_fifth_and_o_measure_two_thirds_vs_one_third():
     assert res.value("sys", "t1", "WRR") == pytest.approx(1 / (3 - 1 / 2), abs=1e-12)
 
 
-# --------------------------------------------------------------------------- 000 Secs. 3.2-3.3, Fig. 3
+# --------------------------------------------------------------------------- Sakai IPSJ 2007 Secs. 3.2-3.3, Fig. 3
 FIG3_QRELS = {"t3": {"S": 3, "A": 2, "B": 1, "n1": 0, "n2": 0}}
 FIG3_RUNS = {
     "X": {"t3": ranked(["B", "n1", "n2"])},  # B at rank 1
@@ -121,7 +121,7 @@ def test_err_ndcg_jk_and_hit_by_hand(fig3):
     assert (v("Y", "Hit@1"), v("Y", "Hit@2"), v("X", "Hit@1")) == (0.0, 1.0, 1.0)
 
 
-# --------------------------------------------------------------------------- 000 Appendix
+# --------------------------------------------------------------------------- Sakai IPSJ 2007 Appendix
 def test_appendix_ntcir5j_topic034_p_measure_0440_o_measure_0250():
     """NTCIR-5 Japanese Topic 034: 5 S, 288 A, 61 B; the run has a B doc at r_1 = 2, 137 A and 29 B
     docs at or above r_p = 424 where the first S doc is. cg(424) = 3 + 274 + 29 = 306, count = 167,
@@ -157,7 +157,7 @@ def test_appendix_ntcir3c_topic020_br913():
 
 # --------------------------------------------------------------------------- parameters
 def test_gain_scaling_equals_beta():
-    """000 Sec. 5.5 / metric_definitions Sec. 2: multiplying all gains by c is the same as beta = c."""
+    """Sakai IPSJ 2007 Sec. 5.5 / metric_definitions Sec. 2: multiplying all gains by c is the same as beta = c."""
     ms = [
         "Q-measure(gains=3:6:9)",
         "Q-measure(beta=3,gains=1:2:3)",

@@ -1,4 +1,4 @@
-"""Zhou & Yao, "Evaluating IR system performance based on user preference" (../shared/papers/003):
+"""Zhou & Yao, "Evaluating IR system performance based on user preference", JIIS 2010 (../shared/papers/003):
 Examples 2-6, the AGR and ADM examples of Secs. 5.6 and 6.1, and the ndpm/adm columns of Tables
 2 and 4, through the public interfaces.
 

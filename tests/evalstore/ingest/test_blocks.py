@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import evalstore
-from evalstore import evaluator as evaluator_module
 from evalstore.errors import IngestError
+from evalstore.evaluation import in_memory as evaluator_module
 from evalstore.ingest import blocks
 from evalstore.ingest.blocks import LineBlocks, Unreadable
 from evalstore.ingest.fast import RunReader, read_run

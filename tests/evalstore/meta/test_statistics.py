@@ -1,6 +1,6 @@
 """Meta-evaluation building blocks on arrays: correlations, swap method, bootstrap, paired tests.
 
-Worked examples from Sakai (IPSJ TOD 2007, "000"): Eq. 9's claims, the Fig. 5 resampling
+Worked examples from Sakai (IPSJ TOD 2007, "Sakai IPSJ 2007"): Eq. 9's claims, the Fig. 5 resampling
 example, the bin edges of Sec. 4.2; the vectorised code is checked against literal
 implementations of Figs. 4, 6 and 7 on the same random draws."""
 
@@ -43,7 +43,7 @@ def test_kendall_and_spearman_match_scipy(seed):
     c = correlate(a, b)
     assert c.tau_b == pytest.approx(st.kendalltau(a, b).statistic, abs=1e-12)
     assert c.spearman == pytest.approx(st.spearmanr(a, b).statistic, abs=1e-12)
-    # tau_a is 000 Eq. 8 over all n(n-1)/2 pairs, ties counting as neither
+    # tau_a is Sakai IPSJ 2007 Eq. 8 over all n(n-1)/2 pairs, ties counting as neither
     assert c.tau_a == pytest.approx(2 * (c.concordant - c.discordant) / (n * (n - 1)), abs=1e-15)
     assert c.concordant + c.discordant + c.ties_a + c.ties_b + c.ties_both == n * (n - 1) // 2
     assert c.tau == (c.tau_b if c.has_ties else c.tau_a)
@@ -109,7 +109,7 @@ def test_bins_float_trap():
 
 
 def literal_swap(S, idx, n_bins=21):
-    """000 Fig. 4, loop by loop."""
+    """Sakai IPSJ 2007 Fig. 4, loop by loop."""
     R, n = S.shape
     cnt, swp = np.zeros(n_bins, int), np.zeros(n_bins, int)
     for x in range(R):
@@ -165,7 +165,7 @@ def test_swap_summary_rules():
 
 # --------------------------------------------------------------------------- bootstrap
 def literal_bootstrap(z, idx, alpha):
-    """000 Figs. 5-7 loop by loop, sigma = 0 resolved as documented (0 if mean 0 else inf)."""
+    """Sakai IPSJ 2007 Figs. 5-7 loop by loop, sigma = 0 resolved as documented (0 if mean 0 else inf)."""
     n = len(z)
 
     def t(v):

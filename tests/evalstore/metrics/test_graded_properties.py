@@ -1,10 +1,10 @@
 """Property tests (hypothesis, small random topics) of the graded-relevance metrics, through the
 public interface (dicts in, scores out). Each example is a batch of topics evaluated in one call.
 
-* O-measure = RR with binary gains when r_1 <= R, and O > RR when r_1 > R (Sakai 000 Sec. 3.2);
-* P+ = P = O whenever r_p = r_1 (000 Sec. 3.3);
-* Q-measure with beta = 0 is AP (002 Eq. 21);
-* NWRR <= 1 and WRR <= 1/(1 - 1/beta(M)) for any valid penalties (000 Eqs. 4-5);
+* O-measure = RR with binary gains when r_1 <= R, and O > RR when r_1 > R (Sakai IPSJ 2007 Sec. 3.2);
+* P+ = P = O whenever r_p = r_1 (Sakai IPSJ 2007 Sec. 3.3);
+* Q-measure with beta = 0 is AP (Sakai SIGIR 2007 Eq. 21);
+* NWRR <= 1 and WRR <= 1/(1 - 1/beta(M)) for any valid penalties (Sakai IPSJ 2007 Eqs. 4-5);
 * MSnDCG@k with gains = grades equals trec_eval's nDCG@k (ndcg_cut);
 * the blended-ratio measures lie in [0, 1];
 * NDPM / Kendall-tau through the engine equal a brute-force count over D = retrieved + judged docs.

@@ -186,3 +186,21 @@ def test_sqlalchemy_engine(sample_store, tmp_path):
     with engine.connect() as c:
         assert c.execute(sa.text("SELECT n_judged FROM qrels_sets")).fetchall() == [(6,)]
     engine.dispose()
+
+
+def test_store_methods_are_the_library_functions_with_the_store_bound():
+    """A Store method that takes a library function's arguments is that function: one signature, one
+    docstring (the meta and subsample commands call them too)."""
+    import inspect
+
+    from evalstore import Store, meta
+    from evalstore.comparison import compare
+    from evalstore.subsample import create_subsamples, topic_sizes
+
+    pairs = [(Store.compare, compare), (Store.kendall, meta.kendall), (Store.significance_tests, meta.tests),
+             (Store.create_subsamples, create_subsamples), (Store.subsample_sizes, topic_sizes)]  # fmt: skip
+    for method, fn in pairs:
+        assert method.__wrapped__ is fn and method.__doc__ == fn.__doc__
+    with evalstore.open(":memory:") as s:
+        assert list(inspect.signature(s.compare).parameters)[:2] == ["qrels", "baseline"]
+        assert s.significance_tests.__name__ == "significance_tests"

@@ -1,9 +1,9 @@
-"""The bpref / rpref family (sql/bpref.sql; Sakai 002 Sec. 4, metric_definitions.md Secs. 4.2-4.3).
+"""The bpref / rpref family (sql/bpref.sql; Sakai SIGIR 2007 Sec. 4, metric_definitions.md Secs. 4.2-4.3).
 
 Checked against: NTCIREVAL `compute -j` values (conformance cases.json and hand-worked cases in
-NTCIREVAL's setting), independent Python implementations of the original definitions (002 Eq. 1
+NTCIREVAL's setting), independent Python implementations of the original definitions (Sakai SIGIR 2007 Eq. 1
 for bpref, Eqs. 2-8 for rpref, with the judged relevance phi = gain/gain(H)), trec_eval's bpref
-(pytrec_eval) and the identities stated in 002.
+(pytrec_eval) and the identities stated in Sakai SIGIR 2007.
 """
 
 from __future__ import annotations
@@ -131,11 +131,11 @@ def test_gain_H_is_the_top_declared_gain():
     assert res.value("s", "T", "rpref_N(gains=1)") == pytest.approx(0.0)
 
 
-# --------------------------------------------------------------------------- ideal lists (002 Sec. 4.2)
+# --------------------------------------------------------------------------- ideal lists (Sakai SIGIR 2007 Sec. 4.2)
 @pytest.mark.parametrize("R", [1, 2, 5])
 def test_ideal_list_statements(R):
-    """002 Sec. 4.2: on an ideal list bpref_relative = (R-1)/R, rpref_relative = (cg_I(R) - g_I(1))/cg_I(R),
-    rpref_relative2 = 1 (and bpref_R = bpref_N = bpref_relative2 = 1)."""
+    """Sakai SIGIR 2007 Sec. 4.2: on an ideal list bpref_relative = (R-1)/R, rpref_relative =
+    (cg_I(R) - g_I(1))/cg_I(R), rpref_relative2 = 1 (and bpref_R = bpref_N = bpref_relative2 = 1)."""
     grades = [3, 2, 1, 1, 2][:R]
     rel = {f"r{i}": g for i, g in enumerate(grades)}
     qrels = {"T": {**rel, **{f"n{i}": 0 for i in range(4)}}}
@@ -151,7 +151,7 @@ def test_ideal_list_statements(R):
 
 
 def test_relative_flaws_rank_1_and_rank_2():
-    """002 Sec. 4.2: one relevant doc at rank 1 gives bpref_relative 0; at rank 2 (below a judged
+    """Sakai SIGIR 2007 Sec. 4.2: one relevant doc at rank 1 gives bpref_relative 0; at rank 2 (below a judged
     nonrelevant doc) also 0, since penalty and r'-1 cancel. bpref_relative2 gives 1 and 1/2."""
     qrels = {"T": {"a": 1, "n": 0}}
     res = evaluate(
@@ -219,7 +219,7 @@ def _random_collection(seed=7, n_topics=40):
 
 
 def _ref_bpref_eq1(ranking, q, rel=1):
-    """002 Eq. 1 with D_R = the first R judged nonrelevant docs retrieved."""
+    """Sakai SIGIR 2007 Eq. 1 with D_R = the first R judged nonrelevant docs retrieved."""
     R = sum(g >= rel for g in q.values())
     N = sum(0 <= g < rel for g in q.values())
     if R == 0:
@@ -234,7 +234,7 @@ def _ref_bpref_eq1(ranking, q, rel=1):
 
 
 def _ref_rpref(ranking, q, gains, which):
-    """002 Eqs. 2-8 with phi = gain/gain(H): sums over the judged docs ranked by the run."""
+    """Sakai SIGIR 2007 Eqs. 2-8 with phi = gain/gain(H): sums over the judged docs ranked by the run."""
     gH = gains[-1]
     phi = {d: (gains[g - 1] if g > 0 else 0) / gH for d, g in q.items() if g >= 0}
     Rp = sum(phi.values())
@@ -302,7 +302,7 @@ def test_random_topics_match_reference_definitions(random_results):
             ranking = sorted(docs, key=lambda d: -docs[d])
             q = qrels[topic]
             R, N = sum(g >= 1 for g in q.values()), sum(g == 0 for g in q.values())
-            if R <= N:  # 002 Eq. 1 (first R judged nonrelevant docs) reduces to bpref_R ...
+            if R <= N:  # Sakai SIGIR 2007 Eq. 1 (first R judged nonrelevant docs) reduces to bpref_R ...
                 assert res.value(run, topic, "bpref_R") == pytest.approx(_ref_bpref_eq1(ranking, q), abs=1e-12)
             if R >= N:  # ... and to bpref_N (Eqs. 10-11)
                 assert res.value(run, topic, "bpref_N") == pytest.approx(_ref_bpref_eq1(ranking, q), abs=1e-12)
@@ -325,7 +325,7 @@ def test_random_topics_match_reference_definitions(random_results):
 
 def test_identities_on_random_topics(random_results):
     """bpref_relative2 = AP'; binary gains reduce rpref_N/_relative/_relative2 to bpref_N/_relative/
-    _relative2 (002 Sec. 4.1); trec_eval's bpref = bpref_R when R <= N and = bpref_N when R >= N
+    _relative2 (Sakai SIGIR 2007 Sec. 4.1); trec_eval's bpref = bpref_R when R <= N and = bpref_N when R >= N
     (Eqs. 10-11)."""
     qrels, runs, res = random_results
     checked = {"R<=N": 0, "R>=N": 0}

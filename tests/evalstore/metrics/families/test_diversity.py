@@ -18,7 +18,7 @@ import evalstore
 from evalstore import sql_functions
 from evalstore.cli.app import main
 from evalstore.errors import IngestError
-from evalstore.evaluator import Evaluator
+from evalstore.evaluation.in_memory import Evaluator
 from evalstore.meta import kendall
 from evalstore.metrics import engine
 from evalstore.metrics.options import make_options

@@ -5,7 +5,7 @@ Every evaluation of stored runs goes through :func:`evaluate_qrels_sets`: ``Stor
 (:func:`evaluate_runs`, one qrels set), ``evalstore eval`` on a store, bulk evaluation of
 subsamples and the score matrices of the meta-evaluation. (Runs given in memory or as files,
 without a store, go through :class:`evalstore.Evaluator`, which runs the same SQL blocks.)
-It resolves names to ids and opens an :class:`~evalstore.evaluation_context.EvaluationContext`
+It resolves names to ids and opens an :class:`~evalstore.evaluation.context.EvaluationContext`
 (the plan, computed once; the temporary tables; the one writer of scores), which computes every
 metric for every (qrels set, run) not reused from stored evaluations and stores the per-topic
 scores (unless ``save=False``; evaluating the same thing again replaces the earlier rows); they are
@@ -25,20 +25,20 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from . import incremental
-from .arguments import names as arg_names
-from .errors import MetricError
-from .evaluation_context import EvaluationContext
-from .metrics import engine
-from .metrics.gains import declared_gains
-from .metrics.options import Options, make_options
-from .metrics.registry import MetricInstance
-from .progress import progress_bar
-from .result import EvalResult
-from .result_query import result_of_table
+from .. import incremental
+from ..arguments import names as arg_names
+from ..errors import MetricError
+from ..metrics import engine
+from ..metrics.gains import declared_gains
+from ..metrics.options import Options, make_options
+from ..metrics.registry import MetricInstance
+from ..progress import progress_bar
+from ..result import EvalResult
+from ..result_query import result_of_table
+from .context import EvaluationContext
 
 if TYPE_CHECKING:
-    from .store.handle import StoreHandle
+    from ..store.handle import StoreHandle
 
 
 def evaluate_runs(

@@ -12,7 +12,7 @@ options (``with EvaluationContext(...) as ctx``). It
   module names them. They are dropped when the ``with`` block ends, whatever happened;
 * **saves the scores** (:meth:`save_scores`): every evaluated (qrels set, run, metric) replaces the
   stored one, scores and ``evaluations`` row alike, in one transaction. The store path
-  (:mod:`evalstore.evaluation`) and the import of scores computed by Spark
+  (:mod:`evalstore.evaluation.stored`) and the import of scores computed by Spark
   (:func:`evalstore.layout.import_scores`) both store through it; the Spark backend takes its plan
   from :func:`evalstore.metrics.engine.plan` the same way.
 """
@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from . import incremental
-from .metrics import engine
-from .metrics.options import Options
-from .metrics.ranked_list import drop as drop_ranked_list
-from .metrics.registry import MetricInstance
-from .version import __version__ as ENGINE_VERSION
+from .. import incremental
+from ..metrics import engine
+from ..metrics.options import Options
+from ..metrics.ranked_list import drop as drop_ranked_list
+from ..metrics.registry import MetricInstance
+from ..version import __version__ as ENGINE_VERSION
 
 if TYPE_CHECKING:
-    from .store.handle import StoreHandle
+    from ..store.handle import StoreHandle
 
 _serial = itertools.count(1)
 

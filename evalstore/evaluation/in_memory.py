@@ -28,22 +28,22 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import sql_functions
-from .arguments import metric_names
-from .errors import ArgumentError, IngestError, MetricError, is_resource_error
-from .evaluation import metric_notes, unrelated_note
-from .ingest.fast import ranked_rows
-from .ingest.sources import is_path, qrels_table, run_table
-from .metrics import engine
-from .metrics.gains import check_gains
-from .metrics.options import Options, make_options
-from .metrics.params import format_list, parse_gains
-from .metrics.ranked_list import render
-from .metrics.references import order_clause
-from .metrics.registry import MetricInstance
-from .result import EvalResult, result_of_rows
-from .run_files import BATCH_LINES, RunPart, qrels_file, run_tables
-from .store.connection import Settings, connect
+from .. import sql_functions
+from ..arguments import metric_names
+from ..errors import ArgumentError, IngestError, MetricError, is_resource_error
+from ..ingest.fast import ranked_rows
+from ..ingest.sources import is_path, qrels_table, run_table
+from ..metrics import engine
+from ..metrics.gains import check_gains
+from ..metrics.options import Options, make_options
+from ..metrics.params import format_list, parse_gains
+from ..metrics.ranked_list import render
+from ..metrics.references import order_clause
+from ..metrics.registry import MetricInstance
+from ..result import EvalResult, result_of_rows
+from ..run_files import BATCH_LINES, RunPart, qrels_file, run_tables
+from ..store.connection import Settings, connect
+from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1
 #: Narrow the parts of run files to the judged docnos only when there are at most this many (about
