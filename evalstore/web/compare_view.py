@@ -1,6 +1,6 @@
 """The compare page: one run against a baseline on one metric, per topic, with the statistics of
 ``evalstore compare``, computed by the same library function (:func:`evalstore.comparison.compare`,
-``save=False``): the paired t-test with Δ, its 95 % t interval and d_z (``--effects``), and the
+``save=False``): the paired t-test with Δ, its t interval (:data:`EFFECT_LEVEL`) and d_z (``--effects``), and the
 Wilcoxon signed-rank test, under compare's missing-topic rule (``missing='error'`` unless the page
 is asked for ``?missing=zero`` or ``drop-topics``, as ``compare --missing``). When the rule
 refuses (a run is not scored on every topic), the page says so and offers the other rules.
@@ -11,10 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import MetaError
+from ..intervals import DEFAULT_LEVEL
 from . import pages, svg
 from . import queries as q
 from .pages import BadRequest, Ctx, NotFound, base_model, choose, need_run
 
+#: the level of compare --effects' t interval of Δ (:func:`evalstore.stats.effects.t_interval`'s)
+EFFECT_LEVEL = DEFAULT_LEVEL
 #: the missing-topic rules the page offers (compare --missing), as spelled in URLs
 MISSING = ("error", "zero", "drop-topics")
 MISSING_TEXT = {
@@ -48,6 +51,7 @@ def library_statistics(ctx: Ctx, baseline: str, run: str, qrels: str, metric: st
         "ci_high": fx["ci_t_hi"],
         "d_z": fx["d_z"],
         "df": n - 1,
+        "level": EFFECT_LEVEL,
         "filled": mat.filled,
         "dropped": list(mat.dropped_topics),
         "values": {tp: (float(mat.values[0, j]), float(mat.values[1, j])) for j, tp in enumerate(mat.topics)},
@@ -82,7 +86,7 @@ def compare_page(
         stats = library_statistics(ctx, baseline, run, qrels, metric, policy)
         values = stats.pop("values")
     except MetaError as e:
-        refused, stats = str(e), {"n": 0}
+        refused, stats = str(e), {"n": 0, "level": EFFECT_LEVEL}
         values = {t: (a[t], b[t]) for t in a if t in b and a[t] is not None and b[t] is not None}
     diffs = {t: vb - va for t, (va, vb) in values.items()}
     everything = sorted(diffs, key=lambda t: (-diffs[t], q.topic_key(t)))

@@ -259,6 +259,7 @@ def run_page(
             "n_runs": len(ranked),
             "ci_low": me.ci_low if me else None,
             "ci_high": me.ci_high if me else None,
+            "ci_level": me.ci_level if me else None,
             "above": above,
             "below": below,
             "equal": equal,

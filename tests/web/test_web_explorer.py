@@ -191,3 +191,50 @@ def test_report_leaderboard_of_several_metrics_and_contrast(web_store, tmp_path)
     assert 'href="leaderboard-AP.html"' in index and 'href="leaderboard-nDCG@10.html"' in index
     compare_page = (tmp_path / "r" / "compare" / "nDCG@10" / "bm25.html").read_text(encoding="utf-8")
     assert 'href="../../contrast/nDCG@10/bm25.html"' in compare_page
+
+
+def test_web_queries_read_only_documented_views():
+    """web/queries.py reads the documented views (docs/architecture.md) and the meta_* tables, never
+    an internal table; the catalogue of what was evaluated comes from the library."""
+    import inspect
+
+    from evalstore.web import queries
+
+    source = inspect.getsource(queries)
+    read = set(re.findall(r"\b(?:FROM|JOIN)\s+([a-z_]+)\b", source))
+    read |= set(re.findall(r'"([a-z_]+)"', source.split("table = {", 1)[1].split("}", 1)[0]))
+    arch = (Path(__file__).parents[2] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    documented = {
+        v for row in re.findall(r"^\|[^|]*\|[^|]*\|([^|]*)\|$", arch, re.M) for v in re.findall(r"`(\w+)`", row)
+    }
+    internal = {t for row in re.findall(r"^\| (`[^|]*)\|", arch, re.M) for t in re.findall(r"`(\w+)`", row)}
+    read -= set(re.findall(r"\b(\w+) AS \(", source)) | {"table"}  # common table expressions; meta tables by name
+    meta = {t for t in read if t.startswith("meta_")}  # documented: "meta_robustness and the tables themselves"
+    assert read - meta and meta, read
+    assert not (read - meta) & internal
+    assert read - meta <= documented, read - documented
+
+
+def test_levels_said_are_the_levels_computed(ordered_db):
+    """The pages name the level of the interval they show: the stored one's, else evalstore's default."""
+    from evalstore.stats import effects
+    from evalstore.web import compare_view, queries
+
+    assert queries.CI_LEVEL == intervals.DEFAULT_LEVEL
+    assert compare_view.EFFECT_LEVEL == inspect_default(effects.t_interval, "level")
+    with evalstore.open(ordered_db) as s:
+        s.evaluate("sample", None, ["P@10"], ci="t", level=0.9)
+    with TestClient(create_app(Source(str(ordered_db))), base_url=LOCAL) as c:
+        board = c.get("/?metric=P@10").text
+        run = c.get("/runs/bm25?metric=P@10").text
+        ap = c.get("/runs/bm25?metric=nDCG@10").text
+    assert _headers(board, "leaderboard")[3:5] == ["90 % CI low", "90 % CI high"]
+    assert "with its 90 % interval" in board
+    assert '<div class="k">90 % interval</div>' in run
+    assert '<div class="k">95 % interval</div>' in ap
+
+
+def inspect_default(function, name):
+    import inspect
+
+    return inspect.signature(function).parameters[name].default
