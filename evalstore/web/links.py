@@ -21,7 +21,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode
+
+if TYPE_CHECKING:
+    from .pages.context import NavItem
 
 #: The longest file name stem kept as it is; longer names are cut and completed with a hash.
 MAX_FILE_STEM = 100
@@ -117,6 +121,10 @@ class Links:
         """The link of page ``page`` of the page at ``href`` (None: the page has no others)."""
         return None
 
+    def nav(self, item: NavItem) -> str | None:
+        """The link of an entry of the navigation (None: this site has no such page)."""
+        raise NotImplementedError
+
 
 def _q(params: dict[str, str | Sequence[str] | None]) -> str:
     kept = {k: v for k, v in params.items() if v is not None and v != "" and v != []}
@@ -167,6 +175,9 @@ class LiveLinks(Links):
 
     def download(self, what: str, fmt: str, qrels: str, metric: str) -> str:
         return f"/download/{what}.{fmt}" + _q({"qrels": qrels, "metric": metric})
+
+    def nav(self, item: NavItem) -> str:
+        return item.path
 
     def paged(self, href: str | None, page: int) -> str | None:
         if href is None:
@@ -274,6 +285,9 @@ class ReportLinks(Links):
 
     def sql(self, query: str | None = None) -> None:
         return None  # a static report has no query page
+
+    def nav(self, item: NavItem) -> str | None:
+        return self._rel(item.file) if item.file else None
 
     def static(self, name: str) -> str:
         return self._rel(f"static/{name}")

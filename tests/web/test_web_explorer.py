@@ -182,7 +182,7 @@ def test_run_page_under_a_qrels_set_of_another_collection(web_store):
 
 
 def test_report_leaderboard_of_several_metrics_and_contrast(web_store, tmp_path):
-    from evalstore.web.report import write_report
+    from evalstore.web.static_site import write_report
 
     with evalstore.open(web_store, read_only=True) as s:
         write_report(s, tmp_path / "r", "sample", ["nDCG@10", "AP"])
@@ -218,7 +218,8 @@ def test_web_queries_read_only_documented_views():
 def test_levels_said_are_the_levels_computed(ordered_db):
     """The pages name the level of the interval they show: the stored one's, else evalstore's default."""
     from evalstore.stats import effects
-    from evalstore.web import compare_view, queries
+    from evalstore.web import queries
+    from evalstore.web.pages import compare as compare_view
 
     assert queries.CI_LEVEL == intervals.DEFAULT_LEVEL
     assert compare_view.EFFECT_LEVEL == inspect_default(effects.t_interval, "level")

@@ -11,11 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import queries as q
-from . import svg
-from .pages import CHART_RUNS, BadRequest, Ctx, base_model, board, choose
-from .render import percent
+from .. import queries as q
+from .. import svg
+from ..render import percent
+from .choices import board, choose
+from .context import BadRequest, Ctx, ReportFile, ReportPlan
+from .frame import frame_model
 
+#: runs drawn in the leaderboard's interval chart (the table always has them all)
+CHART_RUNS = 60
 #: metrics a leaderboard shows side by side at most
 MAX_METRICS = 8
 
@@ -83,7 +87,7 @@ def leaderboard_page(
         links=[links.run(r.run, qrels, first) for r in shown],
     )
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
-    model = base_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
+    model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
     model.update(_pickers(ctx, cat, qrels, names))
     model.update(
         {
@@ -111,7 +115,7 @@ def leaderboard_page(
 
 def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed, links=None):
     """The rank intervals of the board (:mod:`.rank_view`); a bad request is a 400."""
-    from . import rank_view
+    from . import rank as rank_view
 
     run_link = (lambda run: links.run(run, qrels, metric)) if links is not None else None
     try:
@@ -233,3 +237,10 @@ def leaderboard_table(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[
         for r in rows_of
     ]
     return cols, rows, qrels, metric
+
+
+def report_files(plan: ReportPlan) -> list[ReportFile]:
+    """The static site's leaderboards: the metrics side by side (``index.html``), and each alone
+    when there are several."""
+    alone = [(plan.links.leaderboard_path(m), (plan.qrels, m)) for m in plan.metrics] if len(plan.metrics) > 1 else []
+    return [("index.html", (plan.qrels, plan.metrics)), *alone]

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import MetricError
-from ..intervals import DEFAULT_LEVEL
-from ..ranking.intervals import RANK_METHODS, describe, ranks_of, spec
-from . import svg
-from .render import percent
+from ...errors import MetricError
+from ...intervals import DEFAULT_LEVEL
+from ...ranking.intervals import RANK_METHODS, describe, ranks_of, spec
+from .. import svg
+from ..render import percent
 
 if TYPE_CHECKING:
-    from ..facade import Store
-    from .queries import BoardRow
+    from ...facade import Store
+    from ..queries import BoardRow
 
 #: the most resamples a page may ask for (a request stays short)
 MAX_TRIALS = 20000
