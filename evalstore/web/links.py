@@ -21,11 +21,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 from urllib.parse import quote, urlencode
-
-if TYPE_CHECKING:
-    from .pages.context import NavItem
 
 #: The longest file name stem kept as it is; longer names are cut and completed with a hash.
 MAX_FILE_STEM = 100
@@ -70,6 +67,18 @@ def file_names(names: Iterable[str]) -> dict[str, str]:
             for n in group:
                 stems[n] = file_name(n, force_hash=True)
     return stems
+
+
+@dataclass(frozen=True)
+class NavItem:
+    """An entry of the navigation of every page: its label, the route it opens, the route's address
+    on the live server and its file in the static site (None: not there, as the SQL page); the
+    links of each say which (:meth:`evalstore.web.links.Links.nav`)."""
+
+    label: str
+    page: str
+    path: str
+    file: str | None
 
 
 class Links:

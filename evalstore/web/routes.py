@@ -19,8 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .links import NavItem
 from .pages import agree, compare, contrast, leaderboard, meta, run, sql, topic
-from .pages.context import NavItem, ReportFile, ReportPlan
+from .pages.context import ReportFile, ReportPlan
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import html
 import math
 from collections.abc import Sequence
 
+from ..report.figures import LineFigure
 from .render import number
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -369,6 +370,18 @@ def heatmap(labels: Sequence[str], matrix: Sequence[Sequence[float | None]], *, 
     parts.append(f'<text x="{sx + 20:.1f}" y="{top + 130:.1f}" fill="{AXIS}">−1</text>')
     parts.append("</svg>")
     return Svg("".join(parts))
+
+
+def line_figure(figure: LineFigure) -> Svg:
+    """A :class:`~evalstore.report.figures.LineFigure` (the model matplotlib draws too) as SVG."""
+    return line_chart(
+        [(s.label, s.x, s.y) for s in figure.series],
+        xlabel=figure.xlabel,
+        ylabel=figure.ylabel,
+        label=figure.title,
+        hline=figure.hline,
+        hline_label=figure.hline_label,
+    )
 
 
 def line_chart(

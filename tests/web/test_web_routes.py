@@ -354,7 +354,7 @@ def test_a_page_is_a_view_a_template_and_a_route(web_store, tmp_path, monkeypatc
     from starlette.testclient import TestClient
 
     from evalstore.web import routes
-    from evalstore.web.pages import context
+    from evalstore.web.links import NavItem
     from evalstore.web.pages.frame import frame_model
     from evalstore.web.static_site import write_report
 
@@ -369,9 +369,7 @@ def test_a_page_is_a_view_a_template_and_a_route(web_store, tmp_path, monkeypatc
     )  # fmt: skip
     table = (*routes.ROUTES, page)
     monkeypatch.setattr(routes, "ROUTES", table)
-    monkeypatch.setattr(
-        routes, "NAV", tuple(context.NavItem(r.nav, r.name, r.path, r.nav_file) for r in table if r.nav)
-    )
+    monkeypatch.setattr(routes, "NAV", tuple(NavItem(r.nav, r.name, r.path, r.nav_file) for r in table if r.nav))
     with TestClient(create_app(Source(str(web_store))), base_url="http://127.0.0.1") as c:
         r = c.get("/runs")
         assert r.status_code == 200 and "runs</p>" in r.text

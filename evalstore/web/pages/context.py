@@ -14,7 +14,7 @@ from ...errors import EvalstoreError
 
 if TYPE_CHECKING:
     from ...facade import Store
-    from ..links import Links, ReportLinks
+    from ..links import Links, NavItem, ReportLinks
     from ..sqlpage import SqlLimits
 
 #: topics a run page lists at once (a store of more topics gets pages: ?page=2, ...), and the
@@ -34,18 +34,6 @@ class NotFound(PageError):
 
 class BadRequest(PageError):
     status = 400
-
-
-@dataclass(frozen=True)
-class NavItem:
-    """An entry of the navigation of every page: its label, the route it opens, the route's address
-    on the live server and its file in the static site (None: not there, as the SQL page); the
-    links of each say which (:meth:`evalstore.web.links.Links.nav`)."""
-
-    label: str
-    page: str
-    path: str
-    file: str | None
 
 
 @dataclass

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...version import __version__
 
 if TYPE_CHECKING:
-    from ..links import Links
-    from .context import NavItem
+    from ..links import Links, NavItem
 
 #: the heading of an error page by its status
 ERROR_HEADINGS = {404: "Not found", 400: "Bad request", 503: "The store is busy"}
