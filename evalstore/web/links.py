@@ -195,7 +195,7 @@ class LiveLinks(Links):
 
 
 class ReportLinks(Links):
-    """Relative links between the files of a static report (see :mod:`.report` for its layout).
+    """Relative links between the files of a static report (see :mod:`.static_site` for its layout).
 
     ``here`` is the path of the page being written, relative to the report's folder; ``metrics``
     the metrics with pages, ``qrels`` the report's qrels set; ``best`` maps each metric to the run

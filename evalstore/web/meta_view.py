@@ -291,7 +291,7 @@ def _compare(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
 
 def _agree(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     """The label statistics of all topics and the ranking agreement per metric; the full page is
-    :mod:`.agree_view`'s."""
+    :mod:`.pages.agree`'s."""
     item["columns"] = [f"{a.params.get('candidate')} against {a.params.get('reference')}"]
     item["link"] = links.agree(a.analysis_id)
     overall = [r for r in a.tables.get("meta_agree_labels", []) if r.get("topic") is None]

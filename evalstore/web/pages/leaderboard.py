@@ -46,7 +46,7 @@ def leaderboard_page(
     seed: str | None = None,
 ) -> dict[str, Any]:
     """The page's model; the ranks (with ``rank_ci``: computed on request, else the stored rank
-    intervals, :mod:`.rank_view`) are those of the first metric, which orders the runs."""
+    intervals, :mod:`.rank`) are those of the first metric, which orders the runs."""
     qrels, names, cat = chosen_metrics(ctx, qrels, metrics)
     first = names[0]
     boards = {m: board(ctx, qrels, m) for m in names}
@@ -114,7 +114,7 @@ def leaderboard_page(
 
 
 def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed, links=None):
-    """The rank intervals of the board (:mod:`.rank_view`); a bad request is a 400."""
+    """The rank intervals of the board (:mod:`.rank`); a bad request is a 400."""
     from . import rank as rank_view
 
     run_link = (lambda run: links.run(run, qrels, metric)) if links is not None else None
