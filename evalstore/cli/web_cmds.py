@@ -88,7 +88,8 @@ def report_cmd(
     *,
     store: opt.StoreOptions,
 ) -> None:
-    from ..web import deps, report
+    from ..web import deps
+    from ..web import static_site as report
 
     deps.require("jinja2")
     report.check_folder(folder)

@@ -4,7 +4,7 @@ draws from its data table (:mod:`evalstore.report.figure_data`, ``--plot-data``)
 in the same order.
 
 * :func:`plot_kendall`: heat map of Kendall's tau between columns (Sakai IPSJ 2007 Table 2 as a picture);
-* :func:`plot_swap`: swap rate per difference bin, one line per column, the 5 % line (000
+* :func:`plot_swap`: swap rate per difference bin, one line per column, the 5 % line (Sakai IPSJ 2007
   Fig. 4's output), and the share of comparisons meeting the required difference (Sakai IPSJ 2007 Fig. 9);
 * :func:`plot_discpower`: discriminative power per column (Sakai IPSJ 2007 Fig. 10, Sakai SIGIR 2007 Table 3);
 * :func:`plot_tests`: discriminative power per test and column;
@@ -14,41 +14,15 @@ in the same order.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from ..report import figure_data
+from ..report import figure_data, figures
+from ..report.matplotlib_backend import draw_lines, pyplot, save_figure
 
 #: The file formats of a figure, by extension.
 FIGURE_EXTENSIONS = (".png", ".svg")
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, path: str | os.PathLike) -> str:
-    """Write the figure as PNG, or as SVG when ``path`` ends in .svg (text as text, no random ids
-    or date: the same figure gives the same file)."""
-    import matplotlib
-
-    fig.tight_layout()
-    svg = os.fspath(path).lower().endswith(".svg")
-    rc: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "evalstore"} if svg else {}
-    with matplotlib.rc_context(rc):  # type: ignore[arg-type]
-        # bbox_inches: nothing cut (long labels, a legend beside the axes)
-        fig.savefig(path, dpi=120, bbox_inches="tight", format="svg" if svg else "png",
-                    metadata={"Date": None} if svg else None)  # fmt: skip
-    _plt().close(fig)
-    return os.fspath(path)
 
 
 def _short(labels: Sequence[str], qrels: Sequence[str] | None = None) -> list[str]:
@@ -58,7 +32,7 @@ def _short(labels: Sequence[str], qrels: Sequence[str] | None = None) -> list[st
 
 
 def plot_kendall(analysis, path, stat: str = "tau") -> str:
-    plt = _plt()
+    plt = pyplot()
     labels, M = figure_data.kendall_matrix(analysis, stat)
     k = len(labels)
     fig, ax = plt.subplots(figsize=(1.2 * k + 3, 1.0 * k + 2))
@@ -82,27 +56,21 @@ def plot_kendall(analysis, path, stat: str = "tau") -> str:
     ax.set_title(
         f"Rank correlation between system rankings ({qrels}, {len(analysis.inputs['runs'])} runs)", fontsize=10
     )
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_swap(analysis, path) -> str:
-    plt = _plt()
+    plt = pyplot()
     results = analysis.results["swap"]
     labels = _short(analysis.results["labels"], [r["qrels"] for r in analysis.rows("meta_swap")])
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [3, 2]})
-    for lab, r in zip(labels, results):
-        lo = np.array([e[0] for e in r.edges()])
-        ok = r.counts > 0
-        ax.plot(lo[ok], 100 * r.rates[ok], marker="o", ms=3, label=lab)
-    ax.axhline(100 * results[0].max_rate, color="grey", ls="--", lw=1)
-    ax.set_xlabel("absolute difference bin (lower edge; last bin = 0.20 and above)")
-    ax.set_ylabel("swap rate (%)")
-    ax.set_title(
-        f"Swap rate per difference bin, {analysis.rows('meta_swap')[0]['qrels']} (B = {results[0].B}; Sakai IPSJ 2007 "
-        "Fig. 4)",
-        fontsize=10,
-    )
-    ax.legend(fontsize=8)
+    columns = [
+        (lab, [(float(e[0]), int(n), float(rate)) for e, n, rate in zip(r.edges(), r.counts, r.rates)])
+        for lab, r in zip(labels, results)
+    ]
+    qrels = analysis.rows("meta_swap")[0]["qrels"]
+    model = figures.swap_rates(columns, results[0].max_rate)
+    draw_lines(ax, model, f"{model.title}, {qrels} (B = {results[0].B}; Sakai IPSJ 2007 Fig. 4)")
     # the bars in the table's order (report.meta_tables.swap: by share, largest first)
     order = figure_data.swap_bars(analysis)
     bars = [results[i] for i in order]
@@ -117,7 +85,7 @@ def plot_swap(analysis, path) -> str:
     ax2.set_xlim(0, max(share + [1.0]) * 1.45)
     ax2.set_xlabel("% comparisons satisfying the required difference")
     ax2.set_title("Discriminative power (swap method, Sakai IPSJ 2007)")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _bars(ax, labels, values, texts, xlabel, title):
@@ -135,7 +103,7 @@ def _bars(ax, labels, values, texts, xlabel, title):
 def plot_discpower(analysis, path) -> str:
     """ASL curves (Sakai IPSJ 2007 Fig. 6: each column's run pairs sorted by ASL, one line per
     metric, the alpha line) and the discriminative power bars, in the table's order."""
-    plt = _plt()
+    plt = pyplot()
     rows = analysis.rows("meta_discpower")
     labels = _short(analysis.results["labels"], [r["qrels"] for r in rows])
     vals = [100 * (r["disc_power"] or 0.0) for r in rows]
@@ -170,11 +138,11 @@ def plot_discpower(analysis, path) -> str:
         f"% run pairs with ASL < {a['alpha']:g}",
         "Discriminative power",
     )
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_tests(analysis, path) -> str:
-    plt = _plt()
+    plt = pyplot()
     rows = analysis.rows("meta_discpower")
     tests = list(dict.fromkeys(r["test"] for r in rows))
     cols = list(dict.fromkeys((r["qrels"], r["metric"]) for r in rows))
@@ -193,11 +161,11 @@ def plot_tests(analysis, path) -> str:
     qrels = ", ".join(dict.fromkeys(q for q, _ in cols))
     ax.set_title(f"Discriminative power per paired test ({qrels}, B = {analysis.params['trials']})", fontsize=10)
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_robustness(analysis, path) -> str:
-    plt = _plt()
+    plt = pyplot()
     curves = analysis.results["curves"]
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     panels = [
@@ -226,7 +194,7 @@ def plot_robustness(analysis, path) -> str:
     fig.suptitle(
         f"Robustness to incomplete judgments: {analysis.params['parent']} ({len(analysis.inputs['runs'])} runs)"
     )
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 #: Runs up to which ``compare --plot`` draws a line per run; beyond it, a heat map.
@@ -239,7 +207,7 @@ def plot_compare(cmp, path) -> str:
     a topic can be followed from run to run. Up to :data:`LINE_PLOT_MAX_RUNS` runs: a line per run,
     each in its own colour and marker, the legend beside the axes; more runs: a heat map (runs x
     topics, red worse and blue better than the baseline, runs by their mean difference)."""
-    plt = _plt()
+    plt = pyplot()
     k = len(cmp.metrics)
     n_runs = len(cmp.runs) - 1
     heat = n_runs > LINE_PLOT_MAX_RUNS
@@ -258,7 +226,7 @@ def plot_compare(cmp, path) -> str:
         else:
             _difference_lines(ax, cmp, label, d[:, order], m.runs[1:])
         ax.set_title(title, fontsize=10)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _difference_lines(ax, cmp, label: str, d: np.ndarray, runs: Sequence[str]) -> None:
@@ -298,7 +266,7 @@ def _difference_map(fig, ax, cmp, label: str, d: np.ndarray, topics: Sequence[st
 def plot_scores(result, path, title: str = "") -> str:
     """Per-topic scores as a box plot per run (``evalstore eval --plot``), one panel per metric,
     runs in the leaderboard's order (best mean of the first metric first)."""
-    plt = _plt()
+    plt = pyplot()
     metrics, runs = figure_data.score_runs(result)
     values: dict[tuple[str, str], list[float]] = {}
     for m, r, _, _, v in figure_data.scores(result).rows:
@@ -310,4 +278,4 @@ def plot_scores(result, path, title: str = "") -> str:
         ax.set_xticks(range(1, len(runs) + 1), runs, rotation=45, ha="right", fontsize=8)
         ax.set_ylabel(f"{m} per topic")
         ax.set_title(f"{title + ': ' if title else ''}{m} per topic, by run (triangle = mean)", fontsize=10)
-    return _save(fig, path)
+    return save_figure(fig, path)

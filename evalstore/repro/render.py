@@ -100,9 +100,9 @@ def plot_er_dri(r: Reproduction, path: str | os.PathLike) -> str:
     """ER (x) against ΔRI (y), one point per metric, as Breuer et al. (2020) Fig. 2: a perfect
     reproduction sits at (1, 0); right of 1 the reproduced effect is larger, below 0 its relative
     improvement is larger."""
-    from ..meta.plots import _plt, _save
+    from ..report.matplotlib_backend import pyplot, save_figure
 
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.0, 4.8))
     xs = np.array([np.nan if r.er[m] is None else r.er[m] for m in r.metrics], dtype=float)
     ys = np.array([np.nan if r.dri[m] is None else r.dri[m] for m in r.metrics], dtype=float)
@@ -119,4 +119,4 @@ def plot_er_dri(r: Reproduction, path: str | os.PathLike) -> str:
         f"{r.kind}: {runs['rep_baseline']}/{runs['rep_advanced']} vs {runs['baseline']}/{runs['advanced']}",
         fontsize=9,
     )
-    return _save(fig, path)
+    return save_figure(fig, path)

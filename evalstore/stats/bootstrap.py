@@ -1,4 +1,4 @@
-"""Paired bootstrap test and Sakai's bootstrap sensitivity method (000 Sec. 4.3, Figs. 5-7).
+"""Paired bootstrap test and Sakai's bootstrap sensitivity method (Sakai IPSJ 2007 Sec. 4.3, Figs. 5-7).
 
 For a system pair with per-topic scores x, y over the same n topics:
 

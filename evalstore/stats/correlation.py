@@ -1,15 +1,16 @@
-"""Rank correlation between system rankings (000 Sec. 4.1, Eqs. 8-9; 002 Table 2; 003 Sec. 2).
+"""Rank correlation between system rankings (Sakai IPSJ 2007 Sec. 4.1, Eqs. 8-9; Sakai SIGIR 2007
+Table 2; Zhou & Yao 2010 Sec. 2).
 
 Two score columns over the same runs (e.g. mean AP and mean Q-measure, or mean AP on the full
 qrels and on a subsample) each rank the runs. Over all ``n_s (n_s - 1) / 2`` run pairs:
 
 * ``pos`` (concordant): both columns order the pair the same way; ``neg`` (discordant): opposite;
-* ``tau_a = 2 (pos - neg) / (n_s (n_s - 1))`` (000 Eq. 8): a pair tied in either column counts
+* ``tau_a = 2 (pos - neg) / (n_s (n_s - 1))`` (Sakai IPSJ 2007 Eq. 8): a pair tied in either column counts
   as neither;
 * ``tau_b = (pos - neg) / sqrt((pos + neg + T_a)(pos + neg + T_b))`` with ``T_a`` (``T_b``) = pairs
   tied only in the first (second) column: scipy's default; equal to tau_a when there are no ties;
 * ``tau``: the value reported, tau_b when either ranking has ties, else tau_a (the same number);
-* Z test (000 Eq. 9): ``Z0 = |tau| / sqrt((4 n_s + 10) / (9 n_s (n_s - 1)))``, two-sided normal,
+* Z test (Sakai IPSJ 2007 Eq. 9): ``Z0 = |tau| / sqrt((4 n_s + 10) / (9 n_s (n_s - 1)))``, two-sided normal,
   ``p = erfc(Z0 / sqrt 2)``. With 30 runs tau = .34 gives p = .0083 (significant at 0.01) and
   tau = .21 gives p = .10. The variance formula assumes no ties;
 * Spearman's rho: Pearson's correlation of the average ranks (ties share their mean rank).
@@ -60,7 +61,7 @@ class Correlation:
 
 
 def kendall_z(tau: float, n: int) -> float:
-    """000 Eq. 9: ``Z0 = |tau| / sqrt((4n + 10) / (9 n (n - 1)))``."""
+    """Sakai IPSJ 2007 Eq. 9: ``Z0 = |tau| / sqrt((4n + 10) / (9 n (n - 1)))``."""
     if n < 2 or not math.isfinite(tau):
         return float("nan")
     return abs(tau) / math.sqrt((4 * n + 10) / (9 * n * (n - 1)))
@@ -73,7 +74,7 @@ def kendall_p(tau: float, n: int) -> float:
 
 
 def correlate(a, b) -> Correlation:
-    """Kendall's tau (a and b variants, 000 Eq. 8) and Spearman's rho between two score vectors
+    """Kendall's tau (a and b variants, Sakai IPSJ 2007 Eq. 8) and Spearman's rho between two score vectors
     over the same systems (a[i] and b[i] belong to system i)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -102,7 +103,7 @@ def correlate(a, b) -> Correlation:
 
 
 def kendall_tau(a, b) -> float:
-    """The reported tau (tau_b when there are ties, else tau_a = 000 Eq. 8)."""
+    """The reported tau (tau_b when there are ties, else tau_a = Sakai IPSJ 2007 Eq. 8)."""
     return correlate(a, b).tau
 
 

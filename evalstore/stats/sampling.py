@@ -4,9 +4,9 @@ Every analysis draws ALL its random numbers up front from ``numpy.random.default
 (PCG64, NumPy's stable stream), in one call, so a seed fixes the result on any machine and
 independently of how the work is later chunked:
 
-* bootstrap (paired test, 000 Fig. 5):  ``rng.integers(0, n, size=(B, n))``; row b = the topic
+* bootstrap (paired test, Sakai IPSJ 2007 Fig. 5):  ``rng.integers(0, n, size=(B, n))``; row b = the topic
   indices of ``Q*b``;
-* swap method (000 Sec. 4.2):            ``rng.integers(0, n, size=(B, 2, n))``; ``[b, 0]`` = ``Q*b``,
+* swap method (Sakai IPSJ 2007 Sec. 4.2):            ``rng.integers(0, n, size=(B, 2, n))``; ``[b, 0]`` = ``Q*b``,
   ``[b, 1]`` = ``Q'*b``;
 * randomisation test:                    ``rng.integers(0, 2, size=(B, n))``; 1 keeps the sign of
   topic i's difference in sample b, 0 flips it.
@@ -70,7 +70,7 @@ def given_blocks(draws: np.ndarray, rows: int) -> Iterator[tuple[int, np.ndarray
 
 
 def bootstrap_indices(n: int, B: int, seed: int) -> np.ndarray:
-    """``(B, n)`` topic indices, sampled with replacement (000 Fig. 5)."""
+    """``(B, n)`` topic indices, sampled with replacement (Sakai IPSJ 2007 Fig. 5)."""
     rng = np.random.default_rng(check_seed(seed))
     return rng.integers(0, n, size=(check_trials(B), n))
 
@@ -97,7 +97,7 @@ def counts(indices: np.ndarray, n: int) -> np.ndarray:
 
 
 def resample(values: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """The resampled vectors ``values[indices]`` (000 Fig. 5: ``w*b`` from ``Q*b``)."""
+    """The resampled vectors ``values[indices]`` (Sakai IPSJ 2007 Fig. 5: ``w*b`` from ``Q*b``)."""
     return np.asarray(values)[..., np.asarray(indices)]
 
 

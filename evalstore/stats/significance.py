@@ -3,7 +3,7 @@
 * ``paired_t``: Student's paired t-test, ``t = zbar / (sigma / sqrt n)`` (sigma with n - 1),
   two-sided p from the t distribution with n - 1 degrees of freedom. sigma = 0: t = 0 and p = 1
   when all differences are 0, else t = +-inf and p = 0 (the bootstrap's rule).
-* ``wilcoxon``: two-sided Wilcoxon signed-rank test (004 Sec. 4.3). Zero differences are dropped
+* ``wilcoxon``: two-sided Wilcoxon signed-rank test (Bompada et al. 2007 Sec. 4.3). Zero differences are dropped
   (Wilcoxon's original rule; n_r = non-zero differences); ties among |d| get average ranks.
   Statistic ``T = min(R+, R-)``. The p-value is exact (the distribution of R+ over the 2^n_r sign
   patterns, ``p = min(1, 2 min(P(R+ <= r), P(R+ >= r)))``) when n_r <= 50 and there are no ties

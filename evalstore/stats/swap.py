@@ -1,4 +1,4 @@
-"""The Voorhees/Buckley swap method, Sakai's with-replacement version (000 Sec. 4.2, Fig. 4).
+"""The Voorhees/Buckley swap method, Sakai's with-replacement version (Sakai IPSJ 2007 Sec. 4.2, Fig. 4).
 
 For b = 1..B two topic sets ``Q*b`` and ``Q'*b`` of size n = |Q| are drawn independently with
 replacement (the same pairs of sets for every system pair). For a system pair (X, Y):
@@ -12,13 +12,13 @@ BIN: 21 bins of width 0.01, ``[0, .01), [.01, .02), ..., [.19, .20), [.20, inf)`
 2.9999999999999996 and 0.03 would fall into the third bin instead of the fourth.
 ``swap_rate(bin) = swap / count``.
 
-The summary (000 Table 3):
+The summary (Sakai IPSJ 2007 Table 3):
 
 * ``abs_diff``: the smallest difference that guarantees a swap rate <= ``max_rate`` (5 %): the
   lower edge of the lowest bin such that it and every higher non-empty bin have a swap rate
   <= 5 % (``abs_diff_first`` is the other reading: the first bin whose rate is <= 5 %);
 * ``max_diff``: the largest |D| observed over all pairs and both topic sets of every trial
-  (000: "among the 2,000 values (1,000 trials, each with two topic sets)");
+  (Sakai IPSJ 2007: "among the 2,000 values (1,000 trials, each with two topic sets)");
 * ``rel_diff = abs_diff / max_diff``;
 * ``share``: the fraction of the |pairs| x B comparisons whose |D| falls in a bin at or above
   ``abs_diff`` (i.e. |D| >= abs_diff with the same binning).

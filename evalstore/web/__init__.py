@@ -2,13 +2,15 @@
 ``evalstore report`` (the same pages as static HTML files).
 
 * :mod:`.queries`: what the pages read (bound SQL over the store's views);
-* :mod:`.pages`: the page builders (queries -> view models), shared by the server and the report;
+* :mod:`.pages`: one view per page (queries -> the template's model) in the one frame (:mod:`.pages.frame`);
+* :mod:`.routes`: the route table (view, template, address, report files, navigation) that drives both
+  the server and the static site;
 * :mod:`.meta_view`: the stored analyses as the meta page shows them;
 * :mod:`.svg`: the charts, server-side SVG (one escaping helper);
 * :mod:`.links`: the links of each (routes of the server, relative files of the report) and safe file names;
 * :mod:`.render`: Jinja2 templates (autoescaped) and the static files;
 * :mod:`.sqlpage`: the sandboxed query page (one read-only statement, row cap, time limit);
-* :mod:`.app`: the Starlette application; :mod:`.server`: binding and uvicorn; :mod:`.report`: the static report.
+* :mod:`.app`: the Starlette application; :mod:`.server`: binding and uvicorn; :mod:`.static_site`: the static report.
 
 Only :mod:`.app`, :mod:`.server` and :mod:`.render` need the web extra (``pip install "evalstore[web]"``),
 and import it when they are used; ``import evalstore`` imports none of this package.

@@ -10,9 +10,10 @@ holding the store, retry for ``wait`` seconds, then answer 503 with ``Retry-Afte
 file is never written. Only requests for the host names the server was started for are answered
 (:mod:`.hosts`, against DNS rebinding).
 
-Routes: ``/`` (leaderboard; ``metric=`` repeated: side by side; ``?rank_ci=bootstrap|t``: rank
-intervals), ``/runs/{run}``, ``/compare``, ``/contrast``, ``/topics/{topic}``, ``/meta``, ``/agree``
-(a judge comparison), ``/sql``, ``/download/leaderboard.csv``, ``/download/leaderboard.parquet``,
+Routes: the pages of the route table (:data:`~.routes.ROUTES`: ``/`` the leaderboard; ``metric=``
+repeated: side by side; ``?rank_ci=bootstrap|t``: rank intervals; ``/runs/{run}``, ``/compare``,
+``/contrast``, ``/topics/{topic}``, ``/meta``, ``/agree`` a judge comparison, ``/sql``), and the
+files ``/download/leaderboard.csv``, ``/download/leaderboard.parquet``,
 ``/download/sql.csv``, ``/static/{name}`` (the two files of :data:`~evalstore.web.render.STATIC`,
 looked up by name: no URL reaches the file system). Anything else is a 404 page.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -36,8 +37,11 @@ from ..facade import Store
 from ..facade import open as open_store
 from ..report.formats import to_bytes
 from ..report.table import Table
-from . import agree_view, compare_view, contrast_view, hosts, leaderboard_view, pages, render, sqlpage
+from . import hosts, render, routes, sqlpage
 from .links import LiveLinks, file_name
+from .pages import leaderboard
+from .pages.context import Ctx, PageError, site_title
+from .pages.frame import error_model
 
 log = logging.getLogger("evalstore.web")
 
@@ -65,32 +69,49 @@ class Source:
     time_limit: float = sqlpage.TIME_LIMIT
     metric: str | None = None  # serve --metric: the default metric of the pages
 
+    def sql_limits(self) -> sqlpage.SqlLimits:
+        """The SQL page's runner under this source's limits."""
+        return sqlpage.SqlLimits(
+            self.location, self.row_cap, self.time_limit, self.wait, self.memory_limit, self.threads
+        )
+
     def open(self) -> Store:
         return open_store(
-            self.location, sandbox=True, wait=self.wait, memory_limit=self.memory_limit, threads=self.threads,
+            self.location,
+            sandbox=True,
+            wait=self.wait,
+            memory_limit=self.memory_limit,
+            threads=self.threads,
             yield_to_writers=True,
-        )  # fmt: skip
+        )
 
 
 class Site:
-    """The endpoints over one store: each page opens the store for itself (:meth:`with_store`)."""
+    """The endpoints over one store: each page of the route table (:data:`~.routes.ROUTES`) opens
+    the store for itself (:meth:`endpoint`)."""
 
     def __init__(self, source: Source) -> None:
         self.source = source
         self.links = LiveLinks()
-        self.title = pages.site_title(source.location)
+        self.title = site_title(source.location)
+        self.nav = routes.NAV
 
     # ------------------------------------------------------------------ answers
     def html(self, template: str, model: dict[str, Any], status: int = 200) -> HTMLResponse:
         return HTMLResponse(render.render(template, model), status_code=status, headers=SECURITY_HEADERS)
 
     def error(self, status: int, message: str) -> HTMLResponse:
-        resp = self.html("error.html", pages.error_page(self.links, status, message, self.title), status)
+        resp = self.html("error.html", error_model(self, status, message), status)
         if status == 503:
             resp.headers["Retry-After"] = "2"
         return resp
 
-    def with_store(self, build: Callable[[pages.Ctx, Request], Response]) -> Callable[[Request], Response]:
+    def context(self, store: Store) -> Ctx:
+        return Ctx(
+            store, self.links, self.title, default_metric=self.source.metric, nav=self.nav, sql=self.source.sql_limits()
+        )
+
+    def with_store(self, build: Callable[[Ctx, Request], Response]) -> Callable[[Request], Response]:
         """A sync endpoint (Starlette runs it in a worker thread) around one short-lived connection."""
 
         def endpoint(request: Request) -> Response:
@@ -99,8 +120,8 @@ class Site:
             except StoreLockedError as e:
                 return self.error(503, str(e))
             try:
-                return build(pages.Ctx(store, self.links, self.title, default_metric=self.source.metric), request)
-            except pages.PageError as e:
+                return build(self.context(store), request)
+            except PageError as e:
                 return self.error(e.status, str(e))
             except StoreLockedError as e:
                 return self.error(503, str(e))
@@ -110,82 +131,37 @@ class Site:
         return endpoint
 
     # ------------------------------------------------------------------ pages
-    def leaderboard(self, ctx: pages.Ctx, request: Request) -> Response:
-        metrics = request.query_params.getlist("metric")
-        ranks = (_q(request, k) for k in ("rank_ci", "trials", "seed"))
-        return self.html(
-            "leaderboard.html", leaderboard_view.leaderboard_page(ctx, _q(request, "qrels"), metrics, *ranks)
-        )
+    def endpoint(self, route: routes.Route) -> Callable[[Request], Response]:
+        """The endpoint of a page: the view's arguments from the request, its model in its template."""
 
-    def run(self, ctx: pages.Ctx, request: Request) -> Response:
-        args = (_q(request, k) for k in ("qrels", "metric", "page"))
-        model = pages.run_page(ctx, request.path_params["run"], *args)
-        return self.html("run.html", model)
+        def build(ctx: Ctx, request: Request) -> Response:
+            model = route.view(ctx, *_arguments(route, request))
+            return self.html(route.template, model, model.get("status", 200))
 
-    def compare(self, ctx: pages.Ctx, request: Request) -> Response:
-        args = (_q(request, k) for k in ("baseline", "run", "qrels", "metric", "missing"))
-        return self.html("compare.html", compare_view.compare_page(ctx, *args))
+        if route.store:
+            return self.with_store(build)
 
-    def contrast(self, ctx: pages.Ctx, request: Request) -> Response:
-        args = (_q(request, k) for k in ("baseline", "run", "qrels", "metric"))
-        return self.html("contrast.html", contrast_view.contrast_page(ctx, *args))
+        def without_store(request: Request) -> Response:
+            # the SQL page opens its own sandboxed connection per query (sqlpage.run)
+            try:
+                return build(self.context(cast("Store", None)), request)
+            except StoreLockedError as e:
+                return self.error(503, str(e))
 
-    def topic(self, ctx: pages.Ctx, request: Request) -> Response:
-        args = (_q(request, k) for k in ("runs", "qrels", "metric", "depth"))
-        return self.html("topic.html", pages.topic_page(ctx, request.path_params["topic"], *args))
-
-    def meta(self, ctx: pages.Ctx, request: Request) -> Response:
-        return self.html("meta.html", pages.meta_page(ctx))
-
-    def agree(self, ctx: pages.Ctx, request: Request) -> Response:
-        return self.html("agree.html", agree_view.agree_page(ctx, _q(request, "id")))
-
-    def sql(self, request: Request) -> Response:
-        query = _q(request, "q") or ""
-        try:
-            outcome = self.run_sql(query)
-        except StoreLockedError as e:
-            return self.error(503, str(e))
-        model = pages.error_page(self.links, 200, "", self.title)  # the frame every page shares
-        model.update(
-            {
-                "page": "sql",
-                "heading": "SQL",
-                "query": query,
-                "columns": outcome.columns,
-                "rows": outcome.rows,
-                "truncated": outcome.truncated,
-                "error": outcome.error,
-                "elapsed": outcome.elapsed,
-                "ran": outcome.ran,
-                "row_cap": self.source.row_cap,
-                "byte_cap_mib": f"{sqlpage.BYTE_CAP / 2**20:g}",
-                "time_limit": self.source.time_limit,
-                "csv": f"/download/sql.csv?{_qs(query)}" if outcome.ran and outcome.columns else None,
-                "examples": [{"query": e, "href": self.links.sql(e)} for e in sqlpage.EXAMPLES] if not query else [],
-            }
-        )
-        return self.html("sql.html", model, 400 if outcome.error else 200)
-
-    def run_sql(self, query: str) -> sqlpage.SqlOutcome:
-        src = self.source
-        return sqlpage.run(
-            src.location, query, row_cap=src.row_cap, time_limit=src.time_limit, wait=src.wait,
-            memory_limit=src.memory_limit, threads=src.threads, yield_to_writers=True,
-        )  # fmt: skip
+        return without_store
 
     # ------------------------------------------------------------------ files
-    def leaderboard_download(self, ctx: pages.Ctx, request: Request) -> Response:
+    def leaderboard_download(self, ctx: Ctx, request: Request) -> Response:
         fmt = request.path_params["fmt"]
         if fmt not in ("csv", "parquet"):
             return self.error(404, "downloads: leaderboard.csv or leaderboard.parquet")
-        cols, rows, qrels, metric = leaderboard_view.leaderboard_table(ctx, _q(request, "qrels"), _q(request, "metric"))
+        cols, rows, qrels, metric = leaderboard.leaderboard_table(ctx, _q(request, "qrels"), _q(request, "metric"))
         name = f"leaderboard-{file_name(qrels)}-{file_name(metric)}.{fmt}"
         return _download(Table(cols, rows), fmt, name)
 
     def sql_download(self, request: Request) -> Response:
         try:
-            outcome = self.run_sql(_q(request, "q") or "")
+            outcome = self.source.sql_limits().run(_q(request, "q") or "")
         except StoreLockedError as e:
             return self.error(503, str(e))
         if outcome.error or not outcome.ran:
@@ -221,15 +197,8 @@ def create_app(source: Source, host: str = "127.0.0.1", allowed: Sequence[str] =
     listens on), the loopback names and the names of ``allowed`` (:mod:`.hosts`)."""
     render.require_jinja()
     site = Site(source)
-    routes = [
-        Route("/", site.with_store(site.leaderboard)),
-        Route("/runs/{run:path}", site.with_store(site.run)),
-        Route("/compare", site.with_store(site.compare)),
-        Route("/contrast", site.with_store(site.contrast)),
-        Route("/topics/{topic:path}", site.with_store(site.topic)),
-        Route("/meta", site.with_store(site.meta)),
-        Route("/agree", site.with_store(site.agree)),
-        Route("/sql", site.sql),
+    pages = [Route(r.path, site.endpoint(r)) for r in routes.ROUTES]
+    files = [
         Route("/download/leaderboard.{fmt:str}", site.with_store(site.leaderboard_download)),
         Route("/download/sql.csv", site.sql_download),
         Route("/static/{name:path}", site.static),
@@ -242,17 +211,25 @@ def create_app(source: Source, host: str = "127.0.0.1", allowed: Sequence[str] =
     }
     names, any_ip = hosts.allowed_hosts(host, allowed)
     middleware = [Middleware(hosts.HostCheck, names=names, any_ip=any_ip)]
-    return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
+    return Starlette(routes=pages + files, exception_handlers=handlers, middleware=middleware)
 
 
 def _q(request: Request, name: str) -> str | None:
     return request.query_params.get(name)
 
 
-def _qs(query: str) -> str:
-    from urllib.parse import urlencode
-
-    return urlencode({"q": query})
+def _arguments(route: routes.Route, request: Request) -> list[Any]:
+    """The view's arguments after the context, as the route names them: from the path, else the
+    query (``name*``: every value of a repeated parameter)."""
+    out: list[Any] = []
+    for name in route.params:
+        if name in route.path_params:
+            out.append(request.path_params[name])
+        elif name.endswith("*"):
+            out.append(request.query_params.getlist(name[:-1]))
+        else:
+            out.append(request.query_params.get(name))
+    return out
 
 
 _MEDIA = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}

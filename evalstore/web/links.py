@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from urllib.parse import quote, urlencode
 
 #: The longest file name stem kept as it is; longer names are cut and completed with a hash.
@@ -66,6 +67,18 @@ def file_names(names: Iterable[str]) -> dict[str, str]:
             for n in group:
                 stems[n] = file_name(n, force_hash=True)
     return stems
+
+
+@dataclass(frozen=True)
+class NavItem:
+    """An entry of the navigation of every page: its label, the route it opens, the route's address
+    on the live server and its file in the static site (None: not there, as the SQL page); the
+    links of each say which (:meth:`evalstore.web.links.Links.nav`)."""
+
+    label: str
+    page: str
+    path: str
+    file: str | None
 
 
 class Links:
@@ -116,6 +129,10 @@ class Links:
     def paged(self, href: str | None, page: int) -> str | None:
         """The link of page ``page`` of the page at ``href`` (None: the page has no others)."""
         return None
+
+    def nav(self, item: NavItem) -> str | None:
+        """The link of an entry of the navigation (None: this site has no such page)."""
+        raise NotImplementedError
 
 
 def _q(params: dict[str, str | Sequence[str] | None]) -> str:
@@ -168,6 +185,9 @@ class LiveLinks(Links):
     def download(self, what: str, fmt: str, qrels: str, metric: str) -> str:
         return f"/download/{what}.{fmt}" + _q({"qrels": qrels, "metric": metric})
 
+    def nav(self, item: NavItem) -> str:
+        return item.path
+
     def paged(self, href: str | None, page: int) -> str | None:
         if href is None:
             return None
@@ -175,7 +195,7 @@ class LiveLinks(Links):
 
 
 class ReportLinks(Links):
-    """Relative links between the files of a static report (see :mod:`.report` for its layout).
+    """Relative links between the files of a static report (see :mod:`.static_site` for its layout).
 
     ``here`` is the path of the page being written, relative to the report's folder; ``metrics``
     the metrics with pages, ``qrels`` the report's qrels set; ``best`` maps each metric to the run
@@ -274,6 +294,9 @@ class ReportLinks(Links):
 
     def sql(self, query: str | None = None) -> None:
         return None  # a static report has no query page
+
+    def nav(self, item: NavItem) -> str | None:
+        return self._rel(item.file) if item.file else None
 
     def static(self, name: str) -> str:
         return self._rel(f"static/{name}")

@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..report import figures
 from . import svg
 from .links import Links
 from .queries import StoredAnalysis
@@ -99,30 +100,16 @@ def _swap(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     summary = a.tables.get("meta_swap", [])
     bins = a.tables.get("meta_swap_bins", [])
     several = len({r["qrels"] for r in summary}) > 1
-    series = []
+    columns = []
     for r in summary:
         mine = sorted(
             (b for b in bins if b["metric"] == r["metric"] and b["qrels"] == r["qrels"]), key=lambda b: b["bin"]
         )
-        series.append(
-            (
-                _label(r["metric"], r["qrels"], several),
-                [b["lo"] for b in mine if b["comparisons"]],
-                [100 * b["swap_rate"] if b["swap_rate"] is not None else None for b in mine if b["comparisons"]],
-            )
+        columns.append(
+            (_label(r["metric"], r["qrels"], several), [(b["lo"], b["comparisons"], b["swap_rate"]) for b in mine])
         )
-    if series:
-        rate = summary[0]["max_rate"] if summary else 0.05
-        item["figures"].append(
-            svg.line_chart(
-                series,
-                xlabel="absolute difference between the two means (lower edge of the bin)",
-                ylabel="swap rate (%)",
-                label="Swap rate per difference bin",
-                hline=100 * rate,
-                hline_label=f"{100 * rate:g} %",
-            )
-        )
+    if columns:
+        item["figures"].append(svg.line_figure(figures.swap_rates(columns, summary[0]["max_rate"])))
     item["tables"].append(
         _table(
             summary, ["qrels", "metric", "n_runs", "n_topics", "trials", "abs_diff", "rel_diff", "share", "max_diff"]
@@ -304,7 +291,7 @@ def _compare(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
 
 def _agree(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     """The label statistics of all topics and the ranking agreement per metric; the full page is
-    :mod:`.agree_view`'s."""
+    :mod:`.pages.agree`'s."""
     item["columns"] = [f"{a.params.get('candidate')} against {a.params.get('reference')}"]
     item["link"] = links.agree(a.analysis_id)
     overall = [r for r in a.tables.get("meta_agree_labels", []) if r.get("topic") is None]

@@ -1,7 +1,12 @@
-"""What the pages read from a store: bound SQL over the documented views (``leaderboard``,
-``scores``, ``run_rows``, ``qrels``, ``meta_runs`` and the ``meta_*`` tables) and, for the cheap
-catalogue of what was evaluated, the ``evaluations`` table (one row per run, qrels set and metric:
-reading it avoids scanning every score). Every value reaches SQL as a parameter.
+"""What the pages read from a store: bound SQL over the documented views only (``runs``,
+``leaderboard``, ``scores``, ``run_rows``, ``qrels``, ``topics``, ``topic_sets``, ``docs``,
+``doc_sets``, ``meta_runs`` and the ``meta_*`` tables) and, for the cheap catalogue of what was
+evaluated, the library's :func:`evalstore.store.catalogue.evaluated` (it owns the internal table it
+reads). Every value reaches SQL as a parameter.
+
+The statistics are the library's: a mean is the ``leaderboard`` view's, its interval the stored one
+or :func:`evalstore.intervals.of_scores`' (:func:`leaderboard`); nothing here computes a test or an
+interval of its own.
 """
 
 from __future__ import annotations
@@ -13,11 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..intervals import DEFAULT_LEVEL
+
 if TYPE_CHECKING:
     from ..facade import Store
 
-#: the interval of the leaderboard: a t interval of the per-topic scores of each run
-CI_LEVEL = 0.95
+#: the level of the interval the leaderboard computes where none is stored (``eval --ci``'s default)
+CI_LEVEL = DEFAULT_LEVEL
 
 
 def topic_key(topic: str) -> tuple[int, int, str]:
@@ -55,14 +62,9 @@ class Catalogue:
 
 
 def catalogue(store: Store) -> Catalogue:
-    rows = store.con.execute(
-        "SELECT q.name, e.metric, count(*) FROM evaluations e JOIN qrels_meta q USING (qrels_id) "
-        "GROUP BY q.name, e.metric ORDER BY q.name, min(e.computed_at), min(e.rowid), e.metric"
-    ).fetchall()
-    out: dict[str, dict[str, int]] = {}
-    for q, m, n in rows:
-        out.setdefault(q, {})[m] = int(n)
-    return Catalogue(out)
+    from ..store.catalogue import evaluated
+
+    return Catalogue(evaluated(store.con))
 
 
 def run_names(store: Store) -> list[str]:
@@ -84,14 +86,16 @@ class BoardRow:
     aggregate: str
     rank: int = 0
     ci_method: str | None = None  # 'stored t 95 %', 't 95 %' (computed here), None: no interval
+    ci_level: float | None = None  # the interval's confidence level (None: no interval)
 
 
 def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
     """The runs evaluated with ``metric`` on ``qrels``, best mean first (the leaderboard view), each
     with its interval: the one stored with the evaluation (``eval --ci``: the view's ci_lo/ci_hi)
-    where there is one, else a 95 % t interval computed by :func:`evalstore.intervals.of_scores`
+    where there is one, else a :data:`CI_LEVEL` t interval computed by :func:`evalstore.intervals.of_scores`
     (the same function as ``eval --ci t``: on the log scale for a geometric mean, none for a sum)."""
     from .. import intervals
+    from .render import percent
 
     con = store.con
     rows = con.execute(
@@ -110,8 +114,10 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
     out = []
     for r in rows:
         stored = r[4] is not None and r[5] is not None
-        label = f"stored {r[7]} {r[8] * 100:g} %" if stored else None
-        out.append(BoardRow(r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label))
+        label = f"stored {r[7]} {percent(r[8])}" if stored else None
+        level = float(r[8]) if stored else None
+        row = BoardRow(r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label, ci_level=level)
+        out.append(row)
     lacking = [b for b in out if b.ci_method is None and intervals.scale_of(b.aggregate) is not None]
     if lacking:
         values = dict(
@@ -128,7 +134,7 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
         for b in lacking:
             if b.run in found:
                 b.ci_low, b.ci_high = found[b.run]
-                b.ci_method = f"t {CI_LEVEL * 100:g} %"
+                b.ci_method, b.ci_level = f"t {percent(CI_LEVEL)}", CI_LEVEL
     for i, b in enumerate(out, start=1):
         b.rank = i
     return out
@@ -380,7 +386,7 @@ def doc_snippets(store: Store, docs: Sequence[str]) -> dict[str, str]:
 
 def has_texts(store: Store, what: str) -> bool:
     """The store holds any topic set (``what='topics'``) or doc set (``'docs'``)."""
-    table = {"topics": "topic_set_meta", "docs": "doc_set_meta"}[what]
+    table = {"topics": "topic_sets", "docs": "doc_sets"}[what]
     return bool(store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
 
 

@@ -38,6 +38,7 @@ def environment() -> Any:
     env.filters["num"] = number
     env.filters["signed"] = signed
     env.filters["pvalue"] = pvalue
+    env.filters["percent"] = percent
     env.filters["cell"] = cell
     env.filters["sortkey"] = sortkey
     return env
@@ -79,6 +80,13 @@ def signed(v: Any, digits: int = 4) -> str:
     if math.isnan(f):
         return "–"
     return f"{f:+.{digits}f}".replace("-", "−")
+
+
+def percent(level: Any) -> str:
+    """A confidence level as a page says it: ``0.95`` -> ``95 %`` (``–`` for none)."""
+    if level is None:
+        return "–"
+    return f"{float(level) * 100:g} %"
 
 
 def pvalue(v: Any) -> str:

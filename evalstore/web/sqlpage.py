@@ -67,6 +67,31 @@ class SqlOutcome:
     ran: bool = False
 
 
+@dataclass(frozen=True)
+class SqlLimits:
+    """The query page's store and limits (``evalstore serve``'s options): :meth:`run` runs a query
+    under them."""
+
+    location: str
+    row_cap: int = ROW_CAP
+    time_limit: float = TIME_LIMIT
+    wait: float = 0.0
+    memory_limit: str | None = None
+    threads: int | None = None
+
+    def run(self, query: str) -> SqlOutcome:
+        return run(
+            self.location,
+            query,
+            row_cap=self.row_cap,
+            time_limit=self.time_limit,
+            wait=self.wait,
+            memory_limit=self.memory_limit,
+            threads=self.threads,
+            yield_to_writers=True,
+        )
+
+
 class QueryRefused(EvalstoreError):
     """A statement the query page does not run."""
 
@@ -134,9 +159,13 @@ def run(
         out.error = str(e)
         return out
     store = open_store(
-        location, sandbox=True, wait=wait, memory_limit=memory_limit, threads=threads,
+        location,
+        sandbox=True,
+        wait=wait,
+        memory_limit=memory_limit,
+        threads=threads,
         yield_to_writers=yield_to_writers,
-    )  # fmt: skip
+    )
     con = store.con
     secrets = private_paths(location, con)
 

@@ -13,6 +13,9 @@ import html
 import math
 from collections.abc import Sequence
 
+from ..report.figures import LineFigure
+from .render import number
+
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 GRID = "#e3e3e3"
 AXIS = "#555"
@@ -29,12 +32,6 @@ class Svg(str):
 
     def __html__(self) -> str:
         return str(self)
-
-
-def fmt(v: float | None, digits: int = 4) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    return f"{v:.{digits}f}"
 
 
 def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
@@ -157,7 +154,7 @@ def appendix_chart(
     half = min(7.0, step * 0.3)
     for i, (t, x) in enumerate(zip(topics, xs)):
         v, md, b, w = value[i], median[i], best[i], worst[i]
-        tip = f"topic {t}: {run} {fmt(v)}, median {fmt(md)}, best {fmt(b)}, worst {fmt(w)}"
+        tip = f"topic {t}: {run} {number(v)}, median {number(md)}, best {number(b)}, worst {number(w)}"
         g = [f"<g><title>{esc(tip)}</title>"]
         g.append(
             f'<rect x="{x - step / 2:.1f}" y="{top:.1f}" width="{step:.1f}" height="{plot_h:.1f}" fill="transparent"/>'
@@ -303,7 +300,7 @@ def interval_chart(
         yy = top + row * (i + 0.5)
         m, a, b = means[i], lows[i], highs[i]
         shown = lab if len(lab) <= 32 else lab[:31] + "…"
-        tip = f"{lab}: {fmt(m)} [{fmt(a)}, {fmt(b)}]"
+        tip = f"{lab}: {number(m)} [{number(a)}, {number(b)}]"
         g = [f"<g><title>{esc(tip)}</title>"]
         g.append(f'<text x="{left - 8:.1f}" y="{yy + 4:.1f}" text-anchor="end" fill="#222">{esc(shown)}</text>')
         if a is not None and b is not None and math.isfinite(a) and math.isfinite(b):
@@ -355,13 +352,13 @@ def heatmap(labels: Sequence[str], matrix: Sequence[Sequence[float | None]], *, 
             xx, yy = left + cell * j, top + cell * i
             fill = colour(v) if v is not None and math.isfinite(v) else "#f4f4f4"
             parts.append(
-                f"<g><title>{esc(f'{labels[i]} / {labels[j]}: {fmt(v, 3)}')}</title>"
+                f"<g><title>{esc(f'{labels[i]} / {labels[j]}: {number(v, 3)}')}</title>"
                 f'<rect x="{xx:.1f}" y="{yy:.1f}" width="{cell:.1f}" height="{cell:.1f}" fill="{fill}" stroke="#fff"/>'
             )
             text_colour = "#fff" if v is not None and math.isfinite(v) and abs(v) > 0.6 else "#222"
             parts.append(
                 f'<text x="{xx + cell / 2:.1f}" y="{yy + cell / 2 + 4:.1f}" text-anchor="middle" '
-                f'fill="{text_colour}">{esc(fmt(v, 3))}</text></g>'
+                f'fill="{text_colour}">{esc(number(v, 3))}</text></g>'
             )
     # colour scale
     sx = left + cell * k + 24
@@ -373,6 +370,18 @@ def heatmap(labels: Sequence[str], matrix: Sequence[Sequence[float | None]], *, 
     parts.append(f'<text x="{sx + 20:.1f}" y="{top + 130:.1f}" fill="{AXIS}">−1</text>')
     parts.append("</svg>")
     return Svg("".join(parts))
+
+
+def line_figure(figure: LineFigure) -> Svg:
+    """A :class:`~evalstore.report.figures.LineFigure` (the model matplotlib draws too) as SVG."""
+    return line_chart(
+        [(s.label, s.x, s.y) for s in figure.series],
+        xlabel=figure.xlabel,
+        ylabel=figure.ylabel,
+        label=figure.title,
+        hline=figure.hline,
+        hline_label=figure.hline_label,
+    )
 
 
 def line_chart(
@@ -444,7 +453,7 @@ def line_chart(
             for (px, py), a, b in zip(pts, xs, ys):
                 parts.append(
                     f'<circle cx="{px:.1f}" cy="{py:.1f}" r="2.6" fill="{colour}">'
-                    f"<title>{esc(f'{name}: {a:g}, {fmt(b)}')}</title></circle>"
+                    f"<title>{esc(f'{name}: {a:g}, {number(b)}')}</title></circle>"
                 )
         lx = left + (k % 4) * 150
         ly = legend_y + 18 * (k // 4)

@@ -19,7 +19,7 @@ from websupport import XSS, Server
 import evalstore
 from evalstore.resources import sample_dir
 from evalstore.web.app import Source, create_app
-from evalstore.web.report import write_report
+from evalstore.web.static_site import write_report
 
 
 def _cells(html: str, table_id: str) -> list[list[str]]:

@@ -343,3 +343,61 @@ def test_missing_store_is_an_error_at_start(tmp_path):
     with pytest.raises(StoreError, match="does not exist"):
         check_store(str(tmp_path / "missing.duckdb"))
     assert not (tmp_path / "missing.duckdb").exists()
+
+
+# --------------------------------------------------------------------------- the route table
+def test_a_page_is_a_view_a_template_and_a_route(web_store, tmp_path, monkeypatch):
+    """One route added to the table: the live server answers it, every page's navigation links to
+    it, and the static site writes its file; no other edit (issue 31, item 4)."""
+    from dataclasses import replace
+
+    from starlette.testclient import TestClient
+
+    from evalstore.web import routes
+    from evalstore.web.links import NavItem
+    from evalstore.web.pages.frame import frame_model
+    from evalstore.web.static_site import write_report
+
+    def runs_page(ctx, qrels=None):  # a view: the frame and what the template shows
+        model = frame_model(ctx, "runs", "Runs")
+        model.update({"message": f"{len(ctx.store.run_names())} runs", "status": 200})
+        return model
+
+    page = routes.Route(
+        "runs", "/runs", runs_page, "error.html", params=("qrels",),
+        report=lambda plan: [("runs.html", (plan.qrels,))], nav="Runs", nav_file="runs.html",
+    )  # fmt: skip
+    table = (*routes.ROUTES, page)
+    monkeypatch.setattr(routes, "ROUTES", table)
+    monkeypatch.setattr(routes, "NAV", tuple(NavItem(r.nav, r.name, r.path, r.nav_file) for r in table if r.nav))
+    with TestClient(create_app(Source(str(web_store))), base_url="http://127.0.0.1") as c:
+        r = c.get("/runs")
+        assert r.status_code == 200 and "runs</p>" in r.text
+        assert '<a href="/runs" class="current">Runs</a>' in r.text
+        assert '<a href="/runs">Runs</a>' in c.get("/meta").text and '<a href="/runs">Runs</a>' in c.get("/sql").text
+    with evalstore.open(web_store, read_only=True) as s:
+        written = write_report(s, tmp_path / "site", "sample", ["AP"])
+    assert "runs.html" in written.files
+    assert 'href="runs.html">Runs</a>' in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../../runs.html">Runs</a>' in (tmp_path / "site" / "runs" / "AP" / "bm25.html").read_text("utf-8")
+    assert replace(page, nav=None).nav is None
+
+
+def test_the_route_table_drives_the_server_and_the_static_site(web_store, tmp_path):
+    """Each route's template exists; the server answers each route's path; the static site writes
+    the files the routes with ``report`` name, and the navigation has the entries of the table."""
+    from evalstore.web import render, routes
+    from evalstore.web.static_site import write_report
+
+    templates = render.HERE / "templates"
+    assert all((templates / r.template).is_file() for r in routes.ROUTES)
+    assert [n.label for n in routes.NAV] == ["Leaderboard", "Analyses", "SQL"]
+    app = create_app(Source(str(web_store)))
+    served = {getattr(r, "path", None) for r in app.routes}
+    assert {r.path for r in routes.ROUTES} <= served
+    with evalstore.open(web_store, read_only=True) as s:
+        written = write_report(s, tmp_path / "site", "sample", ["AP", "nDCG@10"])
+    html = [f for f in written.files if f.endswith(".html")]
+    assert {f.split("/")[0] for f in html} >= {"index.html", "runs", "compare", "contrast", "topics", "meta.html"}
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="index.html" class="current">Leaderboard</a>' in index and ">SQL</a>" not in index

@@ -18,7 +18,7 @@ import pytest
 from websupport import XSS, Server
 
 import evalstore
-from evalstore.web.report import write_report
+from evalstore.web.static_site import write_report
 
 CHROMIUM = os.environ.get("EVALSTORE_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("EVALSTORE_CHROMEDRIVER", "/usr/bin/chromedriver")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
+from support import ROOT
 
 import evalstore
 from evalstore import intervals
@@ -182,7 +183,7 @@ def test_run_page_under_a_qrels_set_of_another_collection(web_store):
 
 
 def test_report_leaderboard_of_several_metrics_and_contrast(web_store, tmp_path):
-    from evalstore.web.report import write_report
+    from evalstore.web.static_site import write_report
 
     with evalstore.open(web_store, read_only=True) as s:
         write_report(s, tmp_path / "r", "sample", ["nDCG@10", "AP"])
@@ -191,3 +192,78 @@ def test_report_leaderboard_of_several_metrics_and_contrast(web_store, tmp_path)
     assert 'href="leaderboard-AP.html"' in index and 'href="leaderboard-nDCG@10.html"' in index
     compare_page = (tmp_path / "r" / "compare" / "nDCG@10" / "bm25.html").read_text(encoding="utf-8")
     assert 'href="../../contrast/nDCG@10/bm25.html"' in compare_page
+
+
+def test_web_queries_read_only_documented_views():
+    """web/queries.py reads the documented views (docs/architecture.md) and the meta_* tables, never
+    an internal table; the catalogue of what was evaluated comes from the library."""
+    import inspect
+
+    from evalstore.web import queries
+
+    source = inspect.getsource(queries)
+    read = set(re.findall(r"\b(?:FROM|JOIN)\s+([a-z_]+)\b", source))
+    read |= set(re.findall(r'"([a-z_]+)"', source.split("table = {", 1)[1].split("}", 1)[0]))
+    arch = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    documented = {
+        v for row in re.findall(r"^\|[^|]*\|[^|]*\|([^|]*)\|$", arch, re.M) for v in re.findall(r"`(\w+)`", row)
+    }
+    internal = {t for row in re.findall(r"^\| (`[^|]*)\|", arch, re.M) for t in re.findall(r"`(\w+)`", row)}
+    read -= set(re.findall(r"\b(\w+) AS \(", source)) | {"table"}  # common table expressions; meta tables by name
+    meta = {t for t in read if t.startswith("meta_")}  # documented: "meta_robustness and the tables themselves"
+    assert read - meta and meta, read
+    assert not (read - meta) & internal
+    assert read - meta <= documented, read - documented
+
+
+def test_levels_said_are_the_levels_computed(ordered_db):
+    """The pages name the level of the interval they show: the stored one's, else evalstore's default."""
+    from evalstore.stats import effects
+    from evalstore.web import queries
+    from evalstore.web.pages import compare as compare_view
+
+    assert queries.CI_LEVEL == intervals.DEFAULT_LEVEL
+    assert compare_view.EFFECT_LEVEL == inspect_default(effects.t_interval, "level")
+    with evalstore.open(ordered_db) as s:
+        s.evaluate("sample", None, ["P@10"], ci="t", level=0.9)
+    with TestClient(create_app(Source(str(ordered_db))), base_url=LOCAL) as c:
+        board = c.get("/?metric=P@10").text
+        run = c.get("/runs/bm25?metric=P@10").text
+        ap = c.get("/runs/bm25?metric=nDCG@10").text
+    assert _headers(board, "leaderboard")[3:5] == ["90 % CI low", "90 % CI high"]
+    assert "with its 90 % interval" in board
+    assert '<div class="k">90 % interval</div>' in run
+    assert '<div class="k">95 % interval</div>' in ap
+
+
+def inspect_default(function, name):
+    import inspect
+
+    return inspect.signature(function).parameters[name].default
+
+
+def test_swap_figure_is_one_model_in_both_backends(web_store, client, monkeypatch):
+    """The swap figure of the meta page (SVG) and of meta swap --plot (matplotlib) are drawn from
+    one figure model (evalstore.report.figures.swap_rates): the same labels and the same series."""
+    from evalstore import meta
+    from evalstore.meta import plots
+    from evalstore.report import figures
+
+    model = figures.swap_rates([("AP", [(0.0, 3, 0.5), (0.01, 0, None), (0.02, 2, 0.0)])], 0.05)
+    assert model.series[0].x == [0.0, 0.02] and model.series[0].y == [50.0, 0.0] and model.hline == 5.0
+    page = unescape(client.get("/meta").text)
+    assert model.xlabel in page and model.ylabel in page and model.title in page
+    drawn = {}
+
+    def keep(fig, path):
+        ax = fig.axes[0]
+        drawn.update(x=ax.get_xlabel(), y=ax.get_ylabel(), lines=[line.get_label() for line in ax.get_lines()])
+        plots.pyplot().close(fig)
+        return str(path)
+
+    monkeypatch.setattr(plots, "save_figure", keep)
+    with evalstore.open(web_store, read_only=True) as s:
+        analysis = meta.swap(s, "sample", ["AP", "nDCG@10"], trials=20, save=False)
+    plots.plot_swap(analysis, "swap.png")
+    assert drawn["x"] == model.xlabel and drawn["y"] == model.ylabel
+    assert {"AP", "nDCG@10"} <= set(drawn["lines"])

@@ -17,8 +17,9 @@ from websupport import ODD, XSS, Server
 import evalstore
 from evalstore.resources import sample_dir
 from evalstore.web.links import file_name, file_names
-from evalstore.web.pages import NotFound, resolve_runs
-from evalstore.web.report import ReportError, write_report
+from evalstore.web.pages.context import NotFound
+from evalstore.web.pages.topic import resolve_runs
+from evalstore.web.static_site import ReportError, write_report
 from evalstore.web.svg import appendix_chart
 
 EVALSTORE = [sys.executable, "-m", "evalstore"]

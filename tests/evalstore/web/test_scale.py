@@ -18,10 +18,11 @@ import pytest
 from starlette.testclient import TestClient
 
 import evalstore
-from evalstore.web import pages
-from evalstore.web import report as report_mod
+from evalstore.web import static_site as report_mod
 from evalstore.web.app import Source, create_app
-from evalstore.web.report import ReportError, write_report
+from evalstore.web.pages import context as pages
+from evalstore.web.pages import topic
+from evalstore.web.static_site import ReportError, write_report
 
 EVALSTORE = [sys.executable, "-m", "evalstore"]
 N_TOPICS = 250
@@ -59,7 +60,7 @@ def test_runs_parameter_is_parsed_in_bounded_time(client):
     assert time.monotonic() - t0 < 2
     t0 = time.monotonic()
     with pytest.raises(pages.BadRequest):
-        pages.resolve_runs("a," * 200_000, {"a"})
+        topic.resolve_runs("a," * 200_000, {"a"})
     assert time.monotonic() - t0 < 0.1
 
 
@@ -167,7 +168,12 @@ def test_a_failed_report_leaves_the_earlier_one(web_store, tmp_path, monkeypatch
     def broken(*args, **kwargs):
         raise RuntimeError("the disk went away")
 
-    monkeypatch.setattr(pages, "topic_page", broken)
+    from dataclasses import replace
+
+    from evalstore.web import routes
+
+    topic_broken = tuple(replace(r, view=broken) if r.name == "topic" else r for r in routes.ROUTES)
+    monkeypatch.setattr(routes, "ROUTES", topic_broken)
     with evalstore.open(web_store, read_only=True) as s, pytest.raises(RuntimeError):
         write_report(s, out, "sample", ["AP", "nDCG@10"])
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before

@@ -1,8 +1,9 @@
 """The leaderboard page: the runs of a qrels set by one metric, or by several side by side (a
 paper's table: nDCG@10, AP(rel=2), RR(rel=2)), each metric's mean with its interval, every column
 sortable. Runs are ordered by the first metric. The interval is the one stored with the evaluation
-(``eval --ci``), else the 95 % t interval of :func:`evalstore.intervals.of_scores` (the function
-``eval --ci t`` uses; :func:`evalstore.web.queries.leaderboard`).
+(``eval --ci``), else the t interval (at :data:`~evalstore.web.queries.CI_LEVEL`) of
+:func:`evalstore.intervals.of_scores` (the function ``eval --ci t`` uses;
+:func:`evalstore.web.queries.leaderboard`).
 """
 
 from __future__ import annotations
@@ -10,10 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import queries as q
-from . import svg
-from .pages import CHART_RUNS, BadRequest, Ctx, base_model, board, choose
+from .. import queries as q
+from .. import svg
+from ..render import percent
+from .choices import board, choose
+from .context import BadRequest, Ctx, ReportFile, ReportPlan
+from .frame import frame_model
 
+#: runs drawn in the leaderboard's interval chart (the table always has them all)
+CHART_RUNS = 60
 #: metrics a leaderboard shows side by side at most
 MAX_METRICS = 8
 
@@ -40,7 +46,7 @@ def leaderboard_page(
     seed: str | None = None,
 ) -> dict[str, Any]:
     """The page's model; the ranks (with ``rank_ci``: computed on request, else the stored rank
-    intervals, :mod:`.rank_view`) are those of the first metric, which orders the runs."""
+    intervals, :mod:`.rank`) are those of the first metric, which orders the runs."""
     qrels, names, cat = chosen_metrics(ctx, qrels, metrics)
     first = names[0]
     boards = {m: board(ctx, qrels, m) for m in names}
@@ -50,7 +56,8 @@ def leaderboard_page(
     best = rows[0].run if rows else None
     by_metric = {m: {r.run: r for r in boards[m]} for m in names}
     order = [r.run for r in rows] + sorted({r.run for m in names[1:] for r in boards[m]} - {r.run for r in rows})
-    columns = _columns(names)
+    level = level_text([r for m in names for r in boards[m]])
+    columns = _columns(names, level)
     table = []
     for i, run in enumerate(order, start=1):
         cells: list[dict[str, Any]] = []
@@ -76,11 +83,11 @@ def leaderboard_page(
         [r.mean for r in shown],
         [r.ci_low for r in shown],
         [r.ci_high for r in shown],
-        xlabel=f"mean {first} on {qrels} with its 95 % interval",
+        xlabel=f"mean {first} on {qrels} with its {level} interval".replace("  ", " "),
         links=[links.run(r.run, qrels, first) for r in shown],
     )
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
-    model = base_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
+    model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
     model.update(_pickers(ctx, cat, qrels, names))
     model.update(
         {
@@ -107,8 +114,8 @@ def leaderboard_page(
 
 
 def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed, links=None):
-    """The rank intervals of the board (:mod:`.rank_view`); a bad request is a 400."""
-    from . import rank_view
+    """The rank intervals of the board (:mod:`.rank`); a bad request is a 400."""
+    from . import rank as rank_view
 
     run_link = (lambda run: links.run(run, qrels, metric)) if links is not None else None
     try:
@@ -117,19 +124,27 @@ def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str
         raise BadRequest(str(e)) from None
 
 
-def _columns(names: list[str]) -> list[dict[str, str]]:
+def level_text(rows: Sequence[q.BoardRow]) -> str:
+    """The level the column headers name (``95 %``): the one level of the intervals shown, else
+    nothing (intervals of several levels: each cell's title says its own)."""
+    levels = {r.ci_level for r in rows if r.ci_level is not None}
+    return percent(levels.pop()) if len(levels) == 1 else percent(q.CI_LEVEL) if not levels else ""
+
+
+def _columns(names: list[str], level: str) -> list[dict[str, str]]:
+    ci = f"{level} CI" if level else "CI"
     if len(names) == 1:
         return [
             {"label": "mean", "title": f"mean {names[0]}"},
-            {"label": "95 % CI low", "title": "lower end of the interval"},
-            {"label": "95 % CI high", "title": "upper end of the interval"},
+            {"label": f"{ci} low", "title": "lower end of the interval"},
+            {"label": f"{ci} high", "title": "upper end of the interval"},
             {"label": "± half-width", "title": "half the width of the interval"},
             {"label": "sd", "title": "standard deviation of the per-topic scores"},
         ]
     out = []
     for m in names:
         out.append({"label": m, "title": f"mean {m}"})
-        out.append({"label": f"{m} 95 % CI", "title": f"the interval of the mean {m} (sorts by its half-width)"})
+        out.append({"label": f"{m} {ci}", "title": f"the interval of the mean {m} (sorts by its half-width)"})
     return out
 
 
@@ -199,7 +214,8 @@ def interval_method(rows: Sequence[q.BoardRow]) -> str:
     if any(m and not m.startswith("stored") for m in methods):
         when = " otherwise" if parts else ""
         parts.append(
-            f"{round(q.CI_LEVEL * 100)} % interval{when}: mean ± t(0.975, n−1) · sd / √n over the run's n "
+            f"{percent(q.CI_LEVEL)} interval{when}: mean ± t({1 - (1 - q.CI_LEVEL) / 2:g}, n−1) · sd / √n over "
+            "the run's n "
             "per-topic scores (Student's t; the topics taken as a sample of topics), as evalstore eval --ci t "
             "computes it (evalstore.intervals); for a geometric mean on the log scale."
         )
@@ -221,3 +237,10 @@ def leaderboard_table(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[
         for r in rows_of
     ]
     return cols, rows, qrels, metric
+
+
+def report_files(plan: ReportPlan) -> list[ReportFile]:
+    """The static site's leaderboards: the metrics side by side (``index.html``), and each alone
+    when there are several."""
+    alone = [(plan.links.leaderboard_path(m), (plan.qrels, m)) for m in plan.metrics] if len(plan.metrics) > 1 else []
+    return [("index.html", (plan.qrels, plan.metrics)), *alone]

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MetaError
-from .pages import BadRequest, Ctx, NotFound, base_model, choose, need_run
+from ...errors import MetaError
+from .choices import choose, need_run
+from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from .frame import frame_model
 
 
 def contrast_page(
     ctx: Ctx, baseline: str | None, run: str | None, qrels: str | None = None, metric: str | None = None
 ) -> dict[str, Any]:
-    from ..comparison.contrast import contrast
+    from ...comparison.contrast import contrast
 
     if not baseline or not run:
         raise BadRequest("the contrast needs two runs: /contrast?baseline=RUN_A&run=RUN_B")
@@ -36,7 +38,7 @@ def contrast_page(
         }
         for r in found.rows
     ]
-    model = base_model(ctx, "contrast", f"Where {run} and {baseline} differ", qrels, metric)
+    model = frame_model(ctx, "contrast", f"Where {run} and {baseline} differ", qrels, metric)
     model.update(
         {
             "baseline": baseline,
@@ -51,3 +53,13 @@ def contrast_page(
         }
     )
     return model
+
+
+def report_files(plan: ReportPlan) -> list[ReportFile]:
+    """The static site's contrasts: each run shown against the best run of the first metric."""
+    m = plan.metrics[0]
+    return [
+        (plan.links.contrast_path(run, m), (plan.best[m], run, plan.qrels, m))
+        for run in plan.shown.get(m, [])
+        if run != plan.best[m]
+    ]

@@ -1,6 +1,7 @@
 """``evalstore report DIR``: the pages of ``evalstore serve`` written as static HTML files.
 
-The same page builders (:mod:`.pages`) and templates render every page; :class:`~.links.ReportLinks`
+The same route table (:data:`.routes.ROUTES`: each page's view, template and the files it has in
+the report), views (:mod:`.pages`) and templates render every page; :class:`~.links.ReportLinks`
 makes the links relative, so the folder opens from disk (``file://``) or from any web server.
 Layout of the folder:
 
@@ -32,16 +33,19 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..report.formats import to_bytes
 from ..report.table import Table
 from ..version import __version__
-from . import agree_view, compare_view, contrast_view, leaderboard_view, pages, render
 from . import queries as q
+from . import render, routes
 from .links import ReportLinks
+from .pages import agree, context, leaderboard
+from .pages.choices import choose
+from .pages.context import Ctx, NotFound, ReportPlan, site_title
 from .report_folder import MANIFEST, ReportError, ReportFolder, check_target
 
 __all__ = ["MANIFEST", "ReportError", "ReportResult", "check_folder", "write_report"]
@@ -109,12 +113,12 @@ def write_report(
                 f"choose one with --qrels"
             )
         qrels = cat.qrels[0]
-    probe = pages.Ctx(store, ReportLinks(qrels, ["-"], {}, set()), cache={})
+    probe = Ctx(store, ReportLinks(qrels, ["-"], {}, set()), cache={})
     names: list[str] = []
     for m in metrics or [None]:  # type: ignore[list-item]
         try:
-            _, stored, _ = pages.choose(probe, qrels, m)
-        except pages.NotFound as e:
+            _, stored, _ = choose(probe, qrels, m)
+        except NotFound as e:
             raise ReportError(str(e)) from None
         if stored not in names:
             names.append(stored)
@@ -125,24 +129,24 @@ def write_report(
     shown = {m: [r.run for r in b[:MAX_RUN_PAGES]] for m, b in boards.items()}
     left_out = _left_out(boards, shown, all_topics, topics)
     note = "; ".join(f"left out {w}" for w in left_out) or None
-    judged = [a["id"] for a in agree_view.agreements(store)]
+    judged = [a["id"] for a in agree.agreements(store)]
     runs = list(dict.fromkeys(r for m in names for r in shown.get(m, [])))
     links = ReportLinks(qrels, names, best, set(topics), runs=runs, agreements=judged)
-    ctx = pages.Ctx(store, links, pages.site_title(store.location), cache=dict(probe.cache or {}))
+    ctx = Ctx(store, links, site_title(store.location), cache=dict(probe.cache or {}), nav=routes.NAV)
     pair = [r.run for r in boards[names[0]][:2]]
-    jobs = _jobs(links, qrels, names, shown, best, topics, pair, judged)
+    jobs = _jobs(ReportPlan(links, qrels, names, shown, best, topics, pair, judged))
     written: list[str] = []
     total = len(jobs) + 2 * len(names) + len(render.STATIC)
     with ReportFolder(out) as dest:
-        for i, (rel, build, args, template) in enumerate(jobs, start=1):
-            model = build(_at(ctx, rel), *args)
+        for i, (rel, route, args) in enumerate(jobs, start=1):
+            model = route.view(_at(ctx, rel), *args)
             model["report_note"] = note
-            dest.write(rel, render.render(template, model).encode("utf-8"))
+            dest.write(rel, render.render(route.template, model).encode("utf-8"))
             written.append(rel)
             if progress:
                 progress(i, total)
         for m in names:
-            cols, rows, _, _ = leaderboard_view.leaderboard_table(_at(ctx, "index.html"), qrels, m)
+            cols, rows, _, _ = leaderboard.leaderboard_table(_at(ctx, "index.html"), qrels, m)
             for fmt in ("csv", "parquet"):  # the same data files as the server's downloads
                 rel = links.download_path("leaderboard", fmt, m)
                 dest.write(rel, to_bytes(Table(cols, rows), fmt))
@@ -158,41 +162,16 @@ def write_report(
     return ReportResult(str(out), qrels, names, n_runs, len(topics), written + [MANIFEST], left_out)
 
 
-#: a page of the report: (file, page builder, its arguments after the context, template)
-Job = tuple[str, Callable[..., dict[str, Any]], tuple[Any, ...], str]
+#: a page of the report: (file, its route, the view's arguments after the context)
+Job = tuple[str, routes.Route, tuple[Any, ...]]
 
 
-def _jobs(
-    links: ReportLinks,
-    qrels: str,
-    names: list[str],
-    shown: dict[str, list[str]],
-    best: dict[str, str],
-    topics: list[str],
-    pair: list[str],
-    judged: list[int],
-) -> list[Job]:
-    """Every page of the report, in the order written: the leaderboard of the metrics side by side
-    (and of each alone), the pages of the runs ``shown`` with their comparisons with the best run
-    (and, for the first metric, where they differ), the topics, the analyses, the judge comparisons."""
-    jobs: list[Job] = []
-    board_page = leaderboard_view.leaderboard_page
-    jobs.append(("index.html", board_page, (qrels, names), "leaderboard.html"))
-    for m in names:
-        if len(names) > 1:
-            jobs.append((links.leaderboard_path(m), board_page, (qrels, m), "leaderboard.html"))
-        for run in shown.get(m, []):
-            jobs.append((links.run_path(run, m), pages.run_page, (run, qrels, m), "run.html"))
-            if run != best[m]:
-                args = (best[m], run, qrels, m)
-                jobs.append((links.compare_path(run, m), compare_view.compare_page, args, "compare.html"))
-                if m == names[0]:
-                    jobs.append((links.contrast_path(run, m), contrast_view.contrast_page, args, "contrast.html"))
-    for t in topics:
-        jobs.append((links.topic_path(t), pages.topic_page, (t, pair, qrels, names[0]), "topic.html"))
-    jobs.append(("meta.html", pages.meta_page, (), "meta.html"))
-    jobs += [(links.agree_path(i), agree_view.agree_page, (i,), "agree.html") for i in judged]
-    return jobs
+def _jobs(plan: ReportPlan) -> list[Job]:
+    """Every page of the report, route by route (:data:`.routes.ROUTES`, each route's
+    ``report_files``): the leaderboards, the pages of the runs shown, their comparisons with the
+    best run (and, for the first metric, where they differ), the topics, the analyses, the judge
+    comparisons."""
+    return [(rel, route, args) for route in routes.ROUTES if route.report for rel, args in route.report(plan)]
 
 
 def _left_out(
@@ -209,11 +188,11 @@ def _left_out(
     if len(all_topics) > len(topics):
         out.append(
             f"the pages of {len(all_topics) - len(topics):,} of the {len(all_topics):,} topics (it has the first "
-            f"{len(topics):,} in natural order; run pages list their first {pages.PAGE_TOPICS:,} topics)"
+            f"{len(topics):,} in natural order; run pages list their first {context.PAGE_TOPICS:,} topics)"
         )
     return out
 
 
-def _at(ctx: pages.Ctx, rel: str) -> pages.Ctx:
+def _at(ctx: Ctx, rel: str) -> Ctx:
     assert isinstance(ctx.links, ReportLinks)
-    return pages.Ctx(ctx.store, ctx.links.at(rel), ctx.title, ctx.cache)
+    return replace(ctx, links=ctx.links.at(rel))

@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..judges.render import LABEL_COLUMNS, MEANINGS
-from . import svg
-from .pages import Ctx, NotFound
-from .pages import base_model as page_frame  # the frame every page shares
-from .queries import topic_key
+from ...judges.render import LABEL_COLUMNS, MEANINGS
+from .. import svg
+from ..queries import topic_key
+from .context import Ctx, NotFound, ReportFile, ReportPlan
+from .frame import frame_model
 
 if TYPE_CHECKING:
-    from ..facade import Store
+    from ...facade import Store
 
 #: the stored agreements listed on a page (the most recent)
 LIST_LIMIT = 50
@@ -35,8 +35,15 @@ def agreements(store: Store, limit: int = LIST_LIMIT) -> list[dict[str, Any]]:
     out = []
     for aid, params, created in rows:
         p = json.loads(params) if isinstance(params, str) else (params or {})
-        out.append({"id": int(aid), "reference": p.get("reference"), "candidate": p.get("candidate"),
-                    "params": p, "created": str(created)[:19]})  # fmt: skip
+        out.append(
+            {
+                "id": int(aid),
+                "reference": p.get("reference"),
+                "candidate": p.get("candidate"),
+                "params": p,
+                "created": str(created)[:19],
+            }
+        )
     return out
 
 
@@ -64,7 +71,7 @@ def agree_page(ctx: Ctx, analysis_id: str | int | None = None) -> dict[str, Any]
     runs = _records(store, "meta_agree_runs", aid, "rank_ref, run")
     p = chosen["params"]
     ref, cand = chosen["reference"], chosen["candidate"]
-    model = page_frame(ctx, "agree", f"Judges: {cand} against {ref}")
+    model = frame_model(ctx, "agree", f"Judges: {cand} against {ref}")
     model.update(
         {
             "analysis_id": aid,
@@ -88,7 +95,7 @@ def agree_page(ctx: Ctx, analysis_id: str | int | None = None) -> dict[str, Any]
                     "created": a["created"],
                 }
                 for a in known
-            ],  # fmt: skip
+            ],
         }
     )
     return model
@@ -191,3 +198,8 @@ def slope_chart(runs: list[dict[str, Any]], ref: str, cand: str, metric: str) ->
         )
     parts.append("</svg>")
     return svg.Svg("".join(parts))
+
+
+def report_files(plan: ReportPlan) -> list[ReportFile]:
+    """The static site's pages of the stored judge comparisons."""
+    return [(plan.links.agree_path(i), (i,)) for i in plan.judged]

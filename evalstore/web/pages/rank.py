@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import MetricError
-from ..ranking.intervals import RANK_METHODS, describe, ranks_of, spec
-from . import svg
+from ...errors import MetricError
+from ...intervals import DEFAULT_LEVEL
+from ...ranking.intervals import RANK_METHODS, describe, ranks_of, spec
+from .. import svg
+from ..render import percent
 
 if TYPE_CHECKING:
-    from ..facade import Store
-    from .queries import BoardRow
+    from ...facade import Store
+    from ..queries import BoardRow
 
 #: the most resamples a page may ask for (a request stays short)
 MAX_TRIALS = 20000
@@ -51,16 +53,17 @@ def _stored(store: Store, qrels: str, metric: str) -> tuple[dict[str, tuple[int,
     return {r[0]: (int(r[1]), int(r[2]), int(r[3])) for r in rows}, (rows[0][4] if rows else None)
 
 
-def _stored_how(store: Store, qrels: str, metric: str, method: str) -> str:
+def _stored_how(store: Store, qrels: str, metric: str, method: str) -> tuple[str, float | None]:
+    """The stored rank intervals' method in words, and their level."""
     row = store.con.execute(
         "SELECT level, trials, seed FROM rank_intervals WHERE qrels = ? AND metric = ? AND method = ? "
         "ORDER BY computed_at DESC LIMIT 1",
         [qrels, metric, method],
     ).fetchall()
     if not row:
-        return method
+        return method, None
     level, trials, seed = row[0]
-    return describe(spec(method, level, trials or 1000, seed or 0))
+    return describe(spec(method, level, trials or 1000, seed or 0)), float(level)
 
 
 def _computed(store: Store, board: Sequence[BoardRow], qrels: str, metric: str, how) -> dict[str, tuple[int, int, int]]:
@@ -99,14 +102,16 @@ def rank_model(
     n_seed = _int(seed, "seed", 0, 0, 2**31 - 1)
     if method:
         try:
-            how = spec(method, 0.95, n_trials, n_seed)
+            how = spec(method, DEFAULT_LEVEL, n_trials, n_seed)
         except MetricError as e:
             raise RankRequestError(str(e)) from None
         ranks = _computed(store, board, qrels, metric, how) if board else {}
         text = describe(how) + "; computed for this page (eval --rank-ci stores them)"
+        level: float | None = how.level
     else:
         ranks, stored_method = _stored(store, qrels, metric)
-        text = _stored_how(store, qrels, metric, stored_method) + " (stored)" if stored_method else ""
+        text, level = _stored_how(store, qrels, metric, stored_method) if stored_method else ("", None)
+        text = text + " (stored)" if stored_method else ""
     model: dict[str, Any] = {"ranks": ranks, "rank_method": text, "rank_ci": method or "", "rank_chart": None}
     if ranks:
         shown = [b.run for b in board if b.run in ranks][:60]
@@ -115,7 +120,7 @@ def rank_model(
             [float(ranks[r][0]) for r in shown],
             [float(ranks[r][1]) for r in shown],
             [float(ranks[r][2]) for r in shown],
-            xlabel=f"rank by {metric} with its 95 % interval (1 = best)",
+            xlabel=f"rank by {metric} with its {percent(level) + ' ' if level else ''}interval (1 = best)",
             links=[run_link(r) for r in shown] if run_link else None,
         )
     return model

@@ -1,6 +1,6 @@
 """The compare page: one run against a baseline on one metric, per topic, with the statistics of
 ``evalstore compare``, computed by the same library function (:func:`evalstore.comparison.compare`,
-``save=False``): the paired t-test with Δ, its 95 % t interval and d_z (``--effects``), and the
+``save=False``): the paired t-test with Δ, its t interval (:data:`EFFECT_LEVEL`) and d_z (``--effects``), and the
 Wilcoxon signed-rank test, under compare's missing-topic rule (``missing='error'`` unless the page
 is asked for ``?missing=zero`` or ``drop-topics``, as ``compare --missing``). When the rule
 refuses (a run is not scored on every topic), the page says so and offers the other rules.
@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MetaError
-from . import pages, svg
-from . import queries as q
-from .pages import BadRequest, Ctx, NotFound, base_model, choose, need_run
+from ...errors import MetaError
+from ...intervals import DEFAULT_LEVEL
+from .. import queries as q
+from .. import svg
+from . import context
+from .choices import choose, need_run
+from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from .frame import frame_model
 
+#: the level of compare --effects' t interval of Δ (:func:`evalstore.stats.effects.t_interval`'s)
+EFFECT_LEVEL = DEFAULT_LEVEL
 #: the missing-topic rules the page offers (compare --missing), as spelled in URLs
 MISSING = ("error", "zero", "drop-topics")
 MISSING_TEXT = {
@@ -28,7 +34,7 @@ def library_statistics(ctx: Ctx, baseline: str, run: str, qrels: str, metric: st
     """Means, Δ, its interval, d_z, the t and Wilcoxon tests of ``run`` against ``baseline``, as
     :func:`evalstore.comparison.compare` computes them (nothing stored); per-topic values of the
     matrix the tests read."""
-    from ..comparison import compare
+    from ...comparison import compare
 
     kw: dict[str, Any] = {"save": False, "missing": missing.replace("-", "_"), "progress": False}
     t = compare(ctx.store, qrels, baseline, [run], [metric], test="t", effects=True, **kw)
@@ -48,6 +54,7 @@ def library_statistics(ctx: Ctx, baseline: str, run: str, qrels: str, metric: st
         "ci_high": fx["ci_t_hi"],
         "d_z": fx["d_z"],
         "df": n - 1,
+        "level": EFFECT_LEVEL,
         "filled": mat.filled,
         "dropped": list(mat.dropped_topics),
         "values": {tp: (float(mat.values[0, j]), float(mat.values[1, j])) for j, tp in enumerate(mat.topics)},
@@ -82,7 +89,7 @@ def compare_page(
         stats = library_statistics(ctx, baseline, run, qrels, metric, policy)
         values = stats.pop("values")
     except MetaError as e:
-        refused, stats = str(e), {"n": 0}
+        refused, stats = str(e), {"n": 0, "level": EFFECT_LEVEL}
         values = {t: (a[t], b[t]) for t in a if t in b and a[t] is not None and b[t] is not None}
     diffs = {t: vb - va for t, (va, vb) in values.items()}
     everything = sorted(diffs, key=lambda t: (-diffs[t], q.topic_key(t)))
@@ -105,7 +112,7 @@ def compare_page(
         }
         for t, href in zip(order, topic_links)
     ]
-    model = base_model(ctx, "compare", f"{run} against {baseline}", qrels, metric)
+    model = frame_model(ctx, "compare", f"{run} against {baseline}", qrels, metric)
     model.update(
         {
             "baseline": baseline,
@@ -149,13 +156,23 @@ def _missing_links(ctx: Ctx, baseline: str, run: str, qrels: str, metric: str, p
 
 
 def largest(order: list[str]) -> tuple[list[str], str | None]:
-    """Topics ordered from the largest win to the largest loss, cut to the :data:`pages.PAGE_TOPICS`
+    """Topics ordered from the largest win to the largest loss, cut to the :data:`~.context.PAGE_TOPICS`
     largest wins and losses (with the note that says so; the statistics use every topic)."""
-    if len(order) <= pages.PAGE_TOPICS:
+    if len(order) <= context.PAGE_TOPICS:
         return order, None
-    half = pages.PAGE_TOPICS // 2
+    half = context.PAGE_TOPICS // 2
     note = (
         f"the table and the chart show the {half:,} largest wins and the {half:,} largest losses of "
         f"{len(order):,} topics; the statistics use all of them"
     )
     return order[:half] + order[-half:], note
+
+
+def report_files(plan: ReportPlan) -> list[ReportFile]:
+    """The static site's comparisons: each run shown against the best run, for each metric."""
+    return [
+        (plan.links.compare_path(run, m), (plan.best[m], run, plan.qrels, m))
+        for m in plan.metrics
+        for run in plan.shown.get(m, [])
+        if run != plan.best[m]
+    ]
