@@ -25,7 +25,9 @@ from evalstore.fusion import METHODS
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.shared,
-    pytest.mark.skipif(importlib.util.find_spec("ranx") is None, reason="needs ranx (pip install -e '.[bench]')"),
+    pytest.mark.skipif(
+        importlib.util.find_spec("ranx") is None, reason="needs ranx (the test extra: pip install -e '.[test]')"
+    ),
 ]
 
 #: RBC: numba's phi ** i (repeated multiplication) against pow(): 1 ulp of the contributions

@@ -39,7 +39,9 @@ def test_the_weight_grid_is_ranxs():
         opt.weight_grid(8, 0.01)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ranx") is None, reason="needs ranx (pip install -e '.[bench]')")
+@pytest.mark.skipif(
+    importlib.util.find_spec("ranx") is None, reason="needs ranx (the test extra: pip install -e '.[test]')"
+)
 def test_the_weight_grid_is_ranxs_but_for_its_float_test():
     from ranx.fusion_optimization.optimize_weights import get_possible_weights, get_trial_configs
 
@@ -148,7 +150,9 @@ def tie_free(seed: int = 7, topics: int = 20, pool: int = 90, depth: int = 60):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec("ranx") is None, reason="needs ranx (pip install -e '.[bench]')")
+@pytest.mark.skipif(
+    importlib.util.find_spec("ranx") is None, reason="needs ranx (the test extra: pip install -e '.[test]')"
+)
 def test_ranx_optimize_fusion_chooses_the_same_weights():
     """ranx's optimize_fusion (wsum, min-max, ndcg@10: linear gains, trec_eval's nDCG@10) on three
     tie-free runs: the same grid order, the same mean for every weighting ranx tries, the same
