@@ -72,7 +72,7 @@ def after(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
         for d in data:
             parsed.append(
                 pcsv.read_csv(
-                    pa.py_buffer(d), read_options=fast._READ, parse_options=fast._PARSE[" "],
+                    pa.py_buffer(d), read_options=fast._READ, parse_options=fast.PARSE[" "],
                     convert_options=fast._CONVERT,
                 )
             )  # fmt: skip

@@ -53,27 +53,38 @@ _PRINTABLE = bytes(b for b in range(256) if b >= 0x21 and b != 0x7F)
 #: Bytes allowed in a fast file besides printable ones: the delimiter and the line feed.
 _GOOD = {"\t": _PRINTABLE + b"\t\n", " ": _PRINTABLE + b" \n"}
 _BOM = b"\xef\xbb\xbf"
-_NAMES = ["topic", "q0", "doc", "rank", "score", "tag"]
-_CONVERT = pcsv.ConvertOptions(
-    column_types={
+
+
+def csv_options(column_types: dict[str, pa.DataType]) -> tuple[pcsv.ReadOptions, pcsv.ConvertOptions]:
+    """Arrow's reader of a whitespace-separated TREC-style file with these columns, in order: every
+    value as written (no nulls, no booleans), one thread, 4 MB blocks (with :data:`PARSE`)."""
+    read = pcsv.ReadOptions(column_names=list(column_types), use_threads=False, block_size=1 << 22)
+    convert = pcsv.ConvertOptions(
+        column_types=column_types,
+        null_values=[],
+        true_values=[],
+        false_values=[],
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
+    return read, convert
+
+
+#: the parse options of each delimiter a fast file may use (no quoting, no escapes)
+PARSE = {
+    d: pcsv.ParseOptions(delimiter=d, quote_char=False, escape_char=False, double_quote=False, newlines_in_values=False)
+    for d in ("\t", " ")
+}
+_READ, _CONVERT = csv_options(
+    {
         "topic": pa.string(),
         "q0": pa.string(),
         "doc": pa.string(),
         "rank": pa.string(),
         "score": pa.float64(),
         "tag": pa.string(),
-    },
-    null_values=[],
-    true_values=[],
-    false_values=[],
-    strings_can_be_null=False,
-    quoted_strings_can_be_null=False,
+    }
 )
-_READ = pcsv.ReadOptions(column_names=_NAMES, use_threads=False, block_size=1 << 22)
-_PARSE = {
-    d: pcsv.ParseOptions(delimiter=d, quote_char=False, escape_char=False, double_quote=False, newlines_in_values=False)
-    for d in ("\t", " ")
-}
 
 
 @dataclass
@@ -217,7 +228,7 @@ def read_run(
 def _parsed(data: bytes, delim: str, offset: int) -> pa.Table:
     """A block's lines as columns, with ``ln`` (the content line index, counted on from ``offset``)."""
     try:
-        t = pcsv.read_csv(pa.py_buffer(data), read_options=_READ, parse_options=_PARSE[delim], convert_options=_CONVERT)
+        t = pcsv.read_csv(pa.py_buffer(data), read_options=_READ, parse_options=PARSE[delim], convert_options=_CONVERT)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Declined from None  # a line with another number of fields, a bad score, bytes that are not UTF-8
     return t.append_column("ln", pa.array(np.arange(offset + 1, offset + t.num_rows + 1, dtype=np.int64)))

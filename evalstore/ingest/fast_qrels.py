@@ -23,23 +23,11 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from .blocks import LineBlocks, Unreadable
-from .fast import LONG_LINE, clean
+from .fast import LONG_LINE, PARSE, clean, csv_options
 from .files import first_content_line
 
 _NAMES = ["topic", "iteration", "doc", "grade"]
-_CONVERT = pcsv.ConvertOptions(
-    column_types={n: pa.string() for n in _NAMES},
-    null_values=[],
-    true_values=[],
-    false_values=[],
-    strings_can_be_null=False,
-    quoted_strings_can_be_null=False,
-)
-_READ = pcsv.ReadOptions(column_names=_NAMES, use_threads=False, block_size=1 << 22)
-_PARSE = {
-    d: pcsv.ParseOptions(delimiter=d, quote_char=False, escape_char=False, double_quote=False, newlines_in_values=False)
-    for d in ("\t", " ")
-}
+_READ, _CONVERT = csv_options({n: pa.string() for n in _NAMES})
 _INT32 = (-(2**31), 2**31 - 1)
 
 
@@ -66,7 +54,7 @@ def read_qrels(path: Path, compression: str) -> pa.Table | None:
             if not clean(data, delim):
                 return None
             buf = pa.py_buffer(data)
-            tables.append(pcsv.read_csv(buf, read_options=_READ, parse_options=_PARSE[delim], convert_options=_CONVERT))
+            tables.append(pcsv.read_csv(buf, read_options=_READ, parse_options=PARSE[delim], convert_options=_CONVERT))
     except (Unreadable, pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     if not tables or sum(t.num_rows for t in tables) == 0:
