@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from . import meta, sql_functions
 from .arguments import names
 from .comparison import compare
-from .drop import DropPlan, drop, drop_qrels, drop_runs, drop_texts
+from .drop import DropPlan, drop, drop_qrels, drop_runs, drop_texts, plan_drop
 from .errors import MetricError, StoreError
 from .evaluation.stored import evaluate_runs
 from .experiments import store_experiment
-from .explain import Explanation, explain
+from .explain import Explanation, compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .ingest.texts import ingest_docs, ingest_topics
 from .interval_request import request as interval_request
 from .judges import agree
+from .layout import export_store, import_scores, import_store
 from .memory_limit import of_store
 from .meta.design import Design, design
 from .ranking import AcrossBoard, across_board
@@ -136,6 +137,8 @@ class Store(StoreHandle):
     def drop_docs(self, names: str | Sequence[str]) -> DropPlan:
         """Remove doc sets (a name or names) with their texts."""
         return drop_texts(self, "docs", names)
+
+    plan_drop = _method(plan_drop)
 
     def drop_runs(self, names: str | Sequence[str]) -> DropPlan:
         """Remove runs (a name or names), their scores and the analyses that read them; see
@@ -282,6 +285,7 @@ class Store(StoreHandle):
         the report. See :mod:`evalstore.explain` (also ``explain_topics``, ``compare_conventions``)."""
         return explain(self, metric, qrels, run, topic, convention=convention, complete=complete, depth=depth)
 
+    compare_conventions = _method(compare_conventions)
     compare = _method(compare)
     agree = _method(agree)
     experiment = _method(store_experiment, "experiment")
@@ -368,6 +372,11 @@ class Store(StoreHandle):
         return provenance(self, run)
 
     export_run = _method(export_run)
+
+    # ------------------------------------------------------------------ the Parquet layout (evalstore.layout)
+    export_layout = _method(export_store, "export_layout")
+    import_layout = _method(import_store, "import_layout")
+    import_scores = _method(import_scores)
 
     # ------------------------------------------------------------------ other clients
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:

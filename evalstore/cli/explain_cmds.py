@@ -10,7 +10,7 @@ import typer
 
 from .. import facade
 from ..default_qrels import default_qrels
-from ..explain import compare_conventions, explain, explainable
+from ..explain import explainable
 from ..explain_tables import conventions_report, explanation_report
 from ..report.formats import OUTPUT_FORMATS
 from . import options as opt
@@ -65,10 +65,10 @@ def explain_cmd(
         q = qrels or default_qrels(store, [metric])
         r = run or _only_run(store)
         if compare:
-            cases = compare_conventions(store, metric, q, r, topic, complete=ev.complete, depth=ev.depth)
+            cases = store.compare_conventions(metric, q, r, topic, complete=ev.complete, depth=ev.depth)
             report = conventions_report(cases)
         else:
-            ex = explain(store, metric, q, r, topic, **ev.kwargs())
+            ex = store.explain(metric, q, r, topic, **ev.kwargs())
             # programs get every row unless --rows says otherwise
             everything = all_rows or (rows is None and OUTPUT_FORMATS[fmt].kind == "data")
             report = explanation_report(ex, rows, everything)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import typer
 
-from ..layout import export_store, import_scores, import_store
 from . import options as opt
 from .app import app, group, open_for_reading, open_store
 from .eval_cmds import export_app
@@ -25,7 +24,7 @@ def export_store_cmd(
     """Write runs (partitioned by run), qrels sets, subsamples, scores and a manifest as Parquet files
     (docs/scale.md describes the layout)."""
     with open_for_reading(store_opts) as store:
-        manifest = export_store(store, folder)
+        manifest = store.export_layout(folder)
     say(f"wrote {folder}: {len(manifest['runs'])} runs, {len(manifest['qrels'])} qrels sets (manifest.json)")
 
 
@@ -38,7 +37,7 @@ def import_store_cmd(
 ) -> None:
     """Read a Parquet layout into the store (in one transaction; names already in the store are refused)."""
     with open_store(store_opts, create=True) as store:
-        added = import_store(store, folder)
+        added = store.import_layout(folder)
     say(f"imported {added['runs']} runs and {added['qrels']} qrels sets from {folder}")
 
 
@@ -51,5 +50,5 @@ def import_scores_cmd(
 ) -> None:
     """Store the per-topic scores that `evalstore eval --engine spark` wrote under DIR/spark_scores/."""
     with open_store(store_opts) as store:
-        n = import_scores(store, folder)
+        n = store.import_scores(folder)
     say(f"imported {n} evaluations (run, qrels, metric) from {folder}/spark_scores")

@@ -9,7 +9,6 @@ from typing import Any
 
 import typer
 
-from ..drop import drop, plan_drop
 from ..errors import StoreError
 from ..ingest import INPUT_FORMATS, IngestResult
 from ..ingest.text_formats import FORMAT_CHOICES, TEXT_FORMATS, TOPIC_FIELDS
@@ -244,10 +243,10 @@ def drop_docs(
 def _drop(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) -> None:
     check_can_ask(yes, "drop them" if len(names) > 1 else "drop it")
     with open_store(store_opts) as store:
-        plan = plan_drop(store, kind, names)
+        plan = store.plan_drop(kind, names)
         if not confirmed(yes, f"drop {plan.summary()}?"):
             raise typer.Exit(1)
-        drop(store, plan)
+        store.drop(plan)
     say(f"dropped {plan.summary()}")
 
 
