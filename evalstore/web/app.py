@@ -92,7 +92,7 @@ class Site:
 
     def __init__(self, source: Source) -> None:
         self.source = source
-        self.links = LiveLinks()
+        self.links = LiveLinks(routes.BY_NAME)
         self.title = site_title(source.location)
         self.nav = routes.NAV
 

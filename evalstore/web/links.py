@@ -1,10 +1,12 @@
 """Where a page lives: the links of the live server and of the static report, and safe file names.
 
-The page builders (:mod:`.pages`) never spell a URL themselves: they ask a :class:`Links` object.
-:class:`LiveLinks` gives the routes of ``evalstore serve`` (the contract of issue 26: ``/``,
-``/runs/{run}``, ``/compare``, ``/topics/{topic}``, ``/meta``, ``/sql``), names quoted for a URL.
-:class:`ReportLinks` gives relative links between the files of ``evalstore report``; it returns
-None for a page the report does not hold (the page then shows the name without a link).
+The views (:mod:`.pages`) never spell a URL themselves: they ask a :class:`Links` object for the
+link of a route of the route table (:data:`evalstore.web.routes.ROUTES`) with its view's arguments,
+``links.to("run", run, qrels, metric)``. :class:`LiveLinks` gives the addresses of ``evalstore
+serve`` (``/``, ``/runs/{run}``, ``/compare``, ``/topics/{topic}``, ``/meta``, ``/sql``: each
+route's path, names quoted for a URL, the other arguments as the query). :class:`ReportLinks`
+gives relative links between the files of ``evalstore report`` (each route's ``report_path``); it
+returns None for a page the report does not hold (the page then shows the name without a link).
 
 File names of the report (:func:`file_name`, :func:`file_names`) are the names themselves where
 they are safe file names on every file system (``nDCG@10``, ``AP(rel=2)``, ``dl19-bm25``): only
@@ -20,14 +22,17 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 from urllib.parse import quote, urlencode
 
 #: The longest file name stem kept as it is; longer names are cut and completed with a hash.
 MAX_FILE_STEM = 100
 _SAFE = re.compile(r"[A-Za-z0-9._@+=,()\-]+")
 _UNSAFE_CHAR = re.compile(r"[^A-Za-z0-9._@+=,()\-]")
+#: an argument in a route's address (Starlette's syntax: ``{run:path}``)
+_PLACEHOLDER = re.compile(r"{(\w+)(?::\w+)?}")
 _WINDOWS_DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
 
@@ -81,43 +86,35 @@ class NavItem:
     file: str | None
 
 
+class Page(Protocol):
+    """What links need of a route (:class:`evalstore.web.routes.Route`): its address on the live
+    server, the names of its view's arguments, and its file in the static site."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def params(self) -> tuple[str, ...]: ...
+    @property
+    def report_path(self) -> Callable[..., str | None] | None: ...
+
+
 class Links:
-    """What every page asks for; see :class:`LiveLinks` and :class:`ReportLinks`."""
+    """Where the pages are: :meth:`to` a page of the route table, given its view's arguments; the
+    home page, static files, downloads, pages of a long page and the navigation. See
+    :class:`LiveLinks` and :class:`ReportLinks`."""
 
     live = False
 
+    def __init__(self, pages: Mapping[str, Page]):
+        self.pages = pages  # the route table by name
+
+    def to(self, page: str, *args: Any) -> str | None:
+        """The link of route ``page`` showing what its view shows for ``args`` (the view's arguments
+        after the context, in order; later ones may be left out), or None where this site does not
+        have that page."""
+        raise NotImplementedError
+
     def home(self) -> str:
-        raise NotImplementedError
-
-    def leaderboard(self, qrels: str, metric: str | Sequence[str]) -> str | None:
-        """The leaderboard of one metric, or of several side by side."""
-        raise NotImplementedError
-
-    def contrast(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
-        """Where two runs' ranked lists differ (the topics by RBO)."""
-        raise NotImplementedError
-
-    def run(self, run: str, qrels: str, metric: str) -> str | None:
-        raise NotImplementedError
-
-    def leaderboard_ranked(self, qrels: str, metric: str, rank_ci: str) -> str | None:
-        """The leaderboard with rank intervals computed by ``rank_ci`` (``""``: the stored ones)."""
-        return self.leaderboard(qrels, metric) if not rank_ci else None
-
-    def agree(self, analysis_id: int) -> str | None:
-        """The page of a stored judge comparison (``evalstore agree``)."""
-        return None
-
-    def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
-        raise NotImplementedError
-
-    def topic(self, topic: str, runs: Sequence[str], qrels: str, metric: str) -> str | None:
-        raise NotImplementedError
-
-    def meta(self) -> str | None:
-        raise NotImplementedError
-
-    def sql(self, query: str | None = None) -> str | None:
         raise NotImplementedError
 
     def static(self, name: str) -> str:
@@ -135,49 +132,45 @@ class Links:
         raise NotImplementedError
 
 
-def _q(params: dict[str, str | Sequence[str] | None]) -> str:
+def _q(params: Mapping[str, str | Sequence[str] | None]) -> str:
     kept = {k: v for k, v in params.items() if v is not None and v != "" and v != []}
     return ("?" + urlencode(kept, doseq=True)) if kept else ""
 
 
-def _metrics(metric: str | Sequence[str]) -> list[str]:
+def metric_list(metric: str | Sequence[str] | None) -> list[str]:
+    """One metric or several, as a list."""
+    if metric is None:
+        return []
     return [metric] if isinstance(metric, str) else list(metric)
 
 
+def _text(value: Any) -> str:
+    """A value of a URL: several (a pair of runs) joined by commas."""
+    return value if isinstance(value, str) else ",".join(map(str, value)) if isinstance(value, Sequence) else str(value)
+
+
 class LiveLinks(Links):
-    """The routes of ``evalstore serve``."""
+    """The routes of ``evalstore serve``: a route's address with its path arguments quoted in, the
+    others as the query, in the order of the route's arguments (``name*``: repeated)."""
 
     live = True
 
+    def to(self, page: str, *args: Any) -> str:
+        route = self.pages[page]
+        if len(args) > len(route.params):
+            raise TypeError(f"the {page} page takes {len(route.params)} arguments, not {len(args)}")
+        given = {param.rstrip("*"): value for param, value in zip(route.params, args)}
+        in_path = set(_PLACEHOLDER.findall(route.path))
+        path = _PLACEHOLDER.sub(lambda m: quote(_text(given[m.group(1)]), safe=""), route.path)
+        query = {
+            param.rstrip("*"): metric_list(value) if param.endswith("*") else _text(value)
+            for param, value in zip(route.params, args)
+            if value is not None and param.rstrip("*") not in in_path
+        }
+        return path + _q(query)
+
     def home(self) -> str:
         return "/"
-
-    def leaderboard(self, qrels: str, metric: str | Sequence[str]) -> str:
-        return "/" + _q({"qrels": qrels, "metric": _metrics(metric)})
-
-    def leaderboard_ranked(self, qrels: str, metric: str, rank_ci: str) -> str:
-        return "/" + _q({"qrels": qrels, "metric": metric, "rank_ci": rank_ci})
-
-    def agree(self, analysis_id: int) -> str:
-        return "/agree" + _q({"id": str(int(analysis_id))})
-
-    def run(self, run: str, qrels: str, metric: str) -> str:
-        return f"/runs/{quote(run, safe='')}" + _q({"qrels": qrels, "metric": metric})
-
-    def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str:
-        return "/compare" + _q({"baseline": baseline, "run": run, "metric": metric, "qrels": qrels})
-
-    def contrast(self, baseline: str, run: str, qrels: str, metric: str) -> str:
-        return "/contrast" + _q({"baseline": baseline, "run": run, "metric": metric, "qrels": qrels})
-
-    def topic(self, topic: str, runs: Sequence[str], qrels: str, metric: str) -> str:
-        return f"/topics/{quote(topic, safe='')}" + _q({"runs": ",".join(runs), "qrels": qrels, "metric": metric})
-
-    def meta(self) -> str:
-        return "/meta"
-
-    def sql(self, query: str | None = None) -> str:
-        return "/sql" + _q({"q": query})
 
     def static(self, name: str) -> str:
         return f"/static/{name}"
@@ -197,13 +190,16 @@ class LiveLinks(Links):
 class ReportLinks(Links):
     """Relative links between the files of a static report (see :mod:`.static_site` for its layout).
 
-    ``here`` is the path of the page being written, relative to the report's folder; ``metrics``
-    the metrics with pages, ``qrels`` the report's qrels set; ``best`` maps each metric to the run
-    that the comparison pages compare with; ``topics`` are the topics with a page, ``runs`` the runs
-    with pages (None: all; their file names are chosen together: :func:`file_names`)."""
+    A page's file is its route's ``report_path`` (a function of the page's view module: the file
+    for the view's arguments, None when the report does not hold that page), relative to ``here``,
+    the path of the page being written. ``qrels`` is the report's qrels set, ``metrics`` the metrics
+    with pages; ``best`` maps each metric to the run that the comparison pages compare with;
+    ``topics`` are the topics with a page, ``runs`` the runs with pages (None: all; their file names
+    are chosen together: :func:`file_names`), ``agreements`` the judge comparisons with a page."""
 
     def __init__(
         self,
+        pages: Mapping[str, Page],
         qrels: str,
         metrics: Sequence[str],
         best: dict[str, str],
@@ -212,10 +208,11 @@ class ReportLinks(Links):
         runs: Sequence[str] | None = None,
         agreements: Sequence[int] | set[int] = (),
     ):
+        super().__init__(pages)
         self.qrels, self.metrics, self.best, self.topics = qrels, list(metrics), best, topics
         self.here = here
-        self.runs = None if runs is None else set(runs)  # the runs with pages (None: every run)
-        self.agreements = set(agreements)  # the judge comparisons with a page
+        self.runs = None if runs is None else set(runs)
+        self.agreements = set(agreements)
         self.files = {
             "metric": file_names(self.metrics),
             "run": file_names(list(runs or ())),
@@ -231,69 +228,24 @@ class ReportLinks(Links):
     def _rel(self, path: str) -> str:
         return quote("../" * self.here.count("/") + path, safe="/@+=,()")
 
-    def _file(self, kind: str, name: str) -> str:
+    def stem(self, kind: str, name: str) -> str:
+        """The file name stem of a ``metric``, ``run`` or ``topic`` in the report."""
         return self.files[kind].get(name) or file_name(name)
+
+    def has_run(self, run: str) -> bool:
+        """Whether the report has pages of ``run``."""
+        return self.runs is None or run in self.runs
+
+    def to(self, page: str, *args: Any) -> str | None:
+        report_path = self.pages[page].report_path
+        path = report_path(self, *args) if report_path is not None else None
+        return self._rel(path) if path else None
 
     def home(self) -> str:
         return self._rel("index.html")
 
-    # the paths of the report's files (relative to its folder)
-    def leaderboard_path(self, metric: str | Sequence[str]) -> str:
-        ms = _metrics(metric)
-        if ms == self.metrics or (len(ms) == 1 and len(self.metrics) == 1 and ms[0] == self.metrics[0]):
-            return "index.html"
-        return f"leaderboard-{self._file('metric', ms[0])}.html"
-
-    def run_path(self, run: str, metric: str) -> str:
-        return f"runs/{self._file('metric', metric)}/{self._file('run', run)}.html"
-
-    def compare_path(self, run: str, metric: str) -> str:
-        return f"compare/{self._file('metric', metric)}/{self._file('run', run)}.html"
-
-    def contrast_path(self, run: str, metric: str) -> str:
-        return f"contrast/{self._file('metric', metric)}/{self._file('run', run)}.html"
-
-    def topic_path(self, topic: str) -> str:
-        return f"topics/{self._file('topic', topic)}.html"
-
     def download_path(self, what: str, fmt: str, metric: str) -> str:
-        return f"{what}-{self._file('metric', metric)}.{fmt}"
-
-    def leaderboard(self, qrels: str, metric: str | Sequence[str]) -> str | None:
-        ms = _metrics(metric)
-        ok = qrels == self.qrels and (ms == self.metrics or (len(ms) == 1 and ms[0] in self.metrics))
-        return self._rel(self.leaderboard_path(ms)) if ok else None
-
-    def run(self, run: str, qrels: str, metric: str) -> str | None:
-        ok = qrels == self.qrels and metric in self.metrics and (self.runs is None or run in self.runs)
-        return self._rel(self.run_path(run, metric)) if ok else None
-
-    def compare(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
-        ok = qrels == self.qrels and metric in self.metrics and self.best.get(metric) == baseline and run != baseline
-        ok = ok and (self.runs is None or run in self.runs)
-        return self._rel(self.compare_path(run, metric)) if ok else None
-
-    def contrast(self, baseline: str, run: str, qrels: str, metric: str) -> str | None:
-        # the report's contrast pages: each run against the best run of the first metric
-        ok = qrels == self.qrels and metric == self.metrics[0] and self.best.get(metric) == baseline and run != baseline
-        ok = ok and (self.runs is None or run in self.runs)
-        return self._rel(self.contrast_path(run, metric)) if ok else None
-
-    def topic(self, topic: str, runs: Sequence[str], qrels: str, metric: str) -> str | None:
-        # every topic page of the report shows the best run against the second best (by the first metric)
-        return self._rel(self.topic_path(topic)) if qrels == self.qrels and topic in self.topics else None
-
-    def meta(self) -> str:
-        return self._rel("meta.html")
-
-    def agree_path(self, analysis_id: int) -> str:
-        return f"agree-{int(analysis_id)}.html"
-
-    def agree(self, analysis_id: int) -> str | None:
-        return self._rel(self.agree_path(analysis_id)) if analysis_id in self.agreements else None
-
-    def sql(self, query: str | None = None) -> None:
-        return None  # a static report has no query page
+        return f"{what}-{self.stem('metric', metric)}.{fmt}"
 
     def nav(self, item: NavItem) -> str | None:
         return self._rel(item.file) if item.file else None

@@ -262,7 +262,7 @@ def _compare(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
                 lows if have_ci else [None] * len(mine),
                 highs if have_ci else [None] * len(mine),
                 xlabel=f"mean difference in {metric}" + (" with its 95 % paired t interval" if have_ci else ""),
-                links=[links.compare(r["other"], r["run"], r["qrels"], r["metric"]) for r in mine],
+                links=[links.to("compare", r["other"], r["run"], r["qrels"], r["metric"]) for r in mine],
                 reference=0.0,
             )
         )
@@ -293,7 +293,7 @@ def _agree(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     """The label statistics of all topics and the ranking agreement per metric; the full page is
     :mod:`.pages.agree`'s."""
     item["columns"] = [f"{a.params.get('candidate')} against {a.params.get('reference')}"]
-    item["link"] = links.agree(a.analysis_id)
+    item["link"] = links.to("agree", a.analysis_id)
     overall = [r for r in a.tables.get("meta_agree_labels", []) if r.get("topic") is None]
     cols = ["n_common", "n_ref_only", "n_cand_only", "kappa", "kappa_linear", "kappa_quadratic", "kappa_binary"]
     item["tables"].append(_table(overall, [*cols, "alpha_nominal", "alpha_ordinal"]))

@@ -7,9 +7,10 @@ page (``report``: from the :class:`~evalstore.web.pages.context.ReportPlan`; Non
 entry in the navigation of every page. The server (:mod:`.app`) and the static site
 (:mod:`.static_site`) are both driven by :data:`ROUTES`; the navigation is :data:`NAV`.
 
-Adding a page: a view module in ``pages/`` (the view, and ``report_files`` if the static site has
-the page), a template in ``templates/``, a :class:`Route` here (with ``nav`` it is in the navigation
-of every page). Other pages link to it through a method of :class:`~evalstore.web.links.Links`.
+Adding a page: a view module in ``pages/`` (the view; ``report_files`` and ``report_path`` if the
+static site has the page), a template in ``templates/``, a :class:`Route` here (with ``nav`` it is
+in the navigation of every page). Other pages link to it with its view's arguments:
+``links.to(name, ...)`` (:class:`~evalstore.web.links.Links`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class Route:
     template: str
     params: tuple[str, ...] = ()  # the view's arguments after the context: path or query names; "name*" repeats
     report: Callable[[ReportPlan], list[ReportFile]] | None = None
+    report_path: Callable[..., str | None] | None = None  # the page's file for the view's arguments (None: not there)
     nav: str | None = None  # the label of the page in the navigation
     nav_file: str | None = None  # the file the navigation opens in the static site (None: live only)
     store: bool = True  # the view reads the store (opened for the request); False: the SQL page's own sandbox
@@ -49,6 +51,7 @@ ROUTES: tuple[Route, ...] = (
         "leaderboard.html",
         params=("qrels", "metric*", "rank_ci", "trials", "seed"),
         report=leaderboard.report_files,
+        report_path=leaderboard.report_path,
         nav="Leaderboard",
         nav_file="index.html",
     ),
@@ -59,6 +62,7 @@ ROUTES: tuple[Route, ...] = (
         "run.html",
         params=("run", "qrels", "metric", "page"),
         report=run.report_files,
+        report_path=run.report_path,
     ),
     Route(
         "compare",
@@ -67,6 +71,7 @@ ROUTES: tuple[Route, ...] = (
         "compare.html",
         params=("baseline", "run", "qrels", "metric", "missing"),
         report=compare.report_files,
+        report_path=compare.report_path,
     ),
     Route(
         "contrast",
@@ -75,6 +80,7 @@ ROUTES: tuple[Route, ...] = (
         "contrast.html",
         params=("baseline", "run", "qrels", "metric"),
         report=contrast.report_files,
+        report_path=contrast.report_path,
     ),
     Route(
         "topic",
@@ -83,6 +89,7 @@ ROUTES: tuple[Route, ...] = (
         "topic.html",
         params=("topic", "runs", "qrels", "metric", "depth"),
         report=topic.report_files,
+        report_path=topic.report_path,
     ),
     Route(
         "meta",
@@ -90,12 +97,24 @@ ROUTES: tuple[Route, ...] = (
         meta.meta_page,
         "meta.html",
         report=meta.report_files,
+        report_path=meta.report_path,
         nav="Analyses",
         nav_file="meta.html",
     ),
-    Route("agree", "/agree", agree.agree_page, "agree.html", params=("id",), report=agree.report_files),
+    Route(
+        "agree",
+        "/agree",
+        agree.agree_page,
+        "agree.html",
+        params=("id",),
+        report=agree.report_files,
+        report_path=agree.report_path,
+    ),
     Route("sql", "/sql", sql.sql_page, "sql.html", params=("q",), nav="SQL", store=False),
 )
+
+#: the route table by name (what :class:`~evalstore.web.links.Links` finds a page's address in)
+BY_NAME: dict[str, Route] = {r.name: r for r in ROUTES}
 
 #: the navigation of every page, in the order of the table
 NAV: tuple[NavItem, ...] = tuple(NavItem(r.nav, r.name, r.path, r.nav_file) for r in ROUTES if r.nav)

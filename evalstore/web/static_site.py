@@ -113,7 +113,7 @@ def write_report(
                 f"choose one with --qrels"
             )
         qrels = cat.qrels[0]
-    probe = Ctx(store, ReportLinks(qrels, ["-"], {}, set()), cache={})
+    probe = Ctx(store, ReportLinks(routes.BY_NAME, qrels, ["-"], {}, set()), cache={})
     names: list[str] = []
     for m in metrics or [None]:  # type: ignore[list-item]
         try:
@@ -131,7 +131,7 @@ def write_report(
     note = "; ".join(f"left out {w}" for w in left_out) or None
     judged = [a["id"] for a in agree.agreements(store)]
     runs = list(dict.fromkeys(r for m in names for r in shown.get(m, [])))
-    links = ReportLinks(qrels, names, best, set(topics), runs=runs, agreements=judged)
+    links = ReportLinks(routes.BY_NAME, qrels, names, best, set(topics), runs=runs, agreements=judged)
     ctx = Ctx(store, links, site_title(store.location), cache=dict(probe.cache or {}), nav=routes.NAV)
     pair = [r.run for r in boards[names[0]][:2]]
     jobs = _jobs(ReportPlan(links, qrels, names, shown, best, topics, pair, judged))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...judges.render import LABEL_COLUMNS, MEANINGS
 from .. import svg
+from ..links import ReportLinks
 from ..queries import topic_key
 from .context import Ctx, NotFound, ReportFile, ReportPlan
 from .frame import frame_model
@@ -90,7 +91,7 @@ def agree_page(ctx: Ctx, analysis_id: str | int | None = None) -> dict[str, Any]
                 {
                     "id": a["id"],
                     "title": f"{a['candidate']} against {a['reference']}",
-                    "href": links.agree(a["id"]),
+                    "href": links.to("agree", a["id"]),
                     "current": a["id"] == aid,
                     "created": a["created"],
                 }
@@ -202,4 +203,13 @@ def slope_chart(runs: list[dict[str, Any]], ref: str, cand: str, metric: str) ->
 
 def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's pages of the stored judge comparisons."""
-    return [(plan.links.agree_path(i), (i,)) for i in plan.judged]
+    return [(_report_file(i), (i,)) for i in plan.judged]
+
+
+def report_path(links: ReportLinks, analysis_id: int) -> str | None:
+    """The static site's page of a stored judge comparison."""
+    return _report_file(analysis_id) if analysis_id in links.agreements else None
+
+
+def _report_file(analysis_id: int) -> str:
+    return f"agree-{int(analysis_id)}.html"

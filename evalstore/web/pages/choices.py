@@ -62,13 +62,13 @@ def pickers(ctx: Ctx, cat: q.Catalogue, qrels: str, metric: str) -> dict[str, An
     """The qrels set and metric choices: a form on the server, links in the report."""
     links = ctx.links
     metric_links = [
-        {"name": m, "href": links.leaderboard(qrels, m), "current": m == metric, "runs": n}
+        {"name": m, "href": links.to("leaderboard", qrels, m), "current": m == metric, "runs": n}
         for m, n in cat.metrics[qrels].items()
     ]
     qrels_links = [
         {
             "name": name,
-            "href": links.leaderboard(name, cat.default_metric(name, ctx.default_metric) or ""),
+            "href": links.to("leaderboard", name, cat.default_metric(name, ctx.default_metric) or ""),
             "current": name == qrels,
         }
         for name in cat.qrels

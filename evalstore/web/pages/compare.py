@@ -14,6 +14,7 @@ from ...errors import MetaError
 from ...intervals import DEFAULT_LEVEL
 from .. import queries as q
 from .. import svg
+from ..links import ReportLinks
 from . import context
 from .choices import choose, need_run
 from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
@@ -97,7 +98,7 @@ def compare_page(
     losses = sum(1 for t in everything if diffs[t] < 0)
     order, cut_note = largest(everything)
     links = ctx.links
-    topic_links = [links.topic(t, [baseline, run], qrels, metric) for t in order]
+    topic_links = [links.to("topic", t, [baseline, run], qrels, metric) for t in order]
     chart = svg.difference_bars(
         order, [diffs[t] for t in order], label=f"{metric}: {run} − {baseline}", links=topic_links
     )
@@ -117,10 +118,10 @@ def compare_page(
         {
             "baseline": baseline,
             "run": run,
-            "baseline_href": links.run(baseline, qrels, metric),
-            "run_href": links.run(run, qrels, metric),
-            "swap_href": links.compare(run, baseline, qrels, metric),
-            "contrast_href": links.contrast(baseline, run, qrels, metric),
+            "baseline_href": links.to("run", baseline, qrels, metric),
+            "run_href": links.to("run", run, qrels, metric),
+            "swap_href": links.to("compare", run, baseline, qrels, metric),
+            "contrast_href": links.to("contrast", baseline, run, qrels, metric),
             "rows": rows,
             "chart": chart,
             "wins": wins,
@@ -134,7 +135,7 @@ def compare_page(
             "missing_links": _missing_links(ctx, baseline, run, qrels, metric, policy),
             "only": sorted(set(a) ^ set(b), key=q.topic_key),
             "metric_links": [
-                {"name": m, "href": links.compare(baseline, run, qrels, m), "current": m == metric}
+                {"name": m, "href": links.to("compare", baseline, run, qrels, m), "current": m == metric}
                 for m in cat.metrics[qrels]
             ],
         }
@@ -144,7 +145,7 @@ def compare_page(
 
 def _missing_links(ctx: Ctx, baseline: str, run: str, qrels: str, metric: str, policy: str) -> list[dict[str, Any]]:
     """The other missing-topic rules, as links (the live server only: the report has one page per pair)."""
-    base = ctx.links.compare(baseline, run, qrels, metric)
+    base = ctx.links.to("compare", baseline, run, qrels, metric)
     if not ctx.links.live or base is None:
         return []
     sep = "&" if "?" in base else "?"
@@ -171,8 +172,18 @@ def largest(order: list[str]) -> tuple[list[str], str | None]:
 def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's comparisons: each run shown against the best run, for each metric."""
     return [
-        (plan.links.compare_path(run, m), (plan.best[m], run, plan.qrels, m))
+        (_report_file(plan.links, run, m), (plan.best[m], run, plan.qrels, m))
         for m in plan.metrics
         for run in plan.shown.get(m, [])
         if run != plan.best[m]
     ]
+
+
+def report_path(links: ReportLinks, baseline: str, run: str, qrels: str, metric: str) -> str | None:
+    """The static site's comparison of ``run`` with the best run by ``metric``."""
+    ok = qrels == links.qrels and metric in links.metrics and links.best.get(metric) == baseline != run
+    return _report_file(links, run, metric) if ok and links.has_run(run) else None
+
+
+def _report_file(links: ReportLinks, run: str, metric: str) -> str:
+    return f"compare/{links.stem('metric', metric)}/{links.stem('run', run)}.html"

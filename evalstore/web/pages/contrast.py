@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import MetaError
+from ..links import ReportLinks
 from .choices import choose, need_run
 from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
 from .frame import frame_model
@@ -33,7 +34,7 @@ def contrast_page(
     rows = [
         {
             **r,
-            "href": links.topic(r["topic"], [baseline, run], qrels, metric),
+            "href": links.to("topic", r["topic"], [baseline, run], qrels, metric),
             "moves": [{**m, "up": m["moved"] < 0, "rank_a": m["rank_a"], "rank_b": m["rank_b"]} for m in r["moves"]],
         }
         for r in found.rows
@@ -43,9 +44,9 @@ def contrast_page(
         {
             "baseline": baseline,
             "run": run,
-            "baseline_href": links.run(baseline, qrels, metric),
-            "run_href": links.run(run, qrels, metric),
-            "compare_href": links.compare(baseline, run, qrels, metric),
+            "baseline_href": links.to("run", baseline, qrels, metric),
+            "run_href": links.to("run", run, qrels, metric),
+            "compare_href": links.to("compare", baseline, run, qrels, metric),
             "rows": rows,
             "depth": found.depth,
             "p": found.p,
@@ -59,7 +60,17 @@ def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's contrasts: each run shown against the best run of the first metric."""
     m = plan.metrics[0]
     return [
-        (plan.links.contrast_path(run, m), (plan.best[m], run, plan.qrels, m))
+        (_report_file(plan.links, run, m), (plan.best[m], run, plan.qrels, m))
         for run in plan.shown.get(m, [])
         if run != plan.best[m]
     ]
+
+
+def report_path(links: ReportLinks, baseline: str, run: str, qrels: str, metric: str) -> str | None:
+    """The static site's contrast of ``run`` with the best run by the first metric."""
+    ok = qrels == links.qrels and metric == links.metrics[0] and links.best.get(metric) == baseline != run
+    return _report_file(links, run, metric) if ok and links.has_run(run) else None
+
+
+def _report_file(links: ReportLinks, run: str, metric: str) -> str:
+    return f"contrast/{links.stem('metric', metric)}/{links.stem('run', run)}.html"

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import queries as q
 from .. import svg
+from ..links import ReportLinks, metric_list
 from ..render import percent
 from .choices import board, choose
 from .context import BadRequest, Ctx, ReportFile, ReportPlan
@@ -71,10 +72,10 @@ def leaderboard_page(
                 "rank_lo": rank_lo,
                 "rank_hi": rank_hi,
                 "run": run,
-                "href": links.run(run, qrels, first),
+                "href": links.to("run", run, qrels, first),
                 "cells": cells,
                 "n_topics": mine.n_topics if mine else None,
-                "compare": links.compare(best, run, qrels, first) if best and run != best and mine else None,
+                "compare": links.to("compare", best, run, qrels, first) if best and run != best and mine else None,
             }
         )
     shown = rows[:CHART_RUNS]
@@ -84,7 +85,7 @@ def leaderboard_page(
         [r.ci_low for r in shown],
         [r.ci_high for r in shown],
         xlabel=f"mean {first} on {qrels} with its {level} interval".replace("  ", " "),
-        links=[links.run(r.run, qrels, first) for r in shown],
+        links=[links.to("run", r.run, qrels, first) for r in shown],
     )
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
     model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
@@ -104,7 +105,7 @@ def leaderboard_page(
             "csv": links.download("leaderboard", "csv", qrels, first),
             "parquet": links.download("leaderboard", "parquet", qrels, first),
             "rank_links": [
-                {"name": name, "href": links.leaderboard_ranked(qrels, first, key), "current": key == ranks["rank_ci"]}
+                {"name": name, "href": links.to("leaderboard", qrels, first, key), "current": key == ranks["rank_ci"]}
                 for name, key in (("stored", ""), ("bootstrap", "bootstrap"), ("t", "t"))
             ],
         }
@@ -117,7 +118,7 @@ def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str
     """The rank intervals of the board (:mod:`.rank`); a bad request is a 400."""
     from . import rank as rank_view
 
-    run_link = (lambda run: links.run(run, qrels, metric)) if links is not None else None
+    run_link = (lambda run: links.to("run", run, qrels, metric)) if links is not None else None
     try:
         return rank_view.rank_model(ctx.store, rows, qrels, metric, rank_ci, trials, seed, run_link)
     except rank_view.RankRequestError as e:
@@ -172,23 +173,23 @@ def _pickers(ctx: Ctx, cat: q.Catalogue, qrels: str, names: list[str]) -> dict[s
     first = names[0]
     extra = names[1:]
     metric_links = [
-        {"name": m, "href": links.leaderboard(qrels, m), "current": names == [m], "runs": n}
+        {"name": m, "href": links.to("leaderboard", qrels, m), "current": names == [m], "runs": n}
         for m, n in cat.metrics[qrels].items()
     ]
     columns = [
         {
             "name": m,
             "shown": m in names,
-            "href": links.leaderboard(qrels, [x for x in names if x != m] if m in names else [*names, m]),
+            "href": links.to("leaderboard", qrels, [x for x in names if x != m] if m in names else [*names, m]),
         }
         for m in metrics
         if m != first
     ]
-    every = links.leaderboard(qrels, metrics) if len(metrics) > 1 else None
+    every = links.to("leaderboard", qrels, metrics) if len(metrics) > 1 else None
     qrels_links = [
         {
             "name": name,
-            "href": links.leaderboard(name, cat.default_metric(name, ctx.default_metric) or ""),
+            "href": links.to("leaderboard", name, cat.default_metric(name, ctx.default_metric) or ""),
             "current": name == qrels,
         }
         for name in cat.qrels
@@ -242,5 +243,21 @@ def leaderboard_table(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[
 def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's leaderboards: the metrics side by side (``index.html``), and each alone
     when there are several."""
-    alone = [(plan.links.leaderboard_path(m), (plan.qrels, m)) for m in plan.metrics] if len(plan.metrics) > 1 else []
+    alone = [(_report_file(plan.links, [m]), (plan.qrels, m)) for m in plan.metrics] if len(plan.metrics) > 1 else []
     return [("index.html", (plan.qrels, plan.metrics)), *alone]
+
+
+def report_path(
+    links: ReportLinks, qrels: str | None = None, metrics: str | Sequence[str] | None = None, rank_ci: str | None = None
+) -> str | None:
+    """The static site's leaderboard of ``metrics`` (its metrics side by side, or one of them); not
+    the rank intervals computed on request."""
+    ms = metric_list(metrics)
+    ok = not rank_ci and qrels == links.qrels and (ms == links.metrics or (len(ms) == 1 and ms[0] in links.metrics))
+    return _report_file(links, ms) if ok else None
+
+
+def _report_file(links: ReportLinks, metrics: list[str]) -> str:
+    if metrics == links.metrics or (len(metrics) == 1 and links.metrics == metrics):
+        return "index.html"
+    return f"leaderboard-{links.stem('metric', metrics[0])}.html"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import queries as q
+from ..links import ReportLinks
 from .context import Ctx, ReportFile, ReportPlan
 from .frame import frame_model
 
@@ -29,3 +30,8 @@ def meta_page(ctx: Ctx) -> dict[str, Any]:
 
 def report_files(plan: ReportPlan) -> list[ReportFile]:
     return [("meta.html", ())]
+
+
+def report_path(links: ReportLinks) -> str:
+    """The static site's page of the stored analyses."""
+    return "meta.html"

@@ -9,6 +9,7 @@ from typing import Any
 from ...fusion.provenance import provenance
 from .. import queries as q
 from .. import svg
+from ..links import ReportLinks
 from . import context
 from .choices import board, choose, need_run, no_scores_message, pickers, topic_stats
 from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
@@ -33,10 +34,11 @@ def run_page(
     k, pages = _page(page, total)
     scores, topics, stats = _run_topics(ctx, run, qrels, metric, k, pages)
     ranked = board(ctx, qrels, metric)
+    best = ranked[0].run if ranked else None
     links = ctx.links
     partner = _partner(ranked, run)
     pair = [run, partner] if partner else [run]
-    topic_links = [links.topic(t, pair, qrels, metric) for t in topics]
+    topic_links = [links.to("topic", t, pair, qrels, metric) for t in topics]
     chart = svg.appendix_chart(
         topics,
         [scores[t] for t in topics],
@@ -91,12 +93,12 @@ def run_page(
             "below": below,
             "equal": equal,
             "best_count": sum(1 for r in table if r["is_best"]),
-            "paging": _paging(ctx, links.run(run, qrels, metric), k, pages, total),
+            "paging": _paging(ctx, links.to("run", run, qrels, metric), k, pages, total),
             "partner": partner,
-            "compare": links.compare(ranked[0].run, run, qrels, metric) if ranked and ranked[0].run != run else None,
-            "compare_with": ranked[0].run if ranked else None,
+            "compare": links.to("compare", best, run, qrels, metric) if best not in (None, run) else None,
+            "compare_with": best,
             "run_links": [
-                {"name": m, "href": links.run(run, qrels, m), "current": m == metric} for m in cat.metrics[qrels]
+                {"name": m, "href": links.to("run", run, qrels, m), "current": m == metric} for m in cat.metrics[qrels]
             ],
         }
     )
@@ -149,4 +151,16 @@ def _paging(ctx: Ctx, href: str | None, k: int, pages: int, total: int) -> dict[
 
 def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's run pages: each run shown, for each metric."""
-    return [(plan.links.run_path(run, m), (run, plan.qrels, m)) for m in plan.metrics for run in plan.shown.get(m, [])]
+    return [
+        (_report_file(plan.links, run, m), (run, plan.qrels, m)) for m in plan.metrics for run in plan.shown.get(m, [])
+    ]
+
+
+def report_path(links: ReportLinks, run: str, qrels: str, metric: str, page: int | None = None) -> str | None:
+    """The static site's page of ``run`` by ``metric`` (one page: all its topics)."""
+    ok = qrels == links.qrels and metric in links.metrics and links.has_run(run) and page in (None, 1)
+    return _report_file(links, run, metric) if ok else None
+
+
+def _report_file(links: ReportLinks, run: str, metric: str) -> str:
+    return f"runs/{links.stem('metric', metric)}/{links.stem('run', run)}.html"

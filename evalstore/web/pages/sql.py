@@ -22,7 +22,7 @@ def sql_page(ctx: Ctx, query: str | None = None) -> dict[str, Any]:
     model.update(
         {
             "status": 400 if outcome.error else 200,
-            "sql_link": ctx.links.sql(),
+            "sql_link": ctx.links.to("sql"),
             "query": query,
             "columns": outcome.columns,
             "rows": outcome.rows,
@@ -34,7 +34,7 @@ def sql_page(ctx: Ctx, query: str | None = None) -> dict[str, Any]:
             "byte_cap_mib": f"{sqlpage.BYTE_CAP / 2**20:g}",
             "time_limit": limits.time_limit,
             "csv": f"/download/sql.csv?{urlencode({'q': query})}" if outcome.ran and outcome.columns else None,
-            "examples": [{"query": e, "href": ctx.links.sql(e)} for e in sqlpage.EXAMPLES] if not query else [],
+            "examples": [{"query": e, "href": ctx.links.to("sql", e)} for e in sqlpage.EXAMPLES] if not query else [],
         }
     )
     return model

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...ingest.checks import MAX_NAME_LENGTH
 from .. import queries as q
+from ..links import ReportLinks
 from .choices import board, choose, need_run
 from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
 from .frame import frame_model
@@ -88,7 +89,7 @@ def topic_page(
             "depth": k,
             "metric_rows": _topic_metric_rows(cat.metrics[qrels], scores, chosen, metric),
             "all_runs": [
-                {"run": rn, "value": v, "href": links.run(rn, qrels, metric), "chosen": rn in chosen}
+                {"run": rn, "value": v, "href": links.to("run", rn, qrels, metric), "chosen": rn in chosen}
                 for rn, v in all_runs
             ],
             "n_judged": len(judged),
@@ -100,7 +101,7 @@ def topic_page(
                 if g > 0 and d in set(shown_rel)
             ],
             "relevant_cut": len(rel_docs) > len(shown_rel),
-            "compare": links.compare(chosen[0], chosen[1], qrels, metric) if len(chosen) == 2 else None,
+            "compare": links.to("compare", chosen[0], chosen[1], qrels, metric) if len(chosen) == 2 else None,
         }
     )
     return model
@@ -161,7 +162,7 @@ def _ranked_columns(ctx: Ctx, chosen: list[str], topic: str, qrels: str, metric:
         columns.append(
             {
                 "run": r,
-                "href": ctx.links.run(r, qrels, metric),
+                "href": ctx.links.to("run", r, qrels, metric),
                 "docs": items,
                 "length": q.run_length(ctx.store, r, topic),
                 "unjudged": sum(1 for x in items if not x["judged"]),
@@ -195,4 +196,14 @@ def _topic_metric_rows(
 
 def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's topic pages: the best run beside the second best (by the first metric)."""
-    return [(plan.links.topic_path(t), (t, plan.pair, plan.qrels, plan.metrics[0])) for t in plan.topics]
+    return [(_report_file(plan.links, t), (t, plan.pair, plan.qrels, plan.metrics[0])) for t in plan.topics]
+
+
+def report_path(links: ReportLinks, topic: str, runs: Any = None, qrels: str | None = None, *_: Any) -> str | None:
+    """The static site's page of ``topic``: every topic page of the report shows the best run beside
+    the second best (by the first metric), whichever runs the link names."""
+    return _report_file(links, topic) if qrels == links.qrels and topic in links.topics else None
+
+
+def _report_file(links: ReportLinks, topic: str) -> str:
+    return f"topics/{links.stem('topic', topic)}.html"

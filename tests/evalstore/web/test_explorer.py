@@ -98,7 +98,7 @@ def test_compare_page_uses_the_library_compare(web_store, client):
     assert want in delta
     assert f"t(7) = {pair['statistic']:.3f}, {pvalue(pair['p_value'])}" in unescape(r.text)
     assert "compare&#39;s default rule" in r.text or "compare's default rule" in r.text
-    assert 'href="/contrast?baseline=random&amp;run=rerank&amp;metric=AP&amp;qrels=sample"' in r.text
+    assert 'href="/contrast?baseline=random&amp;run=rerank&amp;qrels=sample&amp;metric=AP"' in r.text
 
 
 def test_p_below_a_ten_thousandth_reads_p_less_than(ordered_db, tmp_path):
