@@ -33,10 +33,10 @@ from .interval_request import request as interval_request
 from .judges import agree
 from .layout import export_store, import_scores, import_store
 from .memory_limit import of_store
-from .meta.design import Design, design
+from .meta.design import design
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
-from .repro import Reproduction, reproducibility
+from .repro import reproducibility
 from .result import EvalResult
 from .run_export import export_run
 from .store.connection import Settings, check_metadata, connect, resolve_location
@@ -307,59 +307,8 @@ class Store(StoreHandle):
     drop = _method(drop)
 
     # ------------------------------------------------------------------ reproducibility and design
-    def repro(
-        self,
-        qrels: str,
-        baseline: str,
-        advanced: str,
-        rep_baseline: str,
-        rep_advanced: str,
-        metrics: str | Sequence[str] = ("AP",),
-        *,
-        rep_qrels: str | None = None,
-        rbo_p: float = 0.8,
-        cut: int = 1000,
-        order: str = "trec_eval",
-        missing: str = "error",
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
-        save: bool = True,
-    ) -> Reproduction:
-        """Breuer et al.'s reproducibility (or, with ``rep_qrels``, replicability) measures of a
-        baseline/advanced pair and its reproduction, as repro_eval 0.5.0 computes them.
-
-        See :func:`evalstore.repro.reproducibility`; ``.to_dict()`` has repro_eval's shape."""
-        return reproducibility(
-            self, qrels, baseline, advanced, rep_baseline, rep_advanced, metrics, rep_qrels=rep_qrels, rbo_p=rbo_p,
-            cut=cut, order=order, missing=missing, convention=convention, complete=complete, depth=depth, save=save,
-        )  # fmt: skip
-
-    def design(
-        self,
-        qrels: str,
-        metric: str,
-        *,
-        test: str = "t",
-        alpha: float = 0.05,
-        beta: float = 0.20,
-        min_diff: float,
-        systems: int | None = None,
-        runs: Sequence[str] | None = None,
-        missing: str = "error",
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
-        save: bool = True,
-    ) -> Design:
-        """Topic set size design (Sakai 2016) with V_E from the stored scores of ``metric`` on ``qrels``.
-
-        See :func:`evalstore.meta.design.design`."""
-        return design(
-            self, qrels, metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff, systems=systems,
-            runs=list(runs) if runs is not None else None, missing=missing, convention=convention, complete=complete,
-            depth=depth, save=save,
-        )  # fmt: skip
+    repro = _method(reproducibility, "repro")
+    design = _method(design)
 
     # ------------------------------------------------------------------ runs made from runs
     fuse = _method(fuse)

@@ -5,6 +5,7 @@ an analysis (``meta_runs`` kind ``'design'``, a ``meta_design`` row)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -78,7 +79,7 @@ def design(
     beta: float = 0.20,
     min_diff: float,
     systems: int | None = None,
-    runs: list[str] | None = None,
+    runs: Sequence[str] | None = None,
     missing: str = "error",
     convention: str = "trec_eval",
     complete: bool = False,

@@ -244,7 +244,7 @@ def reproducibility(
     advanced: str,
     rep_baseline: str,
     rep_advanced: str,
-    metrics: str | Sequence[str],
+    metrics: str | Sequence[str] = ("AP",),
     *,
     rep_qrels: str | None = None,
     rbo_p: float = RBO_P,
@@ -271,7 +271,7 @@ def reproducibility(
     ``evalstore eval`` (repro_eval's ``trim()`` also cuts the runs at 1000 before scoring them:
     ``depth=1000`` does the same for runs sorted by score).
     ``save``: store the analysis (``meta_runs`` kind ``'repro'``, rows in ``meta_repro`` and
-    ``meta_repro_topics``).
+    ``meta_repro_topics``). The values are repro_eval 0.5.0's; ``.to_dict()`` has its shape.
     """
     ms = list(dict.fromkeys(metric_names(metrics)))
     missing = normalise_missing(missing)
