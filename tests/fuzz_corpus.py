@@ -1,5 +1,5 @@
 """A corpus of malformed run and qrels files, generated (deterministically) for
-tests/evalstore/ingest/test_malformed_files.py.
+tests/safety/test_malformed_files.py.
 
 Each case is ``(name, kind, bytes, what the message must mention)``: kind is 'run' or 'qrels'; the
 message check is a lower-case fragment of the expected error. ``python tests/fuzz_corpus.py DIR``

@@ -172,3 +172,31 @@ def test_no_function_over_80_lines():
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
     assert long == []
+
+
+def _unit_test_files_without_a_module(tests: Path, package: Path) -> list[str]:
+    """The test files under ``tests`` not named after a module or package at the same path below
+    ``package`` (``tests/evalstore/ingest/test_fast.py`` tests ``evalstore/ingest/fast.py``)."""
+    out = []
+    for path in sorted(tests.rglob("test_*.py")):
+        rel = path.relative_to(tests)
+        name = rel.stem.removeprefix("test_")
+        target = package / rel.parent / name
+        if not (target.with_suffix(".py").is_file() or (target / "__init__.py").is_file()):
+            out.append(str(rel))
+    return out
+
+
+def test_unit_tests_mirror_the_package():
+    """tests/README.md: the tests of evalstore/<path>/<module>.py are in
+    tests/evalstore/<path>/test_<module>.py; scenarios have folders of their own."""
+    assert _unit_test_files_without_a_module(ROOT / "tests" / "evalstore", PACKAGE) == []
+
+
+def test_a_test_file_without_its_module_is_found(tmp_path):
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "sub" / "mod.py").write_text("")
+    (tmp_path / "tests" / "sub").mkdir(parents=True)
+    for name in ("test_mod.py", "test_issue_12.py"):
+        (tmp_path / "tests" / "sub" / name).write_text("")
+    assert _unit_test_files_without_a_module(tmp_path / "tests", tmp_path / "pkg") == ["sub/test_issue_12.py"]

@@ -12,7 +12,7 @@ and the blocks declare (``-- reads:``): ``qrels_data(qrels_id, topic, doc, grade
 ``qrels_meta(qrels_id, default_gains, max_grade)``, ``subsample_meta(qrels_id, parent_id)`` and
 ``subtopic_qrels_data``/``subtopic_probs`` (empty: a qrels set given here has no subtopics),
 created here as temporary tables with those columns (the store's schema stays defined by
-``migrations/`` alone; tests/evalstore/test_evaluator.py checks every block against the store's results).
+``migrations/`` alone; tests/evalstore/evaluation/test_in_memory.py checks every block against the store's results).
 """
 
 from __future__ import annotations

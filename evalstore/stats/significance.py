@@ -177,7 +177,7 @@ def randomisation(
     tol = np.finfo(np.float64).eps * np.abs(Z).sum(axis=1) / n
     hits = np.zeros(P, dtype=np.int64)
     # per trial: the drawn integers, the signs and a temporary (24 n bytes); per pair and trial: T,
-    # |T| and the comparison (measured: tests/evalstore/meta/test_sampling.py)
+    # |T| and the comparison (measured: tests/evalstore/stats/test_budget.py)
     cut = budget.plan(B, P, per_trial=24 * n, per_row_trial=32, memory=memory, what="the randomisation test")
     once = None if cut.trials < B else _draws("signs", n, B, seed, signs)  # all trials fit: draw them once
     for s in range(0, P, cut.rows):

@@ -7,7 +7,7 @@ from ..registry import MetricSpec, register
 TESTS = (
     "tests/conformance/test_ntcireval.py",
     "tests/papers/test_sakai_highly_relevant.py",
-    "tests/evalstore/metrics/test_graded_properties.py",
+    "tests/evalstore/metrics/families/test_sakai.py",
 )
 LOGB = Param(
     "b",

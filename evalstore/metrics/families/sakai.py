@@ -19,7 +19,7 @@ NTCIREVAL = "NTCIREVAL 190111 (ntcir_eval.c)"
 TESTS = (
     "tests/papers/test_sakai_highly_relevant.py",
     "tests/conformance/test_ntcireval.py",
-    "tests/evalstore/metrics/test_graded_properties.py",
+    "tests/evalstore/metrics/families/test_sakai.py",
 )
 
 BETA = Param(
