@@ -18,10 +18,8 @@ from pathlib import Path
 import tomllib
 from support import ROOT
 
-#: modules of the project itself (the package, the tests' helpers, the bench scripts)
-LOCAL = {"evalstore", "support", "websupport", "fuzz_corpus", "irm_kit", "ranx_fusion_kit", "conftest", "cli"} | {
-    p.stem for p in (ROOT / "bench").glob("*.py")
-}
+#: modules of the project itself (the package, cli.py, the tests' helpers at the top of tests/, the bench scripts)
+LOCAL = {"evalstore", "cli"} | {p.stem for folder in ("tests", "bench") for p in (ROOT / folder).glob("*.py")}
 
 
 def _norm(name: str) -> str:
