@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..report import figures
+from ..report.figures import analyses as figures
 from . import svg
 from .links import Links
 from .queries import StoredAnalysis

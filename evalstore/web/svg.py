@@ -13,7 +13,7 @@ import html
 import math
 from collections.abc import Sequence
 
-from ..report.figures import LineFigure
+from ..report.figures.model import LineFigure
 from .render import number
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
