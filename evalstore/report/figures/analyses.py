@@ -31,9 +31,16 @@ STAT_NAMES = {"tau": "Kendall's tau", "tau_b": "Kendall's tau-b", "spearman": "S
 
 
 class Source(Protocol):
-    tables: Mapping[str, Sequence[Row]]
-    params: Mapping[str, Any]
-    inputs: Mapping[str, Any]
+    """An analysis: its result rows by table, its parameters and its inputs."""
+
+    @property
+    def tables(self) -> Mapping[str, Sequence[Row]]: ...
+
+    @property
+    def params(self) -> Mapping[str, Any]: ...
+
+    @property
+    def inputs(self) -> Mapping[str, Any]: ...
 
 
 def _rows(source: Source, table: str) -> list[Row]:

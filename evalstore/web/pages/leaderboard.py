@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...report.figures.model import Intervals
 from .. import queries as q
 from .. import svg
 from ..links import ReportLinks, metric_list
@@ -79,14 +80,12 @@ def leaderboard_page(
             }
         )
     shown = rows[:CHART_RUNS]
+    what = f"mean {first} on {qrels} with its {level} interval".replace("  ", " ")
     chart = svg.interval_chart(
-        [r.run for r in shown],
-        [r.mean for r in shown],
-        [r.ci_low for r in shown],
-        [r.ci_high for r in shown],
-        xlabel=f"mean {first} on {qrels} with its {level} interval".replace("  ", " "),
+        Intervals(what, what, [r.run for r in shown], [r.mean for r in shown], [r.ci_low for r in shown],
+                  [r.ci_high for r in shown]),
         links=[links.to("run", r.run, qrels, first) for r in shown],
-    )
+    )  # fmt: skip
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
     model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
     model.update(_pickers(ctx, cat, qrels, names))

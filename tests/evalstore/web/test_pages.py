@@ -252,7 +252,8 @@ def test_swap_figure_is_one_model_in_both_backends(web_store, client, monkeypatc
     model = figures.swap_rates([("AP", [(0.0, 3, 0.5), (0.01, 0, None), (0.02, 2, 0.0)])], 0.05)
     assert model.series[0].x == [0.0, 0.02] and model.series[0].y == [50.0, 0.0] and model.hline == 5.0
     page = unescape(client.get("/meta").text)
-    assert model.xlabel in page and model.ylabel in page and model.title in page
+    assert model.xlabel in page and model.ylabel in page
+    assert "Swap rate per difference bin (sample; B = 100; Sakai IPSJ 2007 Fig. 4)" in page
     drawn = {}
 
     def keep(fig, path):
