@@ -62,7 +62,7 @@ def render(template: str, model: dict[str, Any]) -> str:
 def chart_svg(chart: Any) -> str:
     """A chart of :mod:`.svg` as SVG text, drawn by the macros of ``templates/figures.html`` (as a
     page draws it)."""
-    return str(environment().get_template("figures.html").module.draw(chart))  # type: ignore[attr-defined]
+    return str(environment().get_template("figures.html").module.draw(chart))
 
 
 def static_bytes(name: str) -> bytes:

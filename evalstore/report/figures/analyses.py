@@ -96,6 +96,18 @@ def kendall(source: Source, stat: str = "tau") -> HeatMap | None:
     )
 
 
+def share_order(summary: Sequence[Row]) -> list[int]:
+    """The columns in the order of the swap figure's bars (the table's, report.meta_tables.swap:
+    by the share of comparisons, largest first)."""
+    return sorted(range(len(summary)), key=lambda i: -(summary[i]["share"] or -1))
+
+
+def power_order(rows: Sequence[Row]) -> list[int]:
+    """The columns in the order of the discriminative power bars (the table's,
+    report.meta_tables.discpower: most pairs significant first)."""
+    return sorted(range(len(rows)), key=lambda i: -(rows[i]["n_significant"] or 0))
+
+
 def swap(source: Source) -> Panels | None:
     summary = _rows(source, "meta_swap")
     if not summary:
@@ -110,8 +122,7 @@ def swap(source: Source) -> Panels | None:
         columns.append((label(r["qrels"], r["metric"]), [(b["lo"], b["comparisons"], b["swap_rate"]) for b in mine]))
     first = summary[0]
     rates = swap_rates(columns, first["max_rate"], f"{_qrels_text(qrels)}; B = {first['trials']}")
-    # the bars in the table's order (report.meta_tables.swap: by share, largest first)
-    order = sorted(range(len(summary)), key=lambda i: -(summary[i]["share"] or -1))
+    order = share_order(summary)
     texts = [
         f"{_pct(summary[i]['share']):.2g} % (diff {summary[i]['abs_diff']:.2f})"
         if summary[i]["abs_diff"] is not None
@@ -152,7 +163,7 @@ def swap_rates(columns: Sequence[tuple[str, SwapBins]], max_rate: float, about: 
 
 def _power_bars(rows: Sequence[Row], label, alpha: float) -> BarFigure:
     """Discriminative power per column, most pairs significant first (the table's order)."""
-    order = sorted(range(len(rows)), key=lambda i: -(rows[i]["n_significant"] or 0))
+    order = power_order(rows)
     texts = [
         f"{rows[i]['n_significant']}/{rows[i]['n_pairs']} = {_pct(rows[i]['disc_power']):.1f} %"
         + (f", diff {rows[i]['est_diff']:#.2g}" if rows[i].get("est_diff") is not None else "")
