@@ -2,7 +2,7 @@
 (one figure or :class:`~.figures.model.Panels`) and writes it as PNG or SVG; :func:`pyplot`
 (matplotlib on the Agg backend, imported when a figure is drawn), :func:`save_figure` and the
 ``draw_*`` functions (a model on one matplotlib axes) are its parts. The web's SVG backend draws
-the same models (:mod:`evalstore.web.svg` and the macros of ``web/templates/figures.html``)."""
+the same models (:mod:`evalstore.web.figure_charts` and the macros of ``web/templates/figures.html``)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..intervals import DEFAULT_LEVEL
 from ..report.figures import analyses as figures
-from . import svg
+from . import figure_charts
 from .links import Links
 from .queries import StoredAnalysis
 
@@ -33,7 +33,7 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, 
 
 def _figures(item: dict[str, Any], figure: Any, links: Any = None) -> None:
     if figure is not None:
-        item["figures"].extend(svg.layout(figure, links))
+        item["figures"].extend(figure_charts.layout(figure, links))
 
 
 def describe(a: StoredAnalysis, links: Links) -> dict[str, Any]:

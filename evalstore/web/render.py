@@ -1,8 +1,8 @@
 """Rendering the view models of :mod:`.pages` with the Jinja2 templates of ``templates/``.
 
 Autoescaping is on for every template: each value a page shows is escaped (a run named
-``<script>`` is text), the charts too: :mod:`.svg` lays them out as numbers and plain texts, and
-the macros of ``templates/figures.html`` write their SVG. ``static/`` holds the style sheet and the small
+``<script>`` is text), the charts too: :mod:`.figure_charts` and :mod:`.page_charts` lay them out as numbers and plain
+texts, and the macros of ``templates/figures.html`` write their SVG. ``static/`` holds the style sheet and the small
 script that sorts tables; :data:`STATIC` lists them, and nothing else is ever served or copied.
 """
 

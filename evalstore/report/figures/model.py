@@ -1,7 +1,7 @@
 """The figure models: plain dataclasses of what a figure shows (series, bars, cells, boxes, points,
 axis labels, titles), with no colour, size or drawing code. The backends draw them: matplotlib
 (:mod:`evalstore.report.matplotlib_backend`: ``--plot FILE.png|.svg``) and the web's SVG
-(:mod:`evalstore.web.svg` with the Jinja macros of ``web/templates/figures.html``).
+(:mod:`evalstore.web.figure_charts` with the Jinja macros of ``web/templates/figures.html``).
 
 Values are numbers as computed (percentages already scaled); ``None`` is a value not drawn.
 """

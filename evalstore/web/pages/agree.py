@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ...judges.render import LABEL_COLUMNS, MEANINGS
-from .. import svg
+from .. import page_charts
 from ..links import ReportLinks
 from ..queries import topic_key
 from .context import Ctx, NotFound, ReportFile, ReportPlan
@@ -83,7 +83,7 @@ def agree_page(ctx: Ctx, analysis_id: str | int | None = None) -> dict[str, Any]
             "alpha": p.get("alpha"),
             "created": chosen["created"],
             "label_rows": [(k, overall.get(k), _meaning(k, p.get("rel"))) for k in LABEL_COLUMNS],
-            "confusion": svg.confusion_chart([c for c in cells if c["topic"] is None], ref, cand),
+            "confusion": page_charts.confusion_chart([c for c in cells if c["topic"] is None], ref, cand),
             "topic_columns": TOPIC_STATS,
             "topics": [[r["topic"], *(r[c] for c in TOPIC_STATS)] for r in topics],
             "metrics": [_metric(m, [r for r in runs if r["metric"] == m["metric"]], ref, cand) for m in ranking],
@@ -122,7 +122,7 @@ def _meaning(key: str, rel: Any) -> str:
 def _metric(summary: dict[str, Any], runs: list[dict[str, Any]], ref: str, cand: str) -> dict[str, Any]:
     return {
         "summary": summary,
-        "chart": svg.slope_chart(runs, ref, cand, summary["metric"]),
+        "chart": page_charts.slope_chart(runs, ref, cand, summary["metric"]),
         "runs": runs,
         "flipped": [r["run"] for r in runs if r["flip"]],
     }

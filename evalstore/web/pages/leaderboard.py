@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...report.figures.model import Intervals
+from .. import figure_charts
 from .. import queries as q
-from .. import svg
 from ..links import ReportLinks, metric_list
 from ..render import percent
 from .choices import board, choose
@@ -81,7 +81,7 @@ def leaderboard_page(
         )
     shown = rows[:CHART_RUNS]
     what = f"mean {first} on {qrels} with its {level} interval".replace("  ", " ")
-    chart = svg.interval_chart(
+    chart = figure_charts.interval_chart(
         Intervals(what, what, [r.run for r in shown], [r.mean for r in shown], [r.ci_low for r in shown],
                   [r.ci_high for r in shown]),
         links=[links.to("run", r.run, qrels, first) for r in shown],

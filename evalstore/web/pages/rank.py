@@ -18,7 +18,7 @@ from ...errors import MetricError
 from ...intervals import DEFAULT_LEVEL
 from ...ranking.intervals import RANK_METHODS, describe, ranks_of, spec
 from ...report.figures.model import Intervals
-from .. import svg
+from .. import figure_charts
 from ..render import percent
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def rank_model(
     if ranks:
         shown = [b.run for b in board if b.run in ranks][:60]
         what = f"rank by {metric} with its {percent(level) + ' ' if level else ''}interval (1 = best)"
-        model["rank_chart"] = svg.interval_chart(
+        model["rank_chart"] = figure_charts.interval_chart(
             Intervals(what, what, shown, [float(ranks[r][0]) for r in shown], [float(ranks[r][1]) for r in shown],
                       [float(ranks[r][2]) for r in shown]),
             links=[run_link(r) for r in shown] if run_link else None,

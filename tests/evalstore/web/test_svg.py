@@ -1,5 +1,6 @@
-"""The web's charts: web/svg.py lays out the figure models (and the web's own charts) as numbers and
-plain texts, the macros of templates/figures.html write the SVG. The SVG shows what the model
+"""The web's charts: web/figure_charts.py lays out the figure models and web/page_charts.py the web's
+own charts (as numbers and plain texts, from web/svg.py's scales and parts); the macros of
+templates/figures.html write the SVG. The SVG shows what the model
 holds (its labels, a mark per value), and a hostile name reaches every chart as text: the SVG
 parses, has only the elements and attributes a chart draws, and gives the name back unchanged."""
 
@@ -12,7 +13,7 @@ import pytest
 from websupport import XSS
 
 from evalstore.report.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels, Series
-from evalstore.web import svg
+from evalstore.web import figure_charts, page_charts, svg
 from evalstore.web.render import chart_svg
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -46,7 +47,7 @@ def test_line_chart_draws_the_models_series():
     model = LineFigure("Swap rate", "difference", "swap rate (%)",
                        [Series("AP", [0.0, 0.1, 0.2], [50.0, None, 0.0]), Series("RR", [0.0, 0.1], [20.0, 10.0])],
                        hline=5.0, hline_label="5 %")  # fmt: skip
-    (chart,) = svg.layout(model)
+    (chart,) = figure_charts.layout(model)
     root = drawn(chart)
     assert root.get("aria-label") == "Swap rate" and {"difference", "swap rate (%)", "5 %", "AP", "RR"} <= set(
         texts(root)
@@ -60,7 +61,7 @@ def test_line_chart_draws_the_models_series():
 def test_bar_chart_a_bar_per_value_and_a_key_per_group():
     model = BarFigure("Power", "% pairs", ["AP", "RR"], ["t", "wilcoxon"], [[40.0, 20.0], [30.0, 50.0]],
                       [["4/10", "2/10"], ["3/10", "5/10"]])  # fmt: skip
-    (chart,) = svg.layout(model)
+    (chart,) = figure_charts.layout(model)
     root = drawn(chart)
     bars = [r for r in root.findall(f"{NS}rect") if r.find(f"{NS}title") is not None]
     assert [r.find(f"{NS}title").text for r in bars] == ["AP (t): 4/10", "RR (t): 2/10", "AP (wilcoxon): 3/10",
@@ -73,7 +74,7 @@ def test_bar_chart_a_bar_per_value_and_a_key_per_group():
 def test_heat_map_a_cell_per_value():
     values = [[1.0, 0.5, None], [0.5, 1.0, -0.2], [None, -0.2, 1.0]]
     model = HeatMap("Kendall's tau", "tau", ["AP", "RR", "P@5"], values, vmin=-0.2)
-    root = drawn(svg.layout(model)[0])
+    root = drawn(figure_charts.layout(model)[0])
     cells = [g for g in root.findall(f"{NS}g") if g.find(f"{NS}rect") is not None]
     assert len(cells) == 9
     assert [g.find(f"{NS}text").text for g in cells[:3]] == ["1.000", "0.500", "–"]
@@ -81,11 +82,11 @@ def test_heat_map_a_cell_per_value():
 
 def test_panels_are_a_chart_each_and_models_the_web_does_not_draw_are_refused():
     lines = LineFigure("a", "x", "y", [Series("AP", [0, 1], [1, 2])])
-    assert [c.kind for c in svg.layout(Panels("", [lines, lines]))] == ["lines", "lines"]
+    assert [c.kind for c in figure_charts.layout(Panels("", [lines, lines]))] == ["lines", "lines"]
     from evalstore.report.figures.model import Boxes
 
     with pytest.raises(TypeError):
-        svg.layout(Boxes("b", "y", ["a"], [[1.0]]))
+        figure_charts.layout(Boxes("b", "y", ["a"], [[1.0]]))
 
 
 def test_ticks_and_tick_labels():
@@ -99,16 +100,20 @@ def test_ticks_and_tick_labels():
 def _every_chart(name: str) -> list:
     """Every kind of chart the web draws, with ``name`` as run, metric, topic, label and link."""
     return [
-        svg.appendix_chart(
+        page_charts.appendix_chart(
             [name, "t2"], [0.5, None], [0.4, 0.1], [0.9, 0.2], [0.1, 0.0], run=name, metric=name, links=[name, None]
         ),  # fmt: skip
-        svg.difference_bars([name, "t2", "t3"], [0.2, 0.0, -0.1], label=name, links=[name, None, name]),
-        svg.interval_chart(Intervals(name, name, [name, "b"], [0.5, 0.4], [0.4, None], [0.6, None]), [name, None]),
-        *svg.layout(HeatMap(name, name, [name, "b"], [[1.0, 0.3], [0.3, 1.0]], vmin=0.0)),
-        *svg.layout(LineFigure(name, name, name, [Series(name, [0, 1], [0.1, 0.2])], hline=0.1, hline_label=name)),
-        *svg.layout(BarFigure(name, name, [name], [name, "t"], [[10.0], [20.0]], [[name], ["x"]])),
-        svg.confusion_chart([{"ref_grade": 0, "cand_grade": 1, "n": 3}], name, name),
-        svg.slope_chart([{"run": name, "rank_ref": 1, "rank_cand": 2, "flip": True}], name, name, name),
+        page_charts.difference_bars([name, "t2", "t3"], [0.2, 0.0, -0.1], label=name, links=[name, None, name]),
+        figure_charts.interval_chart(
+            Intervals(name, name, [name, "b"], [0.5, 0.4], [0.4, None], [0.6, None]), [name, None]
+        ),
+        *figure_charts.layout(HeatMap(name, name, [name, "b"], [[1.0, 0.3], [0.3, 1.0]], vmin=0.0)),
+        *figure_charts.layout(
+            LineFigure(name, name, name, [Series(name, [0, 1], [0.1, 0.2])], hline=0.1, hline_label=name)
+        ),
+        *figure_charts.layout(BarFigure(name, name, [name], [name, "t"], [[10.0], [20.0]], [[name], ["x"]])),
+        page_charts.confusion_chart([{"ref_grade": 0, "cand_grade": 1, "n": 3}], name, name),
+        page_charts.slope_chart([{"run": name, "rank_ref": 1, "rank_cand": 2, "flip": True}], name, name, name),
     ]
 
 
