@@ -1,7 +1,7 @@
 """The stored analyses (``meta_runs`` and the ``meta_*`` tables) as the meta page shows them: for
 each, what was analysed, its result tables and its figures. The figures are the models
 ``evalstore meta ... --plot`` draws (:mod:`evalstore.report.figures.analyses`, built from the same
-result rows), laid out as SVG by :mod:`.svg`: Kendall's tau as a heat map, swap rates per
+result rows), laid out by :mod:`.figure_charts`: Kendall's tau as a heat map, swap rates per
 difference bin and the share of comparisons, ASL curves and discriminative power, paired tests,
 the four robustness curves, and the differences of a comparison with their intervals."""
 
