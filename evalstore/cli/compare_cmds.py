@@ -8,9 +8,8 @@ import typer
 
 from .. import comparison as cmp_lib
 from ..default_qrels import default_qrels
-from ..meta import plots
 from ..ranking.intervals import RANK_METHODS
-from ..report import figure_data
+from ..report import figure_data, plots
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import figures, ranges
 from . import options as opt

@@ -13,9 +13,8 @@ from ..demo import run_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
 from ..memory_limit import of_limit
-from ..meta import plots
 from ..ranking.intervals import legend as rank_legend
-from ..report import figure_data
+from ..report import figure_data, plots
 from ..report.formats import TABLES
 from ..report.table import Report
 from ..result import EvalResult

@@ -4,7 +4,7 @@ Each runs one analysis of :mod:`evalstore.meta` as a method of the store (stored
 relations unless ``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
 plain values with ``--format csv|tsv|json|markdown|latex`` and in files: ``-o FILE`` writes
 ``--format`` or the format of its extension) and can draw a PNG
-(``--plot FILE.png|.svg``, :mod:`evalstore.meta.plots`) and write its data (``--plot-data
+(``--plot FILE.png|.svg``, :mod:`evalstore.report.plots`) and write its data (``--plot-data
 FILE.csv|.json``, :mod:`evalstore.report.figure_data`). docs/meta.md has the definitions."""
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ import typer
 from ..default_qrels import HELP as default_qrels_help
 from ..default_qrels import default_qrels
 from ..evaluation.stored import unrelated_note
-from ..meta import plots
 from ..meta.common import Analysis
-from ..report import figure_data, meta_tables
+from ..report import figure_data, meta_tables, plots
 from ..report.table import Table
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from . import figures, ranges

@@ -1,7 +1,9 @@
 """The data of every figure, as a table (``--plot-data FILE.csv|.tsv|.json|.parquet``): what is
 drawn, value for value and in the order drawn, so that a figure can be restyled or redrawn with
-any tool (ggplot, pgfplots, Vega, a spreadsheet). The figures of :mod:`evalstore.meta.plots` and
-:mod:`evalstore.repro.render` draw from these same tables.
+any tool (ggplot, pgfplots, Vega, a spreadsheet). A table follows its figure's model
+(:mod:`.figures`): the same order (one ordering function each, shared), the heat map's cells read
+from the model; beside the values drawn it keeps what a redraw needs (a bin's upper edge and
+comparisons, a column's pairs and estimated difference, the significance word).
 
 One table per figure, long ("tidy"): a row per drawn value, a ``panel`` column when the figure
 has several panels of different kinds (swap, discpower: curves and bars), numbers as computed:
@@ -35,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from .figures.analyses import kendall as heat_map
+from .figures.analyses import power_order, share_order
 from .table import Table
 
 
@@ -114,26 +118,17 @@ def compare(cmp: Any) -> Table:
 
 
 # --------------------------------------------------------------------------- meta
-def kendall_matrix(analysis: Any, stat: str) -> tuple[list[str], np.ndarray]:
-    """(labels, the symmetric matrix of ``stat`` with 1 on the diagonal) of ``meta kendall --plot``."""
-    labels = _labels(analysis.results["labels"], analysis.results["qrels"])
-    M = np.eye(len(labels))
-    for r in analysis.rows("meta_correlations"):
-        v = r[stat] if r[stat] is not None else np.nan
-        M[r["col_a"], r["col_b"]] = M[r["col_b"], r["col_a"]] = v
-    return labels, M
-
-
 def kendall(analysis: Any, stat: str = "tau") -> Table:
-    labels, M = kendall_matrix(analysis, stat)
-    rows = [(a, b, stat, _num(M[i, j])) for i, a in enumerate(labels) for j, b in enumerate(labels)]
+    """Every cell of the heat map of ``meta kendall --plot`` (its model's), row by row."""
+    model = heat_map(analysis, stat)
+    labels, M = (model.labels, model.values) if model else ([], [])
+    rows = [(a, b, stat, _num(M[i][j])) for i, a in enumerate(labels) for j, b in enumerate(labels)]
     return Table(["column_a", "column_b", "stat", "value"], rows, title="meta kendall --plot: the heat map's cells")
 
 
 def swap_bars(analysis: Any) -> list[int]:
     """The columns in the order of the swap figure's bars (the table's: by share, largest first)."""
-    meta_rows = analysis.rows("meta_swap")
-    return sorted(range(len(meta_rows)), key=lambda i: -(meta_rows[i]["share"] or -1))
+    return share_order(analysis.rows("meta_swap"))
 
 
 def swap(analysis: Any) -> Table:
@@ -154,8 +149,7 @@ def swap(analysis: Any) -> Table:
 
 def discpower_bars(analysis: Any) -> list[int]:
     """The columns in the order of the discpower figure's bars (the table's: most pairs significant first)."""
-    rows = analysis.rows("meta_discpower")
-    return sorted(range(len(rows)), key=lambda i: -rows[i]["n_significant"])
+    return power_order(analysis.rows("meta_discpower"))
 
 
 def discpower(analysis: Any) -> Table:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
-
 from ..meta.design import Design
 from ..report.table import Table
 from .core import SIDES, Reproduction
@@ -99,24 +97,8 @@ def design_table(d: Design) -> Table:
 def plot_er_dri(r: Reproduction, path: str | os.PathLike) -> str:
     """ER (x) against ΔRI (y), one point per metric, as Breuer et al. (2020) Fig. 2: a perfect
     reproduction sits at (1, 0); right of 1 the reproduced effect is larger, below 0 its relative
-    improvement is larger."""
-    from ..report.matplotlib_backend import pyplot, save_figure
+    improvement is larger (:func:`evalstore.report.figures.runs.er_dri`, drawn by matplotlib)."""
+    from ..report.figures.runs import er_dri
+    from ..report.matplotlib_backend import save
 
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.0, 4.8))
-    xs = np.array([np.nan if r.er[m] is None else r.er[m] for m in r.metrics], dtype=float)
-    ys = np.array([np.nan if r.dri[m] is None else r.dri[m] for m in r.metrics], dtype=float)
-    ax.axvline(1.0, color="grey", linewidth=0.8)
-    ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.scatter(xs, ys, marker="o")
-    for m, x, y in zip(r.metrics, xs, ys):
-        if np.isfinite(x) and np.isfinite(y):
-            ax.annotate(m, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
-    ax.set_xlabel("Effect Ratio (ER)")
-    ax.set_ylabel("ΔRI")
-    runs = r.runs
-    ax.set_title(
-        f"{r.kind}: {runs['rep_baseline']}/{runs['rep_advanced']} vs {runs['baseline']}/{runs['advanced']}",
-        fontsize=9,
-    )
-    return save_figure(fig, path)
+    return save(er_dri(r), path)

@@ -5,8 +5,10 @@
 * :mod:`.pages`: one view per page (queries -> the template's model) in the one frame (:mod:`.pages.frame`);
 * :mod:`.routes`: the route table (view, template, address, report files, navigation) that drives both
   the server and the static site;
-* :mod:`.meta_view`: the stored analyses as the meta page shows them;
-* :mod:`.svg`: the charts, server-side SVG (one escaping helper);
+* :mod:`.meta_view`: the stored analyses as the meta page shows them (the figure models of
+  :mod:`evalstore.report.figures`);
+* :mod:`.svg`, :mod:`.figure_charts`, :mod:`.page_charts`: the charts' geometry (scales, ticks,
+  where each mark goes); ``templates/figures.html`` draws them as SVG (Jinja macros, autoescaped);
 * :mod:`.links`: the links of each (routes of the server, relative files of the report) and safe file names;
 * :mod:`.render`: Jinja2 templates (autoescaped) and the static files;
 * :mod:`.sqlpage`: the sandboxed query page (one read-only statement, row cap, time limit);

@@ -1,17 +1,18 @@
 """The stored analyses (``meta_runs`` and the ``meta_*`` tables) as the meta page shows them: for
-each, what was analysed, its result table and its figure, drawn from the stored rows (the same
-figures as ``evalstore meta ... --plot``, as SVG: Kendall's tau as a heat map, swap rates per
-difference bin, ASL curves and discriminative power, paired tests, robustness curves, and the
-differences of a comparison with their 95 % intervals)."""
+each, what was analysed, its result tables and its figures. The figures are the models
+``evalstore meta ... --plot`` draws (:mod:`evalstore.report.figures.analyses`, built from the same
+result rows), laid out by :mod:`.figure_charts`: Kendall's tau as a heat map, swap rates per
+difference bin and the share of comparisons, ASL curves and discriminative power, paired tests,
+the four robustness curves, and the differences of a comparison with their intervals."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..report import figures
-from . import svg
+from ..intervals import DEFAULT_LEVEL
+from ..report.figures import analyses as figures
+from . import figure_charts
 from .links import Links
 from .queries import StoredAnalysis
 
@@ -30,8 +31,9 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, 
     return {"columns": list(columns), "rows": [[r.get(c) for c in columns] for r in rows]}
 
 
-def _label(metric: str, qrels: str, several: bool) -> str:
-    return f"{metric} [{qrels}]" if several else metric
+def _figures(item: dict[str, Any], figure: Any, links: Any = None) -> None:
+    if figure is not None:
+        item["figures"].extend(figure_charts.layout(figure, links))
 
 
 def describe(a: StoredAnalysis, links: Links) -> dict[str, Any]:
@@ -77,18 +79,7 @@ def _kendall(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     rows = a.tables.get("meta_correlations", [])
     if not rows:
         return
-    several = len({r["qrels_a"] for r in rows} | {r["qrels_b"] for r in rows}) > 1
-    k = 1 + max(max(r["col_a"], r["col_b"]) for r in rows)
-    labels = [""] * k
-    for r in rows:
-        labels[r["col_a"]] = _label(r["metric_a"], r["qrels_a"], several)
-        labels[r["col_b"]] = _label(r["metric_b"], r["qrels_b"], several)
-    M: list[list[float | None]] = [[1.0 if i == j else None for j in range(k)] for i in range(k)]
-    for r in rows:
-        M[r["col_a"]][r["col_b"]] = M[r["col_b"]][r["col_a"]] = r["tau"]
-    item["figures"].append(
-        svg.heatmap(labels, M, label=f"Kendall's tau between the system rankings ({item['runs']} runs)")
-    )
+    _figures(item, figures.kendall(a))
     item["tables"].append(
         _table(
             rows, ["qrels_a", "metric_a", "qrels_b", "metric_b", "n_runs", "tau", "tau_b", "z", "p_value", "spearman"]
@@ -98,18 +89,7 @@ def _kendall(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
 
 def _swap(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     summary = a.tables.get("meta_swap", [])
-    bins = a.tables.get("meta_swap_bins", [])
-    several = len({r["qrels"] for r in summary}) > 1
-    columns = []
-    for r in summary:
-        mine = sorted(
-            (b for b in bins if b["metric"] == r["metric"] and b["qrels"] == r["qrels"]), key=lambda b: b["bin"]
-        )
-        columns.append(
-            (_label(r["metric"], r["qrels"], several), [(b["lo"], b["comparisons"], b["swap_rate"]) for b in mine])
-        )
-    if columns:
-        item["figures"].append(svg.line_figure(figures.swap_rates(columns, summary[0]["max_rate"])))
+    _figures(item, figures.swap(a))
     item["tables"].append(
         _table(
             summary, ["qrels", "metric", "n_runs", "n_topics", "trials", "abs_diff", "rel_diff", "share", "max_diff"]
@@ -119,31 +99,7 @@ def _swap(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
 
 def _discpower(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     rows = a.tables.get("meta_discpower", [])
-    pairs = a.tables.get("meta_pair_tests", [])
-    several = len({r["qrels"] for r in rows}) > 1
-    series = []
-    for r in rows:
-        ps = sorted(
-            p["p_value"]
-            for p in pairs
-            if p["metric"] == r["metric"] and p["qrels"] == r["qrels"] and p["test"] == r["test"]
-        )
-        if ps:
-            series.append((_label(r["metric"], r["qrels"], several), list(range(1, len(ps) + 1)), ps))
-    alpha = rows[0]["alpha"] if rows else 0.05
-    if series:
-        item["figures"].append(
-            svg.line_chart(
-                series,
-                xlabel="run pairs, sorted by achieved significance level",
-                ylabel="ASL (p-value)",
-                label="ASL curves",
-                hline=alpha,
-                hline_label=f"alpha = {alpha:g}",
-                markers=len(series[0][1]) <= 60,
-            )
-        )
-    _power_bars(rows, item, several)
+    _figures(item, figures.discpower(a))
     item["tables"].append(
         _table(
             rows,
@@ -163,22 +119,9 @@ def _discpower(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     )
 
 
-def _power_bars(rows: Sequence[dict[str, Any]], item: dict[str, Any], several: bool, with_test: bool = False) -> None:
-    if not rows:
-        return
-    ordered = sorted(rows, key=lambda r: -(r["n_significant"] or 0))
-    labels = [_label(r["metric"], r["qrels"], several) + (f" ({r['test']})" if with_test else "") for r in ordered]
-    values = [100 * (r["disc_power"] or 0.0) for r in ordered]
-    texts = [f"{r['n_significant']}/{r['n_pairs']} = {100 * (r['disc_power'] or 0):.1f} %" for r in ordered]
-    item["figures"].append(
-        svg.bar_chart(labels, values, texts, xlabel=f"% of run pairs significant at alpha = {rows[0]['alpha']:g}")
-    )
-
-
 def _tests(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     rows = a.tables.get("meta_discpower", [])
-    several = len({r["qrels"] for r in rows}) > 1
-    _power_bars(rows, item, several, with_test=True)
+    _figures(item, figures.tests(a))
     item["tables"].append(
         _table(
             rows,
@@ -200,22 +143,7 @@ def _tests(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
 
 def _robustness(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     rows = a.tables.get("meta_robustness", [])
-    metrics = list(dict.fromkeys(r["metric"] for r in rows))
-    series = []
-    for m in metrics:
-        mine = sorted((r for r in rows if r["metric"] == m), key=lambda r: r["fraction"])
-        series.append((m, [100 * r["fraction"] for r in mine], [r["tau_mean"] for r in mine]))
-    if series:
-        item["figures"].append(
-            svg.line_chart(
-                series,
-                xlabel="judgments kept (% of the full qrels set)",
-                ylabel="Kendall's tau with the full qrels",
-                label="Robustness to incomplete judgments",
-                hline=a.params.get("threshold") if isinstance(a.params.get("threshold"), (int, float)) else None,
-                reverse_x=True,
-            )
-        )
+    _figures(item, figures.robustness_of(a))
     item["tables"].append(
         _table(
             sorted(rows, key=lambda r: (r["metric"], -r["fraction"])),
@@ -249,23 +177,12 @@ def _compare(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
                 "smd": e.get("smd"),
             }
         )
-    for metric in dict.fromkeys(r["metric"] for r in rows):
+    level = f"{100 * DEFAULT_LEVEL:g} %"
+    # a chart per metric, in the order of the pairs, a row per pair (linked to its compare page)
+    metrics = dict.fromkeys(r["metric"] for r in rows)
+    for metric, chart in zip(metrics, figures.compare_intervals(a, level)):
         mine = [r for r in rows if r["metric"] == metric]
-        labels = [f"{r['run']} − {r['other']}" for r in mine]
-        lows = [r["ci_t_lo"] for r in mine]
-        highs = [r["ci_t_hi"] for r in mine]
-        have_ci = any(v is not None and math.isfinite(v) for v in lows)
-        item["figures"].append(
-            svg.interval_chart(
-                labels,
-                [r["diff"] for r in mine],
-                lows if have_ci else [None] * len(mine),
-                highs if have_ci else [None] * len(mine),
-                xlabel=f"mean difference in {metric}" + (" with its 95 % paired t interval" if have_ci else ""),
-                links=[links.to("compare", r["other"], r["run"], r["qrels"], r["metric"]) for r in mine],
-                reference=0.0,
-            )
-        )
+        _figures(item, chart, [links.to("compare", r["other"], r["run"], r["qrels"], r["metric"]) for r in mine])
     item["tables"].append(
         _table(
             rows,

@@ -1,8 +1,8 @@
 """Rendering the view models of :mod:`.pages` with the Jinja2 templates of ``templates/``.
 
 Autoescaping is on for every template: each value a page shows is escaped (a run named
-``<script>`` is text). The only markup inserted as is are the charts, :class:`~evalstore.web.svg.Svg`
-strings that :mod:`.svg` built from escaped parts. ``static/`` holds the style sheet and the small
+``<script>`` is text), the charts too: :mod:`.figure_charts` and :mod:`.page_charts` lay them out as numbers and plain
+texts, and the macros of ``templates/figures.html`` write their SVG. ``static/`` holds the style sheet and the small
 script that sorts tables; :data:`STATIC` lists them, and nothing else is ever served or copied.
 """
 
@@ -16,6 +16,16 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 #: the static files by name: the only files the server answers /static/... with
 STATIC = {"evalstore.css": "text/css; charset=utf-8", "sort.js": "text/javascript; charset=utf-8"}
+
+
+#: The colours and font of the charts' axes and texts (the macros of ``templates/figures.html`` see
+#: them as globals; :mod:`.svg` places the marks in these colours too).
+CHART_STYLE = {
+    "font": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+    "grid": "#e3e3e3",
+    "axis": "#555",
+    "ink": "#222",
+}
 
 
 def require_jinja() -> None:
@@ -41,11 +51,18 @@ def environment() -> Any:
     env.filters["percent"] = percent
     env.filters["cell"] = cell
     env.filters["sortkey"] = sortkey
+    env.globals.update(CHART_STYLE)
     return env
 
 
 def render(template: str, model: dict[str, Any]) -> str:
     return environment().get_template(template).render(**model)
+
+
+def chart_svg(chart: Any) -> str:
+    """A chart of :mod:`.svg` as SVG text, drawn by the macros of ``templates/figures.html`` (as a
+    page draws it)."""
+    return str(environment().get_template("figures.html").module.draw(chart))
 
 
 def static_bytes(name: str) -> bytes:

@@ -121,7 +121,7 @@ def test_compare_for_a_paper(cli, sample_db, tmp_path):
 def test_compare_plot_over_many_runs_is_a_heat_map(sample_db, tmp_path):
     import matplotlib.pyplot as plt
 
-    from evalstore.meta import plots
+    from evalstore.report import plots
 
     with evalstore.open(sample_db) as s:
         for i in range(12):  # 17 runs against the baseline

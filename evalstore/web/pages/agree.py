@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ...judges.render import LABEL_COLUMNS, MEANINGS
-from .. import svg
+from .. import page_charts
 from ..links import ReportLinks
 from ..queries import topic_key
 from .context import Ctx, NotFound, ReportFile, ReportPlan
@@ -83,7 +83,7 @@ def agree_page(ctx: Ctx, analysis_id: str | int | None = None) -> dict[str, Any]
             "alpha": p.get("alpha"),
             "created": chosen["created"],
             "label_rows": [(k, overall.get(k), _meaning(k, p.get("rel"))) for k in LABEL_COLUMNS],
-            "confusion": confusion_chart([c for c in cells if c["topic"] is None], ref, cand),
+            "confusion": page_charts.confusion_chart([c for c in cells if c["topic"] is None], ref, cand),
             "topic_columns": TOPIC_STATS,
             "topics": [[r["topic"], *(r[c] for c in TOPIC_STATS)] for r in topics],
             "metrics": [_metric(m, [r for r in runs if r["metric"] == m["metric"]], ref, cand) for m in ranking],
@@ -122,83 +122,10 @@ def _meaning(key: str, rel: Any) -> str:
 def _metric(summary: dict[str, Any], runs: list[dict[str, Any]], ref: str, cand: str) -> dict[str, Any]:
     return {
         "summary": summary,
-        "chart": slope_chart(runs, ref, cand, summary["metric"]),
+        "chart": page_charts.slope_chart(runs, ref, cand, summary["metric"]),
         "runs": runs,
         "flipped": [r["run"] for r in runs if r["flip"]],
     }
-
-
-def confusion_chart(cells: list[dict[str, Any]], ref: str, cand: str) -> svg.Svg:
-    """The confusion matrix as a grid: a cell's shade is its share of its row (reference grade)."""
-    grades = sorted({c["ref_grade"] for c in cells} | {c["cand_grade"] for c in cells})
-    n = {(c["ref_grade"], c["cand_grade"]): int(c["n"]) for c in cells}
-    rows = {g: sum(v for (a, _), v in n.items() if a == g) for g in grades}
-    size, left, top = 56.0, 120.0, 54.0
-    width, height = left + size * len(grades) + 20, top + size * len(grades) + 20
-    label = f"grades: {ref} (rows) against {cand} (columns)"
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
-        f'height="{height:.0f}" role="img" aria-label="{svg.esc(label)}" {svg.FONT} font-size="12">',
-        f"<title>{svg.esc(label)}</title>",
-        f'<text x="{left + size * len(grades) / 2:.1f}" y="16" text-anchor="middle">{svg.esc(cand)}</text>',
-        f'<text transform="translate(16,{top + size * len(grades) / 2:.1f}) rotate(-90)" text-anchor="middle">'
-        f"{svg.esc(ref)}</text>",
-    ]
-    for j, g in enumerate(grades):
-        parts.append(f'<text x="{left + size * (j + 0.5):.1f}" y="{top - 8:.1f}" text-anchor="middle">{g}</text>')
-        parts.append(f'<text x="{left - 10:.1f}" y="{top + size * (j + 0.5) + 4:.1f}" text-anchor="end">{g}</text>')
-    for i, a in enumerate(grades):
-        for j, b in enumerate(grades):
-            v = n.get((a, b), 0)
-            share = v / rows[a] if rows[a] else 0.0
-            fill = f"rgb({int(255 - 244 * share)},{int(255 - 160 * share)},{int(255 - 90 * share)})"
-            ink = "#fff" if share > 0.55 else "#222"
-            x, y = left + size * j, top + size * i
-            parts.append(
-                f"<g><title>{svg.esc(f'{ref} {a}, {cand} {b}: {v} pairs ({share:.0%} of row)')}</title>"
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{size:.1f}" height="{size:.1f}" fill="{fill}" stroke="#fff"/>'
-                f'<text x="{x + size / 2:.1f}" y="{y + size / 2 + 4:.1f}" text-anchor="middle" '
-                f'fill="{ink}">{v}</text></g>'
-            )
-    parts.append("</svg>")
-    return svg.Svg("".join(parts))
-
-
-def slope_chart(runs: list[dict[str, Any]], ref: str, cand: str, metric: str) -> svg.Svg:
-    """Each run's rank under the reference (left) and the candidate (right), joined by a line;
-    a run whose significance against the best run flips is drawn in orange."""
-    n = max(len(runs), 1)
-    # one row per run on each side (tied runs, which share a rank, one below the other by name)
-    left_row = {r["run"]: i for i, r in enumerate(sorted(runs, key=lambda r: (r["rank_ref"], r["run"])))}
-    right_row = {r["run"]: i for i, r in enumerate(sorted(runs, key=lambda r: (r["rank_cand"], r["run"])))}
-    row, top, col = 17.0, 40.0, 300.0
-    longest = max((min(len(r["run"]), 30) for r in runs), default=4) + len(str(n)) + 2  # "12. name"
-    left = 20 + 7.2 * longest
-    width, height = 2 * left + col, top + row * n + 16
-    label = f"{metric}: rank under {ref} (left) and under {cand} (right)"
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
-        f'height="{height:.0f}" role="img" aria-label="{svg.esc(label)}" {svg.FONT} font-size="12">',
-        f"<title>{svg.esc(label)}</title>",
-        f'<text x="{left:.1f}" y="18" text-anchor="middle" font-weight="600">{svg.esc(ref)}</text>',
-        f'<text x="{left + col:.1f}" y="18" text-anchor="middle" font-weight="600">{svg.esc(cand)}</text>',
-    ]
-    for r in runs:
-        ya, yb = top + row * (left_row[r["run"]] + 0.5), top + row * (right_row[r["run"]] + 0.5)
-        colour = svg.PALETTE[3] if r["flip"] else (svg.PALETTE[0] if r["rank_ref"] == r["rank_cand"] else "#7a8591")
-        name = r["run"] if len(r["run"]) <= 30 else r["run"][:29] + "…"
-        tip = f"{r['run']}: rank {r['rank_ref']} -> {r['rank_cand']}" + (" (significance flips)" if r["flip"] else "")
-        parts.append(
-            f"<g><title>{svg.esc(tip)}</title>"
-            f'<line x1="{left + 6:.1f}" y1="{ya:.1f}" x2="{left + col - 6:.1f}" y2="{yb:.1f}" stroke="{colour}" '
-            f'stroke-width="{2.2 if r["flip"] else 1.2}"/>'
-            f'<circle cx="{left + 6:.1f}" cy="{ya:.1f}" r="3" fill="{colour}"/>'
-            f'<circle cx="{left + col - 6:.1f}" cy="{yb:.1f}" r="3" fill="{colour}"/>'
-            f'<text x="{left - 2:.1f}" y="{ya + 4:.1f}" text-anchor="end">{r["rank_ref"]}. {svg.esc(name)}</text>'
-            f'<text x="{left + col + 2:.1f}" y="{yb + 4:.1f}">{r["rank_cand"]}. {svg.esc(name)}</text></g>'
-        )
-    parts.append("</svg>")
-    return svg.Svg("".join(parts))
 
 
 def report_files(plan: ReportPlan) -> list[ReportFile]:

@@ -12,8 +12,8 @@ from typing import Any
 
 from ...errors import MetaError
 from ...intervals import DEFAULT_LEVEL
+from .. import page_charts
 from .. import queries as q
-from .. import svg
 from ..links import ReportLinks
 from . import context
 from .choices import choose, need_run
@@ -99,7 +99,7 @@ def compare_page(
     order, cut_note = largest(everything)
     links = ctx.links
     topic_links = [links.to("topic", t, [baseline, run], qrels, metric) for t in order]
-    chart = svg.difference_bars(
+    chart = page_charts.difference_bars(
         order, [diffs[t] for t in order], label=f"{metric}: {run} − {baseline}", links=topic_links
     )
     rows = [

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...report.figures.model import Intervals
+from .. import figure_charts
 from .. import queries as q
-from .. import svg
 from ..links import ReportLinks, metric_list
 from ..render import percent
 from .choices import board, choose
@@ -79,14 +80,12 @@ def leaderboard_page(
             }
         )
     shown = rows[:CHART_RUNS]
-    chart = svg.interval_chart(
-        [r.run for r in shown],
-        [r.mean for r in shown],
-        [r.ci_low for r in shown],
-        [r.ci_high for r in shown],
-        xlabel=f"mean {first} on {qrels} with its {level} interval".replace("  ", " "),
+    what = f"mean {first} on {qrels} with its {level} interval".replace("  ", " ")
+    chart = figure_charts.interval_chart(
+        Intervals(what, what, [r.run for r in shown], [r.mean for r in shown], [r.ci_low for r in shown],
+                  [r.ci_high for r in shown]),
         links=[links.to("run", r.run, qrels, first) for r in shown],
-    )
+    )  # fmt: skip
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
     model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
     model.update(_pickers(ctx, cat, qrels, names))

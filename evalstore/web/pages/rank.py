@@ -17,7 +17,8 @@ import numpy as np
 from ...errors import MetricError
 from ...intervals import DEFAULT_LEVEL
 from ...ranking.intervals import RANK_METHODS, describe, ranks_of, spec
-from .. import svg
+from ...report.figures.model import Intervals
+from .. import figure_charts
 from ..render import percent
 
 if TYPE_CHECKING:
@@ -115,12 +116,10 @@ def rank_model(
     model: dict[str, Any] = {"ranks": ranks, "rank_method": text, "rank_ci": method or "", "rank_chart": None}
     if ranks:
         shown = [b.run for b in board if b.run in ranks][:60]
-        model["rank_chart"] = svg.interval_chart(
-            shown,
-            [float(ranks[r][0]) for r in shown],
-            [float(ranks[r][1]) for r in shown],
-            [float(ranks[r][2]) for r in shown],
-            xlabel=f"rank by {metric} with its {percent(level) + ' ' if level else ''}interval (1 = best)",
+        what = f"rank by {metric} with its {percent(level) + ' ' if level else ''}interval (1 = best)"
+        model["rank_chart"] = figure_charts.interval_chart(
+            Intervals(what, what, shown, [float(ranks[r][0]) for r in shown], [float(ranks[r][1]) for r in shown],
+                      [float(ranks[r][2]) for r in shown]),
             links=[run_link(r) for r in shown] if run_link else None,
-        )
+        )  # fmt: skip
     return model

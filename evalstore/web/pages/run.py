@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...fusion.provenance import provenance
+from .. import page_charts
 from .. import queries as q
-from .. import svg
 from ..links import ReportLinks
 from . import context
 from .choices import board, choose, need_run, no_scores_message, pickers, topic_stats
@@ -39,7 +39,7 @@ def run_page(
     partner = _partner(ranked, run)
     pair = [run, partner] if partner else [run]
     topic_links = [links.to("topic", t, pair, qrels, metric) for t in topics]
-    chart = svg.appendix_chart(
+    chart = page_charts.appendix_chart(
         topics,
         [scores[t] for t in topics],
         [stats[t].median if t in stats else None for t in topics],

@@ -12,8 +12,7 @@ import pytest
 
 import evalstore
 from evalstore import meta
-from evalstore.meta import plots
-from evalstore.report import figure_data
+from evalstore.report import figure_data, plots
 
 # every command that draws a figure, with what it needs (the sample store's qrels set is the default)
 FIGURES = {

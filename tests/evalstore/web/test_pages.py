@@ -244,24 +244,25 @@ def inspect_default(function, name):
 
 def test_swap_figure_is_one_model_in_both_backends(web_store, client, monkeypatch):
     """The swap figure of the meta page (SVG) and of meta swap --plot (matplotlib) are drawn from
-    one figure model (evalstore.report.figures.swap_rates): the same labels and the same series."""
+    one figure model (evalstore.report.figures.analyses.swap_rates): the same labels and the same series."""
     from evalstore import meta
-    from evalstore.meta import plots
-    from evalstore.report import figures
+    from evalstore.report import matplotlib_backend, plots
+    from evalstore.report.figures import analyses as figures
 
     model = figures.swap_rates([("AP", [(0.0, 3, 0.5), (0.01, 0, None), (0.02, 2, 0.0)])], 0.05)
     assert model.series[0].x == [0.0, 0.02] and model.series[0].y == [50.0, 0.0] and model.hline == 5.0
     page = unescape(client.get("/meta").text)
-    assert model.xlabel in page and model.ylabel in page and model.title in page
+    assert model.xlabel in page and model.ylabel in page
+    assert "Swap rate per difference bin (sample; B = 100; Sakai IPSJ 2007 Fig. 4)" in page
     drawn = {}
 
     def keep(fig, path):
         ax = fig.axes[0]
         drawn.update(x=ax.get_xlabel(), y=ax.get_ylabel(), lines=[line.get_label() for line in ax.get_lines()])
-        plots.pyplot().close(fig)
+        matplotlib_backend.pyplot().close(fig)
         return str(path)
 
-    monkeypatch.setattr(plots, "save_figure", keep)
+    monkeypatch.setattr(matplotlib_backend, "save_figure", keep)
     with evalstore.open(web_store, read_only=True) as s:
         analysis = meta.swap(s, "sample", ["AP", "nDCG@10"], trials=20, save=False)
     plots.plot_swap(analysis, "swap.png")

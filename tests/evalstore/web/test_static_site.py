@@ -17,10 +17,10 @@ from websupport import ODD, XSS, Server
 import evalstore
 from evalstore.resources import sample_dir
 from evalstore.web.links import file_name, file_names
+from evalstore.web.page_charts import appendix_chart
 from evalstore.web.pages.context import NotFound
 from evalstore.web.pages.topic import resolve_runs
 from evalstore.web.static_site import ReportError, write_report
-from evalstore.web.svg import appendix_chart
 
 EVALSTORE = [sys.executable, "-m", "evalstore"]
 
@@ -58,8 +58,14 @@ def test_runs_parameter_with_commas_in_names():
 
 
 def test_svg_text_is_escaped():
-    chart = appendix_chart([XSS, "t&2"], [0.5, None], [0.4, 0.1], [0.9, 0.2], [0.1, 0.0], run=XSS, metric='"AP"')
-    assert XSS not in chart and "&lt;script&gt;" in chart and "t&amp;2" in chart and "&quot;AP&quot;" in chart
+    from evalstore.web.render import chart_svg
+
+    chart = chart_svg(
+        appendix_chart([XSS, "t&2"], [0.5, None], [0.4, 0.1], [0.9, 0.2], [0.1, 0.0], run=XSS, metric='"AP"')
+    )
+    assert (
+        XSS not in chart and "&lt;script&gt;" in chart and "t&amp;2" in chart and "&#34;AP&#34;" in chart
+    )  # Jinja writes " as &#34;
 
 
 # --------------------------------------------------------------------------- the static report
