@@ -19,9 +19,17 @@ import tomllib
 from support import ROOT
 
 #: modules of the project itself (the package, the tests' helpers, the bench scripts)
-LOCAL = {"evalstore", "support", "websupport", "fuzz_corpus", "irm_kit", "ranx_fusion_kit", "conftest", "cli"} | {
-    p.stem for p in (ROOT / "bench").glob("*.py")
-}
+LOCAL = {
+    "evalstore",
+    "support",
+    "websupport",
+    "fuzz_corpus",
+    "irm_kit",
+    "ranx_fusion_kit",
+    "ranx_arrays",
+    "conftest",
+    "cli",
+} | {p.stem for p in (ROOT / "bench").glob("*.py")}
 
 
 def _norm(name: str) -> str:
