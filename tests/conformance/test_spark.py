@@ -28,9 +28,20 @@ METRICS = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "Q-measure", "nDCG", "R@100",
            "recall_5"]  # fmt: skip
 
 
+#: the test session's JVM lives a minute and reads kilobytes: the client compiler only and the
+#: serial collector (half the JVM's CPU of HotSpot's defaults here); whole-stage code generation and
+#: adaptive re-planning cost more than these queries compute (neither changes a value)
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+SMALL_DATA = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
+
+
 @pytest.fixture(scope="module")
 def spark():
-    s = backend.session()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYSPARK_SUBMIT_ARGS", f'--driver-java-options "{JVM_OPTIONS}" pyspark-shell')
+        s = backend.session()  # the command line's session (`eval --engine spark` gets this one)
+    for key, value in SMALL_DATA.items():
+        s.conf.set(key, value)
     yield s
     s.stop()
 
