@@ -4,6 +4,7 @@ per-topic scores to 1e-12, and the scores come back into a store. Skipped withou
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import shutil
 from pathlib import Path
@@ -15,8 +16,9 @@ import evalstore
 from evalstore.layout import export_store, import_scores
 from evalstore.metrics import registry
 
-pyspark = pytest.importorskip("pyspark", reason="needs the spark extra: pip install '.[spark]'")
-pytest.importorskip("sqlglot", reason="needs the spark extra: pip install '.[spark]'")
+# found, not imported: pyspark is imported when the session starts, not when the tests are collected
+if importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("sqlglot") is None:
+    pytest.skip("needs the spark extra: pip install '.[spark]'", allow_module_level=True)
 if shutil.which("java") is None:
     pytest.skip("needs Java for Spark (Debian: openjdk-17-jre-headless)", allow_module_level=True)
 

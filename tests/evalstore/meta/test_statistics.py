@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as st_h
 
@@ -33,6 +32,8 @@ from evalstore.stats.sampling import bootstrap_indices, counts, resample, sign_f
 # --------------------------------------------------------------------------- Kendall / Spearman
 @pytest.mark.parametrize("seed", range(6))
 def test_kendall_and_spearman_match_scipy(seed):
+    import scipy.stats as st
+
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 40))
     a = rng.random(n)
@@ -254,6 +255,8 @@ def test_round_sig():
 
 # --------------------------------------------------------------------------- other paired tests
 def test_paired_t_matches_scipy():
+    import scipy.stats as st
+
     rng = np.random.default_rng(1)
     X, Y = rng.random((12, 25)), rng.random((12, 25))
     t, p = paired_t(X - Y)
@@ -264,6 +267,8 @@ def test_paired_t_matches_scipy():
 
 
 def test_wilcoxon_exact_without_ties_matches_scipy():
+    import scipy.stats as st
+
     rng = np.random.default_rng(4)
     Z = rng.normal(0.05, 0.2, (20, 18))
     Z[3, :5] = 0.0  # zeros are dropped (n_r = 13), still exact
@@ -275,6 +280,8 @@ def test_wilcoxon_exact_without_ties_matches_scipy():
 
 
 def test_wilcoxon_ties_use_normal_approximation_with_tie_correction():
+    import scipy.stats as st
+
     rng = np.random.default_rng(6)
     Z = np.round(rng.normal(0.05, 0.2, (20, 30)), 1)  # many tied |d| and zeros
     T, p = wilcoxon(Z)
