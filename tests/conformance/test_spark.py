@@ -31,10 +31,15 @@ METRICS = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "Q-measure", "nDCG", "R@100",
 
 
 #: the test session's JVM lives a minute and reads kilobytes: the client compiler only and the
-#: serial collector (half the JVM's CPU of HotSpot's defaults here); whole-stage code generation and
-#: adaptive re-planning cost more than these queries compute (neither changes a value)
+#: serial collector (half the JVM's CPU of HotSpot's defaults here); generating and compiling code
+#: (whole stages, then expressions: interpreted instead) and adaptive re-planning cost more than these
+#: queries compute (none of them changes a value)
 JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-SMALL_DATA = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
+SMALL_DATA = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.adaptive.enabled": "false",
+}
 
 
 @pytest.fixture(scope="module")
