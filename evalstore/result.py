@@ -50,6 +50,7 @@ class EvalResult:
     rank_intervals: list[tuple[str, str, int, int, int]] = field(default_factory=list)  # run, metric, rank, lo, hi
     rank_spec: IntervalSpec | None = None
     rank_widened: list[tuple[str, str]] = field(default_factory=list)  # (run, metric) widened to the rank
+    _values: Any = field(default=None, init=False, repr=False, compare=False)  # value()'s dictionary
 
     def add_intervals(
         self, method: str = "t", level: float = 0.95, trials: int = 1000, seed: int = 0, *, memory: int | None = None
@@ -101,10 +102,18 @@ class EvalResult:
         raise KeyError((run, metric))
 
     def value(self, run: str, topic: str, metric: str) -> float:
-        for r, t, m, v in self.per_topic:
-            if r == run and t == topic and m == metric:
-                return v
-        raise KeyError((run, topic, metric))
+        """The score of ``run`` on ``topic`` by ``metric`` (a dictionary made on the first call and
+        again when ``per_topic`` is another list or has grown: a loop over every value stays linear)."""
+        key = (id(self.per_topic), len(self.per_topic))
+        if self._values is None or self._values[0] != key:
+            values: dict[tuple[str, str, str], float] = {}
+            for r, t, m, v in self.per_topic:
+                values.setdefault((r, t, m), v)  # the first row, as a search from the top finds
+            self._values = (key, values)
+        try:
+            return self._values[1][(run, topic, metric)]
+        except KeyError:
+            raise KeyError((run, topic, metric)) from None
 
     def table(self) -> dict[str, dict[str, float]]:
         """``{run: {metric: mean}}``."""

@@ -25,22 +25,41 @@ def pytest_runtest_setup(item):
 
 #: test modules whose tests share an expensive module fixture: under pytest-xdist (pytest -n auto)
 #: each runs whole on one worker, and every other test is balanced on its own (xdist's loadgroup
-#: would do this with marks, but it groups nothing under pytest 9.2: pytest-xdist issue 1386)
+#: would do this with marks, but it groups nothing under pytest 9.2: pytest-xdist issue 1386).
+#: Most expensive first: the workers start with them (see pytest_collection_modifyitems).
 ONE_WORKER = {
+    "tests/conformance/test_ranx_fusion_dl19.py": "three TREC DL 2019 runs in a store and as ranx runs (the kit)",
     "tests/conformance/test_spark.py": "one Spark session (a JVM) and the layout it reads",
-    "tests/conformance/test_dl_official.py": "stores of every TREC DL 2019 and 2020 run",
     "tests/conformance/test_repro_eval_dl.py": "a store of ten TREC DL runs",
+    "tests/conformance/test_dl_official.py": "stores of every TREC DL 2019 and 2020 run",
     "tests/conformance/test_ntcireval.py": "a store of every NTCIREVAL fixture",
 }
+
+
+def pytest_collection_modifyitems(config, items):
+    """The expensive tests first, so that the workers of ``pytest -n`` finish together (the many
+    short tests at the end fill the gaps): the modules of :data:`ONE_WORKER` in its order, then the
+    tests marked ``slow``, then the others, each group in collection order."""
+    order = list(ONE_WORKER)
+
+    def cost_rank(item) -> tuple[int, int]:
+        module = item.nodeid.split("::", 1)[0]
+        if module in ONE_WORKER:
+            return (0, order.index(module))
+        return (1, 0) if item.get_closest_marker("slow") else (2, 0)
+
+    items.sort(key=cost_rank)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """``pytest -n``: balance by test, except the modules of :data:`ONE_WORKER` (an explicit
-    ``--dist`` is kept). xdist hands the modules with most tests out first."""
+    ``--dist`` is kept), handed out in collection order (the expensive first, above)."""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # xdist would put the scopes with most tests first
 
     class ByTest(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

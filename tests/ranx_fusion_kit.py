@@ -18,6 +18,13 @@ document by document:
 Used by tests/conformance/test_ranx_fusion_dl19.py; ``python tests/ranx_fusion_kit.py`` prints the table
 (Markdown) for the closing note. (Timings: bench/bench_fusion.py; here ranx's first call of each
 function includes numba's compilation.)
+
+Cost: ranx's ``fuse(runs, norm, method)`` is ``method(norm(runs))``, and neither step changes its
+input, so the kit normalises each input order once per normalisation (ranx's ``borda`` takes
+seconds) and hands ranx's fusion the normalised runs with ``norm=None``: the same calls on the same
+values as ``fuse(runs, norm=...)``. Fused runs are compared as arrays keyed by (topic, document),
+read out of ranx's numba dictionaries by a compiled loop and out of the store by one query (TREC DL's
+topic and passage ids are integers; a non-integer id fails loudly), not as Python dictionaries.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 import evalstore
 from evalstore.errors import FusionError
@@ -77,37 +86,41 @@ class Kit:
         self.store.ingest_run(files, progress=False)
         self.ranx_own = [Run.from_file(str(f), kind="gz") for f in files]
         self.ranx_ours = [self._in_our_order(r) for r in RUNS]
+        (canonical,) = self.store.con.execute(
+            """SELECT bool_and(CAST(TRY_CAST(topic AS BIGINT) AS VARCHAR) IS NOT DISTINCT FROM topic
+                      AND CAST(TRY_CAST(doc AS BIGINT) AS VARCHAR) IS NOT DISTINCT FROM doc)
+               FROM run_rows WHERE run IN (SELECT unnest(?))""",
+            [list(RUNS)],
+        ).fetchone()
+        assert canonical, "the comparison keys documents by integer ids: every id must be one, as written"
         self.tied = self._tied()
+        self._normalized: dict[tuple[str, str], list] = {}
 
     def _in_our_order(self, run: str):
-        from numba import types
-        from numba.typed import Dict as TypedDict
         from ranx import Run
+        from ranx_arrays import typed_run, unicode_list
 
-        rows = self.store.sql("SELECT topic, doc, score FROM run_rows WHERE run = ? ORDER BY topic, rank", [run]).rows
-        outer = TypedDict.empty(
-            key_type=types.unicode_type, value_type=types.DictType(types.unicode_type, types.float64)
-        )
-        for t, d, s in rows:
-            if t not in outer:
-                outer[t] = TypedDict.empty(key_type=types.unicode_type, value_type=types.float64)
-            outer[t][d] = s
+        cols = self.store.con.execute(
+            "SELECT topic, doc, score FROM run_rows WHERE run = ? ORDER BY topic, rank", [run]
+        ).fetchnumpy()
+        scores = np.asarray(cols["score"], dtype=np.float64)
         r = Run()
-        r.run = outer
+        r.run = typed_run(unicode_list(cols["topic"].tolist()), unicode_list(cols["doc"].tolist()), scores)
         r.sorted = True
         r.name = run
         return r
 
-    def _tied(self) -> set[tuple[str, str]]:
-        """(topic, doc) of the documents that share their score with another in some input run."""
-        rows = self.store.sql(
-            """SELECT topic, doc FROM run_rows WHERE run IN (SELECT unnest(?))
+    def _tied(self) -> np.ndarray:
+        """The keys (:func:`_key`) of the documents that share their score with another in some input run."""
+        cols = self.store.con.execute(
+            """SELECT CAST(topic AS BIGINT) AS topic, CAST(doc AS BIGINT) AS doc FROM run_rows
+               WHERE run IN (SELECT unnest(?))
                QUALIFY count(*) OVER (PARTITION BY run, topic, score) > 1""",
             [list(RUNS)],
-        ).rows
-        return {(t, d) for t, d in rows}
+        ).fetchnumpy()
+        return np.unique(_key(cols["topic"], cols["doc"]))
 
-    def ours(self, method: str, norm: str) -> tuple[dict[tuple[str, str], float], float]:
+    def ours(self, method: str, norm: str) -> tuple[Fused, float]:
         name = f"{method}|{norm}"
         t0 = time.perf_counter()
         self.store.fuse(
@@ -115,19 +128,38 @@ class Kit:
             weights=WEIGHTS if METHODS[method].weighted else None,
         )  # fmt: skip
         seconds = time.perf_counter() - t0
-        rows = self.store.sql("SELECT topic, doc, score FROM run_rows WHERE run = ?", [name]).rows
-        return {(t, d): s for t, d, s in rows}, seconds
+        cols = self.store.con.execute(
+            "SELECT CAST(topic AS BIGINT) AS topic, CAST(doc AS BIGINT) AS doc, score FROM run_rows WHERE run = ?",
+            [name],
+        ).fetchnumpy()
+        return Fused.of(cols["topic"], cols["doc"], np.asarray(cols["score"], dtype=np.float64)), seconds
 
-    def ranx(self, method: str, norm: str, runs) -> tuple[dict[tuple[str, str], float], float]:
+    def normalized(self, norm: str, runs: list) -> list:
+        """ranx's normalisation of ``runs`` (``self.ranx_own`` or ``self.ranx_ours``), made once."""
+        from ranx.normalization import norm_switch
+
+        key = (norm, "own" if runs is self.ranx_own else "ours")
+        if key not in self._normalized:
+            if norm == "none":
+                self._normalized[key] = runs
+            elif norm == "borda":
+                self._normalized[key] = norm_switch(norm)(runs)
+            else:
+                self._normalized[key] = [norm_switch(norm)(r) for r in runs]
+        return self._normalized[key]
+
+    def ranx(self, method: str, norm: str, runs) -> tuple[Fused, float]:
+        """ranx's ``fuse(runs, norm=norm, method=method)``, its normalisation taken from :meth:`normalized`."""
         from ranx import fuse
+        from ranx_arrays import flatten
 
         params = dict(PARAMS.get(method, {}))
         if METHODS[method].weighted:
             params["weights"] = list(WEIGHTS)
         t0 = time.perf_counter()
-        fused = fuse(runs, norm=None if norm == "none" else norm, method=method, params=params)
+        fused = fuse(self.normalized(norm, runs), norm=None, method=method, params=params)
         seconds = time.perf_counter() - t0
-        return {(t, d): float(s) for t, docs in fused.run.items() for d, s in docs.items()}, seconds
+        return Fused.of(*flatten(fused.run)), seconds
 
     def compare(self, method: str, norm: str) -> Row:
         row = Row(method, norm)
@@ -138,17 +170,41 @@ class Kit:
             return row
         theirs, row.ranx_seconds = self.ranx(method, norm, self.ranx_own)
         same, _ = self.ranx(method, norm, self.ranx_ours)
-        if set(ours) != set(theirs) or set(ours) != set(same):
+        if not (np.array_equal(ours.keys, theirs.keys) and np.array_equal(ours.keys, same.keys)):
             raise AssertionError(f"{method} {norm}: the fused documents differ from ranx's")
-        row.n_docs = len(ours)
-        diffs = {k: abs(ours[k] - theirs[k]) for k in ours}
-        row.diff = max(diffs.values())
-        row.rel = max(d / max(abs(theirs[k]), 1e-300) for k, d in diffs.items())
-        differ = {k for k, d in diffs.items() if d > 1e-12 * max(1.0, abs(theirs[k]))}
+        row.n_docs = len(ours.keys)
+        diffs = np.abs(ours.scores - theirs.scores)
+        row.diff = float(diffs.max())
+        row.rel = float((diffs / np.maximum(np.abs(theirs.scores), 1e-300)).max())
+        differ = ours.keys[diffs > 1e-12 * np.maximum(1.0, np.abs(theirs.scores))]
         row.n_differ = len(differ)
-        row.tied_explained = differ <= self.tied
-        row.same_order = max(abs(ours[k] - same[k]) for k in ours)
+        row.tied_explained = bool(np.isin(differ, self.tied).all())
+        row.same_order = float(np.abs(ours.scores - same.scores).max())
         return row
+
+
+@dataclass
+class Fused:
+    """A fused run as arrays: ``keys`` (:func:`_key` of topic and document), sorted, and their scores."""
+
+    keys: np.ndarray
+    scores: np.ndarray
+
+    @classmethod
+    def of(cls, topics: np.ndarray, docs: np.ndarray, scores: np.ndarray) -> Fused:
+        keys = _key(topics, docs)
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        if len(keys) and (np.diff(keys) == 0).any():
+            raise AssertionError("a (topic, document) appears twice in a fused run")
+        return cls(keys, scores[order])
+
+
+def _key(topics: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """One int64 per (topic, document): TREC DL's topic ids (< 2^31) and passage ids (< 2^32)."""
+    topics, docs = np.asarray(topics, dtype=np.int64), np.asarray(docs, dtype=np.int64)
+    assert (topics >= 0).all() and (topics < 1 << 31).all() and (docs >= 0).all() and (docs < 1 << 32).all()
+    return (topics << 32) | docs
 
 
 def table(rows: list[Row]) -> str:

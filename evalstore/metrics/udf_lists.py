@@ -22,7 +22,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..stats import rank_correlation
 
@@ -145,6 +144,8 @@ def user_codes(u: np.ndarray) -> tuple[np.ndarray, int]:
     """Dense codes of the values in value order (:func:`evalstore.stats.rank_correlation.dense_codes`): the
     distinct values found by hashing, then each value's position among them (a binary search in a
     few values, instead of a sort of all of them)."""
+    import pyarrow.compute as pc  # here: importing it takes a tenth of a second, which every command paid
+
     u = u + 0.0  # -0.0 -> 0.0: equal values hash alike
     vals = np.sort(pc.unique(pa.array(u)).to_numpy(zero_copy_only=False))
     return np.searchsorted(vals, u).astype(np.int64), len(vals)

@@ -4,6 +4,7 @@ per-topic scores to 1e-12, and the scores come back into a store. Skipped withou
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import shutil
 from pathlib import Path
@@ -15,8 +16,9 @@ import evalstore
 from evalstore.layout import export_store, import_scores
 from evalstore.metrics import registry
 
-pyspark = pytest.importorskip("pyspark", reason="needs the spark extra: pip install '.[spark]'")
-pytest.importorskip("sqlglot", reason="needs the spark extra: pip install '.[spark]'")
+# found, not imported: pyspark is imported when the session starts, not when the tests are collected
+if importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("sqlglot") is None:
+    pytest.skip("needs the spark extra: pip install '.[spark]'", allow_module_level=True)
 if shutil.which("java") is None:
     pytest.skip("needs Java for Spark (Debian: openjdk-17-jre-headless)", allow_module_level=True)
 
@@ -28,9 +30,25 @@ METRICS = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "Q-measure", "nDCG", "R@100",
            "recall_5"]  # fmt: skip
 
 
+#: the test session's JVM lives a minute and reads kilobytes: the client compiler only and the
+#: serial collector (half the JVM's CPU of HotSpot's defaults here); generating and compiling code
+#: (whole stages, then expressions: interpreted instead) and adaptive re-planning cost more than these
+#: queries compute (none of them changes a value)
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+SMALL_DATA = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.adaptive.enabled": "false",
+}
+
+
 @pytest.fixture(scope="module")
 def spark():
-    s = backend.session()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYSPARK_SUBMIT_ARGS", f'--driver-java-options "{JVM_OPTIONS}" pyspark-shell')
+        s = backend.session()  # the command line's session (`eval --engine spark` gets this one)
+    for key, value in SMALL_DATA.items():
+        s.conf.set(key, value)
     yield s
     s.stop()
 

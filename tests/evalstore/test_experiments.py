@@ -7,9 +7,7 @@ corrections of the per-query scores: checked against those here."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
-from scipy import stats
 from support import SAMPLE
 
 import evalstore
@@ -21,6 +19,8 @@ RUN_FILES = sorted((SAMPLE / "runs").glob("*.txt"))
 @pytest.fixture(scope="module")
 def frames():
     """The sample as PyTerrier DataFrames: qrels (qid, docno, label) and {name: results (qid, docno, score, rank)}."""
+    import pandas as pd
+
     qrels = pd.read_csv(SAMPLE / "qrels.txt", sep=" ", names=["qid", "iter", "docno", "label"], dtype=str)
     qrels["label"] = qrels["label"].astype(int)
     runs = {}
@@ -31,6 +31,7 @@ def frames():
 
 
 def test_averages_and_per_query_in_pyterrier_columns(frames):
+    from scipy import stats
     from statsmodels.stats.multitest import multipletests  # the reference: imported when the test runs
 
     qrels, runs = frames
@@ -63,6 +64,8 @@ def test_averages_and_per_query_in_pyterrier_columns(frames):
 
 
 def test_the_same_numbers_on_a_store_and_on_dataframes_and_compare_prints_the_same(frames, sample_db, cli):
+    import pandas as pd
+
     qrels, runs = frames
     options = {"baseline": "bm25", "correction": "holm", "effects": True}
     ex = evalstore.experiment(runs, qrels, ["AP", "P(rel=2)@10"], **options)
@@ -88,6 +91,8 @@ def test_the_same_numbers_on_a_store_and_on_dataframes_and_compare_prints_the_sa
 
 
 def test_several_baselines_positions_and_lists_with_names(frames):
+    from scipy import stats
+
     qrels, runs = frames
     ex = evalstore.experiment(list(runs.values()), qrels, "AP", names=list(runs), baseline=[0, "dense"],
                               test="wilcoxon")  # fmt: skip

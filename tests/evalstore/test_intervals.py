@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 from support import SAMPLE
 
 import evalstore
@@ -29,6 +28,8 @@ def per_run(result, metric):
 
 
 def scipy_t(x, level):
+    from scipy import stats
+
     x = np.asarray(x)
     return stats.t.interval(level, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
 

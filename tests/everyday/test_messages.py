@@ -8,7 +8,6 @@ import io
 import json
 import re
 
-import pandas as pd
 import pytest
 from support import SAMPLE
 
@@ -75,6 +74,8 @@ def test_drop_on_a_pipe_says_to_add_yes(cli, sample_db):
 
 
 def test_a_table_of_two_runs_names_its_tag_column():
+    import pandas as pd
+
     df = pd.read_csv(RUNS[0], sep=" ", names=["query_id", "q0", "doc_id", "rank", "score", "run"])
     both = pd.concat([df, df.assign(run="other")])
     with pytest.raises(IngestError) as e:

@@ -11,7 +11,6 @@ table columns ndpm are printed as the performance 1 - NDPM.
 from __future__ import annotations
 
 import pytest
-import scipy.stats
 
 import evalstore
 from evalstore.errors import MetricError
@@ -130,6 +129,8 @@ def test_example6_ndpm_3_13():
     """User: d1 ~ d2 > d3 > d4 ~ d5 > d6 (C = 13 strict pairs); system: d1 ~ d3 > d2 ~ d5 > d6 > d4
     (tied scores are ties). C- = 2 (d2-d3, d4-d6), C_u = 2 (d1-d3, d2-d5): NDPM = 6/26 = 3/13 =
     0.23, performance 1 - 3/13 = 0.77."""
+    import scipy.stats
+
     qrels = {"q": {"d1": 4, "d2": 4, "d3": 3, "d4": 2, "d5": 2, "d6": 1}}
     run = {"irs": {"q": {"d1": 4.0, "d3": 4.0, "d2": 3.0, "d5": 3.0, "d6": 2.0, "d4": 1.0}}}
     res = evalstore.evaluate(qrels, run, ["NDPM", "Kendall-tau", "Spearman"])

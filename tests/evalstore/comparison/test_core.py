@@ -11,7 +11,6 @@ import subprocess
 
 import numpy as np
 import pytest
-from scipy import stats
 from support import DATA_DIR, invoke, need_shared
 
 import evalstore
@@ -41,6 +40,8 @@ def dl20():
 @pytest.mark.slow
 @pytest.mark.shared
 def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
+    from scipy import stats
+
     runs = [r for (r,) in dl20.sql("SELECT name FROM runs ORDER BY name").rows]
     base, others = runs[0], runs[1:]
     checked = 0
@@ -68,6 +69,8 @@ def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
 def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20):
     """p = (c + 1) / (B + 1) with c counted over our sign patterns (checked literally), and within
     Monte-Carlo error of scipy.stats.permutation_test (samples pairing, B resamples each)."""
+    from scipy import stats
+
     m = dl20.compare("dl20", "p_bm25", None, ["nDCG@10"], save=False, complete=True).matrices[0]
     x = dict(zip(m.runs, m.values))
     runs = sorted(x)
@@ -94,6 +97,8 @@ def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20)
 @pytest.mark.slow
 @pytest.mark.shared
 def test_bh_and_by_equal_scipy_and_a_hand_implementation(dl20):
+    from scipy import stats
+
     cmp = dl20.compare("dl20", "p_bm25", None, ["nDCG@10"], test="t", all_pairs=True, save=False, complete=True)
     p = np.array([r["p_value"] for r in cmp.pairs])
     m = p.size
@@ -179,6 +184,8 @@ def test_monte_carlo_p_is_never_zero_and_too_few_trials_are_named(dl20):
 
 
 def test_wilcoxon_rule_is_ours_on_ties():
+    from scipy import stats
+
     z = np.array([[0.1, -0.1, 0.2, 0.0, 0.3, 0.1]])
     _, p = wilcoxon(z)
     ref = stats.wilcoxon(z[0][z[0] != 0], correction=False, method="asymptotic").pvalue

@@ -12,7 +12,6 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.stats import kendalltau, spearmanr
 from support import DATA_DIR, SAMPLE, need_shared, store_at_migration_1
 
 import evalstore
@@ -105,6 +104,8 @@ def test_sample_labels_equal_sklearn_and_krippendorff_overall_and_per_topic(judg
 
 
 def test_ranking_agreement_equals_scipy_and_the_stats(judged):
+    from scipy.stats import kendalltau, spearmanr
+
     a = judged.agree("sample", "judge", ["nDCG@10", "AP(rel=2)"], rel=2)
     assert [r.metric for r in a.ranking] == ["nDCG@10", "AP(rel=2)"]
     for ra in a.ranking:
@@ -245,6 +246,8 @@ def _as_nested(qrels: dict) -> dict:
 @pytest.mark.shared
 @pytest.mark.slow
 def test_dl2019_against_a_perturbed_copy(tmp_path):
+    from scipy.stats import kendalltau, spearmanr
+
     d = need_shared(DATA_DIR / "trec-dl-2019-passage")
     ref = _read(d / "qrels.txt")
     cand = perturbed(ref)

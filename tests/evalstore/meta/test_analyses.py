@@ -4,7 +4,6 @@ import json
 
 import numpy as np
 import pytest
-import scipy.stats as st
 
 from evalstore import meta
 from evalstore.ingest import run_from_dict
@@ -47,6 +46,8 @@ def test_missing_topics_are_explicit(sample_store):
 
 
 def test_kendall_persisted_and_queryable(sample_store):
+    import scipy.stats as st
+
     an = meta.kendall(sample_store, "sample", ["AP", "nDCG@10", "P@10"])
     assert an.analysis_id is not None
     rows = sample_store.sql(

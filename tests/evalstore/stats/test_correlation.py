@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pytest
-import scipy.stats as st
 
 from evalstore.errors import MetaError
 from evalstore.stats.correlation import correlate, kendall_p, kendall_z
@@ -13,6 +12,8 @@ from evalstore.stats.correlation import correlate, kendall_p, kendall_z
 
 @pytest.mark.parametrize("seed", range(6))
 def test_kendall_and_spearman_match_scipy(seed):
+    import scipy.stats as st
+
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 40))
     a = rng.random(n)

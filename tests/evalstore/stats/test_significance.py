@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as st_h
 
@@ -17,6 +16,8 @@ from evalstore.stats.significance import adjust, paired_t, randomisation, wilcox
 
 
 def test_paired_t_matches_scipy():
+    import scipy.stats as st
+
     rng = np.random.default_rng(1)
     X, Y = rng.random((12, 25)), rng.random((12, 25))
     t, p = paired_t(X - Y)
@@ -27,6 +28,8 @@ def test_paired_t_matches_scipy():
 
 
 def test_wilcoxon_exact_without_ties_matches_scipy():
+    import scipy.stats as st
+
     rng = np.random.default_rng(4)
     Z = rng.normal(0.05, 0.2, (20, 18))
     Z[3, :5] = 0.0  # zeros are dropped (n_r = 13), still exact
@@ -38,6 +41,8 @@ def test_wilcoxon_exact_without_ties_matches_scipy():
 
 
 def test_wilcoxon_ties_use_normal_approximation_with_tie_correction():
+    import scipy.stats as st
+
     rng = np.random.default_rng(6)
     Z = np.round(rng.normal(0.05, 0.2, (20, 30)), 1)  # many tied |d| and zeros
     T, p = wilcoxon(Z)

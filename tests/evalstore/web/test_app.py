@@ -13,7 +13,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from scipy import stats
 from websupport import ODD, XSS
 
 import evalstore
@@ -39,6 +38,8 @@ def _cells(html: str, table_id: str) -> list[list[str]]:
 
 # --------------------------------------------------------------------------- pages
 def test_leaderboard_sorted_by_mean_with_t_intervals(client, web_store):
+    from scipy import stats
+
     r = client.get("/?qrels=sample&metric=AP")
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("text/html")
@@ -83,6 +84,8 @@ def test_run_page_against_median_best_worst(client, web_store):
 
 
 def test_compare_page_statistics(client, web_store):
+    from scipy import stats
+
     r = client.get("/compare?baseline=bm25&run=rerank&metric=AP")
     assert r.status_code == 200
     a, b = _scores(web_store, "bm25"), _scores(web_store, "rerank")

@@ -16,7 +16,6 @@ import itertools
 import math
 
 import pytest
-import scipy.stats
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -117,6 +116,8 @@ def test_blended_ratio_and_rank1_properties(coll, gains, pen, k):
 
 def _brute_force(q, ranking):
     """Pair counts over D = retrieved + judged docs; system value = -rank (unretrieved: -inf)."""
+    import scipy.stats
+
     docs = list(dict.fromkeys(ranking + list(q)))
     s = {d: -(ranking.index(d) + 1) if d in ranking else -math.inf for d in docs}
     u = {d: max(q.get(d, 0), 0) for d in docs}
