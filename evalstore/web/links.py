@@ -31,7 +31,7 @@ from urllib.parse import quote, urlencode
 MAX_FILE_STEM = 100
 _SAFE = re.compile(r"[A-Za-z0-9._@+=,()\-]+")
 _UNSAFE_CHAR = re.compile(r"[^A-Za-z0-9._@+=,()\-]")
-#: an argument in a route's address (Starlette's syntax: ``{run:path}``)
+#: an argument in a route's address, to put its value in (Starlette's syntax: ``{run:path}``)
 _PLACEHOLDER = re.compile(r"{(\w+)(?::\w+)?}")
 _WINDOWS_DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
@@ -94,6 +94,8 @@ class Page(Protocol):
     def path(self) -> str: ...
     @property
     def params(self) -> tuple[str, ...]: ...
+    @property
+    def path_params(self) -> set[str]: ...
     @property
     def report_path(self) -> Callable[..., str | None] | None: ...
 
@@ -160,12 +162,11 @@ class LiveLinks(Links):
         if len(args) > len(route.params):
             raise TypeError(f"the {page} page takes {len(route.params)} arguments, not {len(args)}")
         given = {param.rstrip("*"): value for param, value in zip(route.params, args)}
-        in_path = set(_PLACEHOLDER.findall(route.path))
         path = _PLACEHOLDER.sub(lambda m: quote(_text(given[m.group(1)]), safe=""), route.path)
         query = {
             param.rstrip("*"): metric_list(value) if param.endswith("*") else _text(value)
             for param, value in zip(route.params, args)
-            if value is not None and param.rstrip("*") not in in_path
+            if value is not None and param not in route.path_params
         }
         return path + _q(query)
 
@@ -231,6 +232,10 @@ class ReportLinks(Links):
     def stem(self, kind: str, name: str) -> str:
         """The file name stem of a ``metric``, ``run`` or ``topic`` in the report."""
         return self.files[kind].get(name) or file_name(name)
+
+    def per_run_file(self, folder: str, run: str, metric: str) -> str:
+        """The file of a page of ``run`` by ``metric`` in ``folder`` (runs, compare, contrast)."""
+        return f"{folder}/{self.stem('metric', metric)}/{self.stem('run', run)}.html"
 
     def has_run(self, run: str) -> bool:
         """Whether the report has pages of ``run``."""

@@ -172,7 +172,7 @@ def largest(order: list[str]) -> tuple[list[str], str | None]:
 def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's comparisons: each run shown against the best run, for each metric."""
     return [
-        (_report_file(plan.links, run, m), (plan.best[m], run, plan.qrels, m))
+        (plan.links.per_run_file("compare", run, m), (plan.best[m], run, plan.qrels, m))
         for m in plan.metrics
         for run in plan.shown.get(m, [])
         if run != plan.best[m]
@@ -182,8 +182,4 @@ def report_files(plan: ReportPlan) -> list[ReportFile]:
 def report_path(links: ReportLinks, baseline: str, run: str, qrels: str, metric: str) -> str | None:
     """The static site's comparison of ``run`` with the best run by ``metric``."""
     ok = qrels == links.qrels and metric in links.metrics and links.best.get(metric) == baseline != run
-    return _report_file(links, run, metric) if ok and links.has_run(run) else None
-
-
-def _report_file(links: ReportLinks, run: str, metric: str) -> str:
-    return f"compare/{links.stem('metric', metric)}/{links.stem('run', run)}.html"
+    return links.per_run_file("compare", run, metric) if ok and links.has_run(run) else None

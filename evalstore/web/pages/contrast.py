@@ -60,7 +60,7 @@ def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's contrasts: each run shown against the best run of the first metric."""
     m = plan.metrics[0]
     return [
-        (_report_file(plan.links, run, m), (plan.best[m], run, plan.qrels, m))
+        (plan.links.per_run_file("contrast", run, m), (plan.best[m], run, plan.qrels, m))
         for run in plan.shown.get(m, [])
         if run != plan.best[m]
     ]
@@ -69,8 +69,4 @@ def report_files(plan: ReportPlan) -> list[ReportFile]:
 def report_path(links: ReportLinks, baseline: str, run: str, qrels: str, metric: str) -> str | None:
     """The static site's contrast of ``run`` with the best run by the first metric."""
     ok = qrels == links.qrels and metric == links.metrics[0] and links.best.get(metric) == baseline != run
-    return _report_file(links, run, metric) if ok and links.has_run(run) else None
-
-
-def _report_file(links: ReportLinks, run: str, metric: str) -> str:
-    return f"contrast/{links.stem('metric', metric)}/{links.stem('run', run)}.html"
+    return links.per_run_file("contrast", run, metric) if ok and links.has_run(run) else None

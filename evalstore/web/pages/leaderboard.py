@@ -257,6 +257,6 @@ def report_path(
 
 
 def _report_file(links: ReportLinks, metrics: list[str]) -> str:
-    if metrics == links.metrics or (len(metrics) == 1 and links.metrics == metrics):
+    if metrics == links.metrics:
         return "index.html"
     return f"leaderboard-{links.stem('metric', metrics[0])}.html"

@@ -152,15 +152,13 @@ def _paging(ctx: Ctx, href: str | None, k: int, pages: int, total: int) -> dict[
 def report_files(plan: ReportPlan) -> list[ReportFile]:
     """The static site's run pages: each run shown, for each metric."""
     return [
-        (_report_file(plan.links, run, m), (run, plan.qrels, m)) for m in plan.metrics for run in plan.shown.get(m, [])
+        (plan.links.per_run_file("runs", run, m), (run, plan.qrels, m))
+        for m in plan.metrics
+        for run in plan.shown.get(m, [])
     ]
 
 
 def report_path(links: ReportLinks, run: str, qrels: str, metric: str, page: int | None = None) -> str | None:
     """The static site's page of ``run`` by ``metric`` (one page: all its topics)."""
     ok = qrels == links.qrels and metric in links.metrics and links.has_run(run) and page in (None, 1)
-    return _report_file(links, run, metric) if ok else None
-
-
-def _report_file(links: ReportLinks, run: str, metric: str) -> str:
-    return f"runs/{links.stem('metric', metric)}/{links.stem('run', run)}.html"
+    return links.per_run_file("runs", run, metric) if ok else None
