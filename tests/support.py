@@ -25,6 +25,8 @@ NTCIREVAL_DIR = SHARED / "conformance" / "ntcireval"
 DATA_DIR = SHARED / "data"
 SAMPLE = ROOT / "evalstore" / "data" / "sample"
 FIXTURES = ROOT / "tests" / "fixtures"
+#: ``evalstore repro`` on the bundled sample: bm25 -> dense, reproduced as bm25_rm3 -> hybrid
+SAMPLE_REPRO = ("repro", "-b", "bm25", "-a", "dense", "--rep-baseline", "bm25_rm3", "--rep-advanced", "hybrid")
 
 
 #: the markers of the test being set up (conftest records them): need_shared checks the test

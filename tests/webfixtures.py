@@ -30,12 +30,17 @@ def web_store(web_store_master, tmp_path) -> Path:
     return dst
 
 
-@pytest.fixture
-def client(web_store):
+def client_of(store: Path):
+    """Starlette's test client of ``evalstore serve`` over the store file ``store`` (a server error
+    is answered as the server answers it, a page, rather than raised)."""
     from starlette.testclient import TestClient
 
     from evalstore.web.app import Source, create_app
 
-    app = create_app(Source(str(web_store)))
-    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+    return TestClient(create_app(Source(str(store))), base_url="http://127.0.0.1", raise_server_exceptions=False)
+
+
+@pytest.fixture
+def client(web_store):
+    with client_of(web_store) as c:
         yield c

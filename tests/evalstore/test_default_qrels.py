@@ -7,7 +7,7 @@ import csv
 import io
 
 import pytest
-from support import SAMPLE
+from support import SAMPLE, SAMPLE_REPRO
 
 import evalstore
 from evalstore.default_qrels import default_qrels
@@ -41,22 +41,7 @@ COMMANDS = [
     ("compare", "-b", "bm25", "-m", "AP", "--no-save", "-f", "csv"),
     ("explain", "AP", "-r", "bm25", "--topic", "S01", "-f", "csv"),
     ("design", "-m", "AP", "--min-diff", "0.1", "--no-save", "-f", "csv"),
-    (
-        "repro",
-        "-b",
-        "bm25",
-        "-a",
-        "dense",
-        "--rep-baseline",
-        "bm25_rm3",
-        "--rep-advanced",
-        "hybrid",
-        "-m",
-        "AP",
-        "--no-save",
-        "-f",
-        "csv",
-    ),  # fmt: skip
+    (*SAMPLE_REPRO, "-m", "AP", "--no-save", "-f", "csv"),
     ("meta", "kendall", "-m", "AP", "-m", "P@10", "--no-save", "-f", "csv"),
     ("meta", "discpower", "-m", "AP", "-B", "200", "--no-save", "-f", "csv"),
     ("export", "leaderboard", "-m", "AP", "-o", "-"),

@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from support import SAMPLE
+from support import SAMPLE, SAMPLE_REPRO
 
 import evalstore
 from evalstore.cli.help_format import reflow
@@ -108,19 +108,7 @@ def test_design_and_every_analysis_warn_about_a_diversity_metric_on_plain_qrels(
         ("design", "-m", "alpha_nDCG@20", "--min-diff", "0.1"),
         ("compare", "-b", "bm25", "-m", "alpha_nDCG@20"),
         ("meta", "kendall", "-m", "alpha_nDCG@20", "-m", "AP"),
-        (
-            "repro",
-            "-b",
-            "bm25",
-            "-a",
-            "dense",
-            "--rep-baseline",
-            "bm25_rm3",
-            "--rep-advanced",
-            "hybrid",
-            "-m",
-            "alpha_nDCG@20",
-        ),  # fmt: skip
+        (*SAMPLE_REPRO, "-m", "alpha_nDCG@20"),
     ):
         code, _, err = cli(*args, "--no-save", "--db", sample_db)
         assert code == 0, (args, err)

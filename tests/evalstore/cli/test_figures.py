@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from support import SAMPLE_REPRO
 
 import evalstore
 from evalstore import meta
@@ -18,22 +19,7 @@ from evalstore.report import figure_data, plots
 FIGURES = {
     "eval": ("eval", "-m", "AP", "-m", "P@5"),
     "compare": ("compare", "-b", "bm25", "-m", "AP", "-m", "nDCG@10", "--no-save"),
-    "repro": (
-        "repro",
-        "-b",
-        "bm25",
-        "-a",
-        "dense",
-        "--rep-baseline",
-        "bm25_rm3",
-        "--rep-advanced",
-        "hybrid",
-        "-m",
-        "AP",
-        "-m",
-        "nDCG@10",
-        "--no-save",
-    ),  # fmt: skip
+    "repro": (*SAMPLE_REPRO, "-m", "AP", "-m", "nDCG@10", "--no-save"),
     "kendall": ("meta", "kendall", "-m", "AP", "-m", "nDCG@10", "-m", "P@5", "--no-save"),
     "swap": ("meta", "swap", "-m", "AP", "-m", "nDCG@10", "-B", "50", "--no-save"),
     "discpower": ("meta", "discpower", "-m", "AP", "-m", "nDCG@10", "-B", "100", "--no-save"),

@@ -15,11 +15,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from starlette.testclient import TestClient
+from webfixtures import client_of
 
 import evalstore
 from evalstore.web import static_site as report_mod
-from evalstore.web.app import Source, create_app
 from evalstore.web.pages import context as pages
 from evalstore.web.pages import topic
 from evalstore.web.static_site import ReportError, write_report
@@ -48,10 +47,6 @@ def small_pages(monkeypatch):
     monkeypatch.setattr(pages, "PAGE_TOPICS", 100)
 
 
-def _client(path: Path) -> TestClient:
-    return TestClient(create_app(Source(str(path))), base_url="http://127.0.0.1", raise_server_exceptions=False)
-
-
 # --------------------------------------------------------------------------- 30.8 hostile ?runs=
 def test_runs_parameter_is_parsed_in_bounded_time(client):
     t0 = time.monotonic()
@@ -66,7 +61,7 @@ def test_runs_parameter_is_parsed_in_bounded_time(client):
 
 # --------------------------------------------------------------------------- 30.8 a run's pages
 def test_a_run_with_many_topics_is_paged(wide_store, small_pages):
-    with _client(wide_store) as c:
+    with client_of(wide_store) as c:
         first = c.get("/runs/a", params={"metric": "AP"})
         assert first.status_code == 200
         rows = re.findall(r'<td class="name" data-v="\d+">(?:<a [^>]*>)?([^<]+)<', first.text)
@@ -90,7 +85,7 @@ def test_a_run_with_many_topics_is_paged(wide_store, small_pages):
 
 
 def test_compare_page_is_capped_with_a_note(wide_store, small_pages):
-    with _client(wide_store) as c:
+    with client_of(wide_store) as c:
         r = c.get("/compare", params={"baseline": "a", "run": "b", "metric": "AP"})
     assert r.status_code == 200
     assert "50 largest wins and the 50 largest losses of 250 topics" in r.text

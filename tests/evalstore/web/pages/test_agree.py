@@ -14,11 +14,11 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from webfixtures import client_of
 from websupport import XSS, Server
 
 import evalstore
 from evalstore.resources import sample_dir
-from evalstore.web.app import Source, create_app
 from evalstore.web.static_site import write_report
 
 
@@ -43,10 +43,7 @@ def judged_store(web_store) -> Path:
 
 @pytest.fixture
 def judged_client(judged_store):
-    from starlette.testclient import TestClient
-
-    app = create_app(Source(str(judged_store)))
-    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+    with client_of(judged_store) as c:
         yield c
 
 

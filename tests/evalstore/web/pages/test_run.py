@@ -11,11 +11,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from webfixtures import client_of
 
 import evalstore
-
-#: the address the server answers for (it refuses other host names)
-LOCAL = "http://127.0.0.1"
 
 MADE = "fused from bm25, rerank by RRF (k = 60)"
 
@@ -29,11 +27,7 @@ def fused_store(web_store) -> Path:
 
 
 def test_the_run_page_says_how_the_run_was_made(fused_store):
-    from starlette.testclient import TestClient
-
-    from evalstore.web.app import Source, create_app
-
-    with TestClient(create_app(Source(str(fused_store))), base_url=LOCAL, raise_server_exceptions=False) as c:
+    with client_of(fused_store) as c:
         r = c.get("/runs/bm25%3Crrf%3Ererank?metric=AP")
         assert r.status_code == 200
         assert f'<p class="sub" id="made">{MADE}</p>' in r.text
@@ -41,7 +35,7 @@ def test_the_run_page_says_how_the_run_was_made(fused_store):
         assert 'id="made"' not in c.get("/runs/bm25?metric=AP").text
     with evalstore.open(fused_store) as s:
         s.ingest_run({"S01": {"doc-S01-001": 1.0}}, name="rerank", replace=True)
-    with TestClient(create_app(Source(str(fused_store))), base_url=LOCAL, raise_server_exceptions=False) as c:
+    with client_of(fused_store) as c:
         r = c.get("/runs/bm25%3Crrf%3Ererank?metric=AP")
         assert f"{MADE}; stale: rerank replaced since" in r.text
 
