@@ -47,15 +47,22 @@ class AppendixTopic:
 
 
 @dataclass
-class AppendixChart(Chart):
+class TopicChart(Chart):
+    """A chart with a mark per topic along x (the run page's and the comparison's): the y axis,
+    the legend, the plot's top and height, the topics' labels and the x axis' label."""
+
     axis: YAxis | None = None
     keys: list[Key] = field(default_factory=list)
     top: float = 0.0
     plot_h: float = 0.0
-    topics: list[AppendixTopic] = field(default_factory=list)
-    baseline: Rule | None = None
     xlabels: list[Label] = field(default_factory=list)
     xlabel: Label | None = None
+
+
+@dataclass
+class AppendixChart(TopicChart):
+    topics: list[AppendixTopic] = field(default_factory=list)
+    baseline: Rule | None = None
 
 
 def appendix_chart(
@@ -144,16 +151,10 @@ class DifferenceTopic:
 
 
 @dataclass
-class DifferenceChart(Chart):
-    axis: YAxis | None = None
-    keys: list[Key] = field(default_factory=list)
-    top: float = 0.0
-    plot_h: float = 0.0
+class DifferenceChart(TopicChart):
     zero: float = 0.0
     topics: list[DifferenceTopic] = field(default_factory=list)
     zero_line: Rule | None = None
-    xlabels: list[Label] = field(default_factory=list)
-    xlabel: Label | None = None
 
 
 def difference_bars(
