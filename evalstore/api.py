@@ -8,15 +8,15 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .base.memory_limit import check_memory_limit, of_limit
 from .errors import ArgumentError
 from .evaluation.in_memory import Evaluator
 from .ingest.sources import is_path, is_ranx
-from .interval_request import request as interval_request
-from .memory_limit import check_memory_limit, of_limit
-from .result import EvalResult
+from .intervals.request import request as interval_request
+from .results.eval_result import EvalResult
 
 if TYPE_CHECKING:
-    from .experiments import Experiment
+    from .comparison.experiments import Experiment
 
 
 def evaluate(
@@ -67,7 +67,7 @@ def evaluate(
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
-    Returns an :class:`~evalstore.result.EvalResult`: ``.per_topic`` rows
+    Returns an :class:`~evalstore.results.eval_result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
     ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
     :class:`evalstore.Evaluator`, which keeps them loaded.
@@ -144,7 +144,7 @@ def experiment(
     qrels_name: str = "qrels",
 ) -> Experiment:
     """Evaluate ``systems`` against ``qrels`` on ``measures`` and compare them with ``baseline``
-    (:mod:`evalstore.experiments`: PyTerrier's ``pt.Experiment`` in one call), without a store.
+    (:mod:`evalstore.comparison.experiments`: PyTerrier's ``pt.Experiment`` in one call), without a store.
 
     ``systems``: ``{name: run}``, a list of runs with ``names`` (each run a DataFrame with
     PyTerrier's ``qid, docno, score`` or ir_measures' / ranx's / evalstore's columns, an Arrow
@@ -158,9 +158,9 @@ def experiment(
     d_z; ``missing``: a system without a score on a query: ``error``, ``zero``, ``drop_topics``,
     ``drop_runs``; ``convention``, ``complete``, ``depth``, ``gains``: as :func:`evalstore.evaluate`.
     """
-    from .arguments import metric_names  # the comparison's modules only when one is asked for
+    from .base.arguments import metric_names  # the comparison's modules only when one is asked for
     from .comparison.core import check_options
-    from .experiments import compared, correction_name, named_baselines
+    from .comparison.experiments import compared, correction_name, named_baselines
     from .meta.matrix import result_matrices
 
     options = check_options(test, correction_name(correction), alpha, trials, seed, effects)  # before any work

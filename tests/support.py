@@ -16,7 +16,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner, Result
 
-from evalstore.store import available_migrations
+from evalstore.db import available_migrations
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("EVALSTORE_SHARED", ROOT.parent / "shared"))

@@ -8,10 +8,10 @@ import sys
 import duckdb
 import typer
 
+from ..db import available_migrations, inspect_store
 from ..errors import StoreError
-from ..facade import Store
-from ..facade import open as open_store_at
-from ..store import available_migrations, inspect_store
+from ..store import Store
+from ..store import open as open_store_at
 from ..version import __version__
 from . import failures, ranges, resource_options
 from .choices import flag

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import typer
 
 from .. import comparison as cmp_lib
-from ..default_qrels import default_qrels
-from ..ranking.intervals import RANK_METHODS
-from ..report import figure_data, plots
+from ..evaluation.default_qrels import default_qrels
+from ..intervals.ranks import RANK_METHODS
+from ..output import figure_data, plots
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import figures, ranges
 from . import options as opt
@@ -19,7 +19,7 @@ from .output import OutputFile, emit, format_option, output_format
 from .ranges import number
 
 if TYPE_CHECKING:
-    from ..report.table import Table
+    from ..output.table import Table
 
 
 @app.command(

@@ -6,24 +6,24 @@ import os
 
 import typer
 
-from .. import result_tables as report_rows
 from ..api import evaluate as evaluate_files
-from ..default_qrels import default_qrels
-from ..demo import run_demo
-from ..facade import Store
-from ..intervals import IntervalSpec
-from ..memory_limit import of_limit
-from ..ranking.intervals import legend as rank_legend
-from ..report import figure_data, plots
-from ..report.formats import TABLES
-from ..report.table import Report
-from ..result import EvalResult
+from ..base.memory_limit import of_limit
+from ..evaluation.default_qrels import default_qrels
+from ..intervals.means import IntervalSpec
+from ..intervals.ranks import legend as rank_legend
+from ..output import figure_data, plots
+from ..output.formats import TABLES
+from ..output.table import Output
+from ..results import tables as report_rows
+from ..results.eval_result import EvalResult
 from ..stats.budget import check_bootstrap
+from ..store import Store
 from ..subsample import derivations
 from . import figures
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
+from .demo import run_demo
 from .inputs import spooled
 from .output import OutputFile, emit, format_option, output_format
 from .resource_options import StoreResources
@@ -148,7 +148,7 @@ def _store_report(
     fmt: str,
     per_topic: bool,
     transpose: bool,
-) -> tuple[Report, EvalResult | None, str]:
+) -> tuple[Output, EvalResult | None, str]:
     """The evaluation of stored runs (with their subsamples when asked): the report, the result
     (None for subsamples) and its title."""
     with open_store(store_opts) as store:
@@ -207,7 +207,7 @@ def _across_report(
     agg: str,
     ev: opt.EvaluationOptions,
     ci: opt.IntervalOptions,
-) -> Report:
+) -> Output:
     """One leaderboard over the qrels sets (checked first: see :func:`_check_across`)."""
     with open_store(store_opts) as store:
         board = store.leaderboard(
@@ -215,7 +215,7 @@ def _across_report(
             level=ci.level, trials=ci.trials, seed=ci.seed, **ev.kwargs(),
         )  # fmt: skip
     title = f"{len(board.qrels)} qrels sets ({', '.join(board.qrels)}), runs ranked by {agg}"
-    return Report([board.table(title)], notes=list(board.notes), legend=board.legend())
+    return Output([board.table(title)], notes=list(board.notes), legend=board.legend())
 
 
 def _check_mode(
@@ -257,7 +257,7 @@ def _subsamples_report(
     ci: opt.IntervalOptions,
     fmt: str,
     per_topic: bool,
-) -> Report:
+) -> Output:
     """A qrels set and its subsamples evaluated in one pass: one leaderboard (or the per-topic rows),
     with intervals (stored) when asked."""
     results = store.evaluate_subsamples(qrels, run or None, metrics, subsamples, **ev.kwargs(), **ci.kwargs())
@@ -269,7 +269,7 @@ def _subsamples_report(
         else report_rows.leaderboards(results, derivations(store), title)
     )
     legend = _interval_legend(intervals, per_topic) + _rank_legend(ranks, metrics, per_topic)
-    return Report([table], notes=list(table.notes), legend=legend)
+    return Output([table], notes=list(table.notes), legend=legend)
 
 
 def _result_report(
@@ -278,7 +278,7 @@ def _result_report(
     per_topic: bool,
     transpose: bool,
     title: str,
-) -> Report:
+) -> Output:
     """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
     reader, as trec_eval -q), with the intervals the evaluation attached."""
     notes = list(result.notes)
@@ -294,7 +294,7 @@ def _result_report(
     table = table.transposed() if transpose and not per_topic else table
     legend = _interval_legend(result.interval_spec, per_topic or fmt == "trec")
     legend += _rank_legend(result.rank_spec, result.metrics, per_topic or fmt == "trec", len(result.rank_widened))
-    return Report([table], notes=notes, result=result, legend=legend)
+    return Output([table], notes=notes, result=result, legend=legend)
 
 
 def _rank_legend(how: IntervalSpec | None, metrics: list[str], hidden: bool, widened: int = 0) -> list[str]:
@@ -349,7 +349,7 @@ def export_leaderboard_cmd(
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
     legend = _interval_legend(ci.spec, per_topic)
     legend += _rank_legend(ci.rank_spec, result.metrics, per_topic, len(result.rank_widened))
-    report = Report([table], legend=legend, notes=list(table.notes))
+    report = Output([table], legend=legend, notes=list(table.notes))
     emit(report, chosen, None if to_stdout else output)
 
 

@@ -1,11 +1,11 @@
 """Meta-evaluation commands: `evalstore meta kendall|swap|discpower|tests|robustness`.
 
 Each runs one analysis of :mod:`evalstore.meta` as a method of the store (stored in the ``meta_*``
-relations unless ``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
+relations unless ``--no-save``), prints its table (:mod:`evalstore.output.meta_tables`: paper style on a terminal,
 plain values with ``--format csv|tsv|json|markdown|latex`` and in files: ``-o FILE`` writes
 ``--format`` or the format of its extension) and can draw a PNG
-(``--plot FILE.png|.svg``, :mod:`evalstore.report.plots`) and write its data (``--plot-data
-FILE.csv|.json``, :mod:`evalstore.report.figure_data`). docs/meta.md has the definitions."""
+(``--plot FILE.png|.svg``, :mod:`evalstore.output.plots`) and write its data (``--plot-data
+FILE.csv|.json``, :mod:`evalstore.output.figure_data`). docs/meta.md has the definitions."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from typing import Any
 
 import typer
 
-from ..default_qrels import HELP as default_qrels_help
-from ..default_qrels import default_qrels
+from ..evaluation.default_qrels import HELP as default_qrels_help
+from ..evaluation.default_qrels import default_qrels
 from ..evaluation.stored import unrelated_note
 from ..meta.common import Analysis
-from ..report import figure_data, meta_tables, plots
-from ..report.table import Table
+from ..output import figure_data, meta_tables, plots
+from ..output.table import Table
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from . import figures, ranges
 from . import options as opt

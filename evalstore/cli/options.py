@@ -20,13 +20,13 @@ from typing import Any, TypeVar
 
 import typer
 
-from .. import default_qrels
 from ..errors import MetricError
-from ..intervals import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS, IntervalSpec
-from ..intervals import spec as interval_spec
+from ..evaluation import default_qrels
+from ..intervals.means import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS, IntervalSpec
+from ..intervals.means import spec as interval_spec
+from ..intervals.ranks import RANK_METHODS
 from ..metrics.options import CONVENTIONS
-from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
-from ..ranking.intervals import RANK_METHODS
+from ..results.across import AGGREGATES as ACROSS_AGGREGATES
 from . import figures, ranges, resource_options
 from .choices import choice, flag
 from .output import OutputFile, format_option, output_format
@@ -236,8 +236,8 @@ _WITHOUT_CI = "goes with --ci (t or bootstrap) or --rank-ci: add one, or leave i
 @dataclass(frozen=True)
 class IntervalOptions:
     """``--ci``, ``--level``, ``--trials``, ``--seed``: a confidence interval of every mean
-    (:mod:`evalstore.intervals`), and ``--rank-ci``: each run's rank with its interval
-    (:mod:`evalstore.ranking`), checked before any work."""
+    (:mod:`evalstore.intervals.means`), and ``--rank-ci``: each run's rank with its interval
+    (:mod:`evalstore.intervals.ranks`), checked before any work."""
 
     ci: str | None
     given_level: float | None

@@ -1,16 +1,16 @@
 """`evalstore repro` (Breuer et al.'s reproducibility measures, as repro_eval 0.5.0) and
 `evalstore design` (Sakai's topic set size design). Each checks every option before it opens the
 store, makes one library call (:func:`evalstore.repro.reproducibility`,
-:func:`evalstore.meta.design.design`) and hands the result to one writer; docs/repro.md."""
+:func:`evalstore.meta.design.design`) and hands the result to one writer; docs/reproducibility.md."""
 
 from __future__ import annotations
 
 import typer
 
-from ..default_qrels import default_qrels
+from ..evaluation.default_qrels import default_qrels
 from ..meta.design import design
-from ..report import figure_data
-from ..report.table import Report, Table
+from ..output import figure_data
+from ..output.table import Output, Table
 from ..repro import orderings, reproducibility
 from ..repro import render as repro_render
 from ..stats.topic_set_size import TESTS as DESIGN_TESTS
@@ -22,8 +22,8 @@ from .output import OutputFile, emit, format_option, output_format, say
 from .ranges import number
 
 
-def _report(table: Table, document: object = None) -> Report:
-    return Report([table], legend=list(table.legend), notes=list(table.notes), document=document)
+def _report(table: Table, document: object = None) -> Output:
+    return Output([table], legend=list(table.legend), notes=list(table.notes), document=document)
 
 
 @app.command(

@@ -9,8 +9,8 @@ from typing import Protocol
 
 import typer
 
+from ..base.memory_limit import check_memory_limit
 from ..errors import StoreError
-from ..memory_limit import check_memory_limit
 
 
 class StoreResources(Protocol):

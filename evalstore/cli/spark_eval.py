@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..result import EvalResult
+from ..results.eval_result import EvalResult
 from .output import say
 
 

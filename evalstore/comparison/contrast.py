@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MetaError
-from ..report.table import Table
+from ..output.table import Table
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 DEFAULT_DEPTH = 100
 DEFAULT_P = 0.9

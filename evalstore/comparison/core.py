@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import metric_names, names
+from ..base.arguments import metric_names, names
+from ..base.memory_limit import of_store
 from ..errors import MetaError
-from ..intervals import IntervalSpec
-from ..memory_limit import of_store
+from ..intervals.means import IntervalSpec
+from ..intervals.ranks import RANK_METHODS
 from ..meta.common import Analysis, columns_for, finish, inputs_of, load, need_mean, num
 from ..meta.matrix import ScoreMatrix
-from ..ranking.intervals import RANK_METHODS
 from ..stats import budget
 from ..stats import effects as fx
 from ..stats.bootstrap import paired_bootstrap
@@ -40,7 +40,7 @@ from ..stats.significance import adjust as adjust_p
 from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: The tests of ``compare``, as spelled on the command line.
 TESTS = ("t", "wilcoxon", "randomisation", "bootstrap", "tukey-hsd")
@@ -139,7 +139,7 @@ def compare_matrices(
 ) -> Comparison:
     """The comparison of the runs of score matrices (one per metric, the same runs and topics)
     with ``baseline``: the statistics of :func:`compare`, whatever made the matrices (the store, or
-    runs evaluated in memory: :mod:`evalstore.experiments`). Nothing is stored. ``memory``: the
+    runs evaluated in memory: :mod:`evalstore.comparison.experiments`). Nothing is stored. ``memory``: the
     bytes the resampling may use (:mod:`evalstore.stats.budget`; default: its own)."""
     options = check_options(test, adjust, alpha, trials, seed, effects)
     test, method, alpha, seed = options["test"], options["adjust"], options["alpha"], options["seed"]

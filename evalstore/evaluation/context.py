@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from .. import incremental
 from ..metrics import engine
 from ..metrics.options import Options
 from ..metrics.ranked_list import drop as drop_ranked_list
 from ..metrics.registry import MetricInstance
 from ..version import __version__ as ENGINE_VERSION
+from . import incremental
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 _serial = itertools.count(1)
 
@@ -152,7 +152,7 @@ class EvaluationContext:
 
     def scores(self, qrels_id: int) -> tuple[str, list[object]]:
         """The query (and its parameters) of the rows ``run_id, topic, key, value`` of one qrels
-        set, for :func:`evalstore.result_query.result_of_table`."""
+        set, for :func:`evalstore.results.query.result_of_table`."""
         return f"SELECT run_id, topic, key, value FROM {self._out} WHERE qrels_id = ?", [qrels_id]
 
     def save_scores(self, store: StoreHandle, *, pool: bool | None = None, engine_version: str = ENGINE_VERSION) -> int:

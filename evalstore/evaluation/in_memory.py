@@ -28,21 +28,20 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import sql_functions
-from ..arguments import metric_names
+from ..base.arguments import metric_names
+from ..db.connection import Settings, connect
 from ..errors import ArgumentError, IngestError, MetricError, is_resource_error
 from ..ingest.fast import ranked_rows
 from ..ingest.sources import is_path, qrels_table, run_table
-from ..metrics import engine
+from ..metrics import engine, sql_functions
 from ..metrics.gains import check_gains
 from ..metrics.options import Options, make_options
 from ..metrics.params import format_list, parse_gains
 from ..metrics.ranked_list import render
 from ..metrics.references import order_clause
 from ..metrics.registry import MetricInstance
-from ..result import EvalResult, result_of_rows
-from ..run_files import BATCH_LINES, RunPart, qrels_file, run_tables
-from ..store.connection import Settings, connect
+from ..results.eval_result import EvalResult, result_of_rows
+from .run_files import BATCH_LINES, RunPart, qrels_file, run_tables
 from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1
@@ -101,7 +100,7 @@ class Evaluator:
     :meth:`evaluate` takes one run (``{topic: {doc: score}}``, a DataFrame, an Arrow table or
     namedtuples) and returns ``{topic: {metric: value}}`` (pytrec_eval's shape; metric names as
     given); :meth:`evaluate_many` takes ``{name: run}``; :meth:`result` returns an
-    :class:`~evalstore.result.EvalResult` with the means. ``prepare=False`` skips building the
+    :class:`~evalstore.results.eval_result.EvalResult` with the means. ``prepare=False`` skips building the
     qrels' side of the ranked list ahead (for a single call, as :func:`evalstore.evaluate` makes)."""
 
     def __init__(
@@ -225,7 +224,7 @@ class Evaluator:
 
     def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of run files (a path, a glob or a list; each run named by its tag) as an
-        :class:`EvalResult`: each file read once (:mod:`evalstore.run_files`) and evaluated in
+        :class:`EvalResult`: each file read once (:mod:`evalstore.evaluation.run_files`) and evaluated in
         batches of about a million lines (at least twice the qrels' rows: each batch's query reads
         the qrels' side of the ranked list, so the cost stays linear in the topics), while the next
         files are read. The qrels' side is built once for all batches."""

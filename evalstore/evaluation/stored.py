@@ -9,14 +9,14 @@ It resolves names to ids and opens an :class:`~evalstore.evaluation.context.Eval
 (the plan, computed once; the temporary tables; the one writer of scores), which computes every
 metric for every (qrels set, run) not reused from stored evaluations and stores the per-topic
 scores (unless ``save=False``; evaluating the same thing again replaces the earlier rows); they are
-shaped into an :class:`~evalstore.result.EvalResult` per qrels set.
+shaped into an :class:`~evalstore.results.eval_result.EvalResult` per qrels set.
 
 Options (keyword arguments): ``convention``, ``complete``, ``depth`` (see
 :mod:`evalstore.metrics.options`), ``pool`` (for a subsample, treat the parent's judged documents
 it dropped as "in the pool but unjudged", what infAP needs; no other metric is affected),
 ``save``, ``progress`` (progress bar; default: on a terminal), ``recompute`` (with ``save``:
 compute every score again instead of reusing stored evaluations of the same run content, qrels
-content, metric, options and engine version; see :mod:`evalstore.incremental`).
+content, metric, options and engine version; see :mod:`evalstore.evaluation.incremental`).
 """
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from .. import incremental
-from ..arguments import names as arg_names
+from ..base.arguments import names as arg_names
+from ..base.progress import progress_bar
 from ..errors import MetricError
 from ..metrics import engine
 from ..metrics.gains import declared_gains
 from ..metrics.options import Options, make_options
 from ..metrics.registry import MetricInstance
-from ..progress import progress_bar
-from ..result import EvalResult
-from ..result_query import result_of_table
+from ..results.eval_result import EvalResult
+from ..results.query import result_of_table
+from . import incremental
 from .context import EvaluationContext
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def evaluate_runs(

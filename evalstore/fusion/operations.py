@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..db.query import QueryResult
 from ..errors import FusionError
-from ..store.query import QueryResult
 from .compute import FusionWork, render_normalized
 from .optimize import search
 from .provenance import provenance
@@ -18,7 +18,7 @@ from .registry import normalization
 from .store import FusionResult, coverage_notes, store_fused
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def fuse(

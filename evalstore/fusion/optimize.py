@@ -28,18 +28,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..aggregate import sql as aggregate_sql
+from ..base.aggregate import sql as aggregate_sql
 from ..errors import FusionError
 from ..metrics import engine
 from ..metrics.gains import declared_gains
 from ..metrics.options import make_options
 from ..metrics.ranked_list import drop as drop_ranked_list
-from ..report.table import Table
+from ..output.table import Table
 from .compute import FusionWork
 from .recipe import Recipe, plain
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 _serial = itertools.count(1)
 #: Candidate rows (fusions x candidate documents) fused and evaluated per statement; a larger grid

@@ -43,7 +43,7 @@ from ..errors import IngestError
 from .files import GZIP_ERRORS, damaged_gzip, display_name, open_bytes
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
     from .write import IngestResult
 
 START = "# ir_metadata.start"

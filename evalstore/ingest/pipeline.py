@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..base.progress import progress_bar
 from ..errors import IngestError
-from ..progress import progress_bar
 from . import readers
 from .checks import check_file, check_names, file_stats
 from .files import combined_sha, hashes
@@ -33,7 +33,7 @@ from .staging import Group, SourceFile, Staging
 from .write import IngestResult, Stored, stored_identities
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 class IngestCall:
@@ -167,5 +167,5 @@ def empty_call_error(files: list[SourceFile]) -> IngestError:
     return IngestError(
         "every res file is empty: the run has no documents",
         file=", ".join(f.name for f in files),
-        expected=files[0].layout.expected,
+        expected=files[0].line_kind.expected,
     )

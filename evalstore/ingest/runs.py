@@ -26,7 +26,7 @@ from .files import (
     materialized,
     physical_line,
 )
-from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
+from .formats import INPUT_FORMATS, LINE_KINDS, RUN_COLUMNS, run_stem, topic_from_name
 from .ir_metadata import Header, read_header, save_headers
 from .pipeline import IngestCall, empty_call_error
 from .prefetch import prefetched
@@ -35,7 +35,7 @@ from .staging import Group, SourceFile, Staging
 from .write import IngestResult, ReadRows, set_read_identity, store_read_run, store_runs, stored_identities
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def ingest_runs(
@@ -196,7 +196,7 @@ class RunIngest(IngestCall):
             gstats = group_stats(st)
         else:  # one file per run: the file's counts
             gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
-        rank_sql = self.files[0].layout.rank_sql
+        rank_sql = self.files[0].line_kind.rank_sql
         results = store_runs(self.store, st, todo, gstats, dups, self.replace, self.format, rank_sql)
         for idx, notes in self._notes.items():
             if idx in results:
@@ -226,15 +226,15 @@ def _plan(
         if f.delim and first_line is not None:
             f.tag0 = first_line.split(f.delim)[5]
     first = next((firsts[f.idx] for f in files if firsts[f.idx] is not None), None)
-    layout = INPUT_FORMATS[format].run_layout(len(fields(first)) if first is not None else None)
-    if LAYOUTS[layout].topic_from_file:
+    line_kind = INPUT_FORMATS[format].run_line_kind(len(fields(first)) if first is not None else None)
+    if LINE_KINDS[line_kind].topic_from_file:
         if not name:
             raise IngestError(
                 "NTCIR res files (one per topic) form one run: give it a name with --name NAME", file=str(files[0].path)
             )
         topics: dict[str, Path] = {}
         for f in files:
-            f.layout_name, f.topic, f.delim = layout, topic_from_name(f.path), None
+            f.line_kind_name, f.topic, f.delim = line_kind, topic_from_name(f.path), None
             if f.topic in topics:
                 raise IngestError(
                     f"two res files for topic {f.topic!r} (also {topics[f.topic]}); the topic of a "

@@ -39,7 +39,7 @@ from .text_formats import FORMAT_CHOICES, TEXT_FORMATS, TOPIC_FIELDS, TextFormat
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: bytes of text read and parsed at a time (a chunk ends at a line end)
 CHUNK_BYTES = 32 << 20

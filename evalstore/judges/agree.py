@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import metric_names, names
+from ..base.arguments import metric_names, names
 from ..errors import MetaError
 from ..meta.common import finish, inputs_of
 from ..meta.matrix import Column, normalise_missing, score_matrices
@@ -27,7 +27,7 @@ from .labels import LabelAgreement, confusion_rows, label_agreement
 from .ranking import TESTS, RankingAgreement, flipped, moved, ranking_agreement
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: the metric of the ranking agreement when none is named (the metric of the judge studies:
 #: UMBRELA, LLMJudge, TREC DL)

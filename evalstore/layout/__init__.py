@@ -31,7 +31,7 @@ from ..evaluation.context import EvaluationContext
 from ..version import __version__
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 LAYOUT_VERSION = 1
 MANIFEST = "manifest.json"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import metric_names, names
+from ..base.arguments import metric_names, names
 from ..errors import MetaError
 from ..stats.bootstrap import paired_bootstrap
 from ..stats.sampling import pair_indices
@@ -23,7 +23,7 @@ from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_
 from .persist import Analysis, save_analysis
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> list[Column]:

@@ -1,6 +1,6 @@
 """Topic set size design of a stored collection (Sakai, "Topic set size design", Information
 Retrieval Journal 19(3), 2016): V_E from the stored topic x run score matrix of a qrels set and a
-metric, then :func:`evalstore.stats.topic_set_size.plan` (the formulas, docs/repro.md), stored as
+metric, then :func:`evalstore.stats.topic_set_size.plan` (the formulas, docs/reproducibility.md), stored as
 an analysis (``meta_runs`` kind ``'design'``, a ``meta_design`` row)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .common import Analysis, finish, inputs_of, need_mean
 from .matrix import score_matrix
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 # --------------------------------------------------------------------------- the analysis

@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..aggregate import aggregate_rows
-from ..arguments import names
+from ..base.aggregate import aggregate_rows
+from ..base.arguments import names
 from ..errors import MetaError
 from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_runs
 from ..metrics.engine import resolve_metrics
 from ..metrics.options import make_options
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 MISSING_POLICIES = ("error", "zero", "drop_topics", "drop_runs")
 
@@ -271,7 +271,7 @@ def _fetch(
 
 
 def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str = "error") -> list[ScoreMatrix]:
-    """One :class:`ScoreMatrix` per metric of an :class:`~evalstore.result.EvalResult` (runs
+    """One :class:`ScoreMatrix` per metric of an :class:`~evalstore.results.eval_result.EvalResult` (runs
     evaluated in memory: :func:`evalstore.evaluate`, :class:`evalstore.Evaluator`), over ``runs``
     (default: the result's, in its order), with the ``missing`` policy of :func:`score_matrices`;
     the result's notes go with every matrix."""

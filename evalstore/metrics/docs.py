@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from itertools import groupby
 
-from .. import generated
+from ..base import generated
 from . import sqlfile
 from .names import format_value
 from .references import agreement

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import duckdb
 
-from ..arguments import metric_names
+from ..base.arguments import metric_names
 from ..errors import MetricError, is_resource_error
 from . import registry, sqlfile
 from .gains import check_gains, top_grade

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import re
 
+from ..base.python_udf import sql_function
 from ..errors import MetricError
-from ..udfs import sql_function
 from . import registry
 from .gains import stored_gains
 from .names import resolved, short

@@ -14,7 +14,7 @@ from typing import Literal, overload
 
 import duckdb
 
-from ..resources import read_sql
+from ..base.resources import read_sql
 from .gains import gain_expr
 from .options import Options
 from .references import order_clause

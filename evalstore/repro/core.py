@@ -1,5 +1,5 @@
 """Reproducibility and replicability of a baseline/advanced pair (Breuer et al., SIGIR 2020), as
-repro_eval 0.5.0 computes them; docs/repro.md has the definitions and the conventions.
+repro_eval 0.5.0 computes them; docs/reproducibility.md has the definitions and the conventions.
 
 An original experiment compares a baseline run B with an advanced run A on qrels Q. Its
 reproduction gives RB and RA:
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import metric_names
+from ..base.arguments import metric_names
 from ..errors import MetaError
 from ..meta.common import Analysis, finish, need_mean, num
 from ..meta.matrix import Column, ScoreMatrix, normalise_missing, score_matrices
@@ -39,7 +39,7 @@ from ..stats.significance import paired_t
 from . import orderings
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: RBO's persistence as Breuer et al. (2020) use it; repro_eval's own default (``RBO_P``) is 0.95.
 RBO_P = 0.8

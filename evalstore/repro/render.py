@@ -1,5 +1,5 @@
 """Tables and the figure of `evalstore repro` and `evalstore design` (one :class:`Table` each,
-written by :mod:`evalstore.report.writers`; JSON in repro_eval's shape comes from
+written by :mod:`evalstore.output.writers`; JSON in repro_eval's shape comes from
 :meth:`Reproduction.to_dict`)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from ..meta.design import Design
-from ..report.table import Table
+from ..output.table import Table
 from .core import SIDES, Reproduction
 
 MEASURE_NAMES = {
@@ -97,8 +97,8 @@ def design_table(d: Design) -> Table:
 def plot_er_dri(r: Reproduction, path: str | os.PathLike) -> str:
     """ER (x) against ΔRI (y), one point per metric, as Breuer et al. (2020) Fig. 2: a perfect
     reproduction sits at (1, 0); right of 1 the reproduced effect is larger, below 0 its relative
-    improvement is larger (:func:`evalstore.report.figures.runs.er_dri`, drawn by matplotlib)."""
-    from ..report.figures.runs import er_dri
-    from ..report.matplotlib_backend import save
+    improvement is larger (:func:`evalstore.output.figures.runs.er_dri`, drawn by matplotlib)."""
+    from ..output.figures.runs import er_dri
+    from ..output.matplotlib_backend import save
 
     return save(er_dri(r), path)

@@ -26,7 +26,7 @@ from ..metrics.gains import stored_gains
 from ..metrics.options import make_options
 from ..metrics.ranked_list import render
 from ..metrics.registry import spark_support
-from ..result import EvalResult, result_of_rows
+from ..results.eval_result import EvalResult, result_of_rows
 
 _BLOCKS_PER_QUERY = 8
 
@@ -123,8 +123,8 @@ def evaluate_result(
     depth: int | None = None,
     write: bool = True,
 ) -> EvalResult:
-    """:func:`evaluate` as an :class:`~evalstore.result.EvalResult` (the shape of every other
-    evaluation: per-topic rows and means by :mod:`evalstore.aggregate`, metrics in request order,
+    """:func:`evaluate` as an :class:`~evalstore.results.eval_result.EvalResult` (the shape of every other
+    evaluation: per-topic rows and means by :mod:`evalstore.base.aggregate`, metrics in request order,
     runs as given, else by name), collected to the driver."""
     scores, stored = _evaluate(spark, folder, qrels, metrics, runs, convention, complete, depth, write)
     key_of = {n.metric: n.key for n in stored.values()}  # the stored name is one key's
@@ -224,7 +224,7 @@ def session(master: str = "local[2]") -> Any:
 
 def means(scores: Any) -> list[tuple[str, str, float, int]]:
     """``(run, metric, summary, n_topics)`` of a scores DataFrame, with the metrics' aggregates."""
-    from ..aggregate import aggregate
+    from ..base.aggregate import aggregate
 
     groups: dict[tuple[str, str], tuple[str, list[float]]] = {}
     for r in scores.select("run", "metric", "value", "aggregate").collect():

@@ -6,9 +6,9 @@ import ipaddress
 import socket
 from collections.abc import Callable, Sequence
 
+from ..db import resolve_location
 from ..errors import StoreError
-from ..facade import open as open_store
-from ..store import resolve_location
+from ..store import open as open_store
 from .deps import SERVER, require
 from .hosts import bare_host
 

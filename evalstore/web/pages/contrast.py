@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import MetaError
+from ..choices import choose, need_run
+from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from .choices import choose, need_run
-from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
-from .frame import frame_model
 
 
 def contrast_page(

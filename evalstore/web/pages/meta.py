@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import queries as q
+from ..context import Ctx, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from .context import Ctx, ReportFile, ReportPlan
-from .frame import frame_model
 
 #: analyses shown on the meta page (the most recent)
 META_LIMIT = 50

@@ -1,5 +1,5 @@
 """The run page: a run's score on every topic beside the median, best and worst of all runs,
-with its mean, interval and rank (long runs in pages of :data:`~.context.PAGE_TOPICS` topics)."""
+with its mean, interval and rank (long runs in pages of :data:`~evalstore.web.context.PAGE_TOPICS` topics)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...fusion.provenance import provenance
-from .. import page_charts
+from .. import context, page_charts
 from .. import queries as q
+from ..choices import board, choose, need_run, no_scores_message, pickers, topic_stats
+from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from . import context
-from .choices import board, choose, need_run, no_scores_message, pickers, topic_stats
-from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
-from .frame import frame_model
 
 
 def _partner(rows: Sequence[q.BoardRow], run: str) -> str | None:

@@ -12,7 +12,7 @@ from support import SAMPLE, invoke
 import evalstore
 from evalstore import meta
 from evalstore.comparison import result as render
-from evalstore.report import meta_tables, plots
+from evalstore.output import meta_tables, plots
 from evalstore.stats.significance import adjust, min_trials
 
 
@@ -82,7 +82,7 @@ def test_discpower_and_swap_bars_follow_their_tables(sample_db, tmp_path, monkey
         metrics = ["P@5", "AP", "nDCG@10", "RR"]
         dp = meta.discpower(s, "sample", metrics, trials=200, save=False)
         sw = meta.swap(s, "sample", metrics, trials=50, save=False)
-    from evalstore.report.figures import analyses
+    from evalstore.output.figures import analyses
 
     assert analyses.discpower(dp).panels[1].labels == [r[0] for r in meta_tables.discpower(dp).rows]
     plots.plot_discpower(dp, tmp_path / "d.png")

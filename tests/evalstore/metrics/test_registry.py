@@ -9,17 +9,17 @@ declaration, a block, a registry entry, its ``tests=`` paths or docs/metrics.md 
 import pytest
 from support import ROOT
 
-from evalstore import udfs
+from evalstore.base import python_udf
+from evalstore.base.resources import sql_dir
 from evalstore.metrics import all_metrics, docs, sqlfile
 from evalstore.metrics.registry import CONTEXT_PARAMS
-from evalstore.resources import sql_dir
 
 FAMILY_FILES = sorted(p.name for p in sql_dir().glob("*.sql") if p.name != "ranked_list.sql")
 
 
 @pytest.mark.parametrize("name", FAMILY_FILES)
 def test_every_block_declares_what_it_uses(name):
-    assert sqlfile.problems(sqlfile.load(name), udfs.names()) == []
+    assert sqlfile.problems(sqlfile.load(name), python_udf.names()) == []
 
 
 def test_a_broken_block_is_reported():

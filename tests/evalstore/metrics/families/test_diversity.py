@@ -15,16 +15,15 @@ import pytest
 from support import SHARED, need_shared
 
 import evalstore
-from evalstore import sql_functions
 from evalstore.cli.app import main
+from evalstore.db import available_migrations
 from evalstore.errors import IngestError
 from evalstore.evaluation.in_memory import Evaluator
 from evalstore.meta import kendall
-from evalstore.metrics import engine
+from evalstore.metrics import engine, sql_functions
 from evalstore.metrics.options import make_options
 from evalstore.metrics.ranked_list import render
 from evalstore.metrics.udf_diversity import greedy_gains
-from evalstore.store import available_migrations
 from evalstore.subsample import create_subsamples
 
 KIT = SHARED / "conformance" / "ir_measures"
