@@ -81,12 +81,11 @@ def test_a_circle_is_found():
 
 
 #: evalstore's top-level modules and folders (``__init__`` = the package's own ``__init__.py``) in
-#: layers, lowest first; a module of a folder named ``folder.module`` is a node of its own, apart
-#: from its folder (``evaluation.in_memory``: the evaluator without a store sits above the store's
-#: evaluation path it shares code with). A module of one layer imports from its own layer and the layers below,
-#: never from a layer above, and the folders of one layer import each other without a circle. The
-#: rule counts every import: inside functions, type-only, and of optional dependencies' code (no
-#: exception is needed). docs/architecture.md ("Layers") describes them.
+#: layers, lowest first; every module of a folder belongs to its folder's layer (no exception). A
+#: module of one layer imports from its own layer and the layers below, never from a layer above,
+#: and the folders of one layer import each other without a circle. The rule counts every import:
+#: inside functions, type-only, and of optional dependencies' code (no exception is needed).
+#: docs/architecture.md ("Shape") describes them.
 LAYERS: list[tuple[str, set[str]]] = [
     ("foundations", {"errors", "version", "base"}),
     ("statistics on arrays", {"stats"}),
@@ -101,21 +100,14 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("analyses", {"meta", "judges", "repro", "fusion"}),
     ("comparisons", {"comparison"}),
     ("the store", {"store"}),
-    ("front ends", {"evaluation.run_files", "evaluation.in_memory", "api", "web", "__init__", "cli"}),
+    ("front ends", {"api", "web", "__init__", "cli"}),
     ("entry points", {"entry", "__main__"}),
 ]  # fmt: skip
 
 
-#: The modules declared as nodes of their own (see LAYERS).
-OWN_NODES = {node for _, nodes in LAYERS for node in nodes if "." in node}
-
-
 def _folder(module: str) -> str:
-    """The layer node of a module: its top-level module or folder under evalstore, or the module
-    itself when LAYERS declares it apart from its folder."""
+    """The layer node of a module: its top-level module or folder under evalstore."""
     parts = module.split(".")
-    if ".".join(parts[1:3]) in OWN_NODES:
-        return ".".join(parts[1:3])
     return parts[1] if len(parts) > 1 else "__init__"
 
 

@@ -18,6 +18,10 @@ class _NullBar:
         pass
 
 
+#: A bar that shows nothing (work done without a terminal to show it on).
+NO_BAR = _NullBar()
+
+
 class _RichBar:
     def __init__(self, progress, task):
         self._p, self._t = progress, task

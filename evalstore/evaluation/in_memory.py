@@ -32,7 +32,7 @@ from ..base.arguments import metric_names
 from ..db.connection import Settings, connect
 from ..errors import ArgumentError, IngestError, MetricError, is_resource_error
 from ..ingest.fast import ranked_rows
-from ..ingest.sources import is_path, qrels_table, run_table
+from ..ingest.tables import BATCH_LINES, RunPart, read_qrels, read_run, read_runs
 from ..metrics import engine, sql_functions
 from ..metrics.gains import check_gains
 from ..metrics.options import Options, make_options
@@ -41,7 +41,6 @@ from ..metrics.ranked_list import render
 from ..metrics.references import order_clause
 from ..metrics.registry import MetricInstance
 from ..results.eval_result import EvalResult, result_of_rows
-from .run_files import BATCH_LINES, RunPart, qrels_file, run_tables
 from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1
@@ -123,7 +122,7 @@ class Evaluator:
         self._options = make_options(convention, complete, depth, False)
         declared = _declared(gains)
         names_given = tuple(metric_names(metrics))
-        table = qrels_file(qrels, qrels_format) if is_path(qrels) else qrels_table(qrels)
+        table = read_qrels(qrels, qrels_format)
         top = pc.max(table.column("grade")).as_py()
         self._top_grade = top
         plan = _compile(names_given, self._options, declared, top, "sql")
@@ -224,14 +223,14 @@ class Evaluator:
 
     def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of run files (a path, a glob or a list; each run named by its tag) as an
-        :class:`EvalResult`: each file read once (:mod:`evalstore.evaluation.run_files`) and evaluated in
+        :class:`EvalResult`: each file read once (:func:`evalstore.ingest.tables.read_runs`) and evaluated in
         batches of about a million lines (at least twice the qrels' rows: each batch's query reads
         the qrels' side of the ranked list, so the cost stays linear in the topics), while the next
         files are read. The qrels' side is built once for all batches."""
         keep = self._judged_docs if self._narrow and len(self._judged_docs) <= NARROW_DOCS else None
         self._prepare = True
         lines = max(BATCH_LINES, BATCH_PER_QRELS_ROW * self._qrels_rows)
-        return self._result(run_tables(paths, self._run_format, keep_docs=keep, batch_lines=lines), qrels_name)
+        return self._result(read_runs(paths, self._run_format, keep_docs=keep, batch_lines=lines), qrels_name)
 
     def _result(self, batches: Iterable[list[RunPart]], qrels_name: str, whole: bool = False) -> EvalResult:
         """The result of runs given as batches of parts (``whole``: one part per run). The parts of
@@ -310,10 +309,7 @@ class Evaluator:
     # ------------------------------------------------------------------------------------------
     def _tables(self, names: Sequence[str], runs: Iterable[Any]) -> list[pa.Table]:
         complete = self._options.complete
-        return [
-            _one_run(r, self._run_format) if is_path(r) else run_table(r, f"run {n!r}", allow_empty=complete)
-            for n, r in zip(names, runs)
-        ]
+        return [read_run(r, self._run_format, f"run {n!r}", allow_empty=complete) for n, r in zip(names, runs)]
 
     def _rows(self, names: Sequence[str], runs: Iterable[Any]) -> list[tuple[int, str, str, float]]:
         return self._run(self._tables(names, runs), names)
@@ -482,12 +478,3 @@ def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:
         return parse_gains(gains, "gains")
     except MetricError as e:
         raise IngestError(str(e)) from None
-
-
-def _one_run(paths: Any, fmt: str) -> pa.Table:
-    """The rows of one run given as a path (a file, or NTCIR res files forming one run)."""
-    tables: list[pa.Table] = []
-    for batch in run_tables(paths, fmt, name="run"):
-        for part in batch:
-            tables = [part.table] if part.restart else [*tables, part.table]
-    return pa.concat_tables(tables)

@@ -18,11 +18,12 @@ if TYPE_CHECKING:
     from ..db.handle import StoreHandle
 
 
-def validate_call(store: StoreHandle, format: str) -> None:
-    """Refuse an unknown format or a read-only store before any file is read."""
+def validate_call(store: StoreHandle | None, format: str) -> None:
+    """Refuse an unknown format or a read-only store before any file is read (no store: the
+    files are only read, :mod:`evalstore.ingest.tables`)."""
     if format not in INPUT_FORMATS:
         raise IngestError(f"unknown format {format!r}; use {' or '.join(repr(f) for f in INPUT_FORMATS)}")
-    if getattr(store, "read_only", False):
+    if store is not None and getattr(store, "read_only", False):
         raise IngestError(
             f"the store {store.location} is open read-only; open it with evalstore.open(path) "
             f"(without read_only=True) to ingest"

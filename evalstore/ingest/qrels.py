@@ -87,8 +87,8 @@ class QrelsIngest(IngestCall):
     staging = "qrels"
     empty_what = "judgments"
 
-    def __init__(self, store, inputs, name, format, replace, declared, progress, probs) -> None:
-        super().__init__(store, format, replace, progress)
+    def __init__(self, store, inputs, name, format, replace, declared, progress, probs, con=None) -> None:
+        super().__init__(store, format, replace, progress, con)
         self.inputs, self.name, self.declared, self.probs = inputs, name, declared, probs
         self.subtopics = INPUT_FORMATS[format].subtopics
         self.columns = SUBTOPIC_COLUMNS if self.subtopics else QRELS_COLUMNS

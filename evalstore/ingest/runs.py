@@ -78,8 +78,8 @@ class RunIngest(IngestCall):
     stats_extra = ", min(tag), max(tag), count(DISTINCT topic)"
     empty_what = "run lines"
 
-    def __init__(self, store, inputs, name, format, replace, dedupe, name_from, progress) -> None:
-        super().__init__(store, format, replace, progress)
+    def __init__(self, store, inputs, name, format, replace, dedupe, name_from, progress, con=None) -> None:
+        super().__init__(store, format, replace, progress, con)
         self.inputs, self.name, self.dedupe, self.name_from = inputs, name, dedupe, name_from
         self.per_topic = False
         self._notes: dict[int, list[str]] = {}  # notes of runs whose fast read was taken back
@@ -114,8 +114,8 @@ class RunIngest(IngestCall):
         and stored as they are read, a million rows at a time; the files it declines go to the general
         reader (their rows stored so far are taken back)."""
         readable = [] if self.per_topic else [g for g in todo if g.files[0].delim]
-        stored = stored_identities(self.store.con, "run", [nm for g in readable if (nm := self.known_name(g))])
-        rows = ReadRows(self.store.con)
+        stored = stored_identities(self.con, "run", [nm for g in readable if (nm := self.known_name(g))])
+        rows = ReadRows(self.con)
         declined = []
         for g, parts in zip(readable, prefetched([functools.partial(_parts, g) for g in readable])):
             bar.advance(1)
@@ -137,7 +137,7 @@ class RunIngest(IngestCall):
                 if isinstance(part, fast.RunReader):  # the end: the file's identity and counts
                     g.sha, g.file_sha = str(part.sha), part.file_sha
                     if run_id is not None:
-                        set_read_identity(self.store.con, run_id, g, part.n_rows, part.n_topics)
+                        set_read_identity(self.con, run_id, g, part.n_rows, part.n_topics)
                         res = self.results[g.idx]
                         res.n_rows, res.n_topics = part.n_rows, part.n_topics
                     return True
@@ -159,9 +159,9 @@ class RunIngest(IngestCall):
         replace with its own identity (its note of dropped analyses kept)."""
         res = self.results.pop(g.idx)
         if old is None:
-            self.store.con.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id])
+            self.con.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id])
         else:
-            self.store.con.execute("UPDATE run_meta SET sha256 = '', file_sha256 = NULL WHERE run_id = ?", [run_id])
+            self.con.execute("UPDATE run_meta SET sha256 = '', file_sha256 = NULL WHERE run_id = ?", [run_id])
             self._notes[g.idx] = res.messages
 
     def after_group(self, st: Staging, stats: dict[int, tuple], g: Group) -> None:
