@@ -14,38 +14,38 @@ top of them all and none of them imports it; the command line calls its methods.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from . import meta
+from .api import evaluate_source
 from .base.arguments import names
-from .base.memory_limit import of_store
 from .comparison import compare
 from .comparison.experiments import store_experiment
 from .db.connection import Settings, check_metadata, connect, resolve_location
 from .db.drop import DropPlan, drop, drop_qrels, drop_runs, drop_texts, plan_drop
 from .db.handle import StoreHandle
 from .db.migrations import check_current, migrate
-from .errors import MetricError, StoreError
-from .evaluation.stored import evaluate_runs
-from .explain.explanation import Explanation, compare_conventions, explain
+from .errors import ArgumentError, StoreError
+from .evaluation.request import EvalRequest, Stored
+from .explain.explanation import compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .ingest.run_export import export_run
 from .ingest.texts import ingest_docs, ingest_topics
-from .intervals.request import request as interval_request
+from .intervals.request import NO_INTERVALS, IntervalRequest
 from .judges import agree
 from .layout import export_store, import_scores, import_store
 from .meta.design import design
 from .metrics import sql_functions
+from .metrics.options import DEFAULTS, KEYWORDS, EvalOptions, options_of
 from .repro import reproducibility
-from .results.across import AGGREGATES as ACROSS_AGGREGATES
-from .results.across import AcrossBoard, across_board
+from .results.across import AcrossBoard
 from .results.eval_result import EvalResult
 from .subsample import (
     create_subsamples,
-    evaluate_subsamples,
     export_qrels,
     list_subsamples,
     plan_drop_subsamples,
@@ -63,16 +63,45 @@ R = TypeVar("R")
 def _method(fn: Callable[Concatenate[Any, P], R], name: str | None = None) -> Callable[Concatenate[Any, P], R]:
     """The library function ``fn(store, ...)`` as a method of :class:`Store` (named ``name``,
     default ``fn``'s): the same arguments after the store, the same docstring, no second copy of
-    either (``inspect.signature`` and ``help`` read them from ``fn``)."""
+    either (``inspect.signature`` and ``help`` read them from ``fn``). A function that takes the
+    evaluation options (``options``, or ``**kwargs`` passed on to an evaluation) also takes them as
+    keywords, the public edge's sugar: ``convention=``, ``complete=``, ``depth=``, ``pool=``
+    (:func:`~evalstore.metrics.options.options_of`)."""
+    params = inspect.signature(fn).parameters
+    takes_options = "options" in params
+    passes_on = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
     @functools.wraps(fn)
     def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        if takes_options or (passes_on and any(k in kwargs for k in ("options", *KEYWORDS))):
+            kwargs["options"] = options_of(kwargs)
         return fn(self, *args, **kwargs)
 
+    if takes_options:
+        method.__signature__ = _with_keywords(inspect.signature(fn))  # type: ignore[attr-defined]
     if name is not None:
         method.__name__ = name
         method.__qualname__ = f"Store.{name}"
     return method
+
+
+def _with_keywords(sig: inspect.Signature) -> inspect.Signature:
+    """``sig`` with the evaluation options' keywords (and their defaults) beside ``options``."""
+    kw = inspect.Parameter.KEYWORD_ONLY
+    out: list[inspect.Parameter] = []
+    for p in sig.parameters.values():
+        if p.name == "options":
+            out += [inspect.Parameter(k, kw, default=getattr(DEFAULTS, k)) for k in KEYWORDS]
+            out.append(p.replace(default=None))
+        else:
+            out.append(p)
+    return sig.replace(parameters=out)
+
+
+def _no_more(kwargs: dict[str, Any]) -> None:
+    """Refuse the keyword arguments left over (after the evaluation options were taken)."""
+    if kwargs:
+        raise ArgumentError(f"unexpected keyword argument {next(iter(kwargs))!r}")
 
 
 class Store(StoreHandle):
@@ -103,9 +132,15 @@ class Store(StoreHandle):
         and the analyses that read it go). ``dedupe``: keep the first of a document listed twice in
         a topic. One transaction: on any error nothing is stored. See :func:`evalstore.ingest.ingest_runs`."""
         return ingest_runs(
-            self, paths, name=name, format=format, replace=replace, dedupe=dedupe, name_from=name_from,
+            self,
+            paths,
+            name=name,
+            format=format,
+            replace=replace,
+            dedupe=dedupe,
+            name_from=name_from,
             progress=progress,
-        )  # fmt: skip
+        )
 
     def ingest_qrels(
         self,
@@ -124,9 +159,15 @@ class Store(StoreHandle):
         ``'ntcir-intents'``: diversity judgments, with ``intent_probs`` (a file of ``topic intent
         prob`` lines). See :func:`evalstore.ingest.ingest_qrels`."""
         return ingest_qrels(
-            self, paths, name=name, format=format, replace=replace, gains=gains, intent_probs=intent_probs,
+            self,
+            paths,
+            name=name,
+            format=format,
+            replace=replace,
+            gains=gains,
+            intent_probs=intent_probs,
             progress=progress,
-        )  # fmt: skip
+        )
 
     ingest_topics = _method(ingest_topics)
     ingest_docs = _method(ingest_docs)
@@ -158,18 +199,18 @@ class Store(StoreHandle):
         runs: str | Sequence[str] | None = None,
         metrics: str | Sequence[str] = ("AP",),
         *,
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
-        pool: bool = True,
+        convention: str = DEFAULTS.convention,
+        complete: bool = DEFAULTS.complete,
+        depth: int | None = DEFAULTS.depth,
+        pool: bool = DEFAULTS.pool,
         save: bool = True,
         progress: bool | None = None,
         recompute: bool = False,
-        ci: str | None = None,
-        level: float = 0.95,
-        trials: int = 1000,
-        seed: int = 0,
-        rank_ci: str | None = None,
+        ci: str | None = NO_INTERVALS.ci,
+        level: float = NO_INTERVALS.level,
+        trials: int = NO_INTERVALS.trials,
+        seed: int = NO_INTERVALS.seed,
+        rank_ci: str | None = NO_INTERVALS.rank_ci,
     ) -> EvalResult:
         """Compute ``metrics`` for ``runs`` (all runs when None) against the qrels set ``qrels``,
         store the per-topic scores and return them.
@@ -191,13 +232,11 @@ class Store(StoreHandle):
         ``bootstrap`` (the paired bootstrap over the topics, ``trials`` resamples drawn with
         ``seed``) or ``t`` (``result.rank_intervals``; stored unless ``save=False``: the
         leaderboard view's ``rank_lo``, ``rank_hi``). See :mod:`evalstore.intervals.ranks`."""
-        asked = interval_request(ci, rank_ci, level, trials, seed, memory=of_store(self))  # before any work
-        result = evaluate_runs(
-            self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
-            save=save, progress=progress, recompute=recompute,
-        )  # fmt: skip
-        asked.attach(self, result, save_to_store=save)
-        return result
+        request = EvalRequest(
+            metrics, EvalOptions(convention, complete, depth, pool), IntervalRequest(ci, rank_ci, level, trials, seed)
+        )
+        source = Stored(self, qrels, runs, save=save, progress=progress, recompute=recompute)
+        return evaluate_source(source, request).result
 
     def evaluate_subsamples(
         self,
@@ -207,22 +246,26 @@ class Store(StoreHandle):
         subsamples: str | Sequence[str] = "all",
         *,
         include_parent: bool = True,
-        ci: str | None = None,
-        level: float = 0.95,
-        trials: int = 1000,
-        seed: int = 0,
-        rank_ci: str | None = None,
+        ci: str | None = NO_INTERVALS.ci,
+        level: float = NO_INTERVALS.level,
+        trials: int = NO_INTERVALS.trials,
+        seed: int = NO_INTERVALS.seed,
+        rank_ci: str | None = NO_INTERVALS.rank_ci,
+        save: bool = True,
+        progress: bool | None = None,
+        recompute: bool = False,
         **options: Any,
     ) -> dict[str, EvalResult]:
         """:meth:`evaluate` for the qrels set ``qrels`` and its ``subsamples`` (``all``, names or
         fractions) in one bulk pass: ``{qrels name: EvalResult}``, the parent first (unless
         ``include_parent=False``), then the subsamples, largest fraction first, then by trial. The
-        options and the intervals (``ci``, ``rank_ci``, ``level``, ``trials``, ``seed``) are
-        :meth:`evaluate`'s. See :func:`evalstore.subsample.evaluate_subsamples`."""
-        asked = interval_request(ci, rank_ci, level, trials, seed, memory=of_store(self))  # before any work
-        results = evaluate_subsamples(self, qrels, runs, metrics, subsamples, include_parent=include_parent, **options)
-        asked.attach(self, list(results.values()), save_to_store=options.get("save", True))
-        return results
+        options (``convention``, ``complete``, ``depth``, ``pool``) and the intervals (``ci``,
+        ``rank_ci``, ``level``, ``trials``, ``seed``) are :meth:`evaluate`'s. See
+        :func:`evalstore.subsample.evaluate_subsamples`."""
+        request = EvalRequest(metrics, options_of(options), IntervalRequest(ci, rank_ci, level, trials, seed))
+        _no_more(options)
+        source = Stored(self, qrels, runs, subsamples, include_parent, None, save, recompute, progress)
+        return {r.qrels: r for r in evaluate_source(source, request).results}
 
     def leaderboard(
         self,
@@ -231,61 +274,28 @@ class Store(StoreHandle):
         metrics: str | Sequence[str] = ("AP",),
         *,
         agg: str = "mean",
-        rank_ci: str | None = None,
-        level: float = 0.95,
-        trials: int = 1000,
-        seed: int = 0,
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
+        rank_ci: str | None = NO_INTERVALS.rank_ci,
+        level: float = NO_INTERVALS.level,
+        trials: int = NO_INTERVALS.trials,
+        seed: int = NO_INTERVALS.seed,
         save: bool = True,
         progress: bool | None = None,
+        **options: Any,
     ) -> AcrossBoard:
         """One leaderboard of ``runs`` over one or several qrels sets: each set evaluated as
-        :meth:`evaluate` does (and stored unless ``save=False``), each run scored over the sets by
-        ``agg`` (``mean``: the mean of its per-set means; ``borda``: MTEB's Borda points), each set
-        counted once, and ranked by the first metric; ``rank_ci='bootstrap'``: each rank with its
-        interval over ``trials`` resamples of every set's topics (``seed``). ``.table()``; see
-        :mod:`evalstore.results.across`."""
-        ranks = interval_request(rank_ci=rank_ci, level=level, trials=trials, seed=seed, memory=None).ranks
-        sets = list(dict.fromkeys(names(qrels, "qrels set")))
-        if agg not in ACROSS_AGGREGATES:
-            raise MetricError(f"aggregate over qrels sets by {' or '.join(ACROSS_AGGREGATES)}, not {agg!r}")
-        results = [
-            evaluate_runs(
-                self,
-                q,
-                runs,
-                metrics,
-                convention=convention,
-                complete=complete,
-                depth=depth,
-                save=save,
-                progress=progress,
-            )  # fmt: skip
-            for q in sets
-        ]
-        board = across_board(results, agg, ranks)
-        board.notes = [n for r in results for n in r.notes] + board.notes
+        :meth:`evaluate` does (with its options; stored unless ``save=False``), each run scored over
+        the sets by ``agg`` (``mean``: the mean of its per-set means; ``borda``: MTEB's Borda
+        points), each set counted once, and ranked by the first metric; ``rank_ci='bootstrap'``:
+        each rank with its interval over ``trials`` resamples of every set's topics (``seed``).
+        ``.table()``; see :mod:`evalstore.results.across`."""
+        request = EvalRequest(metrics, options_of(options), IntervalRequest(None, rank_ci, level, trials, seed))
+        _no_more(options)
+        source = Stored(self, names(qrels, "qrels set"), runs, agg=agg, save=save, progress=progress)
+        board = evaluate_source(source, request).board
+        assert board is not None
         return board
 
-    def explain(
-        self,
-        metric: str,
-        qrels: str,
-        run: str,
-        topic: str,
-        *,
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
-    ) -> Explanation:
-        """Why ``metric`` of ``run`` on ``topic`` is what it is: the per-rank table of the metric's
-        own SQL block, its ideal list and the value (eval's, checked). ``.rows``/``.records()``,
-        ``.ideal_rows``, ``.value``; :func:`evalstore.explain.tables.explanation_report` makes
-        the report. See :mod:`evalstore.explain.explanation` (also ``explain_topics``, ``compare_conventions``)."""
-        return explain(self, metric, qrels, run, topic, convention=convention, complete=complete, depth=depth)
-
+    explain = _method(explain)
     compare_conventions = _method(compare_conventions)
     compare = _method(compare)
     agree = _method(agree)

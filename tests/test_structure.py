@@ -99,8 +99,9 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("built on evaluation", {"explain", "subsample"}),
     ("analyses", {"meta", "judges", "repro", "fusion"}),
     ("comparisons", {"comparison"}),
+    ("the evaluation entry point", {"api"}),
     ("the store", {"store"}),
-    ("front ends", {"api", "web", "__init__", "cli"}),
+    ("front ends", {"web", "__init__", "cli"}),
     ("entry points", {"entry", "__main__"}),
 ]  # fmt: skip
 

@@ -9,6 +9,7 @@ import typer
 from .. import comparison as cmp_lib
 from ..evaluation.default_qrels import default_qrels
 from ..intervals.ranks import RANK_METHODS
+from ..metrics.options import EvalOptions
 from ..output import figure_data, plots
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import figures, ranges
@@ -89,7 +90,7 @@ def compare_cmd(
         "comparisons).",
     ),
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     store: opt.StoreOptions,
 ) -> None:
     """Compare runs with a baseline; stored as an analysis unless --no-save."""
@@ -102,7 +103,7 @@ def compare_cmd(
         result = s.compare(
             qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects or dz, save=not no_save, missing=missing,
-            rank_ci=rank_ci, **ev.kwargs(),
+            rank_ci=rank_ci, options=ev,
         )  # fmt: skip
     emit(result.report(per_topic=per_topic, dz=dz), chosen, output)
     figures.write(plot, plot_data, lambda p: plots.plot_compare(result, p), lambda: figure_data.compare(result))

@@ -12,6 +12,7 @@ from .. import store as store_module
 from ..evaluation.default_qrels import default_qrels
 from ..explain.explanation import explainable
 from ..explain.tables import conventions_report, explanation_report
+from ..metrics.options import EvalOptions
 from ..output.formats import OUTPUT_FORMATS
 from . import options as opt
 from . import ranges
@@ -50,7 +51,7 @@ def explain_cmd(
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Explain a score: for one metric, run and topic, each retrieved document in evaluation order with
@@ -65,10 +66,10 @@ def explain_cmd(
         q = qrels or default_qrels(store, [metric])
         r = run or _only_run(store)
         if compare:
-            cases = store.compare_conventions(metric, q, r, topic, complete=ev.complete, depth=ev.depth)
+            cases = store.compare_conventions(metric, q, r, topic, options=ev)
             report = conventions_report(cases)
         else:
-            ex = store.explain(metric, q, r, topic, **ev.kwargs())
+            ex = store.explain(metric, q, r, topic, options=ev)
             # programs get every row unless --rows says otherwise
             everything = all_rows or (rows is None and OUTPUT_FORMATS[fmt].kind == "data")
             report = explanation_report(ex, rows, everything)

@@ -115,9 +115,14 @@ def swap_cmd(
     with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = store.swap(
-            qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
+            qrels,
+            metric,
+            trials=trials,
+            seed=seed,
+            max_rate=max_rate,
+            save=not a.no_save,
             **a.inputs(),
-        )  # fmt: skip
+        )
     _emit(meta_tables.swap(an, bins=bins, paper=a.paper), a)
     _done(an, a, plots.plot_swap, figure_data.swap)
 
@@ -144,9 +149,14 @@ def discpower_cmd(
     with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = store.discpower(
-            qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
+            qrels,
+            metric,
+            trials=trials,
+            seed=seed,
+            alpha=alpha,
+            save=not a.no_save,
             **a.inputs(),
-        )  # fmt: skip
+        )
     _emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a)
     _done(an, a, plots.plot_discpower, figure_data.discpower)
 
@@ -191,9 +201,16 @@ def tests_cmd(
     with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = store.significance_tests(
-            qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
-            save=not a.no_save, **a.inputs(),
-        )  # fmt: skip
+            qrels,
+            metric,
+            tests=names,
+            trials=trials,
+            seed=seed,
+            alpha=alpha,
+            adjust=adjust,
+            save=not a.no_save,
+            **a.inputs(),
+        )
     _emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a)
     _done(an, a, plots.plot_tests, figure_data.tests)
 
@@ -253,9 +270,17 @@ def robustness_cmd(
         if fractions:
             spec = store.create_subsamples(qrels, fractions, trials=subsample_trials, seed=subsample_seed)
         an = store.robustness(
-            qrels, metric, subsamples=spec, test=test, trials=trials, seed=seed, alpha=alpha,
-            threshold=threshold, save=not a.no_save, **a.inputs(),
-        )  # fmt: skip
+            qrels,
+            metric,
+            subsamples=spec,
+            test=test,
+            trials=trials,
+            seed=seed,
+            alpha=alpha,
+            threshold=threshold,
+            save=not a.no_save,
+            **a.inputs(),
+        )
     for table in meta_tables.robustness(an, show=shows, paper=a.paper):
         _emit(table, a)
     _done(an, a, plots.plot_robustness, figure_data.robustness)

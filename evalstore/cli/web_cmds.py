@@ -60,9 +60,18 @@ def serve_cmd(
     def ready(url: str) -> None:
         typer.echo(f"evalstore serve: {url}  (read-only view of the store; Ctrl-C to stop)")
 
-    server.serve(store.db, host=host, port=port, wait=store.wait or 0.0, memory_limit=store.memory_limit,
-                 threads=store.threads, allowed=allow_host or (), sql_time_limit=sql_time_limit, on_ready=ready,
-                 metric=metric)  # fmt: skip
+    server.serve(
+        store.db,
+        host=host,
+        port=port,
+        wait=store.wait or 0.0,
+        memory_limit=store.memory_limit,
+        threads=store.threads,
+        allowed=allow_host or (),
+        sql_time_limit=sql_time_limit,
+        on_ready=ready,
+        metric=metric,
+    )
 
 
 @app.command(

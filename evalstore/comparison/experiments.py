@@ -43,6 +43,7 @@ from ..base.aggregate import aggregate_rows
 from ..base.arguments import metric_names
 from ..errors import ArgumentError
 from ..meta.matrix import ScoreMatrix
+from ..metrics.options import EvalOptions
 from ..output import frames
 from ..output.table import Table
 from .core import check_options, compare_matrices
@@ -209,9 +210,7 @@ def store_experiment(
     seed: int = 0,
     effects: bool = False,
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     save: bool = False,
     progress: bool | None = None,
 ) -> Experiment:
@@ -227,14 +226,15 @@ def store_experiment(
     from ..meta.common import columns_for, load
     from .core import save_comparison
 
-    options = check_options(test, correction_name(correction), alpha, trials, seed, effects)
+    checked = check_options(test, correction_name(correction), alpha, trials, seed, effects)
     measures = metric_names(measures)
     for b in [b for b in (baseline if isinstance(baseline, (list, tuple)) else [baseline]) if isinstance(b, str)]:
         store.run_id(b)  # an unknown name: the closest ones in the error
     qrels = qrels or default_qrels(store, measures)
-    evaluation: dict[str, Any] = {"missing": missing, "convention": convention, "complete": complete, "depth": depth}
-    mats, params = load(store, columns_for(qrels, measures), systems, progress=progress, **evaluation)
-    result = compared(mats, measures, named_baselines(baseline, mats[0].runs), options, effects)
+    mats, params = load(
+        store, columns_for(qrels, measures), systems, missing=missing, options=options, progress=progress
+    )
+    result = compared(mats, measures, named_baselines(baseline, mats[0].runs), checked, effects)
     for cmp in result.comparisons.values():
         save_comparison(store, cmp, dict(params), save, effects)
     return result

@@ -124,9 +124,15 @@ class StoreHandle:
         if write and self.sandbox:
             raise StoreError("a sandboxed store is read-only: write=True is refused")
         return run_query(
-            self.con, query, params, write=write, in_transaction=self._in_tx, sandbox=self.sandbox,
-            max_rows=max_rows, max_bytes=max_bytes,
-        )  # fmt: skip
+            self.con,
+            query,
+            params,
+            write=write,
+            in_transaction=self._in_tx,
+            sandbox=self.sandbox,
+            max_rows=max_rows,
+            max_bytes=max_bytes,
+        )
 
     # ------------------------------------------------------------------ names and ids
     def run_id(self, name: str) -> int:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from ..metrics import engine
-from ..metrics.options import Options
+from ..metrics.options import EvalOptions
 from ..metrics.ranked_list import drop as drop_ranked_list
 from ..metrics.registry import MetricInstance
 from ..version import __version__ as ENGINE_VERSION
@@ -49,14 +49,14 @@ class EvaluationContext:
         con: duckdb.DuckDBPyConnection,
         qrels_ids: Sequence[int] = (),
         instances: Sequence[MetricInstance] = (),
-        options: Options | None = None,
+        options: EvalOptions | None = None,
         declared_gains: Mapping[int, tuple[float, ...] | None] | None = None,
         qrels_names: Mapping[int, str] | None = None,
     ) -> None:
         self.con = con
         self.qrels_ids = list(qrels_ids)
         self.instances = list(instances)
-        self.options = options or Options()
+        self.options = options or EvalOptions()
         self.declared_gains = dict(declared_gains or {})
         self.qrels_names = dict(qrels_names or {})
         # the plan, computed once: the context and stored name of every (qrels set, metric) pair

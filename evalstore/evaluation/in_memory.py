@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -35,7 +35,7 @@ from ..ingest.fast import ranked_rows
 from ..ingest.tables import BATCH_LINES, RunPart, read_qrels, read_run, read_runs
 from ..metrics import engine, sql_functions
 from ..metrics.gains import check_gains
-from ..metrics.options import Options, make_options
+from ..metrics.options import DEFAULTS, EvalOptions, options_from
 from ..metrics.params import format_list, parse_gains
 from ..metrics.ranked_list import render
 from ..metrics.references import order_clause
@@ -86,7 +86,8 @@ class Evaluator:
     DataFrame or a pyarrow Table (columns ``query_id, doc_id, relevance`` or ``topic, doc,
     grade``), or an iterable of namedtuples with those fields (ir_datasets' ``qrels_iter()``).
     ``metrics``: names as anywhere in evalstore (``"nDCG@10"``, ``"map"``, ``"P(rel=2)@10"``).
-    ``options``: ``convention``, ``complete``, ``depth`` (see :meth:`evalstore.Store.evaluate`) and
+    ``convention``, ``complete``, ``depth`` (see :meth:`evalstore.Store.evaluate`; or ``options``, an
+    :class:`~evalstore.metrics.options.EvalOptions`) and
     ``gains`` (the qrels' declared gains, as ``ingest qrels --gains``).
     ``threads``: None (default) runs each call on one thread of a process-wide database (per-call
     queries are small); a number gives the evaluator a database of its own with that many threads,
@@ -107,9 +108,10 @@ class Evaluator:
         qrels: Any,
         metrics: Sequence[str] | str = ("AP", "nDCG@10"),
         *,
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
+        convention: str = DEFAULTS.convention,
+        complete: bool = DEFAULTS.complete,
+        depth: int | None = DEFAULTS.depth,
+        options: EvalOptions | None = None,
         gains: str | Sequence[float] | None = None,
         qrels_format: str = "trec",
         run_format: str = "trec",
@@ -119,7 +121,7 @@ class Evaluator:
         temp_directory: str | None = None,
     ) -> None:
         self._run_format = run_format
-        self._options = make_options(convention, complete, depth, False)
+        self._options = options_from(options, convention=convention, complete=complete, depth=depth).with_pool(False)
         declared = _declared(gains)
         names_given = tuple(metric_names(metrics))
         table = read_qrels(qrels, qrels_format)
@@ -164,7 +166,7 @@ class Evaluator:
         padding of the topics a run lacks, for the parts of a run). With ``prepare``, the qrels' side
         of the ranked list is built once, here, as tables ``<relation>_<unit>``; without, it is part
         of each query."""
-        options = self._options if complete is None else replace(self._options, complete=complete)
+        options = self._options if complete is None or complete == self._options.complete else self._options.unpadded()
         queries = self._queries.get((mode, options.complete, self._prepare))
         if queries is not None:
             return queries
@@ -364,14 +366,22 @@ def _register_relations(
     none = pa.array([], pa.string())
     con.register(
         "subtopic_qrels_data",
-        pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "doc": none,
-                  "grade": pa.array([], pa.int32())}),
-    )  # fmt: skip
+        pa.table(
+            {
+                "qrels_id": pa.array([], pa.int32()),
+                "topic": none,
+                "subtopic": none,
+                "doc": none,
+                "grade": pa.array([], pa.int32()),
+            }
+        ),
+    )
     con.register(
         "subtopic_probs",
-        pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none,
-                  "prob": pa.array([], pa.float64())}),
-    )  # fmt: skip
+        pa.table(
+            {"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "prob": pa.array([], pa.float64())}
+        ),
+    )
     con.register(
         "qrels_meta",
         pa.table(
@@ -418,7 +428,7 @@ class _Plan:
 
 @functools.lru_cache(maxsize=64)
 def _compile(
-    metrics: tuple[str, ...], options: Options, declared: tuple[float, ...] | None, top: int | None, mode: str
+    metrics: tuple[str, ...], options: EvalOptions, declared: tuple[float, ...] | None, top: int | None, mode: str
 ) -> _Plan:
     """The metrics' SQL for a qrels set with declared gains ``declared`` and highest grade ``top``:
     rendered once per process for each such combination (a call of :func:`evalstore.evaluate`
@@ -453,9 +463,16 @@ def _compile(
         narrow_ok = narrow_ok and unit.context.order == "trec_eval" and "rl_retrieved" not in sql.reads
         counts = "SELECT run_id, topic, n FROM _ev_counts" if mode == "narrow" else None
         ctes = render(
-            [_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql, as_ctes=True,
+            [_QRELS_ID],
+            [],
+            unit.context,
+            sql.options,
+            sql.columns,
+            rank_source,
+            runs_sql,
+            as_ctes=True,
             counts_source=counts,
-        )  # fmt: skip
+        )
         for name, body in ctes:
             inline.append(f"{name} AS ({body})")
             if name in _QRELS_SIDE:

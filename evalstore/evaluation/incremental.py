@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import duckdb
 
 from ..metrics import engine
-from ..metrics.options import Options
+from ..metrics.options import EvalOptions
 from ..metrics.registry import MetricInstance
 from ..version import __version__ as ENGINE_VERSION
 
@@ -52,7 +52,7 @@ def missing(
     qrels_ids: Sequence[int],
     run_ids: Sequence[int],
     instances: Sequence[MetricInstance],
-    options: Options,
+    options: EvalOptions,
     names: Mapping[tuple[int, str], engine.StoredName],
 ) -> Plan:
     """Which (qrels set, run, metric) cells must be computed (``names``: the plan's stored name of

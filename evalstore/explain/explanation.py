@@ -23,7 +23,7 @@ the run's documents, its depth and its value. The queries are in :mod:`evalstore
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MetricError
@@ -31,7 +31,7 @@ from ..evaluation.stored import evaluate_runs
 from ..metrics import engine, ranked_list, sqlfile
 from ..metrics.explain_sql import Found, chunks, query
 from ..metrics.gains import check_gains, declared_gains, top_grade
-from ..metrics.options import CONVENTIONS, NO_DEPTH, Options, make_options
+from ..metrics.options import CONVENTIONS, NO_DEPTH, EvalOptions
 from ..metrics.ranked_list import Context
 from ..metrics.registry import MetricInstance, all_metrics
 
@@ -113,16 +113,11 @@ def explain(
     run: str,
     topic: str,
     *,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
-    pool: bool = True,
+    options: EvalOptions = EvalOptions(),
 ) -> Explanation:
     """Explain ``metric`` of ``run`` on ``topic`` against ``qrels`` (see the module docstring).
     The options are those of ``eval`` (:mod:`evalstore.evaluation.stored`)."""
-    return explain_topics(
-        store, metric, qrels, run, [str(topic)], convention=convention, complete=complete, depth=depth, pool=pool
-    )[str(topic)]
+    return explain_topics(store, metric, qrels, run, [str(topic)], options=options)[str(topic)]
 
 
 def explain_topics(
@@ -132,16 +127,11 @@ def explain_topics(
     run: str,
     topics: Sequence[str] | None = None,
     *,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
-    pool: bool = True,
+    options: EvalOptions = EvalOptions(),
 ) -> dict[str, Explanation]:
     """:func:`explain` for several topics of one run (every evaluated topic when ``topics`` is
     None): ``{topic: explanation}``."""
-    found = explain_runs(
-        store, metric, qrels, [run], topics, convention=convention, complete=complete, depth=depth, pool=pool
-    )
+    found = explain_runs(store, metric, qrels, [run], topics, options=options)
     return {t: ex for (_, t), ex in found.items()}
 
 
@@ -152,16 +142,13 @@ def explain_runs(
     runs: Sequence[str] | None = None,
     topics: Sequence[str] | None = None,
     *,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
-    pool: bool = True,
+    options: EvalOptions = EvalOptions(),
 ) -> dict[tuple[str, str], Explanation]:
     """:func:`explain` for several runs (all when None) and topics (every evaluated topic when
     None) at once: one evaluation, then passes of at most :data:`~evalstore.metrics.explain_sql.CHUNK_ROWS`
     run rows (one ranked list and one query per relation each). ``{(run, topic): explanation}``,
     by run as given and topic in byte order (or as given)."""
-    case = _case(store, metric, qrels, runs, topics, make_options(convention, complete, depth, pool))
+    case = _case(store, metric, qrels, runs, topics, options)
     found = Found()
     topic_list = list(dict.fromkeys(t for _, t in case.wanted))
     body = engine.metric_sql(case.inst, case.options, case.gmax)
@@ -183,7 +170,7 @@ class _Case:
 
     inst: MetricInstance
     decl: sqlfile.Explain
-    options: Options  # as the engine runs the block (pool only for metrics that read it)
+    options: EvalOptions  # as the engine runs the block (pool only for metrics that read it)
     qrels_id: int
     run_ids: dict[str, int]
     evaluated: dict[tuple[str, str], float]
@@ -200,7 +187,7 @@ def _case(
     qrels: str,
     runs: Sequence[str] | None,
     topics: Sequence[str] | None,
-    options: Options,
+    options: EvalOptions,
 ) -> _Case:
     inst = _one_instance(metric)
     decl = inst.spec.block.explanation
@@ -213,10 +200,7 @@ def _case(
     names = list(dict.fromkeys(runs)) if runs is not None else store.run_names()
     rids = {r: store.run_id(r) for r in names}
     # what eval computes: the one evaluation path, for these runs, storing nothing
-    result = evaluate_runs(
-        store, qrels, names, [metric], convention=options.convention, complete=options.complete,
-        depth=options.depth, pool=options.pool, save=False, progress=False,
-    )  # fmt: skip
+    result = evaluate_runs(store, qrels, names, [metric], options=options, save=False, progress=False)
     evaluated = {(r, t): v for r, t, m, v in result.per_topic if m == inst.display}
     if topics is None:
         wanted = list(evaluated)
@@ -283,16 +267,16 @@ def compare_conventions(
     run: str,
     topic: str,
     *,
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     conventions: Sequence[str] = CONVENTIONS,
 ) -> dict[str, Explanation | str]:
-    """``{convention: explanation}`` of the same case under each convention; a convention that does
-    not evaluate the topic (ntcireval drops topics without relevant documents) maps to why not."""
+    """``{convention: explanation}`` of the same case under each convention (``options``' other
+    fields apply to every one); a convention that does not evaluate the topic (ntcireval drops topics
+    without relevant documents) maps to why not."""
     out: dict[str, Explanation | str] = {}
     for conv in conventions:
         try:
-            out[conv] = explain(store, metric, qrels, run, topic, convention=conv, complete=complete, depth=depth)
+            out[conv] = explain(store, metric, qrels, run, topic, options=replace(options, convention=conv))
         except MetricError as e:
             if "is not evaluated" not in str(e):
                 raise
@@ -308,7 +292,9 @@ def _one_instance(metric: str) -> MetricInstance:
     return insts[0]
 
 
-def _not_evaluated(store: StoreHandle, qid: int, rid: int, qrels: str, run: str, topic: str, options: Options) -> str:
+def _not_evaluated(
+    store: StoreHandle, qid: int, rid: int, qrels: str, run: str, topic: str, options: EvalOptions
+) -> str:
     con = store.con
     judged = con.execute(
         "SELECT count(*), count(*) FILTER (WHERE grade >= 1) FROM qrels_data WHERE qrels_id = ? AND topic = ?",
@@ -337,7 +323,7 @@ def _closest_topics(store: StoreHandle, qid: int, topic: str) -> str:
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def _check(ex: Explanation, inst: MetricInstance, options: Options, raw: float | None) -> None:
+def _check(ex: Explanation, inst: MetricInstance, options: EvalOptions, raw: float | None) -> None:
     """The block's value, the last running value and eval's value agree (see the module docstring)."""
     missing = inst.spec.missing
     block_value = raw if raw is not None else missing
@@ -357,9 +343,10 @@ def _check(ex: Explanation, inst: MetricInstance, options: Options, raw: float |
         problems.append(f"eval computes {ex.value!r}, the block over this ranked list {block_value!r}")
     if problems:
         raise MetricError(
-            f"internal: explaining {ex.metric} of {ex.run} on topic {ex.topic}: " + "; ".join(problems)
+            f"internal: explaining {ex.metric} of {ex.run} on topic {ex.topic}: "
+            + "; ".join(problems)
             + " (please report this)"
-        )  # fmt: skip
+        )
 
 
 def _same(a: float | None, b: float | None) -> bool:

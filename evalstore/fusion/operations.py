@@ -87,9 +87,18 @@ def refresh(store: StoreHandle, name: str) -> FusionResult:
     if dropped:
         raise FusionError(f"the input run {dropped[0]!r} of {name!r} was dropped; it cannot be fused again")
     return fuse(
-        store, [i["run"] for i in r["inputs"]], r["method"], name=name, norm=r["norm"], params=r["params"],
-        weights=r["weights"], depth=r["depth"], top=r["top"], ranks=r["ranks"], replace=True,
-    )  # fmt: skip
+        store,
+        [i["run"] for i in r["inputs"]],
+        r["method"],
+        name=name,
+        norm=r["norm"],
+        params=r["params"],
+        weights=r["weights"],
+        depth=r["depth"],
+        top=r["top"],
+        ranks=r["ranks"],
+        replace=True,
+    )
 
 
 def normalized_scores(

@@ -154,7 +154,7 @@ class QrelsIngest(IngestCall):
                 self.declared,
                 self.subtopics,
                 self.probs,
-            )  # fmt: skip
+            )
             for g in todo
         }
 

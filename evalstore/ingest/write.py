@@ -162,9 +162,15 @@ def run_meta_row(
         ).fetchall()[0][0]
         status = "added"
     res = IngestResult(
-        "run", g.final, status, files, n_rows=n_rows, n_topics=n_topics, n_dropped_duplicates=n_dropped,
+        "run",
+        g.final,
+        status,
+        files,
+        n_rows=n_rows,
+        n_topics=n_topics,
+        n_dropped_duplicates=n_dropped,
         messages=notes,
-    )  # fmt: skip
+    )
     return int(run_id), res
 
 

@@ -1,13 +1,15 @@
-"""The intervals an evaluation asks for, in one place: checked before any work, attached after it.
+"""The intervals an evaluation asks for, as one value: checked when made, attached after the work.
 
-Every evaluation that offers intervals (``Store.evaluate`` and ``Store.evaluate_subsamples`` on a
-store, :func:`evalstore.evaluate` on files and runs in memory, and so ``evalstore eval`` in each of
-its modes) takes the same options, ``ci``, ``rank_ci``, ``level``, ``trials``, ``seed``, and hands
-them to :func:`request` before it evaluates: the methods, the level, B and the seed are checked and
-a bootstrap's B is held against the memory limit. Once the results are there,
-:meth:`IntervalRequest.attach` adds the intervals of the means (:mod:`evalstore.intervals.means`) and then
-the rank intervals (:mod:`evalstore.intervals.ranks`) to each result, and with a store stores them
-beside the scores they were computed from (unless the evaluation was not saved either).
+Every evaluation that offers intervals (``Store.evaluate``, ``Store.evaluate_subsamples``,
+``Store.leaderboard``, :func:`evalstore.evaluate`, and so ``evalstore eval`` in each of its modes)
+takes an :class:`IntervalRequest`: ``ci`` (the intervals of the means: ``t`` or ``bootstrap``),
+``rank_ci`` (the intervals of the ranks: ``bootstrap`` or ``t``), ``level``, ``trials`` and
+``seed``, with their defaults here. Made, it is checked (methods, level, B, seed; MetricError);
+:meth:`IntervalRequest.check_memory` holds a bootstrap's B against the memory limit before any
+work. Once the results are there, :meth:`IntervalRequest.attach` adds the intervals of the means
+(:mod:`evalstore.intervals.means`) and then the rank intervals (:mod:`evalstore.intervals.ranks`)
+to each result, and with a store stores them beside the scores they were computed from (unless
+the evaluation was not saved either).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ..stats.budget import check_bootstrap
-from .means import IntervalSpec, Summaries
+from .means import DEFAULT_LEVEL, DEFAULT_TRIALS, IntervalSpec, Summaries
 from .means import attach as attach_intervals
 from .means import spec as interval_spec
 from .ranks import Ranked
@@ -35,11 +37,38 @@ class Result(Summaries, Ranked, Protocol):
 
 @dataclass(frozen=True)
 class IntervalRequest:
-    """The checked intervals of an evaluation: of the means (``means``) and of the ranks (``ranks``);
-    None where not asked for."""
+    """The intervals of an evaluation: of the means (``ci``) and of the ranks (``rank_ci``), at
+    ``level``, a bootstrap with ``trials`` resamples drawn with ``seed``; None: not asked for."""
 
-    means: IntervalSpec | None = None
-    ranks: IntervalSpec | None = None
+    ci: str | None = None
+    rank_ci: str | None = None
+    level: float = DEFAULT_LEVEL
+    trials: int = DEFAULT_TRIALS
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        _ = (self.means, self.ranks)  # checked when made: MetricError
+
+    @property
+    def means(self) -> IntervalSpec | None:
+        """How the intervals of the means are computed (None: not asked for)."""
+        return interval_spec(self.ci, self.level, self.trials, self.seed) if self.ci is not None else None
+
+    @property
+    def ranks(self) -> IntervalSpec | None:
+        """How the rank intervals are computed (None: not asked for)."""
+        return rank_spec(self.rank_ci, self.level, self.trials, self.seed) if self.rank_ci is not None else None
+
+    @property
+    def asked(self) -> bool:
+        return self.ci is not None or self.rank_ci is not None
+
+    def check_memory(self, memory: int | None) -> IntervalRequest:
+        """Before any work: MemoryBudgetError for a bootstrap interval of the means whose B cannot
+        fit in ``memory`` bytes (None: the default limit). Returns the request."""
+        if self.ci == "bootstrap":
+            check_bootstrap(self.trials, memory, interval=True)
+        return self
 
     def attach(
         self,
@@ -52,26 +81,12 @@ class IntervalRequest:
         """Add the intervals asked for to each result (the means' first, then the ranks') and, with
         a store and ``save_to_store``, store them. ``memory``: the bootstrap's memory limit in bytes
         (default: the store's, or without a store the default limit)."""
-        if self.means is not None:
-            attach_intervals(store, results, self.means, save_to_store=save_to_store, memory=memory)
-        if self.ranks is not None:
-            attach_ranks(store, results, self.ranks, save_to_store=save_to_store)
+        means, ranks = self.means, self.ranks
+        if means is not None:
+            attach_intervals(store, results, means, save_to_store=save_to_store, memory=memory)
+        if ranks is not None:
+            attach_ranks(store, results, ranks, save_to_store=save_to_store)
 
 
-def request(
-    ci: str | None = None,
-    rank_ci: str | None = None,
-    level: float = 0.95,
-    trials: int = 1000,
-    seed: int = 0,
-    *,
-    memory: int | None,
-) -> IntervalRequest:
-    """The intervals asked for, checked before any work (MetricError for an unknown method or a
-    level outside (0, 1); MemoryBudgetError for a bootstrap interval whose B cannot fit in
-    ``memory`` bytes, None: the default limit)."""
-    means = interval_spec(ci, level, trials, seed) if ci is not None else None
-    ranks = rank_spec(rank_ci, level, trials, seed) if rank_ci is not None else None
-    if means is not None and means.method == "bootstrap":
-        check_bootstrap(means.trials or 0, memory, interval=True)
-    return IntervalRequest(means, ranks)
+#: No interval asked for.
+NO_INTERVALS = IntervalRequest()

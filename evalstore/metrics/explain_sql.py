@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import MetricError
 from . import ranked_list, sqlfile
-from .options import Options
+from .options import EvalOptions
 from .ranked_list import Context
 from .references import ORDERS, order_clause
 
@@ -59,7 +59,7 @@ def query(
     run_ids: list[int],
     topics: list[str],
     ctx: Context,
-    options: Options,
+    options: EvalOptions,
     columns: frozenset[str],
     body: str,
     decl: sqlfile.Explain,

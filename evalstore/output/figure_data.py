@@ -110,9 +110,17 @@ def compare(cmp: Any) -> Table:
             sig = significance(cmp, run, label)
             for pos, j in enumerate(order.tolist(), start=1):
                 rows.append(
-                    (label, run, pos, m.topics[j], float(m.values[0, j]), float(m.values[i + 1, j]),
-                     float(d[i, j]), sig)
-                )  # fmt: skip
+                    (
+                        label,
+                        run,
+                        pos,
+                        m.topics[j],
+                        float(m.values[0, j]),
+                        float(m.values[i + 1, j]),
+                        float(d[i, j]),
+                        sig,
+                    )
+                )
     cols = ["metric", "run", "position", "topic", "baseline", "run_value", "diff", "significant"]
     return Table(cols, rows, title=f"compare --plot: per-topic differences against {cmp.baseline}")
 
@@ -161,8 +169,9 @@ def discpower(analysis: Any) -> Table:
             rows.append(("asl", lab, rank, float(asl), None, None, None, None))
     for rank, i in enumerate(discpower_bars(analysis), start=1):
         r = meta_rows[i]
-        rows.append(("power", labels[i], rank, None, r["n_significant"], r["n_pairs"], r["disc_power"] or 0.0,
-                     r["est_diff"]))  # fmt: skip
+        rows.append(
+            ("power", labels[i], rank, None, r["n_significant"], r["n_pairs"], r["disc_power"] or 0.0, r["est_diff"])
+        )
     cols = ["panel", "column", "rank", "asl", "n_significant", "n_pairs", "disc_power", "est_diff"]
     return Table(cols, rows, title="meta discpower --plot: ASL curves and discriminative power")
 

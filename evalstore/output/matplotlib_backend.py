@@ -164,8 +164,9 @@ def draw_difference_lines(fig: Any, ax: Any, figure: DifferenceLines) -> None:
     x = list(range(1, len(figure.topics) + 1))
     for i, (run, mark, values) in enumerate(zip(figure.runs, figure.marks, figure.values)):
         label = f"{run} ({mark})" if mark else run
-        ax.plot(x, values, marker=MARKERS[i % len(MARKERS)], markersize=3, linewidth=1, color=colour(i % 10),
-                label=label)  # fmt: skip
+        ax.plot(
+            x, values, marker=MARKERS[i % len(MARKERS)], markersize=3, linewidth=1, color=colour(i % 10), label=label
+        )
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel(figure.xlabel)
     ax.set_ylabel(figure.ylabel)
@@ -180,8 +181,9 @@ def draw_difference_map(fig: Any, ax: Any, figure: DifferenceMap) -> None:
     lim = float(np.nanmax(np.abs(d))) if d.size else 0.0
     lim = lim or 1.0
     img = ax.imshow(d, aspect="auto", cmap="RdBu", vmin=-lim, vmax=lim, interpolation="nearest")
-    ax.set_yticks(range(len(figure.runs)), [r + MARK_SIGNS.get(m, "") for r, m in zip(figure.runs, figure.marks)],
-                  fontsize=7)  # fmt: skip
+    ax.set_yticks(
+        range(len(figure.runs)), [r + MARK_SIGNS.get(m, "") for r, m in zip(figure.runs, figure.marks)], fontsize=7
+    )
     step = max(1, len(figure.topics) // 60)
     ticks = range(0, len(figure.topics), step)
     ax.set_xticks(ticks, [figure.topics[j] for j in ticks], rotation=90, fontsize=6)

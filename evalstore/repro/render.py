@@ -29,8 +29,15 @@ def table(r: Reproduction) -> Table:
     rows: list[list] = []
     for m in r.metrics:
         rows.append(["ARP orig", m, r.arp["baseline"][m], r.arp["advanced"][m], None])
-        rows.append(["ARP " + ("rep" if r.kind == "reproducibility" else "rpl"), m,
-                     r.arp["rep_baseline"][m], r.arp["rep_advanced"][m], None])  # fmt: skip
+        rows.append(
+            [
+                "ARP " + ("rep" if r.kind == "reproducibility" else "rpl"),
+                m,
+                r.arp["rep_baseline"][m],
+                r.arp["rep_advanced"][m],
+                None,
+            ]
+        )
     if r.ktu is not None and r.rbo is not None:
         rows.append(["KTU", "", r.ktu["baseline"], r.ktu["advanced"], None])
         rows.append(["RBO", "", r.rbo["baseline"], r.rbo["advanced"], None])

@@ -118,8 +118,14 @@ def rank_model(
         shown = [b.run for b in board if b.run in ranks][:60]
         what = f"rank by {metric} with its {percent(level) + ' ' if level else ''}interval (1 = best)"
         model["rank_chart"] = figure_charts.interval_chart(
-            Intervals(what, what, shown, [float(ranks[r][0]) for r in shown], [float(ranks[r][1]) for r in shown],
-                      [float(ranks[r][2]) for r in shown]),
+            Intervals(
+                what,
+                what,
+                shown,
+                [float(ranks[r][0]) for r in shown],
+                [float(ranks[r][1]) for r in shown],
+                [float(ranks[r][2]) for r in shown],
+            ),
             links=[run_link(r) for r in shown] if run_link else None,
-        )  # fmt: skip
+        )
     return model

@@ -15,6 +15,7 @@ from support import FIXTURES, SAMPLE, invoke
 import evalstore
 from evalstore.layout import export_store, import_scores
 from evalstore.metrics import registry
+from evalstore.metrics.options import EvalOptions
 
 # found, not imported: pyspark is imported when the session starts, not when the tests are collected
 if importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("sqlglot") is None:
@@ -138,7 +139,7 @@ def _compare(spark, tmp_path, qrels: Path, runs: list[Path], metrics: list[str],
     got = {
         (r["run"], r["metric"], r["topic"]): r["value"]
         for r in backend.evaluate(
-            spark, tmp_path / "layout", qrels="q", metrics=metrics, write=False, **options
+            spark, tmp_path / "layout", qrels="q", metrics=metrics, write=False, options=EvalOptions(**options)
         ).collect()
     }
     names = ref.stored_names

@@ -82,10 +82,16 @@ def leaderboard_page(
     shown = rows[:CHART_RUNS]
     what = f"mean {first} on {qrels} with its {level} interval".replace("  ", " ")
     chart = figure_charts.interval_chart(
-        Intervals(what, what, [r.run for r in shown], [r.mean for r in shown], [r.ci_low for r in shown],
-                  [r.ci_high for r in shown]),
+        Intervals(
+            what,
+            what,
+            [r.run for r in shown],
+            [r.mean for r in shown],
+            [r.ci_low for r in shown],
+            [r.ci_high for r in shown],
+        ),
         links=[links.to("run", r.run, qrels, first) for r in shown],
-    )  # fmt: skip
+    )
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
     model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
     model.update(_pickers(ctx, cat, qrels, names))

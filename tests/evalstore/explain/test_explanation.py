@@ -26,6 +26,7 @@ from evalstore.explain.explanation import compare_conventions, explain, explain_
 from evalstore.explain.tables import conventions_report, explanation_report
 from evalstore.metrics import sqlfile
 from evalstore.metrics.explain_sql import split_final_select
+from evalstore.metrics.options import EvalOptions
 
 QRELS = """1 0 d1 3
 1 0 d2 0
@@ -175,13 +176,13 @@ def test_ntcireval_order_changes_ndcg_not_ap(tiny):
     """File order puts d3 (grade 1) at 4 and d6 (grade 2) at 5: nDCG@10 drops by
     (2 - 1)/log2(5) - (2 - 1)/log2(6) over the IDCG; AP's terms are the same (both are relevant)."""
     te = explain(tiny, "nDCG@10", "q", "tiny", "1")
-    nt = explain(tiny, "nDCG@10", "q", "tiny", "1", convention="ntcireval")
+    nt = explain(tiny, "nDCG@10", "q", "tiny", "1", options=EvalOptions("ntcireval"))
     assert col(nt, "doc") == ["d2", "d1", "dX", "d3", "d6", "d7", "d4"]
     assert col(nt, "trec_eval rank") == [1, 2, 3, 5, 4, 6, 7]
     lg = math.log2
     assert te.value - nt.value == pytest.approx((1 / lg(5) - 1 / lg(6)) / te.norm, rel=1e-12)
     ap = explain(tiny, "AP", "q", "tiny", "1")
-    assert explain(tiny, "AP", "q", "tiny", "1", convention="ntcireval").value == ap.value
+    assert explain(tiny, "AP", "q", "tiny", "1", options=EvalOptions("ntcireval")).value == ap.value
 
 
 def test_compare_conventions(tiny):
@@ -215,7 +216,9 @@ def test_errors(tiny):
         explain(tiny, "AP", "q", "tiny", "3")
     with pytest.raises(MetricError, match="topic '9' is not evaluated: qrels 'q' judge no document"):
         explain(tiny, "AP", "q", "tiny", "9")
-    ex = explain(tiny, "AP", "q", "tiny", "3", complete=True)  # trec_eval -c: the missing topic scores 0
+    ex = explain(
+        tiny, "AP", "q", "tiny", "3", options=EvalOptions(complete=True)
+    )  # trec_eval -c: the missing topic scores 0
     assert ex.rows == [] and ex.value == 0.0 and ex.R == 1
 
 
@@ -300,7 +303,7 @@ def agreement(store, qrels, runs, conventions=("trec_eval", "ntcireval")) -> int
     for conv in conventions:
         stored = store.evaluate(qrels, runs, AGREEMENT_METRICS, convention=conv, progress=False)
         for m in AGREEMENT_METRICS:
-            cases = explain_runs(store, m, qrels, runs, convention=conv)
+            cases = explain_runs(store, m, qrels, runs, options=EvalOptions(conv))
             assert len(cases) == len(stored.topics()) * len(next(iter(stored.topics().values())))
             for (run, topic), ex in cases.items():
                 v = stored.value(run, topic, m)
