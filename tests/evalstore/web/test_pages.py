@@ -15,7 +15,7 @@ from support import ROOT
 
 import evalstore
 from evalstore.comparison import compare, contrast
-from evalstore.intervals import means
+from evalstore.intervals import means as mean_intervals
 from evalstore.web.app import Source, create_app
 from evalstore.web.render import pvalue
 
@@ -64,7 +64,7 @@ def test_several_metrics_side_by_side_with_their_intervals(ordered_db):
         gm = dict(s.sql("SELECT run, list(value) FROM scores WHERE metric = 'GM_AP' GROUP BY run").rows)
     means = [float(row[2]) for row in rows]
     assert means == sorted(means, reverse=True)  # by the first metric
-    computed = means.of_scores(gm, {k: "gmean" for k in gm}, means.spec("t"))
+    computed = mean_intervals.of_scores(gm, {k: "gmean" for k in gm}, mean_intervals.spec("t"))
     for row in rows:
         run = row[1]
         assert float(row[2]) == pytest.approx(board[(run, "nDCG@10")][0], abs=5e-5)
@@ -222,7 +222,7 @@ def test_levels_said_are_the_levels_computed(ordered_db):
     from evalstore.web import queries
     from evalstore.web.pages import compare as compare_view
 
-    assert queries.CI_LEVEL == means.DEFAULT_LEVEL
+    assert queries.CI_LEVEL == mean_intervals.DEFAULT_LEVEL
     assert compare_view.EFFECT_LEVEL == inspect_default(effects.t_interval, "level")
     with evalstore.open(ordered_db) as s:
         s.evaluate("sample", None, ["P@10"], ci="t", level=0.9)
