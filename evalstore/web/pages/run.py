@@ -49,14 +49,9 @@ def run_page(
         links=topic_links,
     )
     table = []
-    above = below = equal = 0
     for t, href in zip(topics, topic_links):
         v, s = scores[t], stats.get(t)
         diff = None if v is None or s is None or s.median is None else v - s.median
-        if diff is not None:
-            above += diff > 0
-            below += diff < 0
-            equal += diff == 0
         table.append(
             {
                 "topic": t,
@@ -70,8 +65,8 @@ def run_page(
                 "n_runs": s.n_runs if s else 0,
             }
         )
-    if pages > 1:
-        above, below, equal, _ = q.run_against_topics(ctx.store, run, qrels, metric)
+    # the cards count every topic of the run, whatever the page shows (one count, in SQL)
+    above, below, equal, at_best = q.run_against_topics(ctx.store, run, qrels, metric)
     me = next((r for r in ranked if r.run == run), None)
     model = frame_model(ctx, "run", f"Run {run}", qrels, metric)
     model.update(pickers(ctx, cat, qrels, metric))
@@ -91,7 +86,7 @@ def run_page(
             "above": above,
             "below": below,
             "equal": equal,
-            "best_count": sum(1 for r in table if r["is_best"]),
+            "best_count": at_best,
             "paging": _paging(ctx, links.to("run", run, qrels, metric), k, pages, total),
             "partner": partner,
             "compare": links.to("compare", best, run, qrels, metric) if best not in (None, run) else None,
