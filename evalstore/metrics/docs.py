@@ -36,7 +36,6 @@ def _spec(s: MetricSpec) -> list[str]:
         ("evalstore explain", f"yes (the block's CTE `{b.explanation.relation}`)" if b.explanation else "no"),
         ("source", _cell(s.citation)),
         ("agrees with", _cell(agreement(s.reference))),
-        ("tests", ", ".join(f"`{t}`" for t in s.tests) or "none"),
     ]
     out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts]
     if s.params:
