@@ -1,7 +1,7 @@
 """evalstore drop run / drop qrels: everything that depends on them goes, in one transaction."""
 
 import pytest
-from support import SAMPLE, invoke
+from support import SAMPLE, run_cli
 
 import evalstore
 from evalstore.db import drop as dropping
@@ -85,16 +85,16 @@ def test_unknown_names_change_nothing(full):
 
 
 def test_cli_drop_asks_or_takes_yes(full):
-    r = invoke("drop", "run", "random", "--db", full, stdin="n\n")
+    r = run_cli("drop", "run", "random", "--db", full, stdin="n\n")
     assert r.exit_code != 0  # the test runner's stdin is not a terminal: --yes is required
     assert "--yes" in r.output
-    r = invoke("drop", "run", "random", "--yes", "--db", full)
+    r = run_cli("drop", "run", "random", "--yes", "--db", full)
     assert r.exit_code == 0, r.output
     assert "dropped 1 run (random), 400 run rows, 24 stored per-topic scores" in r.output
     assert "1 meta analysis(es) that read it (ids 1)" in r.output
     with evalstore.open(full) as s:
         assert "random" not in s.run_names()
-    r = invoke("drop", "qrels", "sample", "-y", "--db", full)
+    r = run_cli("drop", "qrels", "sample", "-y", "--db", full)
     assert r.exit_code == 0, r.output
     assert "2 subsample(s) drawn from it (sample@bv0.5#0, sample@bv0.5#1)" in r.output
 
@@ -111,7 +111,7 @@ def test_subsample_drop_cascades_like_drop_qrels(full):
         reading = dropping.analyses_reading(s, "qrels", [subs[0]])
         assert reading and s.sql(f"SELECT count(*) FROM interval_data i JOIN qrels_meta q USING (qrels_id) "
                                  f"WHERE q.name = '{subs[0]}'").rows[0][0] > 0  # fmt: skip
-    r = invoke("subsample", "drop", "--qrels", "sample", "--yes", "--db", full)
+    r = run_cli("subsample", "drop", "--qrels", "sample", "--yes", "--db", full)
     assert r.exit_code == 0, r.output
     assert "2 qrels sets" in r.output and "meta analysis(es) that read it" in r.output
     with evalstore.open(full) as s:

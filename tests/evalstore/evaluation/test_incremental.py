@@ -4,7 +4,7 @@ qrels content, metric, options and engine version are reused; everything else is
 from __future__ import annotations
 
 import pytest
-from support import SAMPLE, invoke
+from support import SAMPLE, run_cli
 
 import evalstore
 
@@ -78,11 +78,11 @@ def test_eval_command_says_what_it_reused(tmp_path):
     with evalstore.open(db) as s:
         s.ingest_qrels(SAMPLE / "qrels.txt", name="sample", progress=False)
         s.ingest_run(RUNS, progress=False)
-    r = invoke("eval", "-m", "AP", "-m", "P_10", "--db", db)
+    r = run_cli("eval", "-m", "AP", "-m", "P_10", "--db", db)
     assert r.exit_code == 0 and "reused" not in r.output
-    r = invoke("eval", "-m", "AP", "-m", "P_10", "--db", db)
+    r = run_cli("eval", "-m", "AP", "-m", "P_10", "--db", db)
     assert r.exit_code == 0 and "reused 12 stored evaluation(s), computed 0" in r.output
-    r = invoke("eval", "-m", "AP", "-m", "P_10", "--recompute", "--db", db)
+    r = run_cli("eval", "-m", "AP", "-m", "P_10", "--recompute", "--db", db)
     assert r.exit_code == 0 and "reused" not in r.output
 
 
@@ -102,7 +102,7 @@ def test_a_reused_metric_beside_a_computed_one_counts_each_topic_once(sample_db,
                 assert len(result.per_topic) == 6 * 8 * 2
             assert results["sample"].reused + results["sample"].computed == 2 * 6 * 2
     out = tmp_path / "lb.csv"
-    r = invoke("eval", "--db", sample_db, "--subsamples", "all", "-m", "AP(rel=2)", "-m", "P@30", "-o", out)
+    r = run_cli("eval", "--db", sample_db, "--subsamples", "all", "-m", "AP(rel=2)", "-m", "P@30", "-o", out)
     assert r.exit_code == 0, r.output
     rows = out.read_text().splitlines()
     assert rows[0].startswith("run,qrels,fraction,trial,n_topics") and all(",8," in row for row in rows[1:])
