@@ -14,7 +14,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .base.arguments import metric_names
 from .base.memory_limit import check_memory_limit, of_limit, of_store
+from .comparison.core import check_options
+from .comparison.experiments import compared, correction_name, named_baselines
 from .errors import ArgumentError
 from .evaluation.default_qrels import default_qrels
 from .evaluation.in_memory import Evaluator
@@ -22,6 +25,7 @@ from .evaluation.request import EvalRequest, Evaluation, Given, OnSpark, Source,
 from .evaluation.stored import evaluate_runs
 from .ingest.sources import is_path, is_ranx
 from .intervals.request import NO_INTERVALS, IntervalRequest
+from .meta.matrix import result_matrices
 from .metrics.options import DEFAULTS, options_from
 from .results.across import across_board
 from .results.eval_result import EvalResult
@@ -238,10 +242,6 @@ def experiment(
     d_z; ``missing``: a system without a score on a query: ``error``, ``zero``, ``drop_topics``,
     ``drop_runs``; ``convention``, ``complete``, ``depth``, ``gains``: as :func:`evalstore.evaluate`.
     """
-    from .base.arguments import metric_names  # the comparison's modules only when one is asked for
-    from .comparison.core import check_options
-    from .comparison.experiments import compared, correction_name, named_baselines
-    from .meta.matrix import result_matrices
 
     options = check_options(test, correction_name(correction), alpha, trials, seed, effects)  # before any work
     measures = metric_names(measures)

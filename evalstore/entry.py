@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sys
 
+from .version import __version__
+
 
 def version_line() -> str:
     """``evalstore <version> (duckdb <version>)``, without importing DuckDB."""
     from importlib.metadata import PackageNotFoundError, version
-
-    from .version import __version__
 
     try:
         duckdb_version = version("duckdb")
@@ -27,7 +27,7 @@ def main() -> None:
         return
     _arrow_without_pandas()
     _arrow_memory_pool()
-    from .cli import main as cli_main
+    from .cli import main as cli_main  # after the start-up above: `--version` answers without the CLI
 
     cli_main()
 

@@ -192,3 +192,29 @@ def test_a_test_file_without_its_module_is_found(tmp_path):
     for name in ("test_mod.py", "test_issue_12.py"):
         (tmp_path / "tests" / "sub" / name).write_text("")
     assert _unit_test_files_without_a_module(tmp_path / "tests", tmp_path / "pkg") == ["sub/test_issue_12.py"]
+
+
+#: Function-local imports of the package allowed at most (each keeps a heavy optional library, or the
+#: command line's start, out of the way until used; the line says why).
+MAX_LOCAL_IMPORTS = 10
+
+
+def _local_imports() -> list[tuple[str, int, str]]:
+    """``(module path, line, text)`` of every import of an evalstore module inside a function."""
+    out = []
+    for path in MODULES.values():
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text)):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("evalstore")):
+                    out.append((str(path.relative_to(ROOT)), node.lineno, lines[node.end_lineno - 1]))
+    return out
+
+
+def test_few_function_local_imports_each_with_its_reason():
+    local = _local_imports()
+    assert len(local) <= MAX_LOCAL_IMPORTS, [f"{p}:{n}" for p, n, _ in local]
+    assert [f"{p}:{n}" for p, n, line in local if "#" not in line] == []

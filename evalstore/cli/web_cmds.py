@@ -48,7 +48,7 @@ def serve_cmd(
     *,
     store: opt.StoreOptions,
 ) -> None:
-    from ..web import deps, server
+    from ..web import deps, server  # the web extra (starlette, uvicorn): loaded by `serve` only
 
     if not host.strip():
         raise typer.BadParameter("give an address, e.g. 127.0.0.1", param_hint="--host")
@@ -97,11 +97,10 @@ def report_cmd(
     *,
     store: opt.StoreOptions,
 ) -> None:
-    from ..web import deps
-    from ..web import static_site as report
+    from ..web import deps, static_site  # the web extra (jinja2): loaded by `report` only
 
     deps.require("jinja2")
-    report.check_folder(folder)
+    static_site.check_folder(folder)
     with open_for_reading(store) as s:
-        result = report.write_report(s, folder, qrels, metric or None)
+        result = static_site.write_report(s, folder, qrels, metric or None)
     say([result.summary(), *(f"  {n}" for n in result.notes())])

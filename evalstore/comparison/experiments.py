@@ -42,11 +42,13 @@ import numpy as np
 from ..base.aggregate import aggregate_rows
 from ..base.arguments import metric_names
 from ..errors import ArgumentError
+from ..evaluation.default_qrels import default_qrels
+from ..meta.common import columns_for, load
 from ..meta.matrix import ScoreMatrix
 from ..metrics.options import EvalOptions
 from ..output import frames
 from ..output.table import Table
-from .core import check_options, compare_matrices
+from .core import check_options, compare_matrices, save_comparison
 from .effect_columns import interval_of
 from .result import Comparison, long_table
 
@@ -222,9 +224,6 @@ def store_experiment(
     ``.to_df(perquery=True)`` (name, qid, measure, value), ``.comparisons[baseline]`` (what
     ``evalstore compare`` prints). ``save``: also store each comparison as an analysis
     (``meta_runs`` kind 'compare')."""
-    from ..evaluation.default_qrels import default_qrels
-    from ..meta.common import columns_for, load
-    from .core import save_comparison
 
     checked = check_options(test, correction_name(correction), alpha, trials, seed, effects)
     measures = metric_names(measures)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..intervals.ranks import describe
 from ..output import frames
 from ..output.formats import OUTPUT_FORMATS
 from ..output.meta_tables import input_notes, p_text
@@ -157,8 +158,6 @@ def legend(cmp: Comparison, dz: bool = False) -> list[str]:
         + ("; letters: the runs a mean is significantly better than" if cmp.all_pairs else ""),
     ] + (effect_columns.legend(cmp, dz) if cmp.effects else [])
     if cmp.rank_spec is not None:
-        from ..intervals.ranks import describe
-
         lines.append(f"<metric> rank: rank [lo, hi] among the {len(cmp.runs)} runs compared; {describe(cmp.rank_spec)}")
     return lines
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..base.arguments import names as arg_names
-from ..errors import StoreError
+from ..errors import NotFoundError, StoreError
+from .handle import _known
 
 if TYPE_CHECKING:
     from .handle import StoreHandle
@@ -117,8 +118,6 @@ def clear_dependents(store: StoreHandle, plan: DropPlan) -> None:
 
 def text_set_id(store: StoreHandle, kind: str, name: str) -> int:
     """The id of the topic set (``kind='topics'``) or doc set ``name``; NotFoundError with the closest names."""
-    from ..errors import NotFoundError
-    from .handle import _known
 
     table, col = _MAIN_TABLE[kind], _ID[kind]
     rows = store.con.execute(f"SELECT {col} FROM {table} WHERE name = ?", [name]).fetchall()

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import StoreError
+from ..metrics.registry import parse_metric
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
@@ -36,7 +37,6 @@ HELP = (
 
 def reads_subtopics(metric: str) -> bool:
     """True when every instance of ``metric`` reads subtopic judgments (a diversity metric)."""
-    from ..metrics.registry import parse_metric  # the registry only when a default is looked up
 
     return all("rl_subtopics" in i.spec.block.reads for i in parse_metric(metric))
 

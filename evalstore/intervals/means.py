@@ -34,7 +34,10 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import numpy as np
 
 from ..base.aggregate import GMEAN_FLOOR
+from ..base.memory_limit import of_store
 from ..errors import MetricError
+from ..stats.effects import bootstrap_interval, t_interval
+from ..stats.sampling import check_seed, check_trials
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
@@ -87,7 +90,6 @@ def spec(method: str = "t", level: float = DEFAULT_LEVEL, trials: int = DEFAULT_
         raise MetricError(f"the confidence level is a number between 0 and 1 (e.g. 0.95), not {level!r}")
     if method == "t":
         return IntervalSpec("t", float(level))
-    from ..stats.sampling import check_seed, check_trials
 
     try:
         return IntervalSpec("bootstrap", float(level), check_trials(trials), check_seed(seed))
@@ -144,7 +146,6 @@ def of_scores(
 
 
 def _interval(X: np.ndarray, how: IntervalSpec, memory: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    from ..stats.effects import bootstrap_interval, t_interval
 
     if how.method == "t":
         return t_interval(X, how.level)
@@ -214,8 +215,6 @@ def attach(
     by name). ``memory``: the memory limit in bytes of the bootstrap's work (default: the store's,
     or without a store the default limit)."""
     if memory is None and store is not None:
-        from ..base.memory_limit import of_store
-
         memory = of_store(store)
     for result in [results] if not isinstance(results, Sequence) else results:
         result.add_intervals(how.method, how.level, how.trials or DEFAULT_TRIALS, how.seed or 0, memory=memory)

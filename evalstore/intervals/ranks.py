@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import MetricError
 from ..stats.rank_intervals import RankIntervals, rank_intervals
+from .means import spec as interval_spec
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
@@ -51,7 +52,6 @@ class Ranked(Protocol):
 
 def spec(method: str, level: float = 0.95, trials: int = 1000, seed: int = 0) -> IntervalSpec:
     """A checked specification (the same checks as the intervals of the means)."""
-    from .means import spec as interval_spec
 
     if method not in RANK_METHODS:
         raise MetricError(f"unknown rank interval {method!r}; use one of {', '.join(RANK_METHODS)}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from ..meta.design import Design
+from ..output.figures.runs import er_dri
 from ..output.table import Table
 from .core import SIDES, Reproduction
 
@@ -105,7 +106,6 @@ def plot_er_dri(r: Reproduction, path: str | os.PathLike) -> str:
     """ER (x) against ΔRI (y), one point per metric, as Breuer et al. (2020) Fig. 2: a perfect
     reproduction sits at (1, 0); right of 1 the reproduced effect is larger, below 0 its relative
     improvement is larger (:func:`evalstore.output.figures.runs.er_dri`, drawn by matplotlib)."""
-    from ..output.figures.runs import er_dri
-    from ..output.matplotlib_backend import save
+    from ..output.matplotlib_backend import save  # matplotlib: loaded when a figure is drawn
 
     return save(er_dri(r), path)

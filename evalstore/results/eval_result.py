@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..base.aggregate import aggregate
 from ..base.optional import require_pandas
+from ..intervals import means as interval_means
+from ..intervals import ranks as interval_ranks
 
 if TYPE_CHECKING:
     from ..intervals.means import IntervalSpec
@@ -62,10 +64,8 @@ class EvalResult:
         level) into :attr:`intervals`; returns the result itself. Geometric means get the interval
         on the log scale, sums none (see :mod:`evalstore.intervals.means`). ``memory``: the memory
         limit in bytes the bootstrap sizes its work from (default: evalstore's default limit)."""
-        from ..intervals.means import compute, spec
-
-        how = spec(method, level, trials, seed)
-        self.intervals = compute(self, how, memory)
+        how = interval_means.spec(method, level, trials, seed)
+        self.intervals = interval_means.compute(self, how, memory)
         self.interval_spec = how
         return self
 
@@ -76,10 +76,8 @@ class EvalResult:
         paired bootstrap over the topics with ``trials`` resamples drawn with ``seed``, or ``t``,
         from paired t intervals of the differences) into ``rank_intervals``; returns the result
         itself. See :mod:`evalstore.intervals.ranks`."""
-        from ..intervals.ranks import compute, spec
-
-        how = spec(method, level, trials, seed)
-        self.rank_intervals, self.rank_widened = compute(self, how)
+        how = interval_ranks.spec(method, level, trials, seed)
+        self.rank_intervals, self.rank_widened = interval_ranks.compute(self, how)
         self.rank_spec = how
         return self
 

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..base.aggregate import aggregate
 from ..errors import MetricError, StoreError
 from ..metrics import engine
 from ..metrics.gains import stored_gains
@@ -218,7 +219,6 @@ def session(master: str = "local[2]") -> Any:
 
 def means(scores: Any) -> list[tuple[str, str, float, int]]:
     """``(run, metric, summary, n_topics)`` of a scores DataFrame, with the metrics' aggregates."""
-    from ..base.aggregate import aggregate
 
     groups: dict[tuple[str, str], tuple[str, list[float]]] = {}
     for r in scores.select("run", "metric", "value", "aggregate").collect():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EvalstoreError
+from ..meta.matrix import canonical_metric
 from . import queries as q
 from .context import Ctx, NotFound
 
@@ -35,7 +36,6 @@ def choose(ctx: Ctx, qrels: str | None, metric: str | None) -> tuple[str, str, q
 
 def _stored_spelling(ctx: Ctx, qrels: str, metric: str, cat: q.Catalogue) -> str:
     """``metric`` as stored (``map`` -> ``AP``, ``ndcg_cut_10`` -> ``nDCG@10``), or NotFound."""
-    from ..meta.matrix import canonical_metric
 
     known = ", ".join(list(cat.metrics[qrels])[:30])
     try:

@@ -18,7 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..db.catalogue import evaluated
+from ..intervals import means
 from ..intervals.means import DEFAULT_LEVEL
+from .render import percent
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -62,7 +65,6 @@ class Catalogue:
 
 
 def catalogue(store: Store) -> Catalogue:
-    from ..db.catalogue import evaluated
 
     return Catalogue(evaluated(store.con))
 
@@ -94,8 +96,6 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
     with its interval: the one stored with the evaluation (``eval --ci``: the view's ci_lo/ci_hi)
     where there is one, else a :data:`CI_LEVEL` t interval computed by :func:`evalstore.intervals.means.of_scores`
     (the same function as ``eval --ci t``: on the log scale for a geometric mean, none for a sum)."""
-    from ..intervals import means
-    from .render import percent
 
     con = store.con
     rows = con.execute(

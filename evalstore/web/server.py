@@ -93,7 +93,7 @@ def serve(
     require(*SERVER)
     import uvicorn
 
-    from .app import Source, create_app
+    from .app import Source, create_app  # starlette: the app is built once the extra is checked
 
     loc = check_store(location, wait)
     source = Source(

@@ -39,6 +39,7 @@ import duckdb
 
 from ..db.sqlsafety import called_functions
 from ..errors import EvalstoreError, StoreError, StoreLockedError
+from ..metrics.sql_functions import list_function_names
 from ..store import open as open_store
 
 ROW_CAP = 1000
@@ -121,7 +122,6 @@ def prepare(query: str, row_cap: int) -> str:
 
 
 def _refuse_python_functions(text: str) -> None:
-    from ..metrics.sql_functions import list_function_names
 
     try:
         called = called_functions(text)

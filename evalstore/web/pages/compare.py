@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...comparison import compare
 from ...errors import MetaError
 from ...intervals.means import DEFAULT_LEVEL
 from .. import context, page_charts
@@ -34,7 +35,6 @@ def library_statistics(ctx: Ctx, baseline: str, run: str, qrels: str, metric: st
     """Means, Δ, its interval, d_z, the t and Wilcoxon tests of ``run`` against ``baseline``, as
     :func:`evalstore.comparison.compare` computes them (nothing stored); per-topic values of the
     matrix the tests read."""
-    from ...comparison import compare
 
     kw: dict[str, Any] = {"save": False, "missing": missing.replace("-", "_"), "progress": False}
     t = compare(ctx.store, qrels, baseline, [run], [metric], test="t", effects=True, **kw)

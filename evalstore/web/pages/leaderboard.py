@@ -14,6 +14,7 @@ from typing import Any
 from ...output.figures.model import Intervals
 from .. import figure_charts
 from .. import queries as q
+from .. import rank_intervals as rank_view
 from ..choices import board, choose
 from ..context import BadRequest, Ctx, ReportFile, ReportPlan
 from ..frame import frame_model
@@ -121,7 +122,6 @@ def leaderboard_page(
 
 def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed, links=None):
     """The rank intervals of the board (:mod:`evalstore.web.rank_intervals`); a bad request is a 400."""
-    from .. import rank_intervals as rank_view
 
     run_link = (lambda run: links.to("run", run, qrels, metric)) if links is not None else None
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import meta_view
 from .. import queries as q
 from ..context import Ctx, ReportFile, ReportPlan
 from ..frame import frame_model
@@ -15,7 +16,6 @@ META_LIMIT = 50
 
 
 def meta_page(ctx: Ctx) -> dict[str, Any]:
-    from .. import meta_view
 
     store = ctx.store
     total = q.meta_count(store)
