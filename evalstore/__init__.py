@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .evaluation.in_memory import Evaluator
     from .experiments import Experiment
     from .facade import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
+    from .metrics.user import register_measure, unregister_measure
 
 #: Where each name of the package is defined: imported on first use (PEP 562), so that ``import
 #: evalstore`` (and the command line's start) does not load DuckDB, Arrow and numpy before a
@@ -41,6 +42,8 @@ _EXPORTS = {
     "evaluate": "api",
     "experiment": "api",
     "open": "facade",
+    "register_measure": "metrics.user",
+    "unregister_measure": "metrics.user",
 }
 
 
@@ -73,4 +76,6 @@ __all__ = [
     "evaluate",
     "experiment",
     "open",
+    "register_measure",
+    "unregister_measure",
 ]

@@ -34,6 +34,8 @@ from .judges import agree
 from .layout import export_store, import_scores, import_store
 from .memory_limit import of_store
 from .meta.design import design
+from .metrics.user.stored import MeasureResult, add_measure, drop_measure, list_measures
+from .metrics.user.stored import load as load_measures
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
 from .repro import reproducibility
@@ -327,6 +329,15 @@ class Store(StoreHandle):
     import_layout = _method(import_store, "import_layout")
     import_scores = _method(import_scores)
 
+    # ------------------------------------------------------------------ measures of one's own
+    add_measure = _method(add_measure)
+
+    def drop_measure(self, name: str) -> MeasureResult:
+        """Remove a measure of one's own the store keeps, and its stored scores."""
+        return drop_measure(self, name)
+
+    list_measures = _method(list_measures)
+
     # ------------------------------------------------------------------ other clients
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:
         """An SQLAlchemy engine (duckdb-engine) whose connections are cursors of this store's
@@ -400,6 +411,7 @@ def open(  # noqa: A001
         else:
             check_metadata(con, location)
             migrate(con, location)
+        load_measures(con)  # the measures of one's own the store keeps, known from now on
     except BaseException:
         con.close()
         raise

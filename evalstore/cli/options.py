@@ -192,9 +192,19 @@ class EvaluationOptions:
     convention: str
     complete: bool
     depth: int | None
+    #: ``--measures FILE.sql``: measures of one's own for this command, registered when the options are read
+    measures: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.measures:
+            from ..metrics.user.files import register_files
+
+            register_files(self.measures)
 
     def kwargs(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        del out["measures"]
+        return out
 
 
 EVALUATION = Group(
@@ -215,6 +225,17 @@ EVALUATION = Group(
                 "-M",
                 range=ranges.DEPTH,
                 help="Evaluate only the top N documents per topic (trec_eval -M).",
+            ),
+        ),
+        (
+            "measures",
+            list[str] | None,
+            typer.Option(
+                None,
+                "--measures",
+                help="An SQL file of measures of one's own for this command (one measure named after the file, or "
+                "several after '-- @measure NAME' lines; docs/measures.md); repeatable. `evalstore measure add` keeps "
+                "one in the store.",
             ),
         ),
     ),
