@@ -28,6 +28,7 @@ from .experiments import store_experiment
 from .explain import Explanation, compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .ingest.datasets import ingest_dataset, official_measures
 from .ingest.texts import ingest_docs, ingest_topics
 from .interval_request import request as interval_request
 from .judges import agree
@@ -130,6 +131,8 @@ class Store(StoreHandle):
         )  # fmt: skip
 
     ingest_topics = _method(ingest_topics)
+    ingest_dataset = _method(ingest_dataset)
+    official_measures = _method(official_measures)
     ingest_docs = _method(ingest_docs)
 
     def drop_topics(self, names: str | Sequence[str]) -> DropPlan:

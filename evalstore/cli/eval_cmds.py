@@ -50,7 +50,8 @@ def eval_cmd(
         None,
         "--metric",
         "-m",
-        help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable (default: trec_eval's official set).",
+        help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable (default: the official measures of a "
+        "dataset's qrels set (ingest dataset), else trec_eval's official set).",
     ),
     agg: str | None = opt.Agg,
     per_topic: bool = flag("--per-topic", "-p", help="Print per-topic scores too (and the means)."),
@@ -94,18 +95,18 @@ def eval_cmd(
     _check_mode(files, qrels, run, engine, data, subsamples, plot or plot_data, fmt, ci.ci or ci.rank_ci)
     if ci.ci == "bootstrap":  # a B whose resampled means cannot fit is refused before any work
         check_bootstrap(ci.trials, of_limit(store_opts.memory_limit), interval=True)
-    metrics = metric or ["official"]
+    metrics = metric or []  # none given: the qrels set's official measures (a dataset's), else trec_eval's
     result: EvalResult | None = None
     if agg is not None:
         _check_across(files, engine, subsamples, plot or plot_data, per_topic, fmt, ci)
-        report = _across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci)
+        report = _across_report(store_opts, qrels_sets, run, metrics or ["official"], agg, ev, ci)
     elif engine == "spark":
         assert data is not None and qrels is not None
-        result = spark_eval(data, qrels, run or None, metrics, ev.kwargs())
+        result = spark_eval(data, qrels, run or None, metrics or ["official"], ev.kwargs())
         title = f"Spark: qrels {qrels}"
         report = _result_report(result, fmt, per_topic, transpose, title)
     elif files:
-        result, title = _files_result(files, metrics, ev, ci, store_opts), f"qrels {files[0]}"
+        result, title = _files_result(files, metrics or ["official"], ev, ci, store_opts), f"qrels {files[0]}"
         report = _result_report(result, fmt, per_topic, transpose, title)
     else:
         asked = (qrels, run, metrics, subsamples, recompute)
@@ -152,7 +153,8 @@ def _store_report(
     """The evaluation of stored runs (with their subsamples when asked): the report, the result
     (None for subsamples) and its title."""
     with open_store(store_opts) as store:
-        qrels = qrels or default_qrels(store, metrics)
+        qrels = qrels or default_qrels(store, metrics or ["official"])
+        metrics = metrics or store.official_measures(qrels) or ["official"]
         title = f"qrels {qrels}"
         if subsamples:
             report = _subsamples_report(store, qrels, run, metrics, subsamples, ev, ci, fmt, per_topic)
@@ -320,7 +322,11 @@ def _interval_legend(how: IntervalSpec | None, hidden: bool) -> list[str]:
 def export_leaderboard_cmd(
     qrels_sets: list[str] | None = opt.QrelsAcross,
     metric: list[str] | None = typer.Option(
-        None, "--metric", "-m", help="Metric, e.g. AP, nDCG@10, map; repeatable (default: trec_eval's official set)."
+        None,
+        "--metric",
+        "-m",
+        help="Metric, e.g. AP, nDCG@10, map; repeatable (default: the official measures of a dataset's qrels set, "
+        "else trec_eval's official set).",
     ),
     output: str = typer.Option(..., "--output", "-o", help="Output file (format from its extension), or - for stdout."),
     fmt: str | None = format_option(extra_help=" With -o -: csv unless given."),
@@ -343,9 +349,9 @@ def export_leaderboard_cmd(
         emit(_across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci), chosen, None if to_stdout else output)
         return
     with open_store(store_opts) as store:
-        result = store.evaluate(
-            qrels or default_qrels(store, metrics), run or None, metrics, **ev.kwargs(), **ci.kwargs()
-        )
+        qrels = qrels or default_qrels(store, metrics)
+        metrics = metric or store.official_measures(qrels) or metrics
+        result = store.evaluate(qrels, run or None, metrics, **ev.kwargs(), **ci.kwargs())
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
     legend = _interval_legend(ci.spec, per_topic)
     legend += _rank_legend(ci.rank_spec, result.metrics, per_topic, len(result.rank_widened))
