@@ -26,6 +26,7 @@ from .options import CONVENTION_ORDER, NO_DEPTH, Options
 from .ranked_list import OPTIONAL_RELATIONS, Context, build
 from .references import REFERENCES, Reference
 from .registry import MetricInstance
+from .user.definition import inline_sql
 from .user.relations import UNDERLYING
 
 
@@ -108,6 +109,8 @@ def placeholder_values(inst: MetricInstance, options: Options, gmax: float | Non
 
 def metric_sql(inst: MetricInstance, options: Options, gmax: float | None = None) -> str:
     """The rendered SQL block of one instance: ``SELECT qrels_id, run_id, topic, value ...``."""
+    if inst.spec.user is not None:  # a measure of one's own, inline (Spark; the engine runs it sandboxed)
+        return inline_sql(inst.spec.user, placeholder_values(inst, options, gmax))
     filename, _, block = inst.spec.sql.partition("#")
     f = sqlfile.load(filename)
     values = placeholder_values(inst, options, gmax)

@@ -14,6 +14,7 @@ judged list or by a vectorised Python function, and then used like a built-in on
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ...errors import MetricError
@@ -59,8 +60,7 @@ def define(
                 "lines (-- reads: ..., -- cutoff: ..., -- aggregate: ...)"
             )
         measure = sql_measure(name, sql, source)
-        check_runs(measure)
-        return measure
+        return replace(measure, keys=check_runs(measure))
     assert python is not None
     return python_measure(name, python, **python_options)
 

@@ -70,6 +70,8 @@ class UserMeasure:
     needs: frozenset[str] = frozenset()
     function: Callable[..., Any] | None = field(default=None, compare=False)
     source: str = "python"
+    #: how the SQL names the keys it returns (``qrels`` or ``qrels_id``, ``run`` or ``run_id``)
+    keys: tuple[str, str] = ("qrels", "run")
 
     @property
     def sha256(self) -> str:
@@ -304,3 +306,17 @@ def check_sql(measure: UserMeasure, sql: str) -> None:
     bad = functions & REFUSED_FUNCTIONS
     if bad:
         raise MetricError(f"measure {name}: calls {', '.join(sorted(bad))}, which changes state")
+
+
+def inline_sql(measure: UserMeasure, values: dict[str, str]) -> str:
+    """An SQL definition as a block over the ranked list's relations (``qrels_id, run_id, topic,
+    value``), its relations ``ranked`` and ``judgments`` as common table expressions: for an engine
+    without the sandbox's connection (Spark), checked again as rendered."""
+    from .relations import query
+
+    sql = measure.render(values)
+    check_sql(measure, sql)
+    made = [f"{r} AS ({query(r)})" for r in sorted(measure.reads) if r in ("ranked", "judgments")]
+    head = f"WITH {', '.join(made)} " if made else ""
+    q, r = measure.keys
+    return f"{head}SELECT {q} AS qrels_id, {r} AS run_id, topic, value FROM (\n{sql}\n) own"

@@ -45,11 +45,12 @@ def sandbox() -> Iterator[duckdb.DuckDBPyConnection]:
         con.close()
 
 
-def check_runs(measure: UserMeasure) -> None:
+def check_runs(measure: UserMeasure) -> tuple[str, str]:
     """Run an SQL definition on empty relations in the sandbox: DuckDB binds it (unknown columns
-    and functions are found now, not at the first evaluation) and its columns are checked."""
+    and functions are found now, not at the first evaluation) and its columns are checked; how it
+    names its key columns."""
     if measure.language != "sql":
-        return
+        return measure.keys
     with sandbox() as con:
         for rel in measure.reads:
             con.register(rel, relations.empty(rel, measure.needs))
@@ -58,6 +59,9 @@ def check_runs(measure: UserMeasure) -> None:
         except duckdb.Error as e:
             raise MetricError(f"measure {measure.name}: DuckDB cannot run its SQL: {str(e).splitlines()[0]}") from None
     _normalised(measure.name, out)
+    names = [c.lower() for c in out.column_names]
+    q, r = (next(c for c in spellings if c in names) for spellings in KEY_SPELLINGS)
+    return q, r
 
 
 def scores(
