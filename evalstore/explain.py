@@ -307,6 +307,9 @@ def compare_conventions(
     return out
 
 
+_OWN_NOTE = "a measure of one's own runs apart (sandboxed): shown is the ranked list it reads, and eval's value"
+
+
 def _own(
     store: StoreHandle,
     metric: str,

@@ -100,7 +100,7 @@ class EvalstoreMeasure(Measure):
 
     def __init__(self, name: str, group: _Group) -> None:
         super().__init__()
-        self.NAME = name
+        self.NAME = self.given = name
         self.__name__ = name
         self._group = group
         self._aggregate = resolve_metrics([name])[0].spec.aggregate
@@ -108,7 +108,7 @@ class EvalstoreMeasure(Measure):
     def runtime_impl(self, qrels: Any, run: Any) -> Iterator[ir_measures.Metric]:
         """The per-topic values (ir_measures' runtime provider calls it; it pads missing topics)."""
         for topic, values in self._group.values(qrels, run).items():
-            value = values.get(self.NAME)
+            value = values.get(self.given)
             if value is not None:
                 yield ir_measures.Metric(topic, self, value)
 
@@ -123,10 +123,10 @@ class EvalstoreMeasure(Measure):
         raise ArgumentError(f"give {self.NAME} its parameters in its name: evalstore.pyterrier.measures('NAME(p=v)@k')")
 
     def __repr__(self) -> str:
-        return self.NAME
+        return self.given
 
     def __str__(self) -> str:
-        return self.NAME
+        return self.given
 
 
 class Recorder(pt.Transformer):

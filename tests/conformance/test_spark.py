@@ -123,10 +123,8 @@ def test_measures_of_ones_own_in_sql_run_on_spark(spark, layout):
         FROM ranked r JOIN (SELECT qrels, topic, count(*) AS n FROM judgments GROUP BY ALL) j USING (qrels, topic)
         WHERE r.grade > 0 AND r.rank <= ${k} GROUP BY r.qrels, r.run, r.topic""",
     )
-    evalstore.register_measure(
-        "ownR",
-        sql="-- reads: rl_judged\n-- needs: cnt\nSELECT qrels_id, run_id, topic, max(cnt) AS value FROM rl_judged GROUP BY ALL",
-    )
+    own_r = "SELECT qrels_id, run_id, topic, max(cnt) AS value FROM rl_judged GROUP BY ALL"
+    evalstore.register_measure("ownR", sql="-- reads: rl_judged\n-- needs: cnt\n" + own_r)
     evalstore.register_measure("ownPy", python=lambda ranked: ranked.group_by(["qrels", "run", "topic"]).aggregate([]))
     try:
         metrics = ["ownDCG@5", "ownDCG", "ownR"]
