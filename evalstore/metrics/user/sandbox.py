@@ -163,6 +163,11 @@ def _normalised(name: str, out: Any) -> pa.Table:
     if len(cols) != 4:
         raise MetricError(f"measure {name} returns {len(cols)} columns ({', '.join(out.column_names)}); "
                           "it returns qrels, run, topic, value")  # fmt: skip
+    kind = out.schema.field(picked[3]).type
+    if not (
+        pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or pa.types.is_null(kind)
+    ):
+        raise MetricError(f"measure {name}: its value column is not a number ({kind})")
     try:
         return pa.table([out.column(i) for i in picked], names=_OUT.names).cast(_OUT)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
