@@ -91,3 +91,18 @@ def test_the_command_line_keeps_lists_and_uses_measures(store, tmp_path, cli):
     assert code != 0 and "cannot read the measure's SQL" in err
     for name in ("first", "second"):
         registry.unregister_user(name)
+
+
+def test_the_explorer_shows_a_stored_measure(store):
+    pytest.importorskip("starlette")
+    from webfixtures import client_of
+
+    store.add_measure("hits", HITS)
+    store.evaluate("q", None, ["hits", "AP"], progress=False)
+    store.close()
+    registry.unregister_user("hits")  # the server knows it from the store
+    with client_of(store.location) as client:
+        page = client.get("/?qrels=q&metric=hits")
+        assert page.status_code == 200 and 'title="mean hits"' in page.text
+        assert '<td class="num" data-v="3.0">3.0000</td>' in page.text  # the sum over the topics, as a sum measure
+        assert client.get("/runs/r?qrels=q&metric=hits").status_code == 200
