@@ -35,6 +35,7 @@ from .metrics.options import CONVENTIONS, NO_DEPTH, Options, make_options
 from .metrics.ranked_list import Context
 from .metrics.registry import MetricInstance, all_metrics
 from .metrics.user import relations as own_relations
+from .result import EvalResult
 
 if TYPE_CHECKING:
     from .store.handle import StoreHandle
@@ -216,22 +217,7 @@ def _case(
             f"{inst.display}: its SQL block (sql/{inst.spec.sql.replace('#', ' -- @metric ')}) has no per-rank "
             f"relation to show; explain works for {', '.join(explainable())}"
         )
-    qid = store.qrels_id(qrels)
-    names = list(dict.fromkeys(runs)) if runs is not None else store.run_names()
-    rids = {r: store.run_id(r) for r in names}
-    # what eval computes: the one evaluation path, for these runs, storing nothing
-    result = evaluate_runs(
-        store, qrels, names, [metric], convention=options.convention, complete=options.complete,
-        depth=options.depth, pool=options.pool, save=False, progress=False,
-    )  # fmt: skip
-    evaluated = {(r, t): v for r, t, m, v in result.per_topic if m == inst.display}
-    if topics is None:
-        wanted = list(evaluated)
-    else:
-        wanted = [(r, str(t)) for r in names for t in dict.fromkeys(topics)]
-        for r, t in wanted:
-            if (r, t) not in evaluated:
-                raise MetricError(_not_evaluated(store, qid, rids[r], qrels, r, t, options))
+    qid, rids, result, evaluated, wanted = _evaluated(store, inst, qrels, runs, topics, options)
     con = store.con
     ctx = engine.effective_context(inst, declared_gains(con, [qid])[qid], options)
     check_gains(con, [qid], ctx.gains, {qid: qrels})
@@ -250,6 +236,32 @@ def _case(
         columns=(block.needs & frozenset(sqlfile.RUNNING_COLUMNS))
         | (block.reads & frozenset(ranked_list.OPTIONAL_RELATIONS)),
     )
+
+
+def _evaluated(
+    store: StoreHandle,
+    inst: MetricInstance,
+    qrels: str,
+    runs: Sequence[str] | None,
+    topics: Sequence[str] | None,
+    options: Options,
+) -> tuple[int, dict[str, int], EvalResult, dict[tuple[str, str], float], list[tuple[str, str]]]:
+    """What eval computes for the runs (the one evaluation path, storing nothing), and the (run,
+    topic) pairs wanted (every evaluated one when ``topics`` is None; a topic not evaluated is an
+    error saying why): ``(qrels_id, run ids, result, values, wanted)``."""
+    qid = store.qrels_id(qrels)
+    names = list(dict.fromkeys(runs)) if runs is not None else store.run_names()
+    rids = {r: store.run_id(r) for r in names}
+    result = evaluate_runs(
+        store, qrels, names, [inst.display], convention=options.convention, complete=options.complete,
+        depth=options.depth, pool=options.pool, save=False, progress=False,
+    )  # fmt: skip
+    evaluated = {(r, t): v for r, t, m, v in result.per_topic if m == inst.display}
+    wanted = list(evaluated) if topics is None else [(r, str(t)) for r in names for t in dict.fromkeys(topics)]
+    for r, t in wanted:
+        if (r, t) not in evaluated:
+            raise MetricError(_not_evaluated(store, qid, rids[r], qrels, r, t, options))
+    return qid, rids, result, evaluated, wanted
 
 
 def _explanation(case: _Case, found: Found, qrels: str, run: str, topic: str) -> Explanation:
@@ -324,18 +336,7 @@ def _own(
     inst = _one_instance(metric)
     own = inst.spec.user
     assert own is not None
-    qid = store.qrels_id(qrels)
-    names = list(dict.fromkeys(runs)) if runs is not None else store.run_names()
-    rids = {r: store.run_id(r) for r in names}
-    result = evaluate_runs(
-        store, qrels, names, [metric], convention=options.convention, complete=options.complete,
-        depth=options.depth, pool=options.pool, save=False, progress=False,
-    )  # fmt: skip
-    evaluated = {(r, t): v for r, t, m, v in result.per_topic if m == inst.display}
-    wanted = list(evaluated) if topics is None else [(r, str(t)) for r in names for t in dict.fromkeys(topics)]
-    for r, t in wanted:
-        if (r, t) not in evaluated:
-            raise MetricError(_not_evaluated(store, qid, rids[r], qrels, r, t, options))
+    qid, rids, result, evaluated, wanted = _evaluated(store, inst, qrels, runs, topics, options)
     con = store.con
     ctx = engine.effective_context(inst, declared_gains(con, [qid])[qid], options)
     rows: dict[tuple[int, str], list[tuple[Any, ...]]] = {}

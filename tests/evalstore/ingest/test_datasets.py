@@ -117,6 +117,8 @@ def test_a_dataset_without_official_measures_gets_the_fallback_table(tiny, tmp_p
 def test_a_dataset_object_is_accepted_and_bad_input_is_refused(tiny):
     qrels, queries, _ = tiny
     ds = ir_datasets.load(register(qrels, queries))
+    run = {"q1": {"d1": 2.0, "d3": 1.0}}
+    assert evalstore.evaluate(ds.qrels_iter(), run, ["P@2"]).mean("run", "P@2") == 1.0  # without a store, as before
     with evalstore.open(":memory:") as store:
         assert store.ingest_dataset(ds, name="obj").n_judged == 5
         with pytest.raises(IngestError, match="ir_datasets has no dataset"):

@@ -106,3 +106,15 @@ def test_the_explorer_shows_a_stored_measure(store):
         assert page.status_code == 200 and 'title="mean hits"' in page.text
         assert '<td class="num" data-v="3.0">3.0000</td>' in page.text  # the sum over the topics, as a sum measure
         assert client.get("/runs/r?qrels=q&metric=hits").status_code == 200
+
+
+def test_compare_and_explain_read_a_stored_measure(store):
+    store.add_measure("hits", HITS.replace("-- aggregate: sum\n", ""))  # compare takes arithmetic means
+    store.ingest_run({"q1": {"d1": 3.0, "d2": 2.0}, "q2": {"d9": 1.0}}, name="other")
+    cmp = store.compare("q", "r", ["other"], ["hits", "P@2"], save=False)
+    assert (cmp.runs, cmp.means[:, 0].tolist()) == (["r", "other"], [1.5, 0.5])
+    assert cmp.pairs[0]["metric"] == "hits"
+    ex = store.explain("hits", "q", "r", "q1")
+    assert (ex.value, ex.columns, [row[1] for row in ex.rows]) == (2.0, ["rank", "doc", "score", "grade"],
+                                                                   ["d3", "d1", "d7"])  # fmt: skip
+    assert [row[3] for row in ex.rows] == [1, 2, None]
