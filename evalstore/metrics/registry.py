@@ -122,6 +122,9 @@ def register_user(spec: MetricSpec) -> MetricSpec:
         raise MetricError(
             f"{spec.name!r} is the name of a built-in metric ({_LOWER[spec.name.lower()]}); choose another"
         )
+    if any(rx.fullmatch(spec.name) for rx, _ in _ALIASES):
+        shown = ", ".join(i.display for i in parse_metric(spec.name))
+        raise MetricError(f"{spec.name!r} is a trec_eval name of built-in metrics ({shown}); choose another")
     _USER[spec.name.lower()] = spec
     return spec
 

@@ -202,7 +202,7 @@ def _one(name: str, decl: dict[str, list[str]], key: str, choices: tuple[str, ..
 
 
 def _reads(name: str, decl: dict[str, list[str]]) -> frozenset[str]:
-    reads = frozenset(decl["reads"]) if decl.get("reads") else DEFAULT_READS
+    reads = frozenset(r.lower() for r in decl["reads"]) if decl.get("reads") else DEFAULT_READS
     unknown = reads - set(RELATIONS)
     if unknown:
         raise MetricError(

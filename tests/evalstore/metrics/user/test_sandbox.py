@@ -90,6 +90,10 @@ def test_a_python_measure_gets_its_relations_and_cutoff_and_its_errors_name_it(o
 def test_a_builtin_name_cannot_be_taken():
     with pytest.raises(MetricError, match="name of a built-in metric"):
         register_measure("ndcg", sql="SELECT qrels, run, topic, 1 AS value FROM ranked")
+    with pytest.raises(MetricError, match="'official' is a trec_eval name of built-in metrics"):
+        register_measure("official", sql="SELECT qrels, run, topic, 1 AS value FROM ranked")
+    with pytest.raises(MetricError, match="trec_eval name"):
+        register_measure("P_10", sql="SELECT qrels, run, topic, 1 AS value FROM ranked")
 
 
 def test_the_sandbox_reaches_no_file_no_store_and_no_setting(tmp_path):
