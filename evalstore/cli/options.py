@@ -404,6 +404,7 @@ class AnalysisOptions:
     threads: int | None = None
     temp_dir: str | None = None
     wait: float | None = None
+    measures: list[str] | None = None  # --measures FILE.sql (see EvaluationOptions)
 
     def inputs(self) -> dict[str, Any]:
         """The keyword arguments of the :mod:`evalstore.meta` analyses that select and evaluate."""
@@ -418,6 +419,10 @@ class AnalysisOptions:
         }
 
     def __post_init__(self) -> None:
+        if self.measures:
+            from ..metrics.user.files import register_files
+
+            register_files(self.measures)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
         figures.check(self.plot, self.plot_data)
