@@ -27,12 +27,12 @@ import ir_measures
 import pyterrier as pt
 from ir_measures.measures.base import Agg, MeanAgg, Measure, SumAgg
 
-from .arguments import metric_names
+from .base.arguments import metric_names
+from .db.handle import StoreHandle
 from .errors import ArgumentError
 from .evaluation.in_memory import Evaluator
 from .ingest.recorded import Recorded, record_run
 from .metrics.engine import resolve_metrics
-from .store.handle import StoreHandle
 from .version import __version__
 
 __all__ = ["Recorder", "measures"]
@@ -86,7 +86,7 @@ class GeometricMeanAgg(Agg):
         self.values.append(value)
 
     def result(self) -> float:
-        from .aggregate import aggregate
+        from .base.aggregate import aggregate
 
         return aggregate(self.values, "gmean") if self.values else float("nan")
 

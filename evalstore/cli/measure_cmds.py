@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ..report.table import Table
+from ..output.table import Table
 from . import options as opt
 from .app import app, group, open_for_reading, open_store
 from .choices import flag

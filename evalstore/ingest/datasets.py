@@ -28,7 +28,7 @@ from .dicts import qrels_from_dict
 from .texts import ingest_topics
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from .ir_metadata import render
 from .sources import run_table
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 @dataclass(frozen=True)

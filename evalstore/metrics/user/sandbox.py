@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import pyarrow as pa
 
+from ...db.connection import Settings, sandbox_config
+from ...db.query import arrow_table
 from ...errors import MetricError
-from ...store.connection import Settings, sandbox_config
-from ...store.query import arrow_table
 from . import relations
 from .definition import KEY_SPELLINGS, SAMPLE_VALUES, UserMeasure, check_sql
 
 if TYPE_CHECKING:
-    from ..options import Options
+    from ..options import EvalOptions
     from ..registry import MetricInstance
 
 _OUT = pa.schema([("qrels_id", pa.int32()), ("run_id", pa.int32()), ("topic", pa.string()), ("value", pa.float64())])
@@ -35,7 +35,7 @@ _OUT = pa.schema([("qrels_id", pa.int32()), ("run_id", pa.int32()), ("topic", pa
 
 @contextmanager
 def sandbox() -> Iterator[duckdb.DuckDBPyConnection]:
-    """A new in-memory database, sandboxed (:func:`evalstore.store.connection.sandbox_config`), on
+    """A new in-memory database, sandboxed (:func:`evalstore.db.connection.sandbox_config`), on
     one thread; closed on leaving."""
     con = duckdb.connect(":memory:", config=sandbox_config(Settings.resolve(threads=1, temp_directory="").config()))
     try:
@@ -66,10 +66,10 @@ def check_runs(measure: UserMeasure) -> tuple[str, str]:
 
 def scores(
     items: Sequence[tuple[MetricInstance, str]],
-    options: Options,
+    options: EvalOptions,
     fetch: Callable[[str], pa.Table],
     values: Callable[[MetricInstance], dict[str, str]],
-    value_sql: Callable[[MetricInstance, Options], str],
+    value_sql: Callable[[MetricInstance, EvalOptions], str],
 ) -> pa.Table:
     """``qrels_id, run_id, topic, key, value`` of every (instance, key) of ``items`` (user
     measures) for every evaluated (qrels set, run, topic) of the ranked list; ``fetch(query)``: the

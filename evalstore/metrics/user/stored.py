@@ -12,15 +12,15 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...db.query import QueryResult
 from ...errors import MetricError, NotFoundError
-from ...store.query import QueryResult
 from ..registry import get, register_user, user_metrics
 from . import define, spec_of
 
 if TYPE_CHECKING:
     import duckdb
 
-    from ...store.handle import StoreHandle
+    from ...db.handle import StoreHandle
 
 
 @dataclass(frozen=True)
