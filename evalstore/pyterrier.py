@@ -27,6 +27,7 @@ import ir_measures
 import pyterrier as pt
 from ir_measures.measures.base import Agg, MeanAgg, Measure, SumAgg
 
+from .base.aggregate import aggregate
 from .base.arguments import metric_names
 from .db.handle import StoreHandle
 from .errors import ArgumentError
@@ -86,8 +87,6 @@ class GeometricMeanAgg(Agg):
         self.values.append(value)
 
     def result(self) -> float:
-        from .base.aggregate import aggregate
-
         return aggregate(self.values, "gmean") if self.values else float("nan")
 
 

@@ -26,6 +26,7 @@ from ..intervals.means import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS
 from ..intervals.ranks import RANK_METHODS
 from ..intervals.request import NO_INTERVALS, IntervalRequest
 from ..metrics.options import CONVENTIONS, DEFAULTS, EvalOptions
+from ..metrics.user.files import register_files
 from ..results.across import AGGREGATES as ACROSS_AGGREGATES
 from . import figures, ranges, resource_options
 from .choices import choice, flag
@@ -195,8 +196,6 @@ def evaluation_options(
     """The command's :class:`~evalstore.metrics.options.EvalOptions`; ``--measures FILE.sql``: the
     measures of one's own of those files, registered for this command first."""
     if measures:
-        from ..metrics.user.files import register_files
-
         register_files(measures)
     return EvalOptions(convention, complete, depth)
 
@@ -396,8 +395,6 @@ class AnalysisOptions:
 
     def __post_init__(self) -> None:
         if self.measures:
-            from ..metrics.user.files import register_files
-
             register_files(self.measures)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))

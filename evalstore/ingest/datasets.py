@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IngestError, MissingDependency
+from ..metrics.engine import resolve_metrics
 from .dicts import qrels_from_dict
 from .texts import ingest_topics
 
@@ -95,8 +96,6 @@ def load_dataset(dataset: Any) -> tuple[Any, str]:
 
 def official(dataset: Any, ident: str) -> tuple[list[str], str]:
     """The dataset's official measures and where they come from (``ir_datasets`` or ``fallback``)."""
-    from ..metrics.engine import resolve_metrics
-
     doc = dataset.documentation() if hasattr(dataset, "documentation") else {}
     measures = list((doc or {}).get("official_measures") or [])
     source = "ir_datasets"

@@ -28,6 +28,7 @@ from .references import REFERENCES, Reference
 from .registry import MetricInstance
 from .user.definition import inline_sql
 from .user.relations import UNDERLYING
+from .user.sandbox import scores
 
 
 class Progress(Protocol):
@@ -295,8 +296,6 @@ def compute(
 
 def _user_scores(con: duckdb.DuckDBPyConnection, sql: UnitSQL, options: EvalOptions, gmax: float, output: str) -> None:
     """The measures of one's own of a pass, run in their sandbox over the ranked list built on ``con``."""
-    from .user.sandbox import scores
-
     table = scores(
         sql.user,
         options,

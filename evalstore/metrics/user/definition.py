@@ -36,7 +36,7 @@ import duckdb
 
 from ...errors import MetricError
 from ..sqlfile import ENGINE_VALUES, RUNNING_COLUMNS, SqlBlock, expand_exact_sums, strip_comments
-from .relations import DEFAULT_READS, RELATIONS
+from .relations import DEFAULT_READS, RELATIONS, query
 
 CUTOFFS = ("none", "optional", "required")
 AGGREGATES = ("mean", "gmean", "sum")
@@ -312,8 +312,6 @@ def inline_sql(measure: UserMeasure, values: dict[str, str]) -> str:
     """An SQL definition as a block over the ranked list's relations (``qrels_id, run_id, topic,
     value``), its relations ``ranked`` and ``judgments`` as common table expressions: for an engine
     without the sandbox's connection (Spark), checked again as rendered."""
-    from .relations import query
-
     sql = measure.render(values)
     check_sql(measure, sql)
     made = [f"{r} AS ({query(r)})" for r in sorted(measure.reads) if r in ("ranked", "judgments")]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ...db.query import QueryResult
 from ...errors import MetricError, NotFoundError
-from ..registry import get, register_user, user_metrics
+from ..registry import get, register_user, unregister_user, user_metrics
 from . import define, spec_of
 
 if TYPE_CHECKING:
@@ -82,8 +82,6 @@ def drop_measure(store: StoreHandle, name: str) -> MeasureResult:
         con.execute("DELETE FROM measure_defs WHERE lower(name) = lower(?)", [name])
     try:
         if get(name).user is not None:
-            from ..registry import unregister_user
-
             unregister_user(name)
     except MetricError:
         pass
