@@ -33,6 +33,7 @@ from .evaluation.request import EvalRequest, Stored
 from .explain.explanation import compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .ingest.datasets import ingest_dataset, official_measures
 from .ingest.run_export import export_run
 from .ingest.texts import ingest_docs, ingest_topics
 from .intervals.request import NO_INTERVALS, IntervalRequest
@@ -41,6 +42,8 @@ from .layout import export_store, import_scores, import_store
 from .meta.design import design
 from .metrics import sql_functions
 from .metrics.options import DEFAULTS, KEYWORDS, EvalOptions, options_of
+from .metrics.user.stored import MeasureResult, add_measure, drop_measure, list_measures
+from .metrics.user.stored import load as load_measures
 from .repro import reproducibility
 from .results.across import AcrossBoard
 from .results.eval_result import EvalResult
@@ -170,6 +173,8 @@ class Store(StoreHandle):
         )
 
     ingest_topics = _method(ingest_topics)
+    ingest_dataset = _method(ingest_dataset)
+    official_measures = _method(official_measures)
     ingest_docs = _method(ingest_docs)
 
     def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
@@ -338,6 +343,15 @@ class Store(StoreHandle):
     import_layout = _method(import_store, "import_layout")
     import_scores = _method(import_scores)
 
+    # ------------------------------------------------------------------ measures of one's own
+    add_measure = _method(add_measure)
+
+    def drop_measure(self, name: str) -> MeasureResult:
+        """Remove a measure of one's own the store keeps, and its stored scores."""
+        return drop_measure(self, name)
+
+    list_measures = _method(list_measures)
+
     # ------------------------------------------------------------------ other clients
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:
         """An SQLAlchemy engine (duckdb-engine) whose connections are cursors of this store's
@@ -411,6 +425,7 @@ def open(  # noqa: A001
         else:
             check_metadata(con, location)
             migrate(con, location)
+        load_measures(con)  # the measures of one's own the store keeps, known from now on
     except BaseException:
         con.close()
         raise

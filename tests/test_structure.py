@@ -101,7 +101,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("comparisons", {"comparison"}),
     ("the evaluation entry point", {"api"}),
     ("the store", {"store"}),
-    ("front ends", {"web", "__init__", "cli"}),
+    ("front ends", {"web", "__init__", "cli", "pyterrier"}),
     ("entry points", {"entry", "__main__"}),
 ]  # fmt: skip
 

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import typer
 
 from ..api import evaluate_source
+from ..evaluation.default_qrels import default_qrels
 from ..evaluation.request import OFFICIAL, EvalRequest, Evaluation, Given, OnSpark, OptionConflict, Source, Stored
+from ..ingest.datasets import official_measures
 from ..intervals.means import IntervalSpec
 from ..intervals.ranks import legend as rank_legend
 from ..metrics.options import EvalOptions
@@ -63,7 +65,8 @@ def eval_cmd(
         None,
         "--metric",
         "-m",
-        help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable (default: trec_eval's official set).",
+        help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable (default: the official measures of a "
+        "dataset's qrels set (ingest dataset), else trec_eval's official set).",
     ),
     agg: str | None = opt.Agg,
     per_topic: bool = flag("--per-topic", "-p", help="Print per-topic scores too (and the means)."),
@@ -104,8 +107,8 @@ def eval_cmd(
     view = View(per_topic, output_format(fmt, output, EVAL_FORMATS), transpose, bool(plot or plot_data))
     figures.check(plot, plot_data)
     _check_view(view, files, engine, data, subsamples, agg)
-    request = EvalRequest(metric or OFFICIAL, ev, ci.request)
     with _source(files, qrels_sets, run, agg, subsamples, recompute, engine, data, store_opts) as source:
+        request = EvalRequest(metric or default_metrics(source), ev, ci.request)
         evaluation = evaluated(source, request)
         shown = _output(evaluation, view, source)
     if isinstance(source, OnSpark):
@@ -116,6 +119,15 @@ def eval_cmd(
             plot, plot_data, lambda p: plots.plot_scores(result, p, title), lambda: figure_data.scores(result)
         )
     emit(shown, view.fmt, output)
+
+
+def default_metrics(source: Source) -> tuple[str, ...] | list[str]:
+    """What is evaluated when no -m is given: the official measures of a dataset's qrels set
+    (`ingest dataset`), else trec_eval's official set."""
+    if isinstance(source, Stored) and source.agg is None:
+        qrels = (source.qrels_sets() or [default_qrels(source.store, OFFICIAL)])[0]
+        return official_measures(source.store, qrels) or OFFICIAL
+    return OFFICIAL
 
 
 def evaluated(source: Source, request: EvalRequest) -> Evaluation:
@@ -255,7 +267,11 @@ def _interval_legend(how: IntervalSpec | None, hidden: bool) -> list[str]:
 def export_leaderboard_cmd(
     qrels_sets: list[str] | None = opt.QrelsAcross,
     metric: list[str] | None = typer.Option(
-        None, "--metric", "-m", help="Metric, e.g. AP, nDCG@10, map; repeatable (default: trec_eval's official set)."
+        None,
+        "--metric",
+        "-m",
+        help="Metric, e.g. AP, nDCG@10, map; repeatable (default: the official measures of a dataset's qrels set, "
+        "else trec_eval's official set).",
     ),
     output: str = typer.Option(..., "--output", "-o", help="Output file (format from its extension), or - for stdout."),
     fmt: str | None = format_option(extra_help=" With -o -: csv unless given."),
@@ -272,9 +288,9 @@ def export_leaderboard_cmd(
     to_stdout = output == "-"
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     _check_view(View(per_topic, chosen), None, "duckdb", None, None, agg)
-    request = EvalRequest(metric or OFFICIAL, ev, ci.request)
     with open_store(store_opts) as store:
-        evaluation = evaluated(Stored(store, qrels_sets or None, run or None, agg=agg), request)
+        source = Stored(store, qrels_sets or None, run or None, agg=agg)
+        evaluation = evaluated(source, EvalRequest(metric or default_metrics(source), ev, ci.request))
     board = evaluation.board
     if board is not None:
         title = f"{len(board.qrels)} qrels sets ({', '.join(board.qrels)}), runs ranked by {board.agg}"

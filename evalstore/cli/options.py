@@ -26,6 +26,7 @@ from ..intervals.means import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS
 from ..intervals.ranks import RANK_METHODS
 from ..intervals.request import NO_INTERVALS, IntervalRequest
 from ..metrics.options import CONVENTIONS, DEFAULTS, EvalOptions
+from ..metrics.user.files import register_files
 from ..results.across import AGGREGATES as ACROSS_AGGREGATES
 from . import figures, ranges, resource_options
 from .choices import choice, flag
@@ -111,7 +112,7 @@ Plot = figures.plot_option("the analysis' figure")
 class Group:
     """Options that go together: the dataclass that receives them and ``(name, type, option)`` each."""
 
-    cls: type
+    cls: Callable[..., Any]  # a dataclass, or a function making the value the command receives
     options: tuple[tuple[str, Any, Any], ...]
 
 
@@ -189,8 +190,18 @@ STORE = Group(
 
 #: ``--convention``, ``--complete``, ``--depth``: the command receives them as one
 #: :class:`~evalstore.metrics.options.EvalOptions`.
+def evaluation_options(
+    convention: str, complete: bool, depth: int | None, measures: list[str] | None = None
+) -> EvalOptions:
+    """The command's :class:`~evalstore.metrics.options.EvalOptions`; ``--measures FILE.sql``: the
+    measures of one's own of those files, registered for this command first."""
+    if measures:
+        register_files(measures)
+    return EvalOptions(convention, complete, depth)
+
+
 EVALUATION = Group(
-    EvalOptions,
+    evaluation_options,
     (
         ("convention", str, Convention),
         (
@@ -207,6 +218,17 @@ EVALUATION = Group(
                 "-M",
                 range=ranges.DEPTH,
                 help="Evaluate only the top N documents per topic (trec_eval -M).",
+            ),
+        ),
+        (
+            "measures",
+            list[str] | None,
+            typer.Option(
+                None,
+                "--measures",
+                help="An SQL file of measures of one's own for this command (one measure named after the file, or "
+                "several after '-- @measure NAME' lines; docs/measures.md); repeatable. `evalstore measure add` keeps "
+                "one in the store.",
             ),
         ),
     ),
@@ -359,6 +381,7 @@ class AnalysisOptions:
     threads: int | None = None
     temp_dir: str | None = None
     wait: float | None = None
+    measures: list[str] | None = None  # --measures FILE.sql (see evaluation_options)
 
     def inputs(self) -> dict[str, Any]:
         """The keyword arguments of the :mod:`evalstore.meta` analyses that select and evaluate."""
@@ -371,6 +394,8 @@ class AnalysisOptions:
         }
 
     def __post_init__(self) -> None:
+        if self.measures:
+            register_files(self.measures)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
         figures.check(self.plot, self.plot_data)

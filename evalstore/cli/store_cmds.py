@@ -151,6 +151,27 @@ def ingest_topics_cmd(
     say(result.summary())
 
 
+@ingest_app.command("dataset")
+@opt.shared(store_opts=opt.STORE)
+def ingest_dataset_cmd(
+    dataset: str = typer.Argument(..., help="An ir_datasets id, e.g. msmarco-passage/trec-dl-2019/judged."),
+    name: str | None = typer.Option(
+        None, "--name", "-n", help="Name of the qrels set and the topic set (default: the dataset id)."
+    ),
+    replace: bool = flag("--replace", help="Replace a stored qrels set or topic set of the same name (atomically)."),
+    *,
+    store_opts: opt.StoreOptions,
+) -> None:
+    """Ingest an ir_datasets dataset: its qrels (with the relevance definitions of its grades), its queries as a
+    topic set and its official measures, which `eval -q NAME` evaluates when no -m is given.
+
+    Needs the ir-datasets extra; ir_datasets downloads qrels and queries it does not have yet (documents are not
+    read). One transaction: on any error nothing is stored."""
+    with open_store(store_opts, create=True) as store:
+        result = store.ingest_dataset(dataset, name=name, replace=replace)
+    say(result.summary())
+
+
 @ingest_app.command("docs")
 @opt.shared(store_opts=opt.STORE)
 def ingest_docs_cmd(

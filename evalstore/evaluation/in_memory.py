@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from ..base.arguments import metric_names
 from ..db.connection import Settings, connect
+from ..db.query import arrow_table
 from ..errors import ArgumentError, IngestError, MetricError, is_resource_error
 from ..ingest.fast import ranked_rows
 from ..ingest.tables import BATCH_LINES, RunPart, read_qrels, read_run, read_runs
@@ -40,6 +41,7 @@ from ..metrics.params import format_list, parse_gains
 from ..metrics.ranked_list import render
 from ..metrics.references import order_clause
 from ..metrics.registry import MetricInstance
+from ..metrics.user.sandbox import scores as user_scores
 from ..results.eval_result import EvalResult, result_of_rows
 from .stored import metric_notes, unrelated_note
 
@@ -144,6 +146,8 @@ class Evaluator:
         self._declared = declared
         self._names_given = names_given
         self._queries: dict[tuple[str, bool, bool], list[str]] = {}
+        # query -> its WITH clause and unit, for the unit's measures of one's own (run apart, sandboxed)
+        self._user_parts: dict[str, tuple[str, _Unit]] = {}
         self._keys: dict[bool, dict[str, str]] = {}
         # runs read from files may hand the SQL only the rows whose docno the qrels judge, with each
         # topic's count of rows, when every pass ranks in trec_eval's order and no block reads
@@ -177,6 +181,7 @@ class Evaluator:
         for u, unit in enumerate(plan.units):
             if not self._prepare:  # one call: the qrels' side is part of the query
                 queries.append(unit.query_inline)
+                self._user_parts[unit.query_inline] = (unit.with_inline, unit)
                 continue
             if u not in self._prepared_units:
                 for _, stmt in unit.qrels_side:
@@ -184,7 +189,9 @@ class Evaluator:
                 for name, _ in unit.qrels_side:
                     self._con.execute(f"ALTER TABLE {name} RENAME TO {name}_{u}")
                 self._prepared_units.add(u)
-            queries.append(unit.query_prepared.replace(_UNIT, str(u)))
+            query = unit.query_prepared.replace(_UNIT, str(u))
+            queries.append(query)
+            self._user_parts[query] = (unit.with_prepared.replace(_UNIT, str(u)), unit)
         self._queries[(mode, options.complete, self._prepare)] = queries
         return queries
 
@@ -341,6 +348,9 @@ class Evaluator:
             rows: list[tuple[int, str, str, float]] = []
             for q in queries:
                 rows.extend(con.execute(q).fetchall())
+                with_clause, unit = self._user_parts[q]
+                if unit.user:
+                    rows.extend(_user_rows(con, with_clause, unit))
             keys = self._keys.get(complete) if complete is not None and complete != self._options.complete else None
             return [(r, t, keys[k], v) for r, t, k, v in rows] if keys else rows
         except duckdb.Error as e:
@@ -407,12 +417,32 @@ _UNIT = "${unit}"
 @dataclass(frozen=True)
 class _Unit:
     """The SQL of one evaluation context: the qrels' side of the ranked list as statements (run
-    once per Evaluator) and the query of a call, with that side as tables or inline."""
+    once per Evaluator) and the query of a call, with that side as tables or inline; the WITH
+    clause of the ranked list alone and the measures of one's own, which run apart (sandboxed)."""
 
     gains: tuple[float, ...] | None
     qrels_side: tuple[tuple[str, str], ...]  # (relation, CREATE statement)
     query_prepared: str  # reads <relation>_${unit}
     query_inline: str
+    with_prepared: str = ""
+    with_inline: str = ""
+    user: tuple[tuple[MetricInstance, str], ...] = ()
+    options: EvalOptions = DEFAULTS
+    gmax: float = 1.0
+
+
+def _user_rows(con: duckdb.DuckDBPyConnection, with_clause: str, unit: _Unit) -> list[tuple[int, str, str, float]]:
+    """``(run_id, topic, key, value)`` of a unit's measures of one's own, over the ranked list of
+    the call (its relations read through ``with_clause``)."""
+    table = user_scores(
+        unit.user,
+        unit.options,
+        lambda q: arrow_table(con, with_clause + "\n" + q),
+        lambda inst: engine.placeholder_values(inst, unit.options, unit.gmax),
+        engine.value_sql,
+    )
+    cols = [table.column(c).to_pylist() for c in ("run_id", "topic", "key", "value")]
+    return list(zip(*cols))
 
 
 @dataclass(frozen=True)
@@ -480,10 +510,13 @@ def _compile(
                 prepared.append(f"{name} AS (SELECT * FROM {name}_{_UNIT})")
             else:
                 prepared.append(f"{name} AS ({body})")
-        tail = "\nSELECT run_id, topic, key, value FROM (" + sql.union + ")"
+        union = sql.union or "SELECT NULL::INTEGER AS run_id, NULL AS topic, NULL AS key, NULL::DOUBLE AS value LIMIT 0"
+        tail = "\nSELECT run_id, topic, key, value FROM (" + union + ")"
+        with_prepared, with_inline = "WITH " + ",\n".join(prepared), "WITH " + ",\n".join(inline)
         out.append(
-            _Unit(gains, tuple(side), "WITH " + ",\n".join(prepared) + tail, "WITH " + ",\n".join(inline) + tail)
-        )
+            _Unit(gains, tuple(side), with_prepared + tail, with_inline + tail, with_prepared, with_inline, sql.user,
+                  sql.options, gmax)
+        )  # fmt: skip
     udfs = any(i.spec.block.udfs for i in instances)
     return _Plan(instances, names, by_key, out, run_meta, udfs, narrow_ok)
 

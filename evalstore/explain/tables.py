@@ -51,6 +51,8 @@ def value_line(ex: Explanation) -> str:
     """The final value and how the terms make it."""
     v = _num(ex.value)
     what = f"{ex.metric} of run {ex.run} on topic {ex.topic}: {v}"
+    if "contribution" not in ex.columns:
+        return f"{what} (its definition's value over the ranked list above)"
     if ex.total is None:
         return f"{what} (no document contributes: the metric's value for such a topic)"
     if ex.running_kind == "max":
@@ -67,8 +69,8 @@ def explanation_report(ex: Explanation, rows: int | None = None, all_rows: bool 
     notes = list(ex.notes)
     if n < len(ex.rows):
         rest = ex.rows[n:]
-        c = ex.columns.index("contribution")
-        adds = "none of them contributes" if not any(r[c] for r in rest) else "some of them contribute"
+        c = ex.columns.index("contribution") if "contribution" in ex.columns else None
+        adds = "none of them contributes" if c is not None and not any(r[c] for r in rest) else "some may count"
         if ex.cutoff and n >= ex.cutoff:
             adds = f"below the cutoff @{ex.cutoff}: they do not count"
         notes.append(f"{len(rest)} more retrieved document(s) not shown ({adds}); --all shows every row")
@@ -82,10 +84,12 @@ def explanation_report(ex: Explanation, rows: int | None = None, all_rows: bool 
     legend = [value_line(ex), about, f"order: {ORDER_TEXT.get(ex.order, ex.order)}" + _depth(ex)]
     if ex.R is not None:
         legend.append(f"R = {ex.R} relevant document(s) in the qrels for the topic")
-    legend.append(
-        f"computed by {ex.sql} (its CTE {ex.relation}) over the ranked list eval builds; eval's value is the same"
-        + ("" if ex.stored_as == ex.metric else f" (stored as {ex.stored_as})")
+    how = f"computed by {ex.sql}" + (
+        f" (its CTE {ex.relation}) over the ranked list eval builds; eval's value is the same"
+        if "contribution" in ex.columns
+        else f", which reads {ex.relation}"
     )
+    legend.append(how + ("" if ex.stored_as == ex.metric else f" (stored as {ex.stored_as})"))
     legend += [f"{c}: {COLUMN_TEXT[c]}" for c in ex.columns if c in COLUMN_TEXT and c not in ("rank", "doc", "score")]
     legend += [f"{c}: a column of the block's relation {ex.relation}" for c in ex.extras if c not in COLUMN_TEXT]
     document = {

@@ -58,11 +58,16 @@ def run_from_dict(
         finally:
             con.unregister("_ingest_source")
         st.define_view()
-        sha = con.execute(
-            "SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || score, chr(10) "
-            f"ORDER BY topic, doc)) FROM {st.rows}"
-        ).fetchall()[0][0]
-        g = Group(0, [], sha, name=name)
+        g = Group(0, [], run_sha256(con, st.rows), name=name)
         res = store_runs(store, st, [g], group_stats(st), {}, replace, "dict", TREC_RANK_SQL)[0]
         res.files = [source]
         return res
+
+
+def run_sha256(con: Any, relation: str) -> str:
+    """The content hash of a run given in memory: its rows ``topic, doc, score`` (in ``relation``)
+    in order of topic and document, whatever order they came in."""
+    return con.execute(
+        "SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || score, chr(10) "
+        f"ORDER BY topic, doc)) FROM {relation}"
+    ).fetchall()[0][0]

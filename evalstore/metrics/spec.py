@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import sqlfile
 from .params import Param
+
+if TYPE_CHECKING:
+    from .user.definition import UserMeasure
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ class MetricSpec:
     #: ir_measures' default provider for this name (a key of references.REFERENCES; a function of
     #: the parameters and the cutoff when it depends on them), None when ir_measures lacks it
     provider: str | Callable[[dict, int | None], str | None] | None = None
+    #: a measure of one's own (:mod:`evalstore.metrics.user`): its definition, None for a built-in
+    user: UserMeasure | None = None
 
     @property
     def family(self) -> str:
@@ -45,6 +51,8 @@ class MetricSpec:
     @property
     def block(self) -> sqlfile.SqlBlock:
         """The SQL block that computes the metric, with the declarations of the fragments it includes."""
+        if self.user is not None:
+            return self.user.block
         filename, _, name = self.sql.partition("#")
         f = sqlfile.load(filename)
         return f.effective(f.block(name))
