@@ -1,8 +1,11 @@
 """Ad-hoc SQL over a store: the result type and the read-only rule.
 
-Read-only (the default) accepts only statements that change nothing: not the store, not the
-connection, no file (:mod:`.sqlsafety`); they also run inside a transaction that is rolled back.
-The sandbox rule adds that no file is read either.
+Read-only (the default) rests on DuckDB: a store opened for queries is a locked-down connection
+(:mod:`.lockdown`) that refuses every change of the store, a setting or a file; on any store the
+statements run in a read-only transaction (DuckDB refuses changes to the store) that is rolled
+back. The statement check of :mod:`.sqlsafety` (DuckDB's parser) is a second layer that refuses
+what read-only SQL has no use for, with a message that says why. The sandbox rule adds that no
+file is read either.
 """
 
 from __future__ import annotations
@@ -115,7 +118,7 @@ def run_query(
     truncated = None
     try:
         if rollback:
-            con.execute("BEGIN TRANSACTION")
+            begin_read_only(con)
         try:
             cur = con.execute(query, params) if params is not None else con.execute(query)
             cols = [d[0] for d in cur.description] if cur.description else []
@@ -133,6 +136,15 @@ def run_query(
             raise
         raise StoreError(f"SQL error: {e}") from None
     return QueryResult(cols, rows, truncated)
+
+
+def begin_read_only(con: duckdb.DuckDBPyConnection) -> None:
+    """Open a transaction in which DuckDB refuses every change of the store (``BEGIN TRANSACTION
+    READ ONLY``; a plain transaction where DuckDB does not know it)."""
+    try:
+        con.execute("BEGIN TRANSACTION READ ONLY")
+    except duckdb.ParserException:
+        con.execute("BEGIN TRANSACTION")
 
 
 #: rows converted to Python objects at a time when a result is capped (fewer while rows are large)
