@@ -266,7 +266,7 @@ class Store(StoreHandle):
             )  # fmt: skip
             for q in sets
         ]
-        board = across_board(results, agg, ranks)
+        board = across_board(results, agg, ranks, of_store(self))
         board.notes = [n for r in results for n in r.notes] + board.notes
         return board
 

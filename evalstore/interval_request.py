@@ -50,7 +50,7 @@ class IntervalRequest:
         if self.means is not None:
             attach_intervals(store, results, self.means, save_to_store=save_to_store, memory=memory)
         if self.ranks is not None:
-            attach_ranks(store, results, self.ranks, save_to_store=save_to_store)
+            attach_ranks(store, results, self.ranks, save_to_store=save_to_store, memory=memory)
 
 
 def request(
