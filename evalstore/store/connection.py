@@ -17,7 +17,15 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import StoreDamagedError, StoreError, StoreLockedError, is_damage
+from ..errors import (
+    StoreDamagedError,
+    StoreError,
+    StoreIOError,
+    StoreLockedError,
+    is_damage,
+    is_disk_full,
+    is_read_only_file_system,
+)
 from ..memory_limit import default_memory_limit, memory_limit_setting, threads_setting
 from . import waiting
 from .lockdown import Lockdown
@@ -164,6 +172,8 @@ def connect(
                 if not isinstance(e, _WriterWaiting) and "lock" not in msg.lower():
                     if is_damage(e):
                         raise StoreDamagedError(damaged_message(location, msg)) from None
+                    if is_read_only_file_system(e) or is_disk_full(e):
+                        raise StoreIOError(io_message(location, msg, read_only)) from None
                     raise StoreError(f"cannot open the store {location}: {msg}") from None
                 if time.monotonic() < deadline:
                     if not read_only and location != ":memory:":
@@ -244,6 +254,20 @@ def _lock_message(location: str, msg: str, read_only: bool, wait: float) -> str:
     return (
         f"{what}{waited}; close that program or wait for it to finish, or pass --wait SECONDS to retry "
         f"(a notebook that only reads can share the store: evalstore.open(path, read_only=True))"
+    )
+
+
+def io_message(location: str, detail: str, read_only: bool) -> str:
+    """What to do when the machine refuses the store's file: a read-only file system or a full disk."""
+    first = detail.strip().splitlines()[0] if detail.strip() else "input/output error"
+    if is_read_only_file_system(Exception(detail)):
+        return (
+            f"the store {location} is on a read-only file system ({first}): it cannot be opened for writing; commands "
+            f"that only read it work (evalstore sql, export, serve), or copy it to a writable disk"
+        )
+    return (
+        f"the disk of the store {location} is full ({first}); free space there, or point --temp-dir elsewhere"
+        + ("" if read_only else " (a store opened for writing needs room for its write-ahead log)")
     )
 
 
