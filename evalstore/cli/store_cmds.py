@@ -13,6 +13,7 @@ from ..errors import StoreError
 from ..ingest import INPUT_FORMATS, IngestResult
 from ..ingest.text_formats import FORMAT_CHOICES, TEXT_FORMATS, TOPIC_FIELDS
 from ..metrics import describe
+from ..output_file import replacing
 from ..report.table import Table
 from ..store import QueryResult, inspect_store
 from ..store.check import check_store
@@ -391,7 +392,7 @@ def metrics(
         if fmt == "json":  # the entry itself, nested as it is
             text = json.dumps(e, indent=1) + "\n"
             if output:
-                with open(output, "w", encoding="utf-8") as fh:
+                with replacing(output) as fh:
                     fh.write(text)
                 say(f"wrote {output}")
             else:

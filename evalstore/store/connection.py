@@ -265,9 +265,8 @@ def io_message(location: str, detail: str, read_only: bool) -> str:
             f"the store {location} is on a read-only file system ({first}): it cannot be opened for writing; commands "
             f"that only read it work (evalstore sql, export, serve), or copy it to a writable disk"
         )
-    return (
-        f"the disk of the store {location} is full ({first}); free space there, or point --temp-dir elsewhere"
-        + ("" if read_only else " (a store opened for writing needs room for its write-ahead log)")
+    return f"the disk of the store {location} is full ({first}); free space there, or point --temp-dir elsewhere" + (
+        "" if read_only else " (a store opened for writing needs room for its write-ahead log)"
     )
 
 

@@ -11,6 +11,7 @@ from ..arguments import names as arg_names
 from ..drop import DropPlan, drop, plan_drop
 from ..errors import NotFoundError, SubsampleError
 from ..evaluation.stored import evaluate_qrels_sets
+from ..output_file import replacing
 from .params import fraction_label
 
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ def export_qrels(store: StoreHandle, name: str, path: str | os.PathLike) -> int:
     if os.fspath(path) == "-":
         sys.stdout.write(text)
     else:
-        with open(path, "w", encoding="utf-8", newline="\n") as f:
+        with replacing(path) as f:
             f.write(text)
     return text.count("\n")
 

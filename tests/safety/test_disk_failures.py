@@ -159,3 +159,57 @@ def test_the_subprocess_sees_exit_5_too(sample_db, read_only_fs, tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code, str(sample_db)], capture_output=True, text=True, timeout=120)
     assert done.returncode == failures.IO, done.stderr
+
+
+# --------------------------------------------------------------------------- 39.8 atomic -o writers
+def test_an_output_that_fails_midway_leaves_the_file_it_would_replace(sample_db, tmp_path, cli, monkeypatch):
+    from dataclasses import replace
+
+    from evalstore.report import formats
+
+    out = tmp_path / "q.json"
+    out.write_text('[{"old": 1}]\n')
+
+    def half_then_full(report, fh):
+        fh.write('[{"run": ')
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setitem(formats.OUTPUT_FORMATS, "json", replace(formats.OUTPUT_FORMATS["json"], write=half_then_full))
+    code, _, err = cli("sql", "SELECT name AS run FROM runs", "-o", out, "--db", sample_db)
+    assert code == failures.IO and "the disk is full" in err
+    assert out.read_text() == '[{"old": 1}]\n' and sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [out.name, Path(sample_db).name]
+    )
+
+
+def test_outputs_on_a_full_disk(sample_db, tmp_path, cli):
+    """The audit's cases on a real full disk: `sql -o q.json` replaced an existing file with truncated
+    JSON; `export leaderboard -o lb.csv|.parquet` left 0-byte files."""
+    with tmpfs(tmp_path / "small", "64k") as disk:
+        out = disk / "q.json"
+        out.write_text('[{"old": 1}]\n')
+        big = "SELECT repeat('x', 1000) AS s FROM range(200)"
+        code, _, err = cli("sql", big, "-o", out, "--db", sample_db)
+        assert code == failures.IO and "the disk is full" in err, err
+        assert out.read_text() == '[{"old": 1}]\n'
+        (disk / "filler").write_bytes(b"\0" * (60 << 10))  # what is left cannot hold a leaderboard
+        for name in ("lb.csv", "lb.parquet"):
+            code, _, err = cli(
+                "export", "leaderboard", "-q", "sample", "-m", "AP", "-o", disk / name, "--db", sample_db
+            )
+            assert code == failures.IO, err
+        assert sorted(p.name for p in disk.iterdir()) == ["filler", "q.json"]
+
+
+def test_export_run_writes_a_file_like_the_others_and_refuses_a_folder(sample_db, tmp_path, cli):
+    old = os.umask(0o022)
+    try:
+        code, _, err = cli("export", "run", "bm25", "-o", tmp_path / "r.txt", "--db", sample_db)
+        assert code == 0, err
+        assert oct((tmp_path / "r.txt").stat().st_mode & 0o777) == "0o644"  # was 0600
+    finally:
+        os.umask(old)
+    code, _, err = cli("export", "run", "bm25", "-o", tmp_path, "--db", sample_db)
+    assert code == failures.USAGE and "is a folder" in err  # was exit 5
+    with evalstore.open(sample_db, read_only=True) as s, pytest.raises(evalstore.StoreError, match="is a folder"):
+        s.export_run("bm25", tmp_path)  # was IsADirectoryError
