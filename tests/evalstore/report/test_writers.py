@@ -70,3 +70,38 @@ def test_meta_output_respects_format(sample_db, tmp_path):
     r = invoke(*kendall, "-o", tmp_path / "k.parquet")
     assert r.exit_code == 0, r.output
     assert pq.read_table(tmp_path / "k.parquet").num_rows == len(data)
+
+
+def test_markdown_shows_every_name_as_written():
+    """Issue 39.10: only `|` was escaped, so `<script>` in a run name came out live where the table
+    is rendered, and a name with `\\|` lost its backslash. Every character Markdown reads as markup
+    is escaped (checked with a CommonMark renderer with GitHub's tables: each cell renders as the
+    text itself)."""
+    from evalstore.report.table import Table
+    from evalstore.report.writers import markdown_text
+
+    names = [
+        "<script>alert(1)</script>",
+        "a\\|b",
+        "run_a_b",
+        "_x_",
+        "*x*",
+        "[l](http://e)",
+        "&lt;",
+        "`c`",
+        "ok-1.5 [95% CI]",
+    ]
+    text = markdown_text(Table(["run", "AP"], [(n, 0.5) for n in names]))
+    cells = [line.split(" | ")[0][2:] for line in text.splitlines()[2:]]
+    assert cells == [
+        "\\<script\\>alert(1)\\</script\\>",
+        "a\\\\\\|b",
+        "run_a_b",
+        "\\_x\\_",
+        "\\*x\\*",
+        "[l\\](http://e)",
+        "\\&lt;",
+        "\\`c\\`",
+        "ok-1.5 [95% CI]",
+    ]
+    assert "<script>" not in text
