@@ -18,7 +18,7 @@ import duckdb
 
 from ..errors import StoreError, is_resource_error
 from ..optional import require_pandas
-from .sqlsafety import check_read_only, statements
+from .sqlsafety import NotReadOnly, check_read_only, statements
 
 
 @dataclass
@@ -134,8 +134,20 @@ def run_query(
     except duckdb.Error as e:
         if is_resource_error(e):  # out of memory, disk full, damaged file, interrupted: the CLI explains them
             raise
+        if not write and _read_only_refusal(e):  # DuckDB's own refusal, said as the statement check says it
+            first = str(e).strip().splitlines()[0]
+            raise NotReadOnly(
+                f"this statement is refused (it would change the store; DuckDB: {first}); ad-hoc SQL is read-only "
+                f"unless you pass write=True (CLI: --write)"
+            ) from None
         raise StoreError(f"SQL error: {e}") from None
     return QueryResult(cols, rows, truncated)
+
+
+def _read_only_refusal(e: duckdb.Error) -> bool:
+    """DuckDB refused a change: of a store opened read-only, or in a read-only transaction."""
+    text = str(e)
+    return "read-only mode" in text or "transaction is launched in read-only mode" in text
 
 
 def begin_read_only(con: duckdb.DuckDBPyConnection) -> None:
