@@ -197,7 +197,9 @@ class Store(StoreHandle):
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
             save=save, progress=progress, recompute=recompute,
         )  # fmt: skip
-        asked.attach(self, result, save_to_store=save)
+        asked.attach(self, result, save_to_store=save and not self.read_only)
+        if self.read_only and save and (ci or rank_ci):
+            result.notes.append("the store is open read-only: the intervals were computed and not stored")
         return result
 
     def evaluate_subsamples(
@@ -222,7 +224,7 @@ class Store(StoreHandle):
         :meth:`evaluate`'s. See :func:`evalstore.subsample.evaluate_subsamples`."""
         asked = interval_request(ci, rank_ci, level, trials, seed, memory=of_store(self))  # before any work
         results = evaluate_subsamples(self, qrels, runs, metrics, subsamples, include_parent=include_parent, **options)
-        asked.attach(self, list(results.values()), save_to_store=options.get("save", True))
+        asked.attach(self, list(results.values()), save_to_store=options.get("save", True) and not self.read_only)
         return results
 
     def leaderboard(

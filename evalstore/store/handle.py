@@ -68,7 +68,8 @@ class StoreHandle:
 
     @contextmanager
     def transaction(self) -> Iterator[StoreHandle]:
-        """All-or-nothing block. Nested use joins the outer transaction."""
+        """All-or-nothing block. Nested use joins the outer transaction. On a store opened
+        read-only, DuckDB's refusal of a change becomes a StoreError that says so."""
         if self._in_tx:
             yield self
             return
@@ -76,12 +77,18 @@ class StoreHandle:
         self._in_tx = True
         try:
             yield self
-        except BaseException:
+        except BaseException as e:
             self._in_tx = False
             try:
                 self.con.execute("ROLLBACK")
             except duckdb.Error:
                 pass
+            if self.read_only and isinstance(e, duckdb.Error) and "read-only mode" in str(e):
+                raise StoreError(
+                    f"the store {self.location} is open read-only, and this changes it: open it for writing "
+                    f"(evalstore.open(path) without read_only=True, sandbox or query_only) to store anything; a "
+                    f"read-only store reads runs, qrels and stored scores, and evaluates without storing"
+                ) from e
             raise
         else:
             self._in_tx = False
