@@ -50,6 +50,7 @@ def load(
     """Score matrices of the columns over the same runs, and the evaluation parameters used."""
     eval_opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     missing = normalise_missing(missing)
+    require_two_runs(store, runs, "meta-evaluation")  # before any score is computed and stored
     if top is not None:
         runs = top_runs(store, columns[0].qrels, top_by or columns[0].metric, top, runs, progress=progress, **eval_opts)
     mats = score_matrices(store, columns, runs, missing=missing, progress=progress, **eval_opts)
@@ -57,6 +58,14 @@ def load(
         raise MetaError(f"meta-evaluation needs at least 2 runs, got {len(mats[0].runs)}")
     params = {"missing": missing, "top": top, "top_by": (top_by or columns[0].metric) if top else None, **eval_opts}
     return mats, params
+
+
+def require_two_runs(store: StoreHandle, runs, what: str) -> None:
+    """Before any work: an analysis over runs needs at least two of them (the runs named, else the
+    store's); the same check after the scores are read catches runs left out as missing."""
+    n = len(set(names(runs, "run"))) if runs is not None else len(store.run_names())
+    if n < 2:
+        raise MetaError(f"{what} needs at least 2 runs, got {n}")
 
 
 def inputs_of(mats: Sequence[ScoreMatrix]) -> dict[str, Any]:
