@@ -105,3 +105,15 @@ def test_markdown_shows_every_name_as_written():
         "ok-1.5 [95% CI]",
     ]
     assert "<script>" not in text
+
+
+def test_csv_for_spreadsheets_shows_formulas_as_text(sample_db, tmp_path, cli):
+    """Issue 39.10: CSV/TSV wrote `=cmd|...` unchanged (a spreadsheet runs it). csv and tsv stay exact
+    (data for programs); `--format spreadsheet-csv` writes what a spreadsheet shows as text."""
+    q = "SELECT '=cmd|'' /C calc''!A0' AS run, '+1' AS a, '-x' AS b, '@SUM(A1)' AS c, 'bm25' AS d, -0.5 AS v"
+    code, out, err = cli("sql", q, "-f", "csv", "--db", sample_db)
+    assert code == 0 and out.splitlines()[1].startswith("=cmd|")
+    target = tmp_path / "lb.csv"
+    code, out, err = cli("sql", q, "-f", "spreadsheet-csv", "-o", target, "--db", sample_db)
+    assert code == 0, err
+    assert target.read_text().splitlines()[1] == "'=cmd|' /C calc'!A0,'+1,'-x,'@SUM(A1),bm25,-0.5"
