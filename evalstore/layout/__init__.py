@@ -47,7 +47,7 @@ from . import manifest as manifests
 from .tables import ANALYSES, ANALYSIS_ID, PARTITIONED, carried_tables, export_query, file_of, import_query
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 LAYOUT_VERSION = manifests.VERSION
 MANIFEST = manifests.MANIFEST

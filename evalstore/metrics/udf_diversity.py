@@ -26,7 +26,7 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
-from ..udfs import sql_function
+from ..base.python_udf import sql_function
 from . import udf_lists as L
 
 #: the most greedy steps (documents x documents x subtopics) of one topic: about 10 s of numpy

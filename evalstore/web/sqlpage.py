@@ -1,12 +1,12 @@
 """The query page's engine: one read-only statement in DuckDB's sandbox, with a row cap and a time limit.
 
 What keeps a query from changing or reading anything is DuckDB's, for the whole connection: the
-store is opened with ``evalstore.open(path, sandbox=True)`` (:mod:`evalstore.store.lockdown`): a
+store is opened with ``evalstore.open(path, sandbox=True)`` (:mod:`evalstore.db.lockdown`): a
 read-only connection, ``enable_external_access = false``, the local file system disabled (not even
 the store file's bytes or a temp folder are reachable; the page never spills), no extension
 installed or loaded, ``lock_configuration`` set last, and none of evalstore's Python functions over
 lists registered on that database instance. On top, as second layers: the statement check of
-:meth:`evalstore.Store.sql` (:mod:`evalstore.store.sqlsafety`, DuckDB's parser), and this page runs
+:meth:`evalstore.Store.sql` (:mod:`evalstore.db.sqlsafety`, DuckDB's parser), and this page runs
 one statement of the kinds that only read (a query, ``EXPLAIN``, a describing ``PRAGMA``).
 
 A query (``SELECT``, ``FROM``, ``WITH``, ``SHOW``, ``DESCRIBE``, ``SUMMARIZE``, ``VALUES``) runs
@@ -38,9 +38,10 @@ from typing import Any
 
 import duckdb
 
+from ..db.sqlsafety import statement_kind
 from ..errors import EvalstoreError, StoreError, StoreLockedError
-from ..facade import open as open_store
-from ..store.sqlsafety import statement_kind
+from ..metrics.sql_functions import list_function_names
+from ..store import open as open_store
 
 ROW_CAP = 1000
 TIME_LIMIT = 5.0
@@ -123,8 +124,6 @@ def prepare(query: str, row_cap: int) -> str:
 def _explained(message: str) -> str:
     """DuckDB's message, with what the page offers instead when a query calls one of evalstore's
     Python functions over lists (they do not exist on the page's connection)."""
-    from ..sql_functions import list_function_names
-
     if "does not exist" in message:
         missing = sorted(name for name in list_function_names() if f"name {name} " in message)
         if missing:

@@ -21,8 +21,8 @@ from support import SAMPLE, sha256_of
 
 import evalstore
 from evalstore.cli import failures
+from evalstore.db import connection
 from evalstore.ingest import write
-from evalstore.store import connection
 
 RUNS = sorted((SAMPLE / "runs").glob("*.txt"))
 
@@ -146,7 +146,7 @@ def test_the_subprocess_sees_exit_5_too(sample_db, read_only_fs, tmp_path):
     """The exit code a shell sees (the console script, not the test runner)."""
     code = (
         "import os, duckdb, sys\n"
-        "from evalstore.store import connection\n"
+        "from evalstore.db import connection\n"
         "real = connection._open\n"
         "def _open(location, read_only, config, lockdown):\n"
         "    if not read_only:\n"
@@ -165,7 +165,7 @@ def test_the_subprocess_sees_exit_5_too(sample_db, read_only_fs, tmp_path):
 def test_an_output_that_fails_midway_leaves_the_file_it_would_replace(sample_db, tmp_path, cli, monkeypatch):
     from dataclasses import replace
 
-    from evalstore.report import formats
+    from evalstore.output import formats
 
     out = tmp_path / "q.json"
     out.write_text('[{"old": 1}]\n')

@@ -5,7 +5,7 @@ The guarantee: **no statement that a locked-down connection accepts writes a fil
 setting or changes the store** (``evalstore.open(p, query_only=True)``: what ``evalstore sql``
 runs; ``evalstore.open(p, sandbox=True)``: the web's pages, ``evalstore sql --sandbox``, which
 also reads no file at all). The tests run the statements on the connection itself
-(``store.con.execute``), past the statement check of :mod:`evalstore.store.sqlsafety`, so what they
+(``store.con.execute``), past the statement check of :mod:`evalstore.db.sqlsafety`, so what they
 show is DuckDB's doing; the file system around the store (its folder, a planted secret in the
 spill folder's parent, the working folder) and DuckDB's settings are compared before and after.
 """

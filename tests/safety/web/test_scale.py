@@ -18,8 +18,8 @@ import pytest
 from webfixtures import client_of
 
 import evalstore
+from evalstore.web import context as pages
 from evalstore.web import static_site as report_mod
-from evalstore.web.pages import context as pages
 from evalstore.web.pages import topic
 from evalstore.web.static_site import ReportError, write_report
 
@@ -95,7 +95,7 @@ def test_compare_page_is_capped_with_a_note(wide_store, small_pages):
 def test_rank_intervals_are_capped_by_trials_times_topics(wide_store, monkeypatch):
     """Issue 39.4: three parallel ?rank_ci=bootstrap&trials=20000 on a 10,000-topic store reached
     1.9 GB and two 500s; the page caps trials x topics (and the draws are made in blocks)."""
-    from evalstore.web.pages import rank
+    from evalstore.web import rank_intervals as rank
 
     monkeypatch.setattr(rank, "MAX_DRAWS", 100 * N_TOPICS)  # as 10,000,000 allows 1,000 trials over 10,000 topics
     with client_of(wide_store) as c:
