@@ -102,7 +102,7 @@ def _stored(source: Stored, request: EvalRequest) -> Evaluation:
     }
     if source.agg is not None:
         results = [evaluate_runs(store, q, source.runs, metrics, **how) for q in sets]
-        board = across_board(results, source.agg, request.intervals.ranks)
+        board = across_board(results, source.agg, request.intervals.ranks, of_store(store))
         board.notes = [n for r in results for n in r.notes] + board.notes
         return Evaluation(results, board)
     if source.subsamples is not None:
@@ -112,7 +112,11 @@ def _stored(source: Stored, request: EvalRequest) -> Evaluation:
         results = list(by_set.values())
     else:
         results = [evaluate_runs(store, sets[0], source.runs, metrics, **how)]
-    request.intervals.attach(store, results, save_to_store=source.save)
+    read_only = bool(getattr(store, "read_only", False))
+    request.intervals.attach(store, results, save_to_store=source.save and not read_only)
+    if read_only and source.save and (request.intervals.means or request.intervals.ranks):
+        for r in results:
+            r.notes.append("the store is open read-only: the intervals were computed and not stored")
     return Evaluation(results)
 
 

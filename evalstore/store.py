@@ -27,6 +27,8 @@ from .comparison.experiments import store_experiment
 from .db.connection import Settings, check_metadata, connect, resolve_location
 from .db.drop import DropPlan, drop, drop_qrels, drop_runs, drop_texts, plan_drop
 from .db.handle import StoreHandle
+from .db.lockdown import Lockdown
+from .db.lockdown import verify as verify_lockdown
 from .db.migrations import check_current, migrate
 from .errors import ArgumentError, StoreError
 from .evaluation.request import EvalRequest, Stored
@@ -378,6 +380,7 @@ def open(  # noqa: A001
     threads: int | None = None,
     temp_directory: str | None = None,
     sandbox: bool = False,
+    query_only: bool = False,
     wait: float = 0.0,
     create: bool = True,
     yield_to_writers: bool = False,
@@ -391,8 +394,13 @@ def open(  # noqa: A001
     ``memory_limit`` (e.g. ``'1.5GB'``), ``threads``, ``temp_directory`` (where DuckDB spills):
     DuckDB's resource settings (default ``$EVALSTORE_MEMORY_LIMIT`` etc.; see
     :class:`~evalstore.db.connection.Settings`).
-    ``sandbox=True``: for untrusted queries; the store is opened read-only, queries may read only
-    the store (no file, no network) and change nothing (:mod:`evalstore.db.sqlsafety`).
+    ``query_only=True``: for ad-hoc SQL (what ``evalstore sql`` runs): DuckDB opens the store
+    read-only, without file or network access (but a spill folder of its own) and with its
+    configuration locked, so no statement changes the store, a setting or a file
+    (:mod:`evalstore.db.lockdown`); operations that write refuse such a store.
+    ``sandbox=True``: for untrusted queries (the web pages): ``query_only`` and DuckDB reaches no
+    local file at all (it does not spill either), and evalstore's Python functions over lists,
+    which a time limit cannot stop, are not there.
     ``wait``: seconds to keep retrying while another process holds the store.
     ``create=False``: a store file that does not exist is an error instead of a new empty store
     (the command line creates stores only in ``ingest``, ``demo`` and ``import store``).
@@ -408,18 +416,27 @@ def open(  # noqa: A001
             f"the store {location} does not exist; create it by ingesting qrels or runs "
             f"(evalstore ingest ... --db {location}), or point --db / $EVALSTORE_DB at an existing store"
         )
-    if sandbox:
+    lockdown = Lockdown.SANDBOX if sandbox else Lockdown.QUERY if query_only else None
+    if lockdown is not None:
         if location == ":memory:":
-            raise StoreError("a sandboxed store must be a store file (an in-memory store is empty)")
+            raise StoreError(f"a {lockdown.value} store must be a store file (an in-memory store is empty)")
         read_only = True
     settings = Settings.resolve(memory_limit, threads, temp_directory)
     con = connect(
-        location, read_only=read_only, settings=settings, sandbox=sandbox, wait=wait, yield_to_writers=yield_to_writers
+        location,
+        read_only=read_only,
+        settings=settings,
+        lockdown=lockdown,
+        wait=wait,
+        yield_to_writers=yield_to_writers,
     )
     read_only = read_only and location != ":memory:"
     try:
-        # the SQL functions first: migrations may call them (0004 converts metric names)
-        sql_functions.register(con)
+        # the SQL functions first: migrations may call them (0004 converts metric names); a sandbox
+        # gets none of those over lists (their one call cannot be interrupted at a time limit)
+        sql_functions.register(con, over_lists=lockdown is not Lockdown.SANDBOX)
+        if lockdown is not None:
+            verify_lockdown(con, lockdown, sql_functions.list_function_names())
         if read_only:
             check_current(con, location)
         else:
@@ -429,4 +446,4 @@ def open(  # noqa: A001
     except BaseException:
         con.close()
         raise
-    return Store(con, location, read_only=read_only, sandbox=sandbox)
+    return Store(con, location, read_only=read_only, lockdown=lockdown)

@@ -91,12 +91,16 @@ def memory_budget(con: duckdb.DuckDBPyConnection) -> int:
     return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
 
 
-def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
-    """Register every declared function on ``con``. Connections to the same database in one process
-    (a store opened twice, cursors) share one DuckDB instance, where the functions may already be
-    registered: that is fine."""
+def register_udfs(con: duckdb.DuckDBPyConnection, *, over_lists: bool = True) -> None:
+    """Register every declared function on ``con`` (``over_lists=False``: not those of
+    :func:`list_function_names`). Connections to the same database in one process (a store opened
+    twice, cursors) share one DuckDB instance, where the functions may already be registered: that
+    is fine."""
     budget = memory_budget(con)
+    skip = set() if over_lists else list_function_names()
     for f in declared():
+        if f.name in skip:
+            continue
         try:
             con.create_function(  # type: ignore[call-overload]  # null_handling: 'default' | 'special'
                 f.name,

@@ -104,7 +104,11 @@ def group(help: str) -> typer.Typer:
 
 
 def open_store(
-    r: resource_options.StoreResources, read_only: bool = False, sandbox: bool = False, create: bool = False
+    r: resource_options.StoreResources,
+    read_only: bool = False,
+    sandbox: bool = False,
+    create: bool = False,
+    query_only: bool = False,
 ) -> Store:
     """Open the store of a command (``r.db``) with the command's resource options. Only the
     commands that make a store (``ingest``, ``demo``, ``import store``) pass ``create=True``:
@@ -116,6 +120,7 @@ def open_store(
         threads=r.threads,
         temp_directory=r.temp_dir,
         sandbox=sandbox,
+        query_only=query_only,
         wait=r.wait or 0.0,
         create=create,
     )
@@ -124,6 +129,22 @@ def open_store(
 def open_for_reading(r: resource_options.StoreResources) -> Store:
     """Open the store read-only (no write lock; several readers may share it). A store that needs
     a schema upgrade is opened for writing once, which upgrades it; a missing store is an error."""
+    if _needs_upgrade(r):
+        return open_store(r)
+    return open_store(r, read_only=True)
+
+
+def open_for_queries(r: resource_options.StoreResources, sandbox: bool = False) -> Store:
+    """Open the store for ad-hoc SQL that changes nothing: a connection DuckDB locks down
+    (``evalstore.open(..., query_only=True)``; ``sandbox``: ``sandbox=True``). A store that needs a
+    schema upgrade is upgraded first (opened for writing once); a missing store is an error."""
+    if _needs_upgrade(r):
+        open_store(r).close()
+    return open_store(r, sandbox=sandbox, query_only=not sandbox)
+
+
+def _needs_upgrade(r: resource_options.StoreResources) -> bool:
+    """Whether the store needs a schema upgrade (a missing store is an error)."""
     info = inspect_store(r.db, wait=r.wait or 0.0)
     if info["state"] == "missing":
         raise StoreError(
@@ -131,9 +152,7 @@ def open_for_reading(r: resource_options.StoreResources) -> Store:
             f"(evalstore ingest ... --db {info['location']}), or point --db / $EVALSTORE_DB at "
             f"an existing store"
         )
-    if info["state"] == "older" or info["schema_version"] < len(available_migrations()):
-        return open_store(r)
-    return open_store(r, read_only=True)
+    return info["state"] == "older" or info["schema_version"] < len(available_migrations())
 
 
 def main() -> None:

@@ -24,7 +24,16 @@ import os
 import duckdb
 import typer
 
-from ..errors import EvalstoreError, MemoryBudgetError, StoreDamagedError, StoreLockedError, is_damage
+from ..errors import (
+    EvalstoreError,
+    MemoryBudgetError,
+    StoreDamagedError,
+    StoreIOError,
+    StoreLockedError,
+    is_damage,
+    is_disk_full,
+    is_read_only_file_system,
+)
 
 USER, USAGE, BUSY, MEMORY, IO, DAMAGED, INTERNAL, INTERRUPTED = 1, 2, 3, 4, 5, 6, 70, 130
 
@@ -43,6 +52,8 @@ def explain(e: BaseException) -> tuple[int, str | None]:
         return DAMAGED, f"error: {e}"
     if isinstance(e, MemoryBudgetError):
         return MEMORY, f"error: {e}"
+    if isinstance(e, StoreIOError):
+        return IO, f"error: {e}"
     if isinstance(e, EvalstoreError):
         return USER, f"error: {e}"
     disk = _disk_problem(e)
@@ -78,13 +89,13 @@ def _disk_problem(e: BaseException) -> str | None:
     full disk at commit as a transaction error, so this is checked before the other kinds."""
     if not isinstance(e, (duckdb.Error, OSError)):
         return None
-    text, errno = _first_line(e), getattr(e, "errno", None)
-    if "no space left" in str(e).lower() or errno == 28:
+    text = _first_line(e)
+    if is_disk_full(e):
         return (
             f"error: the disk is full ({text}). Free space where the store, its temp directory (--temp-dir) or "
             f"the output file lives, or point --temp-dir / -o elsewhere."
         )
-    if "read-only file system" in str(e).lower() or errno == 30:
+    if is_read_only_file_system(e):
         return (
             f"error: the file system is read-only ({text}). Open the store with a read-only command, or copy it "
             f"to a writable disk (and point --temp-dir / -o there)."

@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from ..base.output_file import replacing
 from ..db import QueryResult, inspect_store
 from ..db.check import check_store
 from ..db.connection import STORAGE_VERSION
@@ -19,7 +20,7 @@ from ..metrics import describe
 from ..output.table import Table
 from . import failures
 from . import options as opt
-from .app import app, group, open_for_reading, open_store
+from .app import app, group, open_for_queries, open_for_reading, open_store
 from .choices import flag
 from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
@@ -281,27 +282,30 @@ def sql(
     output: str | None = OutputFile,
     write: bool = flag("--write", help="Allow statements that change the store or write files."),
     sandbox: bool = flag(
-        "--sandbox", help="For untrusted queries: no file system or network access at all (read-only)."
+        "--sandbox",
+        help="For untrusted queries: also no file at all (not even spilling) and none of evalstore's Python "
+        "functions over lists (what the web's SQL page runs).",
     ),
     *,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Run ad-hoc SQL against the store (read-only unless --write; --sandbox for untrusted queries);
-    results go to stdout or to -o FILE. Read-only changes nothing: not the store, not the connection,
-    no file (COPY is refused: write results with -o FILE.csv/.parquet/...); the sandbox also reads no
-    file.
+    results go to stdout or to -o FILE. Read-only changes nothing, and DuckDB itself sees to it: the
+    store is opened read-only, without access to files or the network and with its settings locked,
+    so no statement writes the store, a setting or a file (COPY is refused: write results with
+    -o FILE.csv/.parquet/...); nor does it read a file other than the store.
 
     csv/tsv/json are exact (floats printed to full precision) and a table is plain text when
     stdout is not a terminal, so the output pipes cleanly."""
     fmt = output_format(fmt, output)
     if sandbox and write:
         raise typer.BadParameter("--sandbox is read-only; leave out --write", param_hint="--sandbox")
-    if sandbox:
-        with open_store(store_opts, sandbox=True) as store:
-            res = store.sql(query, sandbox=True)
+    if write:
+        with open_store(store_opts) as store:
+            res = store.sql(query, write=True)
     else:
-        with open_store(store_opts) if write else open_for_reading(store_opts) as store:
-            res = store.sql(query, write=write)
+        with open_for_queries(store_opts, sandbox=sandbox) as store:
+            res = store.sql(query, sandbox=sandbox)
     if res.columns:
         # values as computed: no rounding, integers as integers; column names as the query wrote them
         emit(Table([_as_written(c) for c in res.columns], res.rows, digits=None), fmt, output)
@@ -409,7 +413,7 @@ def metrics(
         if fmt == "json":  # the entry itself, nested as it is
             text = json.dumps(e, indent=1) + "\n"
             if output:
-                with open(output, "w", encoding="utf-8") as fh:
+                with replacing(output) as fh:
                     fh.write(text)
                 say(f"wrote {output}")
             else:

@@ -98,7 +98,7 @@ def compare(
     cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, memory=memory, **checked)
     if rank_ci is not None:
         level = 1.0 - checked["alpha"]
-        cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, checked["trials"], checked["seed"])
+        cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, checked["trials"], checked["seed"], memory)
     save_comparison(store, cmp, params, save, effects)
     return cmp
 
@@ -186,13 +186,19 @@ def compare_matrices(
 
 
 def _ranks(
-    mats: Sequence[ScoreMatrix], metrics: Sequence[str], method: str, level: float, B: int | None, seed: int
+    mats: Sequence[ScoreMatrix],
+    metrics: Sequence[str],
+    method: str,
+    level: float,
+    B: int | None,
+    seed: int,
+    memory: int | None = None,
 ) -> tuple[dict[tuple[str, str], tuple[int, int, int]], IntervalSpec]:
     """``{(metric, run): (rank, lo, hi)}`` among the runs compared, and how they were computed."""
     how = IntervalSpec(method, level, B if method == "bootstrap" else None, seed if method == "bootstrap" else None)
     out: dict[tuple[str, str], tuple[int, int, int]] = {}
     for m, label in zip(mats, metrics):
-        ri = rank_intervals([m.values], [m.aggregate], method, level=level, trials=B or 1, seed=seed)
+        ri = rank_intervals([m.values], [m.aggregate], method, level=level, trials=B or 1, seed=seed, memory=memory)
         for i, run in enumerate(m.runs):
             out[(label, run)] = (int(ri.rank[i]), int(ri.lo[i]), int(ri.hi[i]))
     return out, how

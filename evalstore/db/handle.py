@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 
 from ..errors import NotFoundError, StoreError
+from .lockdown import Lockdown
 from .migrations import applied, available_migrations, schema_version
 from .query import QueryResult, run_query
 
@@ -30,12 +31,20 @@ class StoreHandle:
     ``run_rows``, ``qrels``, ``scores``, ``leaderboard``, ...) can be queried with :meth:`sql`.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, location: str, read_only: bool = False, sandbox: bool = False):
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, location: str, read_only: bool = False, lockdown: Lockdown | None = None
+    ):
         self.con: duckdb.DuckDBPyConnection = con
         self.location = location
         self.read_only = read_only
-        self.sandbox = sandbox
+        #: how DuckDB locks the connection down (:mod:`evalstore.db.lockdown`), None: not at all
+        self.lockdown = lockdown
         self._in_tx = False
+
+    @property
+    def sandbox(self) -> bool:
+        """True for a store opened with ``evalstore.open(path, sandbox=True)``."""
+        return self.lockdown is Lockdown.SANDBOX
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -59,7 +68,8 @@ class StoreHandle:
 
     @contextmanager
     def transaction(self) -> Iterator[StoreHandle]:
-        """All-or-nothing block. Nested use joins the outer transaction."""
+        """All-or-nothing block. Nested use joins the outer transaction. On a store opened
+        read-only, DuckDB's refusal of a change becomes a StoreError that says so."""
         if self._in_tx:
             yield self
             return
@@ -67,12 +77,18 @@ class StoreHandle:
         self._in_tx = True
         try:
             yield self
-        except BaseException:
+        except BaseException as e:
             self._in_tx = False
             try:
                 self.con.execute("ROLLBACK")
             except duckdb.Error:
                 pass
+            if self.read_only and isinstance(e, duckdb.Error) and "read-only mode" in str(e):
+                raise StoreError(
+                    f"the store {self.location} is open read-only, and this changes it: open it for writing "
+                    f"(evalstore.open(path) without read_only=True, sandbox or query_only) to store anything; a "
+                    f"read-only store reads runs, qrels and stored scores, and evaluates without storing"
+                ) from e
             raise
         else:
             self._in_tx = False
@@ -108,9 +124,13 @@ class StoreHandle:
     ) -> QueryResult:
         """Run ad-hoc SQL (DuckDB dialect) and return all rows of the last statement.
 
-        Read-only unless ``write=True``: a statement that could change the store or the
-        connection is refused (:mod:`evalstore.db.sqlsafety`; ``COPY (query) TO 'file'`` is
-        allowed), and the statements run inside a transaction that is rolled back.
+        Read-only unless ``write=True``. On a store opened with ``query_only=True`` or
+        ``sandbox=True`` DuckDB itself refuses every change of the store, a setting or a file
+        (:mod:`evalstore.db.lockdown`); on any store the statements run in a read-only
+        transaction that is rolled back (DuckDB refuses changes to the store), and a statement
+        that could change the connection or write a file is refused before it runs
+        (:mod:`evalstore.db.sqlsafety`, from DuckDB's own parser: the second layer, and the
+        only one against files and settings on a store opened for writing in your own program).
         ``sandbox=True`` requires a store opened with ``evalstore.open(path, sandbox=True)``
         (DuckDB applies the sandbox to a whole database instance): no file or network access.
         ``max_rows``, ``max_bytes``: keep at most that many rows and bytes of values

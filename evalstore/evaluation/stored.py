@@ -17,6 +17,9 @@ pool but unjudged", what infAP needs; no other metric is affected); ``save``, ``
 (progress bar; default: on a terminal), ``recompute`` (with ``save``: compute every score again
 instead of reusing stored evaluations of the same run content, qrels content, metric, options and
 engine version; see :mod:`evalstore.evaluation.incremental`).
+
+On a store opened read-only, the stored evaluations are reused (unless ``recompute``) and what is
+not stored is computed for the result and not stored: each result says so in a note.
 """
 
 from __future__ import annotations
@@ -80,8 +83,10 @@ def evaluate_qrels_sets(
     con = store.con
     qids = list(qrels_ids.values())
     names_of = {v: k for k, v in qrels_ids.items()}
+    read_only = bool(getattr(store, "read_only", False))
     with EvaluationContext(con, qids, instances, options, declared_gains(con, qids), names_of) as ctx:
-        work = ctx.reuse(list(run_ids.values())) if save and not recompute else ctx.everything(list(run_ids.values()))
+        reuse = (save or read_only) and not recompute
+        work = ctx.reuse(list(run_ids.values())) if reuse else ctx.everything(list(run_ids.values()))
         # only runs without stored scores can be of another collection (such runs are never stored)
         pending = list(dict.fromkeys(r for j in work.jobs for r in j.run_ids))
         unrelated = unrelated_runs(store, qids, pending)
@@ -98,7 +103,7 @@ def evaluate_qrels_sets(
         with progress_bar(total, "evaluating", enabled=progress, min_total=2) as bar:
             for job in work.jobs:
                 ctx.compute(job, bar)
-        if save and work.jobs:
+        if save and work.jobs and not read_only:
             ctx.save_scores(store)
         ctx.add_reused(work)
         results = {
@@ -109,7 +114,17 @@ def evaluate_qrels_sets(
         results[name].notes += notes
     for r in results.values():
         r.reused, r.computed = work.reused, work.computed
+        if read_only and save and work.computed:
+            r.notes.append(read_only_note(work.computed))
     return results
+
+
+def read_only_note(computed: int) -> str:
+    """What a read-only store did not do for an evaluation."""
+    return (
+        f"the store is open read-only: {computed} evaluation(s) (run, qrels set, metric) were computed for this "
+        f"result and not stored (open the store for writing to store them)"
+    )
 
 
 def unrelated_runs(store: StoreHandle, qrels_ids: Sequence[int], run_ids: Sequence[int]) -> dict[int, set[int]]:

@@ -20,9 +20,16 @@ if TYPE_CHECKING:
 
 
 def qrels_from_dict(
-    store: StoreHandle, name: str, qrels: Any, *, replace: bool = False, source: str = "<dict>"
+    store: StoreHandle,
+    name: str,
+    qrels: Any,
+    *,
+    replace: bool = False,
+    source: str = "<dict>",
+    gains: str | None = None,
 ) -> IngestResult:
-    """Store qrels given as a dict, DataFrame, Arrow table or namedtuples as the set ``name``."""
+    """Store qrels given as a dict, DataFrame, Arrow table or namedtuples as the set ``name``
+    (``gains``: the set's declared gains as stored, ``1:10``, checked by the caller)."""
     check_name(name, "qrels set")
     table = qrels_table(qrels, f"qrels {name!r}")
     con = store.con
@@ -38,7 +45,7 @@ def qrels_from_dict(
             f"ORDER BY topic, doc)) FROM {st.rows}"
         ).fetchall()[0][0]
         stats = con.execute(f"SELECT count(*), count(DISTINCT topic), max(grade) FROM {st.rows}").fetchall()[0]
-        res = store_qrels(store, st, Group(0, [], sha, name=name), stats, "dict", replace, None)
+        res = store_qrels(store, st, Group(0, [], sha, name=name), stats, "dict", replace, gains)
         res.files = [source]
         return res
 

@@ -23,12 +23,12 @@ import hashlib
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..base.output_file import OutputPathError, replacing
 from ..errors import StoreError
 
 if TYPE_CHECKING:
@@ -142,9 +142,8 @@ def export_run(
         out.flush()
         return ExportedRun(name, None, n_lines - n_header, h.hexdigest(), bool(header))
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
     try:
-        with os.fdopen(fd, "wb") as raw:
+        with replacing(target, binary=True) as raw:
             fh = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") if target.suffix == ".gz" else raw
             for chunk in run_file_chunks(store, stored_rows(run_id), header, field):
                 h.update(chunk)
@@ -152,8 +151,6 @@ def export_run(
                 fh.write(chunk)
             if fh is not raw:
                 fh.close()
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except OutputPathError as e:
+        raise StoreError(str(e)) from None
     return ExportedRun(name, str(target), n_lines - n_header, h.hexdigest(), bool(header))

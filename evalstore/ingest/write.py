@@ -7,9 +7,12 @@ or set of a call is stored, or none.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import duckdb
 
 from ..db.drop import analyses_reading, drop_analyses
 from ..errors import IngestError
@@ -230,8 +233,14 @@ def insert_read_rows(con, parts: Sequence[tuple[int, Any]]) -> None:
     con.execute("SET threads = 1")
     try:
         con.from_arrow(table).select("run_id, topic, doc, rank, ln, submitted_rank, score").insert_into("run_row_data")
-    finally:
-        con.execute(f"SET threads = {int(threads)}")
+    except BaseException:
+        # the insert's own error is the one to report (a full disk is an IOException): setting the
+        # threads back in the transaction it aborted fails with "the transaction is aborted", which
+        # read as a conflict with another connection (exit 3 instead of 5)
+        with contextlib.suppress(duckdb.Error):
+            con.execute(f"SET threads = {int(threads)}")
+        raise
+    con.execute(f"SET threads = {int(threads)}")
 
 
 class ReadRows:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..base.arguments import metric_names, names
 from ..errors import MetaError
-from ..meta.common import finish, inputs_of
+from ..meta.common import finish, inputs_of, require_two_runs
 from ..meta.matrix import Column, normalise_missing, score_matrices
 from ..meta.persist import Analysis
 from ..metrics.options import EvalOptions
@@ -122,6 +122,7 @@ def agree(
     if chosen and (metrics is not None or store.run_names()):
         cols = [Column(q, m) for m in chosen for q in (reference, candidate)]
         run_list = names(runs, "run") if runs is not None else None
+        require_two_runs(store, run_list, "the ranking agreement")  # before any score is stored
         mats = score_matrices(store, cols, run_list, missing=missing, options=options, progress=progress)
         if len(mats[0].runs) < 2:
             raise MetaError(f"the ranking agreement needs at least 2 runs, got {len(mats[0].runs)}")

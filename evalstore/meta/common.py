@@ -48,6 +48,7 @@ def load(
 ) -> tuple[list[ScoreMatrix], dict[str, Any]]:
     """Score matrices of the columns over the same runs, and the evaluation parameters used."""
     missing = normalise_missing(missing)
+    require_two_runs(store, runs, "meta-evaluation")  # before any score is computed and stored
     if top is not None:
         runs = top_runs(
             store, columns[0].qrels, top_by or columns[0].metric, top, runs, options=options, progress=progress
@@ -62,6 +63,14 @@ def load(
         **options.as_dict(),
     }
     return mats, params
+
+
+def require_two_runs(store: StoreHandle, runs, what: str) -> None:
+    """Before any work: an analysis over runs needs at least two of them (the runs named, else the
+    store's); the same check after the scores are read catches runs left out as missing."""
+    n = len(set(names(runs, "run"))) if runs is not None else len(store.run_names())
+    if n < 2:
+        raise MetaError(f"{what} needs at least 2 runs, got {n}")
 
 
 def inputs_of(mats: Sequence[ScoreMatrix]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import math
 import os
 from typing import Any
 
+from ..base.output_file import replacing
 from .figures.model import (
     BarFigure,
     Boxes,
@@ -47,9 +48,14 @@ def save_figure(fig: Any, path: str | os.PathLike) -> str:
     rc: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "evalstore"} if svg else {}
     with matplotlib.rc_context(rc):  # type: ignore[arg-type]
         # bbox_inches: nothing cut (long labels, a legend beside the axes)
-        fig.savefig(
-            path, dpi=120, bbox_inches="tight", format="svg" if svg else "png", metadata={"Date": None} if svg else None
-        )
+        with replacing(path, binary=True) as fh:  # whole or not at all
+            fig.savefig(
+                fh,
+                dpi=120,
+                bbox_inches="tight",
+                format="svg" if svg else "png",
+                metadata={"Date": None} if svg else None,
+            )
     pyplot().close(fig)
     return os.fspath(path)
 

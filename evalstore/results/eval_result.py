@@ -70,14 +70,16 @@ class EvalResult:
         return self
 
     def add_rank_intervals(
-        self, method: str = "bootstrap", level: float = 0.95, trials: int = 1000, seed: int = 0
-    ) -> EvalResult:
+        self, method: str = "bootstrap", level: float = 0.95, trials: int = 1000, seed: int = 0, *,
+        memory: int | None = None,
+    ) -> EvalResult:  # fmt: skip
         """Each run's rank by each metric's mean with its interval (``method``: ``bootstrap``, the
         paired bootstrap over the topics with ``trials`` resamples drawn with ``seed``, or ``t``,
         from paired t intervals of the differences) into ``rank_intervals``; returns the result
-        itself. See :mod:`evalstore.intervals.ranks`."""
+        itself. ``memory``: the memory limit in bytes the bootstrap's blocks of resamples are sized
+        from (default: the default limit; any ``trials`` fits). See :mod:`evalstore.intervals.ranks`."""
         how = interval_ranks.spec(method, level, trials, seed)
-        self.rank_intervals, self.rank_widened = interval_ranks.compute(self, how)
+        self.rank_intervals, self.rank_widened = interval_ranks.compute(self, how, memory)
         self.rank_spec = how
         return self
 

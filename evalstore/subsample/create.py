@@ -1,4 +1,10 @@
-"""Creating subsamples: one deterministic shuffle per (seed, trial, topic), every fraction at once."""
+"""Creating subsamples: one deterministic shuffle per (seed, trial, topic), every fraction at once.
+
+The trials are made in blocks (:func:`trial_blocks`: at most :data:`BLOCK_ROWS` staged rows a
+block), each shuffled, staged and stored before the next, in one transaction: the memory of a call
+does not grow with ``trials`` (``-k 100000``, the largest, ran out of memory when every trial was
+staged at once). Each (seed, trial, topic) has its own generator, so the blocks change nothing in
+the subsamples made."""
 
 from __future__ import annotations
 
@@ -63,33 +69,54 @@ def create_subsamples(
     parent_gains, parent_sha = con.execute(
         "SELECT default_gains, sha256 FROM qrels_meta WHERE qrels_id = ?", [parent_id]
     ).fetchall()[0]
-    targets = [(subsample_name(prefix, f, t, method), f, t) for f in fracs for t in range(trials)]
+    n_rows = con.execute("SELECT count(*) FROM qrels_data WHERE qrels_id = ?", [parent_id]).fetchall()[0][0]
     try:
         with store.transaction():
-            _shuffle(con, parent_id, seed, trials, method)
-            stats = _stage_rows(con, parent_id, targets, min_rel, min_nonrel)
-            ids: dict[int, int] = {}
-            for pos, (name, f, t) in enumerate(targets):
-                n_rows, n_topics, max_grade, sha = stats[pos]
-                params = (parent_id, method, float(f), seed, t, min_rel, min_nonrel)
-                keep, old_id = _existing(store, name, params, sha, replace)
-                if keep:
-                    continue  # same derivation, same content
-                source = _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel)
-                meta = QrelsMeta(name, source, "subsample", sha, None, n_topics, n_rows, max_grade, parent_gains)
-                qid = write_qrels_meta(con, meta, old_id)
-                con.execute(
-                    """INSERT INTO subsample_meta (qrels_id, parent_id, method, fraction, seed, trial,
-                               min_rel, min_nonrel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [qid, *params],
-                )
-                ids[pos] = qid
-            if ids:
-                _copy_rows(con, parent_id, ids)
+            for first, last in trial_blocks(trials, len(fracs) * max(1, n_rows)):
+                _shuffle(con, parent_id, seed, range(first, last), method)
+                block = [(subsample_name(prefix, f, t, method), f, t) for f in fracs for t in range(first, last)]
+                stats = _stage_rows(con, parent_id, block, min_rel, min_nonrel)
+                ids: dict[int, int] = {}
+                for pos, (name, f, t) in enumerate(block):
+                    params = (parent_id, method, float(f), seed, t, min_rel, min_nonrel)
+                    source = _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel)
+                    qid = _store_one(store, name, params, stats[pos], source, parent_gains, replace)
+                    if qid is not None:
+                        ids[pos] = qid
+                if ids:
+                    _copy_rows(con, parent_id, ids)
     finally:
         for table in ("_ss_base", "_ss_keys_tbl", "_ss_ranked", "_ss_targets", "_ss_rows", "_ss_ids"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
-    return [name for name, _, _ in targets]
+    return [subsample_name(prefix, f, t, method) for f in fracs for t in range(trials)]
+
+
+#: the most staged rows (trials x fractions x the parent's judgments) of one block of trials
+BLOCK_ROWS = 2_000_000
+
+
+def trial_blocks(trials: int, rows_per_trial: int) -> list[tuple[int, int]]:
+    """``[(first, last), ...]``: the trials in blocks of at most :data:`BLOCK_ROWS` staged rows (at
+    least one trial a block)."""
+    size = max(1, BLOCK_ROWS // max(1, rows_per_trial))
+    return [(t, min(trials, t + size)) for t in range(0, trials, size)]
+
+
+def _store_one(store, name: str, params: tuple, stat: tuple, source: str, gains, replace: bool) -> int | None:
+    """Store the meta rows of one staged subsample; its new qrels id, or None when the stored one
+    is kept (same derivation, same content)."""
+    n_rows, n_topics, max_grade, sha = stat
+    keep, old_id = _existing(store, name, params, sha, replace)
+    if keep:
+        return None
+    meta = QrelsMeta(name, source, "subsample", sha, None, n_topics, n_rows, max_grade, gains)
+    qid = write_qrels_meta(store.con, meta, old_id)
+    store.con.execute(
+        """INSERT INTO subsample_meta (qrels_id, parent_id, method, fraction, seed, trial,
+                   min_rel, min_nonrel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        [qid, *params],
+    )
+    return qid
 
 
 def _parent_id(store: StoreHandle, qrels: str) -> int:
@@ -199,9 +226,10 @@ def _source(parent, parent_sha, method, fraction, seed, trial, min_rel, min_nonr
     )
 
 
-def _shuffle(con, parent_id: int, seed: int, trials: int, method: str) -> None:
-    """Temp table ``_ss_ranked(trial, topic, doc, grade, rel, pos, size)``: per trial and topic, the
-    judged relevant and nonrelevant documents, each class in its shuffled order (pos 1..size)."""
+def _shuffle(con, parent_id: int, seed: int, trials: range, method: str) -> None:
+    """Temp table ``_ss_ranked(trial, topic, doc, grade, rel, pos, size)``: per trial of ``trials``
+    and topic, the judged relevant and nonrelevant documents, each class in its shuffled order (pos
+    1..size)."""
     con.execute(
         """CREATE OR REPLACE TEMP TABLE _ss_base AS
                    SELECT topic, doc, grade, grade >= 1 AS rel,
@@ -211,15 +239,15 @@ def _shuffle(con, parent_id: int, seed: int, trials: int, method: str) -> None:
     )
     counts = con.execute("SELECT topic, count(*) FROM _ss_base GROUP BY topic ORDER BY topic").fetchall()
     n = sum(c for _, c in counts)
-    keys = np.empty((trials, n), dtype=np.uint64)
-    for t in range(trials):  # a loop over trials x topics; numpy draws the keys
+    keys = np.empty((len(trials), n), dtype=np.uint64)
+    for row, t in enumerate(trials):  # a loop over trials x topics; numpy draws the keys
         start = 0
         for topic, c in counts:
-            keys[t, start : start + c] = np.random.PCG64(topic_seed(seed, t, topic, method)).random_raw(c)
+            keys[row, start : start + c] = np.random.PCG64(topic_seed(seed, t, topic, method)).random_raw(c)
             start += c
-    _ss_keys = {
-        "trial": np.repeat(np.arange(trials, dtype=np.int32), n),  # noqa: F841 (scanned by DuckDB)
-        "idx": np.tile(np.arange(n, dtype=np.int64), trials),
+    _ss_keys = {  # scanned by DuckDB (a Python variable read as a table)
+        "trial": np.repeat(np.arange(trials.start, trials.stop, dtype=np.int32), n),
+        "idx": np.tile(np.arange(n, dtype=np.int64), len(trials)),
         "key": keys.ravel(),
     }
     con.execute("CREATE OR REPLACE TEMP TABLE _ss_keys_tbl AS SELECT trial, idx, key FROM _ss_keys")

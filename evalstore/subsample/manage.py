@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..base.arguments import names as arg_names
+from ..base.output_file import replacing
 from ..db.drop import DropPlan, drop, plan_drop
 from ..errors import NotFoundError, SubsampleError
 from ..evaluation.stored import evaluate_qrels_sets
@@ -142,7 +143,7 @@ def export_qrels(store: StoreHandle, name: str, path: str | os.PathLike) -> int:
     if os.fspath(path) == "-":
         sys.stdout.write(text)
     else:
-        with open(path, "w", encoding="utf-8", newline="\n") as f:
+        with replacing(path) as f:
             f.write(text)
     return text.count("\n")
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import pyarrow as pa
 
-from ...db.connection import Settings, sandbox_config
+from ...db import lockdown
+from ...db.connection import Settings
 from ...db.query import arrow_table
 from ...errors import MetricError
 from . import relations
@@ -35,11 +36,14 @@ _OUT = pa.schema([("qrels_id", pa.int32()), ("run_id", pa.int32()), ("topic", pa
 
 @contextmanager
 def sandbox() -> Iterator[duckdb.DuckDBPyConnection]:
-    """A new in-memory database, sandboxed (:func:`evalstore.db.connection.sandbox_config`), on
-    one thread; closed on leaving."""
-    con = duckdb.connect(":memory:", config=sandbox_config(Settings.resolve(threads=1, temp_directory="").config()))
+    """A new in-memory database, sandboxed as ``evalstore sql --sandbox`` is
+    (:func:`evalstore.db.lockdown.config` at level ``SANDBOX``: no external access, no local file
+    system, no extension, no Python variable read as a table, configuration locked), on one thread;
+    closed on leaving."""
+    base = Settings.resolve(threads=1, temp_directory="").config()
+    con = duckdb.connect(":memory:", config=lockdown.config(base, lockdown.Lockdown.SANDBOX))
     try:
-        con.execute("SET lock_configuration = true")
+        lockdown.lock(con, lockdown.Lockdown.SANDBOX)
         yield con
     finally:
         con.close()

@@ -15,7 +15,7 @@ import pytest
 from support import DATA_DIR, SAMPLE, need_shared, store_at_migration_1
 
 import evalstore
-from evalstore.errors import EvalstoreError
+from evalstore.errors import EvalstoreError, MetaError
 from evalstore.meta.persist import load_table
 from evalstore.stats.ranks import tau_ap, tau_ap_b
 
@@ -268,3 +268,13 @@ def test_dl2019_against_a_perturbed_copy(tmp_path):
         assert ra.summary["n_runs"] == 12 and ra.summary["n_topics"] == 43
         assert ra.summary["tau_b"] == pytest.approx(kendalltau(x, y).statistic, abs=TOL)
         assert ra.summary["spearman"] == pytest.approx(spearmanr(x, y).statistic, abs=TOL)
+
+
+def test_one_run_is_refused_before_any_score_is_stored(judged):
+    """Issue 39.10: `agree ... -r bm25` exited 1 after storing 8 scores."""
+    n = judged.sql("SELECT count(*) FROM evaluations").rows[0][0]
+    with pytest.raises(MetaError, match="needs at least 2 runs, got 1"):
+        judged.agree("sample", "judge", ["AP"], runs=["bm25"])
+    with pytest.raises(MetaError, match="needs at least 2 runs, got 1"):
+        judged.kendall("sample", ["AP", "nDCG@10"], runs=["bm25", "bm25"])
+    assert judged.sql("SELECT count(*) FROM evaluations").rows[0][0] == n
