@@ -353,7 +353,7 @@ def open(  # noqa: A001
     threads: int | None = None,
     temp_directory: str | None = None,
     sandbox: bool = False,
-    wait: float = 0.0,
+    wait: float | None = None,
     create: bool = True,
     yield_to_writers: bool = False,
 ) -> Store:
@@ -368,7 +368,9 @@ def open(  # noqa: A001
     :class:`~evalstore.store.connection.Settings`).
     ``sandbox=True``: for untrusted queries; the store is opened read-only, queries may read only
     the store (no file, no network) and change nothing (:mod:`evalstore.store.sqlsafety`).
-    ``wait``: seconds to keep retrying while another process holds the store.
+    ``wait``: seconds to keep retrying while another process holds the store; None (the default):
+    no retry, except that a writer finding the store held by ``evalstore serve`` waits up to
+    :data:`evalstore.store.waiting.SERVER_WAIT` seconds for the server to let it in.
     ``create=False``: a store file that does not exist is an error instead of a new empty store
     (the command line creates stores only in ``ingest``, ``demo`` and ``import store``).
     ``yield_to_writers=True``: a writer of another process waiting for the store (``--wait``) goes

@@ -111,7 +111,7 @@ def open_store(
         threads=r.threads,
         temp_directory=r.temp_dir,
         sandbox=sandbox,
-        wait=r.wait or 0.0,
+        wait=r.wait,
         create=create,
     )
 

@@ -172,7 +172,8 @@ Wait = number(
     "--wait",
     envvar="EVALSTORE_WAIT",
     range=ranges.WAIT,
-    help="Seconds to retry while another process holds the store.",
+    help="Seconds to retry while another process holds the store (default: none, except 30 s for a writer while "
+    "`evalstore serve` holds it).",
 )
 
 STORE = Group(
