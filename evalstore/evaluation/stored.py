@@ -221,6 +221,13 @@ def metric_notes(
     return notes
 
 
-def unrelated_note(runs: Sequence[str], qrels: str) -> str:
+def unrelated_note(runs: Sequence[str], qrels: str | Sequence[str], subsamples: int = 0) -> str:
+    """The note on the runs left out of an evaluation of ``qrels`` (a name, or several sets that
+    leave out the same runs) because they share no topic with it; ``subsamples``: how many
+    subsamples of those sets left out the same runs (said once, not once per subsample)."""
     shown = ", ".join(runs[:10]) + (" ..." if len(runs) > 10 else "")
-    return f"left out {len(runs)} run(s) that share no topic with qrels {qrels!r}: {shown}"
+    names = [qrels] if isinstance(qrels, str) else list(qrels)
+    sets = ", ".join(repr(n) for n in names) + (f" and their {subsamples} subsample(s)" if subsamples else "")
+    if subsamples and len(names) == 1:
+        sets = f"{names[0]!r} and its {subsamples} subsample(s)"
+    return f"left out {len(runs)} run(s) that share no topic with qrels {sets}: {shown}"

@@ -28,7 +28,7 @@ import numpy as np
 from ..aggregate import aggregate_rows
 from ..arguments import names
 from ..errors import MetaError
-from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_runs
+from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_note, unrelated_runs
 from ..metrics.engine import resolve_metrics
 from ..metrics.options import make_options
 
@@ -227,9 +227,10 @@ def score_matrices(
             **opts,
         )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
+    left_out_note = [_unrelated_note(store, left_out, qids)] if left_out else []
     for m, qid in zip(mats, qids):
         m.unrelated_runs = list(left_out)
-        m.notes = qrels_notes(store, {m.qrels: qid}, resolve_metrics([m.label]))[m.qrels]
+        m.notes = left_out_note + qrels_notes(store, {m.qrels: qid}, resolve_metrics([m.label]))[m.qrels]
     return _apply_missing(mats, missing)
 
 
@@ -290,6 +291,18 @@ def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str
         mats.append(ScoreMatrix(result.qrels, stored, metric, order, topics, values,
                                 result.aggregates.get(metric, "mean"), notes=list(result.notes)))  # fmt: skip
     return _apply_missing(mats, missing)
+
+
+def _unrelated_note(store: StoreHandle, left_out: Sequence[str], qrels_ids: Sequence[int]) -> str:
+    """One note for the runs left out of every column (the same runs: those that share no topic
+    with the columns' sets), naming the judged sets and counting their subsamples."""
+    rows = store.con.execute(
+        "SELECT coalesce(p.name, m.name), s.qrels_id IS NOT NULL FROM qrels_meta m "
+        "LEFT JOIN subsample_meta s USING (qrels_id) LEFT JOIN qrels_meta p ON p.qrels_id = s.parent_id "
+        "WHERE m.qrels_id IN (SELECT unnest(?::INTEGER[])) ORDER BY m.qrels_id",
+        [list(dict.fromkeys(qrels_ids))],
+    ).fetchall()
+    return unrelated_note(left_out, list(dict.fromkeys(str(n) for n, _ in rows)), sum(bool(s) for _, s in rows))
 
 
 def _apply_missing(mats: list[ScoreMatrix], policy: str) -> list[ScoreMatrix]:
