@@ -77,7 +77,9 @@ def serve_cmd(
 @opt.shared(store=opt.STORE)
 def report_cmd(
     folder: str = typer.Argument(..., help="Folder to write (new, empty, or an earlier report's)."),
-    qrels: str | None = typer.Option(None, "--qrels", "-q", help="Qrels set (default: the only one with scores)."),
+    qrels: str | None = typer.Option(
+        None, "--qrels", "-q", help="Qrels set (default: the only one with scores, subsamples aside)."
+    ),
     metric: list[str] | None = typer.Option(
         None,
         "--metric",

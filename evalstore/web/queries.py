@@ -40,10 +40,17 @@ class Catalogue:
     evaluated) with the number of runs evaluated."""
 
     metrics: dict[str, dict[str, int]]  # qrels -> {metric: runs}, metrics in stored order
+    subsamples: frozenset[str] = frozenset()  # the qrels sets that are subsamples of another
 
     @property
     def qrels(self) -> list[str]:
         return list(self.metrics)
+
+    @property
+    def judged_sets(self) -> list[str]:
+        """The qrels sets with scores that are not subsamples (the choices a command offers by
+        default, as :mod:`evalstore.default_qrels` does); all of them if every one is a subsample."""
+        return [q for q in self.metrics if q not in self.subsamples] or self.qrels
 
     def default_qrels(self) -> str | None:
         """The qrels set with the most evaluations (ties: by name)."""
@@ -62,9 +69,9 @@ class Catalogue:
 
 
 def catalogue(store: Store) -> Catalogue:
-    from ..store.catalogue import evaluated
+    from ..store.catalogue import evaluated, subsample_names
 
-    return Catalogue(evaluated(store.con))
+    return Catalogue(evaluated(store.con), frozenset(subsample_names(store.con)))
 
 
 def run_names(store: Store) -> list[str]:
