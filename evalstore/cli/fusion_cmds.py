@@ -71,6 +71,10 @@ def fuse_cmd(
     refresh: bool = flag(
         "--refresh", help="Make the fused run --name again from its recipe over its inputs as they are now."
     ),
+    allow_disjoint: bool = flag(
+        "--allow-disjoint",
+        help="Fuse runs even if one shares no topic with the others (runs of different collections are refused).",
+    ),
     fmt: str | None = format_option(extra_help=" (The grid of --optimize.)"),
     output: str | None = typer.Option(
         None, "--output", "-o", help="Write the grid of --optimize to this file (format: --format or the extension)."
@@ -92,7 +96,7 @@ def fuse_cmd(
         else:
             result = s.fuse(
                 run or [], method or "", name=name, norm=norm, params=param, weights=weights, depth=depth, top=top,
-                ranks=ranks, replace=replace, optimize=optimize, qrels=qrels, step=step,
+                ranks=ranks, replace=replace, optimize=optimize, qrels=qrels, step=step, allow_disjoint=allow_disjoint,
             )  # fmt: skip
     if result.optimization is not None:
         emit(result.optimization.table(), chosen, output)

@@ -114,6 +114,32 @@ def store_fused(
     return FusionResult(name, res.status, n_rows, n_topics, recipe, list(inputs), notes=res.messages)
 
 
+def check_overlap(store: StoreHandle, inputs: Sequence[Input], inputs_table: str) -> None:
+    """Refuse input runs that share no topic with the other inputs (runs of another collection:
+    fusing them only puts unrelated rankings side by side), as ``compare`` refuses runs that share
+    no topic with its qrels; ``--allow-disjoint`` (``allow_disjoint=True``) skips this check."""
+    rows = store.con.execute(
+        f"""WITH t AS (SELECT DISTINCT i.pos, r.topic FROM run_row_data r JOIN {inputs_table} i USING (run_id))
+            SELECT a.pos, count(DISTINCT a.topic) FROM t a
+            WHERE NOT EXISTS (SELECT 1 FROM t b WHERE b.topic = a.topic AND b.pos <> a.pos)
+            GROUP BY a.pos
+            HAVING count(*) = (SELECT count(*) FROM t c WHERE c.pos = a.pos) ORDER BY a.pos"""
+    ).fetchall()
+    if not rows:
+        return
+    names = {i.pos: i.name for i in inputs}
+    lonely = ", ".join(f"{names[pos]!r} ({n} topic(s))" for pos, n in rows)
+    what = (
+        f"the input runs share no topic with each other: {lonely}"
+        if len(rows) == len(inputs)
+        else f"the input run(s) {lonely} share no topic with the other inputs"
+    )
+    raise FusionError(
+        f"{what}; are they runs of one collection? Fusing them would only put unrelated rankings side by side: "
+        f"pass --allow-disjoint to fuse them anyway"
+    )
+
+
 def coverage_notes(store: StoreHandle, inputs: Sequence[Input], inputs_table: str) -> list[str]:
     """Notes on input runs that lack topics others have (their documents count as missing there)."""
     rows = store.con.execute(

@@ -60,6 +60,18 @@ def test_refresh(sample_db, cli, tmp_path):
     assert "stale" not in cli("list", "runs", "--db", sample_db)[1]
 
 
+def test_runs_of_two_collections_need_allow_disjoint(sample_db, cli, tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_text("X1 Q0 a 1 3.0 other\nX2 Q0 b 1 2.0 other\n")
+    assert cli("ingest", "run", other, "--db", sample_db)[0] == 0
+    code, _, err = cli("fuse", "-r", "bm25", "-r", "other", "--method", "rrf", "--name", "mixed", "--db", sample_db)
+    assert code == 1 and "share no topic with each other: 'bm25' (8 topic(s)), 'other' (2 topic(s))" in err
+    assert "--allow-disjoint" in err
+    code, _, err = cli("fuse", "-r", "bm25", "-r", "other", "--method", "rrf", "--name", "mixed", "--allow-disjoint",
+                       "--db", sample_db)  # fmt: skip
+    assert code == 0 and "run 'mixed' added: " in err and "10 topics" in err
+
+
 def test_usage_errors(sample_db, cli):
     code, _, err = cli("fuse", "-r", "bm25", "-r", "dense", "-m", "nope", "-n", "x", "--db", sample_db)
     assert code == 2 and "'nope' is not one of sum, mnz, anz" in err
