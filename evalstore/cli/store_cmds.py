@@ -130,7 +130,12 @@ def ingest_qrels(
 @opt.shared(store_opts=opt.STORE)
 def ingest_topics_cmd(
     file: str = typer.Argument(..., help="Topic file (- for standard input); .gz read transparently."),
-    name: str | None = typer.Option(None, "--name", "-n", help="Topic set name (default: the file name)."),
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        "-n",
+        help="Topic set name (default: the file name, after its folder too if generic: dl/topics.tsv: dl-topics).",
+    ),
     fmt: str = text_format_option("topics"),
     field: str = opt.choice(
         "title",
@@ -155,7 +160,12 @@ def ingest_topics_cmd(
 @opt.shared(store_opts=opt.STORE)
 def ingest_docs_cmd(
     file: str = typer.Argument(..., help="Document file (- for standard input); .gz read transparently."),
-    name: str | None = typer.Option(None, "--name", "-n", help="Doc set name (default: the file name)."),
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        "-n",
+        help="Doc set name (default: the file name, after its folder too if generic: ms/docs.tsv: ms-docs).",
+    ),
     fmt: str = text_format_option("docs"),
     replace: bool = flag("--replace", help="Replace a stored doc set of the same name (atomically)."),
     *,
@@ -192,6 +202,30 @@ def list_qrels(
     with open_for_reading(store_opts) as store:
         res = store.list_qrels()
     emit(_table(res, "qrels sets", digits=6), fmt, output)
+
+
+@list_app.command("topics")
+@opt.shared(store_opts=opt.STORE)
+def list_topics(
+    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
+) -> None:
+    """List stored topic sets (evalstore ingest topics), with the judged topics of each qrels set they hold."""
+    fmt = output_format(fmt, output)
+    with open_for_reading(store_opts) as store:
+        res = store.list_topics()
+    emit(_table(res, "topic sets", digits=6), fmt, output)
+
+
+@list_app.command("docs")
+@opt.shared(store_opts=opt.STORE)
+def list_docs(
+    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
+) -> None:
+    """List stored doc sets (evalstore ingest docs)."""
+    fmt = output_format(fmt, output)
+    with open_for_reading(store_opts) as store:
+        res = store.list_docs()
+    emit(_table(res, "doc sets", digits=6), fmt, output)
 
 
 @drop_app.command("run")

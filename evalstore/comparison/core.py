@@ -37,6 +37,7 @@ from ..stats.significance import (
     wilcoxon,
 )
 from ..stats.significance import adjust as adjust_p
+from ..store.topic_texts import topic_queries
 from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ def compare(
     evaluation = {"missing": missing, "convention": convention, "complete": complete, "depth": depth}
     mats, params = _matrices(store, qrels, baseline, runs, metrics, evaluation, progress)
     cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, memory=memory, **options)
+    cmp.queries = topic_queries(store.con, [store.qrels_id(qrels)])
     if rank_ci is not None:
         level = 1.0 - options["alpha"]
         cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, options["trials"], options["seed"])

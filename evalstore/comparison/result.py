@@ -66,6 +66,7 @@ class Comparison:
     analysis_id: int | None = None
     ranks: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (metric, run) -> rank, lo, hi
     rank_spec: IntervalSpec | None = None
+    queries: dict[str, str] = field(default_factory=dict)  # topic -> query text (the store's topic sets)
 
     def pair(self, run: str, other: str, metric: str) -> dict[str, Any] | None:
         """The comparison record of ``run`` against ``other`` on ``metric`` (either orientation)."""
@@ -247,7 +248,16 @@ PER_TOPIC_COLUMNS = ["metric", "topic", "run", "baseline", "run_value", "baselin
 
 def per_topic_table(cmp: Comparison) -> Table:
     """Every run's per-topic scores beside the baseline's: one row per (metric, run, topic), the
-    run's worst losses against the baseline first (``diff`` = run - baseline)."""
+    run's worst losses against the baseline first (``diff`` = run - baseline); with a ``query``
+    column last when the store has the topics' texts."""
+    table = _per_topic_rows(cmp)
+    if cmp.queries:
+        table.columns = [*table.columns, "query"]
+        table.rows = [(*row, cmp.queries.get(row[1])) for row in table.rows]
+    return table
+
+
+def _per_topic_rows(cmp: Comparison) -> Table:
     rows: list[tuple[Any, ...]] = []
     for label, m in zip(cmp.metrics, cmp.matrices):
         base = m.values[0]
@@ -264,7 +274,7 @@ def per_topic_report(cmp: Comparison) -> Report:
     """The per-topic table as a report (wins, ties and losses per run in the notes)."""
     table = per_topic_table(cmp)
     counts: dict[tuple[str, str], list[int]] = {}
-    for metric, _, run, _, _, _, d in table.rows:
+    for metric, _, run, _, _, _, d, *_ in table.rows:
         c = counts.setdefault((metric, run), [0, 0, 0])
         c[0 if d > 0 else 1 if d == 0 else 2] += 1
     lines = [

@@ -35,6 +35,7 @@ from ..metrics.registry import MetricInstance
 from ..progress import progress_bar
 from ..result import EvalResult
 from ..result_query import result_of_table
+from ..store.topic_texts import topic_queries
 from .context import EvaluationContext
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ def evaluate_qrels_sets(
         }
     for name, notes in qrels_notes(store, qrels_ids, instances).items():
         results[name].notes += notes
+    for name, qid in qrels_ids.items():
+        results[name].queries = topic_queries(con, [qid])
     for r in results.values():
         r.reused, r.computed = work.reused, work.computed
     return results

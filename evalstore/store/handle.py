@@ -165,6 +165,27 @@ class StoreHandle:
             "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM qrels_sets ORDER BY name"
         )
 
+    def list_topics(self) -> QueryResult:
+        """The topic sets (``evalstore ingest topics``), with the qrels sets whose judged topics
+        they hold (all of them: ``judged`` = the qrels set's topics found in the set)."""
+        return self.sql(
+            "SELECT s.name, s.format, s.field, s.n_topics, "
+            "(SELECT string_agg(q.name || ' (' || q.found || '/' || q.n_topics || ')', ', ' ORDER BY q.name) FROM ("
+            "  SELECT qs.name, qs.n_topics, count(DISTINCT t.topic) AS found FROM qrels_sets qs "
+            "  JOIN (SELECT DISTINCT qrels, topic FROM qrels) j ON j.qrels = qs.name "
+            "  JOIN topics t ON t.topics = s.name AND t.topic = j.topic "
+            "  WHERE NOT qs.subsample GROUP BY qs.name, qs.n_topics) q) AS qrels_topics, "
+            "s.sha256[1:12] AS sha256, s.ingested_at::TIMESTAMP(0) AS ingested_at, s.source "
+            "FROM topic_sets s ORDER BY s.name"
+        )
+
+    def list_docs(self) -> QueryResult:
+        """The doc sets (``evalstore ingest docs``)."""
+        return self.sql(
+            "SELECT name, format, n_docs, sha256[1:12] AS sha256, ingested_at::TIMESTAMP(0) AS ingested_at, source "
+            "FROM doc_sets ORDER BY name"
+        )
+
 
 def _known(name: str, names: list[str], plural: str, kind: str) -> str:
     """The end of a not-found message: the closest names ("did you mean"), else some of the names."""
