@@ -116,8 +116,10 @@ def export_run_cmd(
     *,
     store: opt.StoreOptions,
 ) -> None:
-    """Write a stored run as a TREC run file (topic Q0 doc rank score tag), its ir_metadata header first,
-    byte for byte as ingested (a fused run: its recipe)."""
+    """Write a stored run as a TREC run file. An ingested TREC run file comes back byte for byte (its sha256 is
+    runs.sha256: header, separators, scores as spelt, line ends); a fused run as the file its sha256 is of (its
+    recipe as the ir_metadata header); other runs (DataFrames, NTCIR res files, stores from before schema 17) as
+    evalstore's lines: topic Q0 doc rank score tag."""
     if output and output != "-":
         check_writable(output, "--output")
     with open_for_reading(store) as s:

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FusionError
 from ..ingest.checks import check_name
 from ..ingest.ir_metadata import render
+from ..ingest.run_text import run_file_chunks
 from ..ingest.staging import Group
 from ..ingest.write import run_meta_row, stored_identities
-from ..run_export import content_sha256, line_tag, run_file_chunks
+from ..run_export import content_sha256, line_tag
 from .compute import Input
 from .recipe import Recipe
 

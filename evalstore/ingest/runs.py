@@ -30,6 +30,7 @@ from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_n
 from .ir_metadata import Header, read_header, save_headers
 from .pipeline import IngestCall, empty_call_error
 from .prefetch import prefetched
+from .run_text import keep_run_text
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
 from .write import IngestResult, ReadRows, set_read_identity, store_read_run, store_runs, stored_identities
@@ -84,9 +85,11 @@ class RunIngest(IngestCall):
         self.per_topic = False
         self._notes: dict[int, list[str]] = {}  # notes of runs whose fast read was taken back
         self.headers: dict[int, Header] = {}  # the files' ir_metadata blocks, by group
+        self.groups: list[Group] = []
 
     def plan(self) -> list[Group]:
         self.files, groups, self.per_topic = _plan(self.inputs, self.name, self.format, self.name_from)
+        self.groups = groups
         if not self.per_topic:  # a malformed ir_metadata header is an error before anything is read
             self.headers = {g.idx: h for g in groups if (h := read_header(g.files[0].path, g.files[0].name))}
         return groups
@@ -97,7 +100,22 @@ class RunIngest(IngestCall):
         with self.store.transaction():
             results = super().run()
             save_headers(self.store, self.results, self.headers)
+            self.keep_texts()
         return results
+
+    def keep_texts(self) -> None:
+        """Keep what gives each new one-file run back byte for byte (:mod:`evalstore.ingest.run_text`)."""
+        if self.per_topic:
+            return
+        for g in self.groups:
+            res = self.results.get(g.idx)
+            if res is None or res.status == "unchanged" or len(g.files) != 1:
+                continue
+            run_id, sha = self.store.con.execute(
+                "SELECT run_id, sha256 FROM run_meta WHERE name = ?", [res.name]
+            ).fetchall()[0]
+            header = self.headers.get(g.idx)
+            keep_run_text(self.store, run_id, g.files[0].path, sha, header.text if header else None)
 
     def known_name(self, g: Group) -> str | None:
         return g.name or g.guess

@@ -144,12 +144,12 @@ def run_meta_row(
     if old:
         run_id = old.id
         # (the recipe of a fused run and the header of the old content go with it)
-        for table in ("run_row_data", "score_data", "evaluations", "fusion_meta", "fusion_inputs"):
+        for table in ("run_row_data", "score_data", "evaluations", "fusion_meta", "fusion_inputs", "run_text_data"):
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         con.execute(
             """UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?,
                        n_rows = ?, n_dropped_duplicates = ?, ingested_at = current_timestamp,
-                       metadata = NULL, metadata_header = NULL WHERE run_id = ?""",
+                       metadata = NULL, metadata_header = NULL, line_format = NULL WHERE run_id = ?""",
             [g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped, run_id],
         )
         notes = _replaced(store, "run", g.final) + _stale_fusions(con, run_id)
