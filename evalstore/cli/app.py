@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import duckdb
 import typer
@@ -85,6 +86,27 @@ def root(
     _use_env(ctx, db=db, memory_limit=memory_limit, threads=threads, temp_dir=temp_dir, wait=wait)
     if debug:
         os.environ["EVALSTORE_DEBUG"] = "1"
+
+
+def _debug_option() -> Any:
+    """The root's ``--debug`` as an option of every command (:attr:`HelpGroup.common_params`): made
+    by Typer from a declaration, as every other option is."""
+
+    def use(value: bool) -> None:
+        if value:
+            os.environ["EVALSTORE_DEBUG"] = "1"
+
+    made = typer.Typer()
+
+    @made.command()
+    def declared(
+        debug: bool = flag("--debug", expose_value=False, callback=use, help="Show the Python traceback of an error."),
+    ) -> None: ...
+
+    return typer.main.get_command(made).params[0]
+
+
+HelpGroup.common_params = [_debug_option()]
 
 
 def group(help: str) -> typer.Typer:

@@ -358,7 +358,11 @@ def demo(
     db: str | None = typer.Option(
         None, "--db", help="Store file for the demo (default: ./evalstore-demo.duckdb; ':memory:' keeps nothing)."
     ),
+    memory_limit: str | None = opt.MemoryLimit,
+    threads: int | None = opt.Threads,
+    temp_dir: str | None = opt.TempDir,
+    wait: float | None = opt.Wait,
 ) -> None:
     """Build a store from the bundled sample collection, evaluate it, show a leaderboard and a query,
     and print three commands to try on the store it leaves behind."""
-    run_demo(db)
+    run_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)

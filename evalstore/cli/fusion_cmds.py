@@ -29,7 +29,7 @@ from .ranges import number
 def fuse_cmd(
     run: list[str] | None = typer.Option(None, "--run", "-r", help="An input run; repeat (two or more, in order)."),
     method: str | None = choice(
-        None, "--method", "-m", choices=list(METHODS), aliases=METHOD_ALIASES, help="Fusion method: " + methods_help()
+        None, "--method", choices=list(METHODS), aliases=METHOD_ALIASES, help="Fusion method: " + methods_help()
     ),
     name: str = typer.Option(..., "--name", "-n", help="Name of the fused run."),
     norm: str | None = choice(
@@ -41,13 +41,17 @@ def fuse_cmd(
         "methods of ranks): " + norms_help(),
     ),
     param: list[str] | None = typer.Option(
-        None, "--param", "-p", help="A parameter of the method, NAME=VALUE (k=60, phi=0.8, gamma=0.5, sigma=0.01)."
+        None, "--param", help="A parameter of the method, NAME=VALUE (k=60, phi=0.8, gamma=0.5, sigma=0.01)."
     ),
     weights: str | None = typer.Option(
-        None, "--weights", "-w", help="Weights of the runs, in the order of -r (weighted methods), e.g. 0.5,0.3,0.2."
+        None, "--weights", help="Weights of the runs, in the order of -r (weighted methods), e.g. 0.5,0.3,0.2."
     ),
     depth: int | None = number(
-        None, "--depth", range=ranges.DEPTH, help="Fuse only the top D documents of each run per topic (default: all)."
+        None,
+        "--depth",
+        "-M",
+        range=ranges.DEPTH,
+        help="Fuse only the top D documents of each run per topic (default: all).",
     ),
     top: int | None = number(None, "--top", range=ranges.DEPTH, help="Keep the top K fused documents per topic."),
     ranks: str = choice(

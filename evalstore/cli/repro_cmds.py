@@ -70,7 +70,7 @@ def repro_cmd(
         help="A topic one side lacks: error, drop-topics (compare the topics both sides have) or zero "
         "(scores 0, KTU and RBO 0).",
     ),
-    per_topic: bool = flag("--per-topic", help="Print KTU and RBO of every topic instead."),
+    per_topic: bool = flag("--per-topic", "-p", help="Print KTU and RBO of every topic instead."),
     fmt: str | None = format_option(extra_help=" json: repro_eval's shape."),
     output: str | None = OutputFile,
     plot: str | None = figures.plot_option("ER against ΔRI (one point per metric)"),
