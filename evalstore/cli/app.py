@@ -21,9 +21,21 @@ from .ranges import number
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
+
+class RootGroup(HelpGroup):
+    """The root command: a closed standard output (``evalstore demo | head``) ends a command quietly.
+    Click turns an ``EPIPE`` into exit 1 before :func:`main` sees it, so it is caught here first."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as e:
+            raise failures.OutputClosed() from e
+
+
 app = typer.Typer(
     name="evalstore",
-    cls=HelpGroup,
+    cls=RootGroup,
     help="A DuckDB store for IR evaluation: ingest runs and qrels, compute metrics in SQL, query and export.",
     no_args_is_help=True,
     add_completion=False,
@@ -169,7 +181,9 @@ def main() -> None:
             sys.exit(code)
         if type(e).__name__ == "Abort":
             sys.exit(failures.report(KeyboardInterrupt()))
-        if failures.debugging():
+        if isinstance(e, (failures.OutputClosed, BrokenPipeError)):
+            failures.closed_output()
+        elif failures.debugging():
             raise
         sys.exit(failures.report(e))
     sys.exit(rv if isinstance(rv, int) else 0)

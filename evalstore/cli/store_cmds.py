@@ -21,6 +21,7 @@ from . import failures
 from . import options as opt
 from .app import app, group, open_for_reading, open_store
 from .choices import flag
+from .inputs import text_or_stdin
 from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
 ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats), topics and documents; .gz read transparently.")
@@ -288,7 +289,9 @@ def _drop(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) 
 @opt.shared(store_opts=opt.STORE)
 def sql(
     query: str = typer.Argument(
-        ..., help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ..."
+        ...,
+        help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ...; - reads it "
+        "from standard input.",
     ),
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
@@ -309,6 +312,7 @@ def sql(
     fmt = output_format(fmt, output)
     if sandbox and write:
         raise typer.BadParameter("--sandbox is read-only; leave out --write", param_hint="--sandbox")
+    query = text_or_stdin(query, "QUERY")
     if sandbox:
         with open_store(store_opts, sandbox=True) as store:
             res = store.sql(query, sandbox=True)

@@ -24,6 +24,7 @@ from ..report import frames
 from ..report.formats import OUTPUT_FORMATS
 from ..report.meta_tables import input_notes, p_text
 from ..report.table import Marked, Report, Table
+from ..report.text import count
 from . import effect_columns
 
 if TYPE_CHECKING:
@@ -278,7 +279,7 @@ def per_topic_report(cmp: Comparison) -> Report:
         c = counts.setdefault((metric, run), [0, 0, 0])
         c[0 if d > 0 else 1 if d == 0 else 2] += 1
     lines = [
-        f"{run} vs {cmp.baseline} on {metric}: {w} wins, {t} ties, {lo} losses"
+        f"{run} vs {cmp.baseline} on {metric}: {count(w, 'win')}, {count(t, 'tie')}, {count(lo, 'loss', 'losses')}"
         for (metric, run), (w, t, lo) in counts.items()
     ]
     return Report([table], notes=lines + notes(cmp))

@@ -21,6 +21,7 @@ from ..ingest.ir_metadata import render
 from ..ingest.run_text import run_file_chunks
 from ..ingest.staging import Group
 from ..ingest.write import run_meta_row, stored_identities
+from ..report.text import count
 from ..run_export import content_sha256, line_tag
 from .compute import Input
 from .recipe import Recipe
@@ -48,7 +49,7 @@ class FusionResult:
         if self.status == "unchanged":
             return f"run {self.name!r}: the same fusion of the same runs is already stored under this name"
         what = self.recipe.description()
-        return f"run {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics, {what}"
+        return f"run {self.name!r} {self.status}: {count(self.n_rows, 'row')}, {count(self.n_topics, 'topic')}, {what}"
 
 
 def fused_source(rows: str) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..drop import analyses_reading, drop_analyses
 from ..errors import IngestError
+from ..report.text import count
 from .checks import check_replaceable_qrels
 from .staging import Group, Staging
 
@@ -41,7 +42,7 @@ class IngestResult:
                 f"{self.kind} {self.name!r}: identical content and options already stored under this name "
                 f"(same sha256), nothing to do"
             )
-        s = f"{self.kind} {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics"
+        s = f"{self.kind} {self.name!r} {self.status}: {count(self.n_rows, 'row')}, {count(self.n_topics, 'topic')}"
         if self.n_dropped_duplicates:
             s += f", {self.n_dropped_duplicates} duplicate document line(s) dropped (kept the first occurrence)"
         for m in self.messages:

@@ -232,7 +232,7 @@ def test_ingest_globs_reingest_replace_and_dedupe(cli, tmp_path):
         )
     code, out, err = cli("ingest", "run", str(tmp_path / "run*.txt.gz"), "--db", path)
     assert code == 0 and out == ""
-    assert err.splitlines() == [f"run 'sys{i}' added: 2 rows, 1 topics" for i in range(3)]
+    assert err.splitlines() == [f"run 'sys{i}' added: 2 rows, 1 topic" for i in range(3)]
     code, out, err = cli("ingest", "run", str(tmp_path / "run*.txt.gz"), "--db", path)
     assert (
         code == 0
@@ -242,7 +242,7 @@ def test_ingest_globs_reingest_replace_and_dedupe(cli, tmp_path):
     code, out, err = cli("ingest", "run", tmp_path / "run1.txt.gz", "--replace", "--db", path)
     assert code == 1 and "line 2: duplicate document 'c'" in err
     code, out, err = cli("ingest", "run", tmp_path / "run1.txt.gz", "--replace", "--dedupe", "--db", path)
-    assert code == 0 and "run 'sys1' replaced: 1 rows, 1 topics, 1 duplicate document line(s) dropped" in err
+    assert code == 0 and "run 'sys1' replaced: 1 row, 1 topic, 1 duplicate document line(s) dropped" in err
     code, out, _ = cli("sql", "SELECT run, doc, rank FROM run_rows ORDER BY run, rank", "-f", "csv", "--db", path)
     assert out == "run,doc,rank\nsys0,a,1\nsys0,b,2\nsys1,c,1\nsys2,a,1\nsys2,b,2\n"
 
