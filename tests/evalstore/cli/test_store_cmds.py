@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from support import FIXTURES, holding_lock, store_at_migration_1
+from support import FIXTURES, holding_lock, invoke, store_at_migration_1
 
 import evalstore
 from evalstore.store import available_migrations
@@ -360,3 +360,11 @@ def test_sql_column_names_as_written_and_name_suggestions(cli, db):
     assert code == 1 and "no run named 'sysa' in the store (did you mean 'sysA'?)" in err
     code, _, err = cli("eval", "-r", "zzz", "-m", "AP", "--db", db)
     assert code == 1 and "no run named 'zzz' in the store (runs: sysA)" in err
+
+
+def test_sql_reads_the_query_from_standard_input(sample_db):
+    """`evalstore sql -` failed with a syntax error at "-" (issue 44.10)."""
+    r = invoke("sql", "-", "-f", "csv", "--db", sample_db, stdin="SELECT count(*) AS n\nFROM runs\n")
+    assert r.exit_code == 0 and r.stdout == "n\n6\n"
+    r = invoke("sql", "-", "--db", sample_db, stdin="  \n")
+    assert r.exit_code == 2 and "standard input is empty" in r.output
