@@ -42,6 +42,7 @@ from .run_export import export_run
 from .store.connection import Settings, check_metadata, connect, resolve_location
 from .store.handle import StoreHandle
 from .store.migrations import check_current, migrate
+from .store.run_kinds import set_kind
 from .subsample import (
     create_subsamples,
     evaluate_subsamples,
@@ -95,15 +96,18 @@ class Store(StoreHandle):
         dedupe: bool = False,
         name_from: str = "tag",
         progress: bool | None = None,
+        kind: str | None = None,
     ) -> list[IngestResult]:
         """Ingest TREC or NTCIR run file(s), or one run given as a dict / DataFrame / Arrow table
         (with ``name``). One run per TREC file, named ``name``, else by its tag (``name_from='file'``:
         by the file name). ``replace``: other content under a stored name replaces it (its scores
         and the analyses that read it go). ``dedupe``: keep the first of a document listed twice in
-        a topic. One transaction: on any error nothing is stored. See :func:`evalstore.ingest.ingest_runs`."""
+        a topic. ``kind``: ``submitted`` (a new run's default) or ``scratch`` (set on runs already
+        stored too). One transaction: on any error nothing is stored. See
+        :func:`evalstore.ingest.ingest_runs`."""
         return ingest_runs(
             self, paths, name=name, format=format, replace=replace, dedupe=dedupe, name_from=name_from,
-            progress=progress,
+            progress=progress, kind=kind,
         )  # fmt: skip
 
     def ingest_qrels(
@@ -129,6 +133,7 @@ class Store(StoreHandle):
 
     ingest_topics = _method(ingest_topics)
     ingest_docs = _method(ingest_docs)
+    set_run_kind = _method(set_kind, "set_run_kind")
 
     def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
         """Remove topic sets (a name or names) with their texts."""
@@ -169,9 +174,11 @@ class Store(StoreHandle):
         trials: int = 1000,
         seed: int = 0,
         rank_ci: str | None = None,
+        kinds: str | Sequence[str] | None = None,
     ) -> EvalResult:
-        """Compute ``metrics`` for ``runs`` (all runs when None) against the qrels set ``qrels``,
-        store the per-topic scores and return them.
+        """Compute ``metrics`` for ``runs`` (all runs when None; all the runs of ``kinds``, such as
+        ``"submitted"``, when given) against the qrels set ``qrels``, store the per-topic scores and
+        return them (the notes say which kinds of runs the result holds when not only submitted ones).
 
         ``convention``: ``trec_eval`` (score order), ``trec_eval9`` (scores in single precision),
         ``ntcireval`` (file order, R = 0 topics dropped) or ``ir_measures`` (each metric as its
@@ -193,7 +200,7 @@ class Store(StoreHandle):
         asked = interval_request(ci, rank_ci, level, trials, seed, memory=of_store(self))  # before any work
         result = evaluate_runs(
             self, qrels, runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
-            save=save, progress=progress, recompute=recompute,
+            save=save, progress=progress, recompute=recompute, kinds=kinds,
         )  # fmt: skip
         asked.attach(self, result, save_to_store=save)
         return result

@@ -46,6 +46,7 @@ def eval_cmd(
     ),
     qrels_sets: list[str] | None = opt.QrelsAcross,
     run: list[str] | None = opt.Runs,
+    kind: list[str] | None = opt.Kinds,
     metric: list[str] | None = typer.Option(
         None,
         "--metric",
@@ -92,6 +93,7 @@ def eval_cmd(
     figures.check(plot, plot_data)
     qrels = _one_qrels(qrels_sets, agg)
     _check_mode(files, qrels, run, engine, data, subsamples, plot or plot_data, fmt, ci.ci or ci.rank_ci)
+    opt.check_kinds(run, kind, files or agg or subsamples or engine == "spark")
     if ci.ci == "bootstrap":  # a B whose resampled means cannot fit is refused before any work
         check_bootstrap(ci.trials, of_limit(store_opts.memory_limit), interval=True)
     metrics = metric or ["official"]
@@ -108,7 +110,7 @@ def eval_cmd(
         result, title = _files_result(files, metrics, ev, ci, store_opts), f"qrels {files[0]}"
         report = _result_report(result, fmt, per_topic, transpose, title)
     else:
-        asked = (qrels, run, metrics, subsamples, recompute)
+        asked = (qrels, run, kind, metrics, subsamples, recompute)
         report, result, title = _store_report(store_opts, *asked, ev, ci, fmt, per_topic, transpose)
     if result is not None:
         shown = result
@@ -140,6 +142,7 @@ def _store_report(
     store_opts: opt.StoreOptions,
     qrels: str | None,
     run: list[str] | None,
+    kind: list[str] | None,
     metrics: list[str],
     subsamples: str | None,
     recompute: bool,
@@ -157,7 +160,9 @@ def _store_report(
         if subsamples:
             report = _subsamples_report(store, qrels, run, metrics, subsamples, ev, ci, fmt, per_topic)
             return report, None, title
-        result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
+        result = store.evaluate(
+            qrels, run or None, metrics, recompute=recompute, kinds=kind or None, **ev.kwargs(), **ci.kwargs()
+        )
         return _result_report(result, fmt, per_topic, transpose, title), result, title
 
 
@@ -325,6 +330,7 @@ def export_leaderboard_cmd(
     output: str = typer.Option(..., "--output", "-o", help="Output file (format from its extension), or - for stdout."),
     fmt: str | None = format_option(extra_help=" With -o -: csv unless given."),
     run: list[str] | None = opt.Runs,
+    kind: list[str] | None = opt.Kinds,
     per_topic: bool = flag("--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
     agg: str | None = opt.Agg,
     *,
@@ -338,18 +344,24 @@ def export_leaderboard_cmd(
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     qrels = _one_qrels(qrels_sets, agg)
     metrics = metric or ["official"]
+    opt.check_kinds(run, kind, agg)
     if agg is not None:
         _check_across(None, "duckdb", None, None, per_topic, chosen, ci)
         emit(_across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci), chosen, None if to_stdout else output)
         return
     with open_store(store_opts) as store:
         result = store.evaluate(
-            qrels or default_qrels(store, metrics), run or None, metrics, **ev.kwargs(), **ci.kwargs()
+            qrels or default_qrels(store, metrics),
+            run or None,
+            metrics,
+            kinds=kind or None,
+            **ev.kwargs(),
+            **ci.kwargs(),
         )
     table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
     legend = _interval_legend(ci.spec, per_topic)
     legend += _rank_legend(ci.rank_spec, result.metrics, per_topic, len(result.rank_widened))
-    report = Report([table], legend=legend, notes=list(table.notes))
+    report = Report([table], legend=legend, notes=list(result.notes))
     emit(report, chosen, None if to_stdout else output)
 
 

@@ -47,11 +47,7 @@ def fuse_cmd(
         None, "--weights", help="Weights of the runs, in the order of -r (weighted methods), e.g. 0.5,0.3,0.2."
     ),
     depth: int | None = number(
-        None,
-        "--depth",
-        "-M",
-        range=ranges.DEPTH,
-        help="Fuse only the top D documents of each run per topic (default: all).",
+        None, "--depth", "-M", range=ranges.DEPTH, help="Fuse only the top D documents of each run per topic."
     ),
     top: int | None = number(None, "--top", range=ranges.DEPTH, help="Keep the top K fused documents per topic."),
     ranks: str = choice(

@@ -27,6 +27,7 @@ from ..intervals import spec as interval_spec
 from ..metrics.options import CONVENTIONS
 from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
 from ..ranking.intervals import RANK_METHODS
+from ..store.run_kinds import KINDS
 from . import figures, ranges, resource_options
 from .choices import choice, flag
 from .output import OutputFile, format_option, output_format
@@ -66,6 +67,13 @@ QrelsColumns = typer.Option(
     None, "--qrels", "-q", help=f"Qrels set (or subsample); repeat for several columns ({default_qrels.HELP})."
 )
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
+Kinds = choice(
+    None,
+    "--kind",
+    choices=KINDS,
+    help="Instead of -r: every run of this kind, submitted, fused (evalstore fuse) or scratch (ingest run --kind "
+    "scratch); repeat for several (default: every run; a note says which kinds were included).",
+)
 QrelsAcross = typer.Option(
     None,
     "--qrels",
@@ -339,8 +347,21 @@ INTERVALS = Group(
 )
 
 
+def check_kinds(run: list[str] | None, kind: list[str] | None, elsewhere: object = False) -> None:
+    """``--kind`` chooses stored runs instead of ``-r``: not both, and not where no stored runs are
+    chosen (``elsewhere``: files, several qrels sets, subsamples, Spark)."""
+    if kind and run:
+        raise typer.BadParameter("name the runs (-r) or give their kind, not both", param_hint="--kind")
+    if kind and elsewhere:
+        raise typer.BadParameter(
+            "--kind chooses the stored runs of one evaluation; leave out files, --agg, --subsamples, --engine spark",
+            param_hint="--kind",
+        )
+
+
 _RUN_SELECTION = (
     ("run", list[str] | None, Runs),
+    ("kind", list[str] | None, Kinds),
     (
         "top",
         int | None,
@@ -368,6 +389,7 @@ class AnalysisOptions:
     """What every meta-evaluation command takes: which runs, how to evaluate, where the output goes."""
 
     run: list[str] | None
+    kind: list[str] | None
     top: int | None
     top_by: str | None
     missing: str
@@ -389,6 +411,7 @@ class AnalysisOptions:
         """The keyword arguments of the :mod:`evalstore.meta` analyses that select and evaluate."""
         return {
             "runs": self.run or None,
+            **({"kinds": self.kind} if self.kind else {}),
             "top": self.top,
             "top_by": self.top_by,
             "missing": self.missing,

@@ -113,6 +113,7 @@ def design_cmd(
     qrels: str | None = opt.QrelsDefault,
     metric: str = typer.Option(..., "--metric", "-m", help="Metric whose variance is estimated, e.g. AP, nDCG@10."),
     run: list[str] | None = opt.Runs,
+    kind: list[str] | None = opt.Kinds,
     test: str = choice(
         "t",
         "--test",
@@ -147,10 +148,11 @@ def design_cmd(
         raise typer.BadParameter(f"the power 1 - beta must exceed --alpha {alpha}", param_hint="--beta")
     if systems is not None and test != "anova":
         raise typer.BadParameter("only --test anova takes a number of systems", param_hint="--systems")
+    opt.check_kinds(run, kind)
     with open_store(store) as s:
         d = design(
             s, qrels or default_qrels(s, [metric]), metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff,
-            systems=systems, runs=run or None, missing=missing, save=not no_save, **ev.kwargs(),
+            systems=systems, runs=run or None, missing=missing, save=not no_save, kinds=kind or None, **ev.kwargs(),
         )  # fmt: skip
     emit(_report(repro_render.design_table(d), d.to_dict()), chosen, output)
     if d.analysis_id is not None:

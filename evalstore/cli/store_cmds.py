@@ -17,6 +17,7 @@ from ..report.table import Table
 from ..store import QueryResult, inspect_store
 from ..store.check import check_store
 from ..store.connection import STORAGE_VERSION
+from ..store.run_kinds import KINDS as RUN_KINDS
 from . import failures
 from . import options as opt
 from .app import app, group, open_for_reading, open_store
@@ -84,6 +85,13 @@ def ingest_run(
     dedupe: bool = flag(
         "--dedupe", help="Keep the first of duplicate docs in a topic (default: a duplicate is an error)."
     ),
+    kind: str | None = opt.choice(
+        None,
+        "--kind",
+        choices=RUN_KINDS,
+        help="What the runs are: submitted (a new run's default), scratch (an experiment of one's own, which "
+        "--kind submitted leaves out of leaderboards) or fused; set on runs already stored too.",
+    ),
     *,
     store_opts: opt.StoreOptions,
 ) -> None:
@@ -91,7 +99,9 @@ def ingest_run(
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
     with open_store(store_opts, create=True) as store:
-        results = store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
+        results = store.ingest_run(
+            files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from, kind=kind
+        )
     _summaries(results)
 
 

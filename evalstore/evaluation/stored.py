@@ -35,6 +35,7 @@ from ..metrics.registry import MetricInstance
 from ..progress import progress_bar
 from ..result import EvalResult
 from ..result_query import result_of_table
+from ..store.run_kinds import kinds_note, runs_of_kinds
 from ..store.topic_texts import topic_queries
 from .context import EvaluationContext
 
@@ -55,12 +56,13 @@ def evaluate_runs(
     save: bool = True,
     progress: bool | None = None,
     recompute: bool = False,
+    kinds: str | Sequence[str] | None = None,
 ) -> EvalResult:
-    """Evaluate ``runs`` (names; all runs when None) against the qrels set ``qrels``; see the
-    module docstring for the options."""
+    """Evaluate ``runs`` (names; all runs when None, or the runs of ``kinds``) against the qrels set
+    ``qrels``; see the module docstring for the options."""
     return evaluate_qrels_sets(
         store, [qrels], runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
-        save=save, progress=progress, recompute=recompute,
+        save=save, progress=progress, recompute=recompute, kinds=kinds,
     )[qrels]  # fmt: skip
 
 
@@ -77,14 +79,17 @@ def evaluate_qrels_sets(
     save: bool = True,
     progress: bool | None = None,
     recompute: bool = False,
+    kinds: str | Sequence[str] | None = None,
 ) -> dict[str, EvalResult]:
     """Evaluate runs against several qrels sets (e.g. a qrels set and all its subsamples) in bulk:
     one ranked judged list per context covers every qrels set and run at once. Returns
-    ``{qrels name: EvalResult}`` in the order given."""
+    ``{qrels name: EvalResult}`` in the order given. ``kinds``: all the runs of these kinds
+    (:mod:`evalstore.store.run_kinds`) instead of ``runs``; each result notes the kinds it holds
+    when not all its runs are submitted ones."""
     options = make_options(convention, complete, depth, pool)
     qrels_names = arg_names(qrels, "qrels set")
     qrels_ids = {name: store.qrels_id(name) for name in qrels_names}
-    run_ids = _run_ids(store, runs)
+    run_ids = _run_ids(store, runs, kinds)
     instances = engine.resolve_metrics(metrics)
     con = store.con
     qids = list(qrels_ids.values())
@@ -118,6 +123,8 @@ def evaluate_qrels_sets(
         results[name].notes += notes
     for name, qid in qrels_ids.items():
         results[name].queries = topic_queries(con, [qid])
+        kinds_of = kinds_note(store, list(dict.fromkeys(r for r, *_ in results[name].means)))
+        results[name].notes += [kinds_of] if kinds_of else []
     for r in results.values():
         r.reused, r.computed = work.reused, work.computed
     return results
@@ -155,8 +162,15 @@ def stored_name(store: StoreHandle, qrels: str, metric: str, options: Options) -
     return engine.stored_name(insts[0], ctx, options, declared).metric
 
 
-def _run_ids(store: StoreHandle, runs: Sequence[str] | str | None) -> dict[str, int]:
-    """``{name: run_id}`` of the runs named (all runs, by name, when None: one query)."""
+def _run_ids(
+    store: StoreHandle, runs: Sequence[str] | str | None, kinds: str | Sequence[str] | None = None
+) -> dict[str, int]:
+    """``{name: run_id}`` of the runs named (all runs, by name, when None: one query; the runs of
+    ``kinds`` when given)."""
+    if kinds is not None:
+        if runs is not None:
+            raise MetricError("name the runs or give their kinds, not both (-r or --kind)")
+        runs = runs_of_kinds(store, kinds)
     if runs is None:
         ids = {n: int(i) for n, i in store.con.execute("SELECT name, run_id FROM run_meta ORDER BY name").fetchall()}
         if not ids:

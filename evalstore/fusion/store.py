@@ -95,7 +95,7 @@ def store_fused(
             [run_id],
         )
         con.execute(
-            "UPDATE run_meta SET source = ?, metadata = ?::JSON, metadata_header = ? WHERE run_id = ?",
+            "UPDATE run_meta SET source = ?, metadata = ?::JSON, metadata_header = ?, kind = 'fused' WHERE run_id = ?",
             ["fuse:" + ",".join(recipe.runs), json.dumps(meta), header, run_id],
         )
         con.execute(

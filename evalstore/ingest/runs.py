@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import IngestError
+from ..store.run_kinds import DEFAULT as DEFAULT_KIND
+from ..store.run_kinds import check_kinds, set_kind
 from . import fast, readers
 from .checks import (
     drop_duplicates,
@@ -49,24 +51,50 @@ def ingest_runs(
     dedupe: bool = False,
     name_from: str = "tag",
     progress: bool | None = None,
+    kind: str | None = None,
 ) -> list[IngestResult]:
     """Ingest run files: one run per TREC file (named ``name``, else by its tag, or by the file name
     with ``name_from='file'``). With ``format='ntcir'`` files whose lines hold one field are
     NTCIREVAL res files (one per topic, topic = file name up to its first dot) and together form
     one run named ``name``.
 
+    ``kind``: what the runs are (``submitted``, the default of a new run, or ``scratch``; see
+    :mod:`evalstore.store.run_kinds`); given, it is set on runs whose content is already stored too.
+
     All files are stored in one transaction: any error stores nothing."""
     validate_call(store, format)
+    if kind is not None:
+        check_kinds(kind)
     if not is_path(paths):  # a DataFrame, an Arrow table, namedtuples or a dict: one run
         if not name:
             raise IngestError("a run given as a DataFrame, table or dict needs a name (name=...)")
-        return [run_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
+        with store.transaction():
+            results = [run_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
+            mark_kinds(store, results, kind)
+        return results
     if name_from not in ("tag", "file"):
         raise IngestError(f"name_from must be 'tag' or 'file', not {name_from!r}")
     if name is not None and not name.strip():
         raise IngestError("the run name is empty")
     with materialized(expand_paths(paths)) as inputs:
-        return RunIngest(store, inputs, name, format, replace, dedupe, name_from, progress).run()
+        with store.transaction():
+            results = RunIngest(store, inputs, name, format, replace, dedupe, name_from, progress).run()
+            mark_kinds(store, results, kind)
+        return results
+
+
+def mark_kinds(store: StoreHandle, results: Sequence[IngestResult], kind: str | None) -> None:
+    """Runs newly stored are ``kind`` (default ``submitted``; a replaced fused run is no longer
+    fused); a run whose content was already stored takes ``kind`` when one is given."""
+    stored = [r.name for r in results if r.status != "unchanged"]
+    if stored:
+        set_kind(store, stored, kind or DEFAULT_KIND)
+    if kind is not None:
+        unchanged = [r for r in results if r.status == "unchanged"]
+        changed = set(set_kind(store, [r.name for r in unchanged], kind)) if unchanged else set()
+        for r in unchanged:
+            if r.name in changed:
+                r.messages.append(f"now a {kind} run")
 
 
 class RunIngest(IngestCall):

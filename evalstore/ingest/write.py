@@ -38,10 +38,10 @@ class IngestResult:
 
     def summary(self) -> str:
         if self.status == "unchanged":
-            return (
-                f"{self.kind} {self.name!r}: identical content and options already stored under this name "
-                f"(same sha256), nothing to do"
+            same = (
+                f"{self.kind} {self.name!r}: identical content and options already stored under this name (same sha256)"
             )
+            return same + (f"; {'; '.join(self.messages)}" if self.messages else ", nothing to do")
         s = f"{self.kind} {self.name!r} {self.status}: {count(self.n_rows, 'row')}, {count(self.n_topics, 'topic')}"
         if self.n_dropped_duplicates:
             s += f", {self.n_dropped_duplicates} duplicate document line(s) dropped (kept the first occurrence)"

@@ -46,16 +46,24 @@ def load(
     complete: bool = False,
     depth: int | None = None,
     progress: bool | None = None,
+    kinds: str | Sequence[str] | None = None,
 ) -> tuple[list[ScoreMatrix], dict[str, Any]]:
-    """Score matrices of the columns over the same runs, and the evaluation parameters used."""
+    """Score matrices of the columns over the same runs (``runs``, or all the runs of ``kinds``),
+    and the evaluation parameters used."""
     eval_opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     missing = normalise_missing(missing)
     if top is not None:
-        runs = top_runs(store, columns[0].qrels, top_by or columns[0].metric, top, runs, progress=progress, **eval_opts)
-    mats = score_matrices(store, columns, runs, missing=missing, progress=progress, **eval_opts)
+        first = columns[0]
+        runs = top_runs(
+            store, first.qrels, top_by or first.metric, top, runs, progress=progress, kinds=kinds, **eval_opts
+        )
+        kinds = None  # the top runs are named now
+    mats = score_matrices(store, columns, runs, missing=missing, progress=progress, kinds=kinds, **eval_opts)
     if len(mats[0].runs) < 2:
         raise MetaError(f"meta-evaluation needs at least 2 runs, got {len(mats[0].runs)}")
     params = {"missing": missing, "top": top, "top_by": (top_by or columns[0].metric) if top else None, **eval_opts}
+    if kinds is not None:
+        params["kinds"] = list(kinds) if not isinstance(kinds, str) else [kinds]
     return mats, params
 
 

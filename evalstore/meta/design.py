@@ -86,14 +86,17 @@ def design(
     depth: int | None = None,
     save: bool = True,
     progress: bool | None = None,
+    kinds: str | Sequence[str] | None = None,
 ) -> Design:
     """Topic set size design (Sakai 2016) from the stored scores of ``runs`` (default: all runs
     sharing topics with ``qrels``) on ``qrels`` and ``metric``: V_E of the runs x topics matrix,
     then the topics needed for ``test`` (``'t'``, ``'anova'``, ``'ci'``) at ``alpha``, ``beta``
     (power 1 - beta; unused by ``'ci'``) and ``min_diff`` (minD; the range for ANOVA; the width
     cap for CI), and what the set's current topics detect. ``systems``: m for ANOVA (default:
-    the number of runs of the matrix). ``missing``, ``convention``, ``complete``, ``depth``: as
-    the meta analyses. ``save``: store it (``meta_runs`` kind ``'design'``, a ``meta_design`` row).
+    the number of runs of the matrix). ``kinds``: all the runs of these kinds instead of ``runs``
+    (``submitted``, ``fused``, ``scratch``; the notes say which kinds V_E was estimated from).
+    ``missing``, ``convention``, ``complete``, ``depth``: as the meta analyses. ``save``: store it
+    (``meta_runs`` kind ``'design'``, a ``meta_design`` row).
     """
     if test not in TESTS:
         raise MetaError(f"unknown design test {test!r}; use one of {', '.join(TESTS)}")
@@ -103,7 +106,7 @@ def design(
         check_systems(systems)
     m = score_matrix(
         store, qrels, metric, runs, missing=missing, convention=convention, complete=complete, depth=depth,
-        progress=progress,
+        progress=progress, kinds=kinds,
     )  # fmt: skip
     need_mean([m], "topic set size design")
     if len(m.runs) < 2 or len(m.topics) < 2:
@@ -135,6 +138,7 @@ def design(
         "convention": convention,
         "complete": complete,
         "depth": depth,
+        **({"kinds": [kinds] if isinstance(kinds, str) else list(kinds)} if kinds is not None else {}),
         "variance": "V_E, residual variance of the two-way ANOVA without replication (runs x topics)",
         "solver": "exact noncentral t / F (scipy), expected CI width with c(n); n_approx: Sakai's closed form",
     }

@@ -31,6 +31,7 @@ from ..errors import MetaError
 from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_note, unrelated_runs
 from ..metrics.engine import resolve_metrics
 from ..metrics.options import make_options
+from ..store.run_kinds import kinds_note, runs_of_kinds
 
 if TYPE_CHECKING:
     from ..store.handle import StoreHandle
@@ -152,7 +153,13 @@ def canonical_metric(
     return stored_name(store, qrels, metric, make_options(convention, complete, depth))
 
 
-def _run_ids(store: StoreHandle, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
+def _run_ids(
+    store: StoreHandle, runs: Sequence[str] | None, kinds: str | Sequence[str] | None = None
+) -> tuple[list[str], list[int]]:
+    if kinds is not None:
+        if runs is not None:
+            raise MetaError("name the runs or give their kinds, not both (-r or --kind)")
+        runs = runs_of_kinds(store, kinds)
     if runs is None:
         runs = store.run_names()
         if not runs:
@@ -172,6 +179,7 @@ def score_matrices(
     complete: bool = False,
     depth: int | None = None,
     progress: bool | None = None,
+    kinds: str | Sequence[str] | None = None,
 ) -> list[ScoreMatrix]:
     """One :class:`ScoreMatrix` per column, all over the same runs (in the order given; all runs
     of the store by name when None). Unevaluated (qrels, run, metric) combinations are evaluated
@@ -181,7 +189,7 @@ def score_matrices(
     if not cols:
         raise MetaError("no score column given (a qrels set and a metric)")
     every_run = runs is None
-    runs, run_ids = _run_ids(store, runs)
+    runs, run_ids = _run_ids(store, runs, kinds)
     opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     canon = [canonical_metric(store, c.qrels, c.metric, **opts) for c in cols]
     qids = [store.qrels_id(c.qrels) for c in cols]
@@ -228,6 +236,7 @@ def score_matrices(
         )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
     left_out_note = [_unrelated_note(store, left_out, qids)] if left_out else []
+    left_out_note += [k] if (k := kinds_note(store, runs, "the runs include")) else []
     for m, qid in zip(mats, qids):
         m.unrelated_runs = list(left_out)
         m.notes = left_out_note + qrels_notes(store, {m.qrels: qid}, resolve_metrics([m.label]))[m.qrels]

@@ -276,7 +276,7 @@ def test_list_and_sql_output_pipes_cleanly(cli, db):
     assert (
         code == 0
         and "\x1b[" not in out
-        and out.splitlines()[1].split()[:5] == ["name", "tag", "format", "n_topics", "n_rows"]
+        and out.splitlines()[1].split()[:6] == ["name", "kind", "tag", "format", "n_topics", "n_rows"]
     )
     code, out, _ = cli("list", "qrels", "-f", "json", "--db", db)
     [q] = json.loads(out)

@@ -1,0 +1,24 @@
+-- evalstore schema, migration 18: what a run is (evalstore/store/run_kinds.py).
+--
+-- run_meta.kind: 'submitted' (a system's run, as a track receives it: the default of `ingest
+-- run`), 'fused' (made by `evalstore fuse`) or 'scratch' (an experiment of one's own: `ingest run
+-- --kind scratch`). Leaderboards (`eval`, `export leaderboard`), `design` and the meta-evaluation
+-- take every kind unless `--kind` chooses, and say which kinds they included. Runs stored before
+-- this migration are 'fused' when they have a recipe, else 'submitted'.
+ALTER TABLE run_meta ADD COLUMN kind VARCHAR DEFAULT 'submitted';
+UPDATE run_meta SET kind = CASE WHEN run_id IN (SELECT run_id FROM fusion_meta) THEN 'fused' ELSE 'submitted' END;
+
+-- runs: every column of migration 17, then kind
+DROP VIEW IF EXISTS runs;
+CREATE VIEW runs AS
+    SELECT r.name, r.tag, r.source, r.sha256, r.n_topics, r.n_rows, r.ingested_at, r.format,
+           r.n_dropped_duplicates, r.file_sha256, r.metadata,
+           f.description AS recipe,
+           f.recipe AS fusion,
+           CASE WHEN f.run_id IS NULL THEN NULL ELSE EXISTS (
+               SELECT 1 FROM fusion_inputs i LEFT JOIN run_meta x ON x.run_id = i.input_id
+               WHERE i.run_id = r.run_id AND (x.run_id IS NULL OR x.sha256 <> i.input_sha256)) END AS stale,
+           r.line_format IS NOT NULL OR EXISTS (SELECT 1 FROM run_text_data t WHERE t.run_id = r.run_id) AS exact_text,
+           r.kind
+    FROM run_meta r
+    LEFT JOIN fusion_meta f ON f.run_id = r.run_id AND f.sha256 = r.sha256;
