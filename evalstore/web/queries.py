@@ -94,6 +94,7 @@ class BoardRow:
     rank: int = 0
     ci_method: str | None = None  # 'stored t 95 %', 't 95 %' (computed here), None: no interval
     ci_level: float | None = None  # the interval's confidence level (None: no interval)
+    kind: str = "submitted"  # what the run is: submitted, fused, scratch (runs.kind)
 
 
 def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
@@ -111,8 +112,9 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
             SELECT run, stddev_samp(value) AS sd FROM scores
             WHERE qrels = $qrels AND metric = $metric AND value IS NOT NULL GROUP BY run
         )
-        SELECT lb.run, lb.mean, lb.n_topics, s.sd, lb.ci_lo, lb.ci_hi, lb.aggregate, lb.ci_method, lb.ci_level
-        FROM leaderboard lb LEFT JOIN spread s USING (run)
+        SELECT lb.run, lb.mean, lb.n_topics, s.sd, lb.ci_lo, lb.ci_hi, lb.aggregate, lb.ci_method, lb.ci_level,
+               coalesce(r.kind, 'submitted')
+        FROM leaderboard lb LEFT JOIN spread s USING (run) LEFT JOIN runs r ON r.name = lb.run
         WHERE lb.qrels = $qrels AND lb.metric = $metric
         ORDER BY lb.mean DESC NULLS LAST, lb.run
         """,
@@ -123,7 +125,9 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
         stored = r[4] is not None and r[5] is not None
         label = f"stored {r[7]} {percent(r[8])}" if stored else None
         level = float(r[8]) if stored else None
-        row = BoardRow(r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label, ci_level=level)
+        row = BoardRow(
+            r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label, ci_level=level, kind=r[9]
+        )
         out.append(row)
     lacking = [b for b in out if b.ci_method is None and intervals.scale_of(b.aggregate) is not None]
     if lacking:

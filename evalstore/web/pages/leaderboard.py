@@ -59,6 +59,7 @@ def leaderboard_page(
     by_metric = {m: {r.run: r for r in boards[m]} for m in names}
     order = [r.run for r in rows] + sorted({r.run for m in names[1:] for r in boards[m]} - {r.run for r in rows})
     level = level_text([r for m in names for r in boards[m]])
+    kind_of = {r.run: r.kind for m in names for r in boards[m]}
     columns = _columns(names, level)
     table = []
     for i, run in enumerate(order, start=1):
@@ -77,6 +78,7 @@ def leaderboard_page(
                 "cells": cells,
                 "n_topics": mine.n_topics if mine else None,
                 "compare": links.to("compare", best, run, qrels, first) if best and run != best and mine else None,
+                "kind": kind_of.get(run, "submitted"),
             }
         )
     shown = rows[:CHART_RUNS]
@@ -96,6 +98,7 @@ def leaderboard_page(
             "columns": columns,
             "rows": table,
             "n_runs": len(order),
+            "kinds": kinds_text([kind_of.get(run, "submitted") for run in order]),
             "best": best,
             "aggregate": rows[0].aggregate if rows else "mean",
             "chart": chart,
@@ -122,6 +125,14 @@ def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str
         return rank_view.rank_model(ctx.store, rows, qrels, metric, rank_ci, trials, seed, run_link)
     except rank_view.RankRequestError as e:
         raise BadRequest(str(e)) from None
+
+
+def kinds_text(kinds: Sequence[str]) -> str | None:
+    """What the board includes when not only submitted runs (``6 submitted, 1 fused``): the page
+    then shows each run's kind."""
+    if set(kinds) <= {"submitted"}:
+        return None
+    return ", ".join(f"{kinds.count(k)} {k}" for k in ("submitted", "fused", "scratch") if k in kinds)
 
 
 def level_text(rows: Sequence[q.BoardRow]) -> str:
