@@ -56,12 +56,12 @@ class ExportedRun:
     sha256: str
     header: bool
     exact: bool = False
-    why: str = ""  # when not exact: why the file is evalstore's own lines
+    why: str = ""  # when not exact: what the file is instead
 
     def summary(self) -> str:
         where = self.path or "standard output"
         head = " below its ir_metadata header" if self.header else ""
-        same = "byte for byte (its sha256 is runs.sha256)" if self.exact else f"in evalstore's own lines ({self.why})"
+        same = "byte for byte (its sha256 is runs.sha256)" if self.exact else self.why
         return f"wrote run {self.name!r} to {where}: {self.n_rows} rows{head}, {same}"
 
 
@@ -119,7 +119,7 @@ def export_run(
 
 
 def run_text(store: StoreHandle, run_id: int, name: str, tag: str | None = None) -> tuple[Iterator[bytes], str]:
-    """The bytes of the run's file, and (when they are evalstore's own lines) why: the ingested
+    """The bytes of the run's file, and (when they are not the ingested text) what they are: the ingested
     text (kept, or made from the kept line format) unless ``tag`` replaces the tag field."""
     stored_tag, header = store.con.execute(
         "SELECT tag, metadata_header FROM run_meta WHERE run_id = ?", [run_id]
@@ -129,12 +129,14 @@ def run_text(store: StoreHandle, run_id: int, name: str, tag: str | None = None)
     text = stored_text(store, run_id) if tag is None else None
     if text is not None:
         return text, ""
-    why = "--tag replaces the tag of every line" if tag is not None else ""
     fmt = line_format(store, run_id)
     if fmt is not None:  # the lines as written (with another tag when --tag gives one)
+        why = "its lines as ingested but --tag replaces the tag of every line" if tag is not None else ""
         return run_file_chunks(store, stored_rows(run_id), header, tag, fmt), why
-    why = why or (
-        "the store keeps no text of this run: it was fused, given as a DataFrame or dict, read from NTCIR res "
-        "files, or ingested before schema version 17"
+    why = (
+        "in evalstore's own lines with --tag's tag"
+        if tag is not None
+        else "in evalstore's own lines: the store keeps no text of this run (fused, given as a DataFrame or dict, "
+        "read from NTCIR res files, or ingested before schema version 17)"
     )
     return run_file_chunks(store, stored_rows(run_id), header, tag or line_tag(stored_tag, name)), why
