@@ -138,8 +138,10 @@ class StoreHandle:
     def qrels_id(self, name: str) -> int:
         rows = self.con.execute("SELECT qrels_id FROM qrels_meta WHERE name = ?", [name]).fetchall()
         if not rows:
+            subsamples = {r[0] for r in self.con.execute("SELECT name FROM subsamples").fetchall()}
             raise NotFoundError(
-                f"no qrels set named {name!r} in the store" + _known(name, self.qrels_names(), "qrels sets", "qrels")
+                f"no qrels set named {name!r} in the store"
+                + _known(name, self.qrels_names(), "qrels sets", "qrels", aside=subsamples)
             )
         return rows[0][0]
 
@@ -187,8 +189,9 @@ class StoreHandle:
         )
 
 
-def _known(name: str, names: list[str], plural: str, kind: str) -> str:
-    """The end of a not-found message: the closest names ("did you mean"), else some of the names."""
+def _known(name: str, names: list[str], plural: str, kind: str, aside: set[str] | frozenset[str] = frozenset()) -> str:
+    """The end of a not-found message: the closest names ("did you mean"), else some of the names
+    (``aside``: names counted, not listed: a qrels set's subsamples)."""
     if not names:
         return f"; ingest one with `evalstore ingest {kind} FILE`"
     close = (
@@ -197,4 +200,6 @@ def _known(name: str, names: list[str], plural: str, kind: str) -> str:
     )
     if close:
         return f" (did you mean {' or '.join(repr(c) for c in close)}?)"
-    return f" ({plural}: {', '.join(names[:20])}{' ...' if len(names) > 20 else ''})"
+    listed = [n for n in names if n not in aside] or names
+    more = f"; and {len(names) - len(listed)} subsample(s)" if len(listed) < len(names) else ""
+    return f" ({plural}: {', '.join(listed[:20])}{' ...' if len(listed) > 20 else ''}{more})"
