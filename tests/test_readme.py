@@ -31,7 +31,7 @@ import pytest
 from support import DATA_DIR, ROOT, invoke, need_shared
 
 import evalstore
-from evalstore.resources import sample_dir
+from evalstore.base.resources import sample_dir
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 _MARK = re.compile(r"^<!-- example: (\w+)(?:: (.+?))? -->$")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..report.table import Estimate
-from ..report.text import count
+from ..output.table import Estimate
+from ..output.text import count
 
 
 class Comparison(Protocol):

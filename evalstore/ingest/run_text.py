@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from .files import is_content, open_bytes
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: the lines whose shape is learnt before the format is checked on every line
 SAMPLE_LINES = 200

@@ -1,6 +1,6 @@
 """Topic set size design of a stored collection (Sakai, "Topic set size design", Information
 Retrieval Journal 19(3), 2016): V_E from the stored topic x run score matrix of a qrels set and a
-metric, then :func:`evalstore.stats.topic_set_size.plan` (the formulas, docs/repro.md), stored as
+metric, then :func:`evalstore.stats.topic_set_size.plan` (the formulas, docs/reproducibility.md), stored as
 an analysis (``meta_runs`` kind ``'design'``, a ``meta_design`` row)."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MetaError
+from ..metrics.options import EvalOptions
 from ..stats.effects import residual_variance
 from ..stats.topic_set_size import TESTS, check_positive, check_rates, check_systems, plan
 from .common import Analysis, finish, inputs_of, need_mean
 from .matrix import score_matrix
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 # --------------------------------------------------------------------------- the analysis
@@ -81,9 +82,7 @@ def design(
     systems: int | None = None,
     runs: Sequence[str] | None = None,
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     save: bool = True,
     progress: bool | None = None,
     kinds: str | Sequence[str] | None = None,
@@ -93,10 +92,8 @@ def design(
     then the topics needed for ``test`` (``'t'``, ``'anova'``, ``'ci'``) at ``alpha``, ``beta``
     (power 1 - beta; unused by ``'ci'``) and ``min_diff`` (minD; the range for ANOVA; the width
     cap for CI), and what the set's current topics detect. ``systems``: m for ANOVA (default:
-    the number of runs of the matrix). ``kinds``: all the runs of these kinds instead of ``runs``
-    (``submitted``, ``fused``, ``scratch``; the notes say which kinds V_E was estimated from).
-    ``missing``, ``convention``, ``complete``, ``depth``: as the meta analyses. ``save``: store it
-    (``meta_runs`` kind ``'design'``, a ``meta_design`` row).
+    the number of runs of the matrix). ``missing``, ``options``, ``kinds`` (instead of ``runs``,
+    every run of these kinds): as the meta analyses. ``save``: store it (a ``meta_design`` row).
     """
     if test not in TESTS:
         raise MetaError(f"unknown design test {test!r}; use one of {', '.join(TESTS)}")
@@ -104,10 +101,7 @@ def design(
     check_positive(min_diff, "the minimum detectable difference" if test != "ci" else "the CI width cap")
     if systems is not None:
         check_systems(systems)
-    m = score_matrix(
-        store, qrels, metric, runs, missing=missing, convention=convention, complete=complete, depth=depth,
-        progress=progress, kinds=kinds,
-    )  # fmt: skip
+    m = score_matrix(store, qrels, metric, runs, missing=missing, options=options, progress=progress, kinds=kinds)
     need_mean([m], "topic set size design")
     if len(m.runs) < 2 or len(m.topics) < 2:
         raise MetaError(
@@ -135,9 +129,7 @@ def design(
         "min_diff": min_diff,
         "systems": k,
         "missing": missing,
-        "convention": convention,
-        "complete": complete,
-        "depth": depth,
+        **options.as_dict(),
         **({"kinds": [kinds] if isinstance(kinds, str) else list(kinds)} if kinds is not None else {}),
         "variance": "V_E, residual variance of the two-way ANOVA without replication (runs x topics)",
         "solver": "exact noncentral t / F (scipy), expected CI width with c(n); n_approx: Sakai's closed form",

@@ -25,16 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..aggregate import aggregate_rows
-from ..arguments import names
+from ..base.aggregate import aggregate_rows
+from ..base.arguments import names
+from ..db.run_kinds import kinds_note, runs_of_kinds
 from ..errors import MetaError
 from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_note, unrelated_runs
 from ..metrics.engine import resolve_metrics
-from ..metrics.options import make_options
-from ..store.run_kinds import kinds_note, runs_of_kinds
+from ..metrics.options import EvalOptions
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 MISSING_POLICIES = ("error", "zero", "drop_topics", "drop_runs")
 
@@ -144,13 +144,11 @@ def canonical_metric(
     qrels: str,
     metric: str,
     *,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
 ) -> str:
     """The canonical name under which ``metric`` evaluated on ``qrels`` with these options is
     stored (parameters sorted, defaults and the qrels set's declared gains filled in)."""
-    return stored_name(store, qrels, metric, make_options(convention, complete, depth))
+    return stored_name(store, qrels, metric, options)
 
 
 def _run_ids(
@@ -175,9 +173,7 @@ def score_matrices(
     *,
     missing: str = "error",
     evaluate: bool = True,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     progress: bool | None = None,
     kinds: str | Sequence[str] | None = None,
 ) -> list[ScoreMatrix]:
@@ -190,8 +186,7 @@ def score_matrices(
         raise MetaError("no score column given (a qrels set and a metric)")
     every_run = runs is None
     runs, run_ids = _run_ids(store, runs, kinds)
-    opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
-    canon = [canonical_metric(store, c.qrels, c.metric, **opts) for c in cols]
+    canon = [canonical_metric(store, c.qrels, c.metric, options=options) for c in cols]
     qids = [store.qrels_id(c.qrels) for c in cols]
     left_out: list[str] = []
     if every_run:  # all runs of the store: leave out those of another collection (no topic in common)
@@ -231,8 +226,8 @@ def score_matrices(
             list(dict.fromkeys(todo_qrels)),
             list(dict.fromkeys(todo_runs)),
             list(dict.fromkeys(todo_metrics)),
+            options=options,
             progress=progress,
-            **opts,
         )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
     left_out_note = [_unrelated_note(store, left_out, qids)] if left_out else []
@@ -281,7 +276,7 @@ def _fetch(
 
 
 def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str = "error") -> list[ScoreMatrix]:
-    """One :class:`ScoreMatrix` per metric of an :class:`~evalstore.result.EvalResult` (runs
+    """One :class:`ScoreMatrix` per metric of an :class:`~evalstore.results.eval_result.EvalResult` (runs
     evaluated in memory: :func:`evalstore.evaluate`, :class:`evalstore.Evaluator`), over ``runs``
     (default: the result's, in its order), with the ``missing`` policy of :func:`score_matrices`;
     the result's notes go with every matrix."""
@@ -297,8 +292,18 @@ def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str
         for r, t, v in cells:
             values[position[r], column[t]] = np.nan if v is None else float(v)
         stored = result.stored_names.get(metric, metric)
-        mats.append(ScoreMatrix(result.qrels, stored, metric, order, topics, values,
-                                result.aggregates.get(metric, "mean"), notes=list(result.notes)))  # fmt: skip
+        mats.append(
+            ScoreMatrix(
+                result.qrels,
+                stored,
+                metric,
+                order,
+                topics,
+                values,
+                result.aggregates.get(metric, "mean"),
+                notes=list(result.notes),
+            )
+        )
     return _apply_missing(mats, missing)
 
 

@@ -1,11 +1,11 @@
 """What the pages read from a store: bound SQL over the documented views only (``runs``,
 ``leaderboard``, ``scores``, ``run_rows``, ``qrels``, ``topics``, ``topic_sets``, ``docs``,
 ``doc_sets``, ``meta_runs`` and the ``meta_*`` tables) and, for the cheap catalogue of what was
-evaluated, the library's :func:`evalstore.store.catalogue.evaluated` (it owns the internal table it
+evaluated, the library's :func:`evalstore.db.catalogue.evaluated` (it owns the internal table it
 reads). Every value reaches SQL as a parameter.
 
 The statistics are the library's: a mean is the ``leaderboard`` view's, its interval the stored one
-or :func:`evalstore.intervals.of_scores`' (:func:`leaderboard`); nothing here computes a test or an
+or :func:`evalstore.intervals.means.of_scores`' (:func:`leaderboard`); nothing here computes a test or an
 interval of its own.
 """
 
@@ -18,10 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..intervals import DEFAULT_LEVEL
+from ..db.catalogue import evaluated, subsample_names
+from ..intervals import means
+from ..intervals.means import DEFAULT_LEVEL
+from .render import percent
 
 if TYPE_CHECKING:
-    from ..facade import Store
+    from ..store import Store
 
 #: the level of the interval the leaderboard computes where none is stored (``eval --ci``'s default)
 CI_LEVEL = DEFAULT_LEVEL
@@ -49,7 +52,7 @@ class Catalogue:
     @property
     def judged_sets(self) -> list[str]:
         """The qrels sets with scores that are not subsamples (the choices a command offers by
-        default, as :mod:`evalstore.default_qrels` does); all of them if every one is a subsample."""
+        default, as :mod:`evalstore.evaluation.default_qrels` does); all of them if every one is a subsample."""
         return [q for q in self.metrics if q not in self.subsamples] or self.qrels
 
     def default_qrels(self) -> str | None:
@@ -69,8 +72,6 @@ class Catalogue:
 
 
 def catalogue(store: Store) -> Catalogue:
-    from ..store.catalogue import evaluated, subsample_names
-
     return Catalogue(evaluated(store.con), frozenset(subsample_names(store.con)))
 
 
@@ -100,10 +101,8 @@ class BoardRow:
 def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
     """The runs evaluated with ``metric`` on ``qrels``, best mean first (the leaderboard view), each
     with its interval: the one stored with the evaluation (``eval --ci``: the view's ci_lo/ci_hi)
-    where there is one, else a :data:`CI_LEVEL` t interval computed by :func:`evalstore.intervals.of_scores`
+    where there is one, else a :data:`CI_LEVEL` t interval computed by :func:`evalstore.intervals.means.of_scores`
     (the same function as ``eval --ci t``: on the log scale for a geometric mean, none for a sum)."""
-    from .. import intervals
-    from .render import percent
 
     con = store.con
     rows = con.execute(
@@ -129,7 +128,7 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
             r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label, ci_level=level, kind=r[9]
         )
         out.append(row)
-    lacking = [b for b in out if b.ci_method is None and intervals.scale_of(b.aggregate) is not None]
+    lacking = [b for b in out if b.ci_method is None and means.scale_of(b.aggregate) is not None]
     if lacking:
         values = dict(
             con.execute(
@@ -138,8 +137,8 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
                 [qrels, metric, [b.run for b in lacking]],
             ).fetchall()
         )
-        how = intervals.spec("t", CI_LEVEL)
-        found = intervals.of_scores(
+        how = means.spec("t", CI_LEVEL)
+        found = means.of_scores(
             {b.run: values.get(b.run, []) for b in lacking}, {b.run: b.aggregate for b in lacking}, how
         )
         for b in lacking:

@@ -19,8 +19,8 @@ import pytest
 from websupport import EVALSTORE, Server
 
 import evalstore
-from evalstore.resources import sample_dir
-from evalstore.store import waiting
+from evalstore.base.resources import sample_dir
+from evalstore.db import waiting
 
 pytestmark = pytest.mark.load
 
