@@ -1,4 +1,4 @@
--- evalstore schema, migration 18: what a run is (evalstore/store/run_kinds.py).
+-- evalstore schema, migration 18: what a run is (evalstore/db/run_kinds.py).
 --
 -- run_meta.kind: 'submitted' (a system's run, as a track receives it: the default of `ingest
 -- run`), 'fused' (made by `evalstore fuse`) or 'scratch' (an experiment of one's own: `ingest run

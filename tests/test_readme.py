@@ -2,7 +2,8 @@
 
 An example is marked in README.md by an HTML comment (invisible on the rendered page) naming the
 store it runs on, ``demo`` (a fresh ``evalstore demo`` store in the working folder) or ``dl19``
-(the TREC DL 2019 qrels as ``dl19`` and its 37 runs; ``$EVALSTORE_DB``):
+(the TREC DL 2019 qrels as ``dl19`` and its 37 runs; as ``$EVALSTORE_DB`` in the README, given
+with ``--db`` here):
 
 * ``<!-- example: STORE -->`` before a code block of ``evalstore`` commands: they run in order;
 * ``<!-- example: STORE: COMMAND -->``: the one command.
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import DATA_DIR, ROOT, invoke, need_shared
+from support import DATA_DIR, ROOT, need_shared, run_cli
 
 import evalstore
 from evalstore.base.resources import sample_dir
@@ -156,13 +157,13 @@ def dl19_store(tmp_path_factory):
 
 def _run(example: Example, monkeypatch, tmp_path: Path, db: Path | None) -> str:
     monkeypatch.chdir(tmp_path)
-    if db is not None:
-        monkeypatch.setenv("EVALSTORE_DB", str(db))
     result = None
     for args in example.commands:
-        # the sample's path as the README gives it from a checkout
+        # the sample's path as the README gives it from a checkout; the store of $EVALSTORE_DB
         args = [a.replace("evalstore/data/sample", str(sample_dir())) for a in args]
-        result = invoke(*args)
+        if db is not None and "--db" not in args:
+            args += ["--db", str(db)]
+        result = run_cli(*args)
         assert result.exit_code == 0, (str(example), args, result.output)
     assert result is not None
     return result.stdout or result.stderr
@@ -171,7 +172,7 @@ def _run(example: Example, monkeypatch, tmp_path: Path, db: Path | None) -> str:
 @pytest.mark.parametrize("example", [e for e in EXAMPLES if e.store == "demo"], ids=str)
 def test_demo_examples(example, monkeypatch, tmp_path):
     if not any(args[:1] == ["demo"] for args in example.commands):
-        assert invoke("demo", "--db", tmp_path / "evalstore-demo.duckdb").exit_code == 0
+        assert run_cli("demo", "--db", tmp_path / "evalstore-demo.duckdb").exit_code == 0
     printed = _run(example, monkeypatch, tmp_path, None)
     missing = same_shape(example.shown, printed)
     assert missing is None, f"{example}: the README shows {missing!r}; the command printed:\n{printed}"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from support import FIXTURES, holding_lock, invoke, store_at_migration_1
+from support import FIXTURES, holding_lock, run_cli, store_at_migration_1
 
 import evalstore
 from evalstore.db import available_migrations
@@ -364,7 +364,7 @@ def test_sql_column_names_as_written_and_name_suggestions(cli, db):
 
 def test_sql_reads_the_query_from_standard_input(sample_db):
     """`evalstore sql -` failed with a syntax error at "-" (issue 44.10)."""
-    r = invoke("sql", "-", "-f", "csv", "--db", sample_db, stdin="SELECT count(*) AS n\nFROM runs\n")
+    r = run_cli("sql", "-", "-f", "csv", "--db", sample_db, stdin="SELECT count(*) AS n\nFROM runs\n")
     assert r.exit_code == 0 and r.stdout == "n\n6\n"
-    r = invoke("sql", "-", "--db", sample_db, stdin="  \n")
+    r = run_cli("sql", "-", "--db", sample_db, stdin="  \n")
     assert r.exit_code == 2 and "standard input is empty" in r.output

@@ -4,7 +4,7 @@ the meta-evaluation take every kind unless asked, and say which kinds they inclu
 from __future__ import annotations
 
 import pytest
-from support import SAMPLE, invoke, store_at_migration_1
+from support import SAMPLE, run_cli, store_at_migration_1
 
 import evalstore
 from evalstore.errors import EvalstoreError
@@ -69,7 +69,7 @@ def test_the_cli_filters_and_says(kinds, cli):
     assert code == 2 and "'draft' is not one of submitted, fused, scratch" in err
     code, _, err = cli("meta", "kendall", "-m", "AP", "-m", "P@10", "--kind", "submitted", "--no-save", "--db", db)
     assert code == 0 and "includes" not in err
-    r = invoke("list", "runs", "-f", "csv", "--db", db)
+    r = run_cli("list", "runs", "-f", "csv", "--db", db)
     assert "mine,scratch," in r.stdout and "bm25+dense,fused," in r.stdout
 
 
