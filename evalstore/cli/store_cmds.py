@@ -191,52 +191,36 @@ def ingest_docs_cmd(
     say(result.summary())
 
 
-@list_app.command("runs")
-@opt.shared(store_opts=opt.STORE)
-def list_runs(
-    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
-) -> None:
-    """List stored runs."""
-    fmt = output_format(fmt, output)
-    with open_for_reading(store_opts) as store:
-        res = store.list_runs()
-    emit(_table(res, "runs", digits=6), fmt, output)
+#: the list commands: what each lists, the Store method that lists it, its title, its help
+LISTED = (
+    ("runs", "list_runs", "runs", "List stored runs."),
+    ("qrels", "list_qrels", "qrels sets", "List stored qrels sets."),
+    (
+        "topics",
+        "list_topics",
+        "topic sets",
+        "List stored topic sets (evalstore ingest topics), with the judged topics of each qrels set they hold.",
+    ),
+    ("docs", "list_docs", "doc sets", "List stored doc sets (evalstore ingest docs)."),
+)
 
 
-@list_app.command("qrels")
-@opt.shared(store_opts=opt.STORE)
-def list_qrels(
-    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
-) -> None:
-    """List stored qrels sets."""
-    fmt = output_format(fmt, output)
-    with open_for_reading(store_opts) as store:
-        res = store.list_qrels()
-    emit(_table(res, "qrels sets", digits=6), fmt, output)
+def _list_command(what: str, method: str, title: str, doc: str) -> None:
+    """The command ``evalstore list WHAT``: the Store method's table in any format."""
+
+    @list_app.command(what, help=doc)
+    @opt.shared(store_opts=opt.STORE)
+    def listed(
+        fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
+    ) -> None:
+        fmt = output_format(fmt, output)
+        with open_for_reading(store_opts) as store:
+            res = getattr(store, method)()
+        emit(_table(res, title, digits=6), fmt, output)
 
 
-@list_app.command("topics")
-@opt.shared(store_opts=opt.STORE)
-def list_topics(
-    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
-) -> None:
-    """List stored topic sets (evalstore ingest topics), with the judged topics of each qrels set they hold."""
-    fmt = output_format(fmt, output)
-    with open_for_reading(store_opts) as store:
-        res = store.list_topics()
-    emit(_table(res, "topic sets", digits=6), fmt, output)
-
-
-@list_app.command("docs")
-@opt.shared(store_opts=opt.STORE)
-def list_docs(
-    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
-) -> None:
-    """List stored doc sets (evalstore ingest docs)."""
-    fmt = output_format(fmt, output)
-    with open_for_reading(store_opts) as store:
-        res = store.list_docs()
-    emit(_table(res, "doc sets", digits=6), fmt, output)
+for _entry in LISTED:
+    _list_command(*_entry)
 
 
 @drop_app.command("run")

@@ -1,6 +1,6 @@
 """What a run is: ``submitted`` (a system's run, as a track receives it), ``fused`` (made by
 ``evalstore fuse``) or ``scratch`` (an experiment of one's own), in ``run_meta.kind`` (the
-``runs`` view's ``kind``; migration 0018).
+``runs`` view's ``kind``; migration 0017).
 
 Leaderboards (``eval``, ``export leaderboard``), ``design``'s variance estimate and the
 meta-evaluation take the runs of every kind unless asked for some (``--kind``), and say which

@@ -5,7 +5,6 @@ let in by a reader that yields to writers."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import threading
 import time
 
 import pytest
+from support import holding_lock
 
 import evalstore
 from evalstore.errors import StoreError, StoreLockedError
@@ -126,20 +126,10 @@ sys.stdin.read()
 """
 
 
-@contextlib.contextmanager
 def _reader(path, role: str):
     """Another process holding the store read-only; ``role`` 'server' announces itself as the
     store's server (as `evalstore serve` does), 'reader' does not."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER_LIKE, str(path), role], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        yield proc.pid
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=30)
+    return holding_lock(path, role, script=SERVER_LIKE)
 
 
 def test_a_writer_waits_for_the_server_by_default_and_names_it(sample_db, monkeypatch):
