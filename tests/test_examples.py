@@ -1,7 +1,7 @@
-"""The README's examples run as written and print what the README shows (issue 44.9).
+"""The examples of the README and the docs run as written and print what the page shows (issue 44.9).
 
-An example is marked in README.md by an HTML comment (invisible on the rendered page) naming the
-store it runs on, ``demo`` (a fresh ``evalstore demo`` store in the working folder) or ``dl19``
+An example is marked in README.md or a page of docs/ by an HTML comment (invisible on the rendered
+page) naming the store it runs on, ``demo`` (a fresh ``evalstore demo`` store in the working folder) or ``dl19``
 (the TREC DL 2019 qrels as ``dl19`` and its 37 runs; as ``$EVALSTORE_DB`` in the README, given
 with ``--db`` here):
 
@@ -14,9 +14,9 @@ blank lines ignored, the shown lines must appear in order and one after the othe
 line of the README is ``...`` (or a table row of ``...``), which stands for any lines; the output
 may say more before and after (titles, legends).
 
-Other promises of the README about its own text are checked here too: the pandas example runs
-without a warning, the report's file-name rule is the one of evalstore/web/links.py, the
-Evaluator's example prints the values shown.
+Other promises of the pages about their own text are checked here too: the pandas example
+(docs/store.md) runs without a warning, the report's file-name rule (docs/web.md) is the one of
+evalstore/web/links.py, the README's Evaluator example prints the values shown.
 """
 
 from __future__ import annotations
@@ -35,19 +35,25 @@ import evalstore
 from evalstore.base.resources import sample_dir
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: the pages that show examples: the README and docs/ (the generated references aside)
+PAGES = [
+    ROOT / "README.md",
+    *(p for p in sorted((ROOT / "docs").glob("*.md")) if p.name not in ("cli.md", "metrics.md")),
+]
 _MARK = re.compile(r"^<!-- example: (\w+)(?:: (.+?))? -->$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
 @dataclass
 class Example:
-    line: int  # of the marker in README.md
+    page: str  # README.md, docs/compare.md, ...
+    line: int  # of the marker
     store: str
     commands: list[list[str]]
     shown: list[str]
 
     def __str__(self) -> str:
-        return f"README.md:{self.line} ({self.store}) {' '.join(self.commands[-1][:3])} ..."
+        return f"{self.page}:{self.line} ({self.store}) {' '.join(self.commands[-1][:3])} ..."
 
 
 def _commands(text: str) -> list[list[str]]:
@@ -80,7 +86,11 @@ def _title(line: str) -> bool:
 
 
 def examples() -> list[Example]:
-    lines = README.splitlines()
+    return [e for page in PAGES for e in _examples(page)]
+
+
+def _examples(page: Path) -> list[Example]:
+    lines = page.read_text(encoding="utf-8").splitlines()
     out = []
     for n, line in enumerate(lines):
         m = _MARK.match(line)
@@ -97,7 +107,7 @@ def examples() -> list[Example]:
             while not lines[i].strip():
                 i += 1
         shown, _ = _block(lines, i)
-        out.append(Example(n + 1, m[1], commands, shown))
+        out.append(Example(str(page.relative_to(ROOT)), n + 1, m[1], commands, shown))
     return out
 
 
@@ -132,7 +142,7 @@ def same_shape(shown: list[str], printed: str) -> str | None:
     return None
 
 
-def test_the_readme_has_examples():
+def test_the_pages_have_examples():
     assert {e.store for e in EXAMPLES} == {"demo", "dl19"} and len(EXAMPLES) >= 7
     assert all(e.shown and e.commands for e in EXAMPLES)
 
@@ -175,7 +185,7 @@ def test_demo_examples(example, monkeypatch, tmp_path):
         assert run_cli("demo", "--db", tmp_path / "evalstore-demo.duckdb").exit_code == 0
     printed = _run(example, monkeypatch, tmp_path, None)
     missing = same_shape(example.shown, printed)
-    assert missing is None, f"{example}: the README shows {missing!r}; the command printed:\n{printed}"
+    assert missing is None, f"{example}: the page shows {missing!r}; the command printed:\n{printed}"
 
 
 @pytest.mark.shared
@@ -186,12 +196,12 @@ def test_dl19_examples(example, dl19_store, monkeypatch, tmp_path):
     shutil.copy(dl19_store, db)
     printed = _run(example, monkeypatch, tmp_path, db)
     missing = same_shape(example.shown, printed)
-    assert missing is None, f"{example}: the README shows {missing!r}; the command printed:\n{printed}"
+    assert missing is None, f"{example}: the page shows {missing!r}; the command printed:\n{printed}"
 
 
 def test_the_pandas_example_runs_without_a_warning(sample_db):
     pytest.importorskip("pandas")
-    (code,) = re.findall(r"`(duckdb\.connect\([^`]*\)\.df\(\))`", README)
+    (code,) = re.findall(r"`(duckdb\.connect\([^`]*\)\.df\(\))`", (ROOT / "docs" / "store.md").read_text())
     import duckdb
 
     with warnings.catch_warnings():
@@ -203,11 +213,12 @@ def test_the_pandas_example_runs_without_a_warning(sample_db):
 def test_the_report_file_name_rule_is_links():
     from evalstore.web import links
 
-    (chars,) = re.findall(r"only\s+`([^`]+)`, no leading or trailing dot", README)
+    web = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
+    (chars,) = re.findall(r"only\s+`([^`]+)`, no leading or trailing dot", web)
     said = re.compile("[" + "".join(re.escape(c) if len(c) == 1 else c for c in chars.split()) + "]")
     for code in range(32, 127):
         assert bool(said.fullmatch(chr(code))) == bool(links._SAFE.fullmatch(chr(code))), chr(code)
-    assert "at most 100\ncharacters" in README and links.MAX_FILE_STEM == 100
+    assert "at most 100\ncharacters" in web and links.MAX_FILE_STEM == 100
     assert links.file_name("nDCG@10") == "nDCG@10" and links.file_name("dl19-bm25") == "dl19-bm25"
     assert re.fullmatch(r"_script_-[0-9a-f]{8}", links.file_name("<script>"))
     stems = links.file_names(["BM25", "bm25"])
