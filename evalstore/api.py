@@ -100,6 +100,8 @@ def _stored(source: Stored, request: EvalRequest) -> Evaluation:
         "progress": source.progress,
         "recompute": source.recompute,
     }
+    if source.kinds is not None:  # one qrels set (check): every run of these kinds
+        how["kinds"] = source.kinds
     if source.agg is not None:
         results = [evaluate_runs(store, q, source.runs, metrics, **how) for q in sets]
         board = across_board(results, source.agg, request.intervals.ranks, of_store(store))

@@ -30,6 +30,7 @@ from .db.handle import StoreHandle
 from .db.lockdown import Lockdown
 from .db.lockdown import verify as verify_lockdown
 from .db.migrations import check_current, migrate
+from .db.run_kinds import set_kind
 from .errors import ArgumentError, StoreError
 from .evaluation.request import EvalRequest, Stored
 from .explain.explanation import compare_conventions, explain
@@ -130,12 +131,15 @@ class Store(StoreHandle):
         dedupe: bool = False,
         name_from: str = "tag",
         progress: bool | None = None,
+        kind: str | None = None,
     ) -> list[IngestResult]:
         """Ingest TREC or NTCIR run file(s), or one run given as a dict / DataFrame / Arrow table
         (with ``name``). One run per TREC file, named ``name``, else by its tag (``name_from='file'``:
         by the file name). ``replace``: other content under a stored name replaces it (its scores
         and the analyses that read it go). ``dedupe``: keep the first of a document listed twice in
-        a topic. One transaction: on any error nothing is stored. See :func:`evalstore.ingest.ingest_runs`."""
+        a topic. ``kind``: ``submitted`` (a new run's default) or ``scratch`` (set on runs already
+        stored too). One transaction: on any error nothing is stored. See
+        :func:`evalstore.ingest.ingest_runs`."""
         return ingest_runs(
             self,
             paths,
@@ -145,6 +149,7 @@ class Store(StoreHandle):
             dedupe=dedupe,
             name_from=name_from,
             progress=progress,
+            kind=kind,
         )
 
     def ingest_qrels(
@@ -178,6 +183,7 @@ class Store(StoreHandle):
     ingest_dataset = _method(ingest_dataset)
     official_measures = _method(official_measures)
     ingest_docs = _method(ingest_docs)
+    set_run_kind = _method(set_kind, "set_run_kind")
 
     def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
         """Remove topic sets (a name or names) with their texts."""
@@ -218,9 +224,11 @@ class Store(StoreHandle):
         trials: int = NO_INTERVALS.trials,
         seed: int = NO_INTERVALS.seed,
         rank_ci: str | None = NO_INTERVALS.rank_ci,
+        kinds: str | Sequence[str] | None = None,
     ) -> EvalResult:
-        """Compute ``metrics`` for ``runs`` (all runs when None) against the qrels set ``qrels``,
-        store the per-topic scores and return them.
+        """Compute ``metrics`` for ``runs`` (all runs when None; all the runs of ``kinds``, such as
+        ``"submitted"``, when given) against the qrels set ``qrels``, store the per-topic scores and
+        return them (the notes say which kinds of runs the result holds when not only submitted ones).
 
         ``convention``: ``trec_eval`` (score order), ``trec_eval9`` (scores in single precision),
         ``ntcireval`` (file order, R = 0 topics dropped) or ``ir_measures`` (each metric as its
@@ -242,7 +250,7 @@ class Store(StoreHandle):
         request = EvalRequest(
             metrics, EvalOptions(convention, complete, depth, pool), IntervalRequest(ci, rank_ci, level, trials, seed)
         )
-        source = Stored(self, qrels, runs, save=save, progress=progress, recompute=recompute)
+        source = Stored(self, qrels, runs, save=save, progress=progress, recompute=recompute, kinds=kinds)
         return evaluate_source(source, request).result
 
     def evaluate_subsamples(
@@ -381,7 +389,7 @@ def open(  # noqa: A001
     temp_directory: str | None = None,
     sandbox: bool = False,
     query_only: bool = False,
-    wait: float = 0.0,
+    wait: float | None = None,
     create: bool = True,
     yield_to_writers: bool = False,
 ) -> Store:
@@ -401,7 +409,9 @@ def open(  # noqa: A001
     ``sandbox=True``: for untrusted queries (the web pages): ``query_only`` and DuckDB reaches no
     local file at all (it does not spill either), and evalstore's Python functions over lists,
     which a time limit cannot stop, are not there.
-    ``wait``: seconds to keep retrying while another process holds the store.
+    ``wait``: seconds to keep retrying while another process holds the store; None (the default):
+    no retry, except that a writer finding the store held by ``evalstore serve`` waits up to
+    :data:`evalstore.db.waiting.SERVER_WAIT` seconds for the server to let it in.
     ``create=False``: a store file that does not exist is an error instead of a new empty store
     (the command line creates stores only in ``ingest``, ``demo`` and ``import store``).
     ``yield_to_writers=True``: a writer of another process waiting for the store (``--wait``) goes

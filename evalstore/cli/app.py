@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import duckdb
 import typer
@@ -21,9 +22,21 @@ from .ranges import number
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
+
+class RootGroup(HelpGroup):
+    """The root command: a closed standard output (``evalstore demo | head``) ends a command quietly.
+    Click turns an ``EPIPE`` into exit 1 before :func:`main` sees it, so it is caught here first."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as e:
+            raise failures.OutputClosed() from e
+
+
 app = typer.Typer(
     name="evalstore",
-    cls=HelpGroup,
+    cls=RootGroup,
     help="A DuckDB store for IR evaluation: ingest runs and qrels, compute metrics in SQL, query and export.",
     no_args_is_help=True,
     add_completion=False,
@@ -92,6 +105,27 @@ def root(
         ctx.call_on_close(_set_env("EVALSTORE_DEBUG", "1"))
 
 
+def _debug_option() -> Any:
+    """The root's ``--debug`` as an option of every command (:attr:`HelpGroup.common_params`): made
+    by Typer from a declaration, as every other option is."""
+
+    def use(value: bool) -> None:
+        if value:
+            os.environ["EVALSTORE_DEBUG"] = "1"
+
+    made = typer.Typer()
+
+    @made.command()
+    def declared(
+        debug: bool = flag("--debug", expose_value=False, callback=use, help="Show the Python traceback of an error."),
+    ) -> None: ...
+
+    return typer.main.get_command(made).params[0]
+
+
+HelpGroup.common_params = [_debug_option()]
+
+
 def group(help: str) -> typer.Typer:
     """A command group that takes -h and a --db before its subcommand, like the root."""
     sub = typer.Typer(cls=HelpGroup, help=help, no_args_is_help=True, context_settings=CONTEXT)
@@ -121,7 +155,7 @@ def open_store(
         temp_directory=r.temp_dir,
         sandbox=sandbox,
         query_only=query_only,
-        wait=r.wait or 0.0,
+        wait=r.wait,
         create=create,
     )
 
@@ -170,7 +204,9 @@ def main() -> None:
             sys.exit(code)
         if type(e).__name__ == "Abort":
             sys.exit(failures.report(KeyboardInterrupt()))
-        if failures.debugging():
+        if isinstance(e, (failures.OutputClosed, BrokenPipeError)):
+            failures.closed_output()
+        elif failures.debugging():
             raise
         sys.exit(failures.report(e))
     finally:

@@ -24,17 +24,26 @@ DEMO_QUERY = (
 TRY_QUERY = "SELECT topic, run, value FROM scores WHERE metric = 'AP' ORDER BY value LIMIT 5"
 
 
-def run_demo(db: str | None = None, out: IO[str] | None = None) -> str:
+def run_demo(
+    db: str | None = None,
+    out: IO[str] | None = None,
+    *,
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_directory: str | None = None,
+    wait: float | None = None,
+) -> str:
     """Ingest the sample into the store ``db`` (default ``./evalstore-demo.duckdb``; ingesting it
     again is a no-op), evaluate it, print the leaderboard, an SQL query over the scores and three
-    commands to try on the store. Returns the store's location."""
+    commands to try on the store (the resource settings as :func:`evalstore.open`'s). Returns the
+    store's location."""
     out = out or sys.stdout
     db = db or DEMO_DB
 
     def echo(s: str) -> None:
         out.write(s + "\n")
 
-    store = open_store(db)
+    store = open_store(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_directory, wait=wait)
     try:
         sample = sample_dir()
         for r in store.ingest_qrels(sample / "qrels.txt", name="sample", progress=False):

@@ -61,6 +61,7 @@ def eval_cmd(
     ),
     qrels_sets: list[str] | None = opt.QrelsAcross,
     run: list[str] | None = opt.Runs,
+    kind: list[str] | None = opt.Kinds,
     metric: list[str] | None = typer.Option(
         None,
         "--metric",
@@ -107,7 +108,7 @@ def eval_cmd(
     view = View(per_topic, output_format(fmt, output, EVAL_FORMATS), transpose, bool(plot or plot_data))
     figures.check(plot, plot_data)
     _check_view(view, files, engine, data, subsamples, agg)
-    with _source(files, qrels_sets, run, agg, subsamples, recompute, engine, data, store_opts) as source:
+    with _source(files, qrels_sets, run, kind, agg, subsamples, recompute, engine, data, store_opts) as source:
         request = EvalRequest(metric or default_metrics(source), ev, ci.request)
         evaluation = evaluated(source, request)
         shown = _output(evaluation, view, source)
@@ -138,9 +139,13 @@ def evaluated(source: Source, request: EvalRequest) -> Evaluation:
         raise typer.BadParameter(e.said(_flag), param_hint=_flag(e.option)) from None
 
 
+#: the library keywords the command line spells otherwise
+_FLAGS = {"kinds": "--kind", "runs": "--run"}
+
+
 def _flag(keyword: str) -> str:
     """The command line's spelling of a library keyword (``rank_ci`` -> ``--rank-ci``)."""
-    return "--" + keyword.replace("_", "-")
+    return _FLAGS.get(keyword) or "--" + keyword.replace("_", "-")
 
 
 def _check_view(
@@ -171,6 +176,7 @@ def _source(
     files: list[str] | None,
     qrels_sets: list[str] | None,
     run: list[str] | None,
+    kind: list[str] | None,
     agg: str | None,
     subsamples: str | None,
     recompute: bool,
@@ -181,21 +187,25 @@ def _source(
     """The evaluation's source: the files given (``-`` spooled from standard input; the command's
     resources), the Parquet layout on Spark, or the store (open while the block runs)."""
     if files:
-        if qrels_sets or run or subsamples:
-            raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
+        if qrels_sets or run or kind or subsamples:
+            raise typer.BadParameter(
+                "with files, leave out --qrels, --run, --kind and --subsamples", param_hint="FILES"
+            )
         with spooled(files) as paths:
             name = "stdin" if files[0] == "-" else os.path.basename(files[0])
             yield Given(
                 paths[0], paths[1:], name, memory_limit=r.memory_limit, threads=r.threads, temp_directory=r.temp_dir
             )
     elif engine == "spark":
-        if not qrels_sets or subsamples:
-            raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no --subsamples)")
+        if not qrels_sets or subsamples or kind:
+            raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no --subsamples, --kind)")
         assert data is not None
         yield OnSpark(data, qrels_sets[0], run or None)
     else:
         with open_store(r) as store:
-            yield Stored(store, qrels_sets or None, run or None, subsamples, agg=agg, recompute=recompute)
+            yield Stored(
+                store, qrels_sets or None, run or None, subsamples, agg=agg, recompute=recompute, kinds=kind or None
+            )
 
 
 def _output(evaluation: Evaluation, view: View, source: Source) -> Output:
@@ -276,6 +286,7 @@ def export_leaderboard_cmd(
     output: str = typer.Option(..., "--output", "-o", help="Output file (format from its extension), or - for stdout."),
     fmt: str | None = format_option(extra_help=" With -o -: csv unless given."),
     run: list[str] | None = opt.Runs,
+    kind: list[str] | None = opt.Kinds,
     per_topic: bool = flag("--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
     agg: str | None = opt.Agg,
     *,
@@ -289,7 +300,7 @@ def export_leaderboard_cmd(
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     _check_view(View(per_topic, chosen), None, "duckdb", None, None, agg)
     with open_store(store_opts) as store:
-        source = Stored(store, qrels_sets or None, run or None, agg=agg)
+        source = Stored(store, qrels_sets or None, run or None, agg=agg, kinds=kind or None)
         evaluation = evaluated(source, EvalRequest(metric or default_metrics(source), ev, ci.request))
     board = evaluation.board
     if board is not None:
@@ -300,7 +311,7 @@ def export_leaderboard_cmd(
         table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
         legend = _interval_legend(result.interval_spec, per_topic)
         legend += _rank_legend(result.rank_spec, result.metrics, per_topic, len(result.rank_widened))
-        shown = Output([table], legend=legend, notes=list(table.notes))
+        shown = Output([table], legend=legend, notes=list(result.notes))
     emit(shown, chosen, None if to_stdout else output)
 
 
@@ -309,7 +320,11 @@ def demo(
     db: str | None = typer.Option(
         None, "--db", help="Store file for the demo (default: ./evalstore-demo.duckdb; ':memory:' keeps nothing)."
     ),
+    memory_limit: str | None = opt.MemoryLimit,
+    threads: int | None = opt.Threads,
+    temp_dir: str | None = opt.TempDir,
+    wait: float | None = opt.Wait,
 ) -> None:
     """Build a store from the bundled sample collection, evaluate it, show a leaderboard and a query,
     and print three commands to try on the store it leaves behind."""
-    run_demo(db)
+    run_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)

@@ -5,7 +5,7 @@ the Python traceback instead.
 =====  =======================================================================================
 code   meaning
 =====  =======================================================================================
-0      success
+0      success (also when the reader of the output went away: ``evalstore demo | head``)
 1      a user error: bad input file, unknown metric or name, bad SQL, ... (the message says which)
 2      a usage error: unknown option, bad option value (nothing was done)
 3      the store is busy: another process holds it, or a concurrent change conflicted
@@ -38,6 +38,21 @@ from ..errors import (
 USER, USAGE, BUSY, MEMORY, IO, DAMAGED, INTERNAL, INTERRUPTED = 1, 2, 3, 4, 5, 6, 70, 130
 
 
+class OutputClosed(Exception):
+    """The reader of standard output went away (``| head``): not an error, the command stops."""
+
+
+def closed_output() -> None:
+    """Point standard output at the null device, so that nothing more is written to the closed
+    pipe (the interpreter's flush at exit would report it)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
 def debugging() -> bool:
     return os.environ.get("EVALSTORE_DEBUG", "") not in ("", "0")
 
@@ -46,6 +61,8 @@ def explain(e: BaseException) -> tuple[int, str | None]:
     """The exit code and message for a failure (message None: print nothing more)."""
     if isinstance(e, KeyboardInterrupt) or _interrupted(e):
         return INTERRUPTED, "interrupted"
+    if isinstance(e, (OutputClosed, BrokenPipeError)):
+        return 0, None  # the reader of our output went away (| head): nothing to say
     if isinstance(e, StoreLockedError):
         return BUSY, f"error: {e}"
     if isinstance(e, StoreDamagedError):
@@ -71,8 +88,6 @@ def explain(e: BaseException) -> tuple[int, str | None]:
             f"and restore the store from a copy."
         )
     if isinstance(e, duckdb.IOException) or isinstance(e, OSError):
-        if isinstance(e, BrokenPipeError):
-            return 141, None  # the reader of our output went away (| head): nothing to say
         return IO, f"error: input/output failed: {_first_line(e)}"
     if isinstance(e, duckdb.TransactionException):
         return BUSY, f"error: another connection changed the store at the same time ({_first_line(e)}); try again."

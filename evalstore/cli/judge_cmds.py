@@ -52,7 +52,7 @@ def agree_cmd(
     trials: int = number(10000, "--trials", "-B", range=ranges.TRIALS, help="Resamples B of the randomisation test."),
     seed: int = opt.Seed,
     missing: str = opt.Missing,
-    per_topic: bool = flag("--per-topic", help="Print the label statistics of every topic instead."),
+    per_topic: bool = flag("--per-topic", "-p", help="Print the label statistics of every topic instead."),
     per_run: bool = flag("--per-run", help="Print every run's means, ranks and p-values under both sets instead."),
     fmt: str | None = format_option(extra_help=" json: the whole comparison as one document."),
     output: str | None = OutputFile,

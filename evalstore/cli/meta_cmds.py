@@ -16,7 +16,6 @@ import typer
 
 from ..evaluation.default_qrels import HELP as default_qrels_help
 from ..evaluation.default_qrels import default_qrels
-from ..evaluation.stored import unrelated_note
 from ..meta.common import Analysis
 from ..output import figure_data, meta_tables, plots
 from ..output.table import Table
@@ -48,9 +47,6 @@ def _done(
     plotter: Callable[[Analysis, str], object],
     data: Callable[[Analysis], Table],
 ) -> None:
-    left_out = {c["qrels"]: c["unrelated_runs"] for c in an.inputs.get("columns", []) if c.get("unrelated_runs")}
-    for qrels, runs in left_out.items():
-        say(unrelated_note(runs, qrels))
     for note in meta_tables.input_notes(an.inputs.get("columns", [])):
         say(note)
     figures.write(a.plot, a.plot_data, lambda p: plotter(an, p), lambda: data(an))

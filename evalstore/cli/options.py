@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import typer
 
+from ..db.run_kinds import KINDS
 from ..errors import MetricError
 from ..evaluation import default_qrels
 from ..intervals.means import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS
@@ -67,6 +68,13 @@ QrelsColumns = typer.Option(
     None, "--qrels", "-q", help=f"Qrels set (or subsample); repeat for several columns ({default_qrels.HELP})."
 )
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
+Kinds = choice(
+    None,
+    "--kind",
+    choices=KINDS,
+    help="Instead of -r: every run of this kind, submitted, fused (evalstore fuse) or scratch (ingest run --kind "
+    "scratch); repeat for several (default: every run; a note says which kinds were included).",
+)
 QrelsAcross = typer.Option(
     None,
     "--qrels",
@@ -173,7 +181,8 @@ Wait = number(
     "--wait",
     envvar="EVALSTORE_WAIT",
     range=ranges.WAIT,
-    help="Seconds to retry while another process holds the store.",
+    help="Seconds to retry while another process holds the store (default: none, except 30 s for a writer while "
+    "`evalstore serve` holds it).",
 )
 
 STORE = Group(
@@ -336,8 +345,21 @@ INTERVALS = Group(
 )
 
 
+def check_kinds(run: list[str] | None, kind: list[str] | None, elsewhere: object = False) -> None:
+    """``--kind`` chooses stored runs instead of ``-r``: not both, and not where no stored runs are
+    chosen (``elsewhere``: files, several qrels sets, subsamples, Spark)."""
+    if kind and run:
+        raise typer.BadParameter("name the runs (-r) or give their kind, not both", param_hint="--kind")
+    if kind and elsewhere:
+        raise typer.BadParameter(
+            "--kind chooses the stored runs of one evaluation; leave out files, --agg, --subsamples, --engine spark",
+            param_hint="--kind",
+        )
+
+
 _RUN_SELECTION = (
     ("run", list[str] | None, Runs),
+    ("kind", list[str] | None, Kinds),
     (
         "top",
         int | None,
@@ -365,6 +387,7 @@ class AnalysisOptions:
     """What every meta-evaluation command takes: which runs, how to evaluate, where the output goes."""
 
     run: list[str] | None
+    kind: list[str] | None
     top: int | None
     top_by: str | None
     missing: str
@@ -387,6 +410,7 @@ class AnalysisOptions:
         """The keyword arguments of the :mod:`evalstore.meta` analyses that select and evaluate."""
         return {
             "runs": self.run or None,
+            **({"kinds": self.kind} if self.kind else {}),
             "top": self.top,
             "top_by": self.top_by,
             "missing": self.missing,

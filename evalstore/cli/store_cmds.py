@@ -13,6 +13,7 @@ from ..base.output_file import replacing
 from ..db import QueryResult, inspect_store
 from ..db.check import check_store
 from ..db.connection import STORAGE_VERSION
+from ..db.run_kinds import KINDS as RUN_KINDS
 from ..errors import StoreError
 from ..ingest import INPUT_FORMATS, IngestResult
 from ..ingest.text_formats import FORMAT_CHOICES, TEXT_FORMATS, TOPIC_FIELDS
@@ -22,6 +23,7 @@ from . import failures
 from . import options as opt
 from .app import app, group, open_for_queries, open_for_reading, open_store
 from .choices import flag
+from .inputs import text_or_stdin
 from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
 ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats), topics and documents; .gz read transparently.")
@@ -84,6 +86,13 @@ def ingest_run(
     dedupe: bool = flag(
         "--dedupe", help="Keep the first of duplicate docs in a topic (default: a duplicate is an error)."
     ),
+    kind: str | None = opt.choice(
+        None,
+        "--kind",
+        choices=RUN_KINDS,
+        help="What the runs are: submitted (a new run's default), scratch (an experiment of one's own, which "
+        "--kind submitted leaves out of leaderboards) or fused; set on runs already stored too.",
+    ),
     *,
     store_opts: opt.StoreOptions,
 ) -> None:
@@ -91,7 +100,9 @@ def ingest_run(
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
     with open_store(store_opts, create=True) as store:
-        results = store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
+        results = store.ingest_run(
+            files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from, kind=kind
+        )
     _summaries(results)
 
 
@@ -131,7 +142,12 @@ def ingest_qrels(
 @opt.shared(store_opts=opt.STORE)
 def ingest_topics_cmd(
     file: str = typer.Argument(..., help="Topic file (- for standard input); .gz read transparently."),
-    name: str | None = typer.Option(None, "--name", "-n", help="Topic set name (default: the file name)."),
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        "-n",
+        help="Topic set name (default: the file name, after its folder too if generic: dl/topics.tsv: dl-topics).",
+    ),
     fmt: str = text_format_option("topics"),
     field: str = opt.choice(
         "title",
@@ -177,7 +193,12 @@ def ingest_dataset_cmd(
 @opt.shared(store_opts=opt.STORE)
 def ingest_docs_cmd(
     file: str = typer.Argument(..., help="Document file (- for standard input); .gz read transparently."),
-    name: str | None = typer.Option(None, "--name", "-n", help="Doc set name (default: the file name)."),
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        "-n",
+        help="Doc set name (default: the file name, after its folder too if generic: ms/docs.tsv: ms-docs).",
+    ),
     fmt: str = text_format_option("docs"),
     replace: bool = flag("--replace", help="Replace a stored doc set of the same name (atomically)."),
     *,
@@ -192,28 +213,36 @@ def ingest_docs_cmd(
     say(result.summary())
 
 
-@list_app.command("runs")
-@opt.shared(store_opts=opt.STORE)
-def list_runs(
-    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
-) -> None:
-    """List stored runs."""
-    fmt = output_format(fmt, output)
-    with open_for_reading(store_opts) as store:
-        res = store.list_runs()
-    emit(_table(res, "runs", digits=6), fmt, output)
+#: the list commands: what each lists, the Store method that lists it, its title, its help
+LISTED = (
+    ("runs", "list_runs", "runs", "List stored runs."),
+    ("qrels", "list_qrels", "qrels sets", "List stored qrels sets."),
+    (
+        "topics",
+        "list_topics",
+        "topic sets",
+        "List stored topic sets (evalstore ingest topics), with the judged topics of each qrels set they hold.",
+    ),
+    ("docs", "list_docs", "doc sets", "List stored doc sets (evalstore ingest docs)."),
+)
 
 
-@list_app.command("qrels")
-@opt.shared(store_opts=opt.STORE)
-def list_qrels(
-    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
-) -> None:
-    """List stored qrels sets."""
-    fmt = output_format(fmt, output)
-    with open_for_reading(store_opts) as store:
-        res = store.list_qrels()
-    emit(_table(res, "qrels sets", digits=6), fmt, output)
+def _list_command(what: str, method: str, title: str, doc: str) -> None:
+    """The command ``evalstore list WHAT``: the Store method's table in any format."""
+
+    @list_app.command(what, help=doc)
+    @opt.shared(store_opts=opt.STORE)
+    def listed(
+        fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
+    ) -> None:
+        fmt = output_format(fmt, output)
+        with open_for_reading(store_opts) as store:
+            res = getattr(store, method)()
+        emit(_table(res, title, digits=6), fmt, output)
+
+
+for _entry in LISTED:
+    _list_command(*_entry)
 
 
 @drop_app.command("run")
@@ -276,7 +305,9 @@ def _drop(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) 
 @opt.shared(store_opts=opt.STORE)
 def sql(
     query: str = typer.Argument(
-        ..., help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ..."
+        ...,
+        help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ...; - reads it "
+        "from standard input.",
     ),
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
@@ -300,6 +331,7 @@ def sql(
     fmt = output_format(fmt, output)
     if sandbox and write:
         raise typer.BadParameter("--sandbox is read-only; leave out --write", param_hint="--sandbox")
+    query = text_or_stdin(query, "QUERY")
     if write:
         with open_store(store_opts) as store:
             res = store.sql(query, write=True)

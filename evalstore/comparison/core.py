@@ -15,6 +15,7 @@ import numpy as np
 
 from ..base.arguments import metric_names, names
 from ..base.memory_limit import of_store
+from ..db.topic_texts import topic_queries
 from ..errors import MetaError
 from ..intervals.means import IntervalSpec
 from ..intervals.ranks import RANK_METHODS
@@ -96,6 +97,7 @@ def compare(
     metrics = metric_names(metrics)
     mats, params = _matrices(store, qrels, baseline, runs, metrics, missing, options, progress)
     cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, memory=memory, **checked)
+    cmp.queries = topic_queries(store.con, [store.qrels_id(qrels)])
     if rank_ci is not None:
         level = 1.0 - checked["alpha"]
         cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, checked["trials"], checked["seed"], memory)

@@ -129,37 +129,25 @@ def connect(
     settings: Settings | None = None,
     *,
     lockdown: Lockdown | None = None,
-    wait: float = 0.0,
+    wait: float | None = None,
     yield_to_writers: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB database with ``settings``, translating DuckDB's errors into plain messages;
     ``lockdown``: a read-only connection that DuckDB keeps from changing anything (:mod:`.lockdown`);
     ``wait``: seconds to keep retrying (with backoff) while another process holds the store (a
-    writer that waits announces itself, :mod:`.waiting`); ``yield_to_writers``: a reader that
-    treats a waiting writer as a busy store, so that the writer gets in between its connections
-    (``evalstore serve``)."""
+    writer that waits announces itself, :mod:`.waiting`); None: no retry, except that a writer
+    finding the store held by ``evalstore serve`` waits :data:`.waiting.SERVER_WAIT` seconds for it
+    to let the writer in; ``yield_to_writers``: a reader that treats a waiting writer as a busy
+    store, so that the writer gets in between its connections (``evalstore serve``)."""
     settings = settings or Settings.resolve()
-    if lockdown is not None:
-        if location == ":memory:":
-            raise StoreError("ad-hoc queries that change nothing need a store file (an in-memory store is empty)")
-        read_only = True
-    if location != ":memory:":
-        parent = Path(location).expanduser().resolve().parent
-        if not parent.is_dir():
-            raise StoreError(f"cannot create the store {location}: folder {parent} does not exist")
-    elif read_only:
-        read_only = False  # an in-memory database cannot be opened read-only
-    if read_only and not Path(location).expanduser().exists():
-        raise StoreError(
-            f"the store {location} does not exist; create it by ingesting qrels or runs "
-            f"(evalstore ingest ... --db {location})"
-        )
+    read_only = _checked_location(location, read_only, lockdown)
     config: dict = settings.config()
     if location == ":memory:" and "temp_directory" not in config:
         config["temp_directory"] = spill_directory()
     if lockdown is not None:
         config = lockdown_config(config, lockdown)
-    deadline, delay = time.monotonic() + max(0.0, wait), 0.05
+    start, delay = time.monotonic(), 0.05
+    deadline = None if wait is None else start + max(0.0, wait)
     announced = False
     try:
         while True:
@@ -175,6 +163,10 @@ def connect(
                     if is_read_only_file_system(e) or is_disk_full(e):
                         raise StoreIOError(io_message(location, msg, read_only)) from None
                     raise StoreError(f"cannot open the store {location}: {msg}") from None
+                server = not read_only and waiting.held_by_server(location, msg)
+                if deadline is None:  # no wait given: none, unless the holder is the server
+                    wait = waiting.SERVER_WAIT if server else 0.0
+                    deadline = start + wait
                 if time.monotonic() < deadline:
                     if not read_only and location != ":memory:":
                         waiting.announce(location)  # refreshed at every retry
@@ -184,7 +176,7 @@ def connect(
                     continue
                 if isinstance(e, _WriterWaiting):
                     raise StoreLockedError(f"{msg}; try again in a moment") from None
-                raise StoreLockedError(_lock_message(location, msg, read_only, wait)) from None
+                raise StoreLockedError(_lock_message(location, msg, read_only, wait or 0.0, server)) from None
             except duckdb.OutOfMemoryException:
                 raise  # a memory limit too small to open the store: the CLI explains it (exit 4)
             except duckdb.ConnectionException as e:
@@ -198,6 +190,27 @@ def connect(
     finally:
         if announced:
             waiting.withdraw(location)
+
+
+def _checked_location(location: str, read_only: bool, lockdown: Lockdown | None) -> bool:
+    """Whether the store is opened read-only (a locked-down one always, an in-memory one never);
+    a StoreError for a location that cannot be opened so."""
+    if lockdown is not None:
+        if location == ":memory:":
+            raise StoreError("ad-hoc queries that change nothing need a store file (an in-memory store is empty)")
+        read_only = True
+    if location != ":memory:":
+        parent = Path(location).expanduser().resolve().parent
+        if not parent.is_dir():
+            raise StoreError(f"cannot create the store {location}: folder {parent} does not exist")
+    elif read_only:
+        read_only = False  # an in-memory database cannot be opened read-only
+    if read_only and not Path(location).expanduser().exists():
+        raise StoreError(
+            f"the store {location} does not exist; create it by ingesting qrels or runs "
+            f"(evalstore ingest ... --db {location})"
+        )
+    return read_only
 
 
 class _WriterWaiting(Exception):
@@ -240,9 +253,20 @@ def _other_settings_message(location: str, read_only: bool, lockdown: Lockdown |
     )
 
 
-def _lock_message(location: str, msg: str, read_only: bool, wait: float) -> str:
+def _lock_message(location: str, msg: str, read_only: bool, wait: float, server: bool = False) -> str:
     pid = re.search(r"PID (\d+)", msg)
     who = f" (PID {pid.group(1)})" if pid else ""
+    if server:
+        what = f"the store {location} is being read by `evalstore serve`{who}, which lets a waiting writer in once "
+        if not wait:
+            return (
+                f"{what}its requests in progress finish, but --wait 0 asked not to wait; leave --wait out (a writer "
+                f"waits {waiting.SERVER_WAIT:g} s for the server) or pass --wait SECONDS"
+            )
+        return (
+            f"{what}its requests in progress finish, but they did not finish within {wait:g} s; try again, pass "
+            f"--wait SECONDS to wait longer, or stop the server"
+        )
     if read_only:
         what = f"the store {location} is open for writing in another process{who}, so it cannot be read now"
     else:

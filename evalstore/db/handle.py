@@ -164,8 +164,10 @@ class StoreHandle:
     def qrels_id(self, name: str) -> int:
         rows = self.con.execute("SELECT qrels_id FROM qrels_meta WHERE name = ?", [name]).fetchall()
         if not rows:
+            subsamples = {r[0] for r in self.con.execute("SELECT name FROM subsamples").fetchall()}
             raise NotFoundError(
-                f"no qrels set named {name!r} in the store" + _known(name, self.qrels_names(), "qrels sets", "qrels")
+                f"no qrels set named {name!r} in the store"
+                + _known(name, self.qrels_names(), "qrels sets", "qrels", aside=subsamples)
             )
         return rows[0][0]
 
@@ -177,7 +179,7 @@ class StoreHandle:
 
     def list_runs(self) -> QueryResult:
         return self.sql(
-            "SELECT name, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
+            "SELECT name, kind, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
             "ingested_at::TIMESTAMP(0) AS ingested_at, source, "
             # how the run was made: ingested from source, or a fused run's recipe (stale: an input changed)
             "CASE WHEN recipe IS NULL THEN 'ingested' WHEN stale THEN recipe || ' (stale: an input run changed "
@@ -191,9 +193,31 @@ class StoreHandle:
             "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM qrels_sets ORDER BY name"
         )
 
+    def list_topics(self) -> QueryResult:
+        """The topic sets (``evalstore ingest topics``), with the qrels sets whose judged topics
+        they hold (all of them: ``judged`` = the qrels set's topics found in the set)."""
+        return self.sql(
+            "SELECT s.name, s.format, s.field, s.n_topics, "
+            "(SELECT string_agg(q.name || ' (' || q.found || '/' || q.n_topics || ')', ', ' ORDER BY q.name) FROM ("
+            "  SELECT qs.name, qs.n_topics, count(DISTINCT t.topic) AS found FROM qrels_sets qs "
+            "  JOIN (SELECT DISTINCT qrels, topic FROM qrels) j ON j.qrels = qs.name "
+            "  JOIN topics t ON t.topics = s.name AND t.topic = j.topic "
+            "  WHERE NOT qs.subsample GROUP BY qs.name, qs.n_topics) q) AS qrels_topics, "
+            "s.sha256[1:12] AS sha256, s.ingested_at::TIMESTAMP(0) AS ingested_at, s.source "
+            "FROM topic_sets s ORDER BY s.name"
+        )
 
-def _known(name: str, names: list[str], plural: str, kind: str) -> str:
-    """The end of a not-found message: the closest names ("did you mean"), else some of the names."""
+    def list_docs(self) -> QueryResult:
+        """The doc sets (``evalstore ingest docs``)."""
+        return self.sql(
+            "SELECT name, format, n_docs, sha256[1:12] AS sha256, ingested_at::TIMESTAMP(0) AS ingested_at, source "
+            "FROM doc_sets ORDER BY name"
+        )
+
+
+def _known(name: str, names: list[str], plural: str, kind: str, aside: set[str] | frozenset[str] = frozenset()) -> str:
+    """The end of a not-found message: the closest names ("did you mean"), else some of the names
+    (``aside``: names counted, not listed: a qrels set's subsamples)."""
     if not names:
         return f"; ingest one with `evalstore ingest {kind} FILE`"
     close = (
@@ -202,4 +226,6 @@ def _known(name: str, names: list[str], plural: str, kind: str) -> str:
     )
     if close:
         return f" (did you mean {' or '.join(repr(c) for c in close)}?)"
-    return f" ({plural}: {', '.join(names[:20])}{' ...' if len(names) > 20 else ''})"
+    listed = [n for n in names if n not in aside] or names
+    more = f"; and {len(names) - len(listed)} subsample(s)" if len(listed) < len(names) else ""
+    return f" ({plural}: {', '.join(listed[:20])}{' ...' if len(listed) > 20 else ''}{more})"

@@ -198,7 +198,8 @@ class Evaluator:
     # ------------------------------------------------------------------------------------------
     def evaluate(self, run: Any) -> dict[str, dict[str, float]]:
         """``{topic: {metric: value}}`` for one run (topics of the run that the qrels judge; all
-        topics of the qrels with ``complete=True``)."""
+        topics of the qrels with ``complete=True``); an empty run gives ``{}``, as pytrec_eval's
+        ``RelevanceEvaluator.evaluate({})`` does."""
         return self.evaluate_many({"run": run})["run"]
 
     def evaluate_many(self, runs: Mapping[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
@@ -206,7 +207,9 @@ class Evaluator:
         if not isinstance(runs, Mapping) or not runs:
             raise ArgumentError("give the runs as {name: run} with at least one run (one run: evaluate(run))")
         names = list(runs)
-        tables = self._tables(names, [runs[n] for n in names])
+        tables = self._tables(names, [runs[n] for n in names], allow_empty=True)
+        if not any(t.num_rows for t in tables) and not self._options.complete:
+            return {n: {} for n in names}  # nothing retrieved: no topic to score (pytrec_eval's {})
         rows_given = sum(t.num_rows for t in tables)
         if self._narrow and all(t.num_rows for t in tables) and len(self._judged_docs) <= rows_given:
             narrow = [ranked_rows(t, self._judged_docs) for t in tables]
@@ -316,9 +319,11 @@ class Evaluator:
         return f"<evalstore.Evaluator {len(self.topics)} topics, metrics {', '.join(self.metrics)}>"
 
     # ------------------------------------------------------------------------------------------
-    def _tables(self, names: Sequence[str], runs: Iterable[Any]) -> list[pa.Table]:
-        complete = self._options.complete
-        return [read_run(r, self._run_format, f"run {n!r}", allow_empty=complete) for n, r in zip(names, runs)]
+    def _tables(self, names: Sequence[str], runs: Iterable[Any], allow_empty: bool = False) -> list[pa.Table]:
+        """The runs as tables; a run without rows is an error unless ``allow_empty`` or ``complete``
+        (every topic then scores as a run that retrieved nothing)."""
+        empty = allow_empty or self._options.complete
+        return [read_run(r, self._run_format, f"run {n!r}", allow_empty=empty) for n, r in zip(names, runs)]
 
     def _rows(self, names: Sequence[str], runs: Iterable[Any]) -> list[tuple[int, str, str, float]]:
         return self._run(self._tables(names, runs), names)

@@ -102,7 +102,9 @@ class Stored:
     :mod:`evalstore.evaluation.default_qrels`), or several with ``agg``; ``runs``: names (None: all);
     ``subsamples``: also these subsamples of the set (``all``, names or fractions), in one pass;
     ``agg``: one leaderboard over the sets (``mean`` or ``borda``); ``save``: store the scores;
-    ``recompute``: compute again what is stored; ``progress``: a progress bar (None: on a terminal)."""
+    ``recompute``: compute again what is stored; ``progress``: a progress bar (None: on a terminal);
+    ``kinds``: instead of ``runs``, every run of these kinds (``submitted``, ``fused``, ``scratch``;
+    :mod:`evalstore.db.run_kinds`)."""
 
     store: StoreHandle
     qrels: str | Sequence[str] | None = None
@@ -113,6 +115,7 @@ class Stored:
     save: bool = True
     recompute: bool = False
     progress: bool | None = None
+    kinds: str | Sequence[str] | None = None
 
     def qrels_sets(self) -> list[str]:
         """The qrels sets named (none: an empty list)."""
@@ -163,6 +166,11 @@ def check(source: Source, request: EvalRequest) -> None:
         return
     if not isinstance(source, Stored):
         return
+    if source.kinds is not None:
+        if source.runs is not None:
+            raise OptionConflict("name the runs ({runs}) or give their {kinds}, not both", "kinds")
+        if source.agg is not None or source.subsamples is not None:
+            raise OptionConflict("{kinds} chooses the runs of one qrels set: leave out {agg} and {subsamples}", "kinds")
     if source.agg is None:
         if len(source.qrels_sets()) > 1:
             raise OptionConflict("several qrels sets make one leaderboard with {agg} mean|borda", "qrels")

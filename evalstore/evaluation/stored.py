@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 from ..base.arguments import names as arg_names
 from ..base.progress import progress_bar
+from ..db.run_kinds import kinds_note, runs_of_kinds
+from ..db.topic_texts import topic_queries
 from ..errors import MetricError
 from ..metrics import engine
 from ..metrics.gains import declared_gains
@@ -54,11 +56,12 @@ def evaluate_runs(
     save: bool = True,
     progress: bool | None = None,
     recompute: bool = False,
+    kinds: str | Sequence[str] | None = None,
 ) -> EvalResult:
-    """Evaluate ``runs`` (names; all runs when None) against the qrels set ``qrels``; see the
-    module docstring for the options."""
+    """Evaluate ``runs`` (names; all runs when None, or the runs of ``kinds``) against the qrels set
+    ``qrels``; see the module docstring for the options."""
     return evaluate_qrels_sets(
-        store, [qrels], runs, metrics, options=options, save=save, progress=progress, recompute=recompute
+        store, [qrels], runs, metrics, options=options, save=save, progress=progress, recompute=recompute, kinds=kinds
     )[qrels]
 
 
@@ -72,13 +75,16 @@ def evaluate_qrels_sets(
     save: bool = True,
     progress: bool | None = None,
     recompute: bool = False,
+    kinds: str | Sequence[str] | None = None,
 ) -> dict[str, EvalResult]:
     """Evaluate runs against several qrels sets (e.g. a qrels set and all its subsamples) in bulk:
     one ranked judged list per context covers every qrels set and run at once. Returns
-    ``{qrels name: EvalResult}`` in the order given."""
+    ``{qrels name: EvalResult}`` in the order given. ``kinds``: all the runs of these kinds
+    (:mod:`evalstore.db.run_kinds`) instead of ``runs``; each result notes the kinds it holds
+    when not all its runs are submitted ones."""
     qrels_names = arg_names(qrels, "qrels set")
     qrels_ids = {name: store.qrels_id(name) for name in qrels_names}
-    run_ids = _run_ids(store, runs)
+    run_ids = _run_ids(store, runs, kinds)
     instances = engine.resolve_metrics(metrics)
     con = store.con
     qids = list(qrels_ids.values())
@@ -112,6 +118,10 @@ def evaluate_qrels_sets(
         }
     for name, notes in qrels_notes(store, qrels_ids, instances).items():
         results[name].notes += notes
+    for name, qid in qrels_ids.items():
+        results[name].queries = topic_queries(con, [qid])
+        kinds_of = kinds_note(store, list(dict.fromkeys(r for r, *_ in results[name].means)))
+        results[name].notes += [kinds_of] if kinds_of else []
     for r in results.values():
         r.reused, r.computed = work.reused, work.computed
         if read_only and save and work.computed:
@@ -159,8 +169,15 @@ def stored_name(store: StoreHandle, qrels: str, metric: str, options: EvalOption
     return engine.stored_name(insts[0], ctx, options, declared).metric
 
 
-def _run_ids(store: StoreHandle, runs: Sequence[str] | str | None) -> dict[str, int]:
-    """``{name: run_id}`` of the runs named (all runs, by name, when None: one query)."""
+def _run_ids(
+    store: StoreHandle, runs: Sequence[str] | str | None, kinds: str | Sequence[str] | None = None
+) -> dict[str, int]:
+    """``{name: run_id}`` of the runs named (all runs, by name, when None: one query; the runs of
+    ``kinds`` when given)."""
+    if kinds is not None:
+        if runs is not None:
+            raise MetricError("name the runs or give their kinds, not both (-r or --kind)")
+        runs = runs_of_kinds(store, kinds)
     if runs is None:
         ids = {n: int(i) for n, i in store.con.execute("SELECT name, run_id FROM run_meta ORDER BY name").fetchall()}
         if not ids:
@@ -228,6 +245,13 @@ def metric_notes(
     return notes
 
 
-def unrelated_note(runs: Sequence[str], qrels: str) -> str:
+def unrelated_note(runs: Sequence[str], qrels: str | Sequence[str], subsamples: int = 0) -> str:
+    """The note on the runs left out of an evaluation of ``qrels`` (a name, or several sets that
+    leave out the same runs) because they share no topic with it; ``subsamples``: how many
+    subsamples of those sets left out the same runs (said once, not once per subsample)."""
     shown = ", ".join(runs[:10]) + (" ..." if len(runs) > 10 else "")
-    return f"left out {len(runs)} run(s) that share no topic with qrels {qrels!r}: {shown}"
+    names = [qrels] if isinstance(qrels, str) else list(qrels)
+    sets = ", ".join(repr(n) for n in names) + (f" and their {subsamples} subsample(s)" if subsamples else "")
+    if subsamples and len(names) == 1:
+        sets = f"{names[0]!r} and its {subsamples} subsample(s)"
+    return f"left out {len(runs)} run(s) that share no topic with qrels {sets}: {shown}"

@@ -86,6 +86,7 @@ class Explanation:
     R: int | None = None
     rounded: int | None = None  # eval rounds the value to this many decimals (gdeval's, under ir_measures)
     notes: list[str] = field(default_factory=list)
+    query: str | None = None  # the topic's query text (the store's topic sets), if any
 
     def column(self, name: str) -> list[Any]:
         i = self.columns.index(name)
@@ -186,6 +187,7 @@ class _Case:
     ctx: Context
     gmax: float
     columns: frozenset[str]
+    queries: dict[str, str]
 
 
 def _case(
@@ -221,6 +223,7 @@ def _case(
         gmax=max(ctx.gains) if ctx.gains else top_grade(con, [qid]),
         columns=(block.needs & frozenset(sqlfile.RUNNING_COLUMNS))
         | (block.reads & frozenset(ranked_list.OPTIONAL_RELATIONS)),
+        queries=result.queries,
     )
 
 
@@ -274,6 +277,7 @@ def _explanation(case: _Case, found: Found, qrels: str, run: str, topic: str) ->
         ideal_columns=found.ideal_columns,
         ideal_rows=found.ideal.get(topic, []),
         cutoff=case.inst.cutoff,
+        query=case.queries.get(topic),
         R=None if n_rel is None else int(n_rel),
     )
 

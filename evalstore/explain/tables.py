@@ -82,6 +82,8 @@ def explanation_report(ex: Explanation, rows: int | None = None, all_rows: bool 
     name = ex.metric.split("(")[0].split("@")[0]
     about = ex.doc if ex.doc.lower().startswith(name.lower()) else f"{ex.metric}: {ex.doc}"
     legend = [value_line(ex), about, f"order: {ORDER_TEXT.get(ex.order, ex.order)}" + _depth(ex)]
+    if ex.query is not None:
+        legend.insert(0, f"topic {ex.topic}: {ex.query}")
     if ex.R is not None:
         legend.append(f"R = {ex.R} relevant document(s) in the qrels for the topic")
     how = f"computed by {ex.sql}" + (
@@ -98,6 +100,7 @@ def explanation_report(ex: Explanation, rows: int | None = None, all_rows: bool 
         "qrels": ex.qrels,
         "run": ex.run,
         "topic": ex.topic,
+        "query": ex.query,
         "convention": ex.convention,
         "order": ex.order,
         "depth": ex.depth,

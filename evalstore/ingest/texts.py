@@ -127,7 +127,7 @@ def _ingest(
         compression(p)
         fmt = TEXT_FORMATS[sniff(_first_char(p), kind.name) if format == "auto" else format]
         if name is None:
-            name = strip_suffixes(given.name, _SUFFIXES) if str(given) != "-" else None
+            name = default_name(given) if str(given) != "-" else None
             if not name:
                 raise IngestError(f"name the {kind.what} read from standard input (--name)", file=shown)
         check_name(name, kind.what)
@@ -171,6 +171,24 @@ def _ingest(
                 _load_trec(con, sid, field or "title", p, shown)
             count = _finish(con, kind, sid, fmt, shown)
     return TextIngestResult(kind.name, name, "replaced" if old else "added", shown, fmt.name, count, field)
+
+
+#: file names that say what a file is but not which collection it belongs to (``topics.tsv`` of
+#: TREC DL 2019 and of 2020): such a file's set is named after its folder too
+GENERIC_NAMES = frozenset(
+    {"topics", "topic", "queries", "query", "questions", "docs", "documents", "collection", "corpus"}
+)
+
+
+def default_name(path: Path) -> str:
+    """The name of a set read from ``path`` when none is given: the file name without its suffixes
+    (``dl19-queries.tsv.gz`` -> ``dl19-queries``), prefixed with the folder's name when it is a
+    generic word (``trec-dl-2019-passage/topics.tsv`` -> ``trec-dl-2019-passage-topics``)."""
+    name = strip_suffixes(path.name, _SUFFIXES)
+    folder = path.resolve().parent.name
+    if name.lower() in GENERIC_NAMES and folder:
+        return f"{folder}-{name}"
+    return name
 
 
 def _first_char(path: Path) -> str | None:

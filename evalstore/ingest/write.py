@@ -16,6 +16,7 @@ import duckdb
 
 from ..db.drop import analyses_reading, drop_analyses
 from ..errors import IngestError
+from ..output.text import count
 from .checks import check_replaceable_qrels
 from .staging import Group, Staging
 
@@ -40,11 +41,11 @@ class IngestResult:
 
     def summary(self) -> str:
         if self.status == "unchanged":
-            return (
-                f"{self.kind} {self.name!r}: identical content and options already stored under this name "
-                f"(same sha256), nothing to do"
+            same = (
+                f"{self.kind} {self.name!r}: identical content and options already stored under this name (same sha256)"
             )
-        s = f"{self.kind} {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics"
+            return same + (f"; {'; '.join(self.messages)}" if self.messages else ", nothing to do")
+        s = f"{self.kind} {self.name!r} {self.status}: {count(self.n_rows, 'row')}, {count(self.n_topics, 'topic')}"
         if self.n_dropped_duplicates:
             s += f", {self.n_dropped_duplicates} duplicate document line(s) dropped (kept the first occurrence)"
         for m in self.messages:
@@ -147,12 +148,12 @@ def run_meta_row(
     if old:
         run_id = old.id
         # (the recipe of a fused run and the header of the old content go with it)
-        for table in ("run_row_data", "score_data", "evaluations", "fusion_meta", "fusion_inputs"):
+        for table in ("run_row_data", "score_data", "evaluations", "fusion_meta", "fusion_inputs", "run_text_data"):
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         con.execute(
             """UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?,
                        n_rows = ?, n_dropped_duplicates = ?, ingested_at = current_timestamp,
-                       metadata = NULL, metadata_header = NULL WHERE run_id = ?""",
+                       metadata = NULL, metadata_header = NULL, line_format = NULL WHERE run_id = ?""",
             [g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped, run_id],
         )
         notes = _replaced(store, "run", g.final) + _stale_fusions(con, run_id)

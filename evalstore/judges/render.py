@@ -95,15 +95,28 @@ def long_table(a: Agreement) -> Table:
 def legend(a: Agreement) -> list[str]:
     lines = []
     if a.ranking:
-        s = a.ranking[0].summary
         lines += [
             "tau_b, spearman: Kendall's tau-b and Spearman's rho between the two leaderboards (scipy)",
             f"tau_ap: tau_AP of {a.candidate}'s leaderboard against {a.reference}'s (Yilmaz et al. 2008: errors at the "
             "top cost more; ties as Urbano & Marrero 2017); tau_ap_sym: the mean of both directions (AutoJudge)",
-            f"flips: runs whose {s['test']} test against {s['best_ref']} (best under {a.reference}) is significant "
-            f"(alpha = {s['alpha']:g}) under one set and not the other",
+            flips_legend(a),
         ]
     return lines
+
+
+def flips_legend(a: Agreement) -> str:
+    """What a flip is, naming the reference run of each metric: the best run under the reference
+    set is a metric's own (``best_ref`` of its summary), so with several metrics each is named."""
+    s = a.ranking[0].summary
+    best = {ra.metric: ra.summary["best_ref"] for ra in a.ranking}
+    if len(set(best.values())) == 1:
+        against = f"{s['best_ref']} (best under {a.reference})"
+    else:
+        against = f"the metric's best run under {a.reference} (" + "; ".join(f"{m}: {r}" for m, r in best.items()) + ")"
+    return (
+        f"flips: runs whose {s['test']} test against {against} is significant (alpha = {s['alpha']:g}) under one set "
+        f"and not the other"
+    )
 
 
 def report(a: Agreement, per_topic: bool = False, per_run: bool = False) -> Output:

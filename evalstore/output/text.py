@@ -110,3 +110,9 @@ def cell(v: Any, digits: int | None) -> str:
     if isinstance(v, float):
         return number(v, digits)
     return printable(v)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in its number: ``1 row``, ``2 rows``, ``0 rows`` (``plural``: when not
+    the noun and an s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

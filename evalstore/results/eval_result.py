@@ -54,6 +54,7 @@ class EvalResult:
     rank_intervals: list[tuple[str, str, int, int, int]] = field(default_factory=list)  # run, metric, rank, lo, hi
     rank_spec: IntervalSpec | None = None
     rank_widened: list[tuple[str, str]] = field(default_factory=list)  # (run, metric) widened to the rank
+    queries: dict[str, str] = field(default_factory=dict)  # topic -> query text (a store's topic sets)
     _values: Any = field(default=None, init=False, repr=False, compare=False)  # value()'s dictionary
 
     def add_intervals(

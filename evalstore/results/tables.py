@@ -59,7 +59,16 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
 
 
 def per_topic(result: EvalResult, title: str | None = None, means: bool = True) -> Table:
-    """Per-topic rows, each run's followed by its summaries as topic ``all`` (as trec_eval -q)."""
+    """Per-topic rows, each run's followed by its summaries as topic ``all`` (as trec_eval -q);
+    with a ``query`` column last when the store has the topics' texts (``result.queries``)."""
+    table = _per_topic(result, title, means)
+    if result.queries:
+        q = result.queries
+        table = Table([*table.columns, "query"], [(*row, q.get(row[2])) for row in table.rows], title=title)
+    return table
+
+
+def _per_topic(result: EvalResult, title: str | None, means: bool) -> Table:
     rows = [(r, result.qrels, t, m, v) for r, t, m, v in result.per_topic]
     if means:
         summary: dict[str, list[tuple]] = {}
@@ -95,5 +104,7 @@ def leaderboards(
 
 def per_topics(results: Mapping[str, EvalResult], title: str | None = None, means: bool = True) -> Table:
     """Long per-topic rows over several qrels sets (with each run's ``all`` rows when ``means``)."""
-    rows = [row for result in results.values() for row in per_topic(result, means=means).rows]
-    return Table(list(PER_TOPIC_COLUMNS), rows, title=title)
+    tables = [per_topic(result, means=means) for result in results.values()]
+    queries = any("query" in t.columns for t in tables)
+    rows = [(*row, None) if queries and "query" not in t.columns else row for t in tables for row in t.rows]
+    return Table([*PER_TOPIC_COLUMNS, *(["query"] if queries else [])], rows, title=title)

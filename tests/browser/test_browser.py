@@ -18,7 +18,10 @@ import pytest
 from websupport import XSS, Server
 
 import evalstore
+from evalstore.base.resources import sample_dir
 from evalstore.web.static_site import write_report
+
+SAMPLE_RUNS = sample_dir() / "runs"
 
 CHROMIUM = os.environ.get("EVALSTORE_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("EVALSTORE_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -230,3 +233,29 @@ def test_explorer_of_issue_32_in_chromium(driver, web_store, shots, tmp_path):
         assert len(snippets) == 10 and snippets[0].text.startswith("the text of ")
         _no_console_errors(driver, "topic with texts")
         _shot(driver, shots, "explorer-topic-texts")
+
+
+def test_a_board_of_several_kinds_of_runs_in_chromium(driver, web_store, shots):
+    """A fused and a scratch run on the board: the page counts the kinds and shows each run's,
+    while a writer works beside the server without --wait (issue 44.2, 44.10)."""
+    with evalstore.open(web_store) as s:
+        s.fuse(["bm25", "dense"], "rrf", name="bm25+dense")
+        s.evaluate("sample", ["bm25+dense"], ["AP"])
+    with Server(web_store) as srv:
+        base = srv.url.rstrip("/")
+        _visit(driver, base + "/?metric=AP", shots, "serve-kinds-before")
+        with evalstore.open(web_store) as s:  # written while the server runs: no --wait needed
+            s.ingest_run(SAMPLE_RUNS / "bm25.txt", name="mine", kind="scratch", progress=False)
+            s.evaluate("sample", ["mine"], ["AP"])
+        _visit(driver, base + "/?metric=AP", shots, "serve-kinds")
+        sub = driver.find_element(By.CSS_SELECTOR, "p.sub").text
+        assert "(8 submitted, 1 fused, 1 scratch)" in sub
+        heads = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")]
+        assert "kind" in heads
+        kinds = {
+            row.find_elements(By.TAG_NAME, "td")[heads.index("run")].text: row.find_elements(By.TAG_NAME, "td")[
+                heads.index("kind")
+            ].text
+            for row in driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
+        }
+        assert kinds["mine"] == "scratch" and kinds["bm25+dense"] == "fused" and kinds["rerank"] == "submitted"

@@ -48,8 +48,8 @@ def leaderboard_page(
     trials: str | None = None,
     seed: str | None = None,
 ) -> dict[str, Any]:
-    """The page's model; the ranks (with ``rank_ci``: computed on request, else the stored rank
-    intervals, :mod:`evalstore.web.rank_intervals`) are those of the first metric, which orders the runs."""
+    """The page's model; the ranks (``rank_ci``: computed on request, else the stored ones,
+    :mod:`evalstore.web.rank_intervals`) are the first metric's, which orders the runs."""
     qrels, names, cat = chosen_metrics(ctx, qrels, metrics)
     first = names[0]
     boards = {m: board(ctx, qrels, m) for m in names}
@@ -78,6 +78,7 @@ def leaderboard_page(
                 "cells": cells,
                 "n_topics": mine.n_topics if mine else None,
                 "compare": links.to("compare", best, run, qrels, first) if best and run != best and mine else None,
+                "kind": _kind(by_metric, run),
             }
         )
     shown = rows[:CHART_RUNS]
@@ -103,6 +104,7 @@ def leaderboard_page(
             "columns": columns,
             "rows": table,
             "n_runs": len(order),
+            "kinds": kinds_text([_kind(by_metric, run) for run in order]),
             "best": best,
             "aggregate": rows[0].aggregate if rows else "mean",
             "chart": chart,
@@ -128,6 +130,19 @@ def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str
         return rank_view.rank_model(ctx.store, rows, qrels, metric, rank_ci, trials, seed, run_link)
     except rank_view.RankRequestError as e:
         raise BadRequest(str(e)) from None
+
+
+def _kind(by_metric: dict[str, dict[str, q.BoardRow]], run: str) -> str:
+    """The kind of a run of the board (submitted, fused, scratch)."""
+    return next((rows[run].kind for rows in by_metric.values() if run in rows), "submitted")
+
+
+def kinds_text(kinds: Sequence[str]) -> str | None:
+    """What the board includes when not only submitted runs (``6 submitted, 1 fused``): the page
+    then shows each run's kind."""
+    if set(kinds) <= {"submitted"}:
+        return None
+    return ", ".join(f"{kinds.count(k)} {k}" for k in ("submitted", "fused", "scratch") if k in kinds)
 
 
 def level_text(rows: Sequence[q.BoardRow]) -> str:

@@ -4,7 +4,7 @@ import csv
 import io
 
 import pytest
-from support import run_cli
+from support import SAMPLE, run_cli
 
 import evalstore
 
@@ -112,3 +112,20 @@ def test_errors_are_for_people(sample_db):
     assert r.exit_code == 2 and "'sometimes' is not one of" in r.output and "drop-topics" in r.output
     r = run_cli("meta", "tests", "-q", "sample", "-m", "AP", "-t", "sign", "--db", sample_db)
     assert r.exit_code == 2 and "'sign' is not one of" in r.output
+
+
+def test_runs_of_another_collection_are_noted_once_per_parent_set(sample_db, tmp_path):
+    """The runs left out of a robustness analysis (they share no topic with the qrels) are the same
+    for the set and every subsample: one note, not one per subsample (issue 44.3)."""
+    other = tmp_path / "other.txt"
+    other.write_text("X1 Q0 a 1 3.0 other\nX1 Q0 b 2 2.0 other\n")
+    assert run_cli("ingest", "run", str(other), "--db", sample_db).exit_code == 0
+    r = run_cli("subsample", "-q", "sample", "--fractions", "0.7,0.5", "--subsample-trials", "2", "--db", sample_db)
+    assert r.exit_code == 0, r.output
+    r = run(sample_db, "robustness", "-q", "sample", "-m", "AP", "-B", "100", "--no-save")
+    notes = [line for line in r.stderr.splitlines() if "share no topic" in line]
+    assert notes == ["left out 1 run(s) that share no topic with qrels 'sample' and its 4 subsample(s): other"]
+    run_cli("ingest", "qrels", SAMPLE / "qrels.judge.txt", "--name", "judge", "--db", sample_db)
+    r = run(sample_db, "kendall", "-q", "sample", "-q", "judge", "-m", "AP", "--no-save")
+    notes = [line for line in r.stderr.splitlines() if "share no topic" in line]
+    assert notes == ["left out 1 run(s) that share no topic with qrels 'sample', 'judge': other"]

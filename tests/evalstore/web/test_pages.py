@@ -268,3 +268,23 @@ def test_swap_figure_is_one_model_in_both_backends(web_store, client, monkeypatc
     plots.plot_swap(analysis, "swap.png")
     assert drawn["x"] == model.xlabel and drawn["y"] == model.ylabel
     assert {"AP", "nDCG@10"} <= set(drawn["lines"])
+
+
+def test_the_leaderboard_says_which_kinds_of_runs_it_holds(web_store):
+    """A fused or scratch run no longer joins the board silently: the page counts the kinds and
+    shows each run's (issue 44.10); a board of submitted runs alone shows no kind column."""
+    from webfixtures import client_of
+
+    with client_of(web_store) as c:
+        page = c.get(LOCAL + "/?metric=AP").text
+    assert "kind" not in _headers(page, "leaderboard")
+    with evalstore.open(web_store) as s:
+        s.fuse(["bm25", "dense"], "rrf", name="bm25+dense")
+        s.ingest_run(ROOT / "evalstore" / "data" / "sample" / "runs" / "bm25.txt", name="mine", kind="scratch")
+        s.evaluate("sample", ["bm25+dense", "mine"], ["AP"])
+    with client_of(web_store) as c:
+        page = c.get(LOCAL + "/?metric=AP").text
+    assert "(8 submitted, 1 fused, 1 scratch)" in page
+    heads = _headers(page, "leaderboard")
+    kinds = {row[heads.index("run")]: row[heads.index("kind")] for row in _cells(page, "leaderboard")}
+    assert kinds["bm25+dense"] == "fused" and kinds["mine"] == "scratch" and kinds["bm25"] == "submitted"
