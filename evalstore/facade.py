@@ -28,6 +28,9 @@ from .experiments import store_experiment
 from .explain import Explanation, compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .ingest.answers import ingest_answers
+from .ingest.nuggets import ingest_assignments, ingest_nuggets
+from .ingest.support import ingest_support
 from .ingest.texts import ingest_docs, ingest_topics
 from .interval_request import request as interval_request
 from .judges import agree
@@ -129,6 +132,11 @@ class Store(StoreHandle):
 
     ingest_topics = _method(ingest_topics)
     ingest_docs = _method(ingest_docs)
+    # generated answers (TREC RAG), nugget sets, nugget assignments and support labels (docs/rag.md)
+    ingest_answers = _method(ingest_answers)
+    ingest_nuggets = _method(ingest_nuggets)
+    ingest_assignments = _method(ingest_assignments)
+    ingest_support = _method(ingest_support)
 
     def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
         """Remove topic sets (a name or names) with their texts."""
@@ -137,6 +145,10 @@ class Store(StoreHandle):
     def drop_docs(self, names: str | Sequence[str]) -> DropPlan:
         """Remove doc sets (a name or names) with their texts."""
         return drop_texts(self, "docs", names)
+
+    def drop_nuggets(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove nugget sets (a name or names) with their nuggets (not while assignment sets use them)."""
+        return drop_texts(self, "nuggets", names)
 
     plan_drop = _method(plan_drop)
 

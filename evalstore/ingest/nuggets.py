@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IngestError, NotFoundError
+from ..drop import text_set_id
+from ..errors import IngestError
 from .checks import check_name
 from .formats import strip_suffixes
 from .jsonl import LineFile, LineGroup, content_sha, first_error, read_lines, repeated
@@ -204,14 +205,9 @@ def _assignment_sets_of(con: Any, nuggets_id: int) -> list[str]:
 
 def nugget_set(store: StoreHandle, name: str) -> tuple[int, str]:
     """``(nuggets_id, sha256)`` of the nugget set ``name``; NotFoundError with the closest names."""
-    from ..store.handle import _known
-
-    rows = store.con.execute("SELECT nuggets_id, sha256 FROM nugget_set_meta WHERE name = ?", [name]).fetchall()
-    if rows:
-        return int(rows[0][0]), str(rows[0][1])
-    known = [r[0] for r in store.con.execute("SELECT name FROM nugget_set_meta ORDER BY name").fetchall()]
-    hint = _known(name, known, "nugget sets", "nuggets")
-    raise NotFoundError(f"no nugget set named {name!r} in the store{hint}")
+    nid = text_set_id(store, "nuggets", name)
+    [(sha,)] = store.con.execute("SELECT sha256 FROM nugget_set_meta WHERE nuggets_id = ?", [nid]).fetchall()
+    return nid, str(sha)
 
 
 # ---------------------------------------------------------------------------------------------- assignments

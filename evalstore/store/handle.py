@@ -151,7 +151,7 @@ class StoreHandle:
 
     def list_runs(self) -> QueryResult:
         return self.sql(
-            "SELECT name, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
+            "SELECT name, kind, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
             "ingested_at::TIMESTAMP(0) AS ingested_at, source, "
             # how the run was made: ingested from source, or a fused run's recipe (stale: an input changed)
             "CASE WHEN recipe IS NULL THEN 'ingested' WHEN stale THEN recipe || ' (stale: an input run changed "
@@ -161,8 +161,14 @@ class StoreHandle:
 
     def list_qrels(self) -> QueryResult:
         return self.sql(
-            "SELECT name, format, n_topics, n_judged, max_grade, sha256[1:12] AS sha256, "
+            "SELECT name, kind, format, n_topics, n_judged, max_grade, nuggets, sha256[1:12] AS sha256, "
             "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM qrels_sets ORDER BY name"
+        )
+
+    def list_nuggets(self) -> QueryResult:
+        return self.sql(
+            "SELECT name, format, n_topics, n_nuggets, n_vital, sha256[1:12] AS sha256, "
+            "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM nugget_sets ORDER BY name"
         )
 
 
