@@ -9,7 +9,7 @@ import typer
 from .. import result_tables as report_rows
 from ..api import evaluate as evaluate_files
 from ..default_qrels import default_qrels
-from ..demo import run_demo
+from ..demo import run_demo, run_rag_demo
 from ..facade import Store
 from ..intervals import IntervalSpec
 from ..memory_limit import of_limit
@@ -356,9 +356,20 @@ def export_leaderboard_cmd(
 @app.command("demo")
 def demo(
     db: str | None = typer.Option(
-        None, "--db", help="Store file for the demo (default: ./evalstore-demo.duckdb; ':memory:' keeps nothing)."
+        None,
+        "--db",
+        help="Store file for the demo (default: ./evalstore-demo.duckdb, with --answers ./evalstore-rag-demo.duckdb; "
+        "':memory:' keeps nothing).",
+    ),
+    answers: bool = flag(
+        "--answers",
+        help="The RAG sample instead: generated answers evaluated by their nuggets, their citations' support and "
+        "what they cite, and the automatic nugget assignments against the manual ones.",
     ),
 ) -> None:
     """Build a store from the bundled sample collection, evaluate it, show a leaderboard and a query,
     and print three commands to try on the store it leaves behind."""
-    run_demo(db)
+    if answers:
+        run_rag_demo(db)
+    else:
+        run_demo(db)
