@@ -110,8 +110,8 @@ def run_rag_demo(db: str | None = None, out: IO[str] | None = None) -> str:
         show("evalstore eval --qrels support.manual -m support_precision -m support_recall",
              result_tables.leaderboard(support, title="citation support (labels: support.manual)"))  # fmt: skip
         cited = store.evaluate("qrels", None, ["nDCG@10"])
-        show("evalstore eval --qrels qrels -m nDCG@10",
-             result_tables.leaderboard(cited, title="what the answers cite (references against the qrels)"))  # fmt: skip
+        title = "what the answers cite (references against the qrels)"
+        show("evalstore eval --qrels qrels -m nDCG@10", result_tables.leaderboard(cited, title=title))
         a = store.agree("manual", "auto", ["strict_vital", "vital"], save=False)
         labels = a.labels.overall
         ranks = ", ".join(f"{r.metric}: tau_b {r.summary['tau_b']:.3f}" for r in a.ranking)
@@ -126,6 +126,6 @@ def run_rag_demo(db: str | None = None, out: IO[str] | None = None) -> str:
         flag = f" --db {shlex.quote(db)}"
         out.write(f"\nThe store is {db}. Try:\n")
         out.write(f"  evalstore compare{flag} --qrels manual -b rag01 -m vital --format markdown\n")
-        out.write(f'  evalstore sql{flag} "SELECT * FROM nugget_assignments WHERE run = \'rag01\' LIMIT 5"\n')
+        out.write(f"  evalstore sql{flag} \"SELECT * FROM nugget_assignments WHERE run = 'rag01' LIMIT 5\"\n")
         out.write(f"  evalstore serve{flag}   # the explorer: leaderboards, answers and their nuggets by topic\n")
     return db

@@ -61,8 +61,8 @@ def _line_checks(named: bool) -> str:
     run = json_first(RUN_KEYS, scalar_ok=True)
     topic = json_first(TOPIC_KEYS, scalar_ok=True)
     sentence_ok = (
-        f"coalesce(list_bool_and(list_transform({_SENTENCES}, lambda x: json_type(x) = 'OBJECT' "
-        "AND json_type(x, '$.text') = 'VARCHAR')), TRUE)"
+        f"coalesce(list_bool_and(list_transform({_SENTENCES}, lambda x: coalesce(json_type(x) = 'OBJECT' "
+        "AND json_type(x, '$.text') = 'VARCHAR', FALSE))), TRUE)"
     )
     cites_ok = (
         f"coalesce(list_bool_and(list_transform({_SENTENCES}, lambda x: json_type(x, '$.citations') IS NULL "

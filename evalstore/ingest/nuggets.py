@@ -59,7 +59,7 @@ def _checks(assignments: bool) -> str:
     """SQL: the error code of a nugget line (``assignments``: of an assignment line), 0 when good."""
     topic = json_first(TOPIC_KEYS, scalar_ok=True)
     run = json_first(RUN_KEYS, scalar_ok=True)
-    all_nuggets = f"coalesce(list_bool_and(list_transform({_NUGGETS}, lambda x: {{}})), TRUE)"
+    all_nuggets = f"coalesce(list_bool_and(list_transform({_NUGGETS}, lambda x: coalesce({{}}, FALSE))), TRUE)"
     nugget_ok = (
         "json_type(x) = 'OBJECT' AND json_type(x, '$.text') = 'VARCHAR' "
         "AND trim(json_extract_string(x, '$.text')) <> ''"
@@ -240,18 +240,29 @@ def ingest_assignments(
             sha = con.execute(
                 "SELECT sha256(? || ':' || ?)", [content_sha(con, "_assign_lines"), nuggets_sha]
             ).fetchall()[0][0]
-            g = LineGroup(0, [], sha, set_name, file_sha=files[0].file_sha if len(files) == 1 else None,
-                          source_names=[f.name for f in files])  # fmt: skip
+            # (no file hash in the identity: the same file over another nugget set is other content)
+            g = LineGroup(0, [], sha, set_name, file_sha=None, source_names=[f.name for f in files])
+            file_sha = files[0].file_sha if len(files) == 1 else None
             with store.transaction():
-                return _store_assignments(store, g, nid, replace)
+                return _store_assignments(store, g, nid, file_sha, replace)
         finally:
             for t in ("_assign_answers", "_assigned_raw", "_assigned"):
                 con.execute(f"DROP TABLE IF EXISTS {t}")
 
 
 def _match(con: Any, nid: int, nuggets: str, files: list[LineFile]) -> None:
-    """Match every assigned nugget to its nugget (topic, text) of the nugget set ``nid``; the first
-    that fails is an error with its line."""
+    """Match every answer's topic and every assigned nugget to its nugget (topic, text) of the
+    nugget set ``nid``; the first that fails is an error with its line."""
+    unknown = con.execute(
+        """SELECT file, ln, line, topic FROM _assign_answers a
+           WHERE NOT EXISTS (SELECT 1 FROM nugget_topic_data t WHERE t.nuggets_id = ? AND t.topic = a.topic)
+           ORDER BY file, ln LIMIT 1""",
+        [nid],
+    ).fetchall()
+    if unknown:
+        f, ln, line, topic = unknown[0]
+        raise IngestError(f"the topic {topic!r} has no nuggets in the nugget set {nuggets!r}", file=files[f].name,
+                          line=int(ln), text=line, expected=f"the topics of {nuggets!r}")  # fmt: skip
     con.execute(
         """CREATE OR REPLACE TEMP TABLE _assigned AS
            SELECT a.*, d.nugget AS matched, d.importance AS set_importance,
@@ -280,11 +291,11 @@ def _match(con: Any, nid: int, nuggets: str, files: list[LineFile]) -> None:
              "each nugget assigned once per answer")  # fmt: skip
 
 
-def _store_assignments(store: StoreHandle, g: LineGroup, nid: int, replace: bool) -> IngestResult:
+def _store_assignments(store: StoreHandle, g: LineGroup, nid: int, file_sha: str | None, replace: bool) -> IngestResult:
     con = store.con
     n_judged = con.execute("SELECT count(*) FROM _assigned").fetchall()[0][0]
     n_topics = con.execute("SELECT count(DISTINCT topic) FROM _assign_answers").fetchall()[0][0]
-    meta = QrelsMeta(g.final, ",".join(g.sources), FORMAT, g.sha, g.file_sha, int(n_topics), int(n_judged), 2, None,
+    meta = QrelsMeta(g.final, ",".join(g.sources), FORMAT, g.sha, file_sha, int(n_topics), int(n_judged), 2, None,
                      kind="nuggets", nuggets_id=nid)  # fmt: skip
     qid, res = qrels_meta_row(store, g, meta, replace)
     if qid is None:
