@@ -84,6 +84,9 @@ class Explanation:
     R: int | None = None
     rounded: int | None = None  # eval rounds the value to this many decimals (gdeval's, under ir_measures)
     notes: list[str] = field(default_factory=list)
+    #: the judged list explained: 'judgments' (a ranked list), 'nuggets' (an answer's assigned
+    #: nuggets) or 'support' (an answer's sentences and citations)
+    kind: str = "judgments"
 
     def column(self, name: str) -> list[Any]:
         i = self.columns.index(name)
@@ -273,6 +276,7 @@ def _explanation(case: _Case, found: Found, qrels: str, run: str, topic: str) ->
         ideal_rows=found.ideal.get(topic, []),
         cutoff=case.inst.cutoff,
         R=None if n_rel is None else int(n_rel),
+        kind=case.ctx.kind,
     )
 
 

@@ -12,14 +12,16 @@
 --       support set, and every answer without any citation of a run the set labels, on a topic the
 --       set labels (nothing to label: it scores 0); in_run: the answer is judged (false for a topic
 --       added by complete); length: the answer's response length (NULL without a stored answer)
---   rl_nuggets(qrels_id, run_id, topic, nugget, vital, grade, length)
---       each nugget assigned to a judged answer: vital (else okay), grade 2 support, 1
+--   rl_nuggets(qrels_id, run_id, topic, nugget, text, importance, vital, assignment, grade, length)
+--       each nugget assigned to a judged answer (nugget: its 0-based position in the topic's
+--       nuggets; text, importance: the nugget set's): vital (else okay), grade 2 support, 1
 --       partial_support, 0 not_support
---   rl_citations(qrels_id, run_id, topic, sentence, citation, grade, credit)
+--   rl_citations(qrels_id, run_id, topic, sentence, text, citation, doc, label, grade, credit)
 --       each (sentence, citation) pair of a judged answer, and each sentence without a citation
---       (citation NULL): grade the support label's (2 full, 1 partial, 0 none; NULL unlabelled),
---       credit = grade / 2 (an unlabelled citation counts as none, as an unjudged document counts
---       as non-relevant; NULL for a sentence without a citation)
+--       (citation and doc NULL): the sentence's text, the document cited, the support label and
+--       its grade (2 full, 1 partial, 0 none; NULL unlabelled), credit = grade / 2 (an unlabelled
+--       citation counts as none, as an unjudged document counts as non-relevant; NULL for a
+--       sentence without a citation)
 
 -- @kind nuggets
 CREATE OR REPLACE TEMP TABLE rl_judged_answers AS
@@ -30,7 +32,8 @@ LEFT JOIN answer_data a ON a.run_id = r.run_id AND a.topic = j.topic
 WHERE j.qrels_id IN (${qrels_ids}) AND r.run_id IN (${run_ids});
 
 CREATE OR REPLACE TEMP TABLE rl_nuggets AS
-SELECT j.qrels_id, j.run_id, j.topic, a.nugget, d.importance = 'vital' AS vital, a.grade, j.length
+SELECT j.qrels_id, j.run_id, j.topic, a.nugget, d.text, d.importance, d.importance = 'vital' AS vital, a.assignment,
+       a.grade, j.length
 FROM rl_judged_answers j
 JOIN run_meta r ON r.run_id = j.run_id
 JOIN assignment_data a ON a.qrels_id = j.qrels_id AND a.run = r.name AND a.topic = j.topic
@@ -70,15 +73,16 @@ JOIN (SELECT DISTINCT qrels_id, topic FROM labelled) t ON t.qrels_id = k.qrels_i
 
 CREATE OR REPLACE TEMP TABLE rl_citations AS
 WITH pairs AS (
-    SELECT j.qrels_id, j.run_id, j.topic, s.sentence, c.citation
+    SELECT j.qrels_id, j.run_id, j.topic, s.sentence, s.text, c.citation
     FROM rl_judged_answers j
     JOIN answer_sentence_data s ON s.run_id = j.run_id AND s.topic = j.topic
     LEFT JOIN LATERAL (SELECT unnest(s.citations) AS citation) c ON TRUE
 )
-SELECT p.qrels_id, p.run_id, p.topic, p.sentence, p.citation, l.grade,
+SELECT p.qrels_id, p.run_id, p.topic, p.sentence, p.text, p.citation, d.doc, l.label, l.grade,
        CASE WHEN p.citation IS NULL THEN NULL ELSE coalesce(l.grade, 0) / 2.0 END AS credit
 FROM pairs p
 JOIN run_meta r ON r.run_id = p.run_id
+LEFT JOIN run_row_data d ON d.run_id = p.run_id AND d.topic = p.topic AND d.rank = p.citation + 1
 LEFT JOIN support_data l ON l.qrels_id = p.qrels_id AND l.run = r.name AND l.topic = p.topic
                         AND l.sentence = p.sentence AND l.citation = p.citation;
 

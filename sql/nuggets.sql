@@ -17,58 +17,96 @@
 -- (no length) has no value at a cutoff.
 -- An evaluated answer without assigned nuggets has no row here and scores 0 (the engine's missing
 -- value), as in nuggetizer.
+--
+-- Each block's CTE `terms` (one row per assigned nugget: the nugget's text as `doc`, its position
+-- as `rank`, `gain` its credit, `discount` its weight in the score, `contribution` = gain x
+-- discount, 0 over the length budget; `norm` the sum of the weights) is what `evalstore explain`
+-- prints: the value is sum(contribution) / norm, 0 when norm is 0.
 
 -- @fragment over_length
 -- params: has_cutoff, k
-(${has_cutoff} AND (any_value(length) IS NULL OR any_value(length) > ${k}))
+(${has_cutoff} AND (length IS NULL OR length > ${k}))
+
+-- @fragment nugget_value
+-- params: has_cutoff
+CASE WHEN ${has_cutoff} AND any_value(length) IS NULL THEN NULL
+     WHEN any_value(norm) = 0 THEN 0.0
+     ELSE exact_sum(contribution) / any_value(norm) END
 
 -- @metric strict_vital
 -- reads: rl_nuggets
--- params: over_length
-SELECT qrels_id, run_id, topic,
-       CASE WHEN ${over_length} THEN (CASE WHEN any_value(length) IS NULL THEN NULL ELSE 0.0 END)
-            WHEN count(*) FILTER (WHERE vital) = 0 THEN 0.0
-            ELSE count(*) FILTER (WHERE vital AND grade = 2) / count(*) FILTER (WHERE vital) END AS value
-FROM rl_nuggets
+-- params: over_length, nugget_value
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+           CASE WHEN grade = 2 THEN 1.0 ELSE 0.0 END AS gain, CASE WHEN vital THEN 1.0 ELSE 0.0 END AS discount,
+           CASE WHEN ${over_length} THEN 0.0 WHEN vital AND grade = 2 THEN 1.0 ELSE 0.0 END AS contribution,
+           count(*) FILTER (WHERE vital) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
+    FROM rl_nuggets
+)
+SELECT qrels_id, run_id, topic, ${nugget_value} AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric strict_all
 -- reads: rl_nuggets
--- params: over_length
-SELECT qrels_id, run_id, topic,
-       CASE WHEN ${over_length} THEN (CASE WHEN any_value(length) IS NULL THEN NULL ELSE 0.0 END)
-            ELSE count(*) FILTER (WHERE grade = 2) / count(*) END AS value
-FROM rl_nuggets
+-- params: over_length, nugget_value
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+           CASE WHEN grade = 2 THEN 1.0 ELSE 0.0 END AS gain, 1.0 AS discount,
+           CASE WHEN ${over_length} THEN 0.0 WHEN grade = 2 THEN 1.0 ELSE 0.0 END AS contribution,
+           count(*) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
+    FROM rl_nuggets
+)
+SELECT qrels_id, run_id, topic, ${nugget_value} AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric vital
 -- reads: rl_nuggets
--- params: over_length
-SELECT qrels_id, run_id, topic,
-       CASE WHEN ${over_length} THEN (CASE WHEN any_value(length) IS NULL THEN NULL ELSE 0.0 END)
-            WHEN count(*) FILTER (WHERE vital) = 0 THEN 0.0
-            ELSE (count(*) FILTER (WHERE vital AND grade = 2) + 0.5 * count(*) FILTER (WHERE vital AND grade = 1))
-                 / count(*) FILTER (WHERE vital) END AS value
-FROM rl_nuggets
+-- params: over_length, nugget_value
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+           grade / 2.0 AS gain, CASE WHEN vital THEN 1.0 ELSE 0.0 END AS discount,
+           CASE WHEN ${over_length} OR NOT vital THEN 0.0 ELSE grade / 2.0 END AS contribution,
+           count(*) FILTER (WHERE vital) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
+    FROM rl_nuggets
+)
+SELECT qrels_id, run_id, topic, ${nugget_value} AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric all
 -- reads: rl_nuggets
--- params: over_length
-SELECT qrels_id, run_id, topic,
-       CASE WHEN ${over_length} THEN (CASE WHEN any_value(length) IS NULL THEN NULL ELSE 0.0 END)
-            ELSE (count(*) FILTER (WHERE grade = 2) + 0.5 * count(*) FILTER (WHERE grade = 1)) / count(*) END AS value
-FROM rl_nuggets
+-- params: over_length, nugget_value
+-- explain: terms
+WITH terms AS (
+    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+           grade / 2.0 AS gain, 1.0 AS discount,
+           CASE WHEN ${over_length} THEN 0.0 ELSE grade / 2.0 END AS contribution,
+           count(*) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
+    FROM rl_nuggets
+)
+SELECT qrels_id, run_id, topic, ${nugget_value} AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
 
 -- @metric weighted
 -- reads: rl_nuggets
--- params: okay, partial, over_length
-SELECT qrels_id, run_id, topic,
-       CASE WHEN ${over_length} THEN (CASE WHEN any_value(length) IS NULL THEN NULL ELSE 0.0 END)
-            WHEN exact_sum(CASE WHEN vital THEN 1.0 ELSE ${okay} END) = 0 THEN 0.0
-            ELSE exact_sum(CASE WHEN vital THEN 1.0 ELSE ${okay} END
-                           * CASE grade WHEN 2 THEN 1.0 WHEN 1 THEN ${partial} ELSE 0.0 END)
-                 / exact_sum(CASE WHEN vital THEN 1.0 ELSE ${okay} END) END AS value
-FROM rl_nuggets
+-- params: okay, partial, over_length, nugget_value
+-- explain: terms
+WITH weights AS (
+    SELECT *, CASE grade WHEN 2 THEN 1.0 WHEN 1 THEN ${partial} ELSE 0.0 END AS gain,
+           CASE WHEN vital THEN 1.0 ELSE ${okay} END AS discount
+    FROM rl_nuggets
+), terms AS (
+    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+           gain, discount, CASE WHEN ${over_length} THEN 0.0 ELSE gain * discount END AS contribution,
+           sum(discount) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
+    FROM weights
+)
+SELECT qrels_id, run_id, topic, ${nugget_value} AS value
+FROM terms
 GROUP BY qrels_id, run_id, topic
