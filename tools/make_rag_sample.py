@@ -102,8 +102,9 @@ def _topic(rng, i: int) -> dict:
             holds[int(rng.integers(n_docs)), n] = True
     grades = np.minimum(holds.sum(axis=1), 3)
     docs = [f"rag-{qid}-{d:03d}" for d in range(n_docs)]
-    return {"qid": qid, "query": f"what does {subject} do to {objects[0]} and beyond", "subject": subject,
-            "nuggets": nuggets, "docs": docs, "holds": holds, "grades": grades, "effect": float(rng.normal(0, 0.5))}  # fmt: skip
+    query = f"what does {subject} do to {objects[0]} and beyond"
+    return {"qid": qid, "query": query, "subject": subject, "nuggets": nuggets, "docs": docs, "holds": holds,
+            "grades": grades, "effect": float(rng.normal(0, 0.5))}  # fmt: skip
 
 
 def _runs(rng, n: int) -> list[dict]:
