@@ -40,7 +40,8 @@ def answers_of(store: Store, runs: Sequence[str], topic: str) -> dict[str, Answe
     sentences, citations and references."""
     con = store.con
     heads = con.execute(
-        "SELECT run, query, response_length, length_given FROM answers WHERE topic = $topic AND list_contains($runs, run)",
+        "SELECT run, query, response_length, length_given FROM answers "
+        "WHERE topic = $topic AND list_contains($runs, run)",
         {"topic": topic, "runs": list(runs)},
     ).fetchall()
     if not heads:

@@ -25,9 +25,7 @@ LABEL_SHOWN = {"full": ("full support", "s-full"), "partial": ("partial support"
                "none": ("no support", "s-none")}  # fmt: skip
 
 
-def answers_model(
-    ctx: Ctx, chosen: list[str], topic: str, qrels: str, metric: str, kind: str
-) -> dict[str, Any] | None:
+def answers_model(ctx: Ctx, chosen: list[str], topic: str, qrels: str, metric: str, kind: str) -> dict[str, Any] | None:
     """The answers section of a topic page, or None when no run shown answers the topic."""
     store = ctx.store
     answers = aq.answers_of(store, chosen, topic)
@@ -50,8 +48,12 @@ def answers_model(
         "assignments_href": _other(ctx, topic, runs, assignments, qrels, scored),
         "nugget_set": nugget_set,
         "nuggets": [
-            {"text": n.text, "vital": n.importance == "vital", "importance": n.importance,
-             "cells": [_assignment(n.assignments.get(r)) for r in runs]}
+            {
+                "text": n.text,
+                "vital": n.importance == "vital",
+                "importance": n.importance,
+                "cells": [_assignment(n.assignments.get(r)) for r in runs],
+            }
             for n in nuggets
         ],  # fmt: skip
         "support": support,
