@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import ArgumentError
+from .evaluation.answers import answer_lines, evaluate_answers
 from .evaluation.in_memory import Evaluator
 from .ingest.sources import is_path, is_ranx
 from .interval_request import request as interval_request
@@ -67,6 +68,15 @@ def evaluate(
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
+    Generated answers (TREC RAG, docs/rag.md) are evaluated the same way: ``runs`` the answers (a
+    list of TREC RAG answer dicts, ``{run: [answers]}``, or a path of JSON lines) and ``qrels``
+    nuggetizer's assignment records (``{"qid", "run_id", "nuggets": [{"text", "importance",
+    "assignment"}]}``; the nuggets are taken from them) or a DataFrame of them (``qid`` or
+    ``topic_id``, ``run_id``, ``text``, ``importance``, ``assignment``), support labels
+    (``{"run_id", "topic_id", "sentence", "citation", "label"}``) or ordinary qrels (the answers'
+    references then being their ranked lists), with the nugget, support or ranked-list metrics:
+    ``evaluate(assignments, answers, ["strict_vital", "vital"])``.
+
     Returns an :class:`~evalstore.result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
     ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
@@ -74,6 +84,11 @@ def evaluate(
     """
     memory = of_limit(check_memory_limit(memory_limit)) if memory_limit is not None else None
     asked = interval_request(ci, rank_ci, level, trials, seed, memory=memory)  # before any work
+    answers = answer_lines(runs, run_name)
+    if answers is not None:  # generated answers: judged by nugget assignments, support labels or qrels
+        result = evaluate_answers(qrels, answers, metrics, complete=complete, qrels_name=str(qrels_name))
+        asked.attach(None, result, memory=memory)
+        return result
     options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
     files = is_path(runs)
     named = None if files else named_runs(runs, run_name)

@@ -102,7 +102,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("analyses", {"meta", "judges", "repro", "fusion", "sql_functions"}),
     ("comparisons", {"comparison", "experiments"}),
     ("facade", {"facade"}),
-    ("front ends", {"run_files", "evaluation.in_memory", "api", "demo", "web", "__init__", "cli"}),
+    ("front ends", {"run_files", "evaluation.in_memory", "evaluation.answers", "api", "demo", "web", "__init__",
+                    "cli"}),
     ("entry points", {"entry", "__main__"}),
 ]  # fmt: skip
 
