@@ -63,7 +63,7 @@ def _first_json(path: Path, key: str) -> bool:
 
     try:
         line = first_content_line(path)
-        return bool(line) and line.lstrip().startswith("{") and key in json.loads(line)
+        return line is not None and line.lstrip().startswith("{") and key in json.loads(line)
     except (OSError, ValueError):
         return False
 
