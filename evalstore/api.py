@@ -68,14 +68,8 @@ def evaluate(
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
-    Generated answers (TREC RAG, docs/rag.md) are evaluated the same way: ``runs`` the answers (a
-    list of TREC RAG answer dicts, ``{run: [answers]}``, or a path of JSON lines) and ``qrels``
-    nuggetizer's assignment records (``{"qid", "run_id", "nuggets": [{"text", "importance",
-    "assignment"}]}``; the nuggets are taken from them) or a DataFrame of them (``qid`` or
-    ``topic_id``, ``run_id``, ``text``, ``importance``, ``assignment``), support labels
-    (``{"run_id", "topic_id", "sentence", "citation", "label"}``) or ordinary qrels (the answers'
-    references then being their ranked lists), with the nugget, support or ranked-list metrics:
-    ``evaluate(assignments, answers, ["strict_vital", "vital"])``.
+    Generated answers (docs/rag.md, :mod:`evalstore.evaluation.answers`): ``evaluate(assignments,
+    answers, ["strict_vital", "vital"])``, with support labels or qrels as ``qrels`` too.
 
     Returns an :class:`~evalstore.result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
@@ -84,17 +78,26 @@ def evaluate(
     """
     memory = of_limit(check_memory_limit(memory_limit)) if memory_limit is not None else None
     asked = interval_request(ci, rank_ci, level, trials, seed, memory=memory)  # before any work
-    answers = answer_lines(runs, run_name)
-    if answers is not None:  # generated answers: judged by nugget assignments, support labels or qrels
+    if (answers := answer_lines(runs, run_name)) is not None:  # generated answers
         result = evaluate_answers(qrels, answers, metrics, complete=complete, qrels_name=str(qrels_name))
-        asked.attach(None, result, memory=memory)
-        return result
-    options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
+    else:
+        options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
+        resources = {"threads": threads, "memory_limit": memory_limit, "temp_directory": temp_directory}
+        result = _ranked(qrels, runs, metrics, options, resources, qrels_format, run_format, qrels_name, run_name)
+    asked.attach(None, result, memory=memory)
+    return result
+
+
+def _ranked(
+    qrels: Any, runs: Any, metrics: Any, options: dict[str, Any], resources: dict[str, Any], qrels_format: str,
+    run_format: str, qrels_name: str, run_name: str,
+) -> EvalResult:  # fmt: skip
+    """:func:`evaluate` of ranked lists, by the in-memory :class:`~evalstore.Evaluator`."""
     files = is_path(runs)
     named = None if files else named_runs(runs, run_name)
     # run files: a database of its own on every core (the evaluation of many lines); runs in memory:
     # one small query on the process-wide database (unless resources are given)
-    threads = threads or ((os.cpu_count() or 1) if files else None)
+    threads = resources["threads"] or ((os.cpu_count() or 1) if files else None)
     with Evaluator(
         qrels,
         metrics,
@@ -102,13 +105,11 @@ def evaluate(
         run_format=run_format,
         prepare=False,
         threads=threads,
-        memory_limit=memory_limit,
-        temp_directory=temp_directory,
+        memory_limit=resources["memory_limit"],
+        temp_directory=resources["temp_directory"],
         **options,
     ) as ev:
-        result = ev.result(named, str(qrels_name)) if named is not None else ev.result_files(runs, str(qrels_name))
-    asked.attach(None, result, memory=memory)
-    return result
+        return ev.result(named, str(qrels_name)) if named is not None else ev.result_files(runs, str(qrels_name))
 
 
 def named_runs(runs: Any, run_name: str = "run") -> dict[str, Any]:

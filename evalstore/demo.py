@@ -65,7 +65,7 @@ def run_demo(db: str | None = None, out: IO[str] | None = None) -> str:
 
 #: Where the answers demo's store goes unless --db says otherwise.
 RAG_DEMO_DB = "evalstore-rag-demo.duckdb"
-RAG_METRICS = ["strict_vital", "vital", "all", "weighted"]
+RAG_METRICS = ["strict_vital", "vital"]
 
 
 def ingest_rag_sample(store, sample: Path | None = None) -> list[str]:
@@ -89,7 +89,7 @@ def ingest_rag_sample(store, sample: Path | None = None) -> list[str]:
 def run_rag_demo(db: str | None = None, out: IO[str] | None = None) -> str:
     """The answers demo: ingest the bundled RAG sample into ``db`` (default
     ``./evalstore-rag-demo.duckdb``), evaluate the answers by their nuggets (manual assignments,
-    with t intervals and bootstrap rank intervals), by their citations' support and by what they
+    with bootstrap intervals of the means and of the ranks), by their citations' support and by what they
     cite (nDCG@10 of the references against the qrels), and compare the automatic assignments
     with the manual ones. Returns the store's location."""
     out = out or sys.stdout
@@ -103,8 +103,8 @@ def run_rag_demo(db: str | None = None, out: IO[str] | None = None) -> str:
     try:
         for line in ingest_rag_sample(store):
             out.write(line + "\n")
-        result = store.evaluate("manual", None, RAG_METRICS, ci="t", rank_ci="bootstrap")
-        show(f"evalstore eval --qrels manual -m {' -m '.join(RAG_METRICS)} --ci t --rank-ci bootstrap",
+        result = store.evaluate("manual", None, RAG_METRICS, ci="bootstrap", rank_ci="bootstrap")
+        show(f"evalstore eval --qrels manual -m {' -m '.join(RAG_METRICS)} --ci bootstrap --rank-ci bootstrap",
              result_tables.leaderboard(result, title="nuggets (assignments: manual)"))  # fmt: skip
         support = store.evaluate("support.manual", None, ["support_precision", "support_recall"])
         show("evalstore eval --qrels support.manual -m support_precision -m support_recall",

@@ -44,10 +44,8 @@ def restated(qid: str, nuggets: list[dict]) -> dict:
 
 def nuggetizer_metrics(folder: Path) -> ModuleType | str:
     """nuggetizer's ``nuggetizer.core.metrics`` module, or why it is not available."""
-    try:
-        from nuggetizer.core import metrics  # installed (e.g. pip install --no-deps nuggetizer)
-
-        return metrics
+    try:  # installed (pip install --no-deps nuggetizer): by name, as it is no declared dependency
+        return importlib.import_module("nuggetizer.core.metrics")
     except ImportError:
         pass
     cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-cache-dir", "--target", str(folder),

@@ -190,6 +190,8 @@ def _spec_of(name: str) -> MetricSpec:
 
 def spark_support(spec: MetricSpec) -> str | None:
     """None when the metric runs on the Spark backend (evalstore.spark), else why not."""
+    if spec.kind != "judgments":
+        return f"evaluates generated answers ({spec.kind}), which the Parquet layout does not carry"
     if spec.block.udfs:
         return f"calls Python functions ({', '.join(sorted(spec.block.udfs))})"
     if "rl_subtopics" in spec.block.reads:

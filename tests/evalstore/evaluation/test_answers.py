@@ -71,3 +71,8 @@ def test_bad_records_are_named():
     ]
     with pytest.raises(EvalstoreError, match="vital in one assignment and okay in another"):
         evalstore.evaluate(conflicting, [{"run_id": "a", "topic_id": "q", "answer": []}], ["vital"])
+
+
+def test_ranked_lists_are_not_evaluated_by_nugget_metrics():
+    with pytest.raises(EvalstoreError, match="vital evaluates generated answers, not ranked lists"):
+        evalstore.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["vital"])
