@@ -27,6 +27,9 @@
 -- params: has_cutoff, k
 (${has_cutoff} AND (length IS NULL OR length > ${k}))
 
+-- @fragment nugget_item
+qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length
+
 -- @fragment nugget_value
 -- params: has_cutoff
 CASE WHEN ${has_cutoff} AND any_value(length) IS NULL THEN NULL
@@ -35,10 +38,10 @@ CASE WHEN ${has_cutoff} AND any_value(length) IS NULL THEN NULL
 
 -- @metric strict_vital
 -- reads: rl_nuggets
--- params: over_length, nugget_value
+-- params: over_length, nugget_item, nugget_value
 -- explain: terms
 WITH terms AS (
-    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+    SELECT ${nugget_item},
            CASE WHEN grade = 2 THEN 1.0 ELSE 0.0 END AS gain, CASE WHEN vital THEN 1.0 ELSE 0.0 END AS discount,
            CASE WHEN ${over_length} THEN 0.0 WHEN vital AND grade = 2 THEN 1.0 ELSE 0.0 END AS contribution,
            count(*) FILTER (WHERE vital) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
@@ -50,10 +53,10 @@ GROUP BY qrels_id, run_id, topic
 
 -- @metric strict_all
 -- reads: rl_nuggets
--- params: over_length, nugget_value
+-- params: over_length, nugget_item, nugget_value
 -- explain: terms
 WITH terms AS (
-    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+    SELECT ${nugget_item},
            CASE WHEN grade = 2 THEN 1.0 ELSE 0.0 END AS gain, 1.0 AS discount,
            CASE WHEN ${over_length} THEN 0.0 WHEN grade = 2 THEN 1.0 ELSE 0.0 END AS contribution,
            count(*) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
@@ -65,10 +68,10 @@ GROUP BY qrels_id, run_id, topic
 
 -- @metric vital
 -- reads: rl_nuggets
--- params: over_length, nugget_value
+-- params: over_length, nugget_item, nugget_value
 -- explain: terms
 WITH terms AS (
-    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+    SELECT ${nugget_item},
            grade / 2.0 AS gain, CASE WHEN vital THEN 1.0 ELSE 0.0 END AS discount,
            CASE WHEN ${over_length} OR NOT vital THEN 0.0 ELSE grade / 2.0 END AS contribution,
            count(*) FILTER (WHERE vital) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
@@ -80,10 +83,10 @@ GROUP BY qrels_id, run_id, topic
 
 -- @metric all
 -- reads: rl_nuggets
--- params: over_length, nugget_value
+-- params: over_length, nugget_item, nugget_value
 -- explain: terms
 WITH terms AS (
-    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+    SELECT ${nugget_item},
            grade / 2.0 AS gain, 1.0 AS discount,
            CASE WHEN ${over_length} THEN 0.0 ELSE grade / 2.0 END AS contribution,
            count(*) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
@@ -95,14 +98,14 @@ GROUP BY qrels_id, run_id, topic
 
 -- @metric weighted
 -- reads: rl_nuggets
--- params: okay, partial, over_length, nugget_value
+-- params: okay, partial, over_length, nugget_item, nugget_value
 -- explain: terms
 WITH weights AS (
     SELECT *, CASE grade WHEN 2 THEN 1.0 WHEN 1 THEN ${partial} ELSE 0.0 END AS gain,
            CASE WHEN vital THEN 1.0 ELSE ${okay} END AS discount
     FROM rl_nuggets
 ), terms AS (
-    SELECT qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length,
+    SELECT ${nugget_item},
            gain, discount, CASE WHEN ${over_length} THEN 0.0 ELSE gain * discount END AS contribution,
            sum(discount) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
     FROM weights
