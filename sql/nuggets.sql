@@ -30,15 +30,18 @@
 -- @fragment nugget_item
 qrels_id, run_id, topic, text AS doc, nugget + 1 AS rank, grade, importance, assignment, length
 
--- @fragment nugget_value
+-- @fragment nugget_score
 -- params: has_cutoff
-CASE WHEN ${has_cutoff} AND any_value(length) IS NULL THEN NULL
-     WHEN any_value(norm) = 0 THEN 0.0
-     ELSE exact_sum(contribution) / any_value(norm) END
+SELECT qrels_id, run_id, topic,
+       CASE WHEN ${has_cutoff} AND any_value(length) IS NULL THEN NULL
+            WHEN any_value(norm) = 0 THEN 0.0
+            ELSE exact_sum(contribution) / any_value(norm) END AS value
+FROM terms
+GROUP BY qrels_id, run_id, topic
 
 -- @metric strict_vital
 -- reads: rl_nuggets
--- params: over_length, nugget_item, nugget_value
+-- params: over_length, nugget_item, nugget_score
 -- explain: terms
 WITH terms AS (
     SELECT ${nugget_item},
@@ -47,13 +50,11 @@ WITH terms AS (
            count(*) FILTER (WHERE vital) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
     FROM rl_nuggets
 )
-SELECT qrels_id, run_id, topic, ${nugget_value} AS value
-FROM terms
-GROUP BY qrels_id, run_id, topic
+${nugget_score}
 
 -- @metric strict_all
 -- reads: rl_nuggets
--- params: over_length, nugget_item, nugget_value
+-- params: over_length, nugget_item, nugget_score
 -- explain: terms
 WITH terms AS (
     SELECT ${nugget_item},
@@ -62,13 +63,11 @@ WITH terms AS (
            count(*) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
     FROM rl_nuggets
 )
-SELECT qrels_id, run_id, topic, ${nugget_value} AS value
-FROM terms
-GROUP BY qrels_id, run_id, topic
+${nugget_score}
 
 -- @metric vital
 -- reads: rl_nuggets
--- params: over_length, nugget_item, nugget_value
+-- params: over_length, nugget_item, nugget_score
 -- explain: terms
 WITH terms AS (
     SELECT ${nugget_item},
@@ -77,13 +76,11 @@ WITH terms AS (
            count(*) FILTER (WHERE vital) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
     FROM rl_nuggets
 )
-SELECT qrels_id, run_id, topic, ${nugget_value} AS value
-FROM terms
-GROUP BY qrels_id, run_id, topic
+${nugget_score}
 
 -- @metric all
 -- reads: rl_nuggets
--- params: over_length, nugget_item, nugget_value
+-- params: over_length, nugget_item, nugget_score
 -- explain: terms
 WITH terms AS (
     SELECT ${nugget_item},
@@ -92,13 +89,11 @@ WITH terms AS (
            count(*) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
     FROM rl_nuggets
 )
-SELECT qrels_id, run_id, topic, ${nugget_value} AS value
-FROM terms
-GROUP BY qrels_id, run_id, topic
+${nugget_score}
 
 -- @metric weighted
 -- reads: rl_nuggets
--- params: okay, partial, over_length, nugget_item, nugget_value
+-- params: okay, partial, over_length, nugget_item, nugget_score
 -- explain: terms
 WITH weights AS (
     SELECT *, CASE grade WHEN 2 THEN 1.0 WHEN 1 THEN ${partial} ELSE 0.0 END AS gain,
@@ -110,6 +105,4 @@ WITH weights AS (
            sum(discount) OVER (PARTITION BY qrels_id, run_id, topic) AS norm
     FROM weights
 )
-SELECT qrels_id, run_id, topic, ${nugget_value} AS value
-FROM terms
-GROUP BY qrels_id, run_id, topic
+${nugget_score}
