@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import IngestError
 from .checks import check_name
-from .jsonl import LineFile, LineGroup, content_sha, first_error, read_lines, repeated
+from .jsonl import LineFile, LineGroup, content_sha, first_bad, read_lines, repeated
 from .text_formats import CTL, json_first
 from .write import IngestResult, run_meta_row, stored_identities
 
@@ -47,40 +47,21 @@ EXPECTED = (
     "with --run NAME)"
 )
 
-# error codes of an answer line
-E_JSON, E_RUN, E_TOPIC, E_ANSWER, E_SENTENCE, E_CITES, E_REFS, E_RANGE, E_DUPREF, E_LENGTH, E_CTL, E_DUPCITE = range(
-    1, 13
-)
+# error codes of an answer line, in the order they are checked (a line's first problem is reported)
+(E_JSON, E_RUN, E_TOPIC, E_CTL, E_ANSWER, E_REFS, E_DUPREF, E_LENGTH, E_SENTENCE, E_CITES, E_RANGE,
+ E_DUPCITE) = range(1, 13)  # fmt: skip
 
-_SENTENCES = "json_extract(line, '$.answer[*]')"
 _REFS = "json_extract(line, '$.references[*]')"
 
 
 def _line_checks(named: bool) -> str:
-    """SQL: the error code of an answer line (0: good); ``named``: the run is named by ``--run``."""
+    """SQL: the error code of an answer line as a whole (0: good; its sentences and citations are
+    checked by :func:`_bad_items`); ``named``: the run is named by ``--run``."""
     run = json_first(RUN_KEYS, scalar_ok=True)
     topic = json_first(TOPIC_KEYS, scalar_ok=True)
-    sentence_ok = (
-        f"coalesce(list_bool_and(list_transform({_SENTENCES}, lambda x: coalesce(json_type(x) = 'OBJECT' "
-        "AND json_type(x, '$.text') = 'VARCHAR', FALSE))), TRUE)"
-    )
-    cites_ok = (
-        f"coalesce(list_bool_and(list_transform({_SENTENCES}, lambda x: json_type(x, '$.citations') IS NULL "
-        "OR (json_type(x, '$.citations') = 'ARRAY' AND coalesce(list_bool_and(list_transform("
-        "json_extract(x, '$.citations[*]'), lambda c: json_type(c) = 'UBIGINT')), TRUE)))), TRUE)"
-    )
     refs_ok = (
         "json_type(line, '$.references') IS NULL OR (json_type(line, '$.references') = 'ARRAY' AND "
         f"coalesce(list_bool_and(list_transform({_REFS}, lambda x: json_type(x) = 'VARCHAR')), TRUE))"
-    )
-    n_refs = f"len({_REFS})"
-    in_range = (
-        f"coalesce(list_bool_and(list_transform({_SENTENCES}, lambda x: coalesce(list_bool_and(list_transform("
-        f"json_extract(x, '$.citations[*]'), lambda c: c::UBIGINT < {n_refs})), TRUE))), TRUE)"
-    )
-    once = (
-        f"coalesce(list_bool_and(list_transform({_SENTENCES}, lambda x: len(list_distinct(json_extract(x, "
-        "'$.citations[*]'))) = len(json_extract(x, '$.citations[*]')))), TRUE)"
     )
     length_ok = "json_type(line, '$.response_length') IS NULL OR json_type(line, '$.response_length') = 'UBIGINT'"
     return f"""CASE
@@ -89,14 +70,39 @@ def _line_checks(named: bool) -> str:
         WHEN coalesce(trim({topic}), '') = '' THEN {E_TOPIC}
         WHEN {CTL.format(f=topic)} OR {"FALSE" if named else CTL.format(f=run)} THEN {E_CTL}
         WHEN json_type(line, '$.answer') IS DISTINCT FROM 'ARRAY' THEN {E_ANSWER}
-        WHEN NOT {sentence_ok} THEN {E_SENTENCE}
-        WHEN NOT {cites_ok} THEN {E_CITES}
         WHEN NOT ({refs_ok}) THEN {E_REFS}
-        WHEN NOT {in_range} THEN {E_RANGE}
-        WHEN NOT {once} THEN {E_DUPCITE}
-        WHEN len(list_distinct({_REFS})) < {n_refs} THEN {E_DUPREF}
+        WHEN len(list_distinct({_REFS})) < len({_REFS}) THEN {E_DUPREF}
         WHEN NOT ({length_ok}) THEN {E_LENGTH}
         ELSE 0 END"""
+
+
+def _bad_items(named: bool) -> str:
+    """SQL: ``(file, ln, err)`` of every problem of the lines of ``_answer_lines``: a line's own
+    (:func:`_line_checks`), then, on good lines, each sentence's (an object with a text string,
+    citations a list) and each citation's (a whole number, within the references, once per
+    sentence). Each sentence and citation is parsed once (a row each), so the cost is linear."""
+    return f"""
+    WITH l AS (
+        SELECT file, ln, line, ({_line_checks(named)}) AS err FROM _answer_lines
+    ), s AS (
+        SELECT l.file, l.ln, s.i, s.x, len({_REFS}) AS n_refs
+        FROM l, unnest(json_extract(l.line, '$.answer[*]')) WITH ORDINALITY AS s(x, i) WHERE l.err = 0
+    ), c AS (
+        SELECT s.file, s.ln, s.i, s.n_refs, c.c
+        FROM s, unnest(json_extract(s.x, '$.citations[*]')) AS c(c) WHERE json_type(s.x, '$.citations') = 'ARRAY'
+    )
+    SELECT file, ln, err FROM l WHERE err > 0
+    UNION ALL
+    SELECT file, ln, CASE WHEN NOT coalesce(json_type(x) = 'OBJECT' AND json_type(x, '$.text') = 'VARCHAR', FALSE)
+                          THEN {E_SENTENCE} ELSE {E_CITES} END
+    FROM s WHERE NOT coalesce(json_type(x) = 'OBJECT' AND json_type(x, '$.text') = 'VARCHAR', FALSE)
+              OR json_type(x, '$.citations') NOT IN ('ARRAY', 'NULL')
+    UNION ALL
+    SELECT file, ln, CASE WHEN json_type(c) <> 'UBIGINT' THEN {E_CITES} ELSE {E_RANGE} END
+    FROM c WHERE json_type(c) <> 'UBIGINT' OR c::UBIGINT >= n_refs
+    UNION ALL
+    SELECT file, ln, {E_DUPCITE} FROM c WHERE json_type(c) = 'UBIGINT'
+    GROUP BY file, ln, i, c::UBIGINT HAVING count(*) > 1"""
 
 
 def _cited_outside(line: str) -> str:
@@ -152,7 +158,7 @@ def ingest_answers(
         check_name(run, "run")
     con = store.con
     with read_lines(con, paths, "_answer_lines") as files:
-        first_error(con, "_answer_lines", _line_checks(run is not None), files, PROBLEMS, EXPECTED)
+        first_bad(con, "_answer_lines", _bad_items(run is not None), files, PROBLEMS, EXPECTED)
         try:
             _parse(con, run)
             repeated(
@@ -162,25 +168,36 @@ def ingest_answers(
             with store.transaction():
                 return [_store_run(store, g, replace) for g in runs]
         finally:
-            con.execute("DROP TABLE IF EXISTS _answers")
+            for t in ("_answers", "_answer_sentences"):
+                con.execute(f"DROP TABLE IF EXISTS {t}")
 
 
 def _parse(con: Any, run: str | None) -> None:
-    """``_answers``: one row per line with its run, topic, query, references, length and sentences."""
+    """``_answer_sentences``: one row per sentence (its answer's line, position, text, citations);
+    ``_answers``: one row per line with its run, topic, query, references, length (given, else the
+    words of its sentences) and number of sentences."""
     name = "?" if run is not None else f"trim({json_first(RUN_KEYS, scalar_ok=True)})"
-    words = (
-        f"list_sum(list_transform({_SENTENCES}, lambda x: len(regexp_split_to_array(trim(json_extract_string(x, "
-        "'$.text')), '\\s+')) * (trim(json_extract_string(x, '$.text')) <> '')::INTEGER))"
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE _answer_sentences AS
+           SELECT l.file, l.ln, s.i - 1 AS sentence, json_extract_string(s.x, '$.text') AS text,
+                  coalesce(json_extract(s.x, '$.citations[*]')::INTEGER[], []::INTEGER[]) AS citations
+           FROM _answer_lines l, unnest(json_extract(l.line, '$.answer[*]')) WITH ORDINALITY AS s(x, i)"""
     )
     con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE _answers AS
-            SELECT file, ln, line, {name} AS run, trim({json_first(TOPIC_KEYS, scalar_ok=True)}) AS topic,
+        rf"""CREATE OR REPLACE TEMP TABLE _answers AS
+            WITH w AS (
+                SELECT file, ln, count(*) AS n_sentences,
+                       sum(CASE WHEN trim(text) = '' THEN 0 ELSE len(regexp_split_to_array(trim(text), '\s+')) END)
+                           AS words
+                FROM _answer_sentences GROUP BY file, ln
+            )
+            SELECT l.file, l.ln, l.line, {name} AS run, trim({json_first(TOPIC_KEYS, scalar_ok=True)}) AS topic,
                    {json_first(QUERY_KEYS)} AS query,
                    coalesce(json_extract_string(line, '$.references[*]'), []::VARCHAR[]) AS refs,
                    json_type(line, '$.response_length') IS NOT NULL AS length_given,
-                   coalesce(json_extract(line, '$.response_length')::BIGINT, coalesce({words}, 0)) AS length,
-                   {_SENTENCES} AS sentences
-            FROM _answer_lines""",
+                   coalesce(json_extract(line, '$.response_length')::BIGINT, w.words, 0) AS length,
+                   coalesce(w.n_sentences, 0) AS n_sentences
+            FROM _answer_lines l LEFT JOIN w USING (file, ln)""",
         [run] if run is not None else [],
     )
 
@@ -224,14 +241,13 @@ def _store_run(store: StoreHandle, g: LineGroup, replace: bool) -> IngestResult:
     con.execute(
         """INSERT INTO answer_data (run_id, topic, query, response_length, length_given, n_sentences, n_references,
                                     line_no)
-           SELECT ?, topic, query, length, length_given, len(sentences), len(refs), ln FROM _answers WHERE run = ?""",
+           SELECT ?, topic, query, length, length_given, n_sentences, len(refs), ln FROM _answers WHERE run = ?""",
         [run_id, g.name],
     )
     con.execute(
         """INSERT INTO answer_sentence_data (run_id, topic, sentence, text, citations)
-           SELECT ?, topic, s.i - 1, json_extract_string(s.x, '$.text'),
-                  coalesce(json_extract(s.x, '$.citations[*]')::INTEGER[], []::INTEGER[])
-           FROM _answers, unnest(sentences) WITH ORDINALITY AS s(x, i) WHERE run = ?""",
+           SELECT ?, a.topic, s.sentence, s.text, s.citations
+           FROM _answers a JOIN _answer_sentences s USING (file, ln) WHERE a.run = ?""",
         [run_id, g.name],
     )
     return res

@@ -96,17 +96,31 @@ def first_error(
     files: list[LineFile],
     problems: Mapping[int, str | Callable[[str], str]],
     expected: str,
-    order: str = "file, ln",
 ) -> None:
-    """Raise an IngestError at the first line (in ``order``) whose error code ``err_sql`` (an SQL
-    expression over ``table``'s columns, 0 when the line is good) is not 0. ``problems``: what each
-    code means, or a function of the line's text that says it precisely."""
+    """Raise an IngestError at the first line whose error code ``err_sql`` (an SQL expression over
+    ``table``'s columns, 0 when the line is good) is not 0 (:func:`first_bad`). ``problems``: what
+    each code means, or a function of the line's text that says it precisely."""
+    bad = f"SELECT file, ln, err FROM (SELECT file, ln, ({err_sql}) AS err FROM {table}) WHERE err > 0"
+    first_bad(con, table, bad, files, problems, expected)
+
+
+def first_bad(
+    con: Any,
+    table: str,
+    bad_sql: str,
+    files: list[LineFile],
+    problems: Mapping[int, str | Callable[[str], str]],
+    expected: str,
+) -> None:
+    """Raise an IngestError at the first line (file and line order) that the query ``bad_sql``
+    reports: rows ``(file, ln, err)``, one per problem found (a line, or a part of it, checked on
+    rows of their own); a line's smallest code is its first problem."""
     rows = con.execute(
-        f"SELECT file, ln, line, err FROM (SELECT *, ({err_sql}) AS err FROM {table}) "
-        f"WHERE err > 0 ORDER BY {order} LIMIT 1"
+        f"SELECT file, ln, min(err) FROM ({bad_sql}) b GROUP BY file, ln ORDER BY file, ln LIMIT 1"
     ).fetchall()
     if rows:
-        f, ln, line, err = rows[0]
+        f, ln, err = rows[0]
+        [(line,)] = con.execute(f"SELECT line FROM {table} WHERE file = ? AND ln = ?", [f, ln]).fetchall()
         problem = problems.get(int(err), "unreadable line")
         message = problem(line) if callable(problem) else problem
         raise IngestError(message, file=files[f].name, line=int(ln), text=line, expected=expected)
