@@ -12,7 +12,9 @@ can read and write without DuckDB.
     DIR/evaluations.parquet        run, qrels, metric, aggregate, n_topics, engine_version, params, ...
     DIR/scores.parquet             run, qrels, metric, topic, value
 
-Everything is keyed by names, never by the store's integer ids. ``rank`` is the evaluation rank
+Everything is keyed by names, never by the store's integer ids. Generated answers travel as their
+references (their runs' rows) with every score; their sentences, nugget sets, assignments and
+support labels are not in the layout yet (as subtopic judgments are not). ``rank`` is the evaluation rank
 (trec_eval's order: score descending, ties by docno descending); a tool writing runs straight into
 the layout computes it so, or leaves it to ``evalstore import store``, which fills a missing rank
 in that order. :func:`export_store` writes the folder, :func:`import_store` reads it into a store
@@ -81,7 +83,7 @@ def export_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, Any
     _check_folder_names(store)
     out.mkdir(parents=True, exist_ok=True)
     run_cols = ", ".join(f"m.{c}" for c in _columns(store, "run_meta", ("run_id",)))
-    qrels_cols = ", ".join(f"m.{c}" for c in _columns(store, "qrels_meta", ("qrels_id",)))
+    qrels_cols = ", ".join(f"m.{c}" for c in _columns(store, "qrels_meta", ("qrels_id", "nuggets_id")))
     eval_cols = ", ".join(f"e.{c}" for c in _columns(store, "evaluations", ("run_id", "qrels_id")))
     sub_cols = ", ".join(f"s.{c}" for c in _columns(store, "subsample_meta", ("qrels_id", "parent_id")))
     statements = {
@@ -146,8 +148,14 @@ def import_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, int
         raise StoreError(
             f"the store already has {', '.join(map(repr, clash + qclash))}; import into another store or drop them"
         )
-    run_cols = _columns(store, "run_meta", ("run_id",))
-    qrels_cols = _columns(store, "qrels_meta", ("qrels_id",))
+    # (the columns the layout has: one written before a column was added to the schema lacks it)
+    run_cols = [
+        c for c in _columns(store, "run_meta", ("run_id",)) if c in _parquet_columns(con, src / "run_meta.parquet")
+    ]
+    qrels_cols = [
+        c for c in _columns(store, "qrels_meta", ("qrels_id", "nuggets_id"))
+        if c in _parquet_columns(con, src / "qrels_meta.parquet")
+    ]  # fmt: skip
     sub_cols = _columns(store, "subsample_meta", ("qrels_id", "parent_id"))
     eval_cols = _columns(store, "evaluations", ("run_id", "qrels_id"))
     hive = "hive_partitioning = true, hive_types_autocast = false"
@@ -182,6 +190,10 @@ def import_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, int
             FROM read_parquet({_lit(src / "scores.parquet")}) s
             JOIN run_meta r ON r.name = s.run JOIN qrels_meta q ON q.name = s.qrels""")
     return {"runs": len(names), "qrels": len(qnames)}
+
+
+def _parquet_columns(con: Any, path: Path) -> set[str]:
+    return {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({_lit(path)})").fetchall()}
 
 
 def import_scores(store: StoreHandle, folder: str | os.PathLike) -> int:

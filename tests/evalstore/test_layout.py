@@ -65,3 +65,20 @@ def test_runs_written_by_another_tool_get_their_rank(tmp_path):
     with evalstore.open(tmp_path / "b.duckdb") as b:
         import_store(b, tmp_path / "layout")
         assert b.evaluate("q", ["r"], ["AP"], save=False).mean("r", "AP") == ref
+
+
+def test_a_store_of_answers_travels_with_its_scores(rag_store, tmp_path):
+    """Generated answers: the runs (kind answers, their references), the assignment and support
+    sets (their kinds) and every score; no integer id (an assignment set's nugget set) leaves."""
+    rag_store.evaluate("manual", None, ["strict_vital", "vital"])
+    rag_store.evaluate("support.manual", None, ["support_precision"])
+    export_store(rag_store, tmp_path / "layout")
+    assert "nuggets_id" not in pq.read_schema(tmp_path / "layout" / "qrels_meta.parquet").names
+    with evalstore.open(tmp_path / "copy.duckdb") as copy:
+        import_store(copy, tmp_path / "layout")
+        query = "SELECT run, qrels, metric, topic, value FROM scores ORDER BY ALL"
+        assert copy.sql(query).rows == rag_store.sql(query).rows
+        assert copy.sql("SELECT name, kind FROM runs ORDER BY ALL").rows == rag_store.sql(
+            "SELECT name, kind FROM runs ORDER BY ALL").rows  # fmt: skip
+        kinds = dict(copy.sql("SELECT name, kind FROM qrels_sets").rows)
+        assert kinds["manual"] == "nuggets" and kinds["support.manual"] == "support"
