@@ -160,6 +160,8 @@ def ingest_answers(
     with read_lines(con, paths, "_answer_lines") as files:
         first_bad(con, "_answer_lines", _bad_items(run is not None), files, PROBLEMS, EXPECTED)
         try:
+            if run is not None:
+                _one_run(con, files, run)
             _parse(con, run)
             repeated(
                 con, "_answers", "run, topic", files, "the answer of run and topic", "one answer per run and topic"
@@ -170,6 +172,21 @@ def ingest_answers(
         finally:
             for t in ("_answers", "_answer_sentences"):
                 con.execute(f"DROP TABLE IF EXISTS {t}")
+
+
+def _one_run(con: Any, files: list[LineFile], run: str) -> None:
+    """``--run`` names the one run of the call: lines of several runs (``run_id``) are refused."""
+    ids = con.execute(
+        f"SELECT DISTINCT trim({json_first(RUN_KEYS, scalar_ok=True)}) AS r FROM _answer_lines ORDER BY r NULLS FIRST"
+    ).fetchall()
+    named = [r for (r,) in ids if r]
+    if len(named) > 1:
+        shown = ", ".join(named[:5]) + (" ..." if len(named) > 5 else "")
+        raise IngestError(
+            f"--run {run!r} names one run, but the input holds the runs {shown}",
+            file=", ".join(f.name for f in files),
+            expected="one run per call with --run, or no --run (each run named by its run_id)",
+        )
 
 
 def _parse(con: Any, run: str | None) -> None:

@@ -64,6 +64,14 @@ def test_nuggetizers_answers_form_needs_a_run_name(store, tmp_path):
     assert store.sql("SELECT citations FROM answer_sentences").rows == [([],)]
 
 
+def test_run_names_the_one_run_of_the_call(store, tmp_path):
+    path = _write(tmp_path / "two.jsonl", [_line(run="a"), _line(run="b", topic="t2")])
+    with pytest.raises(IngestError, match="--run 'x' names one run, but the input holds the runs a, b"):
+        store.ingest_answers(path, run="x")
+    [r] = store.ingest_answers(_write(tmp_path / "one.jsonl", [_line(run="a")]), run="renamed")
+    assert r.name == "renamed"
+
+
 def test_trec_rag_2025_ids_under_metadata(store, tmp_path):
     line = {"metadata": {"run_id": "m1", "narrative_id": "17", "narrative": "long question"}, "references": ["d"],
             "answer": [{"text": "x", "citations": [0]}]}  # fmt: skip
