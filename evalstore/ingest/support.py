@@ -2,7 +2,7 @@
 
 One JSON object per line: ``{"run_id", "topic_id", "sentence", "citation", "label"}`` — the
 sentence (0-based) of a run's answer for a topic, the citation (the 0-based index into the answer's
-references that the sentence cites) and whether the cited document supports the sentence:
+references that the sentence cites, or the cited document's id) and whether the cited document supports the sentence:
 ``full``, ``partial`` or ``none`` (also read: ``full_support``/``FS``, ``partial_support``/``PS``,
 ``no_support``/``not_support``/``NS``, any case). An optional ``doc`` (or ``docid``) must be the
 document the citation names. The answers must be stored (``ingest answers``): a label for a run,
@@ -53,7 +53,9 @@ def _checks() -> str:
         WHEN coalesce(trim({topic}), '') = '' THEN {E_TOPIC}
         WHEN {CTL.format(f=topic)} OR {CTL.format(f=run)} THEN {E_CTL}
         WHEN json_type(line, '$.sentence') IS DISTINCT FROM 'UBIGINT' THEN {E_SENTENCE}
-        WHEN json_type(line, '$.citation') IS DISTINCT FROM 'UBIGINT' THEN {E_CITATION}
+        WHEN json_type(line, '$.citation') IS DISTINCT FROM 'UBIGINT'
+             AND (json_type(line, '$.citation') IS DISTINCT FROM 'VARCHAR'
+                  OR trim(json_extract_string(line, '$.citation')) = '') THEN {E_CITATION}
         WHEN {_LABEL} IS NULL OR {_LABEL} NOT IN {spellings} THEN {E_LABEL}
         ELSE 0 END"""
 
@@ -64,7 +66,7 @@ PROBLEMS = {
     E_TOPIC: "no topic_id (a string or number)",
     E_CTL: "a control character in the run_id or topic_id",
     E_SENTENCE: "sentence is not a whole number >= 0 (the sentence's position in the answer, from 0)",
-    E_CITATION: "citation is not a whole number >= 0 (the index into the answer's references)",
+    E_CITATION: "citation is neither a whole number >= 0 (the index into the answer's references) nor a document id",
     E_LABEL: "the label is not full, partial or none",
 }
 
@@ -105,29 +107,33 @@ def _parse(con: Any) -> None:
             SELECT l.file, l.ln, l.line, trim({json_first(RUN_KEYS, scalar_ok=True)}) AS run,
                    trim({json_first(TOPIC_KEYS, scalar_ok=True)}) AS topic,
                    json_extract(line, '$.sentence')::BIGINT AS sentence,
-                   json_extract(line, '$.citation')::BIGINT AS citation,
-                   {json_first(DOC_KEYS)} AS given_doc,
+                   CASE WHEN json_type(line, '$.citation') = 'UBIGINT'
+                        THEN json_extract(line, '$.citation')::BIGINT END AS citation,
+                   coalesce({json_first(("citation",))}, {json_first(DOC_KEYS)}) AS given_doc,
                    CASE {grade} END AS label
             FROM _support_lines l"""
     )
 
 
 def _match(con: Any, files: list[LineFile]) -> None:
-    """Each label against the stored answer: run, topic, sentence, citation (and doc, if given)."""
+    """Each label against the stored answer: run, topic, sentence, citation (and doc, if given);
+    a citation given as a document id becomes the index of that document in the references."""
     con.execute(
         """CREATE OR REPLACE TEMP TABLE _support AS
-           SELECT l.*, r.run_id, a.n_sentences, s.citations,
-                  list_contains(s.citations, l.citation::INTEGER) AS cited, d.doc
+           SELECT l.* EXCLUDE (citation), coalesce(l.citation, d.rank - 1) AS citation, r.run_id, a.n_sentences,
+                  s.citations, list_contains(s.citations, coalesce(l.citation, d.rank - 1)::INTEGER) AS cited, d.doc
            FROM _support_raw l
            LEFT JOIN run_meta r ON r.name = l.run
            LEFT JOIN answer_data a ON a.run_id = r.run_id AND a.topic = l.topic
            LEFT JOIN answer_sentence_data s ON s.run_id = r.run_id AND s.topic = l.topic AND s.sentence = l.sentence
-           LEFT JOIN run_row_data d ON d.run_id = r.run_id AND d.topic = l.topic AND d.rank = l.citation + 1"""
+           LEFT JOIN run_row_data d ON d.run_id = r.run_id AND d.topic = l.topic
+                 AND (d.rank = l.citation + 1 OR (l.citation IS NULL AND d.doc = l.given_doc))"""
     )
     bad = con.execute(
         """SELECT file, ln, line, run, topic, sentence, citation, given_doc, run_id, n_sentences, citations, cited, doc
            FROM _support
-           WHERE n_sentences IS NULL OR citations IS NULL OR NOT cited OR (given_doc IS NOT NULL AND given_doc <> doc)
+           WHERE n_sentences IS NULL OR citations IS NULL OR citation IS NULL OR NOT cited
+              OR (given_doc IS NOT NULL AND given_doc <> doc)
            ORDER BY file, ln LIMIT 1"""
     ).fetchall()
     if not bad:
@@ -139,6 +145,8 @@ def _match(con: Any, files: list[LineFile]) -> None:
         problem = f"the run {run!r} has no answer for topic {topic!r}"
     elif citations is None:
         problem = f"the answer of {run!r} for topic {topic!r} has {n_sentences} sentence(s) (0..{n_sentences - 1})"
+    elif citation is None:
+        problem = f"the document {given!r} is not among the references of the answer of {run!r} for topic {topic!r}"
     elif not cited:
         problem = f"sentence {sentence} cites references {list(citations)}; citation {citation} is not one of them"
     else:

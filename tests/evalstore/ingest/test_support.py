@@ -48,7 +48,9 @@ ERRORS = [
     (_label(doc="d1"), "citation 0 names the document 'd0', not 'd1'"),
     (_label(label="maybe"), "the label is not full, partial or none"),
     (_label(sentence=-1), "sentence is not a whole number >= 0"),
-    (_label(citation="0"), "citation is not a whole number >= 0"),
+    (_label(citation=-1), "citation is neither a whole number >= 0"),
+    (_label(citation="d1"), "sentence 0 cites references [0, 2]; citation 1 is not one of them"),
+    (_label(citation="d9"), "the document 'd9' is not among the references of the answer of 'r1' for topic 't1'"),
     ({"topic_id": "t1", "sentence": 0, "citation": 0, "label": "full"}, "no run_id"),
     (_label(citation=2), "the label of run, topic, sentence and citation r1, t1, 0, 2 is given twice (also line 1)"),
 ]  # fmt: skip
@@ -61,6 +63,11 @@ def test_a_bad_label_is_named_and_nothing_is_stored(answered, tmp_path, line, pr
         answered.ingest_support(path, name="s")
     assert problem in str(e.value) and (e.value.file, e.value.line) == (path, 3)
     assert answered.sql("SELECT count(*) FROM qrels_sets").rows == [(0,)]
+
+
+def test_a_citation_given_as_its_document(answered, tmp_path):
+    answered.ingest_support(_write(tmp_path / "s.jsonl", [_label(citation="d2", label="partial")]), name="s")
+    assert answered.sql("SELECT sentence, citation, doc, label FROM support_labels").rows == [(0, 2, "d2", "partial")]
 
 
 def test_standard_input_needs_a_name(cli, answered, tmp_path):
