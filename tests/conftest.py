@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import io
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 import support
-from support import SAMPLE, SHARED, need_shared
+from support import SAMPLE, SHARED, need_shared, run_cli
 
 import evalstore
 
@@ -92,7 +90,7 @@ def rag_template(tmp_path_factory) -> Path:
     """The bundled RAG sample (evalstore/data/rag: answers, nuggets, manual and automatic
     assignments and support labels, qrels, topics, documents) in a store file, made once per
     session (per worker) when a test first asks for it."""
-    from evalstore.demo import ingest_rag_sample
+    from evalstore.cli.demo import ingest_rag_sample
 
     path = tmp_path_factory.mktemp("rag") / "rag.duckdb"
     with evalstore.open(path) as s:
@@ -150,27 +148,13 @@ def sample_db(template_stores, tmp_path):
 
 
 @pytest.fixture
-def cli(capsys, monkeypatch):
-    """Run the command line as a user does (the console script's entry point, its error layer
-    included): ``code, out, err = cli("eval", ..., stdin=TEXT)``. No traceback may reach stderr."""
-    monkeypatch.delenv("EVALSTORE_DB", raising=False)
-    monkeypatch.delenv("EVALSTORE_DEBUG", raising=False)
-
-    monkeypatch.setenv("COLUMNS", "250")  # tables unwrapped
-
-    from evalstore.cli import main  # imported when a test runs the command line, not at collection
+def cli():
+    """``code, out, err = cli("eval", ..., stdin=TEXT)``: :func:`support.run_cli`, the one way the
+    tests run a command line (its error layer included); no traceback may reach stderr."""
 
     def run(*args, stdin: str | None = None):
-        monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        out, err = capsys.readouterr()
-        assert "Traceback" not in err
-        return code, out, err
+        result = run_cli(*args, stdin=stdin)
+        assert "Traceback" not in result.stderr
+        return result
 
     return run

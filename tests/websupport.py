@@ -14,8 +14,8 @@ from pathlib import Path
 
 import evalstore
 from evalstore import meta
-from evalstore.demo import DEMO_METRICS, run_demo
-from evalstore.resources import sample_dir
+from evalstore.base.resources import sample_dir
+from evalstore.cli.demo import DEMO_METRICS, run_demo
 
 EVALSTORE = [sys.executable, "-m", "evalstore"]
 XSS = "<script>alert(1)</script>"

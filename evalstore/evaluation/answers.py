@@ -1,7 +1,10 @@
-"""Generated answers evaluated without a store file (:func:`evalstore.evaluate`): the answers and
-their judgments, given as dicts, DataFrames or paths, are ingested into a store in memory by the
-store's own ingest (the same checks, the same messages) and evaluated by the one evaluation path
-of stored runs; nothing is kept.
+"""Generated answers evaluated without a store file (:func:`evalstore.evaluate`, the source
+:class:`~evalstore.evaluation.request.GivenAnswers`): the answers and their judgments, given as
+dicts, DataFrames or paths, are ingested into a store in memory by the store's own ingest (the
+same checks, the same messages) and evaluated by the one evaluation path of stored runs; nothing
+is kept. (Ranked lists given so are read without a store, :mod:`evalstore.ingest.tables`; answers
+go through four ingests and the judged lists of :mod:`evalstore.metrics.answer_lists`, which read
+the store's tables, so a store in memory is the one path rather than a second one.)
 
 * answers: a list of TREC RAG answer dicts (``run_id``, ``topic_id``, ``references``, ``answer``),
   ``{run: [answers]}`` (each run's answers, ``run_id`` optional), or a path of JSON lines;
@@ -26,8 +29,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..db.connection import Settings, connect
+from ..db.handle import StoreHandle
+from ..db.migrations import migrate
 from ..errors import ArgumentError
-from ..result import EvalResult
+from ..ingest import ingest_qrels
+from ..ingest.answers import ingest_answers
+from ..ingest.files import content_lines, first_content_line
+from ..ingest.nuggets import ingest_assignments, ingest_nuggets
+from ..ingest.support import ingest_support
+from ..metrics import sql_functions
+from ..metrics.options import DEFAULTS, EvalOptions
+from ..results.eval_result import EvalResult
+from .stored import evaluate_runs
 
 #: the columns of a DataFrame of assignments (a topic column is one of TOPIC_COLUMNS)
 ASSIGNMENT_COLUMNS = {"run_id", "text", "importance", "assignment"}
@@ -59,8 +73,6 @@ def _answers(x: Any) -> bool:
 
 def _first_json(path: Path, key: str) -> bool:
     """The file is JSON lines whose first object has ``key``."""
-    from ..ingest.files import first_content_line
-
     try:
         line = first_content_line(path)
         return line is not None and line.lstrip().startswith("{") and key in json.loads(line)
@@ -130,28 +142,37 @@ def nuggets_of(records: list[dict]) -> list[dict]:
 
 
 def evaluate_answers(
-    qrels: Any, answers: list[dict] | str, metrics: Sequence[str] | str, *, complete: bool = False,
+    qrels: Any, answers: list[dict] | str, metrics: Sequence[str] | str, options: EvalOptions = DEFAULTS,
     qrels_name: str = "qrels",
 ) -> EvalResult:  # fmt: skip
     """Evaluate the answers against ``qrels`` (see the module docstring) in a store in memory."""
-    from ..facade import open as open_store  # the front end's store, in memory, for this call only
-
     kind, judged = judged_kind(qrels)
-    with tempfile.TemporaryDirectory(prefix="evalstore-answers-") as tmp, open_store(":memory:") as store:
-        store.ingest_answers(_file(tmp, "answers.jsonl", answers))
+    with tempfile.TemporaryDirectory(prefix="evalstore-answers-") as tmp, _memory_store() as store:
+        ingest_answers(store, _file(tmp, "answers.jsonl", answers))
         if kind == "nuggets":
             records = judged if isinstance(judged, list) else _read_jsonl(judged)
-            store.ingest_nuggets(_file(tmp, "nuggets.jsonl", nuggets_of(records)), name="nuggets")
-            store.ingest_assignments(_file(tmp, "assignments.jsonl", judged), nuggets="nuggets", name=qrels_name)
+            ingest_nuggets(store, _file(tmp, "nuggets.jsonl", nuggets_of(records)), name="nuggets")
+            ingest_assignments(store, _file(tmp, "assignments.jsonl", judged), nuggets="nuggets", name=qrels_name)
         elif kind == "support":  # the labels of the runs given (a label of another run has no answer here)
             runs = {str(r) for (r,) in store.sql("SELECT name FROM runs").rows}
-            labels = [
-                x for x in (judged if isinstance(judged, list) else _read_jsonl(judged)) if x.get("run_id") in runs
-            ]
-            store.ingest_support(_file(tmp, "support.jsonl", labels), name=qrels_name)
+            given = judged if isinstance(judged, list) else _read_jsonl(judged)
+            labels = [x for x in given if x.get("run_id") in runs]
+            ingest_support(store, _file(tmp, "support.jsonl", labels), name=qrels_name)
         else:
-            store.ingest_qrels(judged, name=qrels_name, progress=False)
-        return store.evaluate(qrels_name, None, metrics, complete=complete, save=False, progress=False)
+            ingest_qrels(store, judged, name=qrels_name, progress=False)
+        return evaluate_runs(store, qrels_name, None, metrics, options=options, save=False, progress=False)
+
+
+def _memory_store() -> StoreHandle:
+    """A store in memory, with the schema and the SQL functions, for one call."""
+    con = connect(":memory:", read_only=False, settings=Settings.resolve())
+    try:
+        sql_functions.register(con)  # (migrations call them)
+        migrate(con, ":memory:")
+    except BaseException:
+        con.close()
+        raise
+    return StoreHandle(con, ":memory:")
 
 
 def _file(folder: str, name: str, lines: list[dict] | str) -> str:
@@ -165,8 +186,6 @@ def _file(folder: str, name: str, lines: list[dict] | str) -> str:
 
 
 def _read_jsonl(path: str) -> list[dict]:
-    from ..ingest.files import content_lines
-
     out = []
     for _, line in content_lines(Path(path)):
         try:

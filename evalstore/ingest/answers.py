@@ -34,7 +34,7 @@ from .text_formats import CTL, json_first
 from .write import IngestResult, run_meta_row, stored_identities
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: the format stored in run_meta for answers
 FORMAT = "trec-rag"

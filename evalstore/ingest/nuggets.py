@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..drop import text_set_id
+from ..db.drop import text_set_id
 from ..errors import IngestError
 from .checks import check_name
 from .formats import strip_suffixes
@@ -32,7 +32,7 @@ from .text_formats import CTL, json_first
 from .write import IngestResult, QrelsMeta, qrels_meta_row
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 FORMAT = "nuggetizer"
 TOPIC_KEYS = ("qid", "topic_id")

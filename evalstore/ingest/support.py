@@ -24,7 +24,7 @@ from .text_formats import CTL, json_first
 from .write import IngestResult, QrelsMeta, qrels_meta_row
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 FORMAT = "jsonl"
 RUN_KEYS = ("run_id",)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import duckdb
 
-from ..resources import read_sql
+from ..base.resources import read_sql
 from .ranked_list import statements
 
 #: the kind of judged set (``qrels_meta.kind``) a block reading each relation evaluates against

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..drop import clear_dependents, plan_drop
+from ..db.drop import clear_dependents, plan_drop
 from ..errors import SubsampleError
 from ..ingest.write import QrelsMeta, write_qrels_meta
 from .params import (
@@ -23,7 +23,7 @@ from .params import (
 if TYPE_CHECKING:
     import duckdb
 
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
     pass
 

@@ -13,7 +13,6 @@ WEIGHTED = (
     "Pradeep et al., The great nugget recall: automating fact extraction and RAG evaluation with large language "
     "models, SIGIR 2025 (arXiv 2504.15068)"
 )
-TESTS = ("tests/evalstore/metrics/families/test_nuggets.py",)
 LENGTH = (
     " With @L: an answer longer than L words (its response_length) scores 0 (the track's length limit as a "
     "budget; TREC 2024 RAG: 400 words)."
@@ -28,7 +27,6 @@ def _n(name: str, doc: str) -> None:
             doc + LENGTH,
             NUGGETIZER,
             cutoff="optional",
-            tests=TESTS,
             aliases=(f"{name}_score",),
             reference="nuggetizer",
         )
@@ -55,7 +53,6 @@ register(
             Param("partial", "float", 0.5, "credit of partial_support (support: 1)", minimum=0, maximum=1),
         ),
         cutoff="optional",
-        tests=TESTS,
         aliases=("weighted_score",),
         reference="evalstore",
     )

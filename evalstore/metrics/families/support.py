@@ -7,7 +7,6 @@ SUPPORT = (
     "Thakur et al., Support evaluation for the TREC 2024 RAG Track: comparing human versus LLM judges, SIGIR 2025 "
     "(arXiv 2504.15205): weighted precision and recall, full 1, partial 0.5, none 0"
 )
-TESTS = ("tests/evalstore/metrics/families/test_support.py",)
 
 register(
     MetricSpec(
@@ -16,7 +15,6 @@ register(
         "Mean over the answer's (sentence, citation) pairs of the support label's credit: full 1, partial 0.5, none "
         "(or unlabelled) 0; 0 for an answer without citations.",
         SUPPORT,
-        tests=TESTS,
         reference="evalstore",
     )
 )
@@ -27,7 +25,6 @@ register(
         "Mean over the answer's sentences of the best credit among the sentence's citations (full 1, partial 0.5, "
         "none 0); a sentence without a citation counts 0, an answer without sentences scores 0.",
         SUPPORT,
-        tests=TESTS,
         reference="evalstore",
     )
 )

@@ -11,10 +11,10 @@ from typing import Any
 from ...ingest.checks import MAX_NAME_LENGTH
 from .. import answer_queries as aq
 from .. import queries as q
+from ..choices import board, choose, need_run
+from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from .choices import board, choose, need_run
-from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
-from .frame import frame_model
 from .topic_answers import answers_model
 
 #: documents of each ranked list shown on a topic page unless ?depth= says otherwise

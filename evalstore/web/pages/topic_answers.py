@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import answer_queries as aq
 from .. import queries as q
-from .context import Ctx
+from ..context import Ctx
 
 #: how an assignment and a support label are shown: (text, CSS class)
 ASSIGNMENT_SHOWN = {

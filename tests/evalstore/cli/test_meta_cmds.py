@@ -4,14 +4,14 @@ import csv
 import io
 
 import pytest
-from support import invoke
+from support import run_cli
 
 import evalstore
 
 
 def run(sample_db, *args):
-    r = invoke("meta", *args, "--db", sample_db)
-    assert r.exit_code == 0, (r.output, r.exception)
+    r = run_cli("meta", *args, "--db", sample_db)
+    assert r.exit_code == 0, r.output
     return r
 
 
@@ -108,7 +108,7 @@ def test_robustness_creates_subsamples(sample_db, tmp_path):
 
 
 def test_errors_are_for_people(sample_db):
-    r = invoke("meta", "discpower", "-q", "sample", "-m", "AP", "--missing", "sometimes", "--db", sample_db)
+    r = run_cli("meta", "discpower", "-q", "sample", "-m", "AP", "--missing", "sometimes", "--db", sample_db)
     assert r.exit_code == 2 and "'sometimes' is not one of" in r.output and "drop-topics" in r.output
-    r = invoke("meta", "tests", "-q", "sample", "-m", "AP", "-t", "sign", "--db", sample_db)
+    r = run_cli("meta", "tests", "-q", "sample", "-m", "AP", "-t", "sign", "--db", sample_db)
     assert r.exit_code == 2 and "'sign' is not one of" in r.output

@@ -9,8 +9,8 @@ import json
 import pytest
 
 import evalstore
+from evalstore.base.resources import rag_sample_dir
 from evalstore.errors import EvalstoreError, IngestError
-from evalstore.resources import rag_sample_dir
 
 RAG = rag_sample_dir()
 
