@@ -19,9 +19,10 @@ from .base.memory_limit import check_memory_limit, of_limit, of_store
 from .comparison.core import check_options
 from .comparison.experiments import compared, correction_name, named_baselines
 from .errors import ArgumentError
+from .evaluation.answers import answer_lines, evaluate_answers
 from .evaluation.default_qrels import default_qrels
 from .evaluation.in_memory import Evaluator
-from .evaluation.request import EvalRequest, Evaluation, Given, OnSpark, Source, Stored, check
+from .evaluation.request import EvalRequest, Evaluation, Given, GivenAnswers, OnSpark, Source, Stored, check
 from .evaluation.stored import evaluate_runs
 from .ingest.sources import is_path, is_ranx
 from .intervals.request import NO_INTERVALS, IntervalRequest
@@ -44,6 +45,10 @@ def evaluate_source(source: Source, request: EvalRequest) -> Evaluation:
     check(source, request)
     if isinstance(source, Given):
         return Evaluation([_given(source, request)])
+    if isinstance(source, GivenAnswers):
+        result = evaluate_answers(source.qrels, source.answers, request.names, request.options, source.qrels_name)
+        request.intervals.attach(None, result)
+        return Evaluation([result])
     if isinstance(source, OnSpark):
         return Evaluation([_on_spark(source, request)])
     return _stored(source, request)
@@ -170,6 +175,9 @@ def evaluate(
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
+    Generated answers (docs/rag.md, :mod:`evalstore.evaluation.answers`): ``evaluate(assignments,
+    answers, ["strict_vital", "vital"])``, with support labels or qrels as ``qrels`` too.
+
     Returns an :class:`~evalstore.results.eval_result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
     ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
@@ -180,9 +188,13 @@ def evaluate(
         options_from(convention=convention, complete=complete, depth=depth),
         IntervalRequest(ci, rank_ci, level, trials, seed),
     )
-    source = Given(
-        qrels, runs, qrels_name, run_name, qrels_format, run_format, gains, memory_limit, threads, temp_directory
-    )
+    answers = answer_lines(runs, run_name)
+    source: Source = (
+        GivenAnswers(qrels, answers, qrels_name)
+        if answers is not None
+        else Given(qrels, runs, qrels_name, run_name, qrels_format, run_format, gains, memory_limit, threads,
+                   temp_directory)
+    )  # fmt: skip
     return evaluate_source(source, request).result
 
 

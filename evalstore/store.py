@@ -36,8 +36,11 @@ from .evaluation.request import EvalRequest, Stored
 from .explain.explanation import compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .ingest.answers import ingest_answers
 from .ingest.datasets import ingest_dataset, official_measures
+from .ingest.nuggets import ingest_assignments, ingest_nuggets
 from .ingest.run_export import export_run
+from .ingest.support import ingest_support
 from .ingest.texts import ingest_docs, ingest_topics
 from .intervals.request import NO_INTERVALS, IntervalRequest
 from .judges import agree
@@ -184,6 +187,11 @@ class Store(StoreHandle):
     official_measures = _method(official_measures)
     ingest_docs = _method(ingest_docs)
     set_run_kind = _method(set_kind, "set_run_kind")
+    # generated answers (TREC RAG), nugget sets, nugget assignments and support labels (docs/rag.md)
+    ingest_answers = _method(ingest_answers)
+    ingest_nuggets = _method(ingest_nuggets)
+    ingest_assignments = _method(ingest_assignments)
+    ingest_support = _method(ingest_support)
 
     def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
         """Remove topic sets (a name or names) with their texts."""
@@ -192,6 +200,10 @@ class Store(StoreHandle):
     def drop_docs(self, names: str | Sequence[str]) -> DropPlan:
         """Remove doc sets (a name or names) with their texts."""
         return drop_texts(self, "docs", names)
+
+    def drop_nuggets(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove nugget sets (a name or names) with their nuggets (not while assignment sets use them)."""
+        return drop_texts(self, "nuggets", names)
 
     plan_drop = _method(plan_drop)
 

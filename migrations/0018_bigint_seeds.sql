@@ -1,4 +1,4 @@
--- evalstore schema, migration 17 (issue 39.10): the seeds of stored intervals and rank intervals
+-- evalstore schema, migration 18 (issue 39.10): the seeds of stored intervals and rank intervals
 -- are BIGINT, as --seed is documented (0 .. 2^63 - 1); an INTEGER column refused --seed 2147483648
 -- with a conversion error after the scores were stored. DuckDB cannot change the type of a column
 -- of a primary key, so each table is made again with its rows (the views read them by name).

@@ -1,4 +1,4 @@
--- evalstore schema, migration 17: what `export run` needs to give an ingested run file back byte
+-- evalstore schema, migration 19: what `export run` needs to give an ingested run file back byte
 -- for byte (evalstore/ingest/run_text.py), and what a run is (evalstore/db/run_kinds.py).
 --
 -- * run_meta.line_format: how every line of the run's file is written (JSON: the separators, the

@@ -38,6 +38,12 @@ def sample_dir() -> Path:
     return _PKG / "data" / "sample"
 
 
+def rag_sample_dir() -> Path:
+    """The bundled RAG sample (answers, nuggets, assignments, support labels), see
+    evalstore/data/rag/README.md."""
+    return _PKG / "data" / "rag"
+
+
 @cache
 def read_sql(name: str) -> str:
     return (sql_dir() / name).read_text(encoding="utf-8")

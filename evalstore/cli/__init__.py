@@ -7,6 +7,7 @@ own modules, imported here so that they register on the application.
 """
 
 from . import (
+    answer_cmds,
     compare_cmds,
     eval_cmds,
     explain_cmds,
@@ -23,6 +24,7 @@ from . import (
 from .app import app, main
 
 __all__ = [
+    "answer_cmds",
     "app",
     "compare_cmds",
     "eval_cmds",

@@ -30,7 +30,7 @@ from . import figures
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
-from .demo import run_demo
+from .demo import run_demo, run_rag_demo
 from .inputs import spooled
 from .output import OutputFile, emit, format_option, output_format, say
 
@@ -318,7 +318,15 @@ def export_leaderboard_cmd(
 @app.command("demo")
 def demo(
     db: str | None = typer.Option(
-        None, "--db", help="Store file for the demo (default: ./evalstore-demo.duckdb; ':memory:' keeps nothing)."
+        None,
+        "--db",
+        help="Store file for the demo (default: ./evalstore-demo.duckdb, with --answers ./evalstore-rag-demo.duckdb; "
+        "':memory:' keeps nothing).",
+    ),
+    answers: bool = flag(
+        "--answers",
+        help="The RAG sample instead: generated answers evaluated by their nuggets, their citations' support and "
+        "what they cite, and the automatic nugget assignments against the manual ones.",
     ),
     memory_limit: str | None = opt.MemoryLimit,
     threads: int | None = opt.Threads,
@@ -327,4 +335,7 @@ def demo(
 ) -> None:
     """Build a store from the bundled sample collection, evaluate it, show a leaderboard and a query,
     and print three commands to try on the store it leaves behind."""
-    run_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)
+    if answers:
+        run_rag_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)
+    else:
+        run_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)

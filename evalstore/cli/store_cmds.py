@@ -26,14 +26,18 @@ from .choices import flag
 from .inputs import text_or_stdin
 from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
-ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats), topics and documents; .gz read transparently.")
+ingest_app = group(
+    "Ingest runs and qrels (TREC or NTCIR formats), topics and documents, generated answers with their nuggets, "
+    "nugget assignments and support labels; .gz read transparently."
+)
 db_app = group("Store administration: schema version and upgrades.")
 list_app = group("Summarise what is stored.")
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(db_app, name="db")
 app.add_typer(list_app, name="list")
 drop_app = group(
-    "Remove runs, qrels sets, topic or doc sets and everything that depends on them (scores, subsamples, analyses)."
+    "Remove runs, qrels sets, topic, doc or nugget sets and everything that depends on them (scores, subsamples, "
+    "analyses)."
 )
 app.add_typer(drop_app, name="drop")
 

@@ -179,7 +179,7 @@ class StoreHandle:
 
     def list_runs(self) -> QueryResult:
         return self.sql(
-            "SELECT name, kind, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
+            "SELECT name, kind, unit, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
             "ingested_at::TIMESTAMP(0) AS ingested_at, source, "
             # how the run was made: ingested from source, or a fused run's recipe (stale: an input changed)
             "CASE WHEN recipe IS NULL THEN 'ingested' WHEN stale THEN recipe || ' (stale: an input run changed "
@@ -189,7 +189,7 @@ class StoreHandle:
 
     def list_qrels(self) -> QueryResult:
         return self.sql(
-            "SELECT name, format, n_topics, n_judged, max_grade, sha256[1:12] AS sha256, "
+            "SELECT name, kind, format, n_topics, n_judged, max_grade, nuggets, sha256[1:12] AS sha256, "
             "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM qrels_sets ORDER BY name"
         )
 
@@ -205,6 +205,12 @@ class StoreHandle:
             "  WHERE NOT qs.subsample GROUP BY qs.name, qs.n_topics) q) AS qrels_topics, "
             "s.sha256[1:12] AS sha256, s.ingested_at::TIMESTAMP(0) AS ingested_at, s.source "
             "FROM topic_sets s ORDER BY s.name"
+        )
+
+    def list_nuggets(self) -> QueryResult:
+        return self.sql(
+            "SELECT name, format, n_topics, n_nuggets, n_vital, sha256[1:12] AS sha256, "
+            "ingested_at::TIMESTAMP(0) AS ingested_at, source FROM nugget_sets ORDER BY name"
         )
 
     def list_docs(self) -> QueryResult:

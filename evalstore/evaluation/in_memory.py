@@ -472,6 +472,13 @@ def _compile(
     context's order is trec_eval's; ``'narrow'``, ranked and holding only the rows whose docno the
     qrels judge, with each topic's rows counted in ``_ev_counts(run_id, topic, n)``."""
     instances = engine.resolve_metrics(list(metrics))
+    answers = [i.display for i in instances if i.spec.kind != "judgments"]
+    if answers:
+        raise MetricError(
+            f"{', '.join(answers)} evaluate{'s' if len(answers) == 1 else ''} generated answers, not ranked lists: "
+            "give the answers and their assignments or support labels (evalstore.evaluate(assignments, answers, "
+            "metrics); docs/rag.md)"
+        )
     units, stored = engine.plan([_QRELS_ID], instances, options, {_QRELS_ID: declared})
     names = {disp: n for (_, disp), n in stored.items()}
     by_key: dict[str, list[str]] = {}

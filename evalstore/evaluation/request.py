@@ -4,7 +4,8 @@
 and qrels are:
 
 * a **source**: :class:`Given` (qrels and runs given as files, dicts, DataFrames, ...: evaluated
-  in memory, nothing stored), :class:`Stored` (runs and qrels sets of a store: the scores are
+  in memory, nothing stored), :class:`GivenAnswers` (generated answers and their judgments, given
+  likewise), :class:`Stored` (runs and qrels sets of a store: the scores are
   stored; with ``subsamples`` a qrels set and its subsamples in one pass; with ``agg`` one
   leaderboard over several qrels sets) or :class:`OnSpark` (a store's Parquet layout, Spark SQL);
 * an :class:`EvalRequest`: the metrics, the :class:`~evalstore.metrics.options.EvalOptions` and the
@@ -135,7 +136,19 @@ class OnSpark:
     write: bool = True
 
 
-Source = Given | Stored | OnSpark
+@dataclass(frozen=True)
+class GivenAnswers:
+    """Generated answers given to the call (TREC RAG answer dicts, ``{run: answers}`` or a path of
+    JSON lines) and their judgments (nuggetizer's assignment records or a DataFrame of them, support
+    labels, or qrels): evaluated in a store in memory by the store's ingest and evaluation, nothing
+    kept (:mod:`evalstore.evaluation.answers`)."""
+
+    qrels: Any
+    answers: list[dict] | str
+    qrels_name: str = "qrels"
+
+
+Source = Given | GivenAnswers | Stored | OnSpark
 
 
 @dataclass

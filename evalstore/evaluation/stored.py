@@ -141,13 +141,19 @@ def unrelated_runs(store: StoreHandle, qrels_ids: Sequence[int], run_ids: Sequen
     """``{qrels_id: run ids}``: the runs that share no topic with each qrels set (runs of another
     collection in the same store). They are left out of the qrels set's results with a note."""
     rows = store.con.execute(
-        """WITH rt AS (SELECT DISTINCT run_id, topic FROM run_row_data WHERE run_id IN (SELECT unnest(?::INTEGER[]))),
-                qt AS (SELECT DISTINCT qrels_id, topic FROM qrels_data WHERE qrels_id IN (SELECT unnest(?::INTEGER[]))),
-                shared AS (SELECT DISTINCT qt.qrels_id, rt.run_id FROM rt JOIN qt USING (topic))
+        """WITH rt AS (SELECT DISTINCT run_id, topic FROM run_row_data
+                       WHERE run_id IN (SELECT unnest($runs::INTEGER[]))),
+                qt AS (SELECT DISTINCT qrels_id, topic FROM qrels_data
+                       WHERE qrels_id IN (SELECT unnest($sets::INTEGER[]))),
+                answers AS (  -- the answers a set of nugget assignments or support labels judges
+                    SELECT qrels_id, run, topic FROM assigned_answer_data UNION ALL
+                    SELECT qrels_id, run, topic FROM support_data),
+                shared AS (SELECT DISTINCT qt.qrels_id, rt.run_id FROM rt JOIN qt USING (topic)
+                           UNION SELECT a.qrels_id, m.run_id FROM answers a JOIN run_meta m ON m.name = a.run)
            SELECT q.qrels_id, r.run_id
-           FROM (SELECT unnest(?::INTEGER[]) AS qrels_id) q CROSS JOIN (SELECT unnest(?::INTEGER[]) AS run_id) r
+           FROM (SELECT unnest($sets::INTEGER[]) AS qrels_id) q CROSS JOIN (SELECT unnest($runs::INTEGER[]) AS run_id) r
            WHERE NOT EXISTS (SELECT 1 FROM shared s WHERE s.qrels_id = q.qrels_id AND s.run_id = r.run_id)""",
-        [list(run_ids), list(qrels_ids), list(qrels_ids), list(run_ids)],
+        {"runs": list(run_ids), "sets": list(qrels_ids)},
     ).fetchall()
     out: dict[int, set[int]] = {int(q): set() for q in qrels_ids}
     for q, r in rows:

@@ -87,6 +87,9 @@ class Explanation:
     rounded: int | None = None  # eval rounds the value to this many decimals (gdeval's, under ir_measures)
     notes: list[str] = field(default_factory=list)
     query: str | None = None  # the topic's query text (the store's topic sets), if any
+    #: the judged list explained: 'judgments' (a ranked list), 'nuggets' (an answer's assigned
+    #: nuggets) or 'support' (an answer's sentences and citations)
+    kind: str = "judgments"
 
     def column(self, name: str) -> list[Any]:
         i = self.columns.index(name)
@@ -279,6 +282,7 @@ def _explanation(case: _Case, found: Found, qrels: str, run: str, topic: str) ->
         cutoff=case.inst.cutoff,
         query=case.queries.get(topic),
         R=None if n_rel is None else int(n_rel),
+        kind=case.ctx.kind,
     )
 
 

@@ -165,7 +165,7 @@ def _ingest(
                     values,
                 ).fetchall()[0][0]
             if fmt.line_based:
-                for start, lines in _chunks(p):
+                for start, lines in line_chunks(p):
                     _load_chunk(con, kind, fmt, sid, field, start, lines, shown)
             else:
                 _load_trec(con, sid, field or "title", p, shown)
@@ -199,7 +199,7 @@ def _first_char(path: Path) -> str | None:
     return None
 
 
-def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
+def line_chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
     """``(number of the first line, lines)``: the file in pieces of about :data:`CHUNK_BYTES`."""
     start = 1
     try:
@@ -211,7 +211,7 @@ def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
         raise damaged_gzip(path, start - 1, e) from None
 
 
-def _decode(lines: list[bytes], start: int, file: str) -> pa.Array:
+def decode_lines(lines: list[bytes], start: int, file: str) -> pa.Array:
     """The lines as UTF-8 text without their line ends (a BOM at the start of the file dropped);
     IngestError at the first line that is not UTF-8."""
     import pyarrow as pa
@@ -242,7 +242,7 @@ def _load_chunk(
 ) -> None:
     import pyarrow as pa
 
-    text = _decode(lines, start, file)
+    text = decode_lines(lines, start, file)
     chunk = pa.table({"ln": pa.array(range(start, start + len(text)), pa.int64()), "line": text})
     con.register("_text_chunk", chunk)
     try:

@@ -13,18 +13,19 @@ from .ranking import flipped, moved
 
 #: what each label statistic says, as the legend and docs/judges.md explain it
 MEANINGS = {
-    "n_common": "(topic, doc) pairs judged (grade >= 0) in both sets",
-    "n_ref_only": "pairs judged in the reference set only",
-    "n_cand_only": "pairs judged in the candidate set only",
-    "agreement": "share of common pairs given the same grade",
+    "n_common": "items judged (grade >= 0) in both sets: (topic, doc) pairs; for answers (run, topic, nugget) or "
+    "(run, topic, sentence, citation)",
+    "n_ref_only": "items judged in the reference set only",
+    "n_cand_only": "items judged in the candidate set only",
+    "agreement": "share of common items given the same grade",
     "kappa": "Cohen's kappa: agreement beyond chance, 1 = identical, 0 = chance (scikit-learn)",
     "kappa_linear": "kappa weighting a disagreement by its distance in grades",
     "kappa_quadratic": "kappa weighting a disagreement by its squared distance",
     "kappa_binary": "kappa of relevant (grade >= rel) vs not",
     "alpha_nominal": "Krippendorff's alpha, grades as categories (krippendorff package)",
     "alpha_ordinal": "Krippendorff's alpha, grades as ordered",
-    "ref_relevant": "common pairs relevant (grade >= rel) in the reference set",
-    "cand_relevant": "common pairs relevant in the candidate set",
+    "ref_relevant": "common items relevant (grade >= rel) in the reference set",
+    "cand_relevant": "common items relevant in the candidate set",
 }
 LABEL_COLUMNS = ["n_common", "n_ref_only", "n_cand_only", *STATS, "ref_relevant", "cand_relevant"]
 RANKING_COLUMNS = ["metric", "n_runs", "n_topics", "tau_b", "spearman", "tau_ap", "tau_ap_sym", "max_rank_change"]
@@ -44,12 +45,12 @@ def labels_table(a: Agreement) -> Table:
 
 
 def confusion_table(a: Agreement) -> Table:
-    """Rows: the reference set's grades; columns: the candidate's; counts of common pairs."""
+    """Rows: the reference set's grades; columns: the candidate's; counts of common items."""
     la = a.labels
     cols = [f"{a.reference} \\ {a.candidate}", *(str(g) for g in la.grades), "total"]
     rows = [[str(g), *(int(x) for x in row), int(row.sum())] for g, row in zip(la.grades, la.confusion)]
     rows.append(["total", *(int(x) for x in la.confusion.sum(axis=0)), int(la.confusion.sum())])
-    return Table(cols, rows, title="confusion matrix of grades (common pairs)", digits=None)
+    return Table(cols, rows, title="confusion matrix of grades (common items)", digits=None)
 
 
 def ranking_table(a: Agreement) -> Table:

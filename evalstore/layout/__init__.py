@@ -192,6 +192,10 @@ def _import_table(con, src: Path, table: str, columns: list[str]) -> None:
     con.execute(f'INSERT INTO "{table}" ({cols}) {select}')
 
 
+def _parquet_columns(con: Any, path: Path) -> set[str]:
+    return {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({_lit(path)})").fetchall()}
+
+
 def import_scores(store: StoreHandle, folder: str | os.PathLike) -> int:
     """Store per-topic scores computed elsewhere (``DIR/spark_scores/<qrels>/*.parquet`` written by
     :func:`evalstore.spark.evaluate`: run, qrels, metric, topic, value, aggregate, params) for runs

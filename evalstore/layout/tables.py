@@ -36,9 +36,16 @@ ID_COLUMNS = {
     "input_id": IdColumn("run_meta", "run_id", "input_run"),
     "topics_id": IdColumn("topic_set_meta", "topics_id", "topics"),
     "docs_id": IdColumn("doc_set_meta", "docs_id", "docs"),
+    "nuggets_id": IdColumn("nugget_set_meta", "nuggets_id", "nuggets"),
 }
 #: the tables that own ids (named things: their names are unique in a store), in import order
-OWNERS = {"qrels_meta": "qrels_id", "run_meta": "run_id", "topic_set_meta": "topics_id", "doc_set_meta": "docs_id"}
+OWNERS = {
+    "nugget_set_meta": "nuggets_id",  # before qrels_meta: an assignment set names its nugget set
+    "qrels_meta": "qrels_id",
+    "run_meta": "run_id",
+    "topic_set_meta": "topics_id",
+    "doc_set_meta": "docs_id",
+}
 #: the id of a stored analysis (owned by ``meta_runs``), renumbered at import
 ANALYSIS_ID, ANALYSES = "analysis_id", "meta_runs"
 #: tables with a file name of their own (layout version 1, read by the Spark backend and others)

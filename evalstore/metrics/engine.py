@@ -19,7 +19,7 @@ import duckdb
 from ..base.arguments import metric_names
 from ..db.query import arrow_table
 from ..errors import MetricError, is_resource_error
-from . import registry, sqlfile
+from . import answer_lists, registry, sqlfile
 from .gains import check_gains, top_grade
 from .names import GAIN_IS_GRADE, canonical, resolved, short
 from .options import CONVENTION_ORDER, NO_DEPTH, EvalOptions
@@ -53,6 +53,8 @@ def effective_context(
     share the context of any gains. The order of the run's documents is the convention's; under
     ``ir_measures``, that of the metric's provider."""
     ctx = inst.context()
+    if inst.spec.kind != "judgments":  # a judged list of answers: no relevance, gains or order
+        return Context(kind=inst.spec.kind)
     gains = ctx.gains
     if inst.spec.param("gains") is None:
         gains = None
@@ -137,6 +139,43 @@ def value_sql(inst: MetricInstance, options: EvalOptions) -> str:
     if ref is not None and ref.digits is not None:
         value = f"round_even({value}, {ref.digits})"  # printf rounds half to even
     return value
+
+
+#: what each kind of judged set holds and what to ingest, for messages
+KIND_TEXT = {
+    "judgments": ("relevance judgments", "ranked lists against relevance judgments (evalstore ingest qrels)"),
+    "nuggets": ("nugget assignments", "answers against nugget assignments (evalstore ingest assignments)"),
+    "support": ("citation support labels", "answers' citations against support labels (evalstore ingest support)"),
+}
+
+
+def check_kinds(
+    con: duckdb.DuckDBPyConnection,
+    qrels_ids: Sequence[int],
+    instances: Sequence[MetricInstance],
+    qrels_names: Mapping[int, str] | None = None,
+) -> None:
+    """Every metric reads the kind of judged set it is evaluated against: a ranked-list metric
+    relevance judgments, a nugget metric nugget assignments, a support metric support labels
+    (``qrels_meta.kind``); MetricError otherwise, before any work."""
+    if not qrels_ids or not instances:
+        return
+    kinds = dict(
+        con.execute(
+            "SELECT qrels_id, kind FROM qrels_meta WHERE qrels_id IN (SELECT unnest(?::INTEGER[]))", [list(qrels_ids)]
+        ).fetchall()
+    )
+    for qid in qrels_ids:
+        kind = kinds.get(qid) or "judgments"
+        wrong = [i.display for i in instances if i.spec.kind != kind]
+        if wrong:
+            other = instances[[i.display for i in instances].index(wrong[0])].spec.kind
+            name = (qrels_names or {}).get(qid, str(qid))
+            verb = "evaluates" if len(wrong) == 1 else "evaluate"
+            raise MetricError(
+                f"{', '.join(wrong)} {verb} {KIND_TEXT[other][1]}, but {name!r} holds {KIND_TEXT[kind][0]}: name a "
+                f"set of {KIND_TEXT[other][0]} with --qrels (evalstore list qrels shows each set's kind)"
+            )
 
 
 @dataclass
@@ -224,7 +263,7 @@ class UnitSQL:
 BLOCKS_PER_STATEMENT = 16
 
 
-def unit_sql(unit: _Unit, options: EvalOptions, gmax: float, *, inline_user: bool = False) -> UnitSQL:
+def unit_sql(unit: _Unit, options: EvalOptions, gmax: float | None, *, inline_user: bool = False) -> UnitSQL:
     """The SQL of one pass over the ranked list (``gmax``: the top gain or grade, for metrics that
     normalise by it). Every (qrels, run, topic) of ``rl_topics`` gets a value: a metric's missing
     value where its block has no row. Measures of one's own are left to the sandbox (``user``),
@@ -276,10 +315,16 @@ def compute(
     ``rank_source``: the runs' rows when they are not stored runs (see ``build``)."""
     for unit in units:
         ctx = unit.context
-        check_gains(con, unit.qrels_ids, ctx.gains, qrels_names or {})
-        gmax = max(ctx.gains) if ctx.gains else top_grade(con, unit.qrels_ids)
-        sql = unit_sql(unit, options, gmax)
-        build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns, rank_source=rank_source)
+        if ctx.kind == "judgments":
+            check_gains(con, unit.qrels_ids, ctx.gains, qrels_names or {})
+            gmax = max(ctx.gains) if ctx.gains else top_grade(con, unit.qrels_ids)
+            sql = unit_sql(unit, options, gmax)
+            build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns, rank_source=rank_source)
+        else:
+            if rank_source is not None:
+                raise MetricError(f"{ctx.kind} metrics evaluate stored answers, not candidate runs")
+            sql = unit_sql(unit, options, None)
+            answer_lists.build(con, ctx.kind, unit.qrels_ids, run_ids, options.complete)
         try:
             for chunk in sql.chunks():
                 con.execute(f"INSERT INTO {output} " + chunk)

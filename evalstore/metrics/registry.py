@@ -227,6 +227,8 @@ def spark_support(spec: MetricSpec) -> str | None:
     """None when the metric runs on the Spark backend (evalstore.spark), else why not."""
     if spec.user is not None and spec.user.language == "python":
         return "a measure of one's own computed by a Python function"
+    if spec.kind != "judgments":
+        return f"evaluates generated answers ({spec.kind}), which the Parquet layout does not carry"
     if spec.block.udfs:
         return f"calls Python functions ({', '.join(sorted(spec.block.udfs))})"
     if "rl_subtopics" in spec.block.reads:

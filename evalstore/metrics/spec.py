@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import sqlfile
+from .answer_lists import kind_of
 from .params import Param
 
 if TYPE_CHECKING:
@@ -56,6 +57,13 @@ class MetricSpec:
         filename, _, name = self.sql.partition("#")
         f = sqlfile.load(filename)
         return f.effective(f.block(name))
+
+    @property
+    def kind(self) -> str:
+        """The kind of judged set the metric evaluates against: 'judgments' (a ranked list against
+        relevance judgments), 'nuggets' (nugget assignments) or 'support' (support labels), from
+        the relations its block reads (:func:`evalstore.metrics.answer_lists.kind_of`)."""
+        return kind_of(self.block.reads)
 
     @property
     def needs_pool(self) -> bool:

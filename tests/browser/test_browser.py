@@ -259,3 +259,35 @@ def test_a_board_of_several_kinds_of_runs_in_chromium(driver, web_store, shots):
             for row in driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
         }
         assert kinds["mine"] == "scratch" and kinds["bm25+dense"] == "fused" and kinds["rerank"] == "submitted"
+
+
+def test_generated_answers_in_chromium(driver, rag_db, shots):
+    """The RAG sample evaluated by its nuggets and its citations' support: the leaderboard of a
+    nugget metric, the comparison against a baseline run, and the topic page with the query, the
+    nuggets with their importance and assignments, and two answers with their citations marked by
+    their support labels and their references."""
+    with evalstore.open(rag_db) as s:
+        s.evaluate("manual", None, ["strict_vital", "vital", "all"], ci="t")
+        s.evaluate("support.manual", None, ["support_precision", "support_recall"])
+    with Server(rag_db) as srv:
+        base = srv.url.rstrip("/")
+        _visit(driver, base + "/?qrels=manual&metric=vital", shots, "answers-leaderboard")
+        assert driver.find_element(By.TAG_NAME, "h1").text == "vital on manual"
+        assert len(_column(driver, "leaderboard", 2)) == 6
+        _visit(driver, base + "/compare?baseline=rag01&run=rag05&qrels=manual&metric=vital", shots, "answers-compare")
+        driver.get(base + "/topics/R002?qrels=manual&metric=vital&runs=rag05,rag01")
+        assert driver.find_element(By.CSS_SELECTOR, "#query .q").text.startswith("what does sleep do to")
+        nuggets = driver.find_elements(By.CSS_SELECTOR, "#nuggets tbody tr")
+        assert nuggets and driver.find_elements(By.CSS_SELECTOR, "#nuggets span.importance.vital")
+        assert {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#nuggets span.assign")} <= {
+            "supported", "partial", "not", "not assigned"}  # fmt: skip
+        assert driver.find_elements(By.CSS_SELECTOR, "#answer-1 p.sentence")
+        assert driver.find_elements(By.CSS_SELECTOR, "#answer-1 span.cite.s-full, #answer-2 span.cite.s-full")
+        assert driver.find_elements(By.CSS_SELECTOR, "#references-1 tbody tr")
+        _no_console_errors(driver, "topic page of answers")
+        _shot(driver, shots, "answers-topic")
+        # the same answers under the support labels the page shows (a set of kind support)
+        _click(driver, "//p[contains(@class, 'legend')]//a[starts-with(normalize-space(), 'support.')]")
+        assert "qrels=support." in driver.current_url
+        assert driver.find_elements(By.CSS_SELECTOR, "#nuggets tbody tr")  # the nuggets shown there too
+        _no_console_errors(driver, "topic page under the support labels")

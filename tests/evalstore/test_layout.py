@@ -232,3 +232,24 @@ def test_a_killed_export_leaves_nothing_in_the_way(tmp_path, monkeypatch):
         monkeypatch.undo()
         export_store(a, tmp_path / "layout")
     assert (tmp_path / "layout" / "manifest.json").exists()
+
+
+def test_a_store_of_answers_travels_with_its_scores(rag_store, tmp_path):
+    """Generated answers: the runs (unit answers, their references), the assignment and support
+    sets (their kinds), the nugget sets and every score; no integer id (an assignment set's nugget
+    set) leaves: it travels as the nugget set's name."""
+    rag_store.evaluate("manual", None, ["strict_vital", "vital"])
+    rag_store.evaluate("support.manual", None, ["support_precision"])
+    export_store(rag_store, tmp_path / "layout")
+    assert "nuggets_id" not in pq.read_schema(tmp_path / "layout" / "qrels_meta.parquet").names
+    with evalstore.open(tmp_path / "copy.duckdb") as copy:
+        import_store(copy, tmp_path / "layout")
+        query = "SELECT run, qrels, metric, topic, value FROM scores ORDER BY ALL"
+        assert copy.sql(query).rows == rag_store.sql(query).rows
+        assert copy.sql("SELECT name, unit FROM runs ORDER BY ALL").rows == rag_store.sql(
+            "SELECT name, unit FROM runs ORDER BY ALL").rows  # fmt: skip
+        kinds = dict(copy.sql("SELECT name, kind FROM qrels_sets").rows)
+        assert kinds["manual"] == "nuggets" and kinds["support.manual"] == "support"
+        for view in ("nugget_assignments", "support_labels", "answer_sentences"):
+            query = f"SELECT * FROM {view} ORDER BY ALL"
+            assert copy.sql(query).rows == rag_store.sql(query).rows, view

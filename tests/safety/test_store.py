@@ -530,7 +530,7 @@ def test_two_identical_evaluations_agree_to_the_last_bit(tmp_path):
     """Every metric's sums are exact (exact_sum), so DuckDB's split of the rows among threads
     cannot change the last bit (infAP, AP, nDCG, bpref and Q-measure did)."""
     metrics = []
-    for spec in registry.all_metrics():
+    for spec in (s for s in registry.all_metrics() if s.kind == "judgments"):  # (answers: a set of their own)
         for name in (spec.name, spec.name + "@10", spec.name + "(max_rel=3)", spec.name + "(mult=0.5)"):
             try:
                 registry.parse_metric(name)

@@ -64,6 +64,32 @@ def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
     assert checked == 2 * 3 * len(others)
 
 
+def test_compare_on_a_nugget_metric_is_scipys_paired_t_test(rag_store):
+    """compare --qrels manual -b rag01 -m strict_vital -m vital: each p-value is scipy's ttest_rel on
+    the per-topic scores read from the scores view (not from the comparison), and the LaTeX table
+    marks what the stored p-values say."""
+    from scipy import stats
+
+    metrics = ["strict_vital", "vital", "weighted"]
+    cmp = rag_store.compare("manual", "rag01", None, metrics, test="t")
+    checked = 0
+    for metric in metrics:
+        rows = rag_store.sql(
+            "SELECT run, topic, value FROM scores WHERE qrels = 'manual' AND metric = ?", [metric]
+        ).rows
+        per_run: dict[str, dict[str, float]] = {}
+        for run, topic, value in rows:
+            per_run.setdefault(run, {})[topic] = value
+        topics = sorted(per_run["rag01"])
+        for run in cmp.runs[1:]:
+            p = cmp.pair(run, "rag01", metric)
+            ref = stats.ttest_rel([per_run[run][t] for t in topics], [per_run["rag01"][t] for t in topics]).pvalue
+            assert p is not None and p["p_value"] == pytest.approx(ref, rel=1e-9, abs=1e-14), (metric, run)
+            checked += 1
+    assert checked == 3 * 5
+    assert "strict" in cmp.to_latex() and cmp.analysis_id is not None
+
+
 @pytest.mark.slow
 @pytest.mark.shared
 def test_randomisation_p_counts_the_observed_pattern_and_agrees_with_scipy(dl20):
