@@ -47,8 +47,14 @@ ENTRIES = {
 ROW_COUNTS = {
     "runs": "SELECT m.name, count(d.run_id), count(DISTINCT d.topic) FROM run_meta m "
     "LEFT JOIN run_row_data d USING (run_id) WHERE list_contains(?, m.name) GROUP BY m.name",
-    "qrels": "SELECT m.name, count(d.qrels_id), count(DISTINCT d.topic) FROM qrels_meta m "
-    "LEFT JOIN qrels_data d USING (qrels_id) WHERE list_contains(?, m.name) GROUP BY m.name",
+    # (a set of relevance judgments holds qrels_data rows; a nugget assignment set assignment_data
+    # rows over the answers of assigned_answer_data; a support label set support_data rows)
+    "qrels": "SELECT m.name, coalesce(d.n, 0), coalesce(d.t, 0) FROM qrels_meta m LEFT JOIN ("
+    "  SELECT qrels_id, count(*) AS n, count(DISTINCT topic) AS t FROM qrels_data GROUP BY qrels_id"
+    "  UNION ALL SELECT qrels_id, (SELECT count(*) FROM assignment_data x WHERE x.qrels_id = a.qrels_id), "
+    "  count(DISTINCT topic) FROM assigned_answer_data a GROUP BY qrels_id"
+    "  UNION ALL SELECT qrels_id, count(*), count(DISTINCT topic) FROM support_data GROUP BY qrels_id"
+    ") d USING (qrels_id) WHERE list_contains(?, m.name)",
     "topics": "SELECT m.name, count(d.topics_id) FROM topic_set_meta m "
     "LEFT JOIN topic_data d USING (topics_id) WHERE list_contains(?, m.name) GROUP BY m.name",
     "docs": "SELECT m.name, count(d.docs_id) FROM doc_set_meta m "

@@ -11,6 +11,7 @@ import pytest
 from support import SAMPLE
 
 import evalstore
+from evalstore.cli.demo import ingest_rag_sample
 from evalstore.layout import export_store, import_store
 from evalstore.subsample import create_subsamples
 
@@ -101,6 +102,16 @@ def _rich_store(path, tmp_path):
     kendall(s, "q", ["AP", "nDCG@10"])
     s.agree("q", "judge", ["AP"], rel=1)
     s.compare("q", "bm25", None, ["AP"])
+    # lines of two shapes: the store keeps the file's text (run_text_data) to give it back
+    (tmp_path / "mixed.txt").write_text("S01 Q0 doc-S01-001 1 2.5 mixed\nS01\tQ0\tdoc-S01-002\t2\t1.25\tmixed\n")
+    s.ingest_run(tmp_path / "mixed.txt", name="mixed", progress=False)
+    ingest_rag_sample(s)  # answers, nugget sets, assignment and support sets
+    s.add_measure("judged_at_3", "SELECT qrels, run, topic, avg((grade IS NOT NULL)::INT) AS value "
+                  "FROM ranked WHERE rank <= 3 GROUP BY ALL")  # fmt: skip
+    s.evaluate("q", ["bm25"], ["judged_at_3"])
+    # (ingest dataset needs ir_datasets and its registry: its row is written as it would write it)
+    s.con.execute("INSERT INTO dataset_meta (qrels_id, dataset, official_measures, measures_source) "
+                  "SELECT qrels_id, 'local/test', ['AP'], 'test' FROM qrels_meta WHERE name = 'q'")  # fmt: skip
     return s
 
 
@@ -129,7 +140,9 @@ def test_a_round_trip_carries_every_table(tmp_path):
         added = import_store(b, tmp_path / "layout")
         after = _contents(b)
         assert b.provenance("fused") is not None
-    assert added["analyses"] == manifest["analyses"] == 3 and added["topics"] == added["docs"] == 1
+    assert (
+        added["analyses"] == manifest["analyses"] == 3 and added["topics"] == added["docs"] == 2
+    )  # (+ the RAG sample's)
     for table in before:
         assert after[table] == before[table], table
 

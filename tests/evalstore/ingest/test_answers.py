@@ -1,5 +1,5 @@
 """``ingest answers`` (evalstore.ingest.answers): TREC RAG answers and nuggetizer's answers form as
-runs of kind answers, from files, gzip and standard input; every bad line named with its file,
+runs of unit answers, from files, gzip and standard input; every bad line named with its file,
 line, text and what was expected, nothing half-written; identity by content, replace and drop as
 for runs; the references are the run's ranked list, evaluated by the ordinary metrics."""
 
@@ -31,7 +31,7 @@ def test_answers_are_runs_whose_ranked_list_is_their_references(store, tmp_path)
     [r1, r2] = store.ingest_answers(path)
     assert (r1.name, r1.status, r1.n_rows, r1.n_topics) == ("r1", "added", 4, 2)
     assert (r2.name, r2.n_rows, r2.n_topics) == ("r2", 0, 1)
-    assert store.sql("SELECT name, kind, format FROM runs ORDER BY name").rows == [
+    assert store.sql("SELECT name, unit, format FROM runs ORDER BY name").rows == [
         ("r1", "answers", "trec-rag"), ("r2", "answers", "trec-rag")]  # fmt: skip
     assert store.sql("SELECT topic, doc, rank FROM run_rows WHERE run = 'r1' ORDER BY topic, rank").rows == [
         ("t1", "d1", 1), ("t1", "d2", 2), ("t1", "d3", 3), ("t2", "d9", 1)]  # fmt: skip
@@ -147,10 +147,10 @@ def test_identity_replace_and_drop_are_those_of_runs(store, tmp_path):
         assert store.sql(f"SELECT count(*) FROM {view}").rows == [(0,)], view
 
 
-def test_a_ranked_run_replaced_by_answers_changes_kind(store, tmp_path):
+def test_a_ranked_run_replaced_by_answers_changes_unit(store, tmp_path):
     store.ingest_run(_write(tmp_path / "run.txt", ["t1 Q0 d1 1 3 r1"]))
     store.ingest_answers(_write(tmp_path / "a.jsonl", [_line()]), replace=True)
-    assert store.sql("SELECT kind FROM runs").rows == [("answers",)]
+    assert store.sql("SELECT unit FROM runs").rows == [("answers",)]
     store.ingest_run(tmp_path / "run.txt", replace=True)
-    assert store.sql("SELECT kind FROM runs").rows == [("ranking",)]
+    assert store.sql("SELECT unit FROM runs").rows == [("ranking",)]
     assert store.sql("SELECT count(*) FROM answers").rows == [(0,)]
