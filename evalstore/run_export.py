@@ -24,7 +24,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -117,6 +117,23 @@ def content_sha256(chunks: Iterator[bytes]) -> tuple[str, int]:
     return h.hexdigest(), n
 
 
+def write_file(target: Path, chunks: Iterable[bytes], *, compress: bool = False) -> None:
+    """Write ``chunks`` to ``target`` (gzipped with ``compress``) through a temporary file beside it,
+    renamed into place when complete: a failed write leaves no half-written file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            fh = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") if compress else raw
+            for chunk in chunks:
+                fh.write(chunk)
+            if fh is not raw:
+                fh.close()
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def export_run(
     store: StoreHandle, name: str, path: str | os.PathLike | None = None, *, tag: str | None = None
 ) -> ExportedRun:
@@ -133,27 +150,20 @@ def export_run(
     n_header = header.count("\n") if header else 0
     h = hashlib.sha256()
     n_lines = 0
-    if path is None or str(path) == "-":
-        out = sys.stdout.buffer
+
+    def counted() -> Iterator[bytes]:
+        nonlocal n_lines
         for chunk in run_file_chunks(store, stored_rows(run_id), header, field):
             h.update(chunk)
             n_lines += chunk.count(b"\n")
+            yield chunk
+
+    if path is None or str(path) == "-":
+        out = sys.stdout.buffer
+        for chunk in counted():
             out.write(chunk)
         out.flush()
         return ExportedRun(name, None, n_lines - n_header, h.hexdigest(), bool(header))
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            fh = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") if target.suffix == ".gz" else raw
-            for chunk in run_file_chunks(store, stored_rows(run_id), header, field):
-                h.update(chunk)
-                n_lines += chunk.count(b"\n")
-                fh.write(chunk)
-            if fh is not raw:
-                fh.close()
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file(target, counted(), compress=target.suffix == ".gz")
     return ExportedRun(name, str(target), n_lines - n_header, h.hexdigest(), bool(header))

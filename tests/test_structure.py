@@ -98,7 +98,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("intervals", {"intervals", "ranking"}),
     ("results", {"result", "result_query", "result_tables", "run_export", "interval_request"}),
     ("evaluation", {"evaluation", "layout", "spark"}),
-    ("built on evaluation", {"explain", "explain_tables", "subsample"}),
+    ("built on evaluation", {"explain", "explain_tables", "subsample", "pool"}),
     ("analyses", {"meta", "judges", "repro", "fusion", "sql_functions"}),
     ("comparisons", {"comparison", "experiments"}),
     ("facade", {"facade"}),
