@@ -22,12 +22,20 @@ from .errors import StoreError
 if TYPE_CHECKING:
     from .store.handle import StoreHandle
 
-KINDS = ("run", "qrels", "topics", "docs")
-_MAIN_TABLE = {"run": "run_meta", "qrels": "qrels_meta", "topics": "topic_set_meta", "docs": "doc_set_meta"}
-_ID = {"run": "run_id", "qrels": "qrels_id", "topics": "topics_id", "docs": "docs_id"}
-_DATA = {"run": "run_row_data", "qrels": "qrels_data", "topics": "topic_data", "docs": "doc_data"}
+KINDS = ("run", "qrels", "topics", "docs", "pool")
+_MAIN_TABLE = {
+    "run": "run_meta",
+    "qrels": "qrels_meta",
+    "topics": "topic_set_meta",
+    "docs": "doc_set_meta",
+    "pool": "pool_meta",
+}
+_ID = {"run": "run_id", "qrels": "qrels_id", "topics": "topics_id", "docs": "docs_id", "pool": "pool_id"}
+_DATA = {"run": "run_row_data", "qrels": "qrels_data", "topics": "topic_data", "docs": "doc_data", "pool": "pool_data"}
 #: how each kind is called in messages
-WHAT = {"run": "run", "qrels": "qrels set", "topics": "topic set", "docs": "doc set"}
+WHAT = {"run": "run", "qrels": "qrels set", "topics": "topic set", "docs": "doc set", "pool": "pool"}
+#: the kinds named in a table of their own, without scores or analyses depending on them
+_PLAIN = ("topics", "docs", "pool")
 
 
 @dataclass
@@ -45,7 +53,8 @@ class DropPlan:
 
     def summary(self) -> str:
         what = WHAT[self.kind]
-        rows = {"run": "run rows", "qrels": "judgments", "topics": "topics", "docs": "documents"}[self.kind]
+        rows = {"run": "run rows", "qrels": "judgments", "topics": "topics", "docs": "documents",
+                "pool": "pooled documents"}[self.kind]  # fmt: skip
         parts = [
             f"{len(self.names)} {what}{'s' if len(self.names) != 1 else ''} ({_short(self.names)})",
             f"{self.rows} {rows}",
@@ -62,11 +71,11 @@ class DropPlan:
 def plan_drop(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
     """What :func:`drop` would remove; unknown names are an error (with the closest names)."""
     if kind not in KINDS:
-        raise StoreError(f"can drop a run, a qrels set, a topic set or a doc set, not {kind!r}")
+        raise StoreError(f"can drop a run, a qrels set, a topic set, a doc set or a pool, not {kind!r}")
     names = arg_names(names, WHAT[kind])
     if not names:
         raise StoreError(f"name the {kind} to drop")
-    if kind in ("topics", "docs"):
+    if kind in _PLAIN:
         ids = [text_set_id(store, kind, n) for n in names]
         [(n_rows,)] = store.con.execute(
             f"SELECT count(*) FROM {_DATA[kind]} WHERE {_ID[kind]} IN ({_ints(ids)})"
@@ -116,7 +125,8 @@ def clear_dependents(store: StoreHandle, plan: DropPlan) -> None:
 
 
 def text_set_id(store: StoreHandle, kind: str, name: str) -> int:
-    """The id of the topic set (``kind='topics'``) or doc set ``name``; NotFoundError with the closest names."""
+    """The id of the topic set (``kind='topics'``), doc set or pool ``name``; NotFoundError with the
+    closest names."""
     from .errors import NotFoundError
     from .store.handle import _known
 
@@ -125,6 +135,8 @@ def text_set_id(store: StoreHandle, kind: str, name: str) -> int:
     if rows:
         return int(rows[0][0])
     known = [r[0] for r in store.con.execute(f"SELECT name FROM {table} ORDER BY name").fetchall()]
+    if kind == "pool" and not known:
+        raise NotFoundError(f"no pool named {name!r} in the store; build one with `evalstore pool --name NAME`")
     hint = _known(name, known, f"{WHAT[kind]}s", kind)
     raise NotFoundError(f"no {WHAT[kind]} named {name!r} in the store{hint}")
 
@@ -143,6 +155,11 @@ def drop_analyses(store: StoreHandle, ids: Sequence[int]) -> None:
 def drop_runs(store: StoreHandle, names: Sequence[str]) -> DropPlan:
     """Drop runs with their scores and the analyses that read them; returns what was removed."""
     return drop(store, plan_drop(store, "run", names))
+
+
+def drop_pools(store: StoreHandle, names: Sequence[str]) -> DropPlan:
+    """Drop pools (their documents and contributions); returns what was removed."""
+    return drop(store, plan_drop(store, "pool", names))
 
 
 def drop_texts(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:

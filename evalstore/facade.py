@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from . import meta, sql_functions
 from .arguments import names
 from .comparison import compare
-from .drop import DropPlan, drop, drop_qrels, drop_runs, drop_texts, plan_drop
+from .drop import DropPlan, drop, drop_pools, drop_qrels, drop_runs, drop_texts, plan_drop
 from .errors import MetricError, StoreError
 from .evaluation.stored import evaluate_runs
 from .experiments import store_experiment
@@ -34,6 +34,11 @@ from .judges import agree
 from .layout import export_store, import_scores, import_store
 from .memory_limit import of_store
 from .meta.design import design
+from .meta.reusability import reusability
+from .pool import build_pool
+from .pool.coverage import pool_coverage, pool_sizes
+from .pool.leave_out import leave_out_subsamples
+from .pool.manage import export_pool, list_pools
 from .ranking import AcrossBoard, across_board
 from .ranking.across import AGGREGATES as ACROSS_AGGREGATES
 from .repro import reproducibility
@@ -305,6 +310,19 @@ class Store(StoreHandle):
     export_qrels = _method(export_qrels)
     plan_drop_subsamples = _method(plan_drop_subsamples)
     drop = _method(drop)
+
+    # ------------------------------------------------------------------ pools (evalstore.pool)
+    pool = _method(build_pool, "pool")
+    list_pools = _method(list_pools)
+    pool_sizes = _method(pool_sizes)
+    pool_coverage = _method(pool_coverage)
+    export_pool = _method(export_pool)
+    leave_out_subsamples = _method(leave_out_subsamples)
+    reusability = _method(reusability)
+
+    def drop_pools(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove pools (a name or names) with their documents and contributions."""
+        return drop_pools(self, names)
 
     # ------------------------------------------------------------------ reproducibility and design
     repro = _method(reproducibility, "repro")

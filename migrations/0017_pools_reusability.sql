@@ -114,7 +114,9 @@ CREATE TABLE meta_reusability_runs (
     mean_full    DOUBLE,
     mean_reduced DOUBLE,
     rank_full    INTEGER NOT NULL,       -- competition rank among the runs, full qrels
-    rank_reduced INTEGER NOT NULL        -- ... every run scored without its group's unique documents
+    rank_reduced INTEGER NOT NULL,       -- ... every run scored without its group's unique documents
+    rank_alone   INTEGER NOT NULL        -- mean_reduced among the other runs' full means: where the run
+                                         -- would stand on the full leaderboard had its group not taken part
 );
 
 -- one row per group left out

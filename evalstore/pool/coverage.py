@@ -74,8 +74,7 @@ def pool_coverage(
     k = depth if k is None else k
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise PoolError(f"the coverage depth k is a whole number >= 1, not {k!r}")
-    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
-        raise PoolError(f"rel is the lowest relevant grade, a whole number >= 1, not {rel!r}")
+    _check_rel(rel)
     notes: list[str] = []
     if runs is None:
         wanted = pool_runs(store, pool)
@@ -96,20 +95,37 @@ def pool_coverage(
     try:
         sql = render_block("coverage_runs", {"runs": "_cov_runs"})
         per_run = _records(con.execute(sql, bound(sql, values)))
-        sql = render_block("coverage_topics", {})
-        per_topic = _records(con.execute(sql, bound(sql, values)))
     finally:
         con.execute("DROP TABLE IF EXISTS _cov_runs")
     if qrels is None:
         for r in per_run:
             del r["n_unique_judged"], r["n_unique_relevant"]
-        for t in per_topic:
-            del t["n_judged"], t["n_relevant"]
     else:
         judged = _judged(store, qrels, run_list, k)
         for r in per_run:
             r["judged_at_k"] = judged.get(r["run"])
+    per_topic = pool_sizes(store, pool, qrels=qrels, rel=rel).topics
     return Coverage(pool, k, qrels, rel, per_run, per_topic, notes)
+
+
+def pool_sizes(store: StoreHandle, pool: str, *, qrels: str | None = None, rel: int = 1) -> Coverage:
+    """The pool's size per topic (``Coverage.topics``: topic, n_docs, n_runs; with ``qrels``,
+    n_judged and n_relevant: grade >= ``rel``)."""
+    pid = pool_id(store, pool)
+    k = int(store.con.execute("SELECT depth FROM pool_meta WHERE pool_id = ?", [pid]).fetchall()[0][0])
+    _check_rel(rel)
+    qid = store.qrels_id(qrels) if qrels is not None else -1
+    sql = render_block("coverage_topics", {})
+    per_topic = _records(store.con.execute(sql, bound(sql, {"pool": pid, "qrels": qid, "rel": rel})))
+    if qrels is None:
+        for t in per_topic:
+            del t["n_judged"], t["n_relevant"]
+    return Coverage(pool, k, qrels, rel, topics=per_topic)
+
+
+def _check_rel(rel: int) -> None:
+    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
+        raise PoolError(f"rel is the lowest relevant grade, a whole number >= 1, not {rel!r}")
 
 
 def _records(cursor: Any) -> list[dict[str, Any]]:

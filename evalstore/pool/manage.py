@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import NotFoundError, PoolError
+from ..drop import text_set_id
+from ..errors import PoolError
 from ..run_export import text_bytes, write_file
 
 if TYPE_CHECKING:
@@ -37,17 +38,8 @@ BATCH_ROWS = 200_000
 
 
 def pool_id(store: StoreHandle, name: str) -> int:
-    """The id of the pool ``name``; NotFoundError naming the stored pools."""
-    rows = store.con.execute("SELECT pool_id FROM pool_meta WHERE name = ?", [name]).fetchall()
-    if rows:
-        return int(rows[0][0])
-    known = [r[0] for r in store.con.execute("SELECT name FROM pool_meta ORDER BY name").fetchall()]
-    hint = (
-        f" (pools: {', '.join(known[:10])}{' ...' if len(known) > 10 else ''})"
-        if known
-        else ("; build one with `evalstore pool --name NAME`")
-    )
-    raise NotFoundError(f"no pool named {name!r} in the store{hint}")
+    """The id of the pool ``name``; NotFoundError with the closest names."""
+    return text_set_id(store, "pool", name)
 
 
 def list_pools(store: StoreHandle) -> QueryResult:
