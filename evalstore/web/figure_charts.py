@@ -382,6 +382,7 @@ def slope_chart(figure: RankSlopes) -> SlopeChart:
         px(2 * left + col),
         px(top + row * n + 16),
         figure.title,
+        figure.title,
         heads=[
             Label(px(left), 18, cut(figure.left, 40), "middle"),
             Label(px(left + col), 18, cut(figure.right, 40), "middle"),

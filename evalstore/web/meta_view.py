@@ -227,7 +227,10 @@ def _reusability(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     """Per metric: tau and the largest drops; the groups left out; every run's means and ranks with
     and without its group's unique documents, and the slope charts of the ranks."""
     how = "run" if a.params.get("leave_one_out") == "runs" else "group"
-    item["columns"] = [f"{c} on {a.params.get('qrels')}, depth-{a.params.get('depth')} pool" for c in item["columns"]]
+    item["columns"] = [
+        f"{', '.join(item['columns'])} on {a.params.get('qrels')} (depth-{a.params.get('depth')} pool, leave one "
+        f"{how} out)"
+    ]
     _figures(item, figures.reusability(a))
     cols = ["metric", "n_runs", "tau", "tau_ap", "mean_change", "max_drop", "max_drop_run", "max_rank_drop"]
     item["tables"].append(_table(a.tables.get("meta_reusability", []), [*cols, "max_rank_drop_run", "n_rank_changes"]))
@@ -241,7 +244,7 @@ def _reusability(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
             key=lambda r: (metrics.get(r["metric"], len(metrics)), r["rank_full"], r["run"]),
         )
     ]
-    cols = ["metric", "run", how, "mean_full", "mean_reduced", "change", "rank_full", "rank_reduced"]
+    cols = ["metric", "run", how, "mean_full", "mean_reduced", "change", "rank_full", "rank_reduced", "rank_alone"]
     item["tables"].append(_table(runs, cols))
 
 

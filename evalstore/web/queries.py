@@ -314,6 +314,11 @@ META_TABLES = {
 }
 
 
+def subsample_names(store: Store) -> list[str]:
+    """The qrels sets that are subsamples of another (the ``subsamples`` view)."""
+    return [r[0] for r in store.con.execute("SELECT name FROM subsamples").fetchall()]
+
+
 def meta_count(store: Store) -> int:
     return int(store.con.execute("SELECT count(*) FROM meta_runs").fetchall()[0][0])
 

@@ -99,20 +99,22 @@ def write_report(
     *,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
-    """Write the static report of ``qrels`` (default: the store's only qrels set with scores) and
+    """Write the static report of ``qrels`` (default: the store's only qrels set with scores, its
+    subsamples aside) and
     ``metrics`` (default: the metric evaluated for the most runs) into ``folder``."""
     render.require_jinja()
     out = check_folder(folder)
     cat = q.catalogue(store)
     if not cat.metrics:
         raise ReportError("the store holds no scores; evaluate first (evalstore eval --qrels Q -m AP -m nDCG@10)")
-    if qrels is None:
-        if len(cat.qrels) > 1:
+    if qrels is None:  # the only set with scores, subsamples aside (evalstore.default_qrels' rule)
+        derived = set(q.subsample_names(store))
+        judged = [name for name in cat.qrels if name not in derived] or cat.qrels
+        if len(judged) > 1:
             raise ReportError(
-                f"the store has scores on {len(cat.qrels)} qrels sets ({', '.join(cat.qrels[:10])}); "
-                f"choose one with --qrels"
+                f"the store has scores on {len(judged)} qrels sets ({', '.join(judged[:10])}); choose one with --qrels"
             )
-        qrels = cat.qrels[0]
+        qrels = judged[0]
     probe = Ctx(store, ReportLinks(routes.BY_NAME, qrels, ["-"], {}, set()), cache={})
     names: list[str] = []
     for m in metrics or [None]:  # type: ignore[list-item]
