@@ -109,12 +109,12 @@ def write_report(
         raise ReportError("the store holds no scores; evaluate first (evalstore eval --qrels Q -m AP -m nDCG@10)")
     if qrels is None:  # the only set with scores, subsamples aside (evalstore.default_qrels' rule)
         derived = set(q.subsample_names(store))
-        judged = [name for name in cat.qrels if name not in derived] or cat.qrels
-        if len(judged) > 1:
+        sets = [name for name in cat.qrels if name not in derived] or cat.qrels
+        if len(sets) > 1:
             raise ReportError(
-                f"the store has scores on {len(judged)} qrels sets ({', '.join(judged[:10])}); choose one with --qrels"
+                f"the store has scores on {len(sets)} qrels sets ({', '.join(sets[:10])}); choose one with --qrels"
             )
-        qrels = judged[0]
+        qrels = sets[0]
     probe = Ctx(store, ReportLinks(routes.BY_NAME, qrels, ["-"], {}, set()), cache={})
     names: list[str] = []
     for m in metrics or [None]:  # type: ignore[list-item]
