@@ -4,8 +4,6 @@ Each calls a method of the store (:mod:`evalstore.pool`); docs/pools.md has the 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import typer
 
 from ..pool import RANK_SOURCES, RBP_AGGREGATES, STRATEGIES
@@ -51,7 +49,6 @@ def build(
     depth: int = number(
         10,
         "--depth",
-        "-k",
         range=ranges.DEPTH,
         help="K: each run's top K (depth), or the documents kept per topic (rbp, rrf).",
     ),  # fmt: skip
@@ -70,6 +67,7 @@ def build(
     exclude_judged: str | None = typer.Option(
         None,
         "--exclude-judged",
+        metavar="QRELS",
         help="Leave out the documents this qrels set judges already (grade >= 0): the next round of judging.",
     ),
     replace_pool: bool = flag("--replace", help="Replace a pool of the same name."),
@@ -96,11 +94,6 @@ def build(
     say(result.summary())
 
 
-def _store_opts(store_opts: opt.StoreOptions, ctx: typer.Context) -> opt.StoreOptions:
-    """The command's store options, its --db defaulting to one given before the sub-command."""
-    return replace(store_opts, db=store_opts.db or (ctx.obj or {}).get("db"))
-
-
 @pool_app.command("list")
 @opt.shared(store_opts=opt.STORE)
 def list_cmd(
@@ -112,7 +105,7 @@ def list_cmd(
 ) -> None:
     """List the stored pools (the `pool_sets` relation)."""
     chosen = output_format(fmt, output)
-    with open_for_reading(_store_opts(store_opts, ctx)) as store:
+    with open_for_reading(store_opts.in_group(ctx)) as store:
         rows = store.list_pools().records()
     emit(pools_table(rows), chosen, output)
 
@@ -133,7 +126,7 @@ def show_cmd(
 ) -> None:
     """A pool's size per topic (with --qrels: how many of its documents are judged, and relevant)."""
     chosen = output_format(fmt, output)
-    with open_for_reading(_store_opts(store_opts, ctx)) as store:
+    with open_for_reading(store_opts.in_group(ctx)) as store:
         sizes = store.pool_sizes(name, qrels=qrels, rel=rel)
     emit(topics_report(sizes), chosen, output)
 
@@ -162,7 +155,7 @@ def coverage_cmd(
     score), the documents it brought into the pool, those only it brought, and how many of those are
     judged and relevant."""
     chosen = output_format(fmt, output)
-    with open_store(_store_opts(store_opts, ctx)) as store:
+    with open_store(store_opts.in_group(ctx)) as store:
         cov = store.pool_coverage(name, run or None, qrels=qrels, k=k, rel=rel)
     emit(coverage_report(cov), chosen, output)
 

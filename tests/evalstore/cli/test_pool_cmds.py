@@ -37,7 +37,7 @@ def test_build_list_show_cover_export_and_drop(cli, sample_db, tmp_path):
 
 def test_rbp_and_rrf_options(cli, sample_db):
     assert cli("pool", "-n", "r", "--strategy", "rbp", "--p", "0.9", "--rbp-agg", "max", "--db", sample_db)[0] == 0
-    assert cli("pool", "-n", "f", "--strategy", "rrf", "--k", "10", "-k", "20", "--db", sample_db)[0] == 0
+    assert cli("pool", "-n", "f", "--strategy", "rrf", "--k", "10", "--depth", "20", "--db", sample_db)[0] == 0
     with evalstore.open(sample_db, read_only=True) as s:
         rows = dict(s.sql("SELECT name, description FROM pool_sets").rows)
     assert rows == {
