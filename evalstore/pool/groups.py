@@ -25,6 +25,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import duckdb
+
 from ..errors import PoolError
 
 if TYPE_CHECKING:
@@ -74,11 +76,14 @@ def run_groups(
 def _from_metadata(store: StoreHandle, runs: Sequence[str], field: str) -> dict[str, str]:
     """The field of each run's ir_metadata header (a dotted or JSON path; bound, never spliced)."""
     path = field if field.startswith("$") else "$." + field
-    rows = store.con.execute(
-        """SELECT name, json_extract_string(metadata, ?) FROM run_meta
-           WHERE name IN (SELECT unnest(?::VARCHAR[])) AND metadata IS NOT NULL""",
-        [path, list(runs)],
-    ).fetchall()
+    try:
+        rows = store.con.execute(
+            """SELECT name, json_extract_string(metadata, ?) FROM run_meta
+               WHERE name IN (SELECT unnest(?::VARCHAR[])) AND metadata IS NOT NULL""",
+            [path, list(runs)],
+        ).fetchall()
+    except duckdb.Error as e:
+        raise PoolError(f"{field!r} is not a field of the runs' metadata (write it as actor.team): {e}") from None
     return {name: value for name, value in rows if value not in (None, "")}
 
 

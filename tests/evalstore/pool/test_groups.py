@@ -53,6 +53,8 @@ def test_the_runs_ir_metadata_headers(grouped):
         "b1": "beta",
     }
     assert run_groups(grouped, ["a1"], group_by="$.actor.team") == {"a1": "alpha"}
+    with pytest.raises(PoolError, match="'a\\[b' is not a field of the runs' metadata"):
+        run_groups(grouped, ["a1"], group_by="a[b")
     with pytest.raises(PoolError, match="have no group in the runs' metadata field 'actor.team': bare .*--groups FILE"):
         run_groups(grouped, ["a1", "bare"], group_by="actor.team")
 
