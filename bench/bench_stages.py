@@ -57,10 +57,10 @@ def after(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    from evalstore import result_tables as report_rows
     from evalstore.evaluation.in_memory import Evaluator
     from evalstore.ingest import fast
-    from evalstore.report.formats import write as write_report
+    from evalstore.output.formats import write as write_report
+    from evalstore.results import tables as report_rows
 
     tags = [Path(f).read_text().split("\n", 1)[0].split()[5] for f in files]
     out: list[tuple[str, float, float]] = []
@@ -159,13 +159,13 @@ def after(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
 
 def before(qrels: str, files: list[str]) -> list[tuple[str, float, float]]:
     import evalstore
+    from evalstore.db.query import arrow_table
     from evalstore.evaluation.in_memory import Evaluator
     from evalstore.ingest import checks, readers, runs
     from evalstore.ingest import files as ing_files
     from evalstore.ingest.formats import RUN_COLUMNS
     from evalstore.ingest.staging import Staging
     from evalstore.ingest.write import store_runs
-    from evalstore.store.query import arrow_table
 
     out: list[tuple[str, float, float]] = []
     s = evalstore.open(":memory:")

@@ -20,10 +20,10 @@ from .version import __version__
 if TYPE_CHECKING:
     from .api import evaluate, experiment
     from .comparison import Comparison, compare
+    from .comparison.experiments import Experiment
     from .errors import EvalstoreError, IngestError, MetricError, StoreError
     from .evaluation.in_memory import Evaluator
-    from .experiments import Experiment
-    from .facade import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
+    from .store import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
 
 #: Where each name of the package is defined: imported on first use (PEP 562), so that ``import
 #: evalstore`` (and the command line's start) does not load DuckDB, Arrow and numpy before a
@@ -32,15 +32,15 @@ _EXPORTS = {
     "Comparison": "comparison",
     "EvalstoreError": "errors",
     "Evaluator": "evaluation.in_memory",
-    "Experiment": "experiments",
+    "Experiment": "comparison.experiments",
     "IngestError": "errors",
     "MetricError": "errors",
-    "Store": "facade",
+    "Store": "store",
     "StoreError": "errors",
     "compare": "comparison",
     "evaluate": "api",
     "experiment": "api",
-    "open": "facade",
+    "open": "store",
 }
 
 

@@ -1,6 +1,12 @@
-"""Notebook entry points: evaluate qrels and runs given as files, dicts or DataFrames, without a
-store file (:func:`evaluate`), and compare them in one call (:func:`experiment`, as PyTerrier's
-``pt.Experiment``)."""
+"""The library's entry points: :func:`evaluate_source`, the one path of every evaluation (a source
+and a request, :mod:`evalstore.evaluation.request`); :func:`evaluate`, runs and qrels given as
+files, dicts or DataFrames evaluated without a store file (for notebooks); :func:`experiment`,
+several systems compared in one call (as PyTerrier's ``pt.Experiment``).
+
+``Store.evaluate``, ``Store.evaluate_subsamples``, ``Store.leaderboard``, :func:`evaluate` and
+``evalstore eval`` each make one :class:`~evalstore.evaluation.request.EvalRequest` and call
+:func:`evaluate_source` once.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +14,106 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .base.arguments import metric_names
+from .base.memory_limit import check_memory_limit, of_limit, of_store
+from .comparison.core import check_options
+from .comparison.experiments import compared, correction_name, named_baselines
 from .errors import ArgumentError
+from .evaluation.default_qrels import default_qrels
 from .evaluation.in_memory import Evaluator
+from .evaluation.request import EvalRequest, Evaluation, Given, OnSpark, Source, Stored, check
+from .evaluation.stored import evaluate_runs
 from .ingest.sources import is_path, is_ranx
-from .interval_request import request as interval_request
-from .memory_limit import check_memory_limit, of_limit
-from .result import EvalResult
+from .intervals.request import NO_INTERVALS, IntervalRequest
+from .meta.matrix import result_matrices
+from .metrics.options import DEFAULTS, options_from
+from .results.across import across_board
+from .results.eval_result import EvalResult
+from .subsample import evaluate_subsamples
 
 if TYPE_CHECKING:
-    from .experiments import Experiment
+    from .comparison.experiments import Experiment
+
+
+def evaluate_source(source: Source, request: EvalRequest) -> Evaluation:
+    """Evaluate ``request`` on ``source``: the rules of which options go together first
+    (:func:`~evalstore.evaluation.request.check`), and a bootstrap interval's B held against the
+    memory limit, before any work; then the evaluation in memory (:class:`Given`), in the store
+    (:class:`Stored`: one qrels set, with its subsamples, or a leaderboard over several) or on Spark
+    (:class:`OnSpark`); then the intervals asked for, attached (and stored with the scores)."""
+    check(source, request)
+    if isinstance(source, Given):
+        return Evaluation([_given(source, request)])
+    if isinstance(source, OnSpark):
+        return Evaluation([_on_spark(source, request)])
+    return _stored(source, request)
+
+
+def _given(source: Given, request: EvalRequest) -> EvalResult:
+    limit = source.memory_limit
+    memory = of_limit(check_memory_limit(limit)) if limit is not None else None
+    request.intervals.check_memory(memory)
+    files = is_path(source.runs)
+    named = None if files else named_runs(source.runs, source.run_name)
+    # run files: a database of its own on every core (the evaluation of many lines); runs in memory:
+    # one small query on the process-wide database (unless resources are given)
+    threads = source.threads or ((os.cpu_count() or 1) if files else None)
+    with Evaluator(
+        source.qrels,
+        request.names,
+        options=request.options,
+        gains=source.gains,
+        qrels_format=source.qrels_format,
+        run_format=source.run_format,
+        prepare=False,
+        threads=threads,
+        memory_limit=limit,
+        temp_directory=source.temp_directory,
+    ) as ev:
+        name = str(source.qrels_name)
+        result = ev.result(named, name) if named is not None else ev.result_files(source.runs, name)
+    request.intervals.attach(None, result, memory=memory)
+    return result
+
+
+def _on_spark(source: OnSpark, request: EvalRequest) -> EvalResult:
+    from . import spark  # pyspark is optional: imported only for Spark
+
+    return spark.evaluate_result(
+        source.session or spark.session(),
+        source.folder,
+        qrels=source.qrels,
+        metrics=request.names,
+        runs=list(source.runs) if source.runs else None,
+        options=request.options,
+        write=source.write,
+    )
+
+
+def _stored(source: Stored, request: EvalRequest) -> Evaluation:
+    store, metrics = source.store, request.names
+    request.intervals.check_memory(of_store(store))
+    sets = source.qrels_sets() or [default_qrels(store, metrics)]
+    how: dict[str, Any] = {
+        "options": request.options,
+        "save": source.save,
+        "progress": source.progress,
+        "recompute": source.recompute,
+    }
+    if source.agg is not None:
+        results = [evaluate_runs(store, q, source.runs, metrics, **how) for q in sets]
+        board = across_board(results, source.agg, request.intervals.ranks)
+        board.notes = [n for r in results for n in r.notes] + board.notes
+        return Evaluation(results, board)
+    if source.subsamples is not None:
+        by_set = evaluate_subsamples(
+            store, sets[0], source.runs, metrics, source.subsamples, include_parent=source.include_parent, **how
+        )
+        results = list(by_set.values())
+    else:
+        results = [evaluate_runs(store, sets[0], source.runs, metrics, **how)]
+    request.intervals.attach(store, results, save_to_store=source.save)
+    return Evaluation(results)
 
 
 def evaluate(
@@ -24,19 +121,19 @@ def evaluate(
     runs: Any,
     metrics: Sequence[str] | str = ("AP", "nDCG@10"),
     *,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    convention: str = DEFAULTS.convention,
+    complete: bool = DEFAULTS.complete,
+    depth: int | None = DEFAULTS.depth,
     gains: str | Sequence[float] | None = None,
     qrels_format: str = "trec",
     run_format: str = "trec",
     qrels_name: str = "qrels",
     run_name: str = "run",
-    ci: str | None = None,
-    level: float = 0.95,
-    trials: int = 1000,
-    seed: int = 0,
-    rank_ci: str | None = None,
+    ci: str | None = NO_INTERVALS.ci,
+    level: float = NO_INTERVALS.level,
+    trials: int = NO_INTERVALS.trials,
+    seed: int = NO_INTERVALS.seed,
+    rank_ci: str | None = NO_INTERVALS.rank_ci,
     memory_limit: str | None = None,
     threads: int | None = None,
     temp_directory: str | None = None,
@@ -67,33 +164,20 @@ def evaluate(
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
-    Returns an :class:`~evalstore.result.EvalResult`: ``.per_topic`` rows
+    Returns an :class:`~evalstore.results.eval_result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
     ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
     :class:`evalstore.Evaluator`, which keeps them loaded.
     """
-    memory = of_limit(check_memory_limit(memory_limit)) if memory_limit is not None else None
-    asked = interval_request(ci, rank_ci, level, trials, seed, memory=memory)  # before any work
-    options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
-    files = is_path(runs)
-    named = None if files else named_runs(runs, run_name)
-    # run files: a database of its own on every core (the evaluation of many lines); runs in memory:
-    # one small query on the process-wide database (unless resources are given)
-    threads = threads or ((os.cpu_count() or 1) if files else None)
-    with Evaluator(
-        qrels,
+    request = EvalRequest(
         metrics,
-        qrels_format=qrels_format,
-        run_format=run_format,
-        prepare=False,
-        threads=threads,
-        memory_limit=memory_limit,
-        temp_directory=temp_directory,
-        **options,
-    ) as ev:
-        result = ev.result(named, str(qrels_name)) if named is not None else ev.result_files(runs, str(qrels_name))
-    asked.attach(None, result, memory=memory)
-    return result
+        options_from(convention=convention, complete=complete, depth=depth),
+        IntervalRequest(ci, rank_ci, level, trials, seed),
+    )
+    source = Given(
+        qrels, runs, qrels_name, run_name, qrels_format, run_format, gains, memory_limit, threads, temp_directory
+    )
+    return evaluate_source(source, request).result
 
 
 def named_runs(runs: Any, run_name: str = "run") -> dict[str, Any]:
@@ -137,14 +221,14 @@ def experiment(
     seed: int = 0,
     effects: bool = False,
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    convention: str = DEFAULTS.convention,
+    complete: bool = DEFAULTS.complete,
+    depth: int | None = DEFAULTS.depth,
     gains: str | Sequence[float] | None = None,
     qrels_name: str = "qrels",
 ) -> Experiment:
     """Evaluate ``systems`` against ``qrels`` on ``measures`` and compare them with ``baseline``
-    (:mod:`evalstore.experiments`: PyTerrier's ``pt.Experiment`` in one call), without a store.
+    (:mod:`evalstore.comparison.experiments`: PyTerrier's ``pt.Experiment`` in one call), without a store.
 
     ``systems``: ``{name: run}``, a list of runs with ``names`` (each run a DataFrame with
     PyTerrier's ``qid, docno, score`` or ir_measures' / ranx's / evalstore's columns, an Arrow
@@ -158,15 +242,11 @@ def experiment(
     d_z; ``missing``: a system without a score on a query: ``error``, ``zero``, ``drop_topics``,
     ``drop_runs``; ``convention``, ``complete``, ``depth``, ``gains``: as :func:`evalstore.evaluate`.
     """
-    from .arguments import metric_names  # the comparison's modules only when one is asked for
-    from .comparison.core import check_options
-    from .experiments import compared, correction_name, named_baselines
-    from .meta.matrix import result_matrices
 
     options = check_options(test, correction_name(correction), alpha, trials, seed, effects)  # before any work
     measures = metric_names(measures)
-    evaluate_options: dict[str, Any] = {"convention": convention, "complete": complete, "depth": depth, "gains": gains}
-    with Evaluator(qrels, measures, prepare=False, **evaluate_options) as ev:
+    evaluated = options_from(convention=convention, complete=complete, depth=depth)
+    with Evaluator(qrels, measures, options=evaluated, gains=gains, prepare=False) as ev:
         if is_path(systems):
             if names is not None:
                 raise ArgumentError("run files are named by their tags: leave out names=")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sys
 
+from .version import __version__
+
 
 def version_line() -> str:
     """``evalstore <version> (duckdb <version>)``, without importing DuckDB."""
     from importlib.metadata import PackageNotFoundError, version
-
-    from .version import __version__
 
     try:
         duckdb_version = version("duckdb")
@@ -27,7 +27,7 @@ def main() -> None:
         return
     _arrow_without_pandas()
     _arrow_memory_pool()
-    from .cli import main as cli_main
+    from .cli import main as cli_main  # after the start-up above: `--version` answers without the CLI
 
     cli_main()
 
@@ -38,7 +38,7 @@ def _arrow_without_pandas() -> None:
     With pandas installed, pyarrow imports it (0.3-0.4 CPU seconds) the first time it converts
     anything (``pa.array``, ``to_numpy``, a scalar), to test whether the object is a pandas one. The
     command line hands Arrow no DataFrame and turns no table into one (DataFrames are
-    :meth:`evalstore.result.EvalResult.to_df` and ``QueryResult.df()``, library calls), so its
+    :meth:`evalstore.results.eval_result.EvalResult.to_df` and ``QueryResult.df()``, library calls), so its
     process imports pandas for nothing. ``EVALSTORE_PANDAS=1`` keeps pandas importable."""
     import os
 

@@ -1,6 +1,6 @@
 -- evalstore schema, migration 11: results of `evalstore repro` (Breuer et al., SIGIR 2020, as
 -- repro_eval 0.5.0 computes them) and `evalstore design` (Sakai, topic set size design, IRJ 2016).
--- Each analysis is a meta_runs row (kind 'repro' or 'design'); docs/repro.md defines the values.
+-- Each analysis is a meta_runs row (kind 'repro' or 'design'); docs/reproducibility.md defines the values.
 
 -- One row per value of a reproduction: measure 'arp' (mean score; side = the run's role:
 -- baseline, advanced, rep_baseline, rep_advanced), 'ktu' and 'rbo' (side baseline or advanced,

@@ -7,7 +7,7 @@
 -- both on the log scale (scale 'log': exp of the interval of mean ln max(v, 1e-5)); none for sums.
 -- trials and seed are 0 for the t interval. evaluated_at is the computed_at of the evaluation the
 -- interval was computed from: an evaluation computed again (other content, another engine version)
--- leaves its old intervals out of the views (see evalstore/intervals.py).
+-- leaves its old intervals out of the views (see evalstore/intervals/means.py).
 CREATE TABLE interval_data (
     run_id       INTEGER NOT NULL,
     qrels_id     INTEGER NOT NULL,

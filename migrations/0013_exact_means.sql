@@ -1,4 +1,4 @@
--- evalstore schema, migration 13: the leaderboard's means by the one rule of evalstore/aggregate.py.
+-- evalstore schema, migration 13: the leaderboard's means by the one rule of evalstore/base/aggregate.py.
 --
 -- A mean read from the leaderboard view is now the same double as the mean `evalstore eval`,
 -- Store.evaluate and the exports print for the same per-topic scores: the sum is correctly rounded
@@ -9,7 +9,7 @@
 -- the intervals of migration 12 stay as they were.
 --
 -- The three expressions are aggregate.sql('mean' | 'gmean' | 'sum', 's.value');
--- tests/evalstore/test_aggregate.py checks that this file holds them and that the view's means equal
+-- tests/evalstore/base/test_aggregate.py checks that this file holds them and that the view's means equal
 -- EvalResult's bit for bit.
 DROP VIEW IF EXISTS leaderboard;
 CREATE VIEW leaderboard AS

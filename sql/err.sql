@@ -18,8 +18,8 @@
 --   nERR@k   = ERR@k / ERR@k of the ideal list (every relevant doc, highest gain first)
 -- Unjudged and nonrelevant docs have p = 0 but keep their rank. Without @k the whole list is
 -- used. p(r) < 1 always, so the product is computed as exp(sum ln(1 - p)), the sum exact (each ln
-rounded to 24 decimals, as exact_sum), so that a value does not depend on which other runs and
-topics were evaluated with it (a sum of doubles over a window did, in the last bit).
+-- rounded to 24 decimals, as exact_sum), so that a value does not depend on which other runs and
+-- topics were evaluated with it (a sum of doubles over a window did, in the last bit).
 --
 -- Fragment err_run (ERR-ntcir, nERR-ntcir): p = stop probability of each judged doc with gain > 0 at rank <= k, s adds go_on = prod_{i<r} (1 - p(i)).
 -- The per-rank CTEs `terms` (and `iterms`, the ideal list's) hold each rank's term p go_on / r

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import io
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 import support
-from support import SAMPLE, SHARED, need_shared
+from support import SAMPLE, SHARED, need_shared, run_cli
 
 import evalstore
 
@@ -37,10 +35,30 @@ ONE_WORKER = {
 }
 
 
+#: The unit lane (``pytest -m unit``, tests/README.md): the unit tests of the package's lower layers
+#: and of its seams, no real data, no store of every run, no browser, no server process.
+UNIT = (
+    "tests/test_structure.py",
+    "tests/evalstore/base/",
+    "tests/evalstore/stats/",
+    "tests/evalstore/intervals/",
+    "tests/evalstore/output/",
+    "tests/evalstore/results/",
+    "tests/evalstore/metrics/test_options.py",
+    "tests/evalstore/metrics/test_names.py",
+    "tests/evalstore/evaluation/test_request.py",
+    "tests/evalstore/ingest/test_tables.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     """The expensive tests first, so that the workers of ``pytest -n`` finish together (the many
     short tests at the end fill the gaps): the modules of :data:`ONE_WORKER` in its order, then the
-    tests marked ``slow``, then the others, each group in collection order."""
+    tests marked ``slow``, then the others, each group in collection order. The tests of
+    :data:`UNIT` get the ``unit`` mark (unless ``slow``)."""
+    for item in items:
+        if item.nodeid.startswith(UNIT) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.unit)
     order = list(ONE_WORKER)
 
     def cost_rank(item) -> tuple[int, int]:
@@ -122,27 +140,13 @@ def sample_db(template_stores, tmp_path):
 
 
 @pytest.fixture
-def cli(capsys, monkeypatch):
-    """Run the command line as a user does (the console script's entry point, its error layer
-    included): ``code, out, err = cli("eval", ..., stdin=TEXT)``. No traceback may reach stderr."""
-    monkeypatch.delenv("EVALSTORE_DB", raising=False)
-    monkeypatch.delenv("EVALSTORE_DEBUG", raising=False)
-
-    monkeypatch.setenv("COLUMNS", "250")  # tables unwrapped
-
-    from evalstore.cli import main  # imported when a test runs the command line, not at collection
+def cli():
+    """``code, out, err = cli("eval", ..., stdin=TEXT)``: :func:`support.run_cli`, the one way the
+    tests run a command line (its error layer included); no traceback may reach stderr."""
 
     def run(*args, stdin: str | None = None):
-        monkeypatch.setattr(sys, "argv", ["evalstore", *map(str, args)])
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        out, err = capsys.readouterr()
-        assert "Traceback" not in err
-        return code, out, err
+        result = run_cli(*args, stdin=stdin)
+        assert "Traceback" not in result.stderr
+        return result
 
     return run

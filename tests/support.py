@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pytest
-from typer.testing import CliRunner, Result
 
-from evalstore.store import available_migrations
+from evalstore.db import available_migrations
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("EVALSTORE_SHARED", ROOT.parent / "shared"))
@@ -48,13 +49,55 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def invoke(*args, stdin: str | None = None) -> Result:
-    """Run ``evalstore ARGS...`` through Typer's test runner on a wide terminal (tables unwrapped);
-    the result has exit_code, stdout, stderr and output. The ``cli`` fixture runs the console
-    script's entry point instead (its error layer included)."""
-    from evalstore.cli import app  # the whole command line: imported by the tests that run it, when they run it
+class CliResult(NamedTuple):
+    """What a command line did: its exit code and what it printed (``code, out, err = run_cli(...)``)."""
 
-    return CliRunner(env={"COLUMNS": "250"}).invoke(app, [str(a) for a in args], input=stdin)
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+#: the environment a test's command line runs in: a wide terminal (tables unwrapped), and no store
+#: or debug setting inherited from the shell that runs the tests
+_CLI_ENV = {"COLUMNS": "250", "EVALSTORE_DB": None, "EVALSTORE_DEBUG": None}
+
+
+def run_cli(*args, stdin: str | None = None) -> CliResult:
+    """Run ``evalstore ARGS...`` as a user does, in this process: the command line with its error
+    layer (:func:`evalstore.cli.main`, what the console script ``evalstore.entry:main`` hands every
+    command line to once started: every failure a message and an exit code), ``stdin`` as standard
+    input. The one way the tests run a command."""
+    from evalstore.cli import main  # the whole command line: imported by the tests that run it, when they run it
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    saved_env = {k: os.environ.get(k) for k in _CLI_ENV}
+    saved = sys.argv, sys.stdin
+    try:
+        for k, v in _CLI_ENV.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+        sys.argv = ["evalstore", *map(str, args)]
+        sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+                code = 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv, sys.stdin = saved
+        for k, v in saved_env.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    return CliResult(code, _text(out), _text(err))
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    return stream.buffer.getvalue().decode("utf-8", errors="replace")  # type: ignore[attr-defined]
 
 
 def store_at_migration_1(path: Path) -> None:

@@ -103,8 +103,8 @@ def test_every_cross_reference_resolves():
 
 def test_a_broken_reference_is_caught():
     assert not _resolve("evalstore.evaluate_many", None)
-    assert not _resolve(".no_such_module", "evalstore.store")
-    assert _resolve(".handle", "evalstore.store")
+    assert not _resolve(".no_such_module", "evalstore.db")
+    assert _resolve(".handle", "evalstore.db")
     assert _resolve("evalstore.Store.evaluate", None)
 
 
@@ -136,7 +136,7 @@ def _project_paths(text: str) -> set[str]:
 
 
 def test_every_project_path_named_exists():
-    """A path into the project (``tests/evalstore/test_aggregate.py``, ``sql/bpref.sql``, ...) named in
+    """A path into the project (``tests/evalstore/base/test_aggregate.py``, ``sql/bpref.sql``, ...) named in
     the docs, the docstrings, the SQL headers or the migrations exists."""
     sources = [*DOCS, *ROOT.glob("evalstore/**/*.py"), *ROOT.glob("sql/*.sql"), *ROOT.glob("migrations/*.sql")]
     missing = sorted(
@@ -169,12 +169,12 @@ PACKAGE = ROOT / "evalstore"
 
 def _blocks(text: str) -> list[str]:
     """A Markdown text's paragraphs and list items: a module file named in one is read in the folder
-    the block named last before it (``* **Report** (`evalstore/report/`): `table.py` ...``)."""
+    the block named last before it (``* **Output** (`evalstore/output/`): `table.py` ...``)."""
     return re.split(r"\n\s*\n|\n(?=\* )", text)
 
 
 def _where(name: str, folders: list[Path]) -> Path | None:
-    """Where a module path of the docs (``facade.py``, ``ingest/formats.py``, ``store/``) is: in a
+    """Where a module path of the docs (``store.py``, ``ingest/formats.py``, ``db/``) is: in a
     folder the block named before it, at the project's root or in evalstore/ (a file name alone: or
     in bench/, tests/, tools/). A path into another project (its first folder is none of ours) is
     not checked (``ROOT``)."""
@@ -208,11 +208,11 @@ def test_every_module_path_in_backticks_exists():
 
 
 def test_a_missing_module_path_is_caught():
-    text = "* **Report** (`evalstore/report/`): `table.py`, `rows.py`, `comparison/render.py`, `store/`\n"
+    text = "* **Output** (`evalstore/output/`): `table.py`, `rows.py`, `comparison/render.py`, `db/`\n"
     assert _missing_paths(text) == ["rows.py", "comparison/render.py"]
     assert _missing_paths("`evaluation/` (`stored.py`), `ingest/formats.py`, `readers.py`") == []
     assert _missing_paths("`judges/`: `stored.py`") == ["stored.py"]
-    assert _missing_paths("`mteb/benchmarks/_create_table.py`, `facade.py`") == []
+    assert _missing_paths("`mteb/benchmarks/_create_table.py`, `store.py`") == []
 
 
 def _defined_names() -> set[str]:
@@ -249,7 +249,7 @@ def _not_a_registry(name: str) -> bool:
 
 
 def test_every_registry_named_exists():
-    """An all-capitals name in backticks (``INPUT_FORMATS``, ``LAYOUTS``, ``LAYERS``) is a module-level
+    """An all-capitals name in backticks (``INPUT_FORMATS``, ``LINE_KINDS``, ``LAYERS``) is a module-level
     name of evalstore or the tests, unless it is an SQL keyword or a metric."""
     defined = _defined_names()
     assert {"INPUT_FORMATS", "OUTPUT_FORMATS", "LAYERS"} <= defined
@@ -280,7 +280,7 @@ def _modules() -> list[str]:
 
 
 def _dotted_resolves(head: str, rest: str) -> bool | None:
-    """Does ``head.rest`` (``evalstore.drop.plan_drop``, ``Store.evaluate``, ``store.sql``: a Store's,
+    """Does ``head.rest`` (``evalstore.db.drop.plan_drop``, ``Store.evaluate``, ``store.sql``: a Store's,
     ``engine.metric_sql``: a module's) name something that exists? None when ``head`` is no name of
     evalstore's (``np.argsort``) or a table of the store (``runs.metadata``)."""
     if head == "evalstore":
@@ -288,7 +288,7 @@ def _dotted_resolves(head: str, rest: str) -> bool | None:
     import evalstore
 
     if head == "store":  # a Store: its methods and the attributes its handle sets (store.con)
-        from evalstore.store.handle import StoreHandle
+        from evalstore.db.handle import StoreHandle
 
         first = rest.split(".")[1]
         return _exists(f"evalstore.Store{rest}") or first in StoreHandle.__init__.__code__.co_names
@@ -319,10 +319,10 @@ def test_every_function_named_exists():
 
 
 def test_a_missing_function_is_caught():
-    assert _broken_dotted("`Store.evaluate(x)`, `store.sql(...)`, `evalstore.open`, `np.argsort`, `facade.py`") == []
+    assert _broken_dotted("`Store.evaluate(x)`, `store.sql(...)`, `evalstore.open`, `np.argsort`, `store.py`") == []
     assert _broken_dotted("`ranked_list.render`, `runs.metadata`") == []
-    assert _broken_dotted("`Store.no_such`, `evalstore.drop.nothing`, `engine.nothing()`") == [
+    assert _broken_dotted("`Store.no_such`, `evalstore.db.drop.nothing`, `engine.nothing()`") == [
         "Store.no_such",
-        "evalstore.drop.nothing",
+        "evalstore.db.drop.nothing",
         "engine.nothing()",
     ]

@@ -81,42 +81,34 @@ def test_a_circle_is_found():
 
 
 #: evalstore's top-level modules and folders (``__init__`` = the package's own ``__init__.py``) in
-#: layers, lowest first; a module of a folder named ``folder.module`` is a node of its own, apart
-#: from its folder (``evaluation.in_memory``: the evaluator without a store sits above the store's
-#: evaluation path it shares code with). A module of one layer imports from its own layer and the layers below,
-#: never from a layer above, and the folders of one layer import each other without a circle. The
-#: rule counts every import: inside functions, type-only, and of optional dependencies' code (no
-#: exception is needed). docs/architecture.md ("Layers") describes them.
+#: layers, lowest first; every module of a folder belongs to its folder's layer (no exception). A
+#: module of one layer imports from its own layer and the layers below, never from a layer above,
+#: and the folders of one layer import each other without a circle. The rule counts every import:
+#: inside functions, type-only, and of optional dependencies' code (no exception is needed).
+#: docs/architecture.md ("Shape") describes them.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("foundations", {"errors", "version", "resources", "generated", "progress", "udfs", "aggregate",
-                     "optional", "arguments", "memory_limit"}),
+    ("foundations", {"errors", "version", "base"}),
     ("statistics on arrays", {"stats"}),
-    ("the store", {"store", "drop"}),
-    ("tables and writers", {"report"}),
-    ("metrics", {"metrics", "default_qrels", "explain_sql", "incremental"}),
+    ("the database", {"db"}),
+    ("tables and writers", {"output"}),
+    ("metrics", {"metrics"}),
     ("ingest", {"ingest"}),
-    ("intervals", {"intervals", "ranking"}),
-    ("results", {"result", "result_query", "result_tables", "run_export", "interval_request"}),
+    ("intervals", {"intervals"}),
+    ("results", {"results"}),
     ("evaluation", {"evaluation", "layout", "spark"}),
-    ("built on evaluation", {"explain", "explain_tables", "subsample", "pool"}),
-    ("analyses", {"meta", "judges", "repro", "fusion", "sql_functions"}),
-    ("comparisons", {"comparison", "experiments"}),
-    ("facade", {"facade"}),
-    ("front ends", {"run_files", "evaluation.in_memory", "api", "demo", "web", "__init__", "cli"}),
+    ("built on evaluation", {"explain", "subsample", "pool"}),
+    ("analyses", {"meta", "judges", "repro", "fusion"}),
+    ("comparisons", {"comparison"}),
+    ("the evaluation entry point", {"api"}),
+    ("the store", {"store"}),
+    ("front ends", {"web", "__init__", "cli"}),
     ("entry points", {"entry", "__main__"}),
 ]  # fmt: skip
 
 
-#: The modules declared as nodes of their own (see LAYERS).
-OWN_NODES = {node for _, nodes in LAYERS for node in nodes if "." in node}
-
-
 def _folder(module: str) -> str:
-    """The layer node of a module: its top-level module or folder under evalstore, or the module
-    itself when LAYERS declares it apart from its folder."""
+    """The layer node of a module: its top-level module or folder under evalstore."""
     parts = module.split(".")
-    if ".".join(parts[1:3]) in OWN_NODES:
-        return ".".join(parts[1:3])
     return parts[1] if len(parts) > 1 else "__init__"
 
 
@@ -200,3 +192,29 @@ def test_a_test_file_without_its_module_is_found(tmp_path):
     for name in ("test_mod.py", "test_issue_12.py"):
         (tmp_path / "tests" / "sub" / name).write_text("")
     assert _unit_test_files_without_a_module(tmp_path / "tests", tmp_path / "pkg") == ["sub/test_issue_12.py"]
+
+
+#: Function-local imports of the package allowed at most (each keeps a heavy optional library, or the
+#: command line's start, out of the way until used; the line says why).
+MAX_LOCAL_IMPORTS = 10
+
+
+def _local_imports() -> list[tuple[str, int, str]]:
+    """``(module path, line, text)`` of every import of an evalstore module inside a function."""
+    out = []
+    for path in MODULES.values():
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text)):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("evalstore")):
+                    out.append((str(path.relative_to(ROOT)), node.lineno, lines[node.end_lineno - 1]))
+    return out
+
+
+def test_few_function_local_imports_each_with_its_reason():
+    local = _local_imports()
+    assert len(local) <= MAX_LOCAL_IMPORTS, [f"{p}:{n}" for p, n, _ in local]
+    assert [f"{p}:{n}" for p, n, line in local if "#" not in line] == []

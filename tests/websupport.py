@@ -14,8 +14,8 @@ from pathlib import Path
 
 import evalstore
 from evalstore import meta
-from evalstore.demo import DEMO_METRICS, run_demo
-from evalstore.resources import sample_dir
+from evalstore.base.resources import sample_dir
+from evalstore.cli.demo import DEMO_METRICS, run_demo
 
 EVALSTORE = [sys.executable, "-m", "evalstore"]
 XSS = "<script>alert(1)</script>"
@@ -35,7 +35,7 @@ def build_store(path: Path) -> Path:
         s.compare("sample", "bm25", None, ["AP"], effects=True, trials=200)
         lexical = {"bm25", "bm25_rm3", XSS}
         groups = {r: ("lexical" if r in lexical else "neural") for r in s.run_names()}
-        s.reusability("sample", ["AP", "nDCG@10"], groups=groups, depth=5)
+        s.reusability("sample", ["AP", "nDCG@10"], groups=groups, pool_depth=5)
     return path
 
 

@@ -1,7 +1,7 @@
 """The ``evalstore`` command line: a thin Typer layer over the library.
 
 Each command parses its options, makes one library call and hands the result to one writer
-(:mod:`.output`, over :mod:`evalstore.report`). The application and the entry point are in
+(:mod:`.output`, over :mod:`evalstore.output`). The application and the entry point are in
 :mod:`.app`, the options shared by commands in :mod:`.options`; the command groups live in their
 own modules, imported here so that they register on the application.
 """

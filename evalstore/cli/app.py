@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 import duckdb
 import typer
 
+from ..db import available_migrations, inspect_store
 from ..errors import StoreError
-from ..facade import Store
-from ..facade import open as open_store_at
-from ..store import available_migrations, inspect_store
+from ..store import Store
+from ..store import open as open_store_at
 from ..version import __version__
 from . import failures, ranges, resource_options
 from .choices import flag
@@ -48,10 +49,14 @@ def _use_db(ctx: typer.Context, db: str | None, var: str = "EVALSTORE_DB") -> No
     """A --db given before the subcommand applies to it: it becomes the default of every command's
     --db (through $EVALSTORE_DB, which Click reads after this callback has run), for this
     invocation only."""
-    if not db:
-        return
+    if db:
+        ctx.call_on_close(_set_env(var, db))
+
+
+def _set_env(var: str, value: str) -> Callable[[], None]:
+    """Set ``$var`` to ``value``; returns what puts back the value it had (or removes it)."""
     before = os.environ.get(var)
-    os.environ[var] = db
+    os.environ[var] = value
 
     def restore() -> None:
         if before is None:
@@ -59,7 +64,7 @@ def _use_db(ctx: typer.Context, db: str | None, var: str = "EVALSTORE_DB") -> No
         else:
             os.environ[var] = before
 
-    ctx.call_on_close(restore)
+    return restore
 
 
 def _version(value: bool) -> None:
@@ -83,8 +88,8 @@ def root(
 ) -> None:
     """A DuckDB store for IR evaluation: ingest runs and qrels, compute metrics in SQL, query and export."""
     _use_env(ctx, db=db, memory_limit=memory_limit, threads=threads, temp_dir=temp_dir, wait=wait)
-    if debug:
-        os.environ["EVALSTORE_DEBUG"] = "1"
+    if debug:  # for this invocation only, as the options above
+        ctx.call_on_close(_set_env("EVALSTORE_DEBUG", "1"))
 
 
 def group(help: str) -> typer.Typer:
@@ -134,8 +139,7 @@ def open_for_reading(r: resource_options.StoreResources) -> Store:
 def main() -> None:
     """Console-script entry point: every failure is a message and an exit code
     (:mod:`evalstore.cli.failures`); ``--debug`` / ``EVALSTORE_DEBUG=1`` shows the traceback."""
-    if "--debug" in sys.argv[1:]:
-        os.environ["EVALSTORE_DEBUG"] = "1"
+    restore = _set_env("EVALSTORE_DEBUG", "1") if "--debug" in sys.argv[1:] else None
     try:
         rv = app(standalone_mode=False)
     except BaseException as e:  # noqa: BLE001  (the one place that turns failures into messages)
@@ -150,4 +154,7 @@ def main() -> None:
         if failures.debugging():
             raise
         sys.exit(failures.report(e))
+    finally:
+        if restore is not None:
+            restore()
     sys.exit(rv if isinstance(rv, int) else 0)

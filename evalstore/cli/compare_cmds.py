@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 import typer
 
 from .. import comparison as cmp_lib
-from ..default_qrels import default_qrels
-from ..ranking.intervals import RANK_METHODS
-from ..report import figure_data, plots
+from ..evaluation.default_qrels import default_qrels
+from ..intervals.ranks import RANK_METHODS
+from ..metrics.options import EvalOptions
+from ..output import figure_data, plots
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import figures, ranges
 from . import options as opt
@@ -19,7 +20,7 @@ from .output import OutputFile, emit, format_option, output_format
 from .ranges import number
 
 if TYPE_CHECKING:
-    from ..report.table import Table
+    from ..output.table import Table
 
 
 @app.command(
@@ -89,7 +90,7 @@ def compare_cmd(
         "comparisons).",
     ),
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     store: opt.StoreOptions,
 ) -> None:
     """Compare runs with a baseline; stored as an analysis unless --no-save."""
@@ -102,7 +103,7 @@ def compare_cmd(
         result = s.compare(
             qrels or default_qrels(s, metric), baseline, run or None, metric, test=test, adjust=adjust, alpha=alpha,
             trials=trials, seed=seed, all_pairs=all_pairs, effects=effects or dz, save=not no_save, missing=missing,
-            rank_ci=rank_ci, **ev.kwargs(),
+            rank_ci=rank_ci, options=ev,
         )  # fmt: skip
     emit(result.report(per_topic=per_topic, dz=dz), chosen, output)
     figures.write(plot, plot_data, lambda p: plots.plot_compare(result, p), lambda: figure_data.compare(result))

@@ -1,38 +1,51 @@
-"""Evaluation commands: eval, export leaderboard, demo."""
+"""Evaluation commands: eval, export leaderboard, demo.
+
+``eval`` parses and checks its options, makes one :class:`~evalstore.evaluation.request.EvalRequest`
+and one source (files, the store, or Spark), calls :func:`evalstore.api.evaluate_source` once and
+hands the :class:`~evalstore.evaluation.request.Evaluation` to one writer (:func:`_output`)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import typer
 
-from .. import result_tables as report_rows
-from ..api import evaluate as evaluate_files
-from ..default_qrels import default_qrels
-from ..demo import run_demo
-from ..facade import Store
-from ..intervals import IntervalSpec
-from ..memory_limit import of_limit
-from ..ranking.intervals import legend as rank_legend
-from ..report import figure_data, plots
-from ..report.formats import TABLES
-from ..report.table import Report
-from ..result import EvalResult
-from ..stats.budget import check_bootstrap
+from ..api import evaluate_source
+from ..evaluation.request import OFFICIAL, EvalRequest, Evaluation, Given, OnSpark, OptionConflict, Source, Stored
+from ..intervals.means import IntervalSpec
+from ..intervals.ranks import legend as rank_legend
+from ..metrics.options import EvalOptions
+from ..output import figure_data, plots
+from ..output.formats import TABLES
+from ..output.table import Output
+from ..results import tables as report_rows
+from ..results.eval_result import EvalResult
 from ..subsample import derivations
 from . import figures
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
+from .demo import run_demo
 from .inputs import spooled
-from .output import OutputFile, emit, format_option, output_format
-from .resource_options import StoreResources
-from .spark_eval import spark_eval
+from .output import OutputFile, emit, format_option, output_format, say
 
 EVAL_FORMATS = (*TABLES, "evaluation")
 
 export_app = group("Export leaderboards and per-topic scores.")
 app.add_typer(export_app, name="export")
+
+
+@dataclass(frozen=True)
+class View:
+    """How the evaluation is shown: per topic or as a leaderboard, in ``fmt``, transposed."""
+
+    per_topic: bool = False
+    fmt: str = "table"
+    transpose: bool = False
+    plot: bool = False
 
 
 @app.command("eval")
@@ -82,219 +95,143 @@ def eval_cmd(
         "metric, options and engine version).",
     ),
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     ci: opt.IntervalOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Compute metrics: for runs of the store against a qrels set (the per-topic scores are stored),
     or for files given as arguments (nothing is stored)."""
-    fmt = output_format(fmt, output, EVAL_FORMATS)
+    view = View(per_topic, output_format(fmt, output, EVAL_FORMATS), transpose, bool(plot or plot_data))
     figures.check(plot, plot_data)
-    qrels = _one_qrels(qrels_sets, agg)
-    _check_mode(files, qrels, run, engine, data, subsamples, plot or plot_data, fmt, ci.ci or ci.rank_ci)
-    if ci.ci == "bootstrap":  # a B whose resampled means cannot fit is refused before any work
-        check_bootstrap(ci.trials, of_limit(store_opts.memory_limit), interval=True)
-    metrics = metric or ["official"]
-    result: EvalResult | None = None
-    if agg is not None:
-        _check_across(files, engine, subsamples, plot or plot_data, per_topic, fmt, ci)
-        report = _across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci)
-    elif engine == "spark":
-        assert data is not None and qrels is not None
-        result = spark_eval(data, qrels, run or None, metrics, ev.kwargs())
-        title = f"Spark: qrels {qrels}"
-        report = _result_report(result, fmt, per_topic, transpose, title)
-    elif files:
-        result, title = _files_result(files, metrics, ev, ci, store_opts), f"qrels {files[0]}"
-        report = _result_report(result, fmt, per_topic, transpose, title)
-    else:
-        asked = (qrels, run, metrics, subsamples, recompute)
-        report, result, title = _store_report(store_opts, *asked, ev, ci, fmt, per_topic, transpose)
-    if result is not None:
-        shown = result
-        figures.write(plot, plot_data, lambda p: plots.plot_scores(shown, p, title), lambda: figure_data.scores(shown))
-    emit(report, fmt, output)
-
-
-def _files_result(
-    files: list[str], metrics: list[str], ev: opt.EvaluationOptions, ci: opt.IntervalOptions, r: StoreResources
-) -> EvalResult:
-    """The evaluation of a qrels file and run files (``-`` as standard input), with its intervals,
-    under the command's resources; nothing is stored."""
-    with spooled(files) as paths:
-        qrels_name = "stdin" if files[0] == "-" else os.path.basename(files[0])
-        return evaluate_files(
-            paths[0],
-            paths[1:],
-            metrics,
-            qrels_name=qrels_name,
-            memory_limit=r.memory_limit,
-            threads=r.threads,
-            temp_directory=r.temp_dir,
-            **ev.kwargs(),
-            **ci.kwargs(),
+    _check_view(view, files, engine, data, subsamples, agg)
+    request = EvalRequest(metric or OFFICIAL, ev, ci.request)
+    with _source(files, qrels_sets, run, agg, subsamples, recompute, engine, data, store_opts) as source:
+        evaluation = evaluated(source, request)
+        shown = _output(evaluation, view, source)
+    if isinstance(source, OnSpark):
+        say(f"wrote {data}/spark_scores/{source.qrels}; store them with `evalstore import scores {data}`")
+    if view.plot:
+        result, title = evaluation.result, shown.tables[0].title or ""
+        figures.write(
+            plot, plot_data, lambda p: plots.plot_scores(result, p, title), lambda: figure_data.scores(result)
         )
+    emit(shown, view.fmt, output)
 
 
-def _store_report(
-    store_opts: opt.StoreOptions,
-    qrels: str | None,
-    run: list[str] | None,
-    metrics: list[str],
-    subsamples: str | None,
-    recompute: bool,
-    ev: opt.EvaluationOptions,
-    ci: opt.IntervalOptions,
-    fmt: str,
-    per_topic: bool,
-    transpose: bool,
-) -> tuple[Report, EvalResult | None, str]:
-    """The evaluation of stored runs (with their subsamples when asked): the report, the result
-    (None for subsamples) and its title."""
-    with open_store(store_opts) as store:
-        qrels = qrels or default_qrels(store, metrics)
-        title = f"qrels {qrels}"
-        if subsamples:
-            report = _subsamples_report(store, qrels, run, metrics, subsamples, ev, ci, fmt, per_topic)
-            return report, None, title
-        result = store.evaluate(qrels, run or None, metrics, recompute=recompute, **ev.kwargs(), **ci.kwargs())
-        return _result_report(result, fmt, per_topic, transpose, title), result, title
+def evaluated(source: Source, request: EvalRequest) -> Evaluation:
+    """:func:`evalstore.api.evaluate_source`, its conflicting options said as usage errors."""
+    try:
+        return evaluate_source(source, request)
+    except OptionConflict as e:
+        raise typer.BadParameter(e.said(_flag), param_hint=_flag(e.option)) from None
 
 
-def _one_qrels(qrels_sets: list[str] | None, agg: str | None) -> str | None:
-    """The one qrels set of an evaluation (several only with --agg)."""
-    if not qrels_sets:
-        return None
-    if len(dict.fromkeys(qrels_sets)) > 1 and agg is None:
-        raise typer.BadParameter(
-            "several qrels sets make one leaderboard with --agg mean|borda (each set counted once)",
-            param_hint="--qrels",
-        )
-    return qrels_sets[0]
+def _flag(keyword: str) -> str:
+    """The command line's spelling of a library keyword (``rank_ci`` -> ``--rank-ci``)."""
+    return "--" + keyword.replace("_", "-")
 
 
-def _check_across(
-    files: list[str] | None,
-    engine: str,
-    subsamples: str | None,
-    plot: str | None,
-    per_topic: bool,
-    fmt: str,
-    ci: opt.IntervalOptions,
+def _check_view(
+    view: View, files: list[str] | None, engine: str, data: str | None, subsamples: str | None, agg: str | None
 ) -> None:
-    """--agg ranks stored runs over qrels sets: one leaderboard, bootstrap rank intervals only."""
-    if files or engine == "spark" or subsamples or plot or per_topic or fmt == "trec":
-        raise typer.BadParameter(
-            "--agg makes one leaderboard of stored runs over qrels sets: leave out files, --engine spark, "
-            "--subsamples, --plot, --per-topic and --format trec",
-            param_hint="--agg",
-        )
-    if ci.ci is not None:
-        raise typer.BadParameter("--agg ranks runs over sets; --ci goes with one qrels set", param_hint="--ci")
-    if ci.rank_ci == "t":
-        raise typer.BadParameter(
-            "rank intervals over qrels sets are bootstrap intervals (no t interval of a Borda count or of a mean "
-            "over different topic sets): --rank-ci bootstrap",
-            param_hint="--rank-ci",
-        )
-
-
-def _across_report(
-    store_opts: opt.StoreOptions,
-    qrels_sets: list[str] | None,
-    run: list[str] | None,
-    metrics: list[str],
-    agg: str,
-    ev: opt.EvaluationOptions,
-    ci: opt.IntervalOptions,
-) -> Report:
-    """One leaderboard over the qrels sets (checked first: see :func:`_check_across`)."""
-    with open_store(store_opts) as store:
-        board = store.leaderboard(
-            qrels_sets or [default_qrels(store, metrics)], run or None, metrics, agg=agg, rank_ci=ci.rank_ci,
-            level=ci.level, trials=ci.trials, seed=ci.seed, **ev.kwargs(),
-        )  # fmt: skip
-    title = f"{len(board.qrels)} qrels sets ({', '.join(board.qrels)}), runs ranked by {agg}"
-    return Report([board.table(title)], notes=list(board.notes), legend=board.legend())
-
-
-def _check_mode(
-    files: list[str] | None,
-    qrels: str | None,
-    run: list[str] | None,
-    engine: str,
-    data: str | None,
-    subsamples: str | None,
-    plot: str | None,
-    fmt: str,
-    ci: str | None = None,
-) -> None:
-    """The options of the four ways eval runs (files, Spark, subsamples, the store) go together."""
-    if ci and engine == "spark":
-        raise typer.BadParameter("--ci and --rank-ci go with the duckdb engine", param_hint="--ci")
-    if engine == "spark" and (not data or not qrels or files or subsamples):
-        raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no files, no --subsamples)")
+    """What the writer can show of each kind of evaluation, and the options each source needs."""
+    if engine == "spark" and not data:
+        raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME", param_hint="--engine")
     if engine != "spark" and data:
         raise typer.BadParameter("--data goes with --engine spark", param_hint="--data")
-    if subsamples and (plot or fmt == "trec"):
+    if files and len(files) < 2:
+        raise typer.BadParameter("give a qrels file and at least one run file", param_hint="FILES")
+    if subsamples and (view.plot or view.fmt == "trec"):
         raise typer.BadParameter(
             "--plot, --plot-data and --format trec show one qrels set; leave out --subsamples",
             param_hint="--subsamples",
         )
-    if files and (qrels or run or subsamples):
-        raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
-    if files and len(files) < 2:
-        raise typer.BadParameter("give a qrels file and at least one run file", param_hint="FILES")
+    if agg is not None and (files or engine == "spark" or view.plot or view.per_topic or view.fmt == "trec"):
+        raise typer.BadParameter(
+            "--agg makes one leaderboard of stored runs over qrels sets: leave out files, --engine spark, "
+            "--plot, --per-topic and --format trec",
+            param_hint="--agg",
+        )
 
 
-def _subsamples_report(
-    store: Store,
-    qrels: str,
+@contextmanager
+def _source(
+    files: list[str] | None,
+    qrels_sets: list[str] | None,
     run: list[str] | None,
-    metrics: list[str],
-    subsamples: str,
-    ev: opt.EvaluationOptions,
-    ci: opt.IntervalOptions,
-    fmt: str,
-    per_topic: bool,
-) -> Report:
-    """A qrels set and its subsamples evaluated in one pass: one leaderboard (or the per-topic rows),
-    with intervals (stored) when asked."""
-    results = store.evaluate_subsamples(qrels, run or None, metrics, subsamples, **ev.kwargs(), **ci.kwargs())
-    intervals, ranks = ci.spec, ci.rank_spec
-    title = f"qrels {qrels} and {len(results) - 1} subsample(s)"
-    table = (
-        report_rows.per_topics(results, title, means=fmt == "table")
-        if per_topic
-        else report_rows.leaderboards(results, derivations(store), title)
-    )
-    legend = _interval_legend(intervals, per_topic) + _rank_legend(ranks, metrics, per_topic)
-    return Report([table], notes=list(table.notes), legend=legend)
+    agg: str | None,
+    subsamples: str | None,
+    recompute: bool,
+    engine: str,
+    data: str | None,
+    r: opt.StoreOptions,
+) -> Iterator[Source]:
+    """The evaluation's source: the files given (``-`` spooled from standard input; the command's
+    resources), the Parquet layout on Spark, or the store (open while the block runs)."""
+    if files:
+        if qrels_sets or run or subsamples:
+            raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
+        with spooled(files) as paths:
+            name = "stdin" if files[0] == "-" else os.path.basename(files[0])
+            yield Given(
+                paths[0], paths[1:], name, memory_limit=r.memory_limit, threads=r.threads, temp_directory=r.temp_dir
+            )
+    elif engine == "spark":
+        if not qrels_sets or subsamples:
+            raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no --subsamples)")
+        assert data is not None
+        yield OnSpark(data, qrels_sets[0], run or None)
+    else:
+        with open_store(r) as store:
+            yield Stored(store, qrels_sets or None, run or None, subsamples, agg=agg, recompute=recompute)
 
 
-def _result_report(
-    result: EvalResult,
-    fmt: str,
-    per_topic: bool,
-    transpose: bool,
-    title: str,
-) -> Report:
-    """An evaluation as a report (a leaderboard, or per-topic rows with the means as topic 'all' for a
+def _output(evaluation: Evaluation, view: View, source: Source) -> Output:
+    """The one writer of an evaluation: a leaderboard over qrels sets, a qrels set with its
+    subsamples, or one result (a leaderboard, or per-topic rows with the means as topic 'all' for a
     reader, as trec_eval -q), with the intervals the evaluation attached."""
+    board = evaluation.board
+    if board is not None:
+        title = f"{len(board.qrels)} qrels sets ({', '.join(board.qrels)}), runs ranked by {board.agg}"
+        return Output([board.table(title)], notes=list(board.notes), legend=board.legend())
+    if len(evaluation.results) > 1:
+        assert isinstance(source, Stored)
+        return _subsamples_output(evaluation.results, view, derivations(source.store))
+    result = evaluation.result
+    title = f"Spark: qrels {result.qrels}" if isinstance(source, OnSpark) else f"qrels {result.qrels}"
+    if isinstance(source, Given):
+        title = f"qrels {source.qrels_name}"
     notes = list(result.notes)
     if result.reused:
         notes.append(
             f"reused {result.reused} stored evaluation(s), computed {result.computed} (--recompute computes all)"
         )
-    table = (
-        report_rows.per_topic(result, title, means=fmt == "table")
-        if per_topic
-        else report_rows.leaderboard(result, title)
-    )
-    table = table.transposed() if transpose and not per_topic else table
+    per_topic, fmt = view.per_topic, view.fmt
+    if per_topic:
+        table = report_rows.per_topic(result, title, means=fmt == "table")
+    else:
+        table = report_rows.leaderboard(result, title)
+    table = table.transposed() if view.transpose and not per_topic else table
     legend = _interval_legend(result.interval_spec, per_topic or fmt == "trec")
     legend += _rank_legend(result.rank_spec, result.metrics, per_topic or fmt == "trec", len(result.rank_widened))
-    return Report([table], notes=notes, result=result, legend=legend)
+    return Output([table], notes=notes, result=result, legend=legend)
+
+
+def _subsamples_output(
+    results: list[EvalResult], view: View, fractions: dict[str, tuple[float | None, int | None]]
+) -> Output:
+    """A qrels set and its subsamples: one leaderboard (or the per-topic rows), with the intervals."""
+    title = f"qrels {results[0].qrels} and {len(results) - 1} subsample(s)"
+    by_set = {r.qrels: r for r in results}
+    table = (
+        report_rows.per_topics(by_set, title, means=view.fmt == "table")
+        if view.per_topic
+        else report_rows.leaderboards(by_set, fractions, title)
+    )
+    first = results[0]
+    legend = _interval_legend(first.interval_spec, view.per_topic)
+    legend += _rank_legend(first.rank_spec, first.metrics, view.per_topic)
+    return Output([table], notes=list(table.notes), legend=legend)
 
 
 def _rank_legend(how: IntervalSpec | None, metrics: list[str], hidden: bool, widened: int = 0) -> list[str]:
@@ -328,7 +265,7 @@ def export_leaderboard_cmd(
     per_topic: bool = flag("--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
     agg: str | None = opt.Agg,
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     ci: opt.IntervalOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
@@ -336,21 +273,21 @@ def export_leaderboard_cmd(
     json, parquet, markdown or latex, chosen by --format or the file's extension)."""
     to_stdout = output == "-"
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
-    qrels = _one_qrels(qrels_sets, agg)
-    metrics = metric or ["official"]
-    if agg is not None:
-        _check_across(None, "duckdb", None, None, per_topic, chosen, ci)
-        emit(_across_report(store_opts, qrels_sets, run, metrics, agg, ev, ci), chosen, None if to_stdout else output)
-        return
+    _check_view(View(per_topic, chosen), None, "duckdb", None, None, agg)
+    request = EvalRequest(metric or OFFICIAL, ev, ci.request)
     with open_store(store_opts) as store:
-        result = store.evaluate(
-            qrels or default_qrels(store, metrics), run or None, metrics, **ev.kwargs(), **ci.kwargs()
-        )
-    table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
-    legend = _interval_legend(ci.spec, per_topic)
-    legend += _rank_legend(ci.rank_spec, result.metrics, per_topic, len(result.rank_widened))
-    report = Report([table], legend=legend, notes=list(table.notes))
-    emit(report, chosen, None if to_stdout else output)
+        evaluation = evaluated(Stored(store, qrels_sets or None, run or None, agg=agg), request)
+    board = evaluation.board
+    if board is not None:
+        title = f"{len(board.qrels)} qrels sets ({', '.join(board.qrels)}), runs ranked by {board.agg}"
+        shown = Output([board.table(title)], notes=list(board.notes), legend=board.legend())
+    else:
+        result = evaluation.result
+        table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
+        legend = _interval_legend(result.interval_spec, per_topic)
+        legend += _rank_legend(result.rank_spec, result.metrics, per_topic, len(result.rank_widened))
+        shown = Output([table], legend=legend, notes=list(table.notes))
+    emit(shown, chosen, None if to_stdout else output)
 
 
 @app.command("demo")

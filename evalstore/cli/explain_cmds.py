@@ -1,4 +1,4 @@
-"""``evalstore explain``: one metric of one run on one topic, rank by rank (:mod:`evalstore.explain`)."""
+"""``evalstore explain``: one metric of one run on one topic, rank by rank (:mod:`evalstore.explain.explanation`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from contextlib import contextmanager
 
 import typer
 
-from .. import facade
-from ..default_qrels import default_qrels
-from ..explain import explainable
-from ..explain_tables import conventions_report, explanation_report
-from ..report.formats import OUTPUT_FORMATS
+from .. import store as store_module
+from ..evaluation.default_qrels import default_qrels
+from ..explain.explanation import explainable
+from ..explain.tables import conventions_report, explanation_report
+from ..metrics.options import EvalOptions
+from ..output.formats import OUTPUT_FORMATS
 from . import options as opt
 from . import ranges
 from .app import app, open_for_reading
@@ -50,7 +51,7 @@ def explain_cmd(
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Explain a score: for one metric, run and topic, each retrieved document in evaluation order with
@@ -65,10 +66,10 @@ def explain_cmd(
         q = qrels or default_qrels(store, [metric])
         r = run or _only_run(store)
         if compare:
-            cases = store.compare_conventions(metric, q, r, topic, complete=ev.complete, depth=ev.depth)
+            cases = store.compare_conventions(metric, q, r, topic, options=ev)
             report = conventions_report(cases)
         else:
-            ex = store.explain(metric, q, r, topic, **ev.kwargs())
+            ex = store.explain(metric, q, r, topic, options=ev)
             # programs get every row unless --rows says otherwise
             everything = all_rows or (rows is None and OUTPUT_FORMATS[fmt].kind == "data")
             report = explanation_report(ex, rows, everything)
@@ -81,19 +82,19 @@ explain_cmd.__doc__ = (explain_cmd.__doc__ or "").replace(
 
 
 @contextmanager
-def _source(files: list[str] | None, store_opts: opt.StoreOptions) -> Iterator[facade.Store]:
+def _source(files: list[str] | None, store_opts: opt.StoreOptions) -> Iterator[store_module.Store]:
     """The store of --db, or a store in memory holding the two files."""
     if not files:
         with open_for_reading(store_opts) as store:
             yield store
         return
-    with spooled(files) as paths, facade.open(":memory:") as store:
+    with spooled(files) as paths, store_module.open(":memory:") as store:
         store.ingest_qrels(paths[0], name="stdin" if files[0] == "-" else os.path.basename(files[0]), progress=False)
         store.ingest_run(paths[1], name="stdin" if files[1] == "-" else os.path.basename(files[1]), progress=False)
         yield store
 
 
-def _only_run(store: facade.Store) -> str:
+def _only_run(store: store_module.Store) -> str:
     names = store.run_names()
     if len(names) != 1:
         shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")

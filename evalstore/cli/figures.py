@@ -1,8 +1,8 @@
 """``--plot FILE`` and ``--plot-data FILE``: every figure of the command line, and its data.
 
-``--plot`` draws the figure as PNG or SVG, by the file's extension (:mod:`evalstore.report.plots`);
-``--plot-data`` writes the values it draws as a table (:mod:`evalstore.report.figure_data`) in a
-data format of :data:`~evalstore.report.formats.OUTPUT_FORMATS` chosen by the extension (.csv,
+``--plot`` draws the figure as PNG or SVG, by the file's extension (:mod:`evalstore.output.plots`);
+``--plot-data`` writes the values it draws as a table (:mod:`evalstore.output.figure_data`) in a
+data format of :data:`~evalstore.output.formats.OUTPUT_FORMATS` chosen by the extension (.csv,
 .tsv, .json, .parquet), to restyle or redraw the figure with any tool. Either may go alone. Both
 paths are checked before any work.
 """
@@ -14,9 +14,9 @@ from typing import Any
 
 import typer
 
-from ..report.formats import FormatMismatch, file_format
-from ..report.plots import FIGURE_EXTENSIONS
-from ..report.table import Table
+from ..output.formats import FormatMismatch, file_format
+from ..output.plots import FIGURE_EXTENSIONS
+from ..output.table import Table
 from .output import check_writable, emit, say
 
 DATA_KINDS = ("data",)

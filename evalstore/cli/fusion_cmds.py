@@ -1,5 +1,5 @@
 """`evalstore fuse` (runs made from runs, :mod:`evalstore.fusion`) and `evalstore export run` (a
-stored run as a TREC run file, :mod:`evalstore.run_export`)."""
+stored run as a TREC run file, :mod:`evalstore.ingest.run_export`)."""
 
 from __future__ import annotations
 

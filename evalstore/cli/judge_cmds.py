@@ -7,6 +7,7 @@ import typer
 
 from ..judges import render
 from ..judges.ranking import TESTS
+from ..metrics.options import EvalOptions
 from . import options as opt
 from . import ranges
 from .app import app, open_store
@@ -57,7 +58,7 @@ def agree_cmd(
     output: str | None = OutputFile,
     no_save: bool = flag("--no-save", help="Do not store the analysis."),
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     store: opt.StoreOptions,
 ) -> None:
     chosen = output_format(fmt, output)
@@ -65,7 +66,17 @@ def agree_cmd(
         raise typer.BadParameter("choose one of --per-topic and --per-run", param_hint="--per-run")
     with open_store(store) as s:
         a = s.agree(
-            qrels, candidate, metric or None, rel=rel, runs=run or None, test=test, alpha=alpha, trials=trials,
-            seed=seed, missing=missing, save=not no_save, **ev.kwargs(),
-        )  # fmt: skip
+            qrels,
+            candidate,
+            metric or None,
+            rel=rel,
+            runs=run or None,
+            test=test,
+            alpha=alpha,
+            trials=trials,
+            seed=seed,
+            missing=missing,
+            save=not no_save,
+            options=ev,
+        )
     emit(render.report(a, per_topic=per_topic, per_run=per_run), chosen, output)

@@ -1,11 +1,11 @@
 """Meta-evaluation commands: `evalstore meta kendall|swap|discpower|tests|robustness`.
 
 Each runs one analysis of :mod:`evalstore.meta` as a method of the store (stored in the ``meta_*``
-relations unless ``--no-save``), prints its table (:mod:`evalstore.report.meta_tables`: paper style on a terminal,
+relations unless ``--no-save``), prints its table (:mod:`evalstore.output.meta_tables`: paper style on a terminal,
 plain values with ``--format csv|tsv|json|markdown|latex`` and in files: ``-o FILE`` writes
 ``--format`` or the format of its extension) and can draw a PNG
-(``--plot FILE.png|.svg``, :mod:`evalstore.report.plots`) and write its data (``--plot-data
-FILE.csv|.json``, :mod:`evalstore.report.figure_data`). docs/meta.md has the definitions."""
+(``--plot FILE.png|.svg``, :mod:`evalstore.output.plots`) and write its data (``--plot-data
+FILE.csv|.json``, :mod:`evalstore.output.figure_data`). docs/meta.md has the definitions."""
 
 from __future__ import annotations
 
@@ -14,13 +14,14 @@ from typing import Any
 
 import typer
 
-from ..default_qrels import HELP as default_qrels_help
-from ..default_qrels import default_qrels
+from ..evaluation.default_qrels import HELP as default_qrels_help
+from ..evaluation.default_qrels import default_qrels
 from ..evaluation.stored import unrelated_note
 from ..meta.common import Analysis
+from ..metrics.options import EvalOptions
+from ..output import figure_data, meta_tables, plots, reuse_tables
+from ..output.table import Table
 from ..pool.groups import LEAVE_OUT
-from ..report import figure_data, meta_tables, plots, reuse_tables
-from ..report.table import Table
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from . import figures, ranges
 from . import options as opt
@@ -116,9 +117,14 @@ def swap_cmd(
     with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = store.swap(
-            qrels, metric, trials=trials, seed=seed, max_rate=max_rate, save=not a.no_save,
+            qrels,
+            metric,
+            trials=trials,
+            seed=seed,
+            max_rate=max_rate,
+            save=not a.no_save,
             **a.inputs(),
-        )  # fmt: skip
+        )
     _emit(meta_tables.swap(an, bins=bins, paper=a.paper), a)
     _done(an, a, plots.plot_swap, figure_data.swap)
 
@@ -145,9 +151,14 @@ def discpower_cmd(
     with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = store.discpower(
-            qrels, metric, trials=trials, seed=seed, alpha=alpha, save=not a.no_save,
+            qrels,
+            metric,
+            trials=trials,
+            seed=seed,
+            alpha=alpha,
+            save=not a.no_save,
             **a.inputs(),
-        )  # fmt: skip
+        )
     _emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a)
     _done(an, a, plots.plot_discpower, figure_data.discpower)
 
@@ -192,9 +203,16 @@ def tests_cmd(
     with open_store(a) as store:
         qrels = qrels or [default_qrels(store, metric)]
         an = store.significance_tests(
-            qrels, metric, tests=names, trials=trials, seed=seed, alpha=alpha, adjust=adjust,
-            save=not a.no_save, **a.inputs(),
-        )  # fmt: skip
+            qrels,
+            metric,
+            tests=names,
+            trials=trials,
+            seed=seed,
+            alpha=alpha,
+            adjust=adjust,
+            save=not a.no_save,
+            **a.inputs(),
+        )
     _emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a)
     _done(an, a, plots.plot_tests, figure_data.tests)
 
@@ -254,9 +272,17 @@ def robustness_cmd(
         if fractions:
             spec = store.create_subsamples(qrels, fractions, trials=subsample_trials, seed=subsample_seed)
         an = store.robustness(
-            qrels, metric, subsamples=spec, test=test, trials=trials, seed=seed, alpha=alpha,
-            threshold=threshold, save=not a.no_save, **a.inputs(),
-        )  # fmt: skip
+            qrels,
+            metric,
+            subsamples=spec,
+            test=test,
+            trials=trials,
+            seed=seed,
+            alpha=alpha,
+            threshold=threshold,
+            save=not a.no_save,
+            **a.inputs(),
+        )
     for table in meta_tables.robustness(an, show=shows, paper=a.paper):
         _emit(table, a)
     _done(an, a, plots.plot_robustness, figure_data.robustness)
@@ -323,8 +349,8 @@ def reusability_cmd(
     with open_store(store) as s:
         qrels = qrels or default_qrels(s, metric)
         result = s.reusability(
-            qrels, metric, run or None, depth=depth, leave_one_out=how, group_by=group_by, groups=groups,
-            prefix=prefix, replace=replace, missing=missing, convention=convention, complete=complete,
+            qrels, metric, run or None, pool_depth=depth, leave_one_out=how, group_by=group_by, groups=groups,
+            prefix=prefix, replace=replace, missing=missing, options=EvalOptions(convention, complete),
             save=not no_save,
         )  # fmt: skip
     assert result.analysis is not None

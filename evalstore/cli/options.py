@@ -15,18 +15,18 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import typer
 
-from .. import default_qrels
 from ..errors import MetricError
-from ..intervals import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS, IntervalSpec
-from ..intervals import spec as interval_spec
-from ..metrics.options import CONVENTIONS
-from ..ranking.across import AGGREGATES as ACROSS_AGGREGATES
-from ..ranking.intervals import RANK_METHODS
+from ..evaluation import default_qrels
+from ..intervals.means import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS
+from ..intervals.ranks import RANK_METHODS
+from ..intervals.request import NO_INTERVALS, IntervalRequest
+from ..metrics.options import CONVENTIONS, DEFAULTS, EvalOptions
+from ..results.across import AGGREGATES as ACROSS_AGGREGATES
 from . import figures, ranges, resource_options
 from .choices import choice, flag
 from .output import OutputFile, format_option, output_format
@@ -43,7 +43,7 @@ Db = typer.Option(
 
 # --------------------------------------------------------------------------- choices
 Convention = choice(
-    "trec_eval",
+    DEFAULTS.convention,
     "--convention",
     choices=CONVENTIONS,
     help="trec_eval (score order), trec_eval9 (scores in single precision, as trec_eval <= 9.0.8 and NIST's "
@@ -193,18 +193,10 @@ STORE = Group(
 )
 
 
-@dataclass(frozen=True)
-class EvaluationOptions:
-    convention: str
-    complete: bool
-    depth: int | None
-
-    def kwargs(self) -> dict[str, Any]:
-        return asdict(self)
-
-
+#: ``--convention``, ``--complete``, ``--depth``: the command receives them as one
+#: :class:`~evalstore.metrics.options.EvalOptions`.
 EVALUATION = Group(
-    EvaluationOptions,
+    EvalOptions,
     (
         ("convention", str, Convention),
         (
@@ -242,8 +234,8 @@ _WITHOUT_CI = "goes with --ci (t or bootstrap) or --rank-ci: add one, or leave i
 @dataclass(frozen=True)
 class IntervalOptions:
     """``--ci``, ``--level``, ``--trials``, ``--seed``: a confidence interval of every mean
-    (:mod:`evalstore.intervals`), and ``--rank-ci``: each run's rank with its interval
-    (:mod:`evalstore.ranking`), checked before any work."""
+    (:mod:`evalstore.intervals.means`), and ``--rank-ci``: each run's rank with its interval
+    (:mod:`evalstore.intervals.ranks`), checked before any work."""
 
     ci: str | None
     given_level: float | None
@@ -258,43 +250,27 @@ class IntervalOptions:
                 if value is not None:
                     raise typer.BadParameter(_WITHOUT_CI, param_hint=flag)
             return
-        for method in (self.ci, self.rank_ci):
-            if method is None:
-                continue
-            # each value checked alone, so that the message names the one option at fault
-            for option, args in (
-                ("--level", (self.level,)),
-                ("--trials", (self.level, self.trials)),
-                ("--seed", (self.level, self.trials, self.seed)),
-            ):
-                try:
-                    interval_spec(method, *args)
-                except MetricError as e:
-                    raise typer.BadParameter(str(e), param_hint=option) from None
+        level, trials, seed = self._values()
+        # each value checked alone, so that the message names the one option at fault
+        for option, args in (("--level", (level,)), ("--trials", (level, trials)), ("--seed", (level, trials, seed))):
+            try:
+                IntervalRequest(self.ci, self.rank_ci, *args)
+            except MetricError as e:
+                raise typer.BadParameter(str(e), param_hint=option) from None
+
+    def _values(self) -> tuple[float, int, int]:
+        """``--level``, ``--trials``, ``--seed`` as given, else the library's defaults."""
+        d = NO_INTERVALS
+        return (
+            d.level if self.given_level is None else self.given_level,
+            d.trials if self.given_trials is None else self.given_trials,
+            d.seed if self.given_seed is None else self.given_seed,
+        )
 
     @property
-    def level(self) -> float:
-        return DEFAULT_LEVEL if self.given_level is None else self.given_level
-
-    @property
-    def trials(self) -> int:
-        return DEFAULT_TRIALS if self.given_trials is None else self.given_trials
-
-    @property
-    def seed(self) -> int:
-        return 0 if self.given_seed is None else self.given_seed
-
-    @property
-    def spec(self) -> IntervalSpec | None:
-        return interval_spec(self.ci, self.level, self.trials, self.seed) if self.ci is not None else None
-
-    @property
-    def rank_spec(self) -> IntervalSpec | None:
-        return interval_spec(self.rank_ci, self.level, self.trials, self.seed) if self.rank_ci is not None else None
-
-    def kwargs(self) -> dict[str, Any]:
-        """The keyword arguments of ``Store.evaluate``."""
-        return {"ci": self.ci, "rank_ci": self.rank_ci, "level": self.level, "trials": self.trials, "seed": self.seed}
+    def request(self) -> IntervalRequest:
+        """The intervals asked for, as the library takes them."""
+        return IntervalRequest(self.ci, self.rank_ci, *self._values())
 
 
 INTERVALS = Group(
@@ -397,9 +373,7 @@ class AnalysisOptions:
             "top": self.top,
             "top_by": self.top_by,
             "missing": self.missing,
-            "convention": self.convention,
-            "complete": self.complete,
-            "depth": self.depth,
+            "options": EvalOptions(self.convention, self.complete, self.depth),
         }
 
     def __post_init__(self) -> None:

@@ -1,6 +1,6 @@
 """The CLI's one output path: a report to stdout or a file, its legend and notes to stderr.
 
-:func:`emit` decides where each part of a :class:`~evalstore.report.table.Report` goes:
+:func:`emit` decides where each part of a :class:`~evalstore.output.table.Output` goes:
 
 ==================  ==========================  =====================  ===============
 format              tables / data               legend                 notes
@@ -26,15 +26,15 @@ from typing import Any
 
 import typer
 
-from ..report.formats import OUTPUT_FORMATS, TABLES, FormatMismatch, file_format, help_text, names
-from ..report.table import Report, Table
-from ..report.text import printable
+from ..output.formats import OUTPUT_FORMATS, TABLES, FormatMismatch, file_format, help_text, names
+from ..output.table import Output, Table
+from ..output.text import printable
 from .choices import choice_parser
 
 
 def format_option(kinds: tuple[str, ...] = TABLES, *, files: bool = True, extra_help: str = "") -> Any:
     """The ``--format/-f`` option of a command that prints ``kinds`` of formats: its choices and
-    help come from the registry (:data:`~evalstore.report.formats.OUTPUT_FORMATS`); the parser
+    help come from the registry (:data:`~evalstore.output.formats.OUTPUT_FORMATS`); the parser
     refuses any other value before the command runs. Default: table, or the extension of -o."""
     choices = names(kinds, files=files)
     return typer.Option(
@@ -69,10 +69,10 @@ def output_format(fmt: str | None, output: str | None, kinds: tuple[str, ...] = 
         raise typer.BadParameter(str(e), param_hint="--format") from None
 
 
-def emit(report: Report | Table, fmt: str = "table", output: str | None = None) -> None:
+def emit(report: Output | Table, fmt: str = "table", output: str | None = None) -> None:
     """Write ``report`` in ``fmt`` to stdout or to the file ``output``; see the module docstring
     for where the legend and the notes go."""
-    report = Report.of(report)
+    report = Output.of(report)
     spec = OUTPUT_FORMATS[fmt]
     terminal = output is None and fmt == "table" and sys.stdout.isatty()
     legend_inside = spec.kind == "document" and not terminal
@@ -90,7 +90,7 @@ def emit(report: Report | Table, fmt: str = "table", output: str | None = None) 
         say(line)
 
 
-def _notes(report: Report) -> list[str]:
+def _notes(report: Output) -> list[str]:
     out = list(report.notes)
     for t in report.tables:
         out += [n for n in t.notes if n not in out]

@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from .. import generated
+from ..base import generated
 from .app import app
 
 DOC_PATH = generated.DOCS / "cli.md"

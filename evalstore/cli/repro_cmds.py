@@ -1,17 +1,17 @@
 """`evalstore repro` (Breuer et al.'s reproducibility measures, as repro_eval 0.5.0) and
 `evalstore design` (Sakai's topic set size design). Each checks every option before it opens the
 store, makes one library call (:func:`evalstore.repro.reproducibility`,
-:func:`evalstore.meta.design.design`) and hands the result to one writer; docs/repro.md."""
+:func:`evalstore.meta.design.design`) and hands the result to one writer; docs/reproducibility.md."""
 
 from __future__ import annotations
 
 import typer
 
-from ..default_qrels import default_qrels
-from ..meta.design import design
-from ..report import figure_data
-from ..report.table import Report, Table
-from ..repro import orderings, reproducibility
+from ..evaluation.default_qrels import default_qrels
+from ..metrics.options import EvalOptions
+from ..output import figure_data
+from ..output.table import Output, Table
+from ..repro import orderings
 from ..repro import render as repro_render
 from ..stats.topic_set_size import TESTS as DESIGN_TESTS
 from . import figures, ranges
@@ -22,8 +22,8 @@ from .output import OutputFile, emit, format_option, output_format, say
 from .ranges import number
 
 
-def _report(table: Table, document: object = None) -> Report:
-    return Report([table], legend=list(table.legend), notes=list(table.notes), document=document)
+def _report(table: Table, document: object = None) -> Output:
+    return Output([table], legend=list(table.legend), notes=list(table.notes), document=document)
 
 
 @app.command(
@@ -77,7 +77,7 @@ def repro_cmd(
     plot_data: str | None = figures.PlotData,
     no_save: bool = flag("--no-save", help="Do not store the analysis."),
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     store: opt.StoreOptions,
 ) -> None:
     chosen = output_format(fmt, output)
@@ -85,11 +85,21 @@ def repro_cmd(
     if per_topic and rep_qrels:
         raise typer.BadParameter("replicability compares no rankings (no per-topic KTU/RBO)", param_hint="--per-topic")
     with open_store(store) as s:
-        r = reproducibility(
-            s, qrels or default_qrels(s, metric), baseline, advanced, rep_baseline, rep_advanced, metric,
-            rep_qrels=rep_qrels, rbo_p=rbo_p,
-            cut=cut, order=order, missing=missing, save=not no_save, **ev.kwargs(),
-        )  # fmt: skip
+        r = s.repro(
+            qrels or default_qrels(s, metric),
+            baseline,
+            advanced,
+            rep_baseline,
+            rep_advanced,
+            metric,
+            rep_qrels=rep_qrels,
+            rbo_p=rbo_p,
+            cut=cut,
+            order=order,
+            missing=missing,
+            save=not no_save,
+            options=ev,
+        )
     if per_topic:
         emit(_report(repro_render.per_topic_table(r)), chosen, output)
     else:
@@ -139,7 +149,7 @@ def design_cmd(
     output: str | None = OutputFile,
     no_save: bool = flag("--no-save", help="Do not store the analysis."),
     *,
-    ev: opt.EvaluationOptions,
+    ev: EvalOptions,
     store: opt.StoreOptions,
 ) -> None:
     chosen = output_format(fmt, output)
@@ -148,10 +158,19 @@ def design_cmd(
     if systems is not None and test != "anova":
         raise typer.BadParameter("only --test anova takes a number of systems", param_hint="--systems")
     with open_store(store) as s:
-        d = design(
-            s, qrels or default_qrels(s, [metric]), metric, test=test, alpha=alpha, beta=beta, min_diff=min_diff,
-            systems=systems, runs=run or None, missing=missing, save=not no_save, **ev.kwargs(),
-        )  # fmt: skip
+        d = s.design(
+            qrels or default_qrels(s, [metric]),
+            metric,
+            test=test,
+            alpha=alpha,
+            beta=beta,
+            min_diff=min_diff,
+            systems=systems,
+            runs=run or None,
+            missing=missing,
+            save=not no_save,
+            options=ev,
+        )
     emit(_report(repro_render.design_table(d), d.to_dict()), chosen, output)
     if d.analysis_id is not None:
         say(f"stored as analysis {d.analysis_id} (meta_runs kind 'design'; a row in meta_design)")

@@ -1,7 +1,10 @@
 """The resource options of a command (--db, --memory-limit, --threads, --temp-dir, --wait): their
 parser, and what a command hands :func:`evalstore.cli.app.open_store` (the options' dataclass,
 :class:`evalstore.cli.options.StoreOptions` or :class:`evalstore.cli.options.AnalysisOptions`).
-Nothing is kept between commands: the values travel with the command's call."""
+A command's own options travel with its call. The same options given before the subcommand
+(``evalstore --db X eval ...``), and ``--debug``, reach it through the environment variables
+its options read (``$EVALSTORE_DB``, ...; :func:`evalstore.cli.app.root`), set for that one
+invocation and put back when it ends."""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ from typing import Protocol
 
 import typer
 
+from ..base.memory_limit import check_memory_limit
 from ..errors import StoreError
-from ..memory_limit import check_memory_limit
 
 
 class StoreResources(Protocol):

@@ -9,14 +9,14 @@ from typing import Any
 
 import typer
 
+from ..db import QueryResult, inspect_store
+from ..db.check import check_store
+from ..db.connection import STORAGE_VERSION
 from ..errors import StoreError
 from ..ingest import INPUT_FORMATS, IngestResult
 from ..ingest.text_formats import FORMAT_CHOICES, TEXT_FORMATS, TOPIC_FIELDS
 from ..metrics import describe
-from ..report.table import Table
-from ..store import QueryResult, inspect_store
-from ..store.check import check_store
-from ..store.connection import STORAGE_VERSION
+from ..output.table import Table
 from . import failures
 from . import options as opt
 from .app import app, group, open_for_reading, open_store

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import typer
 
-from ..default_qrels import HELP as default_qrels_help
-from ..default_qrels import default_qrels
-from ..report.table import Table
+from ..evaluation.default_qrels import HELP as default_qrels_help
+from ..evaluation.default_qrels import default_qrels
+from ..output.table import Table
 from . import options as opt
 from . import ranges
 from .app import CONTEXT, app, open_store

@@ -48,7 +48,7 @@ def serve_cmd(
     *,
     store: opt.StoreOptions,
 ) -> None:
-    from ..web import deps, server
+    from ..web import deps, server  # the web extra (starlette, uvicorn): loaded by `serve` only
 
     if not host.strip():
         raise typer.BadParameter("give an address, e.g. 127.0.0.1", param_hint="--host")
@@ -60,9 +60,18 @@ def serve_cmd(
     def ready(url: str) -> None:
         typer.echo(f"evalstore serve: {url}  (read-only view of the store; Ctrl-C to stop)")
 
-    server.serve(store.db, host=host, port=port, wait=store.wait or 0.0, memory_limit=store.memory_limit,
-                 threads=store.threads, allowed=allow_host or (), sql_time_limit=sql_time_limit, on_ready=ready,
-                 metric=metric)  # fmt: skip
+    server.serve(
+        store.db,
+        host=host,
+        port=port,
+        wait=store.wait or 0.0,
+        memory_limit=store.memory_limit,
+        threads=store.threads,
+        allowed=allow_host or (),
+        sql_time_limit=sql_time_limit,
+        on_ready=ready,
+        metric=metric,
+    )
 
 
 @app.command(
@@ -88,11 +97,10 @@ def report_cmd(
     *,
     store: opt.StoreOptions,
 ) -> None:
-    from ..web import deps
-    from ..web import static_site as report
+    from ..web import deps, static_site  # the web extra (jinja2): loaded by `report` only
 
     deps.require("jinja2")
-    report.check_folder(folder)
+    static_site.check_folder(folder)
     with open_for_reading(store) as s:
-        result = report.write_report(s, folder, qrels, metric or None)
+        result = static_site.write_report(s, folder, qrels, metric or None)
     say([result.summary(), *(f"  {n}" for n in result.notes())])

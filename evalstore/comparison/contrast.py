@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MetaError
-from ..report.table import Table
+from ..meta.matrix import canonical_metric
+from ..output.table import Table
+from ..repro.orderings import check_depth, check_p
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 DEFAULT_DEPTH = 100
 DEFAULT_P = 0.9
@@ -154,7 +156,6 @@ def contrast(
 ) -> Contrast:
     """Every judged topic of ``qrels`` ranked by how differently ``run`` and ``baseline`` rank
     documents (see the module docstring); one SQL statement for all topics."""
-    from ..repro.orderings import check_depth, check_p
 
     depth, p = check_depth(depth), check_p(p)
     if baseline == run:
@@ -162,8 +163,6 @@ def contrast(
     a, b, q = store.run_id(baseline), store.run_id(run), store.qrels_id(qrels)
     stored = None
     if metric:
-        from ..meta.matrix import canonical_metric
-
         stored = canonical_metric(store, qrels, metric)
     rows = store.con.execute(
         _SQL,

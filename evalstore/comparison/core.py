@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import metric_names, names
+from ..base.arguments import metric_names, names
+from ..base.memory_limit import of_store
 from ..errors import MetaError
-from ..intervals import IntervalSpec
-from ..memory_limit import of_store
+from ..intervals.means import IntervalSpec
+from ..intervals.ranks import RANK_METHODS
 from ..meta.common import Analysis, columns_for, finish, inputs_of, load, need_mean, num
 from ..meta.matrix import ScoreMatrix
-from ..ranking.intervals import RANK_METHODS
+from ..metrics.options import EvalOptions
 from ..stats import budget
 from ..stats import effects as fx
 from ..stats.bootstrap import paired_bootstrap
@@ -40,7 +41,7 @@ from ..stats.significance import adjust as adjust_p
 from .result import MONTE_CARLO, Comparison
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: The tests of ``compare``, as spelled on the command line.
 TESTS = ("t", "wilcoxon", "randomisation", "bootstrap", "tukey-hsd")
@@ -78,9 +79,7 @@ def compare(
     effects: bool = False,
     save: bool = True,
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     progress: bool | None = None,
     rank_ci: str | None = None,
 ) -> Comparison:
@@ -90,17 +89,16 @@ def compare(
     (``effects``); stored as an analysis unless ``save=False``. See the module docstring and
     docs/meta.md. ``rank_ci`` (``bootstrap`` with ``trials`` and ``seed``, or ``t``): each run's rank
     among the runs compared with its ``1 - alpha`` interval (:mod:`evalstore.stats.rank_intervals`)."""
-    options = check_options(test, adjust, alpha, trials, seed, effects, rank_ci)  # before any work
+    checked = check_options(test, adjust, alpha, trials, seed, effects, rank_ci)  # before any work
     memory = of_store(store)
-    if options["test"] in MONTE_CARLO or effects:  # a B that cannot fit is refused before any work
-        budget.check_bootstrap(options["trials"], memory, test=options["test"] == "bootstrap", interval=effects)
+    if checked["test"] in MONTE_CARLO or effects:  # a B that cannot fit is refused before any work
+        budget.check_bootstrap(checked["trials"], memory, test=checked["test"] == "bootstrap", interval=effects)
     metrics = metric_names(metrics)
-    evaluation = {"missing": missing, "convention": convention, "complete": complete, "depth": depth}
-    mats, params = _matrices(store, qrels, baseline, runs, metrics, evaluation, progress)
-    cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, memory=memory, **options)
+    mats, params = _matrices(store, qrels, baseline, runs, metrics, missing, options, progress)
+    cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, memory=memory, **checked)
     if rank_ci is not None:
-        level = 1.0 - options["alpha"]
-        cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, options["trials"], options["seed"])
+        level = 1.0 - checked["alpha"]
+        cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, checked["trials"], checked["seed"])
     save_comparison(store, cmp, params, save, effects)
     return cmp
 
@@ -139,7 +137,7 @@ def compare_matrices(
 ) -> Comparison:
     """The comparison of the runs of score matrices (one per metric, the same runs and topics)
     with ``baseline``: the statistics of :func:`compare`, whatever made the matrices (the store, or
-    runs evaluated in memory: :mod:`evalstore.experiments`). Nothing is stored. ``memory``: the
+    runs evaluated in memory: :mod:`evalstore.comparison.experiments`). Nothing is stored. ``memory``: the
     bytes the resampling may use (:mod:`evalstore.stats.budget`; default: its own)."""
     options = check_options(test, adjust, alpha, trials, seed, effects)
     test, method, alpha, seed = options["test"], options["adjust"], options["alpha"], options["seed"]
@@ -206,7 +204,8 @@ def _matrices(
     baseline: str,
     runs: Sequence[str] | None,
     metrics: list[str],
-    evaluation: dict[str, Any],
+    missing: str,
+    options: EvalOptions,
     progress: bool | None,
 ) -> tuple[list[ScoreMatrix], dict[str, Any]]:
     """The score matrices of the runs (the baseline among them) and the analysis' parameters."""
@@ -220,8 +219,9 @@ def _matrices(
         store,
         columns_for(qrels, metrics),
         [baseline, *others] if others is not None else None,
+        missing=missing,
+        options=options,
         progress=progress,
-        **evaluation,
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..report.table import Estimate
+from ..output.table import Estimate
 
 
 class Comparison(Protocol):

@@ -3,9 +3,9 @@ metrics, means with significance marks; with effect sizes, Δ and its interval b
 :mod:`.effect_columns`) for readers (terminal, Markdown, LaTeX: that one table and its legend,
 ready to paste), the per-topic scores against the baseline, and the long data table (one row per
 comparison, every test statistic and effect size) for csv/tsv/json/parquet; the writers of
-:mod:`evalstore.report` draw every format.
+:mod:`evalstore.output` draw every format.
 
-Marks (:class:`~evalstore.report.table.Marked`): ``▲`` / ``▼`` (LaTeX ``$^{\\uparrow}$`` /
+Marks (:class:`~evalstore.output.table.Marked`): ``▲`` / ``▼`` (LaTeX ``$^{\\uparrow}$`` /
 ``$^{\\downarrow}$``) after a mean that is significantly better / worse than the baseline's; with
 ``all_pairs`` each run gets a letter and a mean carries the letters of the runs it is
 significantly better than (as ranx does). The best mean of a column is bold in Markdown and LaTeX
@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..report import frames
-from ..report.formats import OUTPUT_FORMATS
-from ..report.meta_tables import input_notes, p_text
-from ..report.table import Marked, Report, Table
+from ..intervals.ranks import describe
+from ..output import frames
+from ..output.formats import OUTPUT_FORMATS
+from ..output.meta_tables import input_notes, p_text
+from ..output.table import Marked, Output, Table
 from . import effect_columns
 
 if TYPE_CHECKING:
-    from ..intervals import IntervalSpec
+    from ..intervals.means import IntervalSpec
     from ..meta.matrix import ScoreMatrix
 
 #: What each test of ``compare`` is called in the legend.
@@ -74,7 +75,7 @@ class Comparison:
                 return p
         return None
 
-    def report(self, per_topic: bool = False, dz: bool = False) -> Report:
+    def report(self, per_topic: bool = False, dz: bool = False) -> Output:
         """The comparison as a report (:func:`report`): the paper table, or the per-topic scores;
         ``dz``: Cohen's d_z beside Δ (needs effects)."""
         return per_topic_report(self) if per_topic else report(self, dz)
@@ -157,8 +158,6 @@ def legend(cmp: Comparison, dz: bool = False) -> list[str]:
         + ("; letters: the runs a mean is significantly better than" if cmp.all_pairs else ""),
     ] + (effect_columns.legend(cmp, dz) if cmp.effects else [])
     if cmp.rank_spec is not None:
-        from ..ranking.intervals import describe
-
         lines.append(f"<metric> rank: rank [lo, hi] among the {len(cmp.runs)} runs compared; {describe(cmp.rank_spec)}")
     return lines
 
@@ -260,7 +259,7 @@ def per_topic_table(cmp: Comparison) -> Table:
     return Table(list(PER_TOPIC_COLUMNS), rows, title=f"{cmp.qrels}: per-topic scores against {cmp.baseline}")
 
 
-def per_topic_report(cmp: Comparison) -> Report:
+def per_topic_report(cmp: Comparison) -> Output:
     """The per-topic table as a report (wins, ties and losses per run in the notes)."""
     table = per_topic_table(cmp)
     counts: dict[tuple[str, str], list[int]] = {}
@@ -271,7 +270,7 @@ def per_topic_report(cmp: Comparison) -> Report:
         f"{run} vs {cmp.baseline} on {metric}: {w} wins, {t} ties, {lo} losses"
         for (metric, run), (w, t, lo) in counts.items()
     ]
-    return Report([table], notes=lines + notes(cmp))
+    return Output([table], notes=lines + notes(cmp))
 
 
 def caption(cmp: Comparison, dz: bool = False) -> str:
@@ -286,11 +285,11 @@ def caption(cmp: Comparison, dz: bool = False) -> str:
     )
 
 
-def report(cmp: Comparison, dz: bool = False) -> Report:
+def report(cmp: Comparison, dz: bool = False) -> Output:
     """The comparison as a report: for readers the paper table alone (means, marks and, with
     effect sizes, Δ with its interval and d_z when ``dz``) with its legend; for programs the long
     table (every comparison with its test, p-values and every effect size)."""
-    return Report(
+    return Output(
         [paper_table(cmp, dz)],
         data=long_table(cmp),
         legend=legend(cmp, dz),
@@ -300,7 +299,7 @@ def report(cmp: Comparison, dz: bool = False) -> Report:
 
 
 def text(cmp: Comparison, fmt: str, dz: bool = False) -> str:
-    """The report written in ``fmt`` (a text format of :data:`~evalstore.report.formats.OUTPUT_FORMATS`)."""
+    """The report written in ``fmt`` (a text format of :data:`~evalstore.output.formats.OUTPUT_FORMATS`)."""
     buf = io.StringIO()
     OUTPUT_FORMATS[fmt].write(report(cmp, dz), buf)
     return buf.getvalue()

@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from .. import incremental
 from ..metrics import engine
-from ..metrics.options import Options
+from ..metrics.options import EvalOptions
 from ..metrics.ranked_list import drop as drop_ranked_list
 from ..metrics.registry import MetricInstance
 from ..version import __version__ as ENGINE_VERSION
+from . import incremental
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 _serial = itertools.count(1)
 
@@ -49,14 +49,14 @@ class EvaluationContext:
         con: duckdb.DuckDBPyConnection,
         qrels_ids: Sequence[int] = (),
         instances: Sequence[MetricInstance] = (),
-        options: Options | None = None,
+        options: EvalOptions | None = None,
         declared_gains: Mapping[int, tuple[float, ...] | None] | None = None,
         qrels_names: Mapping[int, str] | None = None,
     ) -> None:
         self.con = con
         self.qrels_ids = list(qrels_ids)
         self.instances = list(instances)
-        self.options = options or Options()
+        self.options = options or EvalOptions()
         self.declared_gains = dict(declared_gains or {})
         self.qrels_names = dict(qrels_names or {})
         # the plan, computed once: the context and stored name of every (qrels set, metric) pair
@@ -152,7 +152,7 @@ class EvaluationContext:
 
     def scores(self, qrels_id: int) -> tuple[str, list[object]]:
         """The query (and its parameters) of the rows ``run_id, topic, key, value`` of one qrels
-        set, for :func:`evalstore.result_query.result_of_table`."""
+        set, for :func:`evalstore.results.query.result_of_table`."""
         return f"SELECT run_id, topic, key, value FROM {self._out} WHERE qrels_id = ?", [qrels_id]
 
     def save_scores(self, store: StoreHandle, *, pool: bool | None = None, engine_version: str = ENGINE_VERSION) -> int:

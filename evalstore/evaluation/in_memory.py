@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -28,21 +28,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import sql_functions
-from ..arguments import metric_names
+from ..base.arguments import metric_names
+from ..db.connection import Settings, connect
 from ..errors import ArgumentError, IngestError, MetricError, is_resource_error
 from ..ingest.fast import ranked_rows
-from ..ingest.sources import is_path, qrels_table, run_table
-from ..metrics import engine
+from ..ingest.tables import BATCH_LINES, RunPart, read_qrels, read_run, read_runs
+from ..metrics import engine, sql_functions
 from ..metrics.gains import check_gains
-from ..metrics.options import Options, make_options
+from ..metrics.options import DEFAULTS, EvalOptions, options_from
 from ..metrics.params import format_list, parse_gains
 from ..metrics.ranked_list import render
 from ..metrics.references import order_clause
 from ..metrics.registry import MetricInstance
-from ..result import EvalResult, result_of_rows
-from ..run_files import BATCH_LINES, RunPart, qrels_file, run_tables
-from ..store.connection import Settings, connect
+from ..results.eval_result import EvalResult, result_of_rows
 from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1
@@ -88,7 +86,8 @@ class Evaluator:
     DataFrame or a pyarrow Table (columns ``query_id, doc_id, relevance`` or ``topic, doc,
     grade``), or an iterable of namedtuples with those fields (ir_datasets' ``qrels_iter()``).
     ``metrics``: names as anywhere in evalstore (``"nDCG@10"``, ``"map"``, ``"P(rel=2)@10"``).
-    ``options``: ``convention``, ``complete``, ``depth`` (see :meth:`evalstore.Store.evaluate`) and
+    ``convention``, ``complete``, ``depth`` (see :meth:`evalstore.Store.evaluate`; or ``options``, an
+    :class:`~evalstore.metrics.options.EvalOptions`) and
     ``gains`` (the qrels' declared gains, as ``ingest qrels --gains``).
     ``threads``: None (default) runs each call on one thread of a process-wide database (per-call
     queries are small); a number gives the evaluator a database of its own with that many threads,
@@ -101,7 +100,7 @@ class Evaluator:
     :meth:`evaluate` takes one run (``{topic: {doc: score}}``, a DataFrame, an Arrow table or
     namedtuples) and returns ``{topic: {metric: value}}`` (pytrec_eval's shape; metric names as
     given); :meth:`evaluate_many` takes ``{name: run}``; :meth:`result` returns an
-    :class:`~evalstore.result.EvalResult` with the means. ``prepare=False`` skips building the
+    :class:`~evalstore.results.eval_result.EvalResult` with the means. ``prepare=False`` skips building the
     qrels' side of the ranked list ahead (for a single call, as :func:`evalstore.evaluate` makes)."""
 
     def __init__(
@@ -109,9 +108,10 @@ class Evaluator:
         qrels: Any,
         metrics: Sequence[str] | str = ("AP", "nDCG@10"),
         *,
-        convention: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
+        convention: str = DEFAULTS.convention,
+        complete: bool = DEFAULTS.complete,
+        depth: int | None = DEFAULTS.depth,
+        options: EvalOptions | None = None,
         gains: str | Sequence[float] | None = None,
         qrels_format: str = "trec",
         run_format: str = "trec",
@@ -121,10 +121,10 @@ class Evaluator:
         temp_directory: str | None = None,
     ) -> None:
         self._run_format = run_format
-        self._options = make_options(convention, complete, depth, False)
+        self._options = options_from(options, convention=convention, complete=complete, depth=depth).with_pool(False)
         declared = _declared(gains)
         names_given = tuple(metric_names(metrics))
-        table = qrels_file(qrels, qrels_format) if is_path(qrels) else qrels_table(qrels)
+        table = read_qrels(qrels, qrels_format)
         top = pc.max(table.column("grade")).as_py()
         self._top_grade = top
         plan = _compile(names_given, self._options, declared, top, "sql")
@@ -166,7 +166,7 @@ class Evaluator:
         padding of the topics a run lacks, for the parts of a run). With ``prepare``, the qrels' side
         of the ranked list is built once, here, as tables ``<relation>_<unit>``; without, it is part
         of each query."""
-        options = self._options if complete is None else replace(self._options, complete=complete)
+        options = self._options if complete is None or complete == self._options.complete else self._options.unpadded()
         queries = self._queries.get((mode, options.complete, self._prepare))
         if queries is not None:
             return queries
@@ -225,14 +225,14 @@ class Evaluator:
 
     def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of run files (a path, a glob or a list; each run named by its tag) as an
-        :class:`EvalResult`: each file read once (:mod:`evalstore.run_files`) and evaluated in
+        :class:`EvalResult`: each file read once (:func:`evalstore.ingest.tables.read_runs`) and evaluated in
         batches of about a million lines (at least twice the qrels' rows: each batch's query reads
         the qrels' side of the ranked list, so the cost stays linear in the topics), while the next
         files are read. The qrels' side is built once for all batches."""
         keep = self._judged_docs if self._narrow and len(self._judged_docs) <= NARROW_DOCS else None
         self._prepare = True
         lines = max(BATCH_LINES, BATCH_PER_QRELS_ROW * self._qrels_rows)
-        return self._result(run_tables(paths, self._run_format, keep_docs=keep, batch_lines=lines), qrels_name)
+        return self._result(read_runs(paths, self._run_format, keep_docs=keep, batch_lines=lines), qrels_name)
 
     def _result(self, batches: Iterable[list[RunPart]], qrels_name: str, whole: bool = False) -> EvalResult:
         """The result of runs given as batches of parts (``whole``: one part per run). The parts of
@@ -311,10 +311,7 @@ class Evaluator:
     # ------------------------------------------------------------------------------------------
     def _tables(self, names: Sequence[str], runs: Iterable[Any]) -> list[pa.Table]:
         complete = self._options.complete
-        return [
-            _one_run(r, self._run_format) if is_path(r) else run_table(r, f"run {n!r}", allow_empty=complete)
-            for n, r in zip(names, runs)
-        ]
+        return [read_run(r, self._run_format, f"run {n!r}", allow_empty=complete) for n, r in zip(names, runs)]
 
     def _rows(self, names: Sequence[str], runs: Iterable[Any]) -> list[tuple[int, str, str, float]]:
         return self._run(self._tables(names, runs), names)
@@ -369,14 +366,22 @@ def _register_relations(
     none = pa.array([], pa.string())
     con.register(
         "subtopic_qrels_data",
-        pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "doc": none,
-                  "grade": pa.array([], pa.int32())}),
-    )  # fmt: skip
+        pa.table(
+            {
+                "qrels_id": pa.array([], pa.int32()),
+                "topic": none,
+                "subtopic": none,
+                "doc": none,
+                "grade": pa.array([], pa.int32()),
+            }
+        ),
+    )
     con.register(
         "subtopic_probs",
-        pa.table({"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none,
-                  "prob": pa.array([], pa.float64())}),
-    )  # fmt: skip
+        pa.table(
+            {"qrels_id": pa.array([], pa.int32()), "topic": none, "subtopic": none, "prob": pa.array([], pa.float64())}
+        ),
+    )
     con.register(
         "qrels_meta",
         pa.table(
@@ -423,7 +428,7 @@ class _Plan:
 
 @functools.lru_cache(maxsize=64)
 def _compile(
-    metrics: tuple[str, ...], options: Options, declared: tuple[float, ...] | None, top: int | None, mode: str
+    metrics: tuple[str, ...], options: EvalOptions, declared: tuple[float, ...] | None, top: int | None, mode: str
 ) -> _Plan:
     """The metrics' SQL for a qrels set with declared gains ``declared`` and highest grade ``top``:
     rendered once per process for each such combination (a call of :func:`evalstore.evaluate`
@@ -458,9 +463,16 @@ def _compile(
         narrow_ok = narrow_ok and unit.context.order == "trec_eval" and "rl_retrieved" not in sql.reads
         counts = "SELECT run_id, topic, n FROM _ev_counts" if mode == "narrow" else None
         ctes = render(
-            [_QRELS_ID], [], unit.context, sql.options, sql.columns, rank_source, runs_sql, as_ctes=True,
+            [_QRELS_ID],
+            [],
+            unit.context,
+            sql.options,
+            sql.columns,
+            rank_source,
+            runs_sql,
+            as_ctes=True,
             counts_source=counts,
-        )  # fmt: skip
+        )
         for name, body in ctes:
             inline.append(f"{name} AS ({body})")
             if name in _QRELS_SIDE:
@@ -483,12 +495,3 @@ def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:
         return parse_gains(gains, "gains")
     except MetricError as e:
         raise IngestError(str(e)) from None
-
-
-def _one_run(paths: Any, fmt: str) -> pa.Table:
-    """The rows of one run given as a path (a file, or NTCIR res files forming one run)."""
-    tables: list[pa.Table] = []
-    for batch in run_tables(paths, fmt, name="run"):
-        for part in batch:
-            tables = [part.table] if part.restart else [*tables, part.table]
-    return pa.concat_tables(tables)

@@ -9,14 +9,14 @@ It resolves names to ids and opens an :class:`~evalstore.evaluation.context.Eval
 (the plan, computed once; the temporary tables; the one writer of scores), which computes every
 metric for every (qrels set, run) not reused from stored evaluations and stores the per-topic
 scores (unless ``save=False``; evaluating the same thing again replaces the earlier rows); they are
-shaped into an :class:`~evalstore.result.EvalResult` per qrels set.
+shaped into an :class:`~evalstore.results.eval_result.EvalResult` per qrels set.
 
-Options (keyword arguments): ``convention``, ``complete``, ``depth`` (see
-:mod:`evalstore.metrics.options`), ``pool`` (for a subsample, treat the parent's judged documents
-it dropped as "in the pool but unjudged", what infAP needs; no other metric is affected),
-``save``, ``progress`` (progress bar; default: on a terminal), ``recompute`` (with ``save``:
-compute every score again instead of reusing stored evaluations of the same run content, qrels
-content, metric, options and engine version; see :mod:`evalstore.incremental`).
+``options``: an :class:`~evalstore.metrics.options.EvalOptions` (``convention``, ``complete``,
+``depth``, and ``pool``: for a subsample, treat the parent's judged documents it dropped as "in the
+pool but unjudged", what infAP needs; no other metric is affected); ``save``, ``progress``
+(progress bar; default: on a terminal), ``recompute`` (with ``save``: compute every score again
+instead of reusing stored evaluations of the same run content, qrels content, metric, options and
+engine version; see :mod:`evalstore.evaluation.incremental`).
 """
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from .. import incremental
-from ..arguments import names as arg_names
+from ..base.arguments import names as arg_names
+from ..base.progress import progress_bar
 from ..errors import MetricError
 from ..metrics import engine
 from ..metrics.gains import declared_gains
-from ..metrics.options import Options, make_options
+from ..metrics.options import EvalOptions
 from ..metrics.registry import MetricInstance
-from ..progress import progress_bar
-from ..result import EvalResult
-from ..result_query import result_of_table
+from ..results.eval_result import EvalResult
+from ..results.query import result_of_table
+from . import incremental
 from .context import EvaluationContext
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def evaluate_runs(
@@ -47,10 +47,7 @@ def evaluate_runs(
     runs: Sequence[str] | str | None = None,
     metrics: Sequence[str] | str = ("AP",),
     *,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
-    pool: bool = True,
+    options: EvalOptions = EvalOptions(),
     save: bool = True,
     progress: bool | None = None,
     recompute: bool = False,
@@ -58,9 +55,8 @@ def evaluate_runs(
     """Evaluate ``runs`` (names; all runs when None) against the qrels set ``qrels``; see the
     module docstring for the options."""
     return evaluate_qrels_sets(
-        store, [qrels], runs, metrics, convention=convention, complete=complete, depth=depth, pool=pool,
-        save=save, progress=progress, recompute=recompute,
-    )[qrels]  # fmt: skip
+        store, [qrels], runs, metrics, options=options, save=save, progress=progress, recompute=recompute
+    )[qrels]
 
 
 def evaluate_qrels_sets(
@@ -69,10 +65,7 @@ def evaluate_qrels_sets(
     runs: Sequence[str] | str | None = None,
     metrics: Sequence[str] | str = ("AP",),
     *,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
-    pool: bool = True,
+    options: EvalOptions = EvalOptions(),
     save: bool = True,
     progress: bool | None = None,
     recompute: bool = False,
@@ -80,7 +73,6 @@ def evaluate_qrels_sets(
     """Evaluate runs against several qrels sets (e.g. a qrels set and all its subsamples) in bulk:
     one ranked judged list per context covers every qrels set and run at once. Returns
     ``{qrels name: EvalResult}`` in the order given."""
-    options = make_options(convention, complete, depth, pool)
     qrels_names = arg_names(qrels, "qrels set")
     qrels_ids = {name: store.qrels_id(name) for name in qrels_names}
     run_ids = _run_ids(store, runs)
@@ -138,7 +130,7 @@ def unrelated_runs(store: StoreHandle, qrels_ids: Sequence[int], run_ids: Sequen
     return out
 
 
-def stored_name(store: StoreHandle, qrels: str, metric: str, options: Options) -> str:
+def stored_name(store: StoreHandle, qrels: str, metric: str, options: EvalOptions) -> str:
     """The name under which ``metric`` evaluated on ``qrels`` with ``options`` is stored (see
     :mod:`evalstore.metrics.names`)."""
     insts = engine.resolve_metrics([metric])

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from ..base.resources import sql_blocks
 from ..errors import FusionError
-from ..resources import sql_blocks
 from .recipe import Recipe
 from .registry import RANKS
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: "All" as a number of documents in the SQL (depth, top).
 ALL = 1 << 62

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..db.query import QueryResult
 from ..errors import FusionError
-from ..store.query import QueryResult
 from .compute import FusionWork, render_normalized
 from .optimize import search
 from .provenance import provenance
@@ -18,7 +18,7 @@ from .registry import normalization
 from .store import FusionResult, coverage_notes, store_fused
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def fuse(
@@ -87,9 +87,18 @@ def refresh(store: StoreHandle, name: str) -> FusionResult:
     if dropped:
         raise FusionError(f"the input run {dropped[0]!r} of {name!r} was dropped; it cannot be fused again")
     return fuse(
-        store, [i["run"] for i in r["inputs"]], r["method"], name=name, norm=r["norm"], params=r["params"],
-        weights=r["weights"], depth=r["depth"], top=r["top"], ranks=r["ranks"], replace=True,
-    )  # fmt: skip
+        store,
+        [i["run"] for i in r["inputs"]],
+        r["method"],
+        name=name,
+        norm=r["norm"],
+        params=r["params"],
+        weights=r["weights"],
+        depth=r["depth"],
+        top=r["top"],
+        ranks=r["ranks"],
+        replace=True,
+    )
 
 
 def normalized_scores(

@@ -28,18 +28,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..aggregate import sql as aggregate_sql
+from ..base.aggregate import sql as aggregate_sql
 from ..errors import FusionError
 from ..metrics import engine
 from ..metrics.gains import declared_gains
-from ..metrics.options import make_options
+from ..metrics.options import EvalOptions
 from ..metrics.ranked_list import drop as drop_ranked_list
-from ..report.table import Table
+from ..output.table import Table
 from .compute import FusionWork
 from .recipe import Recipe, plain
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 _serial = itertools.count(1)
 #: Candidate rows (fusions x candidate documents) fused and evaluated per statement; a larger grid
@@ -249,7 +249,7 @@ def evaluate_candidates(
     """The mean of ``inst`` on the qrels set ``qid`` of each candidate fusion of ``rows`` (a query
     giving cand, topic, doc, score, rank), by the engine that evaluates stored runs, in one pass."""
     con = store.con
-    opts = options or make_options()
+    opts = options or EvalOptions()
     declared = declared_gains(con, [qid])
     pairs = engine.plan_pairs([qid], [inst], opts, declared)
     units = engine.group_units(pairs, [qid], [inst])
@@ -260,9 +260,14 @@ def evaluate_candidates(
     )
     try:
         engine.compute(
-            con, units, list(range(n)), opts, out, qrels_names={qid: qrels},
+            con,
+            units,
+            list(range(n)),
+            opts,
+            out,
+            qrels_names={qid: qrels},
             rank_source=f"SELECT cand AS run_id, topic, doc, rank, score FROM ({rows})",
-        )  # fmt: skip
+        )
         means = dict(
             con.execute(
                 f"SELECT run_id, {aggregate_sql(inst.spec.aggregate, 'value')} FROM {out} GROUP BY run_id"

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import FusionError
 from ..version import __version__
-from .registry import RANKS, Method, Normalization, method, normalization
+from .registry import METHODS, RANKS, Method, Normalization, method, normalization
 
 RANK_SOURCES = ("evaluation", "submitted")
 
@@ -245,6 +245,5 @@ def _weights(m: Method, w: tuple[float, ...] | None, n_runs: int, searching: boo
 
 
 def _weighted() -> list[Method]:
-    from .registry import METHODS
 
     return [x for x in METHODS.values() if x.weighted]

@@ -4,7 +4,7 @@ same replace rules as an ingested run's), its ir_metadata header, and ``fusion_m
 transaction.
 
 The fused run's content hash is the sha256 of the TREC run file ``export run`` writes for it
-(:mod:`evalstore.run_export`: the header, then its rows), so fusing the same runs the same way
+(:mod:`evalstore.ingest.run_export`: the header, then its rows), so fusing the same runs the same way
 again is "unchanged", and the exported file ingested elsewhere has the same identity.
 """
 
@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FusionError
 from ..ingest.checks import check_name
 from ..ingest.ir_metadata import render
+from ..ingest.run_export import content_sha256, line_tag, run_file_chunks
 from ..ingest.staging import Group
 from ..ingest.write import run_meta_row, stored_identities
-from ..run_export import content_sha256, line_tag, run_file_chunks
 from .compute import Input
 from .recipe import Recipe
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 @dataclass

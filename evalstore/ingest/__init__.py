@@ -31,17 +31,17 @@ Rules
 
 from .dicts import qrels_from_dict, run_from_dict
 from .files import expand_paths, file_sha256
-from .formats import INPUT_FORMATS, LAYOUTS, InputFormat, Layout
+from .formats import INPUT_FORMATS, LINE_KINDS, InputFormat, LineKind
 from .qrels import ingest_qrels
 from .runs import ingest_runs
 from .write import IngestResult
 
 __all__ = [
     "INPUT_FORMATS",
-    "LAYOUTS",
+    "LINE_KINDS",
     "IngestResult",
     "InputFormat",
-    "Layout",
+    "LineKind",
     "expand_paths",
     "file_sha256",
     "ingest_qrels",

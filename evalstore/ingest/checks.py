@@ -15,14 +15,15 @@ from .formats import E_CTL, E_GRADE, E_NF, E_RANK, E_SCORE, INPUT_FORMATS, level
 from .staging import Group, SourceFile, Staging
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
-def validate_call(store: StoreHandle, format: str) -> None:
-    """Refuse an unknown format or a read-only store before any file is read."""
+def validate_call(store: StoreHandle | None, format: str) -> None:
+    """Refuse an unknown format or a read-only store before any file is read (no store: the
+    files are only read, :mod:`evalstore.ingest.tables`)."""
     if format not in INPUT_FORMATS:
         raise IngestError(f"unknown format {format!r}; use {' or '.join(repr(f) for f in INPUT_FORMATS)}")
-    if getattr(store, "read_only", False):
+    if store is not None and getattr(store, "read_only", False):
         raise IngestError(
             f"the store {store.location} is open read-only; open it with evalstore.open(path) "
             f"(without read_only=True) to ingest"
@@ -30,7 +31,7 @@ def validate_call(store: StoreHandle, format: str) -> None:
 
 
 def row_error(f: SourceFile, ln: int, err: int) -> IngestError:
-    lay = f.layout
+    lay = f.line_kind
     line_no, text = physical_line(f.path, ln)
     flds = fields(text)
     if err == E_CTL:
@@ -72,7 +73,7 @@ def check_file(f: SourceFile, st: tuple | None, *, allow_empty: bool = False, em
         raise IngestError(
             f"empty file: no {empty_what} found (only blank or comment lines, or nothing)",
             file=f.name,
-            expected=f.layout.expected,
+            expected=f.line_kind.expected,
         )
     if st[1] is not None:
         raise row_error(f, int(st[1]), int(st[2]))

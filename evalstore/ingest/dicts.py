@@ -16,7 +16,7 @@ from .staging import Group, Staging
 from .write import IngestResult, store_qrels, store_runs
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def qrels_from_dict(

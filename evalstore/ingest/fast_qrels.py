@@ -6,10 +6,9 @@ parsed here, in bounded blocks of whole lines (:mod:`evalstore.ingest.blocks`), 
 the store's ingest on what was read: the bytes hold no other whitespace, CR or control byte, every
 line has four non-empty fields, no comment line, grades are plain integers (``-`` allowed, as
 trec_eval reads negative grades) within INTEGER's range, and each (topic, docno) is judged once.
-Anything else (or an empty file) returns None, and the store's own ingest reads the file in a
-throw-away in-memory store (:func:`evalstore.run_files.qrels_file`), which gives the same rows or
-the exact error message. It spares the one-shot evaluation the in-memory store (its schema's
-migrations and the general reader): about 0.25 CPU-s a call.
+Anything else (or an empty file) returns None, and ingest's general reader reads the file
+(:func:`evalstore.ingest.tables.read_qrels`), which gives the same rows or the exact error message.
+It spares the one-shot evaluation the general reader's database: about 0.25 CPU-s a call.
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ RES_EXPECTED = "one docno per line, in rank order (NTCIREVAL res file)"
 
 # --------------------------------------------------------------------------- layouts
 @dataclass(frozen=True)
-class Layout:
+class LineKind:
     """How the fields of one kind of line become columns."""
 
     name: str
@@ -93,10 +93,10 @@ class Layout:
         return FILE_RANK_SQL if self.file_order else TREC_RANK_SQL
 
 
-LAYOUTS = {
+LINE_KINDS = {
     lay.name: lay
     for lay in (
-        Layout(
+        LineKind(
             "trec_run",
             RUN_EXPECTED,
             6,
@@ -105,7 +105,7 @@ LAYOUTS = {
             f"{NUM_SQL.format(f='f[5]')} AS score, f[6] AS tag",
             f"WHEN score IS NULL OR NOT isfinite(score) THEN {E_SCORE} WHEN submitted_rank IS NULL THEN {E_RANK}",
         ),
-        Layout(
+        LineKind(
             "res",
             RES_EXPECTED,
             1,
@@ -114,7 +114,7 @@ LAYOUTS = {
             topic_from_file=True,
             file_order=True,
         ),
-        Layout(
+        LineKind(
             "trec_qrels",
             QRELS_EXPECTED,
             4,
@@ -122,7 +122,7 @@ LAYOUTS = {
             f"f[1] AS topic, f[3] AS doc, {INT_SQL.format(f='f[4]', t='INTEGER')} AS grade",
             f"WHEN grade IS NULL THEN {E_GRADE}",
         ),
-        Layout(
+        LineKind(
             "ntcir_qrels",
             NTCIR_QRELS_EXPECTED,
             3,
@@ -130,7 +130,7 @@ LAYOUTS = {
             f"f[1] AS topic, f[2] AS doc, {LEVEL_SQL.format(f='f[3]')} AS grade",
             f"WHEN grade IS NULL THEN {E_LEVEL}",
         ),
-        Layout(
+        LineKind(
             "ntcir_rel",
             NTCIR_REL_EXPECTED,
             2,
@@ -139,7 +139,7 @@ LAYOUTS = {
             f"WHEN grade IS NULL THEN {E_LEVEL}",
             topic_from_file=True,
         ),
-        Layout(
+        LineKind(
             "subtopic_qrels",
             SUBTOPIC_EXPECTED,
             4,
@@ -147,7 +147,7 @@ LAYOUTS = {
             f"f[1] AS topic, f[2] AS subtopic, f[3] AS doc, {INT_SQL.format(f='f[4]', t='INTEGER')} AS grade",
             f"WHEN grade IS NULL THEN {E_GRADE}",
         ),
-        Layout(
+        LineKind(
             "ntcir_intents",
             INTENT_EXPECTED,
             4,
@@ -155,7 +155,7 @@ LAYOUTS = {
             f"f[1] AS topic, f[2] AS subtopic, f[3] AS doc, {LEVEL_SQL.format(f='f[4]')} AS grade",
             f"WHEN grade IS NULL THEN {E_LEVEL}",
         ),
-        Layout(
+        LineKind(
             "ntcir_intent_rel",
             INTENT_REL_EXPECTED,
             3,
@@ -210,8 +210,8 @@ class InputFormat:
 
     name: str
     description: str
-    run_layout: Callable[[int | None], str]
-    qrels_layout: Callable[[int | None], str]
+    run_line_kind: Callable[[int | None], str]
+    qrels_line_kind: Callable[[int | None], str]
     subtopics: bool = False  # qrels with a subtopic (intent) column: diversity judgments
     runs: bool = True  # offered for runs (`ingest run --format`); diversity formats concern qrels only
 

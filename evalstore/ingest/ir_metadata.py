@@ -43,7 +43,7 @@ from ..errors import IngestError
 from .files import GZIP_ERRORS, damaged_gzip, display_name, open_bytes
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
     from .write import IngestResult
 
 START = "# ir_metadata.start"
@@ -104,8 +104,13 @@ def scan(lines: Iterable[bytes], where: str) -> Header | None:
             if _is_mark(bare, "start"):
                 start, block = n, [text]
             elif _is_mark(bare, "end"):
-                raise IngestError("'# ir_metadata.end' without a '# ir_metadata.start' line before it",
-                                  file=where, line=n, text=bare, expected=EXPECTED)  # fmt: skip
+                raise IngestError(
+                    "'# ir_metadata.end' without a '# ir_metadata.start' line before it",
+                    file=where,
+                    line=n,
+                    text=bare,
+                    expected=EXPECTED,
+                )
             elif bare.strip() and not bare.lstrip().startswith("#"):
                 return None  # the first run line: the file has no block
             continue
@@ -116,13 +121,19 @@ def scan(lines: Iterable[bytes], where: str) -> Header | None:
             raise IngestError(
                 f"the ir_metadata block opened on line {start} is not closed before this line, which is not a "
                 f"comment (every line of the block starts with '#'; the block ends with '# ir_metadata.end')",
-                file=where, line=n, text=bare, expected=EXPECTED,
-            )  # fmt: skip
+                file=where,
+                line=n,
+                text=bare,
+                expected=EXPECTED,
+            )
     if start:
         raise IngestError(
             f"the ir_metadata block opened on line {start} has no '# ir_metadata.end' line",
-            file=where, line=start, text=START, expected=EXPECTED,
-        )  # fmt: skip
+            file=where,
+            line=start,
+            text=START,
+            expected=EXPECTED,
+        )
     return None
 
 
@@ -139,9 +150,11 @@ def _decode(raw: bytes, where: str, n: int, inside: bool) -> str:
             return raw.decode("utf-8", errors="replace")  # a run line: the readers give the exact error
         raise IngestError(
             "a comment line at the top of the run file is not UTF-8 text",
-            file=where, line=n, text=raw.decode("utf-8", errors="replace").rstrip("\r\n"),
+            file=where,
+            line=n,
+            text=raw.decode("utf-8", errors="replace").rstrip("\r\n"),
             expected="UTF-8 text",
-        ) from None  # fmt: skip
+        ) from None
 
 
 def yaml_text(block: list[str]) -> str:
@@ -167,16 +180,21 @@ def parse(block: list[str], where: str, start: int) -> dict[str, Any]:
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise IngestError(
             f"the ir_metadata block opened on line {start} is not valid YAML: {problem}",
-            file=where, line=line, text=block[line - start].rstrip("\r\n"), expected=EXPECTED,
-        ) from None  # fmt: skip
+            file=where,
+            line=line,
+            text=block[line - start].rstrip("\r\n"),
+            expected=EXPECTED,
+        ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise IngestError(
             f"the ir_metadata block opened on line {start} holds a YAML {type(data).__name__}, not a mapping",
-            file=where, line=start + 1, text=block[1].rstrip("\r\n"),
+            file=where,
+            line=start + 1,
+            text=block[1].rstrip("\r\n"),
             expected="keys and values (tag: ..., method: ...)",
-        )  # fmt: skip
+        )
     return json_safe(data)
 
 

@@ -17,15 +17,22 @@
    the hook :meth:`IngestCall.store_staged`.
 
 Any error rolls the transaction back: either every run or set of the call is stored, or none.
+
+Without a store, :meth:`IngestCall.parse` takes the same files through the same reader, checks and
+messages on a plain DuckDB connection and leaves the checked rows in the staging tables
+(:mod:`evalstore.ingest.tables` hands them on as Arrow tables).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+import duckdb
+
+from ..base.progress import NO_BAR, progress_bar
 from ..errors import IngestError
-from ..progress import progress_bar
 from . import readers
 from .checks import check_file, check_names, file_stats
 from .files import combined_sha, hashes
@@ -33,7 +40,7 @@ from .staging import Group, SourceFile, Staging
 from .write import IngestResult, Stored, stored_identities
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 class IngestCall:
@@ -45,9 +52,19 @@ class IngestCall:
     columns = ""  # the staging table's parsed columns
     stats_extra = ""  # more aggregates of file_stats
     empty_what = "lines"  # what an empty file lacks
+    store: StoreHandle  # where the call stores (absent when it only parses: :meth:`parse`)
 
-    def __init__(self, store: StoreHandle, format: str, replace: bool, progress: bool | None) -> None:
-        self.store = store
+    def __init__(
+        self,
+        store: StoreHandle | None,
+        format: str,
+        replace: bool,
+        progress: bool | None,
+        con: duckdb.DuckDBPyConnection | None = None,
+    ) -> None:
+        if store is not None:
+            self.store = store
+        self.con: duckdb.DuckDBPyConnection = store.con if store is not None else con  # type: ignore[assignment]
         self.format = format
         self.replace = replace
         self.progress = progress
@@ -105,8 +122,7 @@ class IngestCall:
     # ------------------------------------------------------------------ the skeleton
     def run(self) -> list[IngestResult]:
         groups = self.plan()
-        con = self.store.con
-        stored = stored_identities(con, self.kind, [nm for g in groups if (nm := self.known_name(g))])
+        stored = stored_identities(self.con, self.kind, [nm for g in groups if (nm := self.known_name(g))])
         self.hash([g for g in groups if self.known_name(g) in stored])
         todo, unchanged = [], []
         for g in groups:
@@ -133,23 +149,42 @@ class IngestCall:
         return [self.results[g.idx] for g in groups]
 
     def staged(self, todo: list[Group], every: list[Group], bar) -> None:
-        """The staging path: read, check every file, name, check names and duplicates, store."""
+        """The staging path: read and check (:meth:`checked`), store."""
+        with Staging(self.con, self.staging, self.columns) as st:
+            stats, dups = self.checked(st, todo, every, bar)
+            bar.update(description=f"storing {self.staging}")
+            self.results.update(self.store_staged(st, todo, stats, dups))
+
+    def checked(
+        self, st: Staging, todo: list[Group], every: list[Group], bar
+    ) -> tuple[dict[int, tuple], dict[int, int]]:
+        """Read ``todo``'s files into ``st`` with the general reader, check every file (its first bad
+        line), name the groups, check every name (``every``) and the duplicates: the files' stats and
+        the surplus lines of repeated keys per group. Needs no store."""
         todo_files = [f for g in todo for f in g.files]
         for f in todo_files:
             f.delim = None
-        with Staging(self.store.con, self.staging, self.columns) as st:
-            readers.load(st, todo_files, bar)
-            stats = file_stats(st, self.stats_extra)
-            for g in todo:
-                for f in g.files:
-                    check_file(f, stats.get(f.idx), allow_empty=self.allow_empty(), empty_what=self.empty_what)
-                self.after_group(st, stats, g)
-            self.after_read(st, stats, todo)
-            check_names(every, self.what)  # an unchanged group's name is taken too
-            bar.update(description=f"checking {self.staging}")
-            dups = self.duplicates(st, todo)
-            bar.update(description=f"storing {self.staging}")
-            self.results.update(self.store_staged(st, todo, stats, dups))
+        readers.load(st, todo_files, bar)
+        stats = file_stats(st, self.stats_extra)
+        for g in todo:
+            for f in g.files:
+                check_file(f, stats.get(f.idx), allow_empty=self.allow_empty(), empty_what=self.empty_what)
+            self.after_group(st, stats, g)
+        self.after_read(st, stats, todo)
+        check_names(every, self.what)  # an unchanged group's name is taken too
+        bar.update(description=f"checking {self.staging}")
+        return stats, self.duplicates(st, todo)
+
+    @contextmanager
+    def parse(self) -> Iterator[tuple[Staging, list[Group]]]:
+        """The call's files read and checked without a store (on ``self.con``): every file by the
+        general reader, with the messages of an ingest; the checked rows stay in the staging tables
+        (``st.rows``) while the block runs."""
+        groups = self.plan()
+        self.hash(groups)  # as an ingest does first: a damaged gzip file gets the same message
+        with Staging(self.con, self.staging, self.columns) as st:
+            self.checked(st, groups, groups, NO_BAR)
+            yield st, groups
 
 
 def hash_groups(groups: Sequence[Group]) -> None:
@@ -167,5 +202,5 @@ def empty_call_error(files: list[SourceFile]) -> IngestError:
     return IngestError(
         "every res file is empty: the run has no documents",
         file=", ".join(f.name for f in files),
-        expected=files[0].layout.expected,
+        expected=files[0].line_kind.expected,
     )

@@ -27,14 +27,14 @@ from .files import (
     materialized,
     read_intent_probs,
 )
-from .formats import INPUT_FORMATS, LAYOUTS, QRELS_COLUMNS, SUBTOPIC_COLUMNS, qrels_stem, topic_from_name
+from .formats import INPUT_FORMATS, LINE_KINDS, QRELS_COLUMNS, SUBTOPIC_COLUMNS, qrels_stem, topic_from_name
 from .pipeline import IngestCall
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
 from .write import IngestResult, Stored, store_qrels
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def ingest_qrels(
@@ -87,8 +87,8 @@ class QrelsIngest(IngestCall):
     staging = "qrels"
     empty_what = "judgments"
 
-    def __init__(self, store, inputs, name, format, replace, declared, progress, probs) -> None:
-        super().__init__(store, format, replace, progress)
+    def __init__(self, store, inputs, name, format, replace, declared, progress, probs, con=None) -> None:
+        super().__init__(store, format, replace, progress, con)
         self.inputs, self.name, self.declared, self.probs = inputs, name, declared, probs
         self.subtopics = INPUT_FORMATS[format].subtopics
         self.columns = SUBTOPIC_COLUMNS if self.subtopics else QRELS_COLUMNS
@@ -98,8 +98,8 @@ class QrelsIngest(IngestCall):
         self.files = [SourceFile(i, p, compression(p), "trec_qrels") for i, p in enumerate(self.inputs)]
         for f in self.files:
             first = first_content_line(f.path)
-            f.layout_name = fmt.qrels_layout(len(fields(first)) if first is not None else None)
-            if LAYOUTS[f.layout_name].topic_from_file:
+            f.line_kind_name = fmt.qrels_line_kind(len(fields(first)) if first is not None else None)
+            if LINE_KINDS[f.line_kind_name].topic_from_file:
                 f.topic = topic_from_name(f.path)
         if self.name:
             return [Group(0, self.files, "", name=self.name)]
@@ -154,7 +154,7 @@ class QrelsIngest(IngestCall):
                 self.declared,
                 self.subtopics,
                 self.probs,
-            )  # fmt: skip
+            )
             for g in todo
         }
 

@@ -72,7 +72,7 @@ def fast_delimiter(first_line: str | None) -> str | None:
 
 def branch_sql(f: SourceFile, out_cols: str, k: int) -> tuple[str, list]:
     """SELECT for one file: file_idx, grp, ln, err, then the layout's columns."""
-    lay = f.layout
+    lay = f.line_kind
     cols = lay.columns.replace("$topic", f"${k + 2}")
     names = [c.split()[0] for c in out_cols.split(", ")]
     sql = (

@@ -26,7 +26,7 @@ from .files import (
     materialized,
     physical_line,
 )
-from .formats import INPUT_FORMATS, LAYOUTS, RUN_COLUMNS, run_stem, topic_from_name
+from .formats import INPUT_FORMATS, LINE_KINDS, RUN_COLUMNS, run_stem, topic_from_name
 from .ir_metadata import Header, read_header, save_headers
 from .pipeline import IngestCall, empty_call_error
 from .prefetch import prefetched
@@ -35,7 +35,7 @@ from .staging import Group, SourceFile, Staging
 from .write import IngestResult, ReadRows, set_read_identity, store_read_run, store_runs, stored_identities
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def ingest_runs(
@@ -78,8 +78,8 @@ class RunIngest(IngestCall):
     stats_extra = ", min(tag), max(tag), count(DISTINCT topic)"
     empty_what = "run lines"
 
-    def __init__(self, store, inputs, name, format, replace, dedupe, name_from, progress) -> None:
-        super().__init__(store, format, replace, progress)
+    def __init__(self, store, inputs, name, format, replace, dedupe, name_from, progress, con=None) -> None:
+        super().__init__(store, format, replace, progress, con)
         self.inputs, self.name, self.dedupe, self.name_from = inputs, name, dedupe, name_from
         self.per_topic = False
         self._notes: dict[int, list[str]] = {}  # notes of runs whose fast read was taken back
@@ -114,8 +114,8 @@ class RunIngest(IngestCall):
         and stored as they are read, a million rows at a time; the files it declines go to the general
         reader (their rows stored so far are taken back)."""
         readable = [] if self.per_topic else [g for g in todo if g.files[0].delim]
-        stored = stored_identities(self.store.con, "run", [nm for g in readable if (nm := self.known_name(g))])
-        rows = ReadRows(self.store.con)
+        stored = stored_identities(self.con, "run", [nm for g in readable if (nm := self.known_name(g))])
+        rows = ReadRows(self.con)
         declined = []
         for g, parts in zip(readable, prefetched([functools.partial(_parts, g) for g in readable])):
             bar.advance(1)
@@ -137,7 +137,7 @@ class RunIngest(IngestCall):
                 if isinstance(part, fast.RunReader):  # the end: the file's identity and counts
                     g.sha, g.file_sha = str(part.sha), part.file_sha
                     if run_id is not None:
-                        set_read_identity(self.store.con, run_id, g, part.n_rows, part.n_topics)
+                        set_read_identity(self.con, run_id, g, part.n_rows, part.n_topics)
                         res = self.results[g.idx]
                         res.n_rows, res.n_topics = part.n_rows, part.n_topics
                     return True
@@ -159,9 +159,9 @@ class RunIngest(IngestCall):
         replace with its own identity (its note of dropped analyses kept)."""
         res = self.results.pop(g.idx)
         if old is None:
-            self.store.con.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id])
+            self.con.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id])
         else:
-            self.store.con.execute("UPDATE run_meta SET sha256 = '', file_sha256 = NULL WHERE run_id = ?", [run_id])
+            self.con.execute("UPDATE run_meta SET sha256 = '', file_sha256 = NULL WHERE run_id = ?", [run_id])
             self._notes[g.idx] = res.messages
 
     def after_group(self, st: Staging, stats: dict[int, tuple], g: Group) -> None:
@@ -196,7 +196,7 @@ class RunIngest(IngestCall):
             gstats = group_stats(st)
         else:  # one file per run: the file's counts
             gstats = {g.idx: (stats[g.idx][0], stats[g.idx][5]) for g in todo}
-        rank_sql = self.files[0].layout.rank_sql
+        rank_sql = self.files[0].line_kind.rank_sql
         results = store_runs(self.store, st, todo, gstats, dups, self.replace, self.format, rank_sql)
         for idx, notes in self._notes.items():
             if idx in results:
@@ -226,15 +226,15 @@ def _plan(
         if f.delim and first_line is not None:
             f.tag0 = first_line.split(f.delim)[5]
     first = next((firsts[f.idx] for f in files if firsts[f.idx] is not None), None)
-    layout = INPUT_FORMATS[format].run_layout(len(fields(first)) if first is not None else None)
-    if LAYOUTS[layout].topic_from_file:
+    line_kind = INPUT_FORMATS[format].run_line_kind(len(fields(first)) if first is not None else None)
+    if LINE_KINDS[line_kind].topic_from_file:
         if not name:
             raise IngestError(
                 "NTCIR res files (one per topic) form one run: give it a name with --name NAME", file=str(files[0].path)
             )
         topics: dict[str, Path] = {}
         for f in files:
-            f.layout_name, f.topic, f.delim = layout, topic_from_name(f.path), None
+            f.line_kind_name, f.topic, f.delim = line_kind, topic_from_name(f.path), None
             if f.topic in topics:
                 raise IngestError(
                     f"two res files for topic {f.topic!r} (also {topics[f.topic]}); the topic of a "

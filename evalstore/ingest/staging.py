@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 
 from .files import display_name
-from .formats import LAYOUTS, Layout
+from .formats import LINE_KINDS, LineKind
 
 
 @dataclass
@@ -19,15 +19,15 @@ class SourceFile:
     idx: int
     path: Path
     compression: str
-    layout_name: str
+    line_kind_name: str
     grp: int = 0
     topic: str | None = None  # per-topic files (res / rel): the topic taken from the file name
     delim: str | None = None  # TREC runs whose first line is cleanly tab or space separated
     tag0: str | None = None  # the run tag of the first line (fast reader: every line's tag)
 
     @property
-    def layout(self) -> Layout:
-        return LAYOUTS[self.layout_name]
+    def line_kind(self) -> LineKind:
+        return LINE_KINDS[self.line_kind_name]
 
     @property
     def name(self) -> str:

@@ -35,11 +35,12 @@ from .files import (
 )
 from .formats import strip_suffixes
 from .text_formats import FORMAT_CHOICES, TEXT_FORMATS, TOPIC_FIELDS, TextFormat, sniff
+from .trec_topics import parse
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: bytes of text read and parsed at a time (a chunk ends at a line end)
 CHUNK_BYTES = 32 << 20
@@ -264,8 +265,6 @@ def _need_field(con, field: str, file: str) -> None:
 
 def _load_trec(con, sid: int, field: str, path: Path, file: str) -> None:
     import pyarrow as pa
-
-    from .trec_topics import parse
 
     with open_bytes(path) as f:
         raw = f.read()

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..drop import analyses_reading, drop_analyses
+from ..db.drop import analyses_reading, drop_analyses
 from ..errors import IngestError
 from .checks import check_replaceable_qrels
 from .staging import Group, Staging
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 RANK_CHUNK_ROWS = 1_000_000
 #: Rows of fast-read runs per INSERT statement.
@@ -162,9 +162,15 @@ def run_meta_row(
         ).fetchall()[0][0]
         status = "added"
     res = IngestResult(
-        "run", g.final, status, files, n_rows=n_rows, n_topics=n_topics, n_dropped_duplicates=n_dropped,
+        "run",
+        g.final,
+        status,
+        files,
+        n_rows=n_rows,
+        n_topics=n_topics,
+        n_dropped_duplicates=n_dropped,
         messages=notes,
-    )  # fmt: skip
+    )
     return int(run_id), res
 
 

@@ -16,18 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import metric_names, names
+from ..base.arguments import metric_names, names
 from ..errors import MetaError
 from ..meta.common import finish, inputs_of
 from ..meta.matrix import Column, normalise_missing, score_matrices
 from ..meta.persist import Analysis
+from ..metrics.options import EvalOptions
 from ..stats.sampling import check_seed, check_trials
 from ..stats.significance import check_alpha
 from .labels import LabelAgreement, confusion_rows, label_agreement
 from .ranking import TESTS, RankingAgreement, flipped, moved, ranking_agreement
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: the metric of the ranking agreement when none is named (the metric of the judge studies:
 #: UMBRELA, LLMJudge, TREC DL)
@@ -91,9 +92,7 @@ def agree(
     trials: int = 10000,
     seed: int = 0,
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     save: bool = True,
     progress: bool | None = None,
 ) -> Agreement:
@@ -119,12 +118,11 @@ def agree(
     result = Agreement(reference, candidate, int(rel), label_agreement(store, ref_id, cand_id, int(rel)))
     if result.labels.overall["n_common"] == 0:
         result.notes.append(f"{reference} and {candidate} have no judged (topic, doc) pair in common")
-    eval_opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     mats: list = []
     if chosen and (metrics is not None or store.run_names()):
         cols = [Column(q, m) for m in chosen for q in (reference, candidate)]
         run_list = names(runs, "run") if runs is not None else None
-        mats = score_matrices(store, cols, run_list, missing=missing, progress=progress, **eval_opts)
+        mats = score_matrices(store, cols, run_list, missing=missing, options=options, progress=progress)
         if len(mats[0].runs) < 2:
             raise MetaError(f"the ranking agreement needs at least 2 runs, got {len(mats[0].runs)}")
         for k in range(0, len(mats), 2):
@@ -143,7 +141,7 @@ def agree(
         "alpha": alpha,
         "trials": trials if test == "randomisation" else None,
         "missing": missing,
-        **eval_opts,
+        **options.as_dict(),
     }
     inputs = inputs_of(mats) if mats else {"runs": [], "columns": []}
     inputs["qrels"] = [reference, candidate]

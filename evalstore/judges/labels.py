@@ -18,7 +18,7 @@ import numpy as np
 from ..stats import agreement as ag
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: the statistics of a row, in the order of the meta_agree_labels table
 STATS = ("agreement", "kappa", "kappa_linear", "kappa_quadratic", "kappa_binary", "alpha_nominal", "alpha_ordinal")

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..aggregate import aggregate_rows
+from ..base.aggregate import aggregate_rows
 from ..errors import MetaError
 from ..meta.matrix import ScoreMatrix
 from ..stats.rank_correlation import kendall_tau_b, spearman_rho

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..report.table import Report, Table
+from ..output.table import Output, Table
 from .agree import Agreement
 from .labels import STATS
 from .ranking import flipped, moved
 
-#: what each label statistic says, as the legend and the README explain it
+#: what each label statistic says, as the legend and docs/judges.md explain it
 MEANINGS = {
     "n_common": "(topic, doc) pairs judged (grade >= 0) in both sets",
     "n_ref_only": "pairs judged in the reference set only",
@@ -106,7 +106,7 @@ def legend(a: Agreement) -> list[str]:
     return lines
 
 
-def report(a: Agreement, per_topic: bool = False, per_run: bool = False) -> Report:
+def report(a: Agreement, per_topic: bool = False, per_run: bool = False) -> Output:
     """The agreement as a report (see the module docstring)."""
     if per_topic:
         tables = [topics_table(a)]
@@ -118,4 +118,4 @@ def report(a: Agreement, per_topic: bool = False, per_run: bool = False) -> Repo
     notes = list(a.notes)
     if a.analysis_id is not None:
         notes.append(f"stored as analysis {a.analysis_id} (meta_runs kind 'agree'; rows in meta_agree_*)")
-    return Report(tables, data=data, legend=legend(a), notes=notes, document=a.to_dict())
+    return Output(tables, data=data, legend=legend(a), notes=notes, document=a.to_dict())

@@ -31,7 +31,7 @@ from ..evaluation.context import EvaluationContext
 from ..version import __version__
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 LAYOUT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -152,10 +152,14 @@ def import_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, int
     eval_cols = _columns(store, "evaluations", ("run_id", "qrels_id"))
     hive = "hive_partitioning = true, hive_types_autocast = false"
     with store.transaction():
-        con.execute(f"INSERT INTO qrels_meta ({', '.join(qrels_cols)}) SELECT {', '.join(qrels_cols)} "
-                    f"FROM read_parquet({_lit(src / 'qrels_meta.parquet')})")  # fmt: skip
-        con.execute(f"INSERT INTO run_meta ({', '.join(run_cols)}) SELECT {', '.join(run_cols)} "
-                    f"FROM read_parquet({_lit(src / 'run_meta.parquet')})")  # fmt: skip
+        con.execute(
+            f"INSERT INTO qrels_meta ({', '.join(qrels_cols)}) SELECT {', '.join(qrels_cols)} "
+            f"FROM read_parquet({_lit(src / 'qrels_meta.parquet')})"
+        )
+        con.execute(
+            f"INSERT INTO run_meta ({', '.join(run_cols)}) SELECT {', '.join(run_cols)} "
+            f"FROM read_parquet({_lit(src / 'run_meta.parquet')})"
+        )
         if qnames and (src / "qrels").is_dir():
             con.execute(f"""INSERT INTO qrels_data (qrels_id, topic, doc, grade)
                 SELECT m.qrels_id, q.topic, q.doc, q.grade

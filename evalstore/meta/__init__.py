@@ -18,17 +18,17 @@ The array-level building blocks live in :mod:`evalstore.stats` (no store behind 
 offered here too, as the analyses use them: :func:`correlate`, :func:`swap_method`,
 :func:`paired_bootstrap`, :func:`paired_t`, :func:`wilcoxon`, :func:`randomisation`, :func:`adjust`;
 matrices from the store with :func:`score_matrix`. Importing this package registers the SQL functions of
-:mod:`evalstore.meta.udfs` (``bootstrap_asl`` etc.) on every store connection.
+:mod:`evalstore.metrics.udf_tests` (``bootstrap_asl`` etc.) on every store connection.
 """
 
 from __future__ import annotations
 
 from ..errors import MetaError  # noqa: F401
+from ..metrics import udf_tests  # noqa: F401  (declares the SQL functions)
 from ..stats.bootstrap import BootstrapResult, bootstrap_asl, paired_bootstrap, round_sig  # noqa: F401
 from ..stats.correlation import Correlation, correlate, kendall_p, kendall_tau, kendall_z, spearman_rho  # noqa: F401
 from ..stats.significance import adjust, paired_t, randomisation, wilcoxon  # noqa: F401
 from ..stats.swap import SwapResult, difference_bins, swap_method  # noqa: F401
-from . import udfs  # noqa: F401  (declares the SQL functions)
 from .analyses import discpower, kendall, swap, tests  # noqa: F401
 from .common import Analysis  # noqa: F401
 from .matrix import Column, ScoreMatrix, score_matrices, score_matrix, top_runs  # noqa: F401

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import names as arg_names
+from ..base.arguments import names as arg_names
+from ..base.memory_limit import of_store
+from ..base.progress import progress_bar
 from ..errors import MetaError
-from ..memory_limit import of_store
-from ..progress import progress_bar
 from ..stats import budget
 from ..stats.correlation import correlate
 from ..stats.sampling import check_seed, check_trials, pair_indices
@@ -45,7 +45,7 @@ from .common import (
 from .matrix import ScoreMatrix
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 # --------------------------------------------------------------------------- Kendall

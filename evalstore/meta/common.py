@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import metric_names, names
+from ..base.arguments import metric_names, names
 from ..errors import MetaError
+from ..metrics.options import EvalOptions
 from ..stats.bootstrap import paired_bootstrap
 from ..stats.sampling import pair_indices
 from ..stats.significance import TESTS, monte_carlo_p, paired_t, randomisation, wilcoxon
@@ -23,7 +24,7 @@ from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices, top_
 from .persist import Analysis, save_analysis
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def columns_for(qrels: str | Sequence[str], metrics: str | Sequence[str]) -> list[Column]:
@@ -42,20 +43,24 @@ def load(
     top: int | None = None,
     top_by: str | None = None,
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     progress: bool | None = None,
 ) -> tuple[list[ScoreMatrix], dict[str, Any]]:
     """Score matrices of the columns over the same runs, and the evaluation parameters used."""
-    eval_opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
     missing = normalise_missing(missing)
     if top is not None:
-        runs = top_runs(store, columns[0].qrels, top_by or columns[0].metric, top, runs, progress=progress, **eval_opts)
-    mats = score_matrices(store, columns, runs, missing=missing, progress=progress, **eval_opts)
+        runs = top_runs(
+            store, columns[0].qrels, top_by or columns[0].metric, top, runs, options=options, progress=progress
+        )
+    mats = score_matrices(store, columns, runs, missing=missing, options=options, progress=progress)
     if len(mats[0].runs) < 2:
         raise MetaError(f"meta-evaluation needs at least 2 runs, got {len(mats[0].runs)}")
-    params = {"missing": missing, "top": top, "top_by": (top_by or columns[0].metric) if top else None, **eval_opts}
+    params = {
+        "missing": missing,
+        "top": top,
+        "top_by": (top_by or columns[0].metric) if top else None,
+        **options.as_dict(),
+    }
     return mats, params
 
 

@@ -1,6 +1,6 @@
 """Topic set size design of a stored collection (Sakai, "Topic set size design", Information
 Retrieval Journal 19(3), 2016): V_E from the stored topic x run score matrix of a qrels set and a
-metric, then :func:`evalstore.stats.topic_set_size.plan` (the formulas, docs/repro.md), stored as
+metric, then :func:`evalstore.stats.topic_set_size.plan` (the formulas, docs/reproducibility.md), stored as
 an analysis (``meta_runs`` kind ``'design'``, a ``meta_design`` row)."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MetaError
+from ..metrics.options import EvalOptions
 from ..stats.effects import residual_variance
 from ..stats.topic_set_size import TESTS, check_positive, check_rates, check_systems, plan
 from .common import Analysis, finish, inputs_of, need_mean
 from .matrix import score_matrix
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 # --------------------------------------------------------------------------- the analysis
@@ -81,9 +82,7 @@ def design(
     systems: int | None = None,
     runs: Sequence[str] | None = None,
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     save: bool = True,
     progress: bool | None = None,
 ) -> Design:
@@ -101,10 +100,7 @@ def design(
     check_positive(min_diff, "the minimum detectable difference" if test != "ci" else "the CI width cap")
     if systems is not None:
         check_systems(systems)
-    m = score_matrix(
-        store, qrels, metric, runs, missing=missing, convention=convention, complete=complete, depth=depth,
-        progress=progress,
-    )  # fmt: skip
+    m = score_matrix(store, qrels, metric, runs, missing=missing, options=options, progress=progress)
     need_mean([m], "topic set size design")
     if len(m.runs) < 2 or len(m.topics) < 2:
         raise MetaError(
@@ -121,10 +117,24 @@ def design(
     k = systems if systems is not None else (len(m.runs) if test == "anova" else None)
     res = plan(test, ve, alpha=alpha, beta=beta, min_diff=min_diff, systems=k, n_topics=len(m.topics))
     d = Design(
-        qrels, m.metric, test, float(alpha), None if test == "ci" else float(beta), float(min_diff), k,
-        len(m.runs), len(m.topics), ve, res["sigma2"], res["n"], res["n_approx"], res["achieved"],
-        res["min_diff_current"], res["power_current"], notes=list(m.notes),
-    )  # fmt: skip
+        qrels,
+        m.metric,
+        test,
+        float(alpha),
+        None if test == "ci" else float(beta),
+        float(min_diff),
+        k,
+        len(m.runs),
+        len(m.topics),
+        ve,
+        res["sigma2"],
+        res["n"],
+        res["n_approx"],
+        res["achieved"],
+        res["min_diff_current"],
+        res["power_current"],
+        notes=list(m.notes),
+    )
     params = {
         "test": test,
         "alpha": alpha,
@@ -132,9 +142,7 @@ def design(
         "min_diff": min_diff,
         "systems": k,
         "missing": missing,
-        "convention": convention,
-        "complete": complete,
-        "depth": depth,
+        **options.as_dict(),
         "variance": "V_E, residual variance of the two-way ANOVA without replication (runs x topics)",
         "solver": "exact noncentral t / F (scipy), expected CI width with c(n); n_approx: Sakai's closed form",
     }

@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..aggregate import aggregate_rows
-from ..arguments import names
+from ..base.aggregate import aggregate_rows
+from ..base.arguments import names
 from ..errors import MetaError
 from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_runs
 from ..metrics.engine import resolve_metrics
-from ..metrics.options import make_options
+from ..metrics.options import EvalOptions
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 MISSING_POLICIES = ("error", "zero", "drop_topics", "drop_runs")
 
@@ -143,13 +143,11 @@ def canonical_metric(
     qrels: str,
     metric: str,
     *,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
 ) -> str:
     """The canonical name under which ``metric`` evaluated on ``qrels`` with these options is
     stored (parameters sorted, defaults and the qrels set's declared gains filled in)."""
-    return stored_name(store, qrels, metric, make_options(convention, complete, depth))
+    return stored_name(store, qrels, metric, options)
 
 
 def _run_ids(store: StoreHandle, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
@@ -168,9 +166,7 @@ def score_matrices(
     *,
     missing: str = "error",
     evaluate: bool = True,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     progress: bool | None = None,
 ) -> list[ScoreMatrix]:
     """One :class:`ScoreMatrix` per column, all over the same runs (in the order given; all runs
@@ -182,8 +178,7 @@ def score_matrices(
         raise MetaError("no score column given (a qrels set and a metric)")
     every_run = runs is None
     runs, run_ids = _run_ids(store, runs)
-    opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth)
-    canon = [canonical_metric(store, c.qrels, c.metric, **opts) for c in cols]
+    canon = [canonical_metric(store, c.qrels, c.metric, options=options) for c in cols]
     qids = [store.qrels_id(c.qrels) for c in cols]
     left_out: list[str] = []
     if every_run:  # all runs of the store: leave out those of another collection (no topic in common)
@@ -223,8 +218,8 @@ def score_matrices(
             list(dict.fromkeys(todo_qrels)),
             list(dict.fromkeys(todo_runs)),
             list(dict.fromkeys(todo_metrics)),
+            options=options,
             progress=progress,
-            **opts,
         )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
     for m, qid in zip(mats, qids):
@@ -271,7 +266,7 @@ def _fetch(
 
 
 def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str = "error") -> list[ScoreMatrix]:
-    """One :class:`ScoreMatrix` per metric of an :class:`~evalstore.result.EvalResult` (runs
+    """One :class:`ScoreMatrix` per metric of an :class:`~evalstore.results.eval_result.EvalResult` (runs
     evaluated in memory: :func:`evalstore.evaluate`, :class:`evalstore.Evaluator`), over ``runs``
     (default: the result's, in its order), with the ``missing`` policy of :func:`score_matrices`;
     the result's notes go with every matrix."""
@@ -287,8 +282,18 @@ def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str
         for r, t, v in cells:
             values[position[r], column[t]] = np.nan if v is None else float(v)
         stored = result.stored_names.get(metric, metric)
-        mats.append(ScoreMatrix(result.qrels, stored, metric, order, topics, values,
-                                result.aggregates.get(metric, "mean"), notes=list(result.notes)))  # fmt: skip
+        mats.append(
+            ScoreMatrix(
+                result.qrels,
+                stored,
+                metric,
+                order,
+                topics,
+                values,
+                result.aggregates.get(metric, "mean"),
+                notes=list(result.notes),
+            )
+        )
     return _apply_missing(mats, missing)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..version import __version__
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 @dataclass

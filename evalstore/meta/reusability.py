@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..aggregate import aggregate_rows
-from ..arguments import metric_names, names
+from ..base.aggregate import aggregate_rows
+from ..base.arguments import metric_names, names
 from ..errors import MetaError
+from ..metrics.options import EvalOptions
 from ..pool.groups import run_groups
 from ..pool.leave_out import LeftOut, leave_out_subsamples
 from ..stats.rank_correlation import kendall_tau_b
@@ -43,7 +44,7 @@ from .matrix import Column, ScoreMatrix, normalise_missing, score_matrices
 from .persist import Analysis
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 TABLES = ("meta_reusability", "meta_reusability_runs", "meta_reusability_groups")
 
@@ -99,37 +100,35 @@ def reusability(
     metrics: str | Sequence[str],
     runs: Sequence[str] | None = None,
     *,
-    depth: int = 10,
+    pool_depth: int = 10,
     leave_one_out: str = "groups",
     group_by: str | None = None,
     groups: str | os.PathLike | Mapping[str, str] | None = None,
     prefix: str | None = None,
     replace: bool = False,
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
+    options: EvalOptions = EvalOptions(),
     save: bool = True,
     progress: bool | None = None,
 ) -> Reusability:
     """Leave each group (``leave_one_out='groups'``: grouped by ``group_by``, a field of the runs'
     ir_metadata headers or, with ``groups`` (a file or ``{run: group}``), a column of that file) or
-    each run (``leave_one_out='runs'``) out of the depth-``depth`` pool of ``runs`` (all runs when
+    each run (``leave_one_out='runs'``) out of the depth-``pool_depth`` pool of ``runs`` (all runs when
     None) and compare the leaderboards of ``metrics`` on ``qrels`` with and without (see the module
     docstring). The leave-out sets are stored as subsamples (``prefix``, ``replace`` as for
     :func:`evalstore.pool.leave_out.leave_out_subsamples`)."""
     chosen = metric_names(metrics)
     missing = normalise_missing(missing)
     run_list = names(runs, "run") if runs is not None else None
-    eval_opts: dict[str, Any] = dict(convention=convention, complete=complete)
     full = score_matrices(store, [Column(qrels, m) for m in chosen], run_list, missing=missing, progress=progress,
-                          **eval_opts)  # fmt: skip
+                          options=options)  # fmt: skip
     if len(full[0].runs) < 2:
         raise MetaError(f"a reusability test needs at least 2 runs, got {len(full[0].runs)}")
     mapping = run_groups(store, full[0].runs, leave_one_out=leave_one_out, group_by=group_by, groups=groups)
-    left = leave_out_subsamples(store, qrels, mapping, depth, leave_one_out=leave_one_out, prefix=prefix,
+    left = leave_out_subsamples(store, qrels, mapping, pool_depth, leave_one_out=leave_one_out, prefix=prefix,
                                 replace=replace)  # fmt: skip
-    reduced, notes = _reduced(store, full, left, progress, eval_opts)
-    result = Reusability(qrels, depth, leave_one_out, None if leave_one_out == "runs" else group_by, groups=left)
+    reduced, notes = _reduced(store, full, left, progress, options)
+    result = Reusability(qrels, pool_depth, leave_one_out, None if leave_one_out == "runs" else group_by, groups=left)
     result.notes = notes
     sub_of = {r: lo.qrels for lo in left for r in lo.runs}
     for mat, values in zip(full, reduced):
@@ -139,12 +138,12 @@ def reusability(
     params = {
         "qrels": qrels,
         "metrics": chosen,
-        "depth": depth,
+        "depth": pool_depth,
         "leave_one_out": leave_one_out,
         "group_by": result.group_by,
         "groups_file": os.fspath(groups) if isinstance(groups, (str, os.PathLike)) else None,
         "missing": missing,
-        **eval_opts,
+        **options.as_dict(),
     }
     inputs = inputs_of(full) | {
         "groups": mapping,
@@ -160,7 +159,7 @@ def reusability(
 
 
 def _reduced(
-    store: StoreHandle, full: list[ScoreMatrix], left: list[LeftOut], progress: bool | None, eval_opts: dict[str, Any]
+    store: StoreHandle, full: list[ScoreMatrix], left: list[LeftOut], progress: bool | None, options: EvalOptions
 ) -> tuple[list[np.ndarray], list[str]]:
     """Per metric, the runs x topics matrix of every run's scores on its own group's leave-out set,
     over the full matrix's runs and topics (a topic missing from a leave-out set scores 0)."""
@@ -170,7 +169,7 @@ def _reduced(
     zeroed = 0
     for lo in left:
         cols = [Column(lo.qrels, m.label) for m in full]
-        mats = score_matrices(store, cols, lo.runs, missing="zero", progress=progress, **eval_opts)
+        mats = score_matrices(store, cols, lo.runs, missing="zero", progress=progress, options=options)
         for k, mat in enumerate(mats):
             have = {t: j for j, t in enumerate(mat.topics)}
             where = np.array([have.get(t, -1) for t in topics], dtype=np.int64)

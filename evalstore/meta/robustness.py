@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..base.memory_limit import of_store
+from ..base.progress import progress_bar
 from ..errors import MetaError
-from ..memory_limit import of_store
-from ..progress import progress_bar
 from ..stats import budget
 from ..stats.correlation import correlate
 from ..stats.sampling import check_seed, check_trials
@@ -45,7 +45,7 @@ from .common import Analysis, finish, finite, inputs_of, load, need_mean, run_te
 from .matrix import Column, ScoreMatrix
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 def knee(

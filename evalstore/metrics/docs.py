@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from itertools import groupby
 
-from .. import generated
+from ..base import generated
 from . import sqlfile
 from .names import format_value
 from .references import agreement
@@ -36,7 +36,6 @@ def _spec(s: MetricSpec) -> list[str]:
         ("evalstore explain", f"yes (the block's CTE `{b.explanation.relation}`)" if b.explanation else "no"),
         ("source", _cell(s.citation)),
         ("agrees with", _cell(agreement(s.reference))),
-        ("tests", ", ".join(f"`{t}`" for t in s.tests) or "none"),
     ]
     out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts]
     if s.params:

@@ -16,12 +16,12 @@ from typing import Any, Protocol
 
 import duckdb
 
-from ..arguments import metric_names
+from ..base.arguments import metric_names
 from ..errors import MetricError, is_resource_error
 from . import registry, sqlfile
 from .gains import check_gains, top_grade
 from .names import GAIN_IS_GRADE, canonical, resolved, short
-from .options import CONVENTION_ORDER, NO_DEPTH, Options
+from .options import CONVENTION_ORDER, NO_DEPTH, EvalOptions
 from .ranked_list import OPTIONAL_RELATIONS, Context, build
 from .references import REFERENCES, Reference
 from .registry import MetricInstance
@@ -42,7 +42,7 @@ def resolve_metrics(metrics: Sequence[str] | str) -> list[MetricInstance]:
 
 
 def effective_context(
-    inst: MetricInstance, declared: tuple[float, ...] | None, options: Options | None = None
+    inst: MetricInstance, declared: tuple[float, ...] | None, options: EvalOptions | None = None
 ) -> Context:
     """The context an instance is computed in against a qrels set with ``declared`` gains: a
     metric that takes gains but was given none uses the declared ones; metrics without gains
@@ -59,7 +59,7 @@ def effective_context(
     return Context(ctx.rel, ctx.judged_only, gains, order)
 
 
-def provider_conventions(inst: MetricInstance, options: Options | None) -> Reference | None:
+def provider_conventions(inst: MetricInstance, options: EvalOptions | None) -> Reference | None:
     """The ir_measures provider whose conventions (tie order, rounding, padding) ``inst`` follows:
     under the ir_measures convention, the metric's provider; otherwise None."""
     if options is not None and options.convention == "ir_measures" and inst.provider is not None:
@@ -77,7 +77,9 @@ class StoredName:
     params: dict[str, Any]  # every parameter resolved (evaluations.params)
 
 
-def stored_name(inst: MetricInstance, ctx: Context, options: Options, declared: tuple[float, ...] | None) -> StoredName:
+def stored_name(
+    inst: MetricInstance, ctx: Context, options: EvalOptions, declared: tuple[float, ...] | None
+) -> StoredName:
     """The name, key and resolved parameters of ``inst`` computed in ``ctx`` against a qrels set
     with ``declared`` gains (see :mod:`.names`)."""
     params = dict(inst.params)
@@ -92,7 +94,7 @@ def stored_name(inst: MetricInstance, ctx: Context, options: Options, declared: 
     )
 
 
-def metric_sql(inst: MetricInstance, options: Options, gmax: float | None = None) -> str:
+def metric_sql(inst: MetricInstance, options: EvalOptions, gmax: float | None = None) -> str:
     """The rendered SQL block of one instance: ``SELECT qrels_id, run_id, topic, value ...``."""
     filename, _, block = inst.spec.sql.partition("#")
     f = sqlfile.load(filename)
@@ -120,7 +122,7 @@ class _Unit:
 def plan_pairs(
     qrels_ids: Sequence[int],
     instances: Sequence[MetricInstance],
-    options: Options,
+    options: EvalOptions,
     declared_gains: Mapping[int, tuple[float, ...] | None],
 ) -> dict[tuple[int, str], tuple[Context, StoredName]]:
     """``{(qrels_id, display name): (context, stored name)}``: where each metric is computed on each
@@ -154,7 +156,7 @@ def group_units(
 def plan(
     qrels_ids: Sequence[int],
     instances: Sequence[MetricInstance],
-    options: Options,
+    options: EvalOptions,
     declared_gains: Mapping[int, tuple[float, ...] | None],
 ) -> tuple[list[_Unit], dict[tuple[int, str], StoredName]]:
     """The passes (one per context) and ``{(qrels_id, display name): stored name}``."""
@@ -167,7 +169,7 @@ class UnitSQL:
     """The metric SQL of one pass: the options it runs with, the optional ranked-list columns and
     relations it reads, and one ``SELECT qrels_id, run_id, topic, key, value`` per distinct metric key."""
 
-    options: Options
+    options: EvalOptions
     columns: frozenset[str]
     selects: tuple[str, ...]
     reads: frozenset[str] = frozenset()  # the ranked-list relations the blocks read
@@ -191,7 +193,7 @@ class UnitSQL:
 BLOCKS_PER_STATEMENT = 16
 
 
-def unit_sql(unit: _Unit, options: Options, gmax: float) -> UnitSQL:
+def unit_sql(unit: _Unit, options: EvalOptions, gmax: float) -> UnitSQL:
     """The SQL of one pass over the ranked list (``gmax``: the top gain or grade, for metrics that
     normalise by it). Every (qrels, run, topic) of ``rl_topics`` gets a value: a metric's missing
     value where its block has no row."""
@@ -230,7 +232,7 @@ def compute(
     con: duckdb.DuckDBPyConnection,
     units: Sequence[_Unit],
     run_ids: Sequence[int],
-    options: Options,
+    options: EvalOptions,
     output: str,
     *,
     qrels_names: Mapping[int, str] | None = None,

@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import re
 
+from ..base.python_udf import sql_function
 from ..errors import MetricError
-from ..udfs import sql_function
 from . import registry
 from .gains import stored_gains
 from .names import resolved, short
-from .options import make_options
+from .options import EvalOptions
 from .params import split_params
 
 
@@ -58,7 +58,7 @@ def _from_long(long: str, default_gains: str | None) -> tuple[str, dict]:
     base = _LEGACY.get(m.group("name"), m.group("name"))
     text = base + (f"({','.join(kept)})" if kept else "") + cutoff
     inst = registry.parse_metric(text)[0]
-    opts = make_options(**options)  # type: ignore[arg-type]
+    opts = EvalOptions(**options)  # type: ignore[arg-type]
     declared = stored_gains(default_gains)
     params = dict(inst.params)
     context_gains = params.get("gains") if params.get("gains") is not None else declared

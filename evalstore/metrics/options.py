@@ -23,11 +23,13 @@
   mean. Default False: only topics both in the qrels and in the run are evaluated (trec_eval 9,
   pytrec_eval; trec_eval 10 refuses such runs without -c).
 * ``depth``: evaluate only the top ``depth`` documents of each topic (trec_eval ``-M``).
+
+They travel as one value, :class:`EvalOptions`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..errors import MetricError
@@ -41,11 +43,24 @@ NO_DEPTH = 2_000_000_000
 
 
 @dataclass(frozen=True)
-class Options:
+class EvalOptions:
+    """The options of one evaluation, with their defaults (the one place they are declared): checked
+    when made (MetricError for an unknown convention or a depth below 1); ``ir_measures`` implies
+    ``complete``. Passed down as one value; the public edges (``Store`` methods,
+    :func:`evalstore.evaluate`) take them as keywords (:func:`options_of`)."""
+
     convention: str = "trec_eval"
     complete: bool = False
     depth: int | None = None
     pool: bool = True  # subsamples: the parent's dropped docs are "pooled, unjudged"
+
+    def __post_init__(self) -> None:
+        if self.convention not in CONVENTIONS:
+            raise MetricError(f"unknown convention {self.convention!r}; use one of {', '.join(CONVENTIONS)}")
+        if self.depth is not None and self.depth < 1:
+            raise MetricError(f"depth must be a positive number of documents, not {self.depth}")
+        # ir_measures scores a qrels topic missing from the run as 0
+        object.__setattr__(self, "complete", bool(self.complete) or self.convention == "ir_measures")
 
     @property
     def depth_value(self) -> int:
@@ -68,18 +83,40 @@ class Options:
         """The options that change values, every one with its value (stored with each score)."""
         return {"convention": self.convention, "complete": self.complete, "depth": self.depth}
 
-    def with_pool(self, pool: bool) -> Options:
+    def with_pool(self, pool: bool) -> EvalOptions:
         return replace(self, pool=pool)
 
+    def unpadded(self) -> EvalOptions:
+        """These options without the padding of the topics a run lacks, even under ``ir_measures``
+        (the parts of a run read in pieces: the run is padded once, when it is read whole)."""
+        out = replace(self, complete=False)
+        object.__setattr__(out, "complete", False)
+        return out
 
-def make_options(
-    convention: str = "trec_eval", complete: bool = False, depth: int | None = None, pool: bool = True
-) -> Options:
-    """Checked options (MetricError for an unknown convention or a depth below 1)."""
-    if convention not in CONVENTIONS:
-        raise MetricError(f"unknown convention {convention!r}; use one of {', '.join(CONVENTIONS)}")
-    if depth is not None and depth < 1:
-        raise MetricError(f"depth must be a positive number of documents, not {depth}")
-    if convention == "ir_measures":
-        complete = True  # ir_measures scores a qrels topic missing from the run as 0
-    return Options(convention=convention, complete=bool(complete), depth=depth, pool=pool)
+
+#: The options' defaults, as the public edges' keywords show them (``convention=DEFAULTS.convention``).
+DEFAULTS = EvalOptions()
+#: The evaluation keywords of the public edges: :class:`EvalOptions`' fields.
+KEYWORDS = tuple(f.name for f in fields(EvalOptions))
+
+
+def options_from(options: EvalOptions | None = None, **keywords: Any) -> EvalOptions:
+    """The :class:`EvalOptions` of a public call: ``options`` when given as a value (its keywords
+    then left at their defaults), else the keywords (``convention=``, ``complete=``, ``depth=``,
+    ``pool=``; MetricError for another one)."""
+    unknown = sorted(set(keywords) - set(KEYWORDS))
+    if unknown:
+        raise MetricError(f"unknown evaluation option {unknown[0]!r}; the options are {', '.join(KEYWORDS)}")
+    if options is None:
+        return EvalOptions(**keywords)
+    if not isinstance(options, EvalOptions):
+        raise MetricError(f"options= is an EvalOptions value, not {type(options).__name__}")
+    given = [k for k, v in keywords.items() if v != getattr(DEFAULTS, k)]
+    if given:
+        raise MetricError(f"give the evaluation options as options= or as keywords ({', '.join(given)}), not both")
+    return options
+
+
+def options_of(kwargs: dict[str, Any]) -> EvalOptions:
+    """:func:`options_from` of the keywords (and ``options=``) popped from a call's ``kwargs``."""
+    return options_from(kwargs.pop("options", None), **{k: kwargs.pop(k) for k in KEYWORDS if k in kwargs})

@@ -14,9 +14,9 @@ from typing import Literal, overload
 
 import duckdb
 
-from ..resources import read_sql
+from ..base.resources import read_sql
 from .gains import gain_expr
-from .options import Options
+from .options import EvalOptions
 from .references import order_clause
 from .sqlfile import RUNNING_COLUMNS
 
@@ -54,7 +54,7 @@ def build(
     qrels_ids: Sequence[int],
     run_ids: Sequence[int],
     context: Context,
-    options: Options,
+    options: EvalOptions,
     columns: set[str] | frozenset[str] | None = None,
     rank_source: str | None = None,
 ) -> None:
@@ -83,7 +83,7 @@ def render(
     qrels_ids: Sequence[int],
     run_ids: Sequence[int],
     context: Context,
-    options: Options,
+    options: EvalOptions,
     columns: set[str] | frozenset[str] | None,
     rank_source: str,
     run_ids_sql: str | None = None,
@@ -98,7 +98,7 @@ def render(
     qrels_ids: Sequence[int],
     run_ids: Sequence[int],
     context: Context,
-    options: Options,
+    options: EvalOptions,
     columns: set[str] | frozenset[str] | None,
     rank_source: str,
     run_ids_sql: str | None = None,
@@ -112,7 +112,7 @@ def render(
     qrels_ids: Sequence[int],
     run_ids: Sequence[int],
     context: Context,
-    options: Options,
+    options: EvalOptions,
     columns: set[str] | frozenset[str] | None,
     rank_source: str,
     run_ids_sql: str | None = None,

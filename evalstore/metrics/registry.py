@@ -1,4 +1,4 @@
-"""The metric registry: every metric's name, parameters, SQL, citation and tests in one place.
+"""The metric registry: every metric's name, parameters, SQL and citation in one place.
 
 A metric is declared once, in the family module of ``evalstore/metrics/families/`` that matches
 its SQL file in ``sql/`` (one family per file). ``evalstore metrics`` (CLI) and
@@ -223,7 +223,7 @@ def _ordered_aggregate(code: str) -> bool:
 
 def describe(name: str | None = None) -> list[dict[str, Any]]:
     """Registry entries as dicts (name, aliases, parameters, SQL location and what the SQL reads,
-    needs and calls, citation, tests, doc)."""
+    needs and calls, citation, doc)."""
     specs = [_spec_of(name)] if name else all_metrics()
     return [
         {
@@ -243,7 +243,6 @@ def describe(name: str | None = None) -> list[dict[str, Any]]:
             "ir_measures": s.provider if isinstance(s.provider, str) else ("by parameters" if s.provider else "no"),
             "spark": spark_support(s) or "yes",
             "explain": "yes" if s.block.explain else "no",
-            "tests": list(s.tests),
             "doc": s.doc,
         }
         for s in specs

@@ -29,7 +29,6 @@ class MetricSpec:
     params: tuple[Param, ...] = ()
     cutoff: str = "none"
     aggregate: str = "mean"  # 'mean', 'gmean' or 'sum'
-    tests: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     missing: float | None = 0.0  # value of an evaluated topic the SQL returns no row for
     check: Callable[[dict], None] | None = None  # extra parameter validation

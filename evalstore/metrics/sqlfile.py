@@ -28,7 +28,7 @@ the SQL against the registry:
 * ``udfs``: the Python functions it calls (they exist on DuckDB connections opened by evalstore,
   not in other engines);
 * ``explain``: the block's per-rank relation, a CTE whose rows the block sums into its value and
-  that ``evalstore explain`` prints (:mod:`evalstore.explain`): ``-- explain: terms`` names the
+  that ``evalstore explain`` prints (:mod:`evalstore.explain.explanation`): ``-- explain: terms`` names the
   CTE (columns ``qrels_id, run_id, topic, doc, rank, grade, gain, discount, contribution``, an
   optional ``norm``, the value being ``sum(contribution) / norm``, and any further columns that
   explain a term), ``ideal=NAME`` a CTE of the ideal list's terms (``qrels_id, topic, rank, gain,
@@ -38,7 +38,7 @@ the SQL against the registry:
 Sums of per-document terms are written ``exact_sum(term)``: the block's SQL then takes the sum
 exactly, ``CAST(sum(CAST(term AS DECIMAL(38, 24))) AS DOUBLE)`` (each term converted to 24
 decimals, within about 1e-17 of its value, added as integers, rounded to a double once; not
-always the correctly rounded sum of the doubles, which :mod:`evalstore.aggregate` computes for
+always the correctly rounded sum of the doubles, which :mod:`evalstore.base.aggregate` computes for
 means, but a function of the terms alone), so a score is the same to the last bit however DuckDB
 splits the rows among its threads (floating-point addition is not associative: a
 plain ``sum`` over doubles differed in the last bit between two identical evaluations). A
@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from ..resources import read_sql
+from ..base.resources import read_sql
 
 #: The optional columns of rl_judged (name -> SQL over ranked k, rl_ideal i, window w).
 RUNNING_COLUMNS: dict[str, str] = {

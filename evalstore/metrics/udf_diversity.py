@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..udfs import sql_function
+from ..base.python_udf import sql_function
 from . import udf_lists as L
 
 

@@ -1,6 +1,6 @@
 """Python UDFs for the graded-relevance metrics that are awkward in plain SQL.
 
-Registered in DuckDB on every connection the store opens (see :mod:`evalstore.udfs`), so metric
+Registered in DuckDB on every connection the store opens (see :mod:`evalstore.base.python_udf`), so metric
 SQL and ad-hoc SQL (``evalstore sql``) can call them. They are vectorised: each call receives a
 batch of up to 2,048 rows (one row per (run, topic), its lists as Arrow list columns) and computes
 all of them with numpy at once (:mod:`evalstore.metrics.udf_lists`), not one Python call per list.
@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..udfs import sql_function
+from ..base.python_udf import sql_function
 from . import udf_lists as L
 
 

@@ -28,13 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..arguments import names
+from ..base.arguments import names
+from ..base.resources import sql_blocks
 from ..errors import PoolError
 from ..ingest.checks import check_name
-from ..resources import sql_blocks
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 STRATEGIES = ("depth", "rbp", "rrf")
 RBP_AGGREGATES = ("sum", "max")

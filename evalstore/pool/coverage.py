@@ -23,14 +23,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..arguments import names
+from ..base.arguments import names
 from ..errors import PoolError
 from ..evaluation.stored import evaluate_runs
 from .build import bound, render_block
 from .manage import pool_id, pool_runs
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 @dataclass

@@ -30,7 +30,7 @@ import duckdb
 from ..errors import PoolError
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: how runs are left out: a group at a time, or a run at a time
 LEAVE_OUT = ("groups", "runs")

@@ -30,7 +30,7 @@ from ..subsample.params import METHOD_TAGS
 from .build import bound, check_depth, recipe, render_block
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: the subsample method of each way of leaving out (subsample.params.METHOD_TAGS: the tag of its names)
 METHODS = {"groups": "leave_one_group_out", "runs": "leave_one_run_out"}

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..drop import text_set_id
+from ..db.drop import text_set_id
 from ..errors import PoolError
-from ..run_export import text_bytes, write_file
+from ..ingest.run_export import text_bytes, write_file
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
-    from ..store.query import QueryResult
+    from ..db.handle import StoreHandle
+    from ..db.query import QueryResult
 
 #: the file formats of an exported pool: the SQL of a line from topic and doc
 EXPORT_FORMATS = {

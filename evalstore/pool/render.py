@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..report.table import Report, Table
+from ..output.table import Output, Table
 from .coverage import Coverage
 
 POOL_COLUMNS = ["name", "strategy", "depth", "description", "n_topics", "n_docs", "created_at"]
@@ -21,7 +21,7 @@ def _columns(records: list[dict[str, Any]], order: list[str]) -> list[str]:
     return [c for c in order if c in present]
 
 
-def topics_report(cov: Coverage) -> Report:
+def topics_report(cov: Coverage) -> Output:
     """A pool's size per topic (with a qrels set: the judged and relevant documents among them)."""
     cols = _columns(cov.topics, ["topic", "n_docs", "n_runs", "n_judged", "n_relevant"])
     rows = [[t[c] for c in cols] for t in cov.topics]
@@ -33,10 +33,10 @@ def topics_report(cov: Coverage) -> Report:
     if cov.qrels is not None:
         legend.append(f"n_judged: judged in {cov.qrels} (grade >= 0); n_relevant: grade >= {cov.rel}")
     table = Table(cols, rows, title=f"pool {cov.pool}: documents per topic", digits=None)
-    return Report([table], legend=legend, notes=list(cov.notes), document=cov.to_dict())
+    return Output([table], legend=legend, notes=list(cov.notes), document=cov.to_dict())
 
 
-def coverage_report(cov: Coverage) -> Report:
+def coverage_report(cov: Coverage) -> Output:
     """Per run: the share of its top k in the pool (and judged), what it brought and what it alone
     brought (and how much of that is judged and relevant)."""
     order = ["run", "pooled_at_k", "judged_at_k", "n_contributed", "n_unique", "n_unique_judged",
@@ -54,4 +54,4 @@ def coverage_report(cov: Coverage) -> Report:
             f"n_unique_relevant: the unique documents judged, and relevant (grade >= {cov.rel})"
         )
     table = Table(heads, rows, title=f"coverage of pool {cov.pool}")
-    return Report([table], legend=legend, notes=list(cov.notes), document=cov.to_dict())
+    return Output([table], legend=legend, notes=list(cov.notes), document=cov.to_dict())

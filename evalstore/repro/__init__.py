@@ -1,5 +1,5 @@
 """Reproducibility and replicability of system-oriented IR experiments (Breuer et al., SIGIR 2020),
-as repro_eval 0.5.0 computes them; see docs/repro.md.
+as repro_eval 0.5.0 computes them; see docs/reproducibility.md.
 
 ::
 

@@ -1,5 +1,5 @@
 """Reproducibility and replicability of a baseline/advanced pair (Breuer et al., SIGIR 2020), as
-repro_eval 0.5.0 computes them; docs/repro.md has the definitions and the conventions.
+repro_eval 0.5.0 computes them; docs/reproducibility.md has the definitions and the conventions.
 
 An original experiment compares a baseline run B with an advanced run A on qrels Q. Its
 reproduction gives RB and RA:
@@ -31,15 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arguments import metric_names
+from ..base.arguments import metric_names
 from ..errors import MetaError
 from ..meta.common import Analysis, finish, need_mean, num
 from ..meta.matrix import Column, ScoreMatrix, normalise_missing, score_matrices
+from ..metrics.options import EvalOptions
 from ..stats.significance import paired_t
 from . import orderings
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: RBO's persistence as Breuer et al. (2020) use it; repro_eval's own default (``RBO_P``) is 0.95.
 RBO_P = 0.8
@@ -251,9 +252,7 @@ def reproducibility(
     cut: int = DEPTH,
     order: str = "trec_eval",
     missing: str = "error",
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     save: bool = True,
     progress: bool | None = None,
 ) -> Reproduction:
@@ -283,39 +282,56 @@ def reproducibility(
     for q in (qrels, rep_qrels):
         if q is not None:
             store.qrels_id(q)
-    paired = rep_qrels is None
-    kind = "reproducibility" if paired else "replicability"
-    opts: dict[str, Any] = dict(convention=convention, complete=complete, depth=depth, progress=progress)
-    orig, rep, topics, notes = _score_matrices(store, qrels, rep_qrels, runs, ms, missing, opts)
-    arp, rmse_d, nrmse_d, er_d, dri_d, tt = _score_measures(ms, orig, rep, runs, paired)
-    ktu_d = rbo_d = None
-    per_topic: dict[str, dict[str, dict[str, float | None]]] = {}
-    if paired:
+    result, mats = _reproduction(store, qrels, rep_qrels, runs, ms, missing, dict(options=options, progress=progress))
+    if result.kind == "reproducibility":
         ktu_d, rbo_d, per_topic, t_used, more = _orderings(store, runs, cut, p, order, missing)
-        topics.update(t_used)
-        notes += more
-    result = Reproduction(
-        kind, qrels, rep_qrels, runs, ms, ktu_d, rbo_d, rmse_d if paired else None, nrmse_d if paired else None,
-        er_d, dri_d, tt, arp, per_topic, topics, notes,
-    )  # fmt: skip
+        result.ktu, result.rbo, result.per_topic = ktu_d, rbo_d, per_topic
+        result.topics.update(t_used)
+        result.notes += more
     params = {
-        "kind": kind, "rbo_p": p, "cut": cut, "order": order, "missing": missing, "convention": convention,
-        "complete": complete, "depth": depth, "reference": "repro_eval 0.5.0",
-        "t_test": "paired (ttest_rel)" if paired else "unpaired (ttest_ind, equal variances)",
+        "kind": result.kind, "rbo_p": p, "cut": cut, "order": order, "missing": missing, **options.as_dict(),
+        "reference": "repro_eval 0.5.0",
+        "t_test": "paired (ttest_rel)" if result.kind == "reproducibility" else "unpaired (ttest_ind, equal variances)",
     }  # fmt: skip
-    inputs = {
-        "runs": list(runs.values()),
-        "roles": runs,
-        "qrels": [qrels] + ([rep_qrels] if rep_qrels else []),
-        "metrics": ms,
-        "columns": [mm.describe() | {"runs": list(mm.runs)} for mm in (orig if paired else (*orig, *rep))],
-        "topics": topics,
-        "notes": notes,
-    }
-    an = Analysis("repro", params, None, inputs, _tables(result), {"reproduction": result})
+    an = Analysis("repro", params, None, _inputs(result, mats), _tables(result), {"reproduction": result})
     finish(store, an, save)
     result.analysis = an
     return result
+
+
+def _reproduction(
+    store: StoreHandle,
+    qrels: str,
+    rep_qrels: str | None,
+    runs: dict[str, str],
+    ms: list[str],
+    missing: str,
+    opts: dict[str, Any],
+) -> tuple[Reproduction, list[ScoreMatrix]]:
+    """The measures on the per-topic scores (the rankings' KTU and RBO are added by the caller), and
+    the score matrices they were computed from."""
+    paired = rep_qrels is None
+    kind = "reproducibility" if paired else "replicability"
+    orig, rep, topics, notes = _score_matrices(store, qrels, rep_qrels, runs, ms, missing, opts)
+    arp, rmse_d, nrmse_d, er_d, dri_d, tt = _score_measures(ms, orig, rep, runs, paired)
+    result = Reproduction(
+        kind, qrels, rep_qrels, runs, ms, None, None, rmse_d if paired else None, nrmse_d if paired else None,
+        er_d, dri_d, tt, arp, {}, topics, notes,
+    )  # fmt: skip
+    return result, list(orig if paired else (*orig, *rep))
+
+
+def _inputs(result: Reproduction, mats: list[ScoreMatrix]) -> dict[str, Any]:
+    """What the stored analysis read: the runs in their roles, the qrels sets, the score columns."""
+    return {
+        "runs": list(result.runs.values()),
+        "roles": result.runs,
+        "qrels": [result.qrels] + ([result.rep_qrels] if result.rep_qrels else []),
+        "metrics": result.metrics,
+        "columns": [mm.describe() | {"runs": list(mm.runs)} for mm in mats],
+        "topics": result.topics,
+        "notes": result.notes,
+    }
 
 
 def _score_matrices(
@@ -343,9 +359,12 @@ def _score_matrices(
             store, [Column(qrels, m) for m in ms], [runs["baseline"], runs["advanced"]], missing=missing, **opts
         )
         rep = score_matrices(
-            store, [Column(rep_qrels, m) for m in ms], [runs["rep_baseline"], runs["rep_advanced"]],
-            missing=missing, **opts,
-        )  # fmt: skip
+            store,
+            [Column(rep_qrels, m) for m in ms],
+            [runs["rep_baseline"], runs["rep_advanced"]],
+            missing=missing,
+            **opts,
+        )
         need_mean(orig, "Breuer et al.'s measures")
         need_mean(rep, "Breuer et al.'s measures")
         notes += _score_notes(orig, "original scores") + _score_notes(rep, "replicated scores")

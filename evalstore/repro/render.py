@@ -1,5 +1,5 @@
 """Tables and the figure of `evalstore repro` and `evalstore design` (one :class:`Table` each,
-written by :mod:`evalstore.report.writers`; JSON in repro_eval's shape comes from
+written by :mod:`evalstore.output.writers`; JSON in repro_eval's shape comes from
 :meth:`Reproduction.to_dict`)."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 
 from ..meta.design import Design
-from ..report.table import Table
+from ..output.figures.runs import er_dri
+from ..output.table import Table
 from .core import SIDES, Reproduction
 
 MEASURE_NAMES = {
@@ -29,8 +30,15 @@ def table(r: Reproduction) -> Table:
     rows: list[list] = []
     for m in r.metrics:
         rows.append(["ARP orig", m, r.arp["baseline"][m], r.arp["advanced"][m], None])
-        rows.append(["ARP " + ("rep" if r.kind == "reproducibility" else "rpl"), m,
-                     r.arp["rep_baseline"][m], r.arp["rep_advanced"][m], None])  # fmt: skip
+        rows.append(
+            [
+                "ARP " + ("rep" if r.kind == "reproducibility" else "rpl"),
+                m,
+                r.arp["rep_baseline"][m],
+                r.arp["rep_advanced"][m],
+                None,
+            ]
+        )
     if r.ktu is not None and r.rbo is not None:
         rows.append(["KTU", "", r.ktu["baseline"], r.ktu["advanced"], None])
         rows.append(["RBO", "", r.rbo["baseline"], r.rbo["advanced"], None])
@@ -97,8 +105,7 @@ def design_table(d: Design) -> Table:
 def plot_er_dri(r: Reproduction, path: str | os.PathLike) -> str:
     """ER (x) against ΔRI (y), one point per metric, as Breuer et al. (2020) Fig. 2: a perfect
     reproduction sits at (1, 0); right of 1 the reproduced effect is larger, below 0 its relative
-    improvement is larger (:func:`evalstore.report.figures.runs.er_dri`, drawn by matplotlib)."""
-    from ..report.figures.runs import er_dri
-    from ..report.matplotlib_backend import save
+    improvement is larger (:func:`evalstore.output.figures.runs.er_dri`, drawn by matplotlib)."""
+    from ..output.matplotlib_backend import save  # matplotlib: loaded when a figure is drawn
 
     return save(er_dri(r), path)

@@ -1,6 +1,6 @@
 """A Spark backend: the same SQL files, run by Spark SQL over a store's Parquet layout.
 
-``evaluate(spark, DIR, qrels=..., metrics=[...], runs=None, **options)`` reads the layout written by
+``evaluate(spark, DIR, qrels=..., metrics=[...], runs=None, options=EvalOptions(...))`` reads the layout written by
 ``evalstore export store DIR`` (or by other tools, docs/scale.md), renders the ranked judged list
 and the metric blocks exactly as the DuckDB engine does (:func:`evalstore.metrics.ranked_list.render`,
 :func:`evalstore.metrics.engine.unit_sql`), translates each statement from DuckDB's SQL dialect to
@@ -20,13 +20,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..base.aggregate import aggregate
 from ..errors import MetricError, StoreError
 from ..metrics import engine
 from ..metrics.gains import stored_gains
-from ..metrics.options import make_options
+from ..metrics.options import EvalOptions
 from ..metrics.ranked_list import render
 from ..metrics.registry import spark_support
-from ..result import EvalResult, result_of_rows
+from ..results.eval_result import EvalResult, result_of_rows
 
 _BLOCKS_PER_QUERY = 8
 
@@ -100,15 +101,13 @@ def evaluate(
     qrels: str,
     metrics: list[str] | str,
     runs: list[str] | None = None,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     write: bool = True,
 ) -> Any:
     """Per-topic scores (a Spark DataFrame: run, qrels, metric, topic, value, aggregate, params) of
     ``metrics`` for ``runs`` (default all) against ``qrels``, computed by Spark SQL from the SQL
     files; written to ``DIR/spark_scores/<qrels>/`` unless ``write=False``."""
-    return _evaluate(spark, folder, qrels, metrics, runs, convention, complete, depth, write)[0]
+    return _evaluate(spark, folder, qrels, metrics, runs, options, write)[0]
 
 
 def evaluate_result(
@@ -118,15 +117,13 @@ def evaluate_result(
     qrels: str,
     metrics: list[str] | str,
     runs: list[str] | None = None,
-    convention: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
+    options: EvalOptions = EvalOptions(),
     write: bool = True,
 ) -> EvalResult:
-    """:func:`evaluate` as an :class:`~evalstore.result.EvalResult` (the shape of every other
-    evaluation: per-topic rows and means by :mod:`evalstore.aggregate`, metrics in request order,
+    """:func:`evaluate` as an :class:`~evalstore.results.eval_result.EvalResult` (the shape of every other
+    evaluation: per-topic rows and means by :mod:`evalstore.base.aggregate`, metrics in request order,
     runs as given, else by name), collected to the driver."""
-    scores, stored = _evaluate(spark, folder, qrels, metrics, runs, convention, complete, depth, write)
+    scores, stored = _evaluate(spark, folder, qrels, metrics, runs, options, write)
     key_of = {n.metric: n.key for n in stored.values()}  # the stored name is one key's
     rows = [
         (r["run"], r["topic"], key_of[r["metric"]], r["value"])
@@ -142,14 +139,12 @@ def _evaluate(
     qrels: str,
     metrics: list[str] | str,
     runs: list[str] | None,
-    convention: str,
-    complete: bool,
-    depth: int | None,
+    options: EvalOptions,
     write: bool,
 ) -> tuple[Any, dict[str, engine.StoredName]]:
     """The scores DataFrame and how each requested metric (display name) is stored."""
-    options = make_options(convention, complete, depth, False)
-    if convention != "trec_eval":
+    options = options.with_pool(False)
+    if options.convention != "trec_eval":
         raise MetricError("the Spark backend runs the trec_eval convention only (file order needs line numbers)")
     instances = engine.resolve_metrics(metrics)
     refused = [f"{i.display}: {why}" for i in instances if (why := supported(i.spec))]
@@ -224,7 +219,6 @@ def session(master: str = "local[2]") -> Any:
 
 def means(scores: Any) -> list[tuple[str, str, float, int]]:
     """``(run, metric, summary, n_topics)`` of a scores DataFrame, with the metrics' aggregates."""
-    from ..aggregate import aggregate
 
     groups: dict[tuple[str, str], tuple[str, list[float]]] = {}
     for r in scores.select("run", "metric", "value", "aggregate").collect():

@@ -26,5 +26,5 @@
   SQL functions use them per ranked list).
 
 Nothing here imports from the rest of evalstore but :mod:`evalstore.errors` and
-:mod:`evalstore.memory_limit` (the memory limit): ``tests/test_structure.py`` checks the layers.
+:mod:`evalstore.base.memory_limit` (the memory limit): ``tests/test_structure.py`` checks the layers.
 """

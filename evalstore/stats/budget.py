@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..base.memory_limit import default
 from ..errors import MemoryBudgetError
-from ..memory_limit import default
 
 #: the share of the memory limit the Python side of one resampling analysis may use
 SHARE = 0.5
@@ -27,7 +27,7 @@ MIN_BLOCK = 4096
 
 def working(memory: int | None) -> int:
     """The bytes one resampling analysis may use: :data:`SHARE` of ``memory`` (the memory limit in
-    bytes; None: :func:`evalstore.memory_limit.default`, the limit a store would get now)."""
+    bytes; None: :func:`evalstore.base.memory_limit.default`, the limit a store would get now)."""
     return max(1 << 20, int((memory if memory is not None else default()) * SHARE))
 
 

@@ -1,7 +1,7 @@
 """Topic set size design (Sakai, "Topic set size design", Information Retrieval Journal 19(3),
 2016, after Nagata's sample size design): how many topics a test collection needs so that a
 planned experiment meets a statistical requirement, and, the other way round, what the set's
-current number of topics can detect. docs/repro.md has the formulas.
+current number of topics can detect. docs/reproducibility.md has the formulas.
 
 The variance is V_E, the residual variance of the two-way ANOVA without replication of a runs x
 topics score matrix (:func:`evalstore.stats.effects.residual_variance`, the same V_E as Sakai's

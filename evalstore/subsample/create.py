@@ -22,7 +22,7 @@ from .params import (
 if TYPE_CHECKING:
     import duckdb
 
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 # --------------------------------------------------------------------------- creation

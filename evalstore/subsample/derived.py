@@ -18,14 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..drop import clear_dependents, plan_drop
+from ..db.drop import clear_dependents, plan_drop
 from ..errors import SubsampleError
 from ..ingest.write import QrelsMeta, write_qrels_meta
 
 if TYPE_CHECKING:
     import duckdb
 
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 #: the temporary tables of a derivation, dropped by :func:`drop_staging`
 STAGING = ("_ss_rows", "_ss_ids")

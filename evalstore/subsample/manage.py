@@ -7,14 +7,14 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..arguments import names as arg_names
-from ..drop import DropPlan, drop, plan_drop
+from ..base.arguments import names as arg_names
+from ..db.drop import DropPlan, drop, plan_drop
 from ..errors import NotFoundError, SubsampleError
 from ..evaluation.stored import evaluate_qrels_sets
 from .params import METHOD_TAGS, fraction_label
 
 if TYPE_CHECKING:
-    from ..store.handle import StoreHandle
+    from ..db.handle import StoreHandle
 
 
 # --------------------------------------------------------------------------- queries
@@ -108,7 +108,7 @@ def topic_sizes(store: StoreHandle, name: str):
 
 def plan_drop_subsamples(store: StoreHandle, names: Sequence[str]) -> DropPlan | None:
     """What dropping the subsamples ``names`` removes (None: no names): the plan of
-    :func:`evalstore.drop.plan_drop` for them, after checking each is a subsample."""
+    :func:`evalstore.db.drop.plan_drop` for them, after checking each is a subsample."""
     todo = list(dict.fromkeys(arg_names(names, "subsample")))
     for name in todo:
         qid = store.qrels_id(name)
@@ -119,7 +119,7 @@ def plan_drop_subsamples(store: StoreHandle, names: Sequence[str]) -> DropPlan |
 
 def drop_subsamples(store: StoreHandle, names: Sequence[str]) -> int:
     """Delete subsamples with everything that depends on them, as ``drop qrels`` does (one drop
-    path, :mod:`evalstore.drop`): judgments, scores, intervals, derivation and the stored
+    path, :mod:`evalstore.db.drop`): judgments, scores, intervals, derivation and the stored
     analyses that read them. Returns how many subsamples were deleted."""
     plan = plan_drop_subsamples(store, names)
     if plan is None:

@@ -5,7 +5,7 @@ Every request opens the store for itself and closes it before answering
 holds no lock between requests: ``evalstore ingest`` and ``eval`` can write to the store while it
 runs, and the next page shows what they wrote. Parallel requests share one DuckDB instance (and
 its memory limit); a failed open leaves no connection behind. A writer waiting for the store
-(``--wait``) goes first (:mod:`evalstore.store.waiting`): requests that meet it, or a writer
+(``--wait``) goes first (:mod:`evalstore.db.waiting`): requests that meet it, or a writer
 holding the store, retry for ``wait`` seconds, then answer 503 with ``Retry-After``. The store
 file is never written. Only requests for the host names the server was started for are answered
 (:mod:`.hosts`, against DNS rebinding).
@@ -33,15 +33,15 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ..errors import EvalstoreError, StoreLockedError
-from ..facade import Store
-from ..facade import open as open_store
-from ..report.formats import to_bytes
-from ..report.table import Table
+from ..output.formats import to_bytes
+from ..output.table import Table
+from ..store import Store
+from ..store import open as open_store
 from . import hosts, render, routes, sqlpage
+from .context import Ctx, PageError, site_title
+from .frame import error_model
 from .links import LiveLinks, file_name
 from .pages import leaderboard
-from .pages.context import Ctx, PageError, site_title
-from .pages.frame import error_model
 
 log = logging.getLogger("evalstore.web")
 

@@ -1,4 +1,4 @@
-"""The charts of the figure models (:mod:`evalstore.report.figures`, which matplotlib draws too):
+"""The charts of the figure models (:mod:`evalstore.output.figures`, which matplotlib draws too):
 :func:`layout` lays out a model (each panel a chart): lines, bars, a heat map, intervals (a forest
 plot: the leaderboard, its rank intervals, a stored comparison), rank slopes (two leaderboards of
 the same runs: the judges' page, a reusability analysis). Geometry only; the macros of
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..report.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels, RankSlopes
+from ..output.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels, RankSlopes
 from .render import number
 from .svg import (
     AXIS,
@@ -393,7 +393,7 @@ def slope_chart(figure: RankSlopes) -> SlopeChart:
 
 # --------------------------------------------------------------------------- the figure models
 def layout(figure: Any, links: Sequence[str | None] | None = None) -> list[Chart]:
-    """The charts of a figure model of :mod:`evalstore.report.figures` (a chart per panel)."""
+    """The charts of a figure model of :mod:`evalstore.output.figures` (a chart per panel)."""
     if isinstance(figure, Panels):
         return [c for p in figure.panels for c in layout(p)]
     if isinstance(figure, LineFigure):

@@ -1,6 +1,6 @@
 """The stored analyses (``meta_runs`` and the ``meta_*`` tables) as the meta page shows them: for
 each, what was analysed, its result tables and its figures. The figures are the models
-``evalstore meta ... --plot`` draws (:mod:`evalstore.report.figures.analyses`, built from the same
+``evalstore meta ... --plot`` draws (:mod:`evalstore.output.figures.analyses`, built from the same
 result rows), laid out by :mod:`.figure_charts`: Kendall's tau as a heat map, swap rates per
 difference bin and the share of comparisons, ASL curves and discriminative power, paired tests,
 the four robustness curves, the differences of a comparison with their intervals, and each run's
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..intervals import DEFAULT_LEVEL
-from ..report.figures import analyses as figures
+from ..intervals.means import DEFAULT_LEVEL
+from ..output.figures import analyses as figures
 from . import figure_charts
 from .links import Links
 from .queries import StoredAnalysis

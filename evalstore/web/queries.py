@@ -1,11 +1,11 @@
 """What the pages read from a store: bound SQL over the documented views only (``runs``,
 ``leaderboard``, ``scores``, ``run_rows``, ``qrels``, ``topics``, ``topic_sets``, ``docs``,
 ``doc_sets``, ``meta_runs`` and the ``meta_*`` tables) and, for the cheap catalogue of what was
-evaluated, the library's :func:`evalstore.store.catalogue.evaluated` (it owns the internal table it
+evaluated, the library's :func:`evalstore.db.catalogue.evaluated` (it owns the internal table it
 reads). Every value reaches SQL as a parameter.
 
 The statistics are the library's: a mean is the ``leaderboard`` view's, its interval the stored one
-or :func:`evalstore.intervals.of_scores`' (:func:`leaderboard`); nothing here computes a test or an
+or :func:`evalstore.intervals.means.of_scores`' (:func:`leaderboard`); nothing here computes a test or an
 interval of its own.
 """
 
@@ -18,10 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..intervals import DEFAULT_LEVEL
+from ..db.catalogue import evaluated
+from ..intervals import means
+from ..intervals.means import DEFAULT_LEVEL
+from .render import percent
 
 if TYPE_CHECKING:
-    from ..facade import Store
+    from ..store import Store
 
 #: the level of the interval the leaderboard computes where none is stored (``eval --ci``'s default)
 CI_LEVEL = DEFAULT_LEVEL
@@ -62,7 +65,6 @@ class Catalogue:
 
 
 def catalogue(store: Store) -> Catalogue:
-    from ..store.catalogue import evaluated
 
     return Catalogue(evaluated(store.con))
 
@@ -92,10 +94,8 @@ class BoardRow:
 def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
     """The runs evaluated with ``metric`` on ``qrels``, best mean first (the leaderboard view), each
     with its interval: the one stored with the evaluation (``eval --ci``: the view's ci_lo/ci_hi)
-    where there is one, else a :data:`CI_LEVEL` t interval computed by :func:`evalstore.intervals.of_scores`
+    where there is one, else a :data:`CI_LEVEL` t interval computed by :func:`evalstore.intervals.means.of_scores`
     (the same function as ``eval --ci t``: on the log scale for a geometric mean, none for a sum)."""
-    from .. import intervals
-    from .render import percent
 
     con = store.con
     rows = con.execute(
@@ -118,7 +118,7 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
         level = float(r[8]) if stored else None
         row = BoardRow(r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label, ci_level=level)
         out.append(row)
-    lacking = [b for b in out if b.ci_method is None and intervals.scale_of(b.aggregate) is not None]
+    lacking = [b for b in out if b.ci_method is None and means.scale_of(b.aggregate) is not None]
     if lacking:
         values = dict(
             con.execute(
@@ -127,8 +127,8 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
                 [qrels, metric, [b.run for b in lacking]],
             ).fetchall()
         )
-        how = intervals.spec("t", CI_LEVEL)
-        found = intervals.of_scores(
+        how = means.spec("t", CI_LEVEL)
+        found = means.of_scores(
             {b.run: values.get(b.run, []) for b in lacking}, {b.run: b.aggregate for b in lacking}, how
         )
         for b in lacking:

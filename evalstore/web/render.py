@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .deps import require
+
 HERE = Path(__file__).resolve().parent
 #: the static files by name: the only files the server answers /static/... with
 STATIC = {"evalstore.css": "text/css; charset=utf-8", "sort.js": "text/javascript; charset=utf-8"}
@@ -29,7 +31,6 @@ CHART_STYLE = {
 
 
 def require_jinja() -> None:
-    from .deps import require
 
     require("jinja2")
 

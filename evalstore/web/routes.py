@@ -3,7 +3,7 @@
 A :class:`Route` names its view (a function of :mod:`evalstore.web.pages` that returns the
 template's model), its template, its address on the live server and where the view's arguments come
 from (the path, else the query; ``name*``: a parameter that repeats), the static site's files of the
-page (``report``: from the :class:`~evalstore.web.pages.context.ReportPlan`; None: live only) and its
+page (``report``: from the :class:`~evalstore.web.context.ReportPlan`; None: live only) and its
 entry in the navigation of every page. The server (:mod:`.app`) and the static site
 (:mod:`.static_site`) are both driven by :data:`ROUTES`; the navigation is :data:`NAV`.
 
@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .context import ReportFile, ReportPlan
 from .links import NavItem
 from .pages import agree, compare, contrast, leaderboard, meta, run, sql, topic
-from .pages.context import ReportFile, ReportPlan
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ import ipaddress
 import socket
 from collections.abc import Callable, Sequence
 
+from ..db import resolve_location
 from ..errors import StoreError
-from ..facade import open as open_store
-from ..store import resolve_location
+from ..store import open as open_store
 from .deps import SERVER, require
 from .hosts import bare_host
 
@@ -93,7 +93,7 @@ def serve(
     require(*SERVER)
     import uvicorn
 
-    from .app import Source, create_app
+    from .app import Source, create_app  # starlette: the app is built once the extra is checked
 
     loc = check_store(location, wait)
     source = Source(

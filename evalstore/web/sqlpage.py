@@ -17,7 +17,7 @@ Limits that hold whatever the query:
 
 * time: DuckDB checks for the interrupt between its steps, but not inside a Python function it
   calls. evalstore's Python functions over lists (``bootstrap_asl``, ``ndpm``, ...: their one call
-  can run for minutes) are refused on this page (:func:`evalstore.sql_functions.list_function_names`);
+  can run for minutes) are refused on this page (:func:`evalstore.metrics.sql_functions.list_function_names`);
   the functions of DuckDB stop at the limit;
 * size: rows are converted to Python a few at a time and the result stops at :data:`ROW_CAP`
   rows or :data:`BYTE_CAP` bytes of values, whichever comes first (``truncated`` says which);
@@ -37,9 +37,10 @@ from typing import Any
 
 import duckdb
 
+from ..db.sqlsafety import called_functions
 from ..errors import EvalstoreError, StoreError, StoreLockedError
-from ..facade import open as open_store
-from ..store.sqlsafety import called_functions
+from ..metrics.sql_functions import list_function_names
+from ..store import open as open_store
 
 ROW_CAP = 1000
 TIME_LIMIT = 5.0
@@ -121,7 +122,6 @@ def prepare(query: str, row_cap: int) -> str:
 
 
 def _refuse_python_functions(text: str) -> None:
-    from ..sql_functions import list_function_names
 
     try:
         called = called_functions(text)

@@ -37,21 +37,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..report.formats import to_bytes
-from ..report.table import Table
+from ..output.formats import to_bytes
+from ..output.table import Table
 from ..version import __version__
+from . import context, render, routes
 from . import queries as q
-from . import render, routes
+from .choices import choose
+from .context import Ctx, NotFound, ReportPlan, site_title
 from .links import ReportLinks
-from .pages import agree, context, leaderboard
-from .pages.choices import choose
-from .pages.context import Ctx, NotFound, ReportPlan, site_title
+from .pages import agree, leaderboard
 from .report_folder import MANIFEST, ReportError, ReportFolder, check_target
 
 __all__ = ["MANIFEST", "ReportError", "ReportResult", "check_folder", "write_report"]
 
 if TYPE_CHECKING:
-    from ..facade import Store
+    from ..store import Store
 
 #: the most run pages (and comparison pages) per metric, and topic pages, a report writes; the
 #: others are left out with a note on every page and in the summary (``evalstore serve`` shows all)

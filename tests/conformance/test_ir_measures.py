@@ -14,7 +14,7 @@ Rows not required, each with its reason (the closing note of issue 14 lists them
 * ``nDCG(dcg='exp-log2')`` without a cutoff, whose default provider is ranx, on topics with tied
   scores: ranx orders tied documents by numba's non-stable sort (the kit's README, "Tie-breaking");
 * aggregate rows that are NaN because one topic is NaN: evalstore's mean leaves undefined topic
-  values out (evalstore.aggregate), ir_measures' mean propagates them;
+  values out (evalstore.base.aggregate), ir_measures' mean propagates them;
 * diversity rows when this build has no subtopic qrels format.
 """
 

@@ -160,7 +160,7 @@ def _compare(ours: dict, ref: dict) -> tuple[int, int]:
                 for m, v in per.items():
                     r = ref[key][side][METRICS[m]]
                     if key == "ttest" and math.isnan(r) and v == 1.0:
-                        # identical per-topic scores: p = 1 here, NaN in repro_eval (docs/repro.md)
+                        # identical per-topic scores: p = 1 here, NaN in repro_eval (docs/reproducibility.md)
                         identical += 1
                         continue
                     n += 1
@@ -220,8 +220,8 @@ def test_count_of_values_compared():
     identical = sum(i for _, i in CASES.values())
     assert values == 544 and identical == 4
     assert f"**{values} values agree within 1e-6**; the {identical} p-values of identical score vectors" in " ".join(
-        (ROOT / "docs" / "repro.md").read_text(encoding="utf-8").split()
+        (ROOT / "docs" / "reproducibility.md").read_text(encoding="utf-8").split()
     )
     assert f"{values} values agree with repro_eval 0.5.0 within 1e-6" in " ".join(
-        (ROOT / "README.md").read_text(encoding="utf-8").split()
+        (ROOT / "docs" / "reproducibility.md").read_text(encoding="utf-8").split()
     )

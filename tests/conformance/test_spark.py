@@ -10,11 +10,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, SAMPLE, invoke
+from support import FIXTURES, SAMPLE, run_cli
 
 import evalstore
 from evalstore.layout import export_store, import_scores
 from evalstore.metrics import registry
+from evalstore.metrics.options import EvalOptions
 
 # found, not imported: pyspark is imported when the session starts, not when the tests are collected
 if importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("sqlglot") is None:
@@ -93,8 +94,8 @@ def test_eval_engine_spark_prints_what_the_store_prints(spark, layout):
     """`eval --engine spark` goes through the same result and writer as the store: the same rows in
     the same order (runs, topics, metrics), the means among them, values to 1e-12."""
     asked = ["-m", "nDCG@10", "-m", "AP", "-m", "P@5", "-r", "rerank", "-r", "bm25", "-p", "-f", "csv"]
-    by_spark = invoke("eval", "--engine", "spark", "--data", layout / "layout", "--qrels", "q", *asked)
-    by_store = invoke("eval", "--db", layout / "a.duckdb", "--qrels", "q", *asked)
+    by_spark = run_cli("eval", "--engine", "spark", "--data", layout / "layout", "--qrels", "q", *asked)
+    by_store = run_cli("eval", "--db", layout / "a.duckdb", "--qrels", "q", *asked)
     assert by_spark.exit_code == 0, by_spark.output
     assert by_store.exit_code == 0, by_store.output
     spark_rows = list(csv.reader(io.StringIO(by_spark.stdout)))
@@ -138,7 +139,7 @@ def _compare(spark, tmp_path, qrels: Path, runs: list[Path], metrics: list[str],
     got = {
         (r["run"], r["metric"], r["topic"]): r["value"]
         for r in backend.evaluate(
-            spark, tmp_path / "layout", qrels="q", metrics=metrics, write=False, **options
+            spark, tmp_path / "layout", qrels="q", metrics=metrics, write=False, options=EvalOptions(**options)
         ).collect()
     }
     names = ref.stored_names

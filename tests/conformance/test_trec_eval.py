@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 from support import FIXTURES as KIT_COPIES
-from support import TREC_EVAL_DIR, invoke, need_shared
+from support import TREC_EVAL_DIR, need_shared, run_cli
 
 import evalstore
 from evalstore.metrics import registry
@@ -436,9 +436,9 @@ def test_cli_trec_format_matches_trec_eval(tmp_path):
         ["ingest", "qrels", str(locate("qrels.test")), "--name", "qrels.test"],
         ["ingest", "run", str(locate("results.test"))],
     ):
-        r = invoke(*args + ["--db", db])
+        r = run_cli(*args + ["--db", db])
         assert r.exit_code == 0, r.output
-    r = invoke("eval", "-q", "qrels.test", "-m", "all_trec", "--format", "trec", "-p", "--db", db)
+    r = run_cli("eval", "-q", "qrels.test", "-m", "all_trec", "--format", "trec", "-p", "--db", db)
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     exp = parse_expected(locate("out.test.aq"))

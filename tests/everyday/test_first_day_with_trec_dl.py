@@ -121,7 +121,7 @@ def test_compare_for_a_paper(cli, sample_db, tmp_path):
 def test_compare_plot_over_many_runs_is_a_heat_map(sample_db, tmp_path):
     import matplotlib.pyplot as plt
 
-    from evalstore.report import plots
+    from evalstore.output import plots
 
     with evalstore.open(sample_db) as s:
         for i in range(12):  # 17 runs against the baseline
@@ -216,7 +216,7 @@ def test_texts_a_reader_meets(cli, sample_db):
     assert "DuckDB 1.1" in out and "1.0 does not" in out
     with evalstore.open(sample_db) as s:
         an = meta.swap(s, "sample", ["AP"], trials=20, save=False)
-    from evalstore.report import meta_tables
+    from evalstore.output import meta_tables
 
     assert any("(ii)/(iii)" in n for n in meta_tables.swap(an, paper=True).legend)
     # each table's legend explains its own columns: discpower's is not the swap method's

@@ -2,7 +2,7 @@
 
 import shlex
 
-from support import invoke
+from support import run_cli
 
 import evalstore
 
@@ -29,7 +29,7 @@ def test_notebook_api_dicts():
 
 def test_cli_demo_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    r = invoke("demo")
+    r = run_cli("demo")
     assert r.exit_code == 0, r.output
     assert "rerank" in r.output and "leaderboard" in r.output
     # the store is left behind, and the commands printed at the end work on it
@@ -37,10 +37,10 @@ def test_cli_demo_runs(tmp_path, monkeypatch):
     tries = [ln.strip() for ln in r.output.splitlines() if ln.startswith("  evalstore ")]
     assert len(tries) == 3
     for line in tries:
-        again = invoke(*shlex.split(line)[1:])
+        again = run_cli(*shlex.split(line)[1:])
         assert again.exit_code == 0, (line, again.output)
     # running it again on the same store is fine (ingesting the same files is a no-op)
-    assert invoke("demo").exit_code == 0
+    assert run_cli("demo").exit_code == 0
 
 
 def _every_command(cmd, path=()):
@@ -56,7 +56,7 @@ def test_help_names_values_by_what_they_are_on_every_command():
     import re
 
     import typer.main
-    from support import invoke
+    from support import run_cli
 
     from evalstore.cli import app
 
@@ -64,12 +64,12 @@ def test_help_names_values_by_what_they_are_on_every_command():
     commands = list(_every_command(typer.main.get_command(app)))
     assert len(commands) > 30
     for path, _ in commands:
-        r = invoke(*path, "--help")
+        r = run_cli(*path, "--help")
         assert r.exit_code == 0, (path, r.output)
         assert not type_names.search(r.output), (path, type_names.search(r.output)[0])
-    out = invoke("eval", "--help").output
+    out = run_cli("eval", "--help").output
     assert "--metric" in out and "METRIC" in out and "QRELS_FILE RUN_FILE..." in out
-    assert "FILES..." in invoke("ingest", "run", "--help").output
+    assert "FILES..." in run_cli("ingest", "run", "--help").output
 
 
 def test_python_cli_py_runs_the_console_script():

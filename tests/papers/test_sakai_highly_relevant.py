@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from support import invoke
+from support import run_cli
 
 import evalstore
 from evalstore.errors import MetricError
@@ -284,7 +284,7 @@ def test_several_gain_settings_in_one_command_are_distinct_metrics(tmp_path):
         ["ingest", "qrels", str(tmp_path / "q.txt"), "--name", "q"],
         ["ingest", "run", str(tmp_path / "r.txt")],
     ):
-        r = invoke(*args + ["--db", db])
+        r = run_cli(*args + ["--db", db])
         assert r.exit_code == 0, r.output
     measures = ["Q-measure", "MSnDCG@10", "NDPM", "P-plus"]
     cmd = ["eval", "-q", "q", "--db", db, "-f", "csv"]
@@ -292,7 +292,7 @@ def test_several_gain_settings_in_one_command_are_distinct_metrics(tmp_path):
         name, _, cut = m.partition("@")
         for g in GAIN_SETTINGS:
             cmd += ["-m", f"{name}(gains={g})" + (f"@{cut}" if cut else "")]
-    r = invoke(*cmd)
+    r = run_cli(*cmd)
     assert r.exit_code == 0, r.output
     with evalstore.open(db) as store:
         rows = store.sql("SELECT metric, topic, value FROM scores WHERE run = 'sys' ORDER BY metric, topic").rows

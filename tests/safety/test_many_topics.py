@@ -15,7 +15,7 @@ import math
 import random
 
 import pytest
-from support import invoke
+from support import run_cli
 
 import evalstore
 
@@ -65,7 +65,7 @@ def _check(result) -> None:
 
 
 def test_one_shot_command_under_a_small_memory_limit(collection):
-    r = invoke(
+    r = run_cli(
         "eval", collection / "qrels.txt", collection / "run.txt", *[a for m in METRICS for a in ("-m", m)],
         "--memory-limit", MEMORY, "--temp-dir", "", "--format", "csv",
     )  # fmt: skip
@@ -104,12 +104,12 @@ def test_the_store_under_a_small_memory_limit(collection, tmp_path):
         _check(s.evaluate("qrels", None, METRICS, progress=False))
         _check(s.evaluate("qrels", None, METRICS, progress=False))  # reused
         assert s.explain("AP", "qrels", "many", "t7").value == pytest.approx(1 / 8)
-    r = invoke(
+    r = run_cli(
         "--db", tmp_path / "s.duckdb", "--memory-limit", MEMORY, "subsample", "--qrels", "qrels",
         "--fractions", "0.5", "--subsample-trials", "2", "--subsample-seed", "1", "--min-nonrel", "0",
     )  # fmt: skip
     assert r.exit_code == 0, r.output
-    r = invoke(
+    r = run_cli(
         "eval", "--db", tmp_path / "s.duckdb", "--memory-limit", MEMORY, "--temp-dir", "", "--subsamples", "all",
         "-m", "AP", "-m", "nDCG@10", "--format", "csv",
     )  # fmt: skip

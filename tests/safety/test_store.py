@@ -24,9 +24,9 @@ from support import SAMPLE, sha256_of
 
 import evalstore
 from evalstore.cli import failures
+from evalstore.db.check import check_store
 from evalstore.errors import EvalstoreError
 from evalstore.metrics import registry
-from evalstore.store.check import check_store
 
 QRELS = SAMPLE / "qrels.txt"
 RUNS = sorted((SAMPLE / "runs").glob("*.txt"))

@@ -10,7 +10,6 @@ from ..registry import MetricSpec, register
 
 SAKAI = "Sakai, Alternatives to Bpref, SIGIR 2007"
 NTCIR = "NTCIREVAL 190111 `compute -j`"
-TESTS = ("tests/evalstore/metrics/families/test_bpref.py",)
 
 register(
     MetricSpec(
@@ -20,7 +19,6 @@ register(
         "nonrelevant docs above it. Equals bpref when R <= N.",
         f"{SAKAI} Eq. 10; {NTCIR} bpref_R",
         (REL,),
-        tests=TESTS,
     )
 )
 register(
@@ -31,7 +29,6 @@ register(
         "(trec_eval 8.1 bpref_allnonrel).",
         f"{SAKAI} Eq. 11; {NTCIR} bpref_N; trec_eval 8.1 bpref_allnonrel",
         (REL,),
-        tests=TESTS,
         aliases=("bpref_allnonrel",),
     )
 )
@@ -43,7 +40,6 @@ register(
         "1 - n/(r'-1). A relevant doc at rank 1 adds 0; an ideal list scores (R-1)/R.",
         f"{SAKAI} Eq. 18; {NTCIR} bpref_relative",
         (REL,),
-        tests=TESTS,
     )
 )
 register(
@@ -54,7 +50,6 @@ register(
         "i.e. AP on the condensed list (AP', induced AP).",
         f"{SAKAI} Eq. 20",
         (REL,),
-        tests=TESTS,
     )
 )
 register(
@@ -65,7 +60,6 @@ register(
         "instead of min(R, N).",
         f"{SAKAI} Sec. 4.1 (trec_eval 8.1 file bpref_bug)",
         (REL,),
-        tests=TESTS,
     )
 )
 register(
@@ -77,7 +71,6 @@ register(
         "(g(r') - g(i'))/g(r'); gain(H) = the top declared gain.",
         f"{SAKAI} Eqs. 15-16; {NTCIR} rpref_N",
         (GAINS,),
-        tests=TESTS,
     )
 )
 register(
@@ -88,7 +81,6 @@ register(
         "g(r')(1 - penalty(r')/(r'-1)); an ideal list scores (cg_I(R) - g_I(1))/cg_I(R).",
         f"{SAKAI} Eq. 17; {NTCIR} rpref_relative",
         (GAINS,),
-        tests=TESTS,
     )
 )
 register(
@@ -99,6 +91,5 @@ register(
         "an ideal list scores 1.",
         f"{SAKAI} Eq. 19; {NTCIR} rpref_relative2",
         (GAINS,),
-        tests=TESTS,
     )
 )

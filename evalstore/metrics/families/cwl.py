@@ -7,7 +7,6 @@ from ..params import Param
 from ..registry import MetricSpec, register
 
 CITE = "Azzopardi, Thomas & Moffat, cwl_eval, SIGIR 2019; cwl_eval 1.0.12 as ir_measures 0.4.3 runs it"
-TESTS = ("tests/conformance/test_ir_measures.py", "tests/evalstore/metrics/families/test_ir_measures.py")
 MIN_REL = Param("min_rel", "int", 0, "grade scaled to gain 0 (grades below count as it)", minimum=0)
 MAX_REL = Param("max_rel", "int", None, "grade scaled to gain 1 (required; grades above count as it)", minimum=1)
 T = Param("T", "float", 1.0, "total gain the user wants (gains scaled to [0, 1])", minimum=0.0)
@@ -29,7 +28,6 @@ def _cwl(name: str, doc: str, source: str, params: tuple[Param, ...], cutoff: st
             f"{source}; {CITE}",
             (*params, MIN_REL, MAX_REL),
             cutoff=cutoff,
-            tests=TESTS,
             check=_scale,
             reference="cwl_eval",
             provider="cwl_eval",
@@ -51,7 +49,6 @@ register(
             Param("rel", "int", None, "relevance threshold: grade >= rel is relevant (default: graded)", minimum=1),
         ),
         cutoff="optional",
-        tests=TESTS,
         reference="cwl_eval",
         provider=lambda p, k: "cwl_eval" if p.get("rel") is not None else "trectools",
     )
@@ -68,7 +65,6 @@ register(
         "trectools 0.0.50, TrecEval.get_rbp",
         (Param("p", "float", 0.8, "persistence: the chance of going on to the next rank", minimum=0.0, maximum=1.0),),
         cutoff="optional",
-        tests=("tests/conformance/test_trectools.py", "tests/evalstore/metrics/families/test_cwl.py"),
         reference="trectools",
     )
 )

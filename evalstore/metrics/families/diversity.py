@@ -20,7 +20,6 @@ DSHARP = (
     "Sakai & Song, Evaluating diversified search results using per-intent graded relevance, SIGIR 2011; "
     "NTCIREVAL's D-measures (NTCIR INTENT)"
 )
-TESTS = ("tests/evalstore/metrics/families/test_diversity.py",)
 
 ALPHA = Param(
     "alpha",
@@ -46,7 +45,6 @@ def _nd(name: str, doc: str, cite: str, params: tuple[Param, ...], cutoff: str, 
             cite,
             params,
             cutoff=cutoff,
-            tests=TESTS,
             aliases=aliases,
             reference="pyndeval",
             provider="pyndeval",
@@ -140,7 +138,6 @@ register(
         DSHARP,
         (REL,),
         cutoff="optional",
-        tests=TESTS,
         reference="evalstore",
     )
 )
@@ -153,7 +150,6 @@ register(
         DSHARP,
         (GAINS,),
         cutoff="optional",
-        tests=TESTS,
         reference="evalstore",
     )
 )
@@ -165,7 +161,6 @@ register(
         DSHARP,
         (GAMMA, GAINS, REL),
         cutoff="optional",
-        tests=TESTS,
         reference="evalstore",
     )
 )

@@ -8,7 +8,6 @@ CITE = (
     "Chapelle et al., Expected reciprocal rank for graded relevance, CIKM 2009; NTCIREVAL 190111 (stop "
     "probability g/(g_max+1))"
 )
-TESTS = ("tests/conformance/test_ntcireval.py", "tests/papers/test_sakai_highly_relevant.py")
 
 
 def _check_max_rel(values: dict) -> None:
@@ -26,7 +25,6 @@ register(
         "Chapelle et al., CIKM 2009; gdeval.pl 1.2a (TREC Web track), as ir_measures 0.4.3 runs it",
         (Param("max_rel", "int", 4, "the grade whose stop probability is (2^max_rel - 1)/2^max_rel (gdeval: 4)"),),
         cutoff="optional",
-        tests=("tests/conformance/test_ir_measures.py", "tests/evalstore/metrics/families/test_ir_measures.py"),
         check=_check_max_rel,
         reference="gdeval",
         provider="gdeval",
@@ -41,7 +39,6 @@ register(
         CITE,
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         reference="NTCIREVAL",
     )
 )
@@ -55,7 +52,6 @@ register(
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
         aliases=("nERR",),
-        tests=TESTS,
         reference="NTCIREVAL",
     )
 )

@@ -7,7 +7,6 @@ from ..params import Param
 from ..registry import MetricSpec, register
 
 IRM = "ir_measures 0.4.3 (Macdonald & Tonellotto, ICTIR 2020)"
-TESTS = ("tests/conformance/test_ir_measures.py", "tests/evalstore/metrics/families/test_ir_measures.py")
 
 register(
     MetricSpec(
@@ -16,7 +15,6 @@ register(
         "Fraction of the top k that is in the qrels (any grade, -1 included), divided by min(k, docs retrieved).",
         f"{IRM}, judged provider",
         cutoff="optional",
-        tests=TESTS,
         reference="judged",
         provider="judged",
     )
@@ -28,7 +26,6 @@ register(
         "Number of topics evaluated (trec_eval num_q); summed over topics.",
         f"{IRM}; trec_eval m_num_q.c",
         aggregate="sum",
-        tests=TESTS,
         aliases=("num_q",),
         provider="pytrec_eval",
     )
@@ -43,7 +40,6 @@ register(
         f"{IRM}, accuracy provider",
         (Param("rel", "int", 1, "relevance threshold: grade >= rel is relevant", minimum=1),),
         cutoff="optional",
-        tests=TESTS,
         missing=None,
         reference="accuracy",
         provider="accuracy",
@@ -61,7 +57,6 @@ register(
             Param("p", "float", 0.95, "persistence", minimum=0.0, maximum=1.0),
             Param("normalize", "bool", True, "divide by the ideal ranking's RBO"),
         ),
-        tests=TESTS,
         reference="compat",
         provider="compat",
     )

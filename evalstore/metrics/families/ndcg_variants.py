@@ -4,11 +4,6 @@ from ...errors import MetricError
 from ..params import GAINS, JUDGED_ONLY, REL, Param
 from ..registry import MetricSpec, register
 
-TESTS = (
-    "tests/conformance/test_ntcireval.py",
-    "tests/papers/test_sakai_highly_relevant.py",
-    "tests/evalstore/metrics/families/test_sakai.py",
-)
 LOGB = Param(
     "b",
     "float",
@@ -33,7 +28,6 @@ register(
         "NTCIREVAL 190111 nDCG@l",
         (LOGB, GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         aliases=("ndcg_jk",),
         check=_check_b,
     )
@@ -48,7 +42,6 @@ register(
         "Bompada et al., On the robustness of relevance measures with incomplete judgments, SIGIR 2007",
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         aliases=("ms_ndcg",),
     )
 )
@@ -60,6 +53,5 @@ register(
         "NTCIREVAL 190111 Hit@l",
         (REL, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
     )
 )

@@ -16,11 +16,6 @@ PAPER = (
 )
 SIGIR07 = "Sakai, Alternatives to Bpref, SIGIR 2007, Eq. 21"
 NTCIREVAL = "NTCIREVAL 190111 (ntcir_eval.c)"
-TESTS = (
-    "tests/papers/test_sakai_highly_relevant.py",
-    "tests/conformance/test_ntcireval.py",
-    "tests/evalstore/metrics/families/test_sakai.py",
-)
 
 BETA = Param(
     "beta",
@@ -71,7 +66,6 @@ register(
         PAPER + " Eq. 2; " + SIGIR07 + "; " + NTCIREVAL + " Q@l",
         (BETA, GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         aliases=("Q",),
         check=_check_beta,
     )
@@ -85,7 +79,6 @@ register(
         NTCIREVAL + " AP@l",
         (REL, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
     )
 )
 register(
@@ -97,7 +90,6 @@ register(
         PAPER + " Eq. 3",
         (BETA, GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         aliases=("O",),
         check=_check_beta,
     )
@@ -111,7 +103,6 @@ register(
         PAPER + " Eq. 6",
         (BETA, GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         check=_check_beta,
     )
 )
@@ -124,7 +115,6 @@ register(
         PAPER + " Eq. 7",
         (BETA, GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         aliases=("P+", "P+-measure", "Pplus"),
         check=_check_beta,
     )
@@ -138,7 +128,6 @@ register(
         PAPER + " Eq. 4 (Eguchi et al., NTCIR-3 Web track)",
         (PENALTIES, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         check=_check_penalties,
     )
 )
@@ -150,7 +139,6 @@ register(
         PAPER + " Eq. 5",
         (PENALTIES, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
         check=_check_penalties,
     )
 )

@@ -19,7 +19,6 @@ from ..params import JUDGED_ONLY, REL, Param
 from ..registry import MetricSpec, register
 
 TREC = "trec_eval 10.0 (usnistgov/trec_eval, the m_*.c file of the measure)"
-TESTS = ("tests/conformance/test_trec_eval.py", "tests/evalstore/metrics/families/test_trec.py")
 BIN = (REL, JUDGED_ONLY)
 
 # nDCG takes any gains, as trec_eval's ndcg does (levels given in any order, 0 or negative gains
@@ -112,7 +111,6 @@ def _spec(name, block, doc, source, params=BIN, aliases=(), **kw):
             doc,
             f"{TREC} {source}",
             params,
-            tests=TESTS,
             aliases=tuple(aliases) + TREC_NAMES.get(name, ()),
             provider=IRM_PROVIDER.get(name),
             **kw,

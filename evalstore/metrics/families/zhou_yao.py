@@ -10,7 +10,6 @@ ZY = (
     "Zhou & Yao, Evaluating information retrieval system performance based on user preference, Journal of "
     "Intelligent Information Systems 34(3), 2010"
 )
-TESTS = ("tests/papers/test_zhou_yao.py",)
 PREF = (
     "D = retrieved docs + the topic's judged docs; system order = run scores (ties are ties; -rank under "
     "ntcireval or without scores), unretrieved docs tied last; user order = gains of the levels."
@@ -24,7 +23,6 @@ register(
         ZY + " Sec. 5.3 (Pollack 1968)",
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
     )
 )
 register(
@@ -35,7 +33,6 @@ register(
         ZY + " Sec. 5.3 (Sagara 2002)",
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
     )
 )
 register(
@@ -46,7 +43,6 @@ register(
         ZY + " Sec. 5.4 (Jarvelin & Kekalainen 2000)",
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
     )
 )
 register(
@@ -57,7 +53,6 @@ register(
         ZY + " Sec. 5.5 (Kando, Kuriyama & Yoshioka 2001)",
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
     )
 )
 register(
@@ -69,7 +64,6 @@ register(
         ZY + " Sec. 5.6 (Sakai, SIGIR 2003)",
         (GAINS, JUDGED_ONLY),
         cutoff="optional",
-        tests=TESTS,
     )
 )
 register(
@@ -80,7 +74,6 @@ register(
         "with every strict user preference, 1 = reversed. " + PREF + " NULL when the user prefers no pair.",
         ZY + " Sec. 5.7 (Yao, JASIS 1995)",
         (GAINS, JUDGED_ONLY),
-        tests=TESTS,
         missing=None,
     )
 )
@@ -92,7 +85,6 @@ register(
         "needs run scores on the gain scale.",
         ZY + " Sec. 5.8 (Mizzaro 2001)",
         (GAINS, JUDGED_ONLY),
-        tests=TESTS,
         missing=None,
     )
 )
@@ -103,7 +95,6 @@ register(
         "Kendall's tau-b between the system's and the user's orderings of a topic's documents. " + PREF,
         ZY + " Sec. 5.2 (Kendall 1945)",
         (GAINS, JUDGED_ONLY),
-        tests=TESTS,
         aliases=("tau-b", "KendallTau"),
         missing=None,
     )
@@ -116,7 +107,6 @@ register(
         "the user's orderings of a topic's documents. " + PREF,
         ZY + " Sec. 5.1 (Spearman 1904)",
         (GAINS, JUDGED_ONLY),
-        tests=TESTS,
         aliases=("Spearman-rho",),
         missing=None,
     )

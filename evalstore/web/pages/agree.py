@@ -12,15 +12,15 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ...judges.render import LABEL_COLUMNS, MEANINGS
-from ...report.figures.model import RankSlopes
+from ...output.figures.model import RankSlopes
 from .. import figure_charts, page_charts
+from ..context import Ctx, NotFound, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
 from ..queries import topic_key
-from .context import Ctx, NotFound, ReportFile, ReportPlan
-from .frame import frame_model
 
 if TYPE_CHECKING:
-    from ...facade import Store
+    from ...store import Store
 
 #: the stored agreements listed on a page (the most recent)
 LIST_LIMIT = 50

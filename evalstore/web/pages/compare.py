@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...comparison import compare
 from ...errors import MetaError
-from ...intervals import DEFAULT_LEVEL
-from .. import page_charts
+from ...intervals.means import DEFAULT_LEVEL
+from .. import context, page_charts
 from .. import queries as q
+from ..choices import choose, need_run
+from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from . import context
-from .choices import choose, need_run
-from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
-from .frame import frame_model
 
 #: the level of compare --effects' t interval of Δ (:func:`evalstore.stats.effects.t_interval`'s)
 EFFECT_LEVEL = DEFAULT_LEVEL
@@ -35,7 +35,6 @@ def library_statistics(ctx: Ctx, baseline: str, run: str, qrels: str, metric: st
     """Means, Δ, its interval, d_z, the t and Wilcoxon tests of ``run`` against ``baseline``, as
     :func:`evalstore.comparison.compare` computes them (nothing stored); per-topic values of the
     matrix the tests read."""
-    from ...comparison import compare
 
     kw: dict[str, Any] = {"save": False, "missing": missing.replace("-", "_"), "progress": False}
     t = compare(ctx.store, qrels, baseline, [run], [metric], test="t", effects=True, **kw)
@@ -157,7 +156,7 @@ def _missing_links(ctx: Ctx, baseline: str, run: str, qrels: str, metric: str, p
 
 
 def largest(order: list[str]) -> tuple[list[str], str | None]:
-    """Topics ordered from the largest win to the largest loss, cut to the :data:`~.context.PAGE_TOPICS`
+    """Topics ordered from the largest win to the largest loss, cut to the :data:`~evalstore.web.context.PAGE_TOPICS`
     largest wins and losses (with the note that says so; the statistics use every topic)."""
     if len(order) <= context.PAGE_TOPICS:
         return order, None

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...comparison.contrast import contrast
 from ...errors import MetaError
+from ..choices import choose, need_run
+from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from .choices import choose, need_run
-from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
-from .frame import frame_model
 
 
 def contrast_page(
     ctx: Ctx, baseline: str | None, run: str | None, qrels: str | None = None, metric: str | None = None
 ) -> dict[str, Any]:
-    from ...comparison.contrast import contrast
 
     if not baseline or not run:
         raise BadRequest("the contrast needs two runs: /contrast?baseline=RUN_A&run=RUN_B")

@@ -2,7 +2,7 @@
 paper's table: nDCG@10, AP(rel=2), RR(rel=2)), each metric's mean with its interval, every column
 sortable. Runs are ordered by the first metric. The interval is the one stored with the evaluation
 (``eval --ci``), else the t interval (at :data:`~evalstore.web.queries.CI_LEVEL`) of
-:func:`evalstore.intervals.of_scores` (the function ``eval --ci t`` uses;
+:func:`evalstore.intervals.means.of_scores` (the function ``eval --ci t`` uses;
 :func:`evalstore.web.queries.leaderboard`).
 """
 
@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...report.figures.model import Intervals
+from ...output.figures.model import Intervals
 from .. import figure_charts
 from .. import queries as q
+from .. import rank_intervals as rank_view
+from ..choices import board, choose
+from ..context import BadRequest, Ctx, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks, metric_list
 from ..render import percent
-from .choices import board, choose
-from .context import BadRequest, Ctx, ReportFile, ReportPlan
-from .frame import frame_model
 
 #: runs drawn in the leaderboard's interval chart (the table always has them all)
 CHART_RUNS = 60
@@ -48,7 +49,7 @@ def leaderboard_page(
     seed: str | None = None,
 ) -> dict[str, Any]:
     """The page's model; the ranks (with ``rank_ci``: computed on request, else the stored rank
-    intervals, :mod:`.rank`) are those of the first metric, which orders the runs."""
+    intervals, :mod:`evalstore.web.rank_intervals`) are those of the first metric, which orders the runs."""
     qrels, names, cat = chosen_metrics(ctx, qrels, metrics)
     first = names[0]
     boards = {m: board(ctx, qrels, m) for m in names}
@@ -82,10 +83,16 @@ def leaderboard_page(
     shown = rows[:CHART_RUNS]
     what = f"mean {first} on {qrels} with its {level} interval".replace("  ", " ")
     chart = figure_charts.interval_chart(
-        Intervals(what, what, [r.run for r in shown], [r.mean for r in shown], [r.ci_low for r in shown],
-                  [r.ci_high for r in shown]),
+        Intervals(
+            what,
+            what,
+            [r.run for r in shown],
+            [r.mean for r in shown],
+            [r.ci_low for r in shown],
+            [r.ci_high for r in shown],
+        ),
         links=[links.to("run", r.run, qrels, first) for r in shown],
-    )  # fmt: skip
+    )
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
     model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
     model.update(_pickers(ctx, cat, qrels, names))
@@ -114,8 +121,7 @@ def leaderboard_page(
 
 
 def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed, links=None):
-    """The rank intervals of the board (:mod:`.rank`); a bad request is a 400."""
-    from . import rank as rank_view
+    """The rank intervals of the board (:mod:`evalstore.web.rank_intervals`); a bad request is a 400."""
 
     run_link = (lambda run: links.to("run", run, qrels, metric)) if links is not None else None
     try:
@@ -217,7 +223,7 @@ def interval_method(rows: Sequence[q.BoardRow]) -> str:
             f"{percent(q.CI_LEVEL)} interval{when}: mean ± t({1 - (1 - q.CI_LEVEL) / 2:g}, n−1) · sd / √n over "
             "the run's n "
             "per-topic scores (Student's t; the topics taken as a sample of topics), as evalstore eval --ci t "
-            "computes it (evalstore.intervals); for a geometric mean on the log scale."
+            "computes it (evalstore.intervals.means); for a geometric mean on the log scale."
         )
     if {r.aggregate for r in rows} & {"sum"}:
         parts.append("No interval for a metric summarised by a sum.")

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import meta_view
 from .. import queries as q
+from ..context import Ctx, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from .context import Ctx, ReportFile, ReportPlan
-from .frame import frame_model
 
 #: analyses shown on the meta page (the most recent)
 META_LIMIT = 50
 
 
 def meta_page(ctx: Ctx) -> dict[str, Any]:
-    from .. import meta_view
 
     store = ctx.store
     total = q.meta_count(store)

@@ -1,5 +1,5 @@
 """The run page: a run's score on every topic beside the median, best and worst of all runs,
-with its mean, interval and rank (long runs in pages of :data:`~.context.PAGE_TOPICS` topics)."""
+with its mean, interval and rank (long runs in pages of :data:`~evalstore.web.context.PAGE_TOPICS` topics)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...fusion.provenance import provenance
-from .. import page_charts
+from .. import context, page_charts
 from .. import queries as q
+from ..choices import board, choose, need_run, no_scores_message, pickers, topic_stats
+from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from . import context
-from .choices import board, choose, need_run, no_scores_message, pickers, topic_stats
-from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
-from .frame import frame_model
 
 
 def _partner(rows: Sequence[q.BoardRow], run: str) -> str | None:
@@ -50,14 +49,9 @@ def run_page(
         links=topic_links,
     )
     table = []
-    above = below = equal = 0
     for t, href in zip(topics, topic_links):
         v, s = scores[t], stats.get(t)
         diff = None if v is None or s is None or s.median is None else v - s.median
-        if diff is not None:
-            above += diff > 0
-            below += diff < 0
-            equal += diff == 0
         table.append(
             {
                 "topic": t,
@@ -71,8 +65,8 @@ def run_page(
                 "n_runs": s.n_runs if s else 0,
             }
         )
-    if pages > 1:
-        above, below, equal, _ = q.run_against_topics(ctx.store, run, qrels, metric)
+    # the cards count every topic of the run, whatever the page shows (one count, in SQL)
+    above, below, equal, at_best = q.run_against_topics(ctx.store, run, qrels, metric)
     me = next((r for r in ranked if r.run == run), None)
     model = frame_model(ctx, "run", f"Run {run}", qrels, metric)
     model.update(pickers(ctx, cat, qrels, metric))
@@ -92,7 +86,7 @@ def run_page(
             "above": above,
             "below": below,
             "equal": equal,
-            "best_count": sum(1 for r in table if r["is_best"]),
+            "best_count": at_best,
             "paging": _paging(ctx, links.to("run", run, qrels, metric), k, pages, total),
             "partner": partner,
             "compare": links.to("compare", best, run, qrels, metric) if best not in (None, run) else None,

@@ -8,8 +8,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .. import sqlpage
-from .context import Ctx
-from .frame import frame_model
+from ..context import Ctx
+from ..frame import frame_model
 
 
 def sql_page(ctx: Ctx, query: str | None = None) -> dict[str, Any]:

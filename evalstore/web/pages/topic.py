@@ -10,10 +10,10 @@ from typing import Any
 
 from ...ingest.checks import MAX_NAME_LENGTH
 from .. import queries as q
+from ..choices import board, choose, need_run
+from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
+from ..frame import frame_model
 from ..links import ReportLinks
-from .choices import board, choose, need_run
-from .context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
-from .frame import frame_model
 
 #: documents of each ranked list shown on a topic page unless ?depth= says otherwise
 DEFAULT_DEPTH = 20

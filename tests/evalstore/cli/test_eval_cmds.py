@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from support import ROOT, SAMPLE, invoke
+from support import ROOT, SAMPLE, run_cli
 
 import evalstore
 from evalstore.errors import MetricError
@@ -20,7 +20,7 @@ def _rows(path, sql):
 
 def test_eval_stores_scores_once(sample_db):
     for _ in range(2):
-        r = invoke("eval", "--qrels", "sample", "-m", "AP", "-m", "P_10", "--db", sample_db)
+        r = run_cli("eval", "--qrels", "sample", "-m", "AP", "-m", "P_10", "--db", sample_db)
         assert r.exit_code == 0, r.output
     # 6 runs x 8 topics x 2 metrics, evaluated twice: no duplicates
     assert _rows(sample_db, "SELECT count(*) FROM scores")[0][0] == 6 * 8 * 2
@@ -30,7 +30,7 @@ def test_eval_stores_scores_once(sample_db):
 
 
 def test_leaderboard_view_matches_scores(sample_db):
-    invoke("eval", "--qrels", "sample", "-m", "AP", "-m", "NumRet", "--db", sample_db)
+    run_cli("eval", "--qrels", "sample", "-m", "AP", "-m", "NumRet", "--db", sample_db)
     lb = dict(
         ((r, m), (v, n)) for r, m, v, n in _rows(sample_db, "SELECT run, metric, mean, n_topics FROM leaderboard")
     )
@@ -42,18 +42,18 @@ def test_leaderboard_view_matches_scores(sample_db):
 
 
 def test_eval_output_formats(sample_db):
-    r = invoke("eval", "--qrels", "sample", "-m", "AP", "-m", "nDCG@10", "--format", "csv", "--db", sample_db)
+    r = run_cli("eval", "--qrels", "sample", "-m", "AP", "-m", "nDCG@10", "--format", "csv", "--db", sample_db)
     assert r.exit_code == 0, r.output
     rows = list(csv.reader(io.StringIO(r.stdout)))
     assert rows[0] == ["run", "qrels", "n_topics", "AP", "nDCG@10"]
     aps = [float(x[3]) for x in rows[1:]]
     assert aps == sorted(aps, reverse=True) and len(aps) == 6
 
-    r = invoke("eval", "--qrels", "sample", "-r", "dense", "-m", "map", "--format", "json", "--db", sample_db)
+    r = run_cli("eval", "--qrels", "sample", "-r", "dense", "-m", "map", "--format", "json", "--db", sample_db)
     recs = json.loads(r.stdout)
     assert recs[0]["run"] == "dense" and "map" in recs[0]
 
-    r = invoke(
+    r = run_cli(
         "eval",
         "--qrels",
         "sample",
@@ -85,7 +85,7 @@ def test_eval_output_formats(sample_db):
 
 def test_export_leaderboard(sample_db, tmp_path):
     out = tmp_path / "lb.csv"
-    r = invoke(
+    r = run_cli(
         "export", "leaderboard", "--qrels", "sample", "-m", "nDCG@10", "-m", "AP", "-o", str(out), "--db", sample_db
     )
     assert r.exit_code == 0, r.output
@@ -95,7 +95,7 @@ def test_export_leaderboard(sample_db, tmp_path):
     assert vals == sorted(vals, reverse=True)
     assert rows[0]["run"] == "rerank" and rows[-1]["run"] == "random"
 
-    r = invoke("export", "leaderboard", "--qrels", "sample", "-m", "RR", "-o", "-", "--per-topic", "--db", sample_db)
+    r = run_cli("export", "leaderboard", "--qrels", "sample", "-m", "RR", "-o", "-", "--per-topic", "--db", sample_db)
     long = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(long) == 6 * 8 and set(long[0]) == {"run", "qrels", "topic", "metric", "value"}
 
@@ -133,7 +133,7 @@ def test_top_level_cli_py_help():
 def test_runs_sharing_no_topic_are_left_out_with_a_note(sample_db, tmp_path):
     other = tmp_path / "other.txt"
     other.write_text("X1 Q0 a 1 3.0 other\nX1 Q0 b 2 2.0 other\n")
-    assert invoke("ingest", "run", str(other), "--db", sample_db).exit_code == 0
+    assert run_cli("ingest", "run", str(other), "--db", sample_db).exit_code == 0
     with evalstore.open(sample_db) as s:
         res = s.evaluate("sample", None, ["AP"])
         assert sorted(res.table()) == ["bm25", "bm25_rm3", "dense", "hybrid", "random", "rerank"]
@@ -143,12 +143,12 @@ def test_runs_sharing_no_topic_are_left_out_with_a_note(sample_db, tmp_path):
         assert s.sql("SELECT count(*) FROM scores WHERE run = 'other'").rows == [(0,)]
         with pytest.raises(MetricError, match=r"no run \(other\) shares a topic with qrels sample"):
             s.evaluate("sample", ["other"], ["AP"])
-    r = invoke("eval", "-m", "AP", "-f", "csv", "--db", sample_db)
+    r = run_cli("eval", "-m", "AP", "-f", "csv", "--db", sample_db)
     assert r.exit_code == 0, r.output
     assert [row["run"] for row in csv.DictReader(io.StringIO(r.stdout))][-1] == "random"
     assert "share no topic with qrels 'sample': other" not in r.stdout
     # a meta-analysis over all runs of the store leaves it out too, and says so
-    r = invoke("meta", "kendall", "-q", "sample", "-m", "AP", "-m", "P@10", "-f", "csv", "--db", sample_db)
+    r = run_cli("meta", "kendall", "-q", "sample", "-m", "AP", "-m", "P@10", "-f", "csv", "--db", sample_db)
     assert r.exit_code == 0, r.output
     assert "left out 1 run(s) that share no topic with qrels 'sample': other" in r.stderr
     with evalstore.open(sample_db) as s:
@@ -157,23 +157,23 @@ def test_runs_sharing_no_topic_are_left_out_with_a_note(sample_db, tmp_path):
 
 
 def test_qrels_defaults_to_the_only_set_in_export_and_meta(sample_db):
-    r = invoke("export", "leaderboard", "-m", "AP", "-o", "-", "--db", sample_db)
+    r = run_cli("export", "leaderboard", "-m", "AP", "-o", "-", "--db", sample_db)
     assert r.exit_code == 0, r.output
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert {x["qrels"] for x in rows} == {"sample"} and rows[0]["run"] == "rerank"
-    r = invoke("meta", "kendall", "-m", "AP", "-m", "P@10", "-f", "csv", "--no-save", "--db", sample_db)
+    r = run_cli("meta", "kendall", "-m", "AP", "-m", "P@10", "-f", "csv", "--no-save", "--db", sample_db)
     assert r.exit_code == 0, r.output
-    with_q = invoke("meta", "kendall", "-q", "sample", "-m", "AP", "-m", "P@10", "-f", "csv", "--db", sample_db)
+    with_q = run_cli("meta", "kendall", "-q", "sample", "-m", "AP", "-m", "P@10", "-f", "csv", "--db", sample_db)
     assert r.stdout == with_q.stdout
-    assert invoke("ingest", "qrels", str(SAMPLE / "qrels.txt"), "-n", "b", "--db", sample_db).exit_code == 0
-    r = invoke("meta", "kendall", "-m", "AP", "-m", "P@10", "--db", sample_db)
-    assert r.exit_code != 0 and "choose one with --qrels NAME" in str(r.exception)
+    assert run_cli("ingest", "qrels", str(SAMPLE / "qrels.txt"), "-n", "b", "--db", sample_db).exit_code == 0
+    r = run_cli("meta", "kendall", "-m", "AP", "-m", "P@10", "--db", sample_db)
+    assert r.exit_code != 0 and "choose one with --qrels NAME" in r.stderr
 
 
 def test_eval_files_names_the_qrels_file_and_prints_counts_as_integers(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     files = [str(SAMPLE / "qrels.txt"), str(SAMPLE / "runs" / "bm25.txt")]
-    r = invoke("eval", *files, "-m", "num_ret", "-m", "num_rel_ret", "-m", "map", "-f", "json")
+    r = run_cli("eval", *files, "-m", "num_ret", "-m", "num_rel_ret", "-m", "map", "-f", "json")
     assert r.exit_code == 0, r.output
     [row] = json.loads(r.stdout)
     # 8 topics x 50 retrieved; pytrec_eval sums num_rel_ret of the sample's bm25 run to 129

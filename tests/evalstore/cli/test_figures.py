@@ -13,7 +13,7 @@ from support import SAMPLE_REPRO
 
 import evalstore
 from evalstore import meta
-from evalstore.report import figure_data, plots
+from evalstore.output import figure_data, plots
 
 # every command that draws a figure, with what it needs (the sample store's qrels set is the default)
 FIGURES = {

@@ -5,14 +5,14 @@ import io
 import json
 
 import pytest
-from support import invoke
+from support import run_cli
 
 import evalstore
 
 
 def run(sample_db, *args):
-    r = invoke("meta", *args, "--db", sample_db)
-    assert r.exit_code == 0, (r.output, r.exception)
+    r = run_cli("meta", *args, "--db", sample_db)
+    assert r.exit_code == 0, r.output
     return r
 
 
@@ -109,9 +109,9 @@ def test_robustness_creates_subsamples(sample_db, tmp_path):
 
 
 def test_errors_are_for_people(sample_db):
-    r = invoke("meta", "discpower", "-q", "sample", "-m", "AP", "--missing", "sometimes", "--db", sample_db)
+    r = run_cli("meta", "discpower", "-q", "sample", "-m", "AP", "--missing", "sometimes", "--db", sample_db)
     assert r.exit_code == 2 and "'sometimes' is not one of" in r.output and "drop-topics" in r.output
-    r = invoke("meta", "tests", "-q", "sample", "-m", "AP", "-t", "sign", "--db", sample_db)
+    r = run_cli("meta", "tests", "-q", "sample", "-m", "AP", "-t", "sign", "--db", sample_db)
     assert r.exit_code == 2 and "'sign' is not one of" in r.output
 
 
@@ -140,14 +140,14 @@ def test_reusability_json_plot_and_groups(sample_db, tmp_path):
 
 
 def test_reusability_refusals(sample_db):
-    r = invoke("meta", "reusability", "-q", "sample", "-m", "AP", "--db", sample_db)
+    r = run_cli("meta", "reusability", "-q", "sample", "-m", "AP", "--db", sample_db)
     assert r.exit_code == 2 and "--group-by FIELD" in r.output
-    r = invoke("meta", "reusability", "-q", "sample", "-m", "AP", "--leave-one-out", "runs", "--group-by", "x",
+    r = run_cli("meta", "reusability", "-q", "sample", "-m", "AP", "--leave-one-out", "runs", "--group-by", "x",
                "--db", sample_db)  # fmt: skip
     assert r.exit_code == 2 and "takes no grouping" in r.output
-    r = invoke("meta", "reusability", "-q", "sample", "-m", "AP", "--group-by", "actor.team", "--db", sample_db)
-    assert "6 run(s) have no group in the runs' metadata field 'actor.team'" in str(r.exception)
-    r = invoke("meta", "reusability", "-q", "sample", "-m", "AP", "--leave-one-out", "runs", "--depth", "0",
+    r = run_cli("meta", "reusability", "-q", "sample", "-m", "AP", "--group-by", "actor.team", "--db", sample_db)
+    assert r.exit_code == 1 and "6 run(s) have no group in the runs' metadata field 'actor.team'" in r.stderr
+    r = run_cli("meta", "reusability", "-q", "sample", "-m", "AP", "--leave-one-out", "runs", "--depth", "0",
                "--db", sample_db)  # fmt: skip
     assert r.exit_code == 2
     with evalstore.open(sample_db) as s:

@@ -18,7 +18,7 @@ import pytest
 from support import FIXTURES, holding_lock, store_at_migration_1
 
 import evalstore
-from evalstore.store import available_migrations
+from evalstore.db import available_migrations
 
 FIX = FIXTURES / "ingest"
 

@@ -11,7 +11,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from support import DATA_DIR, invoke, need_shared
+from support import DATA_DIR, need_shared, run_cli
 
 import evalstore
 from evalstore.comparison import result as render
@@ -241,14 +241,14 @@ def test_cli_checks_options_before_any_work(sample_db, tmp_path):
     db = sample_db
     before = db.read_bytes()
     base = ["compare", "--db", str(db), "-q", "sample", "-b", "bm25", "-m", "AP"]
-    r = invoke(*base, "--test", "z")
+    r = run_cli(*base, "--test", "z")
     assert r.exit_code == 2 and "'z' is not one of" in r.output
-    r = invoke(*base, "-f", "latex", "-o", str(tmp_path / "x.md"))
+    r = run_cli(*base, "-f", "latex", "-o", str(tmp_path / "x.md"))
     assert r.exit_code == 2 and "does not match" in r.output
-    r = invoke(*base, "--plot", str(tmp_path / "nope" / "p.png"))
+    r = run_cli(*base, "--plot", str(tmp_path / "nope" / "p.png"))
     assert r.exit_code == 2 and "does not exist" in r.output
     assert db.read_bytes() == before
-    r = invoke(*base, "-o", str(tmp_path / "c.tex"), "--plot", str(tmp_path / "c.png"))
+    r = run_cli(*base, "-o", str(tmp_path / "c.tex"), "--plot", str(tmp_path / "c.png"))
     assert r.exit_code == 0, r.output
     assert (tmp_path / "c.tex").read_text().startswith("% evalstore; needs \\usepackage{booktabs}") and (
         tmp_path / "c.png"
@@ -267,7 +267,7 @@ def test_the_readme_command_on_dl2019(tmp_path):
             name_from="file",
             progress=False,
         )
-    r = invoke("compare", "--db", str(db), "--qrels", "dl19", "--baseline", "bm25base_p", "-r", "p_bert", "-r",
+    r = run_cli("compare", "--db", str(db), "--qrels", "dl19", "--baseline", "bm25base_p", "-r", "p_bert", "-r",
          "idst_bert_p1", "-r", "TUW19-p1-f", "-m", "nDCG@10", "-m", "AP(rel=2)", "--test", "tukey-hsd",
          "--format", "latex",
     )  # fmt: skip
@@ -279,15 +279,15 @@ def test_the_readme_command_on_dl2019(tmp_path):
 def test_eval_and_discpower_plots(sample_db, tmp_path):
     db = sample_db
     before = db.read_bytes()
-    r = invoke("eval", "--db", str(db), "-q", "sample", "-m", "AP", "--plot", str(tmp_path / "x" / "b.png"))
+    r = run_cli("eval", "--db", str(db), "-q", "sample", "-m", "AP", "--plot", str(tmp_path / "x" / "b.png"))
     assert r.exit_code == 2 and "does not exist" in r.output and db.read_bytes() == before
-    r = invoke("eval", "--db", str(db), "-q", "sample", "-m", "AP", "-m", "nDCG@10", "--plot", "b.pdf")
+    r = run_cli("eval", "--db", str(db), "-q", "sample", "-m", "AP", "-m", "nDCG@10", "--plot", "b.pdf")
     assert r.exit_code == 2 and "must end in .png" in r.output
-    r = invoke("eval", "--db", str(db), "-q", "sample", "-m", "AP", "--plot", str(tmp_path / "b.png"))
+    r = run_cli("eval", "--db", str(db), "-q", "sample", "-m", "AP", "--plot", str(tmp_path / "b.png"))
     assert r.exit_code == 0, r.output
     png = tmp_path / "b.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    r = invoke(
+    r = run_cli(
         "meta",
         "discpower",
         "--db",

@@ -1,6 +1,6 @@
 """Issue 32.1: `compare --effects` puts Δ with its interval (and d_z with --dz) in the paper table
 itself, in the terminal, Markdown and LaTeX (one table, ready to paste, as ranx's
-Report.to_latex()); the full dump (both intervals, d_z, SMD, tests) stays in csv/json; LaTeX escapes
+Output.to_latex()); the full dump (both intervals, d_z, SMD, tests) stays in csv/json; LaTeX escapes
 every character it would not print as itself, through one function."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from support import SAMPLE
 
 import evalstore
-from evalstore.report.text import tex_escape
+from evalstore.output.text import tex_escape
 
 BASE = ["compare", "-b", "bm25", "-m", "AP", "-m", "nDCG@10", "--no-save"]
 

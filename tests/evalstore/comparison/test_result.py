@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from support import SAMPLE, invoke
+from support import SAMPLE, run_cli
 
 import evalstore
 from evalstore import meta
 from evalstore.comparison import result as render
-from evalstore.report import meta_tables, plots
+from evalstore.output import meta_tables, plots
 from evalstore.stats.significance import adjust, min_trials
 
 
@@ -47,14 +47,14 @@ def test_compare_names_the_b_needed_on_stderr_in_every_format(sample_db, tmp_pat
     note = f"use --trials {need} or more"
     for extra in ([], ["-f", "csv"], ["-f", "json"], ["-f", "markdown"], ["-o", tmp_path / "c.csv"],
                   ["-o", tmp_path / "c.tex"], ["-o", tmp_path / "c.txt"]):  # fmt: skip
-        r = invoke(*base, *extra)
+        r = run_cli(*base, *extra)
         assert r.exit_code == 0, r.output
         assert note in r.stderr and note not in r.stdout, extra
-    rows = json.loads(invoke(*base, "-f", "json").stdout)
+    rows = json.loads(run_cli(*base, "-f", "json").stdout)
     assert len(rows) == 5 and min(x["p_value"] for x in rows) >= 1 / 21
     # a text file keeps its legend (test, B, seed), as the terminal shows it
     assert "paired randomisation test; B = 20, seed 0" in (tmp_path / "c.txt").read_text()
-    r = invoke(*base[:-1], "-f", "csv", "--effects", "-B", "100")
+    r = run_cli(*base[:-1], "-f", "csv", "--effects", "-B", "100")
     assert note not in r.stderr and "(meta_runs, meta_pair_tests, meta_effects)" in r.stderr
 
 
@@ -62,12 +62,12 @@ def test_meta_tests_names_the_b_needed_and_prints_small_p_values(sample_db, tmp_
     base = ["meta", "tests", "--db", sample_db, "-q", "sample", "-m", "AP", "--adjust", "holm", "-B", "50", "--no-save"]
     need = min_trials(0.05, 15, "holm")  # 6 runs: 15 pairs
     note = f"over 15 pairs; use --trials {need} or more"
-    r = invoke(*base)
+    r = run_cli(*base)
     assert r.exit_code == 0, r.output
     assert note in r.stderr and "randomisation and bootstrap: with B = 50" in r.stderr
-    r = invoke(*base, "-f", "json", "-o", tmp_path / "t.json")
+    r = run_cli(*base, "-f", "json", "-o", tmp_path / "t.json")
     assert r.exit_code == 0 and note in r.stderr
-    assert invoke(*base, "-t", "t", "-t", "wilcoxon").stderr.count("--trials") == 0  # no Monte-Carlo test
+    assert run_cli(*base, "-t", "t", "-t", "wilcoxon").stderr.count("--trials") == 0  # no Monte-Carlo test
     with evalstore.open(sample_db) as s:
         an = meta.tests(s, "sample", ["AP"], tests=["t"], save=False)
     table = meta_tables.tests(an, pairs=True, paper=True)
@@ -82,7 +82,7 @@ def test_discpower_and_swap_bars_follow_their_tables(sample_db, tmp_path, monkey
         metrics = ["P@5", "AP", "nDCG@10", "RR"]
         dp = meta.discpower(s, "sample", metrics, trials=200, save=False)
         sw = meta.swap(s, "sample", metrics, trials=50, save=False)
-    from evalstore.report.figures import analyses
+    from evalstore.output.figures import analyses
 
     assert analyses.discpower(dp).panels[1].labels == [r[0] for r in meta_tables.discpower(dp).rows]
     plots.plot_discpower(dp, tmp_path / "d.png")
@@ -116,12 +116,12 @@ def test_what_a_missing_topic_policy_did_is_said(sample_db, tmp_path):
     with evalstore.open(sample_db) as s:
         s.ingest_run(partial, name="partial", progress=False)
     base = ["compare", "--db", sample_db, "-q", "sample", "-b", "bm25", "-m", "AP", "-m", "P@5", "--no-save"]
-    r = invoke(*base, "--missing", "drop-runs", "-f", "csv")
+    r = run_cli(*base, "--missing", "drop-runs", "-f", "csv")
     assert r.exit_code == 0 and "left out (not scored on every topic): 1 run(s): partial" in r.stderr
     assert "partial" not in r.stdout
-    r = invoke(*base, "-r", "partial", "--missing", "drop-topics", "-o", tmp_path / "c.md")
+    r = run_cli(*base, "-r", "partial", "--missing", "drop-topics", "-o", tmp_path / "c.md")
     assert r.exit_code == 0 and f"left out (not every run scored): 1 topic(s): {first}" in r.stderr
-    r = invoke(
+    r = run_cli(
         "meta", "kendall", "--db", sample_db, "-q", "sample", "-m", "AP", "-m", "P@5", "--missing", "zero", "--no-save"
     )
     assert r.exit_code == 0 and "scored 0 where a run has no score: AP: 1 cell(s), P@5: 1 cell(s)" in r.stderr

@@ -172,14 +172,14 @@ def test_one_shot_in_parts_and_batches_equals_the_store(tmp_path, monkeypatch, o
     monkeypatch.setattr(evaluator_module, "BATCH_LINES", 100)
     monkeypatch.setattr(evaluator_module, "BATCH_PER_QRELS_ROW", 0)
     restarts = []
-    real = evaluator_module.run_tables
+    real = evaluator_module.read_runs
 
     def spy(*a, **k):
         for batch in real(*a, **k):
             restarts.extend(p.name for p in batch if p.restart)
             yield batch
 
-    monkeypatch.setattr(evaluator_module, "run_tables", spy)
+    monkeypatch.setattr(evaluator_module, "read_runs", spy)
     qrels = _qrels(tmp_path / "qrels.txt")
     paths = []
     for i in range(3):

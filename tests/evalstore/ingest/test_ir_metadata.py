@@ -1,4 +1,4 @@
-"""ir_metadata run headers (evalstore.ingest.ir_metadata) and `export run` (evalstore.run_export):
+"""ir_metadata run headers (evalstore.ingest.ir_metadata) and `export run` (evalstore.ingest.run_export):
 the example headers of the ir_metadata repository (tests/fixtures/ir_metadata, SOURCE.md there)
 survive ingest and export byte for byte; their JSON is what PyYAML and repro_eval read; a
 malformed block is an error naming the file and line, and stores nothing; both readers read a

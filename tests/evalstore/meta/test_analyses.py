@@ -9,6 +9,7 @@ from evalstore import meta
 from evalstore.ingest import run_from_dict
 from evalstore.meta import MetaError
 from evalstore.meta.persist import load_table
+from evalstore.metrics.options import EvalOptions
 
 
 def test_score_matrix_matches_scores_view(sample_store):
@@ -41,7 +42,7 @@ def test_missing_topics_are_explicit(sample_store):
     with pytest.raises(MetaError, match="unknown missing-topic policy"):
         meta.score_matrix(sample_store, "sample", "AP", missing="ignore")
     # evaluating with trec_eval -c scores unscored topics 0 too (another canonical name)
-    c = meta.score_matrix(sample_store, "sample", "AP", complete=True)
+    c = meta.score_matrix(sample_store, "sample", "AP", options=EvalOptions(complete=True))
     assert "complete=true" in c.metric and np.array_equal(c.values, z.values)
 
 

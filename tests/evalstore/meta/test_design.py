@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from support import invoke
+from support import run_cli
 
 from evalstore.errors import MetaError
 from evalstore.meta import design as D
@@ -168,7 +168,7 @@ def test_design_stored_and_dropped(sample_store):
 
 # --------------------------------------------------------------------------- CLI
 def _run(sample_db, *args):
-    return invoke("design", *args, "--db", str(sample_db))
+    return run_cli("design", *args, "--db", str(sample_db))
 
 
 def test_cli_json(sample_db):

@@ -60,7 +60,7 @@ def rows(result, metric):
 
 
 def test_leave_one_run_out_by_hand(collection):
-    res = collection.reusability("q", ["AP", "P@2"], leave_one_out="runs", depth=2)
+    res = collection.reusability("q", ["AP", "P@2"], leave_one_out="runs", pool_depth=2)
     ap = rows(res, "AP")
     assert {r: (x["mean_full"], x["mean_reduced"]) for r, x in ap.items()} == {
         "r1": (pytest.approx(19 / 36), pytest.approx(19 / 36)),
@@ -92,7 +92,7 @@ def test_leave_one_run_out_by_hand(collection):
 
 
 def test_the_leave_out_sets_are_subsamples(collection):
-    collection.reusability("q", ["AP"], leave_one_out="runs", depth=2)
+    collection.reusability("q", ["AP"], leave_one_out="runs", pool_depth=2)
     judged = collection.sql("SELECT topic, doc FROM qrels WHERE qrels = 'q@loro2:r2' ORDER BY topic, doc").rows
     assert judged == [("t1", "a"), ("t1", "b"), ("t1", "c"), ("t1", "e"), ("t2", "f"), ("t2", "h"), ("t2", "i")]
     subs = collection.sql(
@@ -105,13 +105,13 @@ def test_the_leave_out_sets_are_subsamples(collection):
     an = collection.kendall(["q", "q@loro2:r2"], ["AP"])
     assert an.rows("meta_correlations")[0]["n_runs"] == 3
     # a second run with the same runs and depth reuses the sets; another depth makes others
-    collection.reusability("q", ["AP"], leave_one_out="runs", depth=2)
-    collection.reusability("q", ["AP"], leave_one_out="runs", depth=1)
+    collection.reusability("q", ["AP"], leave_one_out="runs", pool_depth=2)
+    collection.reusability("q", ["AP"], leave_one_out="runs", pool_depth=1)
     assert collection.sql("SELECT count(*) FROM subsamples WHERE method = 'leave_one_run_out'").rows == [(6,)]
 
 
 def test_leave_one_group_out(collection):
-    res = collection.reusability("q", ["AP"], groups={"r1": "H", "r2": "G", "r3": "G"}, depth=2)
+    res = collection.reusability("q", ["AP"], groups={"r1": "H", "r2": "G", "r3": "G"}, pool_depth=2)
     # G (r2, r3) alone brought d, e (t1) and g, i (t2); H (r1) shares all it brought
     assert [(g.group, g.qrels, g.runs, g.n_unique, g.n_removed_relevant) for g in res.groups] == [
         ("H", "q@logo2:H", ["r1"], 0, 0),
@@ -126,7 +126,7 @@ def test_leave_one_group_out(collection):
 
 
 def test_the_analysis_is_stored_and_its_document(collection):
-    res = collection.reusability("q", ["AP"], leave_one_out="runs", depth=2)
+    res = collection.reusability("q", ["AP"], leave_one_out="runs", pool_depth=2)
     aid = res.analysis_id
     assert collection.sql("SELECT kind FROM meta_runs WHERE analysis_id = ?", [aid]).rows == [("reusability",)]
     stored = collection.sql(
@@ -149,18 +149,18 @@ def test_refusals(collection):
     with pytest.raises(PoolError, match="say how runs are grouped"):
         collection.reusability("q", ["AP"])
     with pytest.raises(PoolError, match="the depth 4 is beyond the runs' depth"):
-        collection.reusability("q", ["AP"], leave_one_out="runs", depth=4)
+        collection.reusability("q", ["AP"], leave_one_out="runs", pool_depth=4)
     with pytest.raises(PoolError, match="at least 2 groups"):
         collection.reusability("q", ["AP"], groups={"r1": "x", "r2": "x", "r3": "x"})
     with pytest.raises(MetaError, match="at least 2 runs"):
         collection.reusability("q", ["AP"], ["r1"], leave_one_out="runs")
     collection.create_subsamples("q", [0.5])
     with pytest.raises(SubsampleError, match="is itself a subsample"):
-        collection.reusability("q@bv0.5#0", ["AP"], leave_one_out="runs", depth=2)
+        collection.reusability("q@bv0.5#0", ["AP"], leave_one_out="runs", pool_depth=2)
     assert collection.sql("SELECT count(*) FROM meta_runs").rows == [(0,)]
     # the same names made from other runs need --replace (or another prefix)
-    collection.reusability("q", ["AP"], ["r1", "r2", "r3"], leave_one_out="runs", depth=2)
+    collection.reusability("q", ["AP"], ["r1", "r2", "r3"], leave_one_out="runs", pool_depth=2)
     with pytest.raises(SubsampleError, match="'q@loro2:r1' already exists and it was made otherwise"):
-        collection.reusability("q", ["AP"], ["r1", "r2"], leave_one_out="runs", depth=2)
-    collection.reusability("q", ["AP"], ["r1", "r2"], leave_one_out="runs", depth=2, prefix="q2")
-    collection.reusability("q", ["AP"], ["r1", "r2"], leave_one_out="runs", depth=2, replace=True)
+        collection.reusability("q", ["AP"], ["r1", "r2"], leave_one_out="runs", pool_depth=2)
+    collection.reusability("q", ["AP"], ["r1", "r2"], leave_one_out="runs", pool_depth=2, prefix="q2")
+    collection.reusability("q", ["AP"], ["r1", "r2"], leave_one_out="runs", pool_depth=2, replace=True)

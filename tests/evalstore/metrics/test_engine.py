@@ -29,13 +29,13 @@ def test_ranked_list_builds_only_the_running_columns_that_metrics_name(sample_st
     builds those that the requested metrics' SQL blocks declare (-- needs:), and the values are
     those of the full list."""
     from evalstore.metrics import engine, ranked_list
-    from evalstore.metrics.options import make_options
+    from evalstore.metrics.options import EvalOptions
 
     def needs(names):
         return set().union(*(i.spec.block.needs for i in engine.resolve_metrics(names)))
 
     s = sample_store
-    opts = make_options()
+    opts = EvalOptions()
     ctx = ranked_list.Context()
     assert needs(["AP", "P@10", "nDCG@10"]) == {"cnt"}
     assert needs(["Q-measure"]) >= {"cnt", "cg", "cg_ideal"}

@@ -11,9 +11,9 @@ import duckdb
 import pytest
 
 import evalstore
+from evalstore.db import available_migrations
 from evalstore.errors import MetricError
 from evalstore.metrics import parse_metric
-from evalstore.store import available_migrations
 
 
 def _stored(store) -> set[str]:

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from support import invoke
+from support import run_cli
 
 import evalstore
 from evalstore.errors import MetaError
@@ -194,7 +194,7 @@ def db(tmp_path):
 
 
 def _run(db, *args):
-    return invoke(*args, "--db", str(db))
+    return run_cli(*args, "--db", str(db))
 
 
 REPRO = ["repro", "-q", "q", "-b", "B", "-a", "A", "--rep-baseline", "RB", "--rep-advanced", "RA", "-m", "RR"]

@@ -131,7 +131,7 @@ def test_the_cli_refuses_with_exit_4_before_any_work(cli, sample_db):
 
 
 def test_the_budget_reads_duckdb_spellings():
-    from evalstore import memory_limit
+    from evalstore.base import memory_limit
     from evalstore.stats import budget
 
     assert memory_limit.limit_bytes("300MB") == 300_000_000

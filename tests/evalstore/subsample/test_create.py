@@ -8,13 +8,13 @@ import io
 
 import numpy as np
 import pytest
-from support import SAMPLE, invoke
+from support import SAMPLE, run_cli
 
 import evalstore
 from evalstore.errors import NotFoundError
 from evalstore.ingest import qrels_from_dict
 from evalstore.metrics import ranked_list
-from evalstore.metrics.options import make_options
+from evalstore.metrics.options import EvalOptions
 from evalstore.subsample import (
     BOMPADA_FRACTIONS,
     SubsampleError,
@@ -273,7 +273,7 @@ def test_pool_rows_for_subsamples(sample_store):
     s = sample_store
     create_subsamples(s, "sample", [0.3], min_nonrel=2)
     sub = s.qrels_id("sample@bv0.3#0")
-    opts = make_options()
+    opts = EvalOptions()
     ranked_list.build(s.con, [sub], [s.run_id("bm25")], ranked_list.Context(), opts)
     pool = set(s.con.execute("SELECT topic, doc FROM rl_qrels WHERE qrels_id = ? AND grade = -1", [sub]).fetchall())
     dropped = {(t, d) for t, d, _ in rows_of(s, "sample")} - {(t, d) for t, d, _ in rows_of(s, "sample@bv0.3#0")}
@@ -322,7 +322,7 @@ def test_infap_uses_the_parent_pool(sample_store):
 
 # --------------------------------------------------------------------------- CLI
 def test_cli_create_list_show_export_drop(sample_db, tmp_path):
-    r = invoke(
+    r = run_cli(
         "subsample",
         "--qrels",
         "sample",
@@ -348,28 +348,28 @@ def test_cli_create_list_show_export_drop(sample_db, tmp_path):
         ["subsample", "list", "--qrels", "sample", "-f", "csv", "--db", sample_db],
         ["subsample", "--db", sample_db, "list", "--qrels", "sample", "-f", "csv"],
     ):
-        r = invoke(*args)
+        r = run_cli(*args)
         assert r.exit_code == 0 and len(list(csv.DictReader(io.StringIO(r.stdout)))) == 10, args
-    r = invoke("subsample", "show", "sample@bv0.5#1", "-f", "csv", "--db", sample_db)
+    r = run_cli("subsample", "show", "sample@bv0.5#1", "-f", "csv", "--db", sample_db)
     assert r.exit_code == 0 and len(list(csv.DictReader(io.StringIO(r.stdout)))) == 8
     out = tmp_path / "x.qrels"
-    r = invoke("subsample", "export", "sample@bv0.5#1", "-o", str(out), "--db", sample_db)
+    r = run_cli("subsample", "export", "sample@bv0.5#1", "-o", str(out), "--db", sample_db)
     assert r.exit_code == 0, r.output
     with evalstore.open(sample_db) as s:
         assert out.read_text() == qrels_text(s, "sample@bv0.5#1")
-    r = invoke("subsample", "--qrels", "sample", "--fractions", "2", "--db", sample_db)
-    assert r.exit_code != 0 and "outside (0, 1]" in str(r.exception)
-    r = invoke("subsample", "drop", "--qrels", "sample", "--db", sample_db)  # asks first, and cannot here
+    r = run_cli("subsample", "--qrels", "sample", "--fractions", "2", "--db", sample_db)
+    assert r.exit_code != 0 and "outside (0, 1]" in r.stderr
+    r = run_cli("subsample", "drop", "--qrels", "sample", "--db", sample_db)  # asks first, and cannot here
     assert r.exit_code == 2 and "--yes" in r.output
-    r = invoke("subsample", "drop", "--qrels", "sample", "--yes", "--db", sample_db)
+    r = run_cli("subsample", "drop", "--qrels", "sample", "--yes", "--db", sample_db)
     assert r.exit_code == 0
     with evalstore.open(sample_db) as s:
         assert s.qrels_names() == ["sample"]
 
 
 def test_cli_eval_with_subsamples(sample_db):
-    assert invoke("subsample", "--qrels", "sample", "--fractions", "0.5,0.1", "--db", sample_db).exit_code == 0
-    r = invoke(
+    assert run_cli("subsample", "--qrels", "sample", "--fractions", "0.5,0.1", "--db", sample_db).exit_code == 0
+    r = run_cli(
         "eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-m", "bpref_R", "-f", "csv", "--db", sample_db
     )
     assert r.exit_code == 0, r.output
@@ -383,9 +383,9 @@ def test_cli_eval_with_subsamples(sample_db):
             for run, q, m in s.sql("SELECT run, qrels, mean FROM leaderboard WHERE metric LIKE 'bpref_R%'").rows
         )
     assert all(float(row["bpref_R"]) == pytest.approx(lb[(row["run"], row["qrels"])]) for row in table)
-    r = invoke("eval", "--qrels", "sample", "--subsamples", "0.1", "-m", "AP", "-f", "csv", "-p", "--db", sample_db)
+    r = run_cli("eval", "--qrels", "sample", "--subsamples", "0.1", "-m", "AP", "-f", "csv", "-p", "--db", sample_db)
     assert r.exit_code == 0 and len(r.stdout.strip().splitlines()) == 1 + 2 * 6 * 8
-    r = invoke("eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-f", "trec", "--db", sample_db)
+    r = run_cli("eval", "--qrels", "sample", "--subsamples", "all", "-m", "AP", "-f", "trec", "--db", sample_db)
     assert r.exit_code != 0
 
 
@@ -393,8 +393,8 @@ def test_cli_subsample_options_spelled_as_in_robustness(sample_db):
     """--subsample-trials (-k) and --subsample-seed, as in `meta robustness`; the old --trials and
     --seed still work (hidden) and make the same subsamples."""
     args = ["subsample", "-q", "sample", "--fractions", "0.5", "-f", "csv", "--db", sample_db]
-    new = invoke(*args, "--subsample-trials", "2", "--subsample-seed", "7", "--prefix", "a")
-    old = invoke(*args, "--trials", "2", "--seed", "7", "--prefix", "b")
+    new = run_cli(*args, "--subsample-trials", "2", "--subsample-seed", "7", "--prefix", "a")
+    old = run_cli(*args, "--trials", "2", "--seed", "7", "--prefix", "b")
     assert new.exit_code == 0 and old.exit_code == 0, (new.output, old.output)
     assert "now --subsample-trials (-k) and --subsample-seed" in old.stderr
     with evalstore.open(sample_db) as s:

@@ -367,8 +367,8 @@ def test_a_page_is_a_view_a_template_and_a_route(web_store, tmp_path, monkeypatc
     from starlette.testclient import TestClient
 
     from evalstore.web import routes
+    from evalstore.web.frame import frame_model
     from evalstore.web.links import NavItem
-    from evalstore.web.pages.frame import frame_model
     from evalstore.web.static_site import write_report
 
     def runs_page(ctx, qrels=None):  # a view: the frame and what the template shows

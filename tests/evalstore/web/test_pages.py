@@ -1,5 +1,5 @@
 """The explorer of issue 32 through its routes (Starlette's test client): several metrics side by
-side with their intervals (the stored one, else evalstore.intervals'), the default metric (first
+side with their intervals (the stored one, else evalstore.intervals.means'), the default metric (first
 evaluated, or serve --metric), the compare page's numbers from the library's compare, the contrast
 view, topic texts and document snippets, and a run page under a qrels set of another collection."""
 
@@ -15,8 +15,8 @@ from support import ROOT
 from websupport import XSS
 
 import evalstore
-from evalstore import intervals
 from evalstore.comparison import compare, contrast
+from evalstore.intervals import means as mean_intervals
 from evalstore.web.app import Source, create_app
 from evalstore.web.render import pvalue
 
@@ -65,14 +65,14 @@ def test_several_metrics_side_by_side_with_their_intervals(ordered_db):
         gm = dict(s.sql("SELECT run, list(value) FROM scores WHERE metric = 'GM_AP' GROUP BY run").rows)
     means = [float(row[2]) for row in rows]
     assert means == sorted(means, reverse=True)  # by the first metric
-    computed = intervals.of_scores(gm, {k: "gmean" for k in gm}, intervals.spec("t"))
+    computed = mean_intervals.of_scores(gm, {k: "gmean" for k in gm}, mean_intervals.spec("t"))
     for row in rows:
         run = row[1]
         assert float(row[2]) == pytest.approx(board[(run, "nDCG@10")][0], abs=5e-5)
         # AP(rel=2): the bootstrap interval stored by eval --ci (not a t interval recomputed in SQL)
         lo, hi = board[(run, "AP(rel=2)")][1:]
         assert row[5] == f"{lo:.3f} – {hi:.3f}"
-        # GM_AP: the log-scale t interval of evalstore.intervals (the SQL recomputation had none)
+        # GM_AP: the log-scale t interval of evalstore.intervals.means (the SQL recomputation had none)
         glo, ghi = computed[run]
         assert row[7] == f"{glo:.3f} – {ghi:.3f}"
     assert 'title="stored bootstrap 95 % interval"' in r.text and "geometric mean on the log scale" in r.text
@@ -223,7 +223,7 @@ def test_levels_said_are_the_levels_computed(ordered_db):
     from evalstore.web import queries
     from evalstore.web.pages import compare as compare_view
 
-    assert queries.CI_LEVEL == intervals.DEFAULT_LEVEL
+    assert queries.CI_LEVEL == mean_intervals.DEFAULT_LEVEL
     assert compare_view.EFFECT_LEVEL == inspect_default(effects.t_interval, "level")
     with evalstore.open(ordered_db) as s:
         s.evaluate("sample", None, ["P@10"], ci="t", level=0.9)
@@ -245,10 +245,10 @@ def inspect_default(function, name):
 
 def test_swap_figure_is_one_model_in_both_backends(web_store, client, monkeypatch):
     """The swap figure of the meta page (SVG) and of meta swap --plot (matplotlib) are drawn from
-    one figure model (evalstore.report.figures.analyses.swap_rates): the same labels and the same series."""
+    one figure model (evalstore.output.figures.analyses.swap_rates): the same labels and the same series."""
     from evalstore import meta
-    from evalstore.report import matplotlib_backend, plots
-    from evalstore.report.figures import analyses as figures
+    from evalstore.output import matplotlib_backend, plots
+    from evalstore.output.figures import analyses as figures
 
     model = figures.swap_rates([("AP", [(0.0, 3, 0.5), (0.01, 0, None), (0.02, 2, 0.0)])], 0.05)
     assert model.series[0].x == [0.0, 0.02] and model.series[0].y == [50.0, 0.0] and model.hline == 5.0
@@ -275,7 +275,7 @@ def test_the_reusability_analysis_on_the_meta_page(web_store, client):
     """The stored reusability analysis (tests/websupport.py: the runs in two groups, depth 5) is on
     the meta page with its tables and a slope chart per metric, drawn from the figure model that
     meta reusability --plot draws; each run's line says its two ranks (the hostile name as text)."""
-    from evalstore.report.figures import analyses as figures
+    from evalstore.output.figures import analyses as figures
     from evalstore.web.queries import analyses
 
     with evalstore.open(web_store, read_only=True) as s:

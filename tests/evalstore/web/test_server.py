@@ -18,7 +18,7 @@ import pytest
 from websupport import EVALSTORE, Server
 
 import evalstore
-from evalstore.resources import sample_dir
+from evalstore.base.resources import sample_dir
 
 pytestmark = pytest.mark.load
 

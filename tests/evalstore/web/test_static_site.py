@@ -15,10 +15,10 @@ import pytest
 from websupport import ODD, XSS, Server
 
 import evalstore
-from evalstore.resources import sample_dir
+from evalstore.base.resources import sample_dir
+from evalstore.web.context import NotFound
 from evalstore.web.links import file_name, file_names
 from evalstore.web.page_charts import appendix_chart
-from evalstore.web.pages.context import NotFound
 from evalstore.web.pages.topic import resolve_runs
 from evalstore.web.static_site import ReportError, write_report
 

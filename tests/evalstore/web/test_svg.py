@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from websupport import XSS
 
-from evalstore.report.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels, RankSlopes, Series
+from evalstore.output.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels, RankSlopes, Series
 from evalstore.web import figure_charts, page_charts, svg
 from evalstore.web.render import chart_svg
 
@@ -83,7 +83,7 @@ def test_heat_map_a_cell_per_value():
 def test_panels_are_a_chart_each_and_models_the_web_does_not_draw_are_refused():
     lines = LineFigure("a", "x", "y", [Series("AP", [0, 1], [1, 2])])
     assert [c.kind for c in figure_charts.layout(Panels("", [lines, lines]))] == ["lines", "lines"]
-    from evalstore.report.figures.model import Boxes
+    from evalstore.output.figures.model import Boxes
 
     with pytest.raises(TypeError):
         figure_charts.layout(Boxes("b", "y", ["a"], [[1.0]]))

@@ -18,8 +18,8 @@ import pytest
 from webfixtures import client_of
 
 import evalstore
+from evalstore.web import context as pages
 from evalstore.web import static_site as report_mod
-from evalstore.web.pages import context as pages
 from evalstore.web.pages import topic
 from evalstore.web.static_site import ReportError, write_report
 

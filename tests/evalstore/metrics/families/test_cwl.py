@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import evalstore
-from evalstore.result_tables import leaderboard, residual_pairs
+from evalstore.results.tables import leaderboard, residual_pairs
 
 QRELS = {"q": {"d1": 2, "d3": 1, "d5": 0, "d6": 3}}
 RUN = {"q": {"d1": 5.0, "d2": 4.0, "d3": 3.0, "d4": 2.0, "d5": 1.0}}

@@ -15,16 +15,15 @@ import pytest
 from support import SHARED, need_shared
 
 import evalstore
-from evalstore import sql_functions
 from evalstore.cli.app import main
+from evalstore.db import available_migrations
 from evalstore.errors import IngestError
 from evalstore.evaluation.in_memory import Evaluator
 from evalstore.meta import kendall
-from evalstore.metrics import engine
-from evalstore.metrics.options import make_options
+from evalstore.metrics import engine, sql_functions
+from evalstore.metrics.options import EvalOptions
 from evalstore.metrics.ranked_list import render
 from evalstore.metrics.udf_diversity import greedy_gains
-from evalstore.store import available_migrations
 from evalstore.subsample import create_subsamples
 
 KIT = SHARED / "conformance" / "ir_measures"
@@ -341,7 +340,7 @@ def test_cli_ingests_subtopic_qrels_with_intent_probabilities(tmp_path, monkeypa
 
 
 def test_rl_subtopics_is_built_only_when_a_diversity_metric_reads_it():
-    opts = make_options("trec_eval", False, None, False)
+    opts = EvalOptions("trec_eval", False, None, False)
     for metrics, wanted in ((["AP", "nDCG@10", "ERR@10"], False), (["AP", "alpha_nDCG@10"], True)):
         units, _ = engine.plan([1], engine.resolve_metrics(metrics), opts, {})
         columns = [engine.unit_sql(u, opts, 1.0).columns for u in units]

@@ -18,7 +18,7 @@ from webfixtures import client_of
 from websupport import XSS, Server
 
 import evalstore
-from evalstore.resources import sample_dir
+from evalstore.base.resources import sample_dir
 from evalstore.web.static_site import write_report
 
 

@@ -65,3 +65,34 @@ def test_the_run_page_in_a_browser(fused_store):
     finally:
         d.quit()
         server.stop()
+
+
+def test_a_paged_run_counts_every_figure_over_the_same_topics(tmp_path, monkeypatch):
+    """The cards of a run's page (above / at / below the median, at the best score) count the same
+    topics, all of the run's, whether the page shows them all or one page of them."""
+    import re
+
+    from evalstore.web import context
+    from evalstore.web import queries as q
+
+    n = 30
+    qrels = {str(t): {"d1": 1, "d2": 0} for t in range(1, n + 1)}
+    a = {str(t): {"d1": 2.0, "d2": 1.0} if t > 10 else {"d2": 2.0, "d1": 1.0} for t in range(1, n + 1)}
+    b = {str(t): {"d2": 2.0, "d1": 1.0} for t in range(1, n + 1)}  # a is best on topics 11..30, tied below
+    path = tmp_path / "w.duckdb"
+    with evalstore.open(path) as s:
+        s.ingest_qrels(qrels, name="q", progress=False)
+        s.ingest_run(a, name="a", progress=False)
+        s.ingest_run(b, name="b", progress=False)
+        s.evaluate("q", None, ["AP"])
+        above, below, equal, best = q.run_against_topics(s, "a", "q", "AP")
+    assert best == n  # tied with b on 1..10, best on 11..30
+    card = re.compile(r'topics at the best score</div><div class="v">(\d+)<')
+    with client_of(path) as c:
+        whole = c.get("/runs/a", params={"metric": "AP"}).text
+    monkeypatch.setattr(context, "PAGE_TOPICS", 10)  # three pages: the first shows topics 1..10
+    with client_of(path) as c:
+        paged = c.get("/runs/a", params={"metric": "AP"}).text
+    assert "page=2" in paged
+    assert card.search(whole).group(1) == card.search(paged).group(1) == str(best)
+    assert f"{above} / {equal} / {below}" in whole and f"{above} / {equal} / {below}" in paged
