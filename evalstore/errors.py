@@ -73,6 +73,11 @@ class FusionError(EvalstoreError):
     """A fusion of runs cannot be made as asked (unknown method, bad parameter, runs without scores)."""
 
 
+class PoolError(EvalstoreError):
+    """A pool cannot be built, exported or analysed as asked (unknown strategy, bad depth or p, a
+    name that exists, runs without a group)."""
+
+
 class ArgumentError(EvalstoreError, TypeError):
     """A public function was given an argument of the wrong kind (a number where a name goes, ...)."""
 

@@ -25,7 +25,7 @@ from .base.arguments import names
 from .comparison import compare
 from .comparison.experiments import store_experiment
 from .db.connection import Settings, check_metadata, connect, resolve_location
-from .db.drop import DropPlan, drop, drop_qrels, drop_runs, drop_texts, plan_drop
+from .db.drop import DropPlan, drop, drop_pools, drop_qrels, drop_runs, drop_texts, plan_drop
 from .db.handle import StoreHandle
 from .db.lockdown import Lockdown
 from .db.lockdown import verify as verify_lockdown
@@ -46,10 +46,15 @@ from .intervals.request import NO_INTERVALS, IntervalRequest
 from .judges import agree
 from .layout import export_store, import_scores, import_store
 from .meta.design import design
+from .meta.reusability import reusability
 from .metrics import sql_functions
 from .metrics.options import DEFAULTS, KEYWORDS, EvalOptions, options_of
 from .metrics.user.stored import MeasureResult, add_measure, drop_measure, list_measures
 from .metrics.user.stored import load as load_measures
+from .pool import build_pool
+from .pool.coverage import pool_coverage, pool_sizes
+from .pool.leave_out import leave_out_subsamples
+from .pool.manage import export_pool, list_pools
 from .repro import reproducibility
 from .results.across import AcrossBoard
 from .results.eval_result import EvalResult
@@ -343,6 +348,19 @@ class Store(StoreHandle):
     export_qrels = _method(export_qrels)
     plan_drop_subsamples = _method(plan_drop_subsamples)
     drop = _method(drop)
+
+    # ------------------------------------------------------------------ pools (evalstore.pool)
+    pool = _method(build_pool, "pool")
+    list_pools = _method(list_pools)
+    pool_sizes = _method(pool_sizes)
+    pool_coverage = _method(pool_coverage)
+    export_pool = _method(export_pool)
+    leave_out_subsamples = _method(leave_out_subsamples)
+    reusability = _method(reusability)
+
+    def drop_pools(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove pools (a name or names) with their documents and contributions."""
+        return drop_pools(self, names)
 
     # ------------------------------------------------------------------ reproducibility and design
     repro = _method(reproducibility, "repro")

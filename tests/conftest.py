@@ -31,6 +31,7 @@ ONE_WORKER = {
     "tests/conformance/test_repro_eval_dl.py": "a store of ten TREC DL runs",
     "tests/conformance/test_dl_official.py": "stores of every TREC DL 2019 and 2020 run",
     "tests/conformance/test_ntcireval.py": "a store of every NTCIREVAL fixture",
+    "tests/conformance/test_trectools.py": "a store of every TREC DL 2019 run and trectools' runs of them",
 }
 
 

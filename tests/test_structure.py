@@ -96,7 +96,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("intervals", {"intervals"}),
     ("results", {"results"}),
     ("evaluation", {"evaluation", "layout", "spark"}),
-    ("built on evaluation", {"explain", "subsample"}),
+    ("built on evaluation", {"explain", "subsample", "pool"}),
     ("analyses", {"meta", "judges", "repro", "fusion"}),
     ("comparisons", {"comparison"}),
     ("the evaluation entry point", {"api"}),

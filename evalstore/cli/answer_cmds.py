@@ -9,7 +9,7 @@ from . import options as opt
 from .app import open_for_reading, open_store
 from .choices import flag
 from .output import OutputFile, emit, format_option, output_format
-from .store_cmds import _drop, _summaries, _table, drop_app, ingest_app, list_app
+from .store_cmds import _summaries, _table, drop_app, drop_named, ingest_app, list_app
 
 _FILES = "JSON-lines files or globs (- for standard input); .gz read transparently."
 
@@ -125,4 +125,4 @@ def drop_nuggets(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Remove nugget sets with their nuggets (one transaction; not while an assignment set uses them)."""
-    _drop("nuggets", names, yes, store_opts)
+    drop_named("nuggets", names, yes, store_opts)

@@ -239,7 +239,9 @@ def _output(evaluation: Evaluation, view: View, source: Source) -> Output:
     return Output([table], notes=notes, result=result, legend=legend)
 
 
-def _subsamples_output(results: list[EvalResult], view: View, fractions: dict[str, tuple[float, int]]) -> Output:
+def _subsamples_output(
+    results: list[EvalResult], view: View, fractions: dict[str, tuple[float | None, int | None]]
+) -> Output:
     """A qrels set and its subsamples: one leaderboard (or the per-topic rows), with the intervals."""
     title = f"qrels {results[0].qrels} and {len(results) - 1} subsample(s)"
     by_set = {r.qrels: r for r in results}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import typer
@@ -158,6 +158,12 @@ class StoreOptions:
     threads: int | None = None
     temp_dir: str | None = None
     wait: float | None = None
+
+    def in_group(self, ctx: typer.Context) -> StoreOptions:
+        """These options with --db defaulting to one given before the sub-command of a group that
+        takes options itself (``evalstore subsample --db X list``, ``evalstore pool --db X list``;
+        the group's callback keeps it in ``ctx.obj``)."""
+        return replace(self, db=self.db or (ctx.obj or {}).get("db"))
 
 
 MemoryLimit = typer.Option(

@@ -126,6 +126,8 @@ STEP = Range(0, 1e9, lo_open=True)
 SYSTEMS = Range(2, 1_000_000)
 #: rows of a table to show
 ROWS = Range(0, 10_000_000)
+#: RRF's k (1 / (k + rank)): any finite number from 0 on
+RRF_K = Range(0, 1e9)
 #: a TCP port (0: any free one)
 PORT = Range(0, 65535)
 #: seconds a query of the SQL page may run

@@ -255,7 +255,7 @@ def drop_run(
     names: list[str] = typer.Argument(..., help="Run names."), yes: bool = opt.Yes, *, store_opts: opt.StoreOptions
 ) -> None:
     """Remove runs: their rows, stored scores and the meta analyses that read them (one transaction)."""
-    _drop("run", names, yes, store_opts)
+    drop_named("run", names, yes, store_opts)
 
 
 @drop_app.command("qrels")
@@ -268,7 +268,7 @@ def drop_qrels(
 ) -> None:
     """Remove qrels sets: their judgments, stored scores, the subsamples drawn from them and the
     meta analyses that read them (one transaction)."""
-    _drop("qrels", names, yes, store_opts)
+    drop_named("qrels", names, yes, store_opts)
 
 
 @drop_app.command("topics")
@@ -280,7 +280,7 @@ def drop_topics(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Remove topic sets with their texts (one transaction)."""
-    _drop("topics", names, yes, store_opts)
+    drop_named("topics", names, yes, store_opts)
 
 
 @drop_app.command("docs")
@@ -292,10 +292,10 @@ def drop_docs(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Remove doc sets with their texts (one transaction)."""
-    _drop("docs", names, yes, store_opts)
+    drop_named("docs", names, yes, store_opts)
 
 
-def _drop(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) -> None:
+def drop_named(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) -> None:
     check_can_ask(yes, "drop them" if len(names) > 1 else "drop it")
     with open_store(store_opts) as store:
         plan = store.plan_drop(kind, names)

@@ -37,6 +37,7 @@ ID_COLUMNS = {
     "topics_id": IdColumn("topic_set_meta", "topics_id", "topics"),
     "docs_id": IdColumn("doc_set_meta", "docs_id", "docs"),
     "nuggets_id": IdColumn("nugget_set_meta", "nuggets_id", "nuggets"),
+    "pool_id": IdColumn("pool_meta", "pool_id", "pool"),
 }
 #: the tables that own ids (named things: their names are unique in a store), in import order
 OWNERS = {
@@ -45,6 +46,7 @@ OWNERS = {
     "run_meta": "run_id",
     "topic_set_meta": "topics_id",
     "doc_set_meta": "docs_id",
+    "pool_meta": "pool_id",
 }
 #: the id of a stored analysis (owned by ``meta_runs``), renumbered at import
 ANALYSIS_ID, ANALYSES = "analysis_id", "meta_runs"

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..db.drop import clear_dependents, plan_drop
 from ..errors import SubsampleError
-from ..ingest.write import QrelsMeta, write_qrels_meta
+from .derived import Derivation, drop_staging, parent_of, stage_stats, store_derived
 from .params import (
     METHODS,
     TRUNC_EPS,
@@ -30,8 +29,6 @@ if TYPE_CHECKING:
     import duckdb
 
     from ..db.handle import StoreHandle
-
-    pass
 
 
 # --------------------------------------------------------------------------- creation
@@ -62,33 +59,33 @@ def create_subsamples(
     min_rel = check_int("min_rel", min_rel, 0, 2**31 - 1)
     min_nonrel = check_int("min_nonrel", min_nonrel, 0, 2**31 - 1)
     con = store.con
-    parent_id = _parent_id(store, qrels)
+    parent_id = parent_of(store, qrels)
     prefix = qrels if prefix is None else prefix
     if not prefix:
         raise SubsampleError("the name prefix must not be empty")
-    parent_gains, parent_sha = con.execute(
-        "SELECT default_gains, sha256 FROM qrels_meta WHERE qrels_id = ?", [parent_id]
-    ).fetchall()[0]
+    parent_sha = con.execute("SELECT sha256 FROM qrels_meta WHERE qrels_id = ?", [parent_id]).fetchall()[0][0]
     n_rows = con.execute("SELECT count(*) FROM qrels_data WHERE qrels_id = ?", [parent_id]).fetchall()[0][0]
+    targets = [(subsample_name(prefix, f, t, method), f, t) for f in fracs for t in range(trials)]
+    derivations = {
+        name: Derivation(
+            name,
+            method,
+            _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel),
+            {"fraction": float(f), "seed": seed, "trial": t, "min_rel": min_rel, "min_nonrel": min_nonrel},
+        )
+        for name, f, t in targets
+    }
     try:
         with store.transaction():
             for first, last in trial_blocks(trials, len(fracs) * max(1, n_rows)):
+                block = [target for target in targets if first <= target[2] < last]
                 _shuffle(con, parent_id, seed, range(first, last), method)
-                block = [(subsample_name(prefix, f, t, method), f, t) for f in fracs for t in range(first, last)]
-                stats = _stage_rows(con, parent_id, block, min_rel, min_nonrel)
-                ids: dict[int, int] = {}
-                for pos, (name, f, t) in enumerate(block):
-                    params = (parent_id, method, float(f), seed, t, min_rel, min_nonrel)
-                    source = _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel)
-                    qid = _store_one(store, name, params, stats[pos], source, parent_gains, replace)
-                    if qid is not None:
-                        ids[pos] = qid
-                if ids:
-                    _copy_rows(con, parent_id, ids)
+                _stage_rows(con, parent_id, block, min_rel, min_nonrel)
+                stats = stage_stats(con, len(block))
+                store_derived(store, parent_id, [derivations[name] for name, _, _ in block], stats, replace)
     finally:
-        for table in ("_ss_base", "_ss_keys_tbl", "_ss_ranked", "_ss_targets", "_ss_rows", "_ss_ids"):
-            con.execute(f"DROP TABLE IF EXISTS {table}")
-    return [subsample_name(prefix, f, t, method) for f in fracs for t in range(trials)]
+        drop_staging(con, ("_ss_base", "_ss_keys_tbl", "_ss_ranked", "_ss_targets"))
+    return [name for name, _, _ in targets]
 
 
 #: the most staged rows (trials x fractions x the parent's judgments) of one block of trials
@@ -102,43 +99,9 @@ def trial_blocks(trials: int, rows_per_trial: int) -> list[tuple[int, int]]:
     return [(t, min(trials, t + size)) for t in range(0, trials, size)]
 
 
-def _store_one(store, name: str, params: tuple, stat: tuple, source: str, gains, replace: bool) -> int | None:
-    """Store the meta rows of one staged subsample; its new qrels id, or None when the stored one
-    is kept (same derivation, same content)."""
-    n_rows, n_topics, max_grade, sha = stat
-    keep, old_id = _existing(store, name, params, sha, replace)
-    if keep:
-        return None
-    meta = QrelsMeta(name, source, "subsample", sha, None, n_topics, n_rows, max_grade, gains)
-    qid = write_qrels_meta(store.con, meta, old_id)
-    store.con.execute(
-        """INSERT INTO subsample_meta (qrels_id, parent_id, method, fraction, seed, trial,
-                   min_rel, min_nonrel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-        [qid, *params],
-    )
-    return qid
-
-
-def _parent_id(store: StoreHandle, qrels: str) -> int:
-    """The id of the qrels set to subsample, which must not itself be a subsample."""
-    parent_id = store.qrels_id(qrels)
-    grandparent = store.con.execute(
-        "SELECT p.name FROM subsample_meta s JOIN qrels_meta p ON p.qrels_id = s.parent_id WHERE s.qrels_id = ?",
-        [parent_id],
-    ).fetchone()
-    if grandparent:
-        raise SubsampleError(
-            f"{qrels!r} is itself a subsample of {grandparent[0]!r}; subsample {grandparent[0]!r} instead "
-            f"(the fractions of one trial are nested, so a smaller fraction of it is a subset of {qrels!r})"
-        )
-    return parent_id
-
-
-def _stage_rows(
-    con: duckdb.DuckDBPyConnection, parent_id: int, targets: list, min_rel: int, min_nonrel: int
-) -> dict[int, tuple]:
+def _stage_rows(con: duckdb.DuckDBPyConnection, parent_id: int, targets: list, min_rel: int, min_nonrel: int) -> None:
     """The kept rows of every target (``_ss_rows``, by target position), plus the parent's
-    pooled-but-unjudged rows (grade < 0); per target: rows, topics, highest grade, content hash."""
+    pooled-but-unjudged rows (grade < 0)."""
     con.execute("CREATE OR REPLACE TEMP TABLE _ss_targets (pos INTEGER, name VARCHAR, fraction DOUBLE, trial INTEGER)")
     con.executemany(
         "INSERT INTO _ss_targets VALUES (?, ?, ?, ?)", [(i, n, f, t) for i, (n, f, t) in enumerate(targets)]
@@ -153,70 +116,6 @@ def _stage_rows(
         SELECT g.pos, q.topic, q.doc, q.grade
         FROM qrels_data q CROSS JOIN _ss_targets g
         WHERE q.qrels_id = {int(parent_id)} AND q.grade < 0""")
-    return {
-        row[0]: row[1:]
-        for row in con.execute("""
-        SELECT g.pos, count(r.doc), count(DISTINCT r.topic), max(r.grade),
-               sha256(coalesce(string_agg(r.topic || ' ' || r.doc || ' ' || r.grade::VARCHAR, chr(10)
-                                          ORDER BY r.topic, r.doc), ''))
-        FROM _ss_targets g LEFT JOIN _ss_rows r USING (pos) GROUP BY g.pos""").fetchall()
-    }
-
-
-def _existing(store: StoreHandle, name: str, params: tuple, sha: str, replace: bool) -> tuple[bool, int | None]:
-    """Whether to keep the stored subsample ``name`` as it is (same derivation, same content), and
-    else the id of the stored one to replace (everything that depends on it deleted, as by
-    ``drop qrels``: judgments, scores, intervals, the analyses that read it; None: there is none);
-    an error when it may not be replaced."""
-    con = store.con
-    existing = con.execute(
-        "SELECT q.qrels_id, q.sha256, s.parent_id, s.method, s.fraction, s.seed, s.trial, s.min_rel, "
-        "s.min_nonrel FROM qrels_meta q LEFT JOIN subsample_meta s USING (qrels_id) WHERE q.name = ?",
-        [name],
-    ).fetchone()
-    if existing is None:
-        return False, None
-    if existing[2] is None:
-        raise SubsampleError(
-            f"a qrels set named {name!r} already exists and is not a subsample; choose another name prefix (--prefix)"
-        )
-    if tuple(existing[2:]) == params and existing[1] == sha:
-        return True, None
-    if not replace:
-        old = dict(zip(("method", "fraction", "seed", "trial", "min_rel", "min_nonrel"), existing[3:]))
-        same = tuple(existing[2:]) == params
-        why = "its parent's judgments changed since" if same else f"it was made with {_describe_params(old)}"
-        raise SubsampleError(
-            f"subsample {name!r} already exists and {why}; pass replace=True (--replace) to "
-            f"recreate it, or prefix= (--prefix) to store these under other names"
-        )
-    clear_dependents(store, plan_drop(store, "qrels", [name]))
-    return False, int(existing[0])
-
-
-def _copy_rows(con: duckdb.DuckDBPyConnection, parent_id: int, ids: dict[int, int]) -> None:
-    """Store the staged rows of the targets in ``ids`` (position -> new qrels id), with the
-    diversity judgments of the documents kept and the parent's intent probabilities."""
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE _ss_ids AS SELECT unnest(?::INTEGER[]) AS pos, unnest(?::INTEGER[]) AS qrels_id",
-        [list(ids), list(ids.values())],
-    )
-    con.execute("""INSERT INTO qrels_data (qrels_id, topic, doc, grade)
-                   SELECT i.qrels_id, r.topic, r.doc, r.grade FROM _ss_rows r JOIN _ss_ids i USING (pos)
-                   ORDER BY i.qrels_id, r.topic, r.doc""")
-    con.execute(f"""INSERT INTO subtopic_qrels_data (qrels_id, topic, subtopic, doc, grade)
-                   SELECT i.qrels_id, p.topic, p.subtopic, p.doc, p.grade
-                   FROM _ss_ids i JOIN qrels_data c ON c.qrels_id = i.qrels_id
-                   JOIN subtopic_qrels_data p ON p.qrels_id = {int(parent_id)}
-                        AND p.topic = c.topic AND p.doc = c.doc
-                   ORDER BY i.qrels_id, p.topic, p.subtopic, p.doc""")
-    con.execute(f"""INSERT INTO subtopic_probs (qrels_id, topic, subtopic, prob)
-                   SELECT i.qrels_id, p.topic, p.subtopic, p.prob
-                   FROM _ss_ids i CROSS JOIN subtopic_probs p WHERE p.qrels_id = {int(parent_id)}""")
-
-
-def _describe_params(p: dict) -> str:
-    return ", ".join(f"{k}={fraction_label(v) if k == 'fraction' else v}" for k, v in p.items())
 
 
 def _source(parent, parent_sha, method, fraction, seed, trial, min_rel, min_nonrel) -> str:

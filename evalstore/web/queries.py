@@ -311,7 +311,7 @@ class StoredAnalysis:
     tables: dict[str, list[dict[str, Any]]]
 
 
-#: the result tables each kind of analysis fills (migrations 0003, 0005 and 0015)
+#: the result tables each kind of analysis fills (migrations 0003, 0005, 0015 and 0017)
 META_TABLES = {
     "kendall": ("meta_correlations",),
     "swap": ("meta_swap", "meta_swap_bins"),
@@ -320,6 +320,7 @@ META_TABLES = {
     "robustness": ("meta_robustness", "meta_knees"),
     "compare": ("meta_pair_tests", "meta_effects"),
     "agree": ("meta_agree_labels", "meta_agree_ranking"),
+    "reusability": ("meta_reusability", "meta_reusability_runs", "meta_reusability_groups"),
 }
 
 

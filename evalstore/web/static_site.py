@@ -99,7 +99,8 @@ def write_report(
     *,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
-    """Write the static report of ``qrels`` (default: the store's only qrels set with scores) and
+    """Write the static report of ``qrels`` (default: the store's only qrels set with scores, its
+    subsamples aside) and
     ``metrics`` (default: the metric evaluated for the most runs) into ``folder``."""
     render.require_jinja()
     out = check_folder(folder)

@@ -291,3 +291,23 @@ def test_generated_answers_in_chromium(driver, rag_db, shots):
         assert "qrels=support." in driver.current_url
         assert driver.find_elements(By.CSS_SELECTOR, "#nuggets tbody tr")  # the nuggets shown there too
         _no_console_errors(driver, "topic page under the support labels")
+
+
+def test_the_reusability_analysis_in_chromium(driver, web_store, shots, tmp_path):
+    """The meta page's reusability analysis, live and in the static report: its slope charts are
+    drawn (a line per run with its ranks as a tooltip), the hostile run name stays text."""
+    with evalstore.open(web_store, read_only=True) as s:
+        aid = s.sql("SELECT analysis_id FROM meta_runs WHERE kind = 'reusability'").rows[0][0]
+        write_report(s, tmp_path / "report", "sample", ["AP"])
+    with Server(web_store) as srv:
+        pages = [(srv.url.rstrip("/") + f"/meta#analysis-{aid}", "serve"),
+                 ((tmp_path / "report").resolve().as_uri() + f"/meta.html#analysis-{aid}", "report")]  # fmt: skip
+        for url, where in pages:
+            driver.get(url)
+            section = driver.find_element(By.ID, f"analysis-{aid}")
+            assert "Reusability of the judgments" in section.text
+            tips = [t.get_attribute("textContent") for t in section.find_elements(By.CSS_SELECTOR, "svg g > title")]
+            assert sum("-> " in t for t in tips) == 2 * 8 and any(t.startswith(XSS + ": rank") for t in tips)
+            _no_console_errors(driver, f"reusability ({where})")
+            driver.execute_script("arguments[0].scrollIntoView();", section)
+            section.screenshot(str(shots / f"{where}-meta-reusability.png"))
