@@ -106,6 +106,7 @@ def _rich_store(path, tmp_path):
     (tmp_path / "mixed.txt").write_text("S01 Q0 doc-S01-001 1 2.5 mixed\nS01\tQ0\tdoc-S01-002\t2\t1.25\tmixed\n")
     s.ingest_run(tmp_path / "mixed.txt", name="mixed", progress=False)
     ingest_rag_sample(s)  # answers, nugget sets, assignment and support sets
+    s.pool("p5", ["bm25", "rerank"], depth=5)  # a pool: its documents and which run brought them
     s.add_measure("judged_at_3", "SELECT qrels, run, topic, avg((grade IS NOT NULL)::INT) AS value "
                   "FROM ranked WHERE rank <= 3 GROUP BY ALL")  # fmt: skip
     s.evaluate("q", ["bm25"], ["judged_at_3"])
