@@ -15,8 +15,12 @@ import sys
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
-import tomllib
 from support import ROOT
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli (the test extra declares it there)
+    import tomli as tomllib
 
 #: modules of the project itself (the package, cli.py, the tests' helpers at the top of tests/, the bench scripts)
 LOCAL = {"evalstore", "cli"} | {p.stem for folder in ("tests", "bench") for p in (ROOT / folder).glob("*.py")}
