@@ -300,7 +300,7 @@ def reusability_cmd(
     qrels: str | None = typer.Option(None, "--qrels", "-q", help=f"The qrels set ({default_qrels_help})."),
     metric: list[str] = MetricOpt,
     run: list[str] | None = opt.Runs,
-    depth: int = number(10, "--depth", "-k", range=ranges.DEPTH, help="The pool depth K: each run's top K documents."),
+    depth: int = number(10, "--depth", "-M", range=ranges.DEPTH, help="The pool depth K: each run's top K documents."),
     group_by: str | None = typer.Option(
         None,
         "--group-by",

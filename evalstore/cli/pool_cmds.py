@@ -49,6 +49,7 @@ def build(
     depth: int = number(
         10,
         "--depth",
+        "-M",
         range=ranges.DEPTH,
         help="K: each run's top K (depth), or the documents kept per topic (rbp, rrf).",
     ),  # fmt: skip
@@ -143,7 +144,7 @@ def coverage_cmd(
         None, "--run", "-r", help="A run to report; repeat (default: the pool's runs; any stored run may be given)."
     ),
     k: int | None = number(
-        None, "--k", "-k", range=ranges.DEPTH, help="The depth of pooled@k and judged@k (default: the pool's depth)."
+        None, "--k", range=ranges.DEPTH, help="The depth of pooled@k and judged@k (default: the pool's depth)."
     ),  # fmt: skip
     rel: int = number(1, "--rel", range=ranges.GRADE, help="The lowest relevant grade."),
     fmt: str | None = format_option(extra_help=" json: the coverage as one document."),

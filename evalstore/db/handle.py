@@ -179,7 +179,7 @@ class StoreHandle:
 
     def list_runs(self) -> QueryResult:
         return self.sql(
-            "SELECT name, kind, unit, tag, format, n_topics, n_rows, sha256[1:12] AS sha256, "
+            "SELECT name, kind, tag, format, n_topics, n_rows, unit, sha256[1:12] AS sha256, "
             "ingested_at::TIMESTAMP(0) AS ingested_at, source, "
             # how the run was made: ingested from source, or a fused run's recipe (stale: an input changed)
             "CASE WHEN recipe IS NULL THEN 'ingested' WHEN stale THEN recipe || ' (stale: an input run changed "

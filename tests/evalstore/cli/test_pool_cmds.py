@@ -18,7 +18,9 @@ def test_build_list_show_cover_export_and_drop(cli, sample_db, tmp_path):
     code, out, _ = cli("pool", "show", "d5", "--qrels", "sample", "--format", "json", "--db", sample_db)
     sizes = json.loads(out)
     assert code == 0 and len(sizes["topics"]) == 8 and {"n_docs", "n_judged", "n_relevant"} <= set(sizes["topics"][0])
-    code, out, _ = cli("pool", "coverage", "d5", "--qrels", "sample", "-k", "10", "--format", "json", "--db", sample_db)
+    code, out, _ = cli(
+        "pool", "coverage", "d5", "--qrels", "sample", "--k", "10", "--format", "json", "--db", sample_db
+    )
     runs = {r["run"]: r for r in json.loads(out)["runs"]}
     assert code == 0 and set(runs) == {"bm25", "bm25_rm3", "dense", "hybrid", "random", "rerank"}
     assert 0 < runs["random"]["pooled_at_k"] < 1 and runs["random"]["judged_at_k"] is not None
