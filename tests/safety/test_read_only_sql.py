@@ -288,6 +288,32 @@ def test_what_duckdb_refuses_on_its_own(sample_db, tmp_path):
                 s.con.execute(q).fetchall()
 
 
+def test_the_store_attached_again_stays_read_only(sample_db, tmp_path):
+    """Found in the re-run of the hostile commands: DuckDB lets a QUERY connection ATTACH the store's
+    own file again under another spelling of its path (it is the one file external access allows),
+    but only read-only (the connection's access mode), never READ_WRITE (one handle per file), and
+    USE/DETACH of the default change nothing either. The sandbox reaches no file at all."""
+    around = Around(sample_db, tmp_path)
+    other = f"{around.dir}/../{around.dir.name}/{around.store.name}"
+    with _open(around, "query") as s:
+        con = s.con
+        with pytest.raises(duckdb.Error, match="Unique file handle conflict"):
+            con.execute(f"ATTACH '{other}' AS w (READ_WRITE)")
+        con.execute(f"ATTACH '{other}' AS w")
+        con.execute("USE w")
+        con.execute("DETACH s")
+        assert con.execute("SELECT bool_and(readonly) FROM duckdb_databases() WHERE NOT internal").fetchone() == (True,)
+        for q in ("CREATE TABLE w.t AS SELECT 1", "INSERT INTO w.run_meta SELECT * FROM w.run_meta",
+                  "SELECT nextval('w.run_id_seq')", f"ATTACH '{around.store}' AS s2 (READ_WRITE)"):  # fmt: skip
+            with pytest.raises(duckdb.Error, match="read-only|Unique file handle conflict"):
+                con.execute(q).fetchall()
+        con.execute("CHECKPOINT w")  # accepted: nothing to write on a read-only database
+    assert sha256_of(around.store) == around.sha
+    with _open(around, "sandbox") as s:
+        with pytest.raises(duckdb.PermissionException, match="LocalFileSystem has been disabled"):
+            s.con.execute(f"ATTACH '{other}' AS w")
+
+
 # ---------------------------------------------------------------------- the CLI and the page
 def test_the_hostile_commands_of_the_audit_fail_and_change_nothing(cli, sample_db, tmp_path, monkeypatch):
     around = Around(sample_db, tmp_path)

@@ -15,6 +15,8 @@ from evalstore.metrics.user.sandbox import sandbox
 
 QRELS = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}, "q3": {"d9": 1}}
 RUN = {"q1": {"d3": 3.0, "d1": 2.0, "d7": 1.0}, "q2": {"d5": 2.0, "d4": 1.0}}
+#: DuckDB's answer on db.lockdown's SANDBOX configuration (disabled_filesystems)
+NO_FILE_SYSTEM = "Permission Error: File system LocalFileSystem has been disabled"
 
 
 @pytest.fixture
@@ -124,3 +126,58 @@ def test_what_the_check_might_miss_the_sandbox_cannot_reach(own, monkeypatch, tm
             with pytest.raises(MetricError, match="measure leak failed in DuckDB"):
                 store.evaluate("q", ["r"], ["leak"], progress=False)
         assert store.sql("SELECT count(*) FROM scores").rows == [(0,)]
+
+
+def _file_reads(folder, store_path):
+    """Statements that read a file, the folder's listing or the store's raw bytes, as a measure's SQL
+    could try them."""
+    secret = folder / "secret.csv"
+    value = "SELECT qrels, run, topic, ({}) AS value FROM ranked GROUP BY ALL"
+    return {
+        "read_csv": value.format(f"SELECT max(a) FROM read_csv('{secret}')"),
+        "read_text": value.format(f"SELECT length(max(content)) FROM read_text('{secret}')"),
+        "glob": value.format(f"SELECT count(*) FROM glob('{folder}/*')"),
+        "read_blob of the store": value.format(f"SELECT max(size) FROM read_blob('{store_path}')"),
+    }
+
+
+def test_a_measure_reads_no_file_and_not_the_store_even_past_the_check(own, monkeypatch, tmp_path):
+    """Measures of one's own run on db.lockdown's SANDBOX configuration: with the parse-tree check
+    switched off, reading a file (read_csv, read_text, glob) or the store's bytes, while the store is
+    open for writing in the same process, fails with DuckDB's permission error (no local file system),
+    and nothing of the file reaches the message or the store."""
+    (tmp_path / "secret.csv").write_text("a\n4242\n")
+    path = tmp_path / "s.duckdb"
+    with evalstore.open(path) as store:
+        store.ingest_qrels(QRELS, name="q")
+        store.ingest_run(RUN, name="r")
+        own("leak", sql="SELECT qrels, run, topic, 1 AS value FROM ranked")
+        spec = registry.get("leak")
+        for body in _file_reads(tmp_path, path).values():  # the check refuses each of them
+            with pytest.raises(MetricError, match="calls the table function"):
+                definition.check_sql(spec.user, body)
+        monkeypatch.setattr(definition, "check_sql", lambda measure, sql: None)
+        monkeypatch.setattr("evalstore.metrics.user.sandbox.check_sql", lambda measure, sql: None)
+        for what, body in _file_reads(tmp_path, path).items():
+            object.__setattr__(spec.user, "body", body)  # the frozen definition, changed behind the check
+            with pytest.raises(MetricError, match=f"failed in DuckDB: {NO_FILE_SYSTEM}") as e:
+                store.evaluate("q", ["r"], ["leak"], progress=False)
+            assert "4242" not in str(e.value), what
+        assert store.sql("SELECT count(*) FROM scores").rows == [(0,)]
+
+
+def test_the_measure_sandbox_cannot_attach_or_unlock_anything(tmp_path):
+    """The sandbox's own connection, beside a store open for writing: no ATTACH of the store (any
+    spelling of its path), no change of the settings that keep files out."""
+    path = tmp_path / "s.duckdb"
+    with evalstore.open(path) as store, sandbox() as con:
+        store.ingest_qrels(QRELS, name="q")
+        for sql in (f"ATTACH '{path}' AS s (READ_ONLY)", f"ATTACH '{tmp_path}/../{tmp_path.name}/s.duckdb' AS s",
+                    f"SELECT count(*) FROM read_blob('{path}')", f"SELECT * FROM glob('{tmp_path}/*')"):  # fmt: skip
+            with pytest.raises(duckdb.PermissionException, match=NO_FILE_SYSTEM):
+                con.execute(sql)
+        for sql in ("RESET disabled_filesystems", "SET disabled_filesystems = ''", "SET lock_configuration = false",
+                    "SET enable_external_access = true", "SET python_enable_replacements = true"):  # fmt: skip
+            with pytest.raises(duckdb.InvalidInputException, match="configuration has been locked"):
+                con.execute(sql)
+        assert con.execute("SELECT count(*) FROM duckdb_databases() WHERE NOT internal").fetchall() == [(1,)]
