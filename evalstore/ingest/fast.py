@@ -302,19 +302,64 @@ def narrowed(
 
 def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, pa.Table | None]:
     """A run given in memory (``topic, doc, score, ln``) with its rank in trec_eval's order and,
-    with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts)."""
+    with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts). Narrowed,
+    only the kept rows are ranked (:func:`kept_ranks`) where they are few: no sort of the run."""
     topics = pc.dictionary_encode(table.column("topic").combine_chunks())
     docs = pc.dictionary_encode(table.column("doc").combine_chunks())
     out = table
     if "rank" not in table.column_names:  # (a run read from a file comes ranked)
         score = table.column("score").combine_chunks()
         doc = docs.dictionary.take(docs.indices)
+        if keep_docs is not None:
+            judged = pc.is_in(docs.dictionary, value_set=keep_docs).to_numpy(zero_copy_only=False)
+            kept = judged[docs.indices.to_numpy()]
+            ranks = kept_ranks(topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy(), doc, kept)
+            if ranks is not None:
+                n = np.bincount(topics.indices.to_numpy(), minlength=len(topics.dictionary))
+                narrow = table.filter(pa.array(kept)).append_column("rank", pa.array(ranks))
+                return narrow, pa.table({"topic": topics.dictionary, "n": pa.array(n)})
         out = table.append_column(
             "rank", pa.array(evaluation_rank(topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy(), doc))
         )
     if keep_docs is None:
         return out, None
     return narrowed(out, topics, docs, keep_docs)
+
+
+#: :func:`kept_ranks` compares each row with the kept rows of its topic while that makes at most
+#: this many comparisons per row (else a sort of the run is cheaper).
+KEPT_PAIRS_PER_ROW = 4
+
+
+def kept_ranks(
+    tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa.Array, kept: np.ndarray
+) -> np.ndarray | None:
+    """trec_eval's rank (as :func:`evaluation_rank`) of the ``kept`` rows only, in their order,
+    without sorting the run: one plus the rows of the same topic ranked above each (a higher score,
+    or an equal score and a larger docno, byte-wise). None when the kept rows are too many for
+    that to beat a sort (:data:`KEPT_PAIRS_PER_ROW`)."""
+    n = len(tcode)
+    k = np.bincount(tcode[kept], minlength=n_topics)
+    reps = k[tcode]  # each row meets the kept rows of its topic
+    pairs = int(reps.sum())
+    if pairs > KEPT_PAIRS_PER_ROW * max(n, 1):
+        return None
+    K = np.flatnonzero(kept)
+    order = K[np.argsort(tcode[K], kind="stable")]  # the kept rows by topic
+    start = np.concatenate(([0], np.cumsum(k)[:-1]))
+    row = np.repeat(np.arange(n, dtype=np.int64), reps)
+    first = np.repeat(np.cumsum(reps) - reps, reps)
+    slot = start[tcode[row]] + (np.arange(pairs, dtype=np.int64) - first)  # the kept row's place in order
+    other = order[slot]
+    above = score[row] > score[other]
+    tie = np.flatnonzero(score[row] == score[other])
+    if len(tie):
+        larger = pc.greater(doc.take(pa.array(row[tie])), doc.take(pa.array(other[tie]))).to_numpy(zero_copy_only=False)
+        above[tie[larger]] = True
+    rank_in_order = 1 + np.bincount(slot, weights=above, minlength=len(order)).astype(np.int64)
+    rank = np.empty(n, dtype=np.int32)
+    rank[order] = rank_in_order
+    return rank[K]
 
 
 def _nonempty(strings: pa.Array | pa.ChunkedArray) -> bool:

@@ -84,7 +84,9 @@ class EvalOptions:
         return {"convention": self.convention, "complete": self.complete, "depth": self.depth}
 
     def with_pool(self, pool: bool) -> EvalOptions:
-        return replace(self, pool=pool)
+        out = replace(self, pool=pool)
+        object.__setattr__(out, "complete", self.complete)  # unpadded stays unpadded (ir_measures)
+        return out
 
     def unpadded(self) -> EvalOptions:
         """These options without the padding of the topics a run lacks, even under ``ir_measures``

@@ -60,7 +60,9 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
 
 def per_topic(result: EvalResult, title: str | None = None, means: bool = True) -> Table:
     """Per-topic rows, each run's followed by its summaries as topic ``all`` (as trec_eval -q)."""
-    rows = [(r, result.qrels, t, m, v) for r, t, m, v in result.per_topic]
+    t = result.to_arrow()  # columns to Python lists once, not tuples made twice
+    q = result.qrels
+    rows = [(r, q, tp, m, v) for r, tp, m, v in zip(*(c.to_pylist() for c in t.columns))]
     if means:
         summary: dict[str, list[tuple]] = {}
         for r, m, v, _ in result.means:
