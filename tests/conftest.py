@@ -34,10 +34,30 @@ ONE_WORKER = {
 }
 
 
+#: The unit lane (``pytest -m unit``, tests/README.md): the unit tests of the package's lower layers
+#: and of its seams, no real data, no store of every run, no browser, no server process.
+UNIT = (
+    "tests/test_structure.py",
+    "tests/evalstore/base/",
+    "tests/evalstore/stats/",
+    "tests/evalstore/intervals/",
+    "tests/evalstore/output/",
+    "tests/evalstore/results/",
+    "tests/evalstore/metrics/test_options.py",
+    "tests/evalstore/metrics/test_names.py",
+    "tests/evalstore/evaluation/test_request.py",
+    "tests/evalstore/ingest/test_tables.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     """The expensive tests first, so that the workers of ``pytest -n`` finish together (the many
     short tests at the end fill the gaps): the modules of :data:`ONE_WORKER` in its order, then the
-    tests marked ``slow``, then the others, each group in collection order."""
+    tests marked ``slow``, then the others, each group in collection order. The tests of
+    :data:`UNIT` get the ``unit`` mark (unless ``slow``)."""
+    for item in items:
+        if item.nodeid.startswith(UNIT) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.unit)
     order = list(ONE_WORKER)
 
     def cost_rank(item) -> tuple[int, int]:

@@ -1,5 +1,5 @@
 """The CLI's one error-handling layer: every failure becomes a one-line cause and what to do, with
-a distinct exit code (README, "Safety and failures"); ``--debug`` or ``EVALSTORE_DEBUG=1`` shows
+a distinct exit code (docs/safety.md); ``--debug`` or ``EVALSTORE_DEBUG=1`` shows
 the Python traceback instead.
 
 =====  =======================================================================================

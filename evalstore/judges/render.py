@@ -11,7 +11,7 @@ from .agree import Agreement
 from .labels import STATS
 from .ranking import flipped, moved
 
-#: what each label statistic says, as the legend and the README explain it
+#: what each label statistic says, as the legend and docs/judges.md explain it
 MEANINGS = {
     "n_common": "(topic, doc) pairs judged (grade >= 0) in both sets",
     "n_ref_only": "pairs judged in the reference set only",

@@ -223,5 +223,5 @@ def test_count_of_values_compared():
         (ROOT / "docs" / "reproducibility.md").read_text(encoding="utf-8").split()
     )
     assert f"{values} values agree with repro_eval 0.5.0 within 1e-6" in " ".join(
-        (ROOT / "README.md").read_text(encoding="utf-8").split()
+        (ROOT / "docs" / "reproducibility.md").read_text(encoding="utf-8").split()
     )
