@@ -143,8 +143,8 @@ def cli():
     """``code, out, err = cli("eval", ..., stdin=TEXT)``: :func:`support.run_cli`, the one way the
     tests run a command line (its error layer included); no traceback may reach stderr."""
 
-    def run(*args, stdin: str | None = None):
-        result = run_cli(*args, stdin=stdin)
+    def run(*args, stdin: str | None = None, env: dict[str, str] | None = None):
+        result = run_cli(*args, stdin=stdin, env=env)
         assert "Traceback" not in result.stderr
         return result
 

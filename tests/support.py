@@ -66,19 +66,20 @@ class CliResult(NamedTuple):
 _CLI_ENV = {"COLUMNS": "250", "EVALSTORE_DB": None, "EVALSTORE_DEBUG": None}
 
 
-def run_cli(*args, stdin: str | None = None) -> CliResult:
+def run_cli(*args, stdin: str | None = None, env: dict[str, str] | None = None) -> CliResult:
     """Run ``evalstore ARGS...`` as a user does, in this process: the command line with its error
     layer (:func:`evalstore.cli.main`, what the console script ``evalstore.entry:main`` hands every
     command line to once started: every failure a message and an exit code), ``stdin`` as standard
-    input. The one way the tests run a command."""
+    input, ``env`` variables set for the command (the others of ``_CLI_ENV`` are cleared, whatever
+    the shell running the tests has). The one way the tests run a command."""
     from evalstore.cli import main  # the whole command line: imported by the tests that run it, when they run it
 
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
     err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
-    saved_env = {k: os.environ.get(k) for k in _CLI_ENV}
+    saved_env = {k: os.environ.get(k) for k in {**_CLI_ENV, **(env or {})}}
     saved = sys.argv, sys.stdin
     try:
-        for k, v in _CLI_ENV.items():
+        for k, v in {**_CLI_ENV, **(env or {})}.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
         sys.argv = ["evalstore", *map(str, args)]
         sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")

@@ -408,7 +408,6 @@ def metrics(
             ("reads", ", ".join(e["reads"])),
             ("Spark backend", e["spark"]),
             ("evalstore explain", e["explain"]),
-            ("tests", ", ".join(e["tests"])),
         ]
         emit(Table(["field", "value"], rows, title=e["name"], digits=None), fmt, output)
         return

@@ -29,7 +29,7 @@ They travel as one value, :class:`EvalOptions`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..errors import MetricError
@@ -53,6 +53,9 @@ class EvalOptions:
     complete: bool = False
     depth: int | None = None
     pool: bool = True  # subsamples: the parent's dropped docs are "pooled, unjudged"
+    #: the parts of a run read in pieces: never padded, whatever the convention (:meth:`unpadded`);
+    #: a field, so that ``replace`` (``with_pool``) keeps it
+    _part: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
@@ -60,7 +63,8 @@ class EvalOptions:
         if self.depth is not None and self.depth < 1:
             raise MetricError(f"depth must be a positive number of documents, not {self.depth}")
         # ir_measures scores a qrels topic missing from the run as 0
-        object.__setattr__(self, "complete", bool(self.complete) or self.convention == "ir_measures")
+        padded = (bool(self.complete) or self.convention == "ir_measures") and not self._part
+        object.__setattr__(self, "complete", padded)
 
     @property
     def depth_value(self) -> int:
@@ -91,15 +95,13 @@ class EvalOptions:
     def unpadded(self) -> EvalOptions:
         """These options without the padding of the topics a run lacks, even under ``ir_measures``
         (the parts of a run read in pieces: the run is padded once, when it is read whole)."""
-        out = replace(self, complete=False)
-        object.__setattr__(out, "complete", False)
-        return out
+        return replace(self, complete=False, _part=True)
 
 
 #: The options' defaults, as the public edges' keywords show them (``convention=DEFAULTS.convention``).
 DEFAULTS = EvalOptions()
 #: The evaluation keywords of the public edges: :class:`EvalOptions`' fields.
-KEYWORDS = tuple(f.name for f in fields(EvalOptions))
+KEYWORDS = tuple(f.name for f in fields(EvalOptions) if not f.name.startswith("_"))
 
 
 def options_from(options: EvalOptions | None = None, **keywords: Any) -> EvalOptions:

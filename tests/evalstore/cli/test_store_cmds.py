@@ -317,10 +317,10 @@ def test_sql_errors_and_write(cli, db):
     assert code == 1 and "does not exist" in err and not (db.parent / "absent.duckdb").exists()
 
 
-def test_db_location_from_url_and_environment(cli, db, monkeypatch):
+def test_db_location_from_url_and_environment(cli, db):
     assert cli("sql", "SELECT name FROM runs", "-f", "csv", "--db", f"duckdb:///{db}")[1] == "name\nsysA\n"
-    monkeypatch.setenv("EVALSTORE_DB", str(db))
-    assert cli("sql", "SELECT name FROM qrels_sets", "-f", "csv")[1] == "name\nqrels_small\n"
+    env = {"EVALSTORE_DB": str(db)}
+    assert cli("sql", "SELECT name FROM qrels_sets", "-f", "csv", env=env)[1] == "name\nqrels_small\n"
 
 
 def test_db_status_and_upgrade(cli, tmp_path):
