@@ -88,9 +88,7 @@ class EvalOptions:
         return {"convention": self.convention, "complete": self.complete, "depth": self.depth}
 
     def with_pool(self, pool: bool) -> EvalOptions:
-        out = replace(self, pool=pool)
-        object.__setattr__(out, "complete", self.complete)  # unpadded stays unpadded (ir_measures)
-        return out
+        return replace(self, pool=pool)
 
     def unpadded(self) -> EvalOptions:
         """These options without the padding of the topics a run lacks, even under ``ir_measures``
