@@ -2,7 +2,8 @@
 """Every row of issue 42's table in one interleaved run: each evalstore path beside the tool or the
 plain pass it is held against, CPU seconds (user + system) beside wall time, peak RSS.
 
-    python bench/bench_targets.py [--rows ROW,...] [--repeat 3] [--work-dir DIR] [--json OUT]
+    python bench/bench_targets.py [--rows ROW,...] [--repeat 3] [--before CHECKOUT] [--work-dir DIR]
+                                  [--json OUT]
 
 Rows (``--rows``, default all; shapes from ``bench_shapes.py``, generated once, not timed):
 
@@ -40,6 +41,11 @@ floor           a plain C pass (bench/floor.c, built here with gcc: read,      n
 Whole commands are fresh processes, A and B in turn (A B A B ...); wall from a monotonic clock,
 CPU and peak RSS from ``wait4``. The in-process rows run their own interleaved rounds in a child
 process. The load average is printed with every row: on a shared machine compare CPU.
+
+``--before CHECKOUT`` adds A0: the same evalstore commands with ``PYTHONPATH=CHECKOUT`` (another
+commit's code, e.g. ``git archive main | tar -x -C DIR``), in the same rotation (A A0 B A A0 B ...),
+with its own store files; the in-process rows alternate a child process of each code, and each row
+prints A0/B beside A/B: before and after in one interleaved run.
 """
 
 from __future__ import annotations
@@ -218,12 +224,21 @@ class Bench:
         path.write_text(text)
         return str(path)
 
+    def env(self, side: str) -> dict | None:
+        """The environment of an evalstore command: A0 runs the ``--before`` checkout's code."""
+        return dict(os.environ, PYTHONPATH=self.a.before) if side == "A0" else None
+
+    def sides(self) -> tuple[str, ...]:
+        return ("A", "A0", "B") if self.a.before else ("A", "B")
+
     def pairs(self, name: str, a_fn, b_fn, target: str, goal: float | None, note: str = "") -> None:
-        """A and B in turn, --repeat times each: their wall, CPU and peak; the ratio of the medians."""
+        """A (A0) and B in turn, --repeat times each: their wall, CPU and peak; the ratio of the
+        medians. ``a_fn(side)`` runs evalstore's command for side A or A0."""
         print(f"\n== {name}: {note} (load {loadavg()})", flush=True)
-        got: dict[str, list[dict]] = {"A": [], "B": []}
+        got: dict[str, list[dict]] = {side: [] for side in self.sides()}
         for _ in range(self.a.repeat):
-            for side, fn in (("A", a_fn), ("B", b_fn)):
+            for side in self.sides():
+                fn = b_fn if side == "B" else (lambda side=side: a_fn(side))
                 try:
                     r = fn()
                 except Failed as e:
@@ -232,7 +247,8 @@ class Bench:
                     return
                 got[side].append(r)
                 print(
-                    f"  {side} wall {r['wall']:7.2f} s  cpu {r['cpu']:7.2f} s  peak {r['peak_mb']:6.0f} MB", flush=True
+                    f"  {side:2s} wall {r['wall']:7.2f} s  cpu {r['cpu']:7.2f} s  peak {r['peak_mb']:6.0f} MB",
+                    flush=True,
                 )
         self.report(name, got, target, goal, note)
 
@@ -247,23 +263,32 @@ class Bench:
         print(f"  A wall {rng([r['wall'] for r in a])} cpu {rng([r['cpu'] for r in a])} {unit}; "
               f"B wall {rng([r['wall'] for r in b])} cpu {rng([r['cpu'] for r in b])} {unit}; {peak}")  # fmt: skip
         print(f"  A/B wall {wr:.2f}x  cpu {cr:.2f}x  target {target}  {met}", flush=True)
+        if got.get("A0"):
+            a0 = got["A0"]
+            row["A0"] = a0
+            row["before_wall_ratio"] = med([r["wall"] for r in a0]) / med([r["wall"] for r in b])
+            row["before_cpu_ratio"] = med([r["cpu"] for r in a0]) / med([r["cpu"] for r in b])
+            print(f"  A0 (before) wall {rng([r['wall'] for r in a0])} cpu {rng([r['cpu'] for r in a0])} {unit}; "
+                  f"peak {max(r.get('peak_mb', 0) for r in a0):.0f} MB; A0/B wall {row['before_wall_ratio']:.2f}x  "
+                  f"cpu {row['before_cpu_ratio']:.2f}x", flush=True)  # fmt: skip
         self.rows.append(row)
 
     # ------------------------------------------------------------------ the rows
-    def cmd(self, args: list[str], out: Path | None = None) -> dict:
-        return timed(args, out, None, self.a.rss_cap_mb, self.a.timeout)
+    def cmd(self, args: list[str], out: Path | None = None, side: str = "A") -> dict:
+        return timed(args, out, self.env(side), self.a.rss_cap_mb, self.a.timeout)
 
     def store_row(self) -> None:
         col = collection(self.work, "trec")
         margs = [x for m in TREC_METRICS for x in ("-m", m)]
         pt = self.script("pytrec_trec", PYTREC.format(keys={m: SPELLINGS[m][:2] for m in TREC_METRICS}))
-        db = self.work / "target_store.duckdb"
 
-        def a() -> dict:
+        def a(side: str) -> dict:
+            db = self.work / f"target_store_{side}.duckdb"
             _fresh(db)
             es = [self.py, "-m", "evalstore", "--db", str(db)]
-            parts = [self.cmd([*es, "ingest", "qrels", col["qrels"]]), self.cmd([*es, "ingest", "run", *col["runs"]]),
-                     self.cmd([*es, "eval", *margs, "--format", "csv"])]  # fmt: skip
+            parts = [self.cmd([*es, "ingest", "qrels", col["qrels"]], side=side),
+                     self.cmd([*es, "ingest", "run", *col["runs"]], side=side),
+                     self.cmd([*es, "eval", *margs, "--format", "csv"], side=side)]  # fmt: skip
             return {k: sum(p[k] for p in parts) if k != "peak_mb" else max(p[k] for p in parts) for k in parts[0]}
 
         self.pairs("store", a, lambda: self.cmd([self.py, pt, col["qrels"], *col["runs"]]), "<= 0.7x", 0.7,
@@ -275,11 +300,11 @@ class Bench:
             print("\n== ingest-dl20: skipped (../shared/data/trec-dl-2020-passage absent)")
             return
         parse = self.script("parse", PARSE)
-        db = self.work / "target_ingest.duckdb"
 
-        def a() -> dict:
+        def a(side: str) -> dict:
+            db = self.work / f"target_ingest_{side}.duckdb"
             _fresh(db)
-            return self.cmd([self.py, "-m", "evalstore", "--db", str(db), "ingest", "run", *runs])
+            return self.cmd([self.py, "-m", "evalstore", "--db", str(db), "ingest", "run", *runs], side=side)
 
         self.pairs("ingest-dl20", a, lambda: self.cmd([self.py, parse, *runs]), "<= 1.0x", 1.0,
                    f"ingest run of {len(runs)} TREC DL 2020 runs vs a plain Python parse")  # fmt: skip
@@ -290,7 +315,7 @@ class Bench:
         pt = self.script("pytrec", PYTREC.format(keys={m: SPELLINGS[m][:2] for m in METRICS}))
         one = [self.py, "-m", "evalstore", "eval", col["qrels"], *col["runs"], *margs, "--format", "csv"]
         ref = [self.py, pt, col["qrels"], *col["runs"]]
-        self.pairs(f"oneshot-{shape}", lambda: self.cmd(one), lambda: self.cmd(ref),
+        self.pairs(f"oneshot-{shape}", lambda side: self.cmd(one, side=side), lambda: self.cmd(ref),
                    "CPU <= 0.7x" + (", peak <= 1 GB" if shape == "million" else ""), 0.7,
                    f"eval QRELS RUN (no store), {col['describe']}")  # fmt: skip
 
@@ -298,7 +323,7 @@ class Bench:
         col = collection(self.work, "many")
         es = self.script("dicts_evalstore", DICTS_EVALSTORE.format(metrics=METRICS))
         pt = self.script("dicts_pytrec", DICTS_PYTREC.format(keys={m: SPELLINGS[m][:2] for m in METRICS}))
-        self.pairs("dicts-many", lambda: self.cmd([self.py, es, col["qrels"], *col["runs"]]),
+        self.pairs("dicts-many", lambda side: self.cmd([self.py, es, col["qrels"], *col["runs"]], side=side),
                    lambda: self.cmd([self.py, pt, col["qrels"], *col["runs"]]), "<= 1.0x", 1.0,
                    "dicts read in Python: evaluate(dicts) vs pytrec_eval, 1 x 100,000 x 100")  # fmt: skip
 
@@ -306,51 +331,74 @@ class Bench:
         col = collection(self.work, shape)
         metrics = TREC_METRICS if shape == "trec" else METRICS
         margs = [x for m in metrics for x in ("-m", m)]
-        db = self.work / f"target_again_{shape}.duckdb"
-        _fresh(db)
-        es = [self.py, "-m", "evalstore", "--db", str(db)]
-        for step in (["ingest", "qrels", col["qrels"]], ["ingest", "run", *col["runs"]], ["eval", *margs]):
-            subprocess.run([*es, *step], check=True, stdout=subprocess.DEVNULL, cwd=self.work)
-        self.pairs(f"again-{shape}", lambda: self.cmd([*es, "eval", *margs, "--format", "csv"]),
-                   lambda: self.cmd([*es, "eval", *margs, "--recompute", "--format", "csv"]), "<= 0.3x", 0.3,
-                   f"eval again (all reused) vs eval --recompute, {col['describe']}")  # fmt: skip
+        es = {}
+        for side in self.sides()[:-1]:  # a store of each code (A0: the --before checkout's)
+            db = self.work / f"target_again_{shape}_{side}.duckdb"
+            _fresh(db)
+            es[side] = [self.py, "-m", "evalstore", "--db", str(db)]
+            for step in (["ingest", "qrels", col["qrels"]], ["ingest", "run", *col["runs"]], ["eval", *margs]):
+                subprocess.run([*es[side], *step], check=True, capture_output=True, cwd=self.work,
+                               env=self.env(side))  # fmt: skip
+        # each code against its own --recompute: A/B after, then (--before) A0/B0 before
+        plain = Bench(argparse.Namespace(**{**vars(self.a), "before": None}))
+        for side in self.sides()[:-1]:
+            tag = "" if side == "A" else " (before: the --before checkout's code and store)"
+            plain.pairs(f"again-{shape}" + ("" if side == "A" else "-before"),
+                        lambda _s, side=side: self.cmd([*es[side], "eval", *margs, "--format", "csv"], side=side),
+                        lambda side=side: self.cmd([*es[side], "eval", *margs, "--recompute", "--format", "csv"],
+                                                   side=side),
+                        "<= 0.3x", 0.3, f"eval again (all reused) vs --recompute, {col['describe']}{tag}")  # fmt: skip
+        self.rows.extend(plain.rows)
 
     def in_process(self, name: str, text: str, args: list[str], target: str, goal: float, note: str) -> None:
+        """A child process runs the interleaved rounds (A B A B ...) of ``text``; with ``--before``
+        a child of each code in turn (after, before, after, before): A0/B0 is the before's ratio."""
         print(f"\n== {name}: {note} (load {loadavg()})", flush=True)
         path = self.script(name, text)
-        try:
-            out = subprocess.run([self.py, path, *args], check=True, capture_output=True, text=True, cwd=self.work)
-        except subprocess.CalledProcessError as e:
-            print(f"  FAILED {e.stderr.strip().splitlines()[-1:]}")
-            self.rows.append({"row": name, "failed": e.stderr[-500:], "target": target})
-            return
-        got = json.loads(out.stdout.strip().splitlines()[-1])
-        a = [{"cpu": c, "wall": w} for c, w in zip(got["A"]["cpu"], got["A"]["wall"])]
-        b = [{"cpu": c, "wall": w} for c, w in zip(got["B"]["cpu"], got["B"]["wall"])]
-        unit = "s per call" if name == "evaluator" else "s"
-        if name == "evaluator":
-            for r in a + b:
-                r["cpu"], r["wall"] = r["cpu"] * 1000, r["wall"] * 1000
-            unit = "ms per call"
-        self.report(name, {"A": a, "B": b}, target, goal, note, unit)
-        pairs = [x["cpu"] / y["cpu"] for x, y in zip(a, b)]
+        got: dict[str, list[dict]] = {"A": [], "B": [], "A0": [], "B0": []}
+        scale = 1000 if name == "evaluator" else 1
+        for _ in range(2 if self.a.before else 1):
+            for side in self.sides()[:-1]:
+                try:
+                    out = subprocess.run([self.py, path, *args], check=True, capture_output=True, text=True,
+                                         cwd=self.work, env=self.env(side))  # fmt: skip
+                except subprocess.CalledProcessError as e:
+                    print(f"  {side} FAILED {e.stderr.strip().splitlines()[-1:]}")
+                    self.rows.append({"row": name, "failed": f"{side}: {e.stderr[-500:]}", "target": target})
+                    return
+                res = json.loads(out.stdout.strip().splitlines()[-1])
+                for x, key in (("A", side), ("B", "B" if side == "A" else "B0")):
+                    got[key] += [{"cpu": c * scale, "wall": w * scale} for c, w in zip(res[x]["cpu"], res[x]["wall"])]
+        unit = "ms per call" if name == "evaluator" else "s"
+        self.report(name, {"A": got["A"], "B": got["B"]}, target, goal, note, unit)
+        pairs = [x["cpu"] / y["cpu"] for x, y in zip(got["A"], got["B"])]
         print(f"  median of the pairs' CPU ratios {med(pairs):.2f}x (range {min(pairs):.2f}-{max(pairs):.2f})")
         self.rows[-1]["pair_ratio"] = med(pairs)
+        if got["A0"]:
+            a0, b0 = got["A0"], got["B0"]
+            pairs0 = [x["cpu"] / y["cpu"] for x, y in zip(a0, b0)]
+            ratio0 = med([r["cpu"] for r in a0]) / med([r["cpu"] for r in b0])
+            print(f"  A0 (before) cpu {rng([r['cpu'] for r in a0])}, its B0 {rng([r['cpu'] for r in b0])} {unit}; "
+                  f"A0/B0 cpu {ratio0:.2f}x, median of the pairs {med(pairs0):.2f}x", flush=True)  # fmt: skip
+            self.rows[-1].update({"A0": a0, "B0": b0, "before_cpu_ratio": ratio0, "before_pair_ratio": med(pairs0)})
 
     def all77_row(self) -> None:
         print(f"\n== all77: every metric in memory, DL 2019, threads=2, default memory limit (load {loadavg()})")
         path = self.script("all77", ALL)
-        try:
-            r = timed([self.py, path, str(DL19_DIR)], self.work / "all77.out", None, self.a.rss_cap_mb, self.a.timeout)
-        except Failed as e:
-            print(f"  FAILED {e}")
-            self.rows.append({"row": "all77", "failed": str(e), "target": "completes"})
-            return
-        got = json.loads((self.work / "all77.out").read_text().strip().splitlines()[-1])
-        print(f"  completed: {got['metrics']} names, {got['means']} means; "
-              f"wall {r['wall']:.1f} s, cpu {r['cpu']:.1f} s, "
-              f"peak {r['peak_mb']:.0f} MB")  # fmt: skip
-        self.rows.append({"row": "all77", "result": got, "process": r, "target": "completes", "load": loadavg()})
+        for side in self.sides()[:-1]:
+            label = "" if side == "A" else " (before)"
+            out = self.work / f"all77_{side}.out"
+            try:
+                r = timed([self.py, path, str(DL19_DIR)], out, self.env(side), self.a.rss_cap_mb, self.a.timeout)
+            except Failed as e:
+                print(f"  {side}{label} FAILED {e}")
+                self.rows.append({"row": "all77" + label, "failed": str(e), "target": "completes"})
+                continue
+            got = json.loads(out.read_text().strip().splitlines()[-1])
+            print(f"  {side}{label} completed: {got['metrics']} names, {got['means']} means; "
+                  f"wall {r['wall']:.1f} s, cpu {r['cpu']:.1f} s, peak {r['peak_mb']:.0f} MB")  # fmt: skip
+            self.rows.append({"row": "all77" + label, "result": got, "process": r, "target": "completes",
+                              "load": loadavg()})  # fmt: skip
 
     def floor_row(self) -> None:
         exe = self.work / "floor"
@@ -378,6 +426,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", default=",".join(ROWS))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--floor-shapes", default="trec,q10k,many,million")
+    ap.add_argument("--before", help="a checkout of other code to time beside as A0 (PYTHONPATH)")
     ap.add_argument("--rss-cap-mb", type=float, default=10_000)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--work-dir", default=os.path.join(tempfile.gettempdir(), "evalstore-bench"))
