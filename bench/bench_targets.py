@@ -108,20 +108,16 @@ qrels = read(sys.argv[1], "qrels")
 runs = {next(iter(open(p))).split()[5]: read(p, "run") for p in sys.argv[2:]}
 """
 
-DICTS_EVALSTORE = (
-    READ
-    + r"""
+# (READ is not a template: the rows' scripts are READ + a tail formatted with its values)
+DICTS_EVALSTORE = r"""
 import evalstore
 METRICS = {metrics!r}
 res = evalstore.evaluate(qrels, runs, METRICS)
 for run in runs:
     print(run, *(f"{{m}}={{res.mean(run, m)!r}}" for m in METRICS))
 """
-)
 
-DICTS_PYTREC = (
-    READ
-    + r"""
+DICTS_PYTREC = r"""
 import pytrec_eval
 KEYS = {keys!r}
 ev = pytrec_eval.RelevanceEvaluator(qrels, set(m for m, _ in KEYS.values()))
@@ -129,7 +125,6 @@ for tag, run in runs.items():
     res = ev.evaluate(run)
     print(tag, *(f"{{m}}={{sum(v[k] for v in res.values()) / len(res)!r}}" for m, (_, k) in KEYS.items()))
 """
-)
 
 EVALUATOR = r"""
 import json, random, statistics, sys, time
@@ -321,8 +316,8 @@ class Bench:
 
     def dicts_row(self) -> None:
         col = collection(self.work, "many")
-        es = self.script("dicts_evalstore", DICTS_EVALSTORE.format(metrics=METRICS))
-        pt = self.script("dicts_pytrec", DICTS_PYTREC.format(keys={m: SPELLINGS[m][:2] for m in METRICS}))
+        es = self.script("dicts_evalstore", READ + DICTS_EVALSTORE.format(metrics=METRICS))
+        pt = self.script("dicts_pytrec", READ + DICTS_PYTREC.format(keys={m: SPELLINGS[m][:2] for m in METRICS}))
         self.pairs("dicts-many", lambda side: self.cmd([self.py, es, col["qrels"], *col["runs"]], side=side),
                    lambda: self.cmd([self.py, pt, col["qrels"], *col["runs"]]), "<= 1.0x", 1.0,
                    "dicts read in Python: evaluate(dicts) vs pytrec_eval, 1 x 100,000 x 100")  # fmt: skip
