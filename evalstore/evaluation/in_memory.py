@@ -141,7 +141,10 @@ class Evaluator:
         self._con = _cursor(plan.udfs, Settings.resolve(memory_limit, threads, temp_directory) if own else None)
         con = self._con
         _register_relations(con, table, declared, top)
-        self.topics = sorted(pc.unique(table.column("topic")).to_pylist(), key=lambda t: t.encode("utf-8"))
+        # the judged topics as Arrow (a million topics: no Python string each unless .topics is read)
+        self._judged_topics = pc.unique(table.column("topic"))
+        if isinstance(self._judged_topics, pa.ChunkedArray):
+            self._judged_topics = self._judged_topics.combine_chunks()
         self._prepare = prepare
         self._declared = declared
         self._names_given = names_given
@@ -162,6 +165,12 @@ class Evaluator:
                 check_gains(con, [_QRELS_ID], unit.gains, {_QRELS_ID: "qrels"})  # raises with the store's message
         if prepare:
             self._queries_for("sql")
+
+    @functools.cached_property
+    def topics(self) -> list[str]:
+        """The qrels' topics, sorted by their UTF-8 bytes (sorted in Arrow on first read)."""
+        judged = self._judged_topics
+        return judged.take(pc.sort_indices(judged.cast(pa.binary()))).to_pylist()
 
     def _prepare_unit(self, u: int, unit: _Unit) -> None:
         """The qrels' side of unit ``u``'s ranked list as tables ``<relation>_<u>``, once."""
@@ -255,7 +264,7 @@ class Evaluator:
         runs read from files are evaluated without ``complete``'s padding (a part has some of its
         run's topics); the topics of the qrels a run lacks are padded once it is read
         (:meth:`_padding`)."""
-        judged = pa.array(self.topics, pa.string())
+        judged = self._judged_topics
         runs: dict[str, bool] = {}  # name -> shares a topic with the qrels (or is empty)
         ids: dict[str, int] = {}  # name -> its id in the rows (order of first appearance)
         had: dict[str, list[pa.Array]] = {}  # with complete: the topics each run has
