@@ -192,3 +192,24 @@ def test_evaluator_given_a_path_or_the_rows_gives_the_same(tmp_path):
         run.setdefault(t, {})[d] = float(s)
     with evalstore.Evaluator(str(qrels), ["AP", "nDCG@10", "P@5", "Bpref"]) as ev:
         assert ev.evaluate(str(path)) == ev.evaluate(run)
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 21])
+def test_kept_ranks_are_the_evaluation_ranks_of_the_kept_rows_in_blocks_of_pairs(monkeypatch, block):
+    """kept_ranks gives the kept rows the rank a full sort gives them, whatever the size of its
+    blocks of (row, kept row) pairs (ties on the score broken by the docno, rows in any order)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from evalstore.ingest import fast
+
+    monkeypatch.setattr(fast, "PAIRS_PER_BLOCK", block)
+    rng = np.random.default_rng(3)
+    n, n_topics = 2_000, 40
+    tcode = rng.integers(0, n_topics, n)
+    score = rng.integers(0, 25, n).astype(np.float64)  # many ties
+    doc = pa.array([f"d{i % 300:03d}" for i in rng.permutation(n)])
+    kept = rng.random(n) < 0.05
+    full = fast.evaluation_rank(tcode, n_topics, score, doc)
+    got = fast.kept_ranks(tcode, n_topics, score, doc, kept)
+    assert got is not None and np.array_equal(got, full[kept])
