@@ -303,7 +303,8 @@ def narrowed(
 def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, pa.Table | None]:
     """A run given in memory (``topic, doc, score, ln``) with its rank in trec_eval's order and,
     with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts). Narrowed,
-    only the kept rows are ranked (:func:`kept_ranks`) where they are few: no sort of the run."""
+    rows already in score order within topic blocks are ranked in one pass, others by ranking only
+    the kept rows (:func:`kept_ranks`) where they are few: no sort of the run."""
     topics = pc.dictionary_encode(table.column("topic").combine_chunks())
     out = table
     if "rank" not in table.column_names:  # (a run read from a file comes ranked)
@@ -313,7 +314,13 @@ def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, 
             # (looked up row by row: no dictionary of the run's docnos, as many as its rows in
             # most runs, 1.3 GB of hash table and copies at 10 M rows)
             kept = pc.is_in(doc, value_set=keep_docs).to_numpy(zero_copy_only=False)
-            ranks = kept_ranks(topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy(), doc, kept)
+            tcode, n_topics, values = topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy()
+            # rows in score order within topic blocks (dicts made from ranked lists): every row ranked
+            # in one pass, no sort (10 M rows: 0.12 CPU-s against 0.45 for the judged rows' pairs)
+            if in_score_blocks(tcode, n_topics, values):
+                ranks = evaluation_rank(tcode, n_topics, values, doc)[kept]
+            else:
+                ranks = kept_ranks(tcode, n_topics, values, doc, kept)
             if ranks is not None:
                 n = np.bincount(topics.indices.to_numpy(), minlength=len(topics.dictionary))
                 narrow = table.filter(pa.array(kept)).append_column("rank", pa.array(ranks))
@@ -393,6 +400,13 @@ def _has_duplicates(tcode: np.ndarray, dcode: np.ndarray, n_docs: int) -> bool:
     """A (topic, docno) pair occurs twice (on the dictionary codes of both)."""
     key = tcode.astype(np.int64) * n_docs + dcode
     return len(pc.unique(pa.array(key))) != len(key)
+
+
+def in_score_blocks(tcode: np.ndarray, n_topics: int, score: np.ndarray) -> bool:
+    """Each topic's rows are one block, by descending score: trec_eval's rank needs no sort
+    (:func:`evaluation_rank`)."""
+    change = tcode[1:] != tcode[:-1]
+    return bool(np.count_nonzero(change) + 1 == n_topics and not (score[1:] > score[:-1])[~change].any())
 
 
 def evaluation_rank(tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa.Array) -> np.ndarray:
