@@ -302,35 +302,33 @@ def narrowed(
 
 def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, pa.Table | None]:
     """A run given in memory (``topic, doc, score, ln``) with its rank in trec_eval's order and,
-    with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts). Narrowed,
-    rows already in score order within topic blocks are ranked in one pass, others by ranking only
-    the kept rows (:func:`kept_ranks`) where they are few: no sort of the run."""
+    with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts). Rows
+    already in score order within topic blocks are ranked in one pass; others, narrowed, by ranking
+    only the kept rows (:func:`kept_ranks`) where they are few; else sorted."""
     topics = pc.dictionary_encode(table.column("topic").combine_chunks())
-    out = table
+    tcode, n_topics = topics.indices.to_numpy(), len(topics.dictionary)
+    doc = table.column("doc").combine_chunks()
+    # (the judged docnos looked up row by row: no dictionary of the run's docnos, as many as its
+    # rows in most runs, 1.3 GB of hash table and copies at 10 M rows)
+    kept = None if keep_docs is None else pc.is_in(doc, value_set=keep_docs).to_numpy(zero_copy_only=False)
+    ranked = table
     if "rank" not in table.column_names:  # (a run read from a file comes ranked)
-        score = table.column("score").combine_chunks()
-        doc = table.column("doc").combine_chunks()
-        if keep_docs is not None:
-            # (looked up row by row: no dictionary of the run's docnos, as many as its rows in
-            # most runs, 1.3 GB of hash table and copies at 10 M rows)
-            kept = pc.is_in(doc, value_set=keep_docs).to_numpy(zero_copy_only=False)
-            tcode, n_topics, values = topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy()
-            # rows in score order within topic blocks (dicts made from ranked lists): every row ranked
-            # in one pass, no sort (10 M rows: 0.12 CPU-s against 0.45 for the judged rows' pairs)
-            if in_score_blocks(tcode, n_topics, values):
-                ranks = evaluation_rank(tcode, n_topics, values, doc)[kept]
-            else:
-                ranks = kept_ranks(tcode, n_topics, values, doc, kept)
+        values = table.column("score").combine_chunks().to_numpy()
+        # rows in score order within topic blocks (dicts made from ranked lists): every row ranked
+        # in one pass, no sort (10 M rows: 0.12 CPU-s against 0.45 for the judged rows' pairs)
+        if kept is not None and not in_score_blocks(tcode, n_topics, values):
+            ranks = kept_ranks(tcode, n_topics, values, doc, kept)
             if ranks is not None:
-                n = np.bincount(topics.indices.to_numpy(), minlength=len(topics.dictionary))
-                narrow = table.filter(pa.array(kept)).append_column("rank", pa.array(ranks))
-                return narrow, pa.table({"topic": topics.dictionary, "n": pa.array(n)})
-        out = table.append_column(
-            "rank", pa.array(evaluation_rank(topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy(), doc))
-        )
-    if keep_docs is None:
-        return out, None
-    return narrowed(out, topics, pc.dictionary_encode(table.column("doc").combine_chunks()), keep_docs)
+                return table.filter(pa.array(kept)).append_column("rank", pa.array(ranks)), _counts(topics, tcode)
+        ranked = table.append_column("rank", pa.array(evaluation_rank(tcode, n_topics, values, doc)))
+    if kept is None:
+        return ranked, None
+    return ranked.filter(pa.array(kept)), _counts(topics, tcode)
+
+
+def _counts(topics: pa.DictionaryArray, tcode: np.ndarray) -> pa.Table:
+    """Each topic's number of rows (``topic, n``)."""
+    return pa.table({"topic": topics.dictionary, "n": pa.array(np.bincount(tcode, minlength=len(topics.dictionary)))})
 
 
 #: :func:`kept_ranks` compares each row with the kept rows of its topic while that makes at most
