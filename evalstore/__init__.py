@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .comparison.experiments import Experiment
     from .errors import EvalstoreError, IngestError, MetricError, StoreError
     from .evaluation.in_memory import Evaluator
+    from .metrics.user import register_measure, unregister_measure
     from .store import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
 
 #: Where each name of the package is defined: imported on first use (PEP 562), so that ``import
@@ -41,6 +42,8 @@ _EXPORTS = {
     "evaluate": "api",
     "experiment": "api",
     "open": "store",
+    "register_measure": "metrics.user",
+    "unregister_measure": "metrics.user",
 }
 
 
@@ -73,4 +76,6 @@ __all__ = [
     "evaluate",
     "experiment",
     "open",
+    "register_measure",
+    "unregister_measure",
 ]

@@ -19,9 +19,10 @@ from .base.memory_limit import check_memory_limit, of_limit, of_store
 from .comparison.core import check_options
 from .comparison.experiments import compared, correction_name, named_baselines
 from .errors import ArgumentError
+from .evaluation.answers import answer_lines, evaluate_answers
 from .evaluation.default_qrels import default_qrels
 from .evaluation.in_memory import Evaluator
-from .evaluation.request import EvalRequest, Evaluation, Given, OnSpark, Source, Stored, check
+from .evaluation.request import EvalRequest, Evaluation, Given, GivenAnswers, OnSpark, Source, Stored, check
 from .evaluation.stored import evaluate_runs
 from .ingest.sources import is_path, is_ranx
 from .intervals.request import NO_INTERVALS, IntervalRequest
@@ -44,6 +45,10 @@ def evaluate_source(source: Source, request: EvalRequest) -> Evaluation:
     check(source, request)
     if isinstance(source, Given):
         return Evaluation([_given(source, request)])
+    if isinstance(source, GivenAnswers):
+        result = evaluate_answers(source.qrels, source.answers, request.names, request.options, source.qrels_name)
+        request.intervals.attach(None, result)
+        return Evaluation([result])
     if isinstance(source, OnSpark):
         return Evaluation([_on_spark(source, request)])
     return _stored(source, request)
@@ -100,9 +105,11 @@ def _stored(source: Stored, request: EvalRequest) -> Evaluation:
         "progress": source.progress,
         "recompute": source.recompute,
     }
+    if source.kinds is not None:  # one qrels set (check): every run of these kinds
+        how["kinds"] = source.kinds
     if source.agg is not None:
         results = [evaluate_runs(store, q, source.runs, metrics, **how) for q in sets]
-        board = across_board(results, source.agg, request.intervals.ranks)
+        board = across_board(results, source.agg, request.intervals.ranks, of_store(store))
         board.notes = [n for r in results for n in r.notes] + board.notes
         return Evaluation(results, board)
     if source.subsamples is not None:
@@ -112,7 +119,11 @@ def _stored(source: Stored, request: EvalRequest) -> Evaluation:
         results = list(by_set.values())
     else:
         results = [evaluate_runs(store, sets[0], source.runs, metrics, **how)]
-    request.intervals.attach(store, results, save_to_store=source.save)
+    read_only = bool(getattr(store, "read_only", False))
+    request.intervals.attach(store, results, save_to_store=source.save and not read_only)
+    if read_only and source.save and (request.intervals.means or request.intervals.ranks):
+        for r in results:
+            r.notes.append("the store is open read-only: the intervals were computed and not stored")
     return Evaluation(results)
 
 
@@ -164,6 +175,9 @@ def evaluate(
     A run with no rows is an error, except with ``complete=True``: it then scores every topic of
     the qrels as a run that retrieved nothing (0 for most metrics), as trec_eval ``-c`` does.
 
+    Generated answers (docs/rag.md, :mod:`evalstore.evaluation.answers`): ``evaluate(assignments,
+    answers, ["strict_vital", "vital"])``, with support labels or qrels as ``qrels`` too.
+
     Returns an :class:`~evalstore.results.eval_result.EvalResult`: ``.per_topic`` rows
     ``(run, topic, metric, value)``, ``.means`` rows ``(run, metric, mean, n_topics)``,
     ``.table()``, ``.topics()``, ``.to_df()``. For many calls with the same qrels use
@@ -174,9 +188,13 @@ def evaluate(
         options_from(convention=convention, complete=complete, depth=depth),
         IntervalRequest(ci, rank_ci, level, trials, seed),
     )
-    source = Given(
-        qrels, runs, qrels_name, run_name, qrels_format, run_format, gains, memory_limit, threads, temp_directory
-    )
+    answers = answer_lines(runs, run_name)
+    source: Source = (
+        GivenAnswers(qrels, answers, qrels_name)
+        if answers is not None
+        else Given(qrels, runs, qrels_name, run_name, qrels_format, run_format, gains, memory_limit, threads,
+                   temp_directory)
+    )  # fmt: skip
     return evaluate_source(source, request).result
 
 

@@ -17,6 +17,11 @@ class StoreLockedError(StoreError):
     """Another process holds the store file open for writing."""
 
 
+class StoreIOError(StoreError):
+    """The store's file cannot be written or read by the machine: a read-only file system, a full
+    disk (the CLI exits with 5, as for other input/output errors)."""
+
+
 class IngestError(EvalstoreError):
     """Bad input file. Carries the file, the 1-based line number and the offending text."""
 
@@ -68,6 +73,11 @@ class FusionError(EvalstoreError):
     """A fusion of runs cannot be made as asked (unknown method, bad parameter, runs without scores)."""
 
 
+class PoolError(EvalstoreError):
+    """A pool cannot be built, exported or analysed as asked (unknown strategy, bad depth or p, a
+    name that exists, runs without a group)."""
+
+
 class ArgumentError(EvalstoreError, TypeError):
     """A public function was given an argument of the wrong kind (a number where a name goes, ...)."""
 
@@ -94,6 +104,16 @@ def is_damage(e: BaseException) -> bool:
     """True for DuckDB's reports of a damaged database file."""
     text = str(e).lower()
     return any(m in text for m in _DAMAGE_MARKERS)
+
+
+def is_read_only_file_system(e: BaseException) -> bool:
+    """True for an error of writing on a read-only file system (errno 30, EROFS)."""
+    return getattr(e, "errno", None) == 30 or "read-only file system" in str(e).lower()
+
+
+def is_disk_full(e: BaseException) -> bool:
+    """True for an error of writing on a full disk (errno 28, ENOSPC)."""
+    return getattr(e, "errno", None) == 28 or "no space left" in str(e).lower()
 
 
 def is_resource_error(e: BaseException) -> bool:

@@ -25,22 +25,36 @@ from .base.arguments import names
 from .comparison import compare
 from .comparison.experiments import store_experiment
 from .db.connection import Settings, check_metadata, connect, resolve_location
-from .db.drop import DropPlan, drop, drop_qrels, drop_runs, drop_texts, plan_drop
+from .db.drop import DropPlan, drop, drop_pools, drop_qrels, drop_runs, drop_texts, plan_drop
 from .db.handle import StoreHandle
+from .db.lockdown import Lockdown
+from .db.lockdown import verify as verify_lockdown
 from .db.migrations import check_current, migrate
+from .db.run_kinds import set_kind
 from .errors import ArgumentError, StoreError
 from .evaluation.request import EvalRequest, Stored
 from .explain.explanation import compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
+from .ingest.answers import ingest_answers
+from .ingest.datasets import ingest_dataset, official_measures
+from .ingest.nuggets import ingest_assignments, ingest_nuggets
 from .ingest.run_export import export_run
+from .ingest.support import ingest_support
 from .ingest.texts import ingest_docs, ingest_topics
 from .intervals.request import NO_INTERVALS, IntervalRequest
 from .judges import agree
 from .layout import export_store, import_scores, import_store
 from .meta.design import design
+from .meta.reusability import reusability
 from .metrics import sql_functions
 from .metrics.options import DEFAULTS, KEYWORDS, EvalOptions, options_of
+from .metrics.user.stored import MeasureResult, add_measure, drop_measure, list_measures
+from .metrics.user.stored import load as load_measures
+from .pool import build_pool
+from .pool.coverage import pool_coverage, pool_sizes
+from .pool.leave_out import leave_out_subsamples
+from .pool.manage import export_pool, list_pools
 from .repro import reproducibility
 from .results.across import AcrossBoard
 from .results.eval_result import EvalResult
@@ -125,12 +139,15 @@ class Store(StoreHandle):
         dedupe: bool = False,
         name_from: str = "tag",
         progress: bool | None = None,
+        kind: str | None = None,
     ) -> list[IngestResult]:
         """Ingest TREC or NTCIR run file(s), or one run given as a dict / DataFrame / Arrow table
         (with ``name``). One run per TREC file, named ``name``, else by its tag (``name_from='file'``:
         by the file name). ``replace``: other content under a stored name replaces it (its scores
         and the analyses that read it go). ``dedupe``: keep the first of a document listed twice in
-        a topic. One transaction: on any error nothing is stored. See :func:`evalstore.ingest.ingest_runs`."""
+        a topic. ``kind``: ``submitted`` (a new run's default) or ``scratch`` (set on runs already
+        stored too). One transaction: on any error nothing is stored. See
+        :func:`evalstore.ingest.ingest_runs`."""
         return ingest_runs(
             self,
             paths,
@@ -140,6 +157,7 @@ class Store(StoreHandle):
             dedupe=dedupe,
             name_from=name_from,
             progress=progress,
+            kind=kind,
         )
 
     def ingest_qrels(
@@ -170,7 +188,15 @@ class Store(StoreHandle):
         )
 
     ingest_topics = _method(ingest_topics)
+    ingest_dataset = _method(ingest_dataset)
+    official_measures = _method(official_measures)
     ingest_docs = _method(ingest_docs)
+    set_run_kind = _method(set_kind, "set_run_kind")
+    # generated answers (TREC RAG), nugget sets, nugget assignments and support labels (docs/rag.md)
+    ingest_answers = _method(ingest_answers)
+    ingest_nuggets = _method(ingest_nuggets)
+    ingest_assignments = _method(ingest_assignments)
+    ingest_support = _method(ingest_support)
 
     def drop_topics(self, names: str | Sequence[str]) -> DropPlan:
         """Remove topic sets (a name or names) with their texts."""
@@ -179,6 +205,10 @@ class Store(StoreHandle):
     def drop_docs(self, names: str | Sequence[str]) -> DropPlan:
         """Remove doc sets (a name or names) with their texts."""
         return drop_texts(self, "docs", names)
+
+    def drop_nuggets(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove nugget sets (a name or names) with their nuggets (not while assignment sets use them)."""
+        return drop_texts(self, "nuggets", names)
 
     plan_drop = _method(plan_drop)
 
@@ -211,9 +241,11 @@ class Store(StoreHandle):
         trials: int = NO_INTERVALS.trials,
         seed: int = NO_INTERVALS.seed,
         rank_ci: str | None = NO_INTERVALS.rank_ci,
+        kinds: str | Sequence[str] | None = None,
     ) -> EvalResult:
-        """Compute ``metrics`` for ``runs`` (all runs when None) against the qrels set ``qrels``,
-        store the per-topic scores and return them.
+        """Compute ``metrics`` for ``runs`` (all runs when None; all the runs of ``kinds``, such as
+        ``"submitted"``, when given) against the qrels set ``qrels``, store the per-topic scores and
+        return them (the notes say which kinds of runs the result holds when not only submitted ones).
 
         ``convention``: ``trec_eval`` (score order), ``trec_eval9`` (scores in single precision),
         ``ntcireval`` (file order, R = 0 topics dropped) or ``ir_measures`` (each metric as its
@@ -235,7 +267,7 @@ class Store(StoreHandle):
         request = EvalRequest(
             metrics, EvalOptions(convention, complete, depth, pool), IntervalRequest(ci, rank_ci, level, trials, seed)
         )
-        source = Stored(self, qrels, runs, save=save, progress=progress, recompute=recompute)
+        source = Stored(self, qrels, runs, save=save, progress=progress, recompute=recompute, kinds=kinds)
         return evaluate_source(source, request).result
 
     def evaluate_subsamples(
@@ -317,6 +349,19 @@ class Store(StoreHandle):
     plan_drop_subsamples = _method(plan_drop_subsamples)
     drop = _method(drop)
 
+    # ------------------------------------------------------------------ pools (evalstore.pool)
+    pool = _method(build_pool, "pool")
+    list_pools = _method(list_pools)
+    pool_sizes = _method(pool_sizes)
+    pool_coverage = _method(pool_coverage)
+    export_pool = _method(export_pool)
+    leave_out_subsamples = _method(leave_out_subsamples)
+    reusability = _method(reusability)
+
+    def drop_pools(self, names: str | Sequence[str]) -> DropPlan:
+        """Remove pools (a name or names) with their documents and contributions."""
+        return drop_pools(self, names)
+
     # ------------------------------------------------------------------ reproducibility and design
     repro = _method(reproducibility, "repro")
     design = _method(design)
@@ -337,6 +382,15 @@ class Store(StoreHandle):
     export_layout = _method(export_store, "export_layout")
     import_layout = _method(import_store, "import_layout")
     import_scores = _method(import_scores)
+
+    # ------------------------------------------------------------------ measures of one's own
+    add_measure = _method(add_measure)
+
+    def drop_measure(self, name: str) -> MeasureResult:
+        """Remove a measure of one's own the store keeps, and its stored scores."""
+        return drop_measure(self, name)
+
+    list_measures = _method(list_measures)
 
     # ------------------------------------------------------------------ other clients
     def sqlalchemy_engine(self, **kwargs: Any) -> sqlalchemy.engine.Engine:
@@ -364,7 +418,8 @@ def open(  # noqa: A001
     threads: int | None = None,
     temp_directory: str | None = None,
     sandbox: bool = False,
-    wait: float = 0.0,
+    query_only: bool = False,
+    wait: float | None = None,
     create: bool = True,
     yield_to_writers: bool = False,
 ) -> Store:
@@ -377,9 +432,16 @@ def open(  # noqa: A001
     ``memory_limit`` (e.g. ``'1.5GB'``), ``threads``, ``temp_directory`` (where DuckDB spills):
     DuckDB's resource settings (default ``$EVALSTORE_MEMORY_LIMIT`` etc.; see
     :class:`~evalstore.db.connection.Settings`).
-    ``sandbox=True``: for untrusted queries; the store is opened read-only, queries may read only
-    the store (no file, no network) and change nothing (:mod:`evalstore.db.sqlsafety`).
-    ``wait``: seconds to keep retrying while another process holds the store.
+    ``query_only=True``: for ad-hoc SQL (what ``evalstore sql`` runs): DuckDB opens the store
+    read-only, without file or network access (but a spill folder of its own) and with its
+    configuration locked, so no statement changes the store, a setting or a file
+    (:mod:`evalstore.db.lockdown`); operations that write refuse such a store.
+    ``sandbox=True``: for untrusted queries (the web pages): ``query_only`` and DuckDB reaches no
+    local file at all (it does not spill either), and evalstore's Python functions over lists,
+    which a time limit cannot stop, are not there.
+    ``wait``: seconds to keep retrying while another process holds the store; None (the default):
+    no retry, except that a writer finding the store held by ``evalstore serve`` waits up to
+    :data:`evalstore.db.waiting.SERVER_WAIT` seconds for the server to let it in.
     ``create=False``: a store file that does not exist is an error instead of a new empty store
     (the command line creates stores only in ``ingest``, ``demo`` and ``import store``).
     ``yield_to_writers=True``: a writer of another process waiting for the store (``--wait``) goes
@@ -394,24 +456,34 @@ def open(  # noqa: A001
             f"the store {location} does not exist; create it by ingesting qrels or runs "
             f"(evalstore ingest ... --db {location}), or point --db / $EVALSTORE_DB at an existing store"
         )
-    if sandbox:
+    lockdown = Lockdown.SANDBOX if sandbox else Lockdown.QUERY if query_only else None
+    if lockdown is not None:
         if location == ":memory:":
-            raise StoreError("a sandboxed store must be a store file (an in-memory store is empty)")
+            raise StoreError(f"a {lockdown.value} store must be a store file (an in-memory store is empty)")
         read_only = True
     settings = Settings.resolve(memory_limit, threads, temp_directory)
     con = connect(
-        location, read_only=read_only, settings=settings, sandbox=sandbox, wait=wait, yield_to_writers=yield_to_writers
+        location,
+        read_only=read_only,
+        settings=settings,
+        lockdown=lockdown,
+        wait=wait,
+        yield_to_writers=yield_to_writers,
     )
     read_only = read_only and location != ":memory:"
     try:
-        # the SQL functions first: migrations may call them (0004 converts metric names)
-        sql_functions.register(con)
+        # the SQL functions first: migrations may call them (0004 converts metric names); a sandbox
+        # gets none of those over lists (their one call cannot be interrupted at a time limit)
+        sql_functions.register(con, over_lists=lockdown is not Lockdown.SANDBOX)
+        if lockdown is not None:
+            verify_lockdown(con, lockdown, sql_functions.list_function_names())
         if read_only:
             check_current(con, location)
         else:
             check_metadata(con, location)
             migrate(con, location)
+        load_measures(con)  # the measures of one's own the store keeps, known from now on
     except BaseException:
         con.close()
         raise
-    return Store(con, location, read_only=read_only, sandbox=sandbox)
+    return Store(con, location, read_only=read_only, lockdown=lockdown)

@@ -13,7 +13,7 @@
 -- (g = 1 when grade >= rel). T is the desired total gain, k the cutoff:
 --
 --   RBP(p, rel)    c_i = p                                         Moffat & Zobel, TOIS 2008
---                  (without rel: trectools' graded RBP, see the block)
+--                  (without rel: trectools' graded RBP, see the block; RBP_resid: its residual)
 --   SDCG@k         c_i = log(i+1)/log(i+2) for i < k, else 0       scaled DCG: sum_{i<=k} g_i/log2(i+1) / sum_{i<=k} 1/log2(i+1)
 --   BPM(T)@k       c_i = 1 while cg(i) < T and i < k, else 0       static Bejeweled player, Zhang et al., SIGIR 2017
 --   INST(T)        c_i = ((i + T + T_i - 1)/(i + T + T_i))^2, T_i = T - cg(i)     Moffat et al., ADCS 2015
@@ -82,6 +82,39 @@ JOIN (SELECT run_id, topic, score, min(rank) AS a, max(rank) AS b FROM rl_retrie
   ON g.run_id = j.run_id AND g.topic = j.topic AND g.score IS NOT DISTINCT FROM r.score
 WHERE ${rel} IS NULL AND j.rank <= ${k} AND j.grade > 0
 GROUP BY j.qrels_id, j.run_id, j.topic
+
+-- @metric RBP_resid
+-- reads: rl_topics, rl_judged, rl_retrieved
+-- params: has_cutoff, k, p
+-- (RBP's residual, Moffat & Zobel, TOIS 2008, as trectools 0.0.50's TrecEval.get_rbp returns it:
+-- the weight (1-p) p^(i-1) of the unjudged ranks i <= d plus p^d, the weight of every rank beyond
+-- d, with d = k (RBP_resid@k) or 1000 (get_rbp's default depth). A rank's weight is the mean weight
+-- of its group of equal scores among the top d (trectools' average_ties). The weight of the top
+-- n = min(d, retrieved) ranks is 1 - p^n, so the residual is 1 - p^n - (the judged ranks' weight) +
+-- p^d; ranks a run left empty add nothing. Unjudged: not in the qrels, or a negative grade.)
+WITH cut AS (
+    SELECT CASE WHEN ${has_cutoff} THEN ${k} ELSE 1000 END AS d
+), ties AS (
+    SELECT r.run_id, r.topic, r.score, CASE WHEN r.score IS NULL THEN r.rank END AS alone,
+           min(r.rank) AS a, max(r.rank) AS b
+    FROM rl_retrieved r CROSS JOIN cut
+    WHERE r.rank <= cut.d
+    GROUP BY r.run_id, r.topic, r.score, CASE WHEN r.score IS NULL THEN r.rank END
+), seen AS (
+    SELECT j.qrels_id, j.run_id, j.topic,
+           exact_sum((pow(${p}, g.a - 1) - pow(${p}, g.b)) / (g.b - g.a + 1)) AS w
+    FROM rl_judged j
+    JOIN rl_retrieved r ON r.run_id = j.run_id AND r.topic = j.topic AND r.doc = j.doc
+    JOIN ties g ON g.run_id = r.run_id AND g.topic = r.topic AND g.score IS NOT DISTINCT FROM r.score
+               AND g.alone IS NOT DISTINCT FROM (CASE WHEN r.score IS NULL THEN r.rank END)
+    WHERE j.judged
+    GROUP BY j.qrels_id, j.run_id, j.topic
+)
+SELECT t.qrels_id, t.run_id, t.topic,
+       1 - pow(${p}, least(t.num_ret, c.d)) - coalesce(s.w, 0) + pow(${p}, c.d) AS value
+FROM rl_topics t
+CROSS JOIN cut c
+LEFT JOIN seen s ON s.qrels_id = t.qrels_id AND s.run_id = t.run_id AND s.topic = t.topic
 
 -- @metric SDCG
 -- params: cwl_grid, cwl_value, k

@@ -31,6 +31,7 @@ ONE_WORKER = {
     "tests/conformance/test_repro_eval_dl.py": "a store of ten TREC DL runs",
     "tests/conformance/test_dl_official.py": "stores of every TREC DL 2019 and 2020 run",
     "tests/conformance/test_ntcireval.py": "a store of every NTCIREVAL fixture",
+    "tests/conformance/test_trectools.py": "a store of every TREC DL 2019 run and trectools' runs of them",
 }
 
 
@@ -103,6 +104,35 @@ def template_stores(tmp_path_factory):
     with evalstore.open(paths["sample"]) as s:
         _ingest_sample(s)
     return paths
+
+
+@pytest.fixture(scope="session")
+def rag_template(tmp_path_factory) -> Path:
+    """The bundled RAG sample (evalstore/data/rag: answers, nuggets, manual and automatic
+    assignments and support labels, qrels, topics, documents) in a store file, made once per
+    session (per worker) when a test first asks for it."""
+    from evalstore.cli.demo import ingest_rag_sample
+
+    path = tmp_path_factory.mktemp("rag") / "rag.duckdb"
+    with evalstore.open(path) as s:
+        ingest_rag_sample(s)
+    return path
+
+
+@pytest.fixture
+def rag_db(rag_template, tmp_path) -> Path:
+    """A copy of the RAG sample's store, private to the test (a path, for the command line)."""
+    path = tmp_path / "rag.duckdb"
+    shutil.copyfile(rag_template, path)
+    return path
+
+
+@pytest.fixture
+def rag_store(rag_db):
+    """An open store holding the RAG sample, private to the test."""
+    s = evalstore.open(rag_db)
+    yield s
+    s.close()
 
 
 def _copy_of(template_stores, which: str, tmp_path) -> Path:

@@ -134,10 +134,12 @@ sys.stdin.read()
 
 
 @contextlib.contextmanager
-def holding_lock(path: Path) -> Iterator[int]:
-    """The store at ``path`` held open for writing by another process; yields that process's PID."""
+def holding_lock(path: Path, *args: str, script: str = HOLD_LOCK) -> Iterator[int]:
+    """The store at ``path`` held open for writing by another process (``script``, a Python
+    program given ``path`` and ``args`` that prints "ready" and holds the store until its stdin
+    closes); yields that process's PID."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script, str(path), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"

@@ -96,12 +96,12 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("intervals", {"intervals"}),
     ("results", {"results"}),
     ("evaluation", {"evaluation", "layout", "spark"}),
-    ("built on evaluation", {"explain", "subsample"}),
+    ("built on evaluation", {"explain", "subsample", "pool"}),
     ("analyses", {"meta", "judges", "repro", "fusion"}),
     ("comparisons", {"comparison"}),
     ("the evaluation entry point", {"api"}),
     ("the store", {"store"}),
-    ("front ends", {"web", "__init__", "cli"}),
+    ("front ends", {"web", "__init__", "cli", "pyterrier"}),
     ("entry points", {"entry", "__main__"}),
 ]  # fmt: skip
 

@@ -13,6 +13,9 @@ import pytest
 
 pytest.importorskip("starlette", reason='the web extra is not installed (pip install "evalstore[web-test]")')
 pytest.importorskip("jinja2", reason='the web extra is not installed (pip install "evalstore[web-test]")')
+# Starlette's test client needs httpx, which the web-test extra brings and the web extra does not
+# (`pip install ".[web,test]"` then `pytest` stopped at collection with an error)
+pytest.importorskip("httpx", reason='Starlette\'s test client needs httpx: pip install "evalstore[web-test]"')
 
 from websupport import build_store  # noqa: E402
 

@@ -33,6 +33,9 @@ def build_store(path: Path) -> Path:
         meta.swap(s, "sample", ["AP", "nDCG@10"], trials=100)
         meta.discpower(s, "sample", ["AP", "nDCG@10"], trials=100)
         s.compare("sample", "bm25", None, ["AP"], effects=True, trials=200)
+        lexical = {"bm25", "bm25_rm3", XSS}
+        groups = {r: ("lexical" if r in lexical else "neural") for r in s.run_names()}
+        s.reusability("sample", ["AP", "nDCG@10"], groups=groups, pool_depth=5)
     return path
 
 

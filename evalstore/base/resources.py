@@ -38,6 +38,26 @@ def sample_dir() -> Path:
     return _PKG / "data" / "sample"
 
 
+def rag_sample_dir() -> Path:
+    """The bundled RAG sample (answers, nuggets, assignments, support labels), see
+    evalstore/data/rag/README.md."""
+    return _PKG / "data" / "rag"
+
+
 @cache
 def read_sql(name: str) -> str:
     return (sql_dir() / name).read_text(encoding="utf-8")
+
+
+@cache
+def sql_blocks(name: str) -> dict[str, str]:
+    """The blocks of an SQL file that is not a metric family (``sql/fusion.sql``, ``sql/pool.sql``):
+    ``-- @block NAME`` starts one; comment lines are dropped."""
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in read_sql(name).splitlines():
+        if line.startswith("-- @block "):
+            current = out.setdefault(line.split()[2], [])
+        elif current is not None and not line.lstrip().startswith("--"):
+            current.append(line)
+    return {k: "\n".join(v).strip() for k, v in out.items()}

@@ -7,13 +7,16 @@ own modules, imported here so that they register on the application.
 """
 
 from . import (
+    answer_cmds,
     compare_cmds,
     eval_cmds,
     explain_cmds,
     fusion_cmds,
     judge_cmds,
     layout_cmds,
+    measure_cmds,
     meta_cmds,
+    pool_cmds,
     repro_cmds,
     store_cmds,
     subsample_cmds,
@@ -22,6 +25,7 @@ from . import (
 from .app import app, main
 
 __all__ = [
+    "answer_cmds",
     "app",
     "compare_cmds",
     "eval_cmds",
@@ -30,7 +34,9 @@ __all__ = [
     "judge_cmds",
     "layout_cmds",
     "main",
+    "measure_cmds",
     "meta_cmds",
+    "pool_cmds",
     "repro_cmds",
     "store_cmds",
     "subsample_cmds",

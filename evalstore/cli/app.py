@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import duckdb
 import typer
@@ -23,9 +24,21 @@ from .ranges import number
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
+
+class RootGroup(HelpGroup):
+    """The root command: a closed standard output (``evalstore demo | head``) ends a command quietly.
+    Click turns an ``EPIPE`` into exit 1 before :func:`main` sees it, so it is caught here first."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as e:
+            raise failures.OutputClosed() from e
+
+
 app = typer.Typer(
     name="evalstore",
-    cls=HelpGroup,
+    cls=RootGroup,
     help="A DuckDB store for IR evaluation: ingest runs and qrels, compute metrics in SQL, query and export.",
     no_args_is_help=True,
     add_completion=False,
@@ -94,6 +107,27 @@ def root(
         ctx.call_on_close(_set_env("EVALSTORE_DEBUG", "1"))
 
 
+def _debug_option() -> Any:
+    """The root's ``--debug`` as an option of every command (:attr:`HelpGroup.common_params`): made
+    by Typer from a declaration, as every other option is."""
+
+    def use(value: bool) -> None:
+        if value:
+            os.environ["EVALSTORE_DEBUG"] = "1"
+
+    made = typer.Typer()
+
+    @made.command()
+    def declared(
+        debug: bool = flag("--debug", expose_value=False, callback=use, help="Show the Python traceback of an error."),
+    ) -> None: ...
+
+    return typer.main.get_command(made).params[0]
+
+
+HelpGroup.common_params = [_debug_option()]
+
+
 def group(help: str) -> typer.Typer:
     """A command group that takes -h and a --db before its subcommand, like the root."""
     sub = typer.Typer(cls=HelpGroup, help=help, no_args_is_help=True, context_settings=CONTEXT)
@@ -106,7 +140,11 @@ def group(help: str) -> typer.Typer:
 
 
 def open_store(
-    r: resource_options.StoreResources, read_only: bool = False, sandbox: bool = False, create: bool = False
+    r: resource_options.StoreResources,
+    read_only: bool = False,
+    sandbox: bool = False,
+    create: bool = False,
+    query_only: bool = False,
 ) -> Store:
     """Open the store of a command (``r.db``) with the command's resource options. Only the
     commands that make a store (``ingest``, ``demo``, ``import store``) pass ``create=True``:
@@ -118,7 +156,8 @@ def open_store(
         threads=r.threads,
         temp_directory=r.temp_dir,
         sandbox=sandbox,
-        wait=r.wait or 0.0,
+        query_only=query_only,
+        wait=r.wait,
         create=create,
     )
 
@@ -126,6 +165,22 @@ def open_store(
 def open_for_reading(r: resource_options.StoreResources) -> Store:
     """Open the store read-only (no write lock; several readers may share it). A store that needs
     a schema upgrade is opened for writing once, which upgrades it; a missing store is an error."""
+    if _needs_upgrade(r):
+        return open_store(r)
+    return open_store(r, read_only=True)
+
+
+def open_for_queries(r: resource_options.StoreResources, sandbox: bool = False) -> Store:
+    """Open the store for ad-hoc SQL that changes nothing: a connection DuckDB locks down
+    (``evalstore.open(..., query_only=True)``; ``sandbox``: ``sandbox=True``). A store that needs a
+    schema upgrade is upgraded first (opened for writing once); a missing store is an error."""
+    if _needs_upgrade(r):
+        open_store(r).close()
+    return open_store(r, sandbox=sandbox, query_only=not sandbox)
+
+
+def _needs_upgrade(r: resource_options.StoreResources) -> bool:
+    """Whether the store needs a schema upgrade (a missing store is an error)."""
     info = inspect_store(r.db, wait=r.wait or 0.0)
     if info["state"] == "missing":
         raise StoreError(
@@ -133,9 +188,7 @@ def open_for_reading(r: resource_options.StoreResources) -> Store:
             f"(evalstore ingest ... --db {info['location']}), or point --db / $EVALSTORE_DB at "
             f"an existing store"
         )
-    if info["state"] == "older" or info["schema_version"] < len(available_migrations()):
-        return open_store(r)
-    return open_store(r, read_only=True)
+    return info["state"] == "older" or info["schema_version"] < len(available_migrations())
 
 
 def main() -> None:
@@ -154,7 +207,9 @@ def main() -> None:
             sys.exit(code)
         if type(e).__name__ == "Abort":
             sys.exit(failures.report(KeyboardInterrupt()))
-        if failures.debugging():
+        if isinstance(e, (failures.OutputClosed, BrokenPipeError)):
+            failures.closed_output()
+        elif failures.debugging():
             raise
         sys.exit(failures.report(e))
     finally:

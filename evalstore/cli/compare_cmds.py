@@ -68,6 +68,7 @@ def compare_cmd(
     dz: bool = flag("--dz", help="Also Cohen's d_z beside Δ in the table (implies --effects)."),
     per_topic: bool = flag(
         "--per-topic",
+        "-p",
         help="Print the per-topic scores instead: topic, baseline, run and difference, the worst losses first.",
     ),
     contrast: bool = flag(

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import typer
 
 from ..api import evaluate_source
+from ..evaluation.default_qrels import default_qrels
 from ..evaluation.request import OFFICIAL, EvalRequest, Evaluation, Given, OnSpark, OptionConflict, Source, Stored
+from ..ingest.datasets import official_measures
 from ..intervals.means import IntervalSpec
 from ..intervals.ranks import legend as rank_legend
 from ..metrics.options import EvalOptions
@@ -28,7 +30,7 @@ from . import figures
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
-from .demo import run_demo
+from .demo import run_demo, run_rag_demo
 from .inputs import spooled
 from .output import OutputFile, emit, format_option, output_format, say
 
@@ -59,11 +61,13 @@ def eval_cmd(
     ),
     qrels_sets: list[str] | None = opt.QrelsAcross,
     run: list[str] | None = opt.Runs,
+    kind: list[str] | None = opt.Kinds,
     metric: list[str] | None = typer.Option(
         None,
         "--metric",
         "-m",
-        help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable (default: trec_eval's official set).",
+        help="Metric, e.g. AP, nDCG@10, P(rel=2)@10, map, P_10; repeatable (default: the official measures of a "
+        "dataset's qrels set (ingest dataset), else trec_eval's official set).",
     ),
     agg: str | None = opt.Agg,
     per_topic: bool = flag("--per-topic", "-p", help="Print per-topic scores too (and the means)."),
@@ -104,8 +108,8 @@ def eval_cmd(
     view = View(per_topic, output_format(fmt, output, EVAL_FORMATS), transpose, bool(plot or plot_data))
     figures.check(plot, plot_data)
     _check_view(view, files, engine, data, subsamples, agg)
-    request = EvalRequest(metric or OFFICIAL, ev, ci.request)
-    with _source(files, qrels_sets, run, agg, subsamples, recompute, engine, data, store_opts) as source:
+    with _source(files, qrels_sets, run, kind, agg, subsamples, recompute, engine, data, store_opts) as source:
+        request = EvalRequest(metric or default_metrics(source), ev, ci.request)
         evaluation = evaluated(source, request)
         shown = _output(evaluation, view, source)
     if isinstance(source, OnSpark):
@@ -118,6 +122,15 @@ def eval_cmd(
     emit(shown, view.fmt, output)
 
 
+def default_metrics(source: Source) -> tuple[str, ...] | list[str]:
+    """What is evaluated when no -m is given: the official measures of a dataset's qrels set
+    (`ingest dataset`), else trec_eval's official set."""
+    if isinstance(source, Stored) and source.agg is None:
+        qrels = (source.qrels_sets() or [default_qrels(source.store, OFFICIAL)])[0]
+        return official_measures(source.store, qrels) or OFFICIAL
+    return OFFICIAL
+
+
 def evaluated(source: Source, request: EvalRequest) -> Evaluation:
     """:func:`evalstore.api.evaluate_source`, its conflicting options said as usage errors."""
     try:
@@ -126,9 +139,13 @@ def evaluated(source: Source, request: EvalRequest) -> Evaluation:
         raise typer.BadParameter(e.said(_flag), param_hint=_flag(e.option)) from None
 
 
+#: the library keywords the command line spells otherwise
+_FLAGS = {"kinds": "--kind", "runs": "--run"}
+
+
 def _flag(keyword: str) -> str:
     """The command line's spelling of a library keyword (``rank_ci`` -> ``--rank-ci``)."""
-    return "--" + keyword.replace("_", "-")
+    return _FLAGS.get(keyword) or "--" + keyword.replace("_", "-")
 
 
 def _check_view(
@@ -159,6 +176,7 @@ def _source(
     files: list[str] | None,
     qrels_sets: list[str] | None,
     run: list[str] | None,
+    kind: list[str] | None,
     agg: str | None,
     subsamples: str | None,
     recompute: bool,
@@ -169,21 +187,25 @@ def _source(
     """The evaluation's source: the files given (``-`` spooled from standard input; the command's
     resources), the Parquet layout on Spark, or the store (open while the block runs)."""
     if files:
-        if qrels_sets or run or subsamples:
-            raise typer.BadParameter("with files, leave out --qrels, --run and --subsamples", param_hint="FILES")
+        if qrels_sets or run or kind or subsamples:
+            raise typer.BadParameter(
+                "with files, leave out --qrels, --run, --kind and --subsamples", param_hint="FILES"
+            )
         with spooled(files) as paths:
             name = "stdin" if files[0] == "-" else os.path.basename(files[0])
             yield Given(
                 paths[0], paths[1:], name, memory_limit=r.memory_limit, threads=r.threads, temp_directory=r.temp_dir
             )
     elif engine == "spark":
-        if not qrels_sets or subsamples:
-            raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no --subsamples)")
+        if not qrels_sets or subsamples or kind:
+            raise typer.BadParameter("--engine spark needs --data DIR and --qrels NAME (no --subsamples, --kind)")
         assert data is not None
         yield OnSpark(data, qrels_sets[0], run or None)
     else:
         with open_store(r) as store:
-            yield Stored(store, qrels_sets or None, run or None, subsamples, agg=agg, recompute=recompute)
+            yield Stored(
+                store, qrels_sets or None, run or None, subsamples, agg=agg, recompute=recompute, kinds=kind or None
+            )
 
 
 def _output(evaluation: Evaluation, view: View, source: Source) -> Output:
@@ -217,7 +239,9 @@ def _output(evaluation: Evaluation, view: View, source: Source) -> Output:
     return Output([table], notes=notes, result=result, legend=legend)
 
 
-def _subsamples_output(results: list[EvalResult], view: View, fractions: dict[str, tuple[float, int]]) -> Output:
+def _subsamples_output(
+    results: list[EvalResult], view: View, fractions: dict[str, tuple[float | None, int | None]]
+) -> Output:
     """A qrels set and its subsamples: one leaderboard (or the per-topic rows), with the intervals."""
     title = f"qrels {results[0].qrels} and {len(results) - 1} subsample(s)"
     by_set = {r.qrels: r for r in results}
@@ -255,11 +279,16 @@ def _interval_legend(how: IntervalSpec | None, hidden: bool) -> list[str]:
 def export_leaderboard_cmd(
     qrels_sets: list[str] | None = opt.QrelsAcross,
     metric: list[str] | None = typer.Option(
-        None, "--metric", "-m", help="Metric, e.g. AP, nDCG@10, map; repeatable (default: trec_eval's official set)."
+        None,
+        "--metric",
+        "-m",
+        help="Metric, e.g. AP, nDCG@10, map; repeatable (default: the official measures of a dataset's qrels set, "
+        "else trec_eval's official set).",
     ),
     output: str = typer.Option(..., "--output", "-o", help="Output file (format from its extension), or - for stdout."),
     fmt: str | None = format_option(extra_help=" With -o -: csv unless given."),
     run: list[str] | None = opt.Runs,
+    kind: list[str] | None = opt.Kinds,
     per_topic: bool = flag("--per-topic", "-p", help="Long format: one row per (run, topic, metric)."),
     agg: str | None = opt.Agg,
     *,
@@ -272,9 +301,9 @@ def export_leaderboard_cmd(
     to_stdout = output == "-"
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     _check_view(View(per_topic, chosen), None, "duckdb", None, None, agg)
-    request = EvalRequest(metric or OFFICIAL, ev, ci.request)
     with open_store(store_opts) as store:
-        evaluation = evaluated(Stored(store, qrels_sets or None, run or None, agg=agg), request)
+        source = Stored(store, qrels_sets or None, run or None, agg=agg, kinds=kind or None)
+        evaluation = evaluated(source, EvalRequest(metric or default_metrics(source), ev, ci.request))
     board = evaluation.board
     if board is not None:
         title = f"{len(board.qrels)} qrels sets ({', '.join(board.qrels)}), runs ranked by {board.agg}"
@@ -284,16 +313,31 @@ def export_leaderboard_cmd(
         table = report_rows.per_topic(result, means=False) if per_topic else report_rows.leaderboard(result)
         legend = _interval_legend(result.interval_spec, per_topic)
         legend += _rank_legend(result.rank_spec, result.metrics, per_topic, len(result.rank_widened))
-        shown = Output([table], legend=legend, notes=list(table.notes))
+        shown = Output([table], legend=legend, notes=list(result.notes))
     emit(shown, chosen, None if to_stdout else output)
 
 
 @app.command("demo")
 def demo(
     db: str | None = typer.Option(
-        None, "--db", help="Store file for the demo (default: ./evalstore-demo.duckdb; ':memory:' keeps nothing)."
+        None,
+        "--db",
+        help="Store file for the demo (default: ./evalstore-demo.duckdb, with --answers ./evalstore-rag-demo.duckdb; "
+        "':memory:' keeps nothing).",
     ),
+    answers: bool = flag(
+        "--answers",
+        help="The RAG sample instead: generated answers evaluated by their nuggets, their citations' support and "
+        "what they cite, and the automatic nugget assignments against the manual ones.",
+    ),
+    memory_limit: str | None = opt.MemoryLimit,
+    threads: int | None = opt.Threads,
+    temp_dir: str | None = opt.TempDir,
+    wait: float | None = opt.Wait,
 ) -> None:
     """Build a store from the bundled sample collection, evaluate it, show a leaderboard and a query,
     and print three commands to try on the store it leaves behind."""
-    run_demo(db)
+    if answers:
+        run_rag_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)
+    else:
+        run_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)

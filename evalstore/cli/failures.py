@@ -5,7 +5,7 @@ the Python traceback instead.
 =====  =======================================================================================
 code   meaning
 =====  =======================================================================================
-0      success
+0      success (also when the reader of the output went away: ``evalstore demo | head``)
 1      a user error: bad input file, unknown metric or name, bad SQL, ... (the message says which)
 2      a usage error: unknown option, bad option value (nothing was done)
 3      the store is busy: another process holds it, or a concurrent change conflicted
@@ -24,9 +24,33 @@ import os
 import duckdb
 import typer
 
-from ..errors import EvalstoreError, MemoryBudgetError, StoreDamagedError, StoreLockedError, is_damage
+from ..errors import (
+    EvalstoreError,
+    MemoryBudgetError,
+    StoreDamagedError,
+    StoreIOError,
+    StoreLockedError,
+    is_damage,
+    is_disk_full,
+    is_read_only_file_system,
+)
 
 USER, USAGE, BUSY, MEMORY, IO, DAMAGED, INTERNAL, INTERRUPTED = 1, 2, 3, 4, 5, 6, 70, 130
+
+
+class OutputClosed(Exception):
+    """The reader of standard output went away (``| head``): not an error, the command stops."""
+
+
+def closed_output() -> None:
+    """Point standard output at the null device, so that nothing more is written to the closed
+    pipe (the interpreter's flush at exit would report it)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
 
 
 def debugging() -> bool:
@@ -37,12 +61,16 @@ def explain(e: BaseException) -> tuple[int, str | None]:
     """The exit code and message for a failure (message None: print nothing more)."""
     if isinstance(e, KeyboardInterrupt) or _interrupted(e):
         return INTERRUPTED, "interrupted"
+    if isinstance(e, (OutputClosed, BrokenPipeError)):
+        return 0, None  # the reader of our output went away (| head): nothing to say
     if isinstance(e, StoreLockedError):
         return BUSY, f"error: {e}"
     if isinstance(e, StoreDamagedError):
         return DAMAGED, f"error: {e}"
     if isinstance(e, MemoryBudgetError):
         return MEMORY, f"error: {e}"
+    if isinstance(e, StoreIOError):
+        return IO, f"error: {e}"
     if isinstance(e, EvalstoreError):
         return USER, f"error: {e}"
     disk = _disk_problem(e)
@@ -60,8 +88,6 @@ def explain(e: BaseException) -> tuple[int, str | None]:
             f"and restore the store from a copy."
         )
     if isinstance(e, duckdb.IOException) or isinstance(e, OSError):
-        if isinstance(e, BrokenPipeError):
-            return 141, None  # the reader of our output went away (| head): nothing to say
         return IO, f"error: input/output failed: {_first_line(e)}"
     if isinstance(e, duckdb.TransactionException):
         return BUSY, f"error: another connection changed the store at the same time ({_first_line(e)}); try again."
@@ -78,13 +104,13 @@ def _disk_problem(e: BaseException) -> str | None:
     full disk at commit as a transaction error, so this is checked before the other kinds."""
     if not isinstance(e, (duckdb.Error, OSError)):
         return None
-    text, errno = _first_line(e), getattr(e, "errno", None)
-    if "no space left" in str(e).lower() or errno == 28:
+    text = _first_line(e)
+    if is_disk_full(e):
         return (
             f"error: the disk is full ({text}). Free space where the store, its temp directory (--temp-dir) or "
             f"the output file lives, or point --temp-dir / -o elsewhere."
         )
-    if "read-only file system" in str(e).lower() or errno == 30:
+    if is_read_only_file_system(e):
         return (
             f"error: the file system is read-only ({text}). Open the store with a read-only command, or copy it "
             f"to a writable disk (and point --temp-dir / -o there)."

@@ -29,7 +29,7 @@ from .ranges import number
 def fuse_cmd(
     run: list[str] | None = typer.Option(None, "--run", "-r", help="An input run; repeat (two or more, in order)."),
     method: str | None = choice(
-        None, "--method", "-m", choices=list(METHODS), aliases=METHOD_ALIASES, help="Fusion method: " + methods_help()
+        None, "--method", choices=list(METHODS), aliases=METHOD_ALIASES, help="Fusion method: " + methods_help()
     ),
     name: str = typer.Option(..., "--name", "-n", help="Name of the fused run."),
     norm: str | None = choice(
@@ -41,13 +41,13 @@ def fuse_cmd(
         "methods of ranks): " + norms_help(),
     ),
     param: list[str] | None = typer.Option(
-        None, "--param", "-p", help="A parameter of the method, NAME=VALUE (k=60, phi=0.8, gamma=0.5, sigma=0.01)."
+        None, "--param", help="A parameter of the method, NAME=VALUE (k=60, phi=0.8, gamma=0.5, sigma=0.01)."
     ),
     weights: str | None = typer.Option(
-        None, "--weights", "-w", help="Weights of the runs, in the order of -r (weighted methods), e.g. 0.5,0.3,0.2."
+        None, "--weights", help="Weights of the runs, in the order of -r (weighted methods), e.g. 0.5,0.3,0.2."
     ),
     depth: int | None = number(
-        None, "--depth", range=ranges.DEPTH, help="Fuse only the top D documents of each run per topic (default: all)."
+        None, "--depth", "-M", range=ranges.DEPTH, help="Fuse only the top D documents of each run per topic."
     ),
     top: int | None = number(None, "--top", range=ranges.DEPTH, help="Keep the top K fused documents per topic."),
     ranks: str = choice(
@@ -71,6 +71,10 @@ def fuse_cmd(
     refresh: bool = flag(
         "--refresh", help="Make the fused run --name again from its recipe over its inputs as they are now."
     ),
+    allow_disjoint: bool = flag(
+        "--allow-disjoint",
+        help="Fuse runs even if one shares no topic with the others (runs of different collections are refused).",
+    ),
     fmt: str | None = format_option(extra_help=" (The grid of --optimize.)"),
     output: str | None = typer.Option(
         None, "--output", "-o", help="Write the grid of --optimize to this file (format: --format or the extension)."
@@ -92,7 +96,7 @@ def fuse_cmd(
         else:
             result = s.fuse(
                 run or [], method or "", name=name, norm=norm, params=param, weights=weights, depth=depth, top=top,
-                ranks=ranks, replace=replace, optimize=optimize, qrels=qrels, step=step,
+                ranks=ranks, replace=replace, optimize=optimize, qrels=qrels, step=step, allow_disjoint=allow_disjoint,
             )  # fmt: skip
     if result.optimization is not None:
         emit(result.optimization.table(), chosen, output)
@@ -112,8 +116,10 @@ def export_run_cmd(
     *,
     store: opt.StoreOptions,
 ) -> None:
-    """Write a stored run as a TREC run file (topic Q0 doc rank score tag), its ir_metadata header first,
-    byte for byte as ingested (a fused run: its recipe)."""
+    """Write a stored run as a TREC run file. An ingested TREC run file comes back byte for byte (its sha256 is
+    runs.sha256: header, separators, scores as spelt, line ends); a fused run as the file its sha256 is of (its
+    recipe as the ir_metadata header); other runs (DataFrames, NTCIR res files, stores from before schema 17) as
+    evalstore's lines: topic Q0 doc rank score tag."""
     if output and output != "-":
         check_writable(output, "--output")
     with open_for_reading(store) as s:

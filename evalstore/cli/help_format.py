@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
@@ -77,7 +77,11 @@ def reflow(text: str | None) -> str | None:
 
 class HelpGroup(TyperGroup):
     """A command group whose commands (and itself) follow the help rule, their help text reflowed
-    (:func:`reflow`)."""
+    (:func:`reflow`), each taking the :attr:`common_params` too."""
+
+    #: options every command takes after its name as well as before it (the root's ``--debug``;
+    #: set by :mod:`evalstore.cli.app`): ``evalstore eval ... --debug`` as ``evalstore --debug eval ...``
+    common_params: ClassVar[list[Any]] = []
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -93,5 +97,7 @@ class HelpGroup(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None and not isinstance(cmd, HelpGroup):
+            taken = {o for p in cmd.params for o in getattr(p, "opts", ())}
+            cmd.params.extend(p for p in self.common_params if not taken & set(p.opts))
             tidy([*cmd.params, cmd.get_help_option(ctx)])
         return cmd

@@ -32,3 +32,15 @@ def spooled(paths: Sequence[str]) -> Iterator[list[str]]:
     finally:
         if tmp:
             os.unlink(tmp)
+
+
+def text_or_stdin(value: str, param_hint: str) -> str:
+    """``value``, or the text of standard input when it is ``-`` (``evalstore sql -``)."""
+    if value != "-":
+        return value
+    if sys.stdin.isatty():
+        raise typer.BadParameter("- reads standard input, but nothing is piped in", param_hint=param_hint)
+    text = sys.stdin.read()
+    if not text.strip():
+        raise typer.BadParameter("standard input is empty", param_hint=param_hint)
+    return text

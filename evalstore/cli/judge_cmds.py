@@ -23,8 +23,9 @@ from .ranges import number
         "the confusion matrix of grades, Cohen's kappa (plain, linear, quadratic; and on relevance at --rel) and "
         "Krippendorff's alpha (nominal, ordinal), overall and per topic; for each metric, the two leaderboards of "
         "the stored runs (evaluated if needed): Kendall's tau-b, Spearman's rho, tau_AP, the largest rank change "
-        "and the runs whose significance against the best run flips. Stored as an analysis (meta_runs kind "
-        "'agree')."
+        "and the runs whose significance against the best run flips. Two sets of nugget assignments (support "
+        "labels) compare the (run, topic, nugget) ((run, topic, sentence, citation)) items both judge, graded "
+        "0 not / 1 partial / 2 support. Stored as an analysis (meta_runs kind 'agree')."
     ),
 )
 @opt.shared(ev=opt.EVALUATION, store=opt.STORE)
@@ -35,8 +36,9 @@ def agree_cmd(
         None,
         "--metric",
         "-m",
-        help="Metric of the ranking agreement, e.g. nDCG@10, AP(rel=2); repeatable (default: nDCG@10 when the store "
-        "has runs).",
+        help="Metric of the ranking agreement, e.g. nDCG@10, AP(rel=2); repeatable (default when the store has runs: "
+        "nDCG@10; for nugget assignments strict_vital, strict_all, vital, all; for support labels "
+        "support_precision, support_recall).",
     ),
     rel: int = number(1, "--rel", range=ranges.GRADE, help="Lowest relevant grade, for kappa on binary relevance."),
     run: list[str] | None = opt.Runs,
@@ -52,7 +54,7 @@ def agree_cmd(
     trials: int = number(10000, "--trials", "-B", range=ranges.TRIALS, help="Resamples B of the randomisation test."),
     seed: int = opt.Seed,
     missing: str = opt.Missing,
-    per_topic: bool = flag("--per-topic", help="Print the label statistics of every topic instead."),
+    per_topic: bool = flag("--per-topic", "-p", help="Print the label statistics of every topic instead."),
     per_run: bool = flag("--per-run", help="Print every run's means, ranks and p-values under both sets instead."),
     fmt: str | None = format_option(extra_help=" json: the whole comparison as one document."),
     output: str | None = OutputFile,

@@ -16,16 +16,17 @@ import typer
 
 from ..evaluation.default_qrels import HELP as default_qrels_help
 from ..evaluation.default_qrels import default_qrels
-from ..evaluation.stored import unrelated_note
 from ..meta.common import Analysis
-from ..output import figure_data, meta_tables, plots
+from ..metrics.options import EvalOptions
+from ..output import figure_data, meta_tables, plots, reuse_tables
 from ..output.table import Table
+from ..pool.groups import LEAVE_OUT
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
 from . import figures, ranges
 from . import options as opt
 from .app import app, group, open_store
-from .choices import flag
-from .output import emit, say
+from .choices import choice, flag
+from .output import OutputFile, emit, format_option, say
 from .ranges import number
 
 meta_app = group(
@@ -48,9 +49,6 @@ def _done(
     plotter: Callable[[Analysis, str], object],
     data: Callable[[Analysis], Table],
 ) -> None:
-    left_out = {c["qrels"]: c["unrelated_runs"] for c in an.inputs.get("columns", []) if c.get("unrelated_runs")}
-    for qrels, runs in left_out.items():
-        say(unrelated_note(runs, qrels))
     for note in meta_tables.input_notes(an.inputs.get("columns", [])):
         say(note)
     figures.write(a.plot, a.plot_data, lambda p: plotter(an, p), lambda: data(an))
@@ -284,3 +282,74 @@ def robustness_cmd(
     for table in meta_tables.robustness(an, show=shows, paper=a.paper):
         _emit(table, a)
     _done(an, a, plots.plot_robustness, figure_data.robustness)
+
+
+@meta_app.command(
+    "reusability",
+    help=(
+        "Would a system that did not contribute to the pool be scored fairly? Leave one group of runs (a "
+        "participant's: --group-by FIELD) or one run (--leave-one-out runs) out at a time: remove from the qrels "
+        "every judged document that only its runs brought into the depth-K pool, score its runs on what is left, "
+        "and compare the leaderboards per metric: each run's change of mean and rank, Kendall's tau, tau_AP and "
+        "the largest drops (Zobel, SIGIR 1998; Buckley et al., IRJ 2007). The reduced qrels sets are stored as "
+        "subsamples (<qrels>@logo<K>:<group>, <qrels>@loro<K>:<run>); the analysis as meta_runs kind 'reusability'."
+    ),
+)
+@opt.shared(store=opt.STORE)
+def reusability_cmd(
+    qrels: str | None = typer.Option(None, "--qrels", "-q", help=f"The qrels set ({default_qrels_help})."),
+    metric: list[str] = MetricOpt,
+    run: list[str] | None = opt.Runs,
+    depth: int = number(10, "--depth", "-k", range=ranges.DEPTH, help="The pool depth K: each run's top K documents."),
+    group_by: str | None = typer.Option(
+        None,
+        "--group-by",
+        help="The field that groups runs: a column of --groups FILE (default: its second column), else a field of "
+        "the runs' ir_metadata headers (actor.team).",
+    ),
+    groups: str | None = typer.Option(
+        None,
+        "--groups",
+        help="A file mapping runs to groups: a header line, then a run per line (tab- or comma-separated), such "
+        "as TREC's runs_metadata.tsv (run_tag, participant, ...).",
+    ),
+    leave_one_out: str | None = choice(
+        None,
+        "--leave-one-out",
+        choices=LEAVE_OUT,
+        help="Leave one group out at a time (groups: by --group-by) or one run (runs).",
+    ),
+    prefix: str | None = typer.Option(
+        None, "--prefix", help="Name prefix of the leave-out subsamples (default: the qrels name)."
+    ),
+    replace: bool = flag("--replace", help="Recreate same-named leave-out subsamples made from other runs or groups."),
+    missing: str = opt.Missing,
+    convention: str = opt.Convention,
+    complete: bool = flag("--complete", "-c", help="Topics of the qrels missing from a run score 0 (trec_eval -c)."),
+    fmt: str | None = format_option(extra_help=" json: the whole analysis as one document."),
+    output: str | None = OutputFile,
+    plot: str | None = opt.Plot,
+    plot_data: str | None = figures.PlotData,
+    no_save: bool = flag("--no-save", help="Do not store the analysis (the leave-out subsamples are stored)."),
+    *,
+    store: opt.StoreOptions,
+) -> None:
+    how = leave_one_out or ("groups" if group_by or groups else None)
+    if how is None:
+        raise typer.BadParameter("say how runs are left out: --group-by FIELD [--groups FILE], or --leave-one-out runs")
+    if how == "runs" and (group_by or groups):
+        raise typer.BadParameter("--leave-one-out runs takes no grouping: drop --group-by and --groups")
+    a = opt.AnalysisOptions(
+        run=run, kind=None, top=None, top_by=None, missing=missing, convention=convention, complete=complete,
+        depth=None, fmt=fmt, output=output, plot=plot, plot_data=plot_data, no_save=no_save, db=store.db,
+    )  # fmt: skip
+    with open_store(store) as s:
+        qrels = qrels or default_qrels(s, metric)
+        result = s.reusability(
+            qrels, metric, run or None, pool_depth=depth, leave_one_out=how, group_by=group_by, groups=groups,
+            prefix=prefix, replace=replace, missing=missing, options=EvalOptions(convention, complete),
+            save=not no_save,
+        )  # fmt: skip
+    assert result.analysis is not None
+    emit(reuse_tables.report(result.analysis, result.to_dict(), result.notes), a.fmt or "table", a.output)
+    _done(result.analysis, a, plots.plot_reusability, figure_data.reusability)

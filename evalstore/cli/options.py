@@ -15,17 +15,19 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import typer
 
+from ..db.run_kinds import KINDS
 from ..errors import MetricError
 from ..evaluation import default_qrels
 from ..intervals.means import DEFAULT_LEVEL, DEFAULT_TRIALS, METHODS
 from ..intervals.ranks import RANK_METHODS
 from ..intervals.request import NO_INTERVALS, IntervalRequest
 from ..metrics.options import CONVENTIONS, DEFAULTS, EvalOptions
+from ..metrics.user.files import register_files
 from ..results.across import AGGREGATES as ACROSS_AGGREGATES
 from . import figures, ranges, resource_options
 from .choices import choice, flag
@@ -66,6 +68,13 @@ QrelsColumns = typer.Option(
     None, "--qrels", "-q", help=f"Qrels set (or subsample); repeat for several columns ({default_qrels.HELP})."
 )
 Runs = typer.Option(None, "--run", "-r", help="Run name; repeat for several (default: all runs).")
+Kinds = choice(
+    None,
+    "--kind",
+    choices=KINDS,
+    help="Instead of -r: every run of this kind, submitted, fused (evalstore fuse) or scratch (ingest run --kind "
+    "scratch); repeat for several (default: every run; a note says which kinds were included).",
+)
 QrelsAcross = typer.Option(
     None,
     "--qrels",
@@ -111,7 +120,7 @@ Plot = figures.plot_option("the analysis' figure")
 class Group:
     """Options that go together: the dataclass that receives them and ``(name, type, option)`` each."""
 
-    cls: type
+    cls: Callable[..., Any]  # a dataclass, or a function making the value the command receives
     options: tuple[tuple[str, Any, Any], ...]
 
 
@@ -150,6 +159,12 @@ class StoreOptions:
     temp_dir: str | None = None
     wait: float | None = None
 
+    def in_group(self, ctx: typer.Context) -> StoreOptions:
+        """These options with --db defaulting to one given before the sub-command of a group that
+        takes options itself (``evalstore subsample --db X list``, ``evalstore pool --db X list``;
+        the group's callback keeps it in ``ctx.obj``)."""
+        return replace(self, db=self.db or (ctx.obj or {}).get("db"))
+
 
 MemoryLimit = typer.Option(
     None,
@@ -172,7 +187,8 @@ Wait = number(
     "--wait",
     envvar="EVALSTORE_WAIT",
     range=ranges.WAIT,
-    help="Seconds to retry while another process holds the store.",
+    help="Seconds to retry while another process holds the store (default: none, except 30 s for a writer while "
+    "`evalstore serve` holds it).",
 )
 
 STORE = Group(
@@ -189,8 +205,18 @@ STORE = Group(
 
 #: ``--convention``, ``--complete``, ``--depth``: the command receives them as one
 #: :class:`~evalstore.metrics.options.EvalOptions`.
+def evaluation_options(
+    convention: str, complete: bool, depth: int | None, measures: list[str] | None = None
+) -> EvalOptions:
+    """The command's :class:`~evalstore.metrics.options.EvalOptions`; ``--measures FILE.sql``: the
+    measures of one's own of those files, registered for this command first."""
+    if measures:
+        register_files(measures)
+    return EvalOptions(convention, complete, depth)
+
+
 EVALUATION = Group(
-    EvalOptions,
+    evaluation_options,
     (
         ("convention", str, Convention),
         (
@@ -207,6 +233,17 @@ EVALUATION = Group(
                 "-M",
                 range=ranges.DEPTH,
                 help="Evaluate only the top N documents per topic (trec_eval -M).",
+            ),
+        ),
+        (
+            "measures",
+            list[str] | None,
+            typer.Option(
+                None,
+                "--measures",
+                help="An SQL file of measures of one's own for this command (one measure named after the file, or "
+                "several after '-- @measure NAME' lines; docs/measures.md); repeatable. `evalstore measure add` keeps "
+                "one in the store.",
             ),
         ),
     ),
@@ -314,8 +351,21 @@ INTERVALS = Group(
 )
 
 
+def check_kinds(run: list[str] | None, kind: list[str] | None, elsewhere: object = False) -> None:
+    """``--kind`` chooses stored runs instead of ``-r``: not both, and not where no stored runs are
+    chosen (``elsewhere``: files, several qrels sets, subsamples, Spark)."""
+    if kind and run:
+        raise typer.BadParameter("name the runs (-r) or give their kind, not both", param_hint="--kind")
+    if kind and elsewhere:
+        raise typer.BadParameter(
+            "--kind chooses the stored runs of one evaluation; leave out files, --agg, --subsamples, --engine spark",
+            param_hint="--kind",
+        )
+
+
 _RUN_SELECTION = (
     ("run", list[str] | None, Runs),
+    ("kind", list[str] | None, Kinds),
     (
         "top",
         int | None,
@@ -343,6 +393,7 @@ class AnalysisOptions:
     """What every meta-evaluation command takes: which runs, how to evaluate, where the output goes."""
 
     run: list[str] | None
+    kind: list[str] | None
     top: int | None
     top_by: str | None
     missing: str
@@ -359,11 +410,13 @@ class AnalysisOptions:
     threads: int | None = None
     temp_dir: str | None = None
     wait: float | None = None
+    measures: list[str] | None = None  # --measures FILE.sql (see evaluation_options)
 
     def inputs(self) -> dict[str, Any]:
         """The keyword arguments of the :mod:`evalstore.meta` analyses that select and evaluate."""
         return {
             "runs": self.run or None,
+            **({"kinds": self.kind} if self.kind else {}),
             "top": self.top,
             "top_by": self.top_by,
             "missing": self.missing,
@@ -371,6 +424,8 @@ class AnalysisOptions:
         }
 
     def __post_init__(self) -> None:
+        if self.measures:
+            register_files(self.measures)
         # the output format and file are checked before the analysis runs
         object.__setattr__(self, "fmt", output_format(self.fmt, self.output))
         figures.check(self.plot, self.plot_data)

@@ -26,6 +26,7 @@ from typing import Any
 
 import typer
 
+from ..base.output_file import replacing
 from ..output.formats import OUTPUT_FORMATS, TABLES, FormatMismatch, file_format, help_text, names
 from ..output.table import Output, Table
 from ..output.text import printable
@@ -78,7 +79,7 @@ def emit(report: Output | Table, fmt: str = "table", output: str | None = None) 
     legend_inside = spec.kind == "document" and not terminal
     shown = report if legend_inside else replace(report, legend=[])
     if output:
-        with open(output, "wb") if spec.binary else open(output, "w", newline="", encoding="utf-8") as fh:
+        with replacing(output, binary=spec.binary) as fh:  # whole or not at all
             spec.write(shown, fh)
     else:
         spec.write(shown, sys.stdout)
@@ -140,6 +141,8 @@ def check_writable(path: str | None, option: str, suffix: str | tuple[str, ...] 
     suffixes = (suffix,) if isinstance(suffix, str) else suffix
     if suffixes and not path.lower().endswith(suffixes):
         raise typer.BadParameter(f"{path}: the file name must end in {' or '.join(suffixes)}", param_hint=option)
+    if os.path.isdir(path):
+        raise typer.BadParameter(f"{path} is a folder; give the name of a file to write", param_hint=option)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise typer.BadParameter(f"{path}: the folder {folder} does not exist", param_hint=option)

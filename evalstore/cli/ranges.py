@@ -70,8 +70,12 @@ def number(default: Any, *flags: str, range: Range, help: str, **kwargs: Any) ->
 
 
 def _num(x: float | None) -> str:
+    """A bound as ``--help`` shows it: short enough for an 80-column terminal (``2^63-1``, not its
+    19 digits, which the help's column would cut)."""
     if x is None:
         return ""
+    if isinstance(x, int) and x > 10**9 and (x + 1).bit_count() == 1:
+        return f"2^{(x + 1).bit_length() - 1}-1"
     if isinstance(x, int) or (float(x).is_integer() and abs(x) < 1e16):
         return str(int(x))
     return f"{x:g}"
@@ -122,6 +126,8 @@ STEP = Range(0, 1e9, lo_open=True)
 SYSTEMS = Range(2, 1_000_000)
 #: rows of a table to show
 ROWS = Range(0, 10_000_000)
+#: RRF's k (1 / (k + rank)): any finite number from 0 on
+RRF_K = Range(0, 1e9)
 #: a TCP port (0: any free one)
 PORT = Range(0, 65535)
 #: seconds a query of the SQL page may run

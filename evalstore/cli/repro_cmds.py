@@ -70,7 +70,7 @@ def repro_cmd(
         help="A topic one side lacks: error, drop-topics (compare the topics both sides have) or zero "
         "(scores 0, KTU and RBO 0).",
     ),
-    per_topic: bool = flag("--per-topic", help="Print KTU and RBO of every topic instead."),
+    per_topic: bool = flag("--per-topic", "-p", help="Print KTU and RBO of every topic instead."),
     fmt: str | None = format_option(extra_help=" json: repro_eval's shape."),
     output: str | None = OutputFile,
     plot: str | None = figures.plot_option("ER against ΔRI (one point per metric)"),
@@ -123,6 +123,7 @@ def design_cmd(
     qrels: str | None = opt.QrelsDefault,
     metric: str = typer.Option(..., "--metric", "-m", help="Metric whose variance is estimated, e.g. AP, nDCG@10."),
     run: list[str] | None = opt.Runs,
+    kind: list[str] | None = opt.Kinds,
     test: str = choice(
         "t",
         "--test",
@@ -157,6 +158,7 @@ def design_cmd(
         raise typer.BadParameter(f"the power 1 - beta must exceed --alpha {alpha}", param_hint="--beta")
     if systems is not None and test != "anova":
         raise typer.BadParameter("only --test anova takes a number of systems", param_hint="--systems")
+    opt.check_kinds(run, kind)
     with open_store(store) as s:
         d = s.design(
             qrels or default_qrels(s, [metric]),
@@ -169,6 +171,7 @@ def design_cmd(
             runs=run or None,
             missing=missing,
             save=not no_save,
+            kinds=kind or None,
             options=ev,
         )
     emit(_report(repro_render.design_table(d), d.to_dict()), chosen, output)

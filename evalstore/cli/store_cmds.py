@@ -9,9 +9,11 @@ from typing import Any
 
 import typer
 
+from ..base.output_file import replacing
 from ..db import QueryResult, inspect_store
 from ..db.check import check_store
 from ..db.connection import STORAGE_VERSION
+from ..db.run_kinds import KINDS as RUN_KINDS
 from ..errors import StoreError
 from ..ingest import INPUT_FORMATS, IngestResult
 from ..ingest.text_formats import FORMAT_CHOICES, TEXT_FORMATS, TOPIC_FIELDS
@@ -19,18 +21,23 @@ from ..metrics import describe
 from ..output.table import Table
 from . import failures
 from . import options as opt
-from .app import app, group, open_for_reading, open_store
+from .app import app, group, open_for_queries, open_for_reading, open_store
 from .choices import flag
+from .inputs import text_or_stdin
 from .output import OutputFile, check_can_ask, confirmed, emit, format_option, output_format, say
 
-ingest_app = group("Ingest runs and qrels (TREC or NTCIR formats), topics and documents; .gz read transparently.")
+ingest_app = group(
+    "Ingest runs and qrels (TREC or NTCIR formats), topics and documents, generated answers with their nuggets, "
+    "nugget assignments and support labels; .gz read transparently."
+)
 db_app = group("Store administration: schema version and upgrades.")
 list_app = group("Summarise what is stored.")
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(db_app, name="db")
 app.add_typer(list_app, name="list")
 drop_app = group(
-    "Remove runs, qrels sets, topic or doc sets and everything that depends on them (scores, subsamples, analyses)."
+    "Remove runs, qrels sets, topic, doc or nugget sets and everything that depends on them (scores, subsamples, "
+    "analyses)."
 )
 app.add_typer(drop_app, name="drop")
 
@@ -83,6 +90,13 @@ def ingest_run(
     dedupe: bool = flag(
         "--dedupe", help="Keep the first of duplicate docs in a topic (default: a duplicate is an error)."
     ),
+    kind: str | None = opt.choice(
+        None,
+        "--kind",
+        choices=RUN_KINDS,
+        help="What the runs are: submitted (a new run's default), scratch (an experiment of one's own, which "
+        "--kind submitted leaves out of leaderboards) or fused; set on runs already stored too.",
+    ),
     *,
     store_opts: opt.StoreOptions,
 ) -> None:
@@ -90,7 +104,9 @@ def ingest_run(
 
     All files of the call are stored in one transaction: on any error nothing is stored."""
     with open_store(store_opts, create=True) as store:
-        results = store.ingest_run(files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from)
+        results = store.ingest_run(
+            files, name=name, format=fmt, replace=replace, dedupe=dedupe, name_from=name_from, kind=kind
+        )
     _summaries(results)
 
 
@@ -130,7 +146,12 @@ def ingest_qrels(
 @opt.shared(store_opts=opt.STORE)
 def ingest_topics_cmd(
     file: str = typer.Argument(..., help="Topic file (- for standard input); .gz read transparently."),
-    name: str | None = typer.Option(None, "--name", "-n", help="Topic set name (default: the file name)."),
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        "-n",
+        help="Topic set name (default: the file name, after its folder too if generic: dl/topics.tsv: dl-topics).",
+    ),
     fmt: str = text_format_option("topics"),
     field: str = opt.choice(
         "title",
@@ -151,11 +172,37 @@ def ingest_topics_cmd(
     say(result.summary())
 
 
+@ingest_app.command("dataset")
+@opt.shared(store_opts=opt.STORE)
+def ingest_dataset_cmd(
+    dataset: str = typer.Argument(..., help="An ir_datasets id, e.g. msmarco-passage/trec-dl-2019/judged."),
+    name: str | None = typer.Option(
+        None, "--name", "-n", help="Name of the qrels set and the topic set (default: the dataset id)."
+    ),
+    replace: bool = flag("--replace", help="Replace a stored qrels set or topic set of the same name (atomically)."),
+    *,
+    store_opts: opt.StoreOptions,
+) -> None:
+    """Ingest an ir_datasets dataset: its qrels (with the relevance definitions of its grades), its queries as a
+    topic set and its official measures, which `eval -q NAME` evaluates when no -m is given.
+
+    Needs the ir-datasets extra; ir_datasets downloads qrels and queries it does not have yet (documents are not
+    read). One transaction: on any error nothing is stored."""
+    with open_store(store_opts, create=True) as store:
+        result = store.ingest_dataset(dataset, name=name, replace=replace)
+    say(result.summary())
+
+
 @ingest_app.command("docs")
 @opt.shared(store_opts=opt.STORE)
 def ingest_docs_cmd(
     file: str = typer.Argument(..., help="Document file (- for standard input); .gz read transparently."),
-    name: str | None = typer.Option(None, "--name", "-n", help="Doc set name (default: the file name)."),
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        "-n",
+        help="Doc set name (default: the file name, after its folder too if generic: ms/docs.tsv: ms-docs).",
+    ),
     fmt: str = text_format_option("docs"),
     replace: bool = flag("--replace", help="Replace a stored doc set of the same name (atomically)."),
     *,
@@ -170,28 +217,36 @@ def ingest_docs_cmd(
     say(result.summary())
 
 
-@list_app.command("runs")
-@opt.shared(store_opts=opt.STORE)
-def list_runs(
-    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
-) -> None:
-    """List stored runs."""
-    fmt = output_format(fmt, output)
-    with open_for_reading(store_opts) as store:
-        res = store.list_runs()
-    emit(_table(res, "runs", digits=6), fmt, output)
+#: the list commands: what each lists, the Store method that lists it, its title, its help
+LISTED = (
+    ("runs", "list_runs", "runs", "List stored runs."),
+    ("qrels", "list_qrels", "qrels sets", "List stored qrels sets."),
+    (
+        "topics",
+        "list_topics",
+        "topic sets",
+        "List stored topic sets (evalstore ingest topics), with the judged topics of each qrels set they hold.",
+    ),
+    ("docs", "list_docs", "doc sets", "List stored doc sets (evalstore ingest docs)."),
+)
 
 
-@list_app.command("qrels")
-@opt.shared(store_opts=opt.STORE)
-def list_qrels(
-    fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
-) -> None:
-    """List stored qrels sets."""
-    fmt = output_format(fmt, output)
-    with open_for_reading(store_opts) as store:
-        res = store.list_qrels()
-    emit(_table(res, "qrels sets", digits=6), fmt, output)
+def _list_command(what: str, method: str, title: str, doc: str) -> None:
+    """The command ``evalstore list WHAT``: the Store method's table in any format."""
+
+    @list_app.command(what, help=doc)
+    @opt.shared(store_opts=opt.STORE)
+    def listed(
+        fmt: str | None = format_option(), output: str | None = OutputFile, *, store_opts: opt.StoreOptions
+    ) -> None:
+        fmt = output_format(fmt, output)
+        with open_for_reading(store_opts) as store:
+            res = getattr(store, method)()
+        emit(_table(res, title, digits=6), fmt, output)
+
+
+for _entry in LISTED:
+    _list_command(*_entry)
 
 
 @drop_app.command("run")
@@ -200,7 +255,7 @@ def drop_run(
     names: list[str] = typer.Argument(..., help="Run names."), yes: bool = opt.Yes, *, store_opts: opt.StoreOptions
 ) -> None:
     """Remove runs: their rows, stored scores and the meta analyses that read them (one transaction)."""
-    _drop("run", names, yes, store_opts)
+    drop_named("run", names, yes, store_opts)
 
 
 @drop_app.command("qrels")
@@ -213,7 +268,7 @@ def drop_qrels(
 ) -> None:
     """Remove qrels sets: their judgments, stored scores, the subsamples drawn from them and the
     meta analyses that read them (one transaction)."""
-    _drop("qrels", names, yes, store_opts)
+    drop_named("qrels", names, yes, store_opts)
 
 
 @drop_app.command("topics")
@@ -225,7 +280,7 @@ def drop_topics(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Remove topic sets with their texts (one transaction)."""
-    _drop("topics", names, yes, store_opts)
+    drop_named("topics", names, yes, store_opts)
 
 
 @drop_app.command("docs")
@@ -237,10 +292,10 @@ def drop_docs(
     store_opts: opt.StoreOptions,
 ) -> None:
     """Remove doc sets with their texts (one transaction)."""
-    _drop("docs", names, yes, store_opts)
+    drop_named("docs", names, yes, store_opts)
 
 
-def _drop(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) -> None:
+def drop_named(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) -> None:
     check_can_ask(yes, "drop them" if len(names) > 1 else "drop it")
     with open_store(store_opts) as store:
         plan = store.plan_drop(kind, names)
@@ -254,33 +309,39 @@ def _drop(kind: str, names: list[str], yes: bool, store_opts: opt.StoreOptions) 
 @opt.shared(store_opts=opt.STORE)
 def sql(
     query: str = typer.Argument(
-        ..., help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ..."
+        ...,
+        help="SQL query (DuckDB dialect) over runs, qrels_sets, run_rows, qrels, scores, leaderboard, ...; - reads it "
+        "from standard input.",
     ),
     fmt: str | None = format_option(),
     output: str | None = OutputFile,
     write: bool = flag("--write", help="Allow statements that change the store or write files."),
     sandbox: bool = flag(
-        "--sandbox", help="For untrusted queries: no file system or network access at all (read-only)."
+        "--sandbox",
+        help="For untrusted queries: also no file at all (not even spilling) and none of evalstore's Python "
+        "functions over lists (what the web's SQL page runs).",
     ),
     *,
     store_opts: opt.StoreOptions,
 ) -> None:
     """Run ad-hoc SQL against the store (read-only unless --write; --sandbox for untrusted queries);
-    results go to stdout or to -o FILE. Read-only changes nothing: not the store, not the connection,
-    no file (COPY is refused: write results with -o FILE.csv/.parquet/...); the sandbox also reads no
-    file.
+    results go to stdout or to -o FILE. Read-only changes nothing, and DuckDB itself sees to it: the
+    store is opened read-only, without access to files or the network and with its settings locked,
+    so no statement writes the store, a setting or a file (COPY is refused: write results with
+    -o FILE.csv/.parquet/...); nor does it read a file other than the store.
 
     csv/tsv/json are exact (floats printed to full precision) and a table is plain text when
     stdout is not a terminal, so the output pipes cleanly."""
     fmt = output_format(fmt, output)
     if sandbox and write:
         raise typer.BadParameter("--sandbox is read-only; leave out --write", param_hint="--sandbox")
-    if sandbox:
-        with open_store(store_opts, sandbox=True) as store:
-            res = store.sql(query, sandbox=True)
+    query = text_or_stdin(query, "QUERY")
+    if write:
+        with open_store(store_opts) as store:
+            res = store.sql(query, write=True)
     else:
-        with open_store(store_opts) if write else open_for_reading(store_opts) as store:
-            res = store.sql(query, write=write)
+        with open_for_queries(store_opts, sandbox=sandbox) as store:
+            res = store.sql(query, sandbox=sandbox)
     if res.columns:
         # values as computed: no rounding, integers as integers; column names as the query wrote them
         emit(Table([_as_written(c) for c in res.columns], res.rows, digits=None), fmt, output)
@@ -388,7 +449,7 @@ def metrics(
         if fmt == "json":  # the entry itself, nested as it is
             text = json.dumps(e, indent=1) + "\n"
             if output:
-                with open(output, "w", encoding="utf-8") as fh:
+                with replacing(output) as fh:
                     fh.write(text)
                 say(f"wrote {output}")
             else:

@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import typer
 
 from ..evaluation.default_qrels import HELP as default_qrels_help
@@ -77,7 +75,7 @@ def create(
         say("note: --trials and --seed of `subsample` are now --subsample-trials (-k) and --subsample-seed")
         trials = trials if old_trials is None else old_trials
         seed = seed if old_seed is None else old_seed
-    with open_store(_with_group_db(store_opts, ctx)) as store:
+    with open_store(store_opts.in_group(ctx)) as store:
         qrels = qrels or default_qrels(store)
         names = store.create_subsamples(
             qrels,
@@ -109,7 +107,7 @@ def list_cmd(
 ):
     """List subsamples with their derivation and sizes (the `subsamples` relation)."""
     fmt = output_format(fmt, output)
-    with open_store(_with_group_db(store_opts, ctx)) as store:
+    with open_store(store_opts.in_group(ctx)) as store:
         res = store.list_subsamples(parent)
         emit(Table(res.columns, res.rows, title="subsamples"), fmt, output)
 
@@ -126,7 +124,7 @@ def show_cmd(
 ):
     """Per-topic sizes of a subsample next to its parent's."""
     fmt = output_format(fmt, output)
-    with open_store(_with_group_db(store_opts, ctx)) as store:
+    with open_store(store_opts.in_group(ctx)) as store:
         res = store.subsample_sizes(name)
         emit(Table(res.columns, res.rows, title=name), fmt, output)
 
@@ -141,7 +139,7 @@ def export_cmd(
     store_opts: opt.StoreOptions,
 ):
     """Write a subsample as a TREC qrels file (topic 0 docno grade; no comments or blank lines)."""
-    with open_store(_with_group_db(store_opts, ctx)) as store:
+    with open_store(store_opts.in_group(ctx)) as store:
         n = store.export_qrels(name, output)
     if output != "-":
         say(f"wrote {n} judgments of {name!r} to {output}")
@@ -162,7 +160,7 @@ def drop_cmd(
     if not names and not parent:
         raise typer.BadParameter("give subsample names or --qrels NAME (all its subsamples)")
     check_can_ask(yes, "drop them")
-    with open_store(_with_group_db(store_opts, ctx)) as store:
+    with open_store(store_opts.in_group(ctx)) as store:
         todo = list(dict.fromkeys(list(names or []) + (store.subsample_names(parent) if parent else [])))
         plan = store.plan_drop_subsamples(todo)
         if plan is None:
@@ -172,9 +170,3 @@ def drop_cmd(
             raise typer.Exit(1)
         store.drop(plan)  # as `drop qrels`: the scores, intervals and analyses that read them go too
     say(f"dropped {plan.summary()}")
-
-
-def _with_group_db(store_opts: opt.StoreOptions, ctx: typer.Context) -> opt.StoreOptions:
-    """The command's store options, its --db defaulting to the one given before the subcommand
-    (``evalstore subsample --db X list``)."""
-    return replace(store_opts, db=store_opts.db or (ctx.obj or {}).get("db"))

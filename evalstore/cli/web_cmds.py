@@ -32,7 +32,7 @@ def serve_cmd(
         "--host",
         help="Address to listen on (default: this machine only; 0.0.0.0: the whole network; [::1]: IPv6 loopback).",
     ),
-    port: int = number(8000, "--port", "-p", range=ranges.PORT, help="Port to listen on (0: any free port)."),
+    port: int = number(8000, "--port", range=ranges.PORT, help="Port to listen on (0: any free port)."),
     sql_time_limit: float = number(
         5.0, "--sql-time-limit", range=ranges.SQL_SECONDS, help="Seconds a query of the SQL page may run."
     ),
@@ -86,7 +86,9 @@ def serve_cmd(
 @opt.shared(store=opt.STORE)
 def report_cmd(
     folder: str = typer.Argument(..., help="Folder to write (new, empty, or an earlier report's)."),
-    qrels: str | None = typer.Option(None, "--qrels", "-q", help="Qrels set (default: the only one with scores)."),
+    qrels: str | None = typer.Option(
+        None, "--qrels", "-q", help="Qrels set (default: the only one with scores, subsamples aside)."
+    ),
     metric: list[str] | None = typer.Option(
         None,
         "--metric",

@@ -47,9 +47,12 @@ WITH a AS (
     SELECT topic, doc, rank FROM run_row_data WHERE run_id = $b AND rank <= $depth
 ), judged AS (
     SELECT topic, doc, grade FROM qrels_data WHERE qrels_id = $q
+), judged_topics AS (  -- a set of nugget assignments or support labels judges answers' topics
+    SELECT topic FROM judged UNION SELECT topic FROM assigned_answer_data WHERE qrels_id = $q
+    UNION SELECT topic FROM support_data WHERE qrels_id = $q
 ), topics AS (
     SELECT topic FROM (SELECT topic FROM a UNION SELECT topic FROM b)
-    WHERE topic IN (SELECT topic FROM judged)
+    WHERE topic IN (SELECT topic FROM judged_topics)
 ), lengths AS (
     SELECT t.topic, coalesce(la.n, 0) AS len_a, coalesce(lb.n, 0) AS len_b
     FROM topics t

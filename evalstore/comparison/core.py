@@ -15,6 +15,7 @@ import numpy as np
 
 from ..base.arguments import metric_names, names
 from ..base.memory_limit import of_store
+from ..db.topic_texts import topic_queries
 from ..errors import MetaError
 from ..intervals.means import IntervalSpec
 from ..intervals.ranks import RANK_METHODS
@@ -96,9 +97,10 @@ def compare(
     metrics = metric_names(metrics)
     mats, params = _matrices(store, qrels, baseline, runs, metrics, missing, options, progress)
     cmp = compare_matrices(mats, metrics, baseline, all_pairs=all_pairs, effects=effects, memory=memory, **checked)
+    cmp.queries = topic_queries(store.con, [store.qrels_id(qrels)])
     if rank_ci is not None:
         level = 1.0 - checked["alpha"]
-        cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, checked["trials"], checked["seed"])
+        cmp.ranks, cmp.rank_spec = _ranks(mats, metrics, rank_ci, level, checked["trials"], checked["seed"], memory)
     save_comparison(store, cmp, params, save, effects)
     return cmp
 
@@ -186,13 +188,19 @@ def compare_matrices(
 
 
 def _ranks(
-    mats: Sequence[ScoreMatrix], metrics: Sequence[str], method: str, level: float, B: int | None, seed: int
+    mats: Sequence[ScoreMatrix],
+    metrics: Sequence[str],
+    method: str,
+    level: float,
+    B: int | None,
+    seed: int,
+    memory: int | None = None,
 ) -> tuple[dict[tuple[str, str], tuple[int, int, int]], IntervalSpec]:
     """``{(metric, run): (rank, lo, hi)}`` among the runs compared, and how they were computed."""
     how = IntervalSpec(method, level, B if method == "bootstrap" else None, seed if method == "bootstrap" else None)
     out: dict[tuple[str, str], tuple[int, int, int]] = {}
     for m, label in zip(mats, metrics):
-        ri = rank_intervals([m.values], [m.aggregate], method, level=level, trials=B or 1, seed=seed)
+        ri = rank_intervals([m.values], [m.aggregate], method, level=level, trials=B or 1, seed=seed, memory=memory)
         for i, run in enumerate(m.runs):
             out[(label, run)] = (int(ri.rank[i]), int(ri.lo[i]), int(ri.hi[i]))
     return out, how

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..output.table import Estimate
+from ..output.text import count
 
 
 class Comparison(Protocol):
@@ -70,7 +71,7 @@ def _effect(cmp: Comparison, run: str, stored: str) -> dict[str, Any] | None:
 def legend(cmp: Comparison, dz: bool) -> list[str]:
     """What Δ (and d_z) mean, with the interval's method."""
     n = sorted(set(cmp.n_topics))
-    topics = f"{n[0]} topics" if len(n) == 1 else f"{', '.join(map(str, n))} topics"
+    topics = count(n[0], "topic") if len(n) == 1 else f"{', '.join(map(str, n))} topics"
     how = (
         f"bootstrap percentile interval (B = {cmp.trials}, seed {cmp.seed})"
         if interval_of(cmp) == "boot"

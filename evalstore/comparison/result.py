@@ -25,6 +25,7 @@ from ..output import frames
 from ..output.formats import OUTPUT_FORMATS
 from ..output.meta_tables import input_notes, p_text
 from ..output.table import Marked, Output, Table
+from ..output.text import count
 from . import effect_columns
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ class Comparison:
     analysis_id: int | None = None
     ranks: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # (metric, run) -> rank, lo, hi
     rank_spec: IntervalSpec | None = None
+    queries: dict[str, str] = field(default_factory=dict)  # topic -> query text (the store's topic sets)
 
     def pair(self, run: str, other: str, metric: str) -> dict[str, Any] | None:
         """The comparison record of ``run`` against ``other`` on ``metric`` (either orientation)."""
@@ -246,7 +248,16 @@ PER_TOPIC_COLUMNS = ["metric", "topic", "run", "baseline", "run_value", "baselin
 
 def per_topic_table(cmp: Comparison) -> Table:
     """Every run's per-topic scores beside the baseline's: one row per (metric, run, topic), the
-    run's worst losses against the baseline first (``diff`` = run - baseline)."""
+    run's worst losses against the baseline first (``diff`` = run - baseline); with a ``query``
+    column last when the store has the topics' texts."""
+    table = _per_topic_rows(cmp)
+    if cmp.queries:
+        table.columns = [*table.columns, "query"]
+        table.rows = [(*row, cmp.queries.get(row[1])) for row in table.rows]
+    return table
+
+
+def _per_topic_rows(cmp: Comparison) -> Table:
     rows: list[tuple[Any, ...]] = []
     for label, m in zip(cmp.metrics, cmp.matrices):
         base = m.values[0]
@@ -263,11 +274,11 @@ def per_topic_report(cmp: Comparison) -> Output:
     """The per-topic table as a report (wins, ties and losses per run in the notes)."""
     table = per_topic_table(cmp)
     counts: dict[tuple[str, str], list[int]] = {}
-    for metric, _, run, _, _, _, d in table.rows:
+    for metric, _, run, _, _, _, d, *_ in table.rows:
         c = counts.setdefault((metric, run), [0, 0, 0])
         c[0 if d > 0 else 1 if d == 0 else 2] += 1
     lines = [
-        f"{run} vs {cmp.baseline} on {metric}: {w} wins, {t} ties, {lo} losses"
+        f"{run} vs {cmp.baseline} on {metric}: {count(w, 'win')}, {count(t, 'tie')}, {count(lo, 'loss', 'losses')}"
         for (metric, run), (w, t, lo) in counts.items()
     ]
     return Output([table], notes=lines + notes(cmp))

@@ -20,3 +20,8 @@ def evaluated(con: Any) -> dict[str, dict[str, int]]:
     for qrels, metric, n in rows:
         out.setdefault(qrels, {})[metric] = int(n)
     return out
+
+
+def subsample_names(con: Any) -> set[str]:
+    """The qrels sets that are subsamples of another set (the ``subsamples`` view)."""
+    return {str(r[0]) for r in con.execute("SELECT name FROM subsamples").fetchall()}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from ..errors import StoreDamagedError, StoreError, StoreLockedError
+from ..errors import StoreDamagedError, StoreError, StoreIOError, StoreLockedError
 from .connection import Settings, connect, damaged_message, resolve_location
 
 
@@ -83,10 +83,16 @@ def _probe_indexes(report: CheckReport, location: str, keys: list[tuple[str, lis
     if os.path.exists(location + ".wal"):
         report.indexes_skipped = "a write-ahead log is waiting to be applied (open the store for writing once)"
         return
+    if not os.access(location, os.W_OK) or not os.access(os.path.dirname(os.path.abspath(location)), os.W_OK):
+        report.indexes_skipped = "the store file or its folder cannot be written (a read-only file system?)"
+        return
     try:
         con = connect(location, read_only=False, settings=settings)
     except StoreLockedError:
         report.indexes_skipped = "the store is open in another process"
+        return
+    except StoreIOError as e:
+        report.indexes_skipped = f"the store cannot be opened for writing ({str(e).splitlines()[0]})"
         return
     except StoreError as e:
         report.indexes.append(("(all indexes)", str(e).splitlines()[0]))

@@ -18,8 +18,19 @@ from pathlib import Path
 import duckdb
 
 from ..base.memory_limit import default_memory_limit, memory_limit_setting, threads_setting
-from ..errors import StoreDamagedError, StoreError, StoreLockedError, is_damage
+from ..errors import (
+    StoreDamagedError,
+    StoreError,
+    StoreIOError,
+    StoreLockedError,
+    is_damage,
+    is_disk_full,
+    is_read_only_file_system,
+)
 from . import waiting
+from .lockdown import Lockdown
+from .lockdown import config as lockdown_config
+from .lockdown import lock as lock_down
 
 DEFAULT_PATH = "evalstore.duckdb"
 ENV_VAR = "EVALSTORE_DB"
@@ -106,22 +117,8 @@ def spill_directory() -> str:
     return os.path.join(tempfile.gettempdir(), f"evalstore-spill-{os.getpid()}")
 
 
-def sandbox_config(config: dict) -> dict:
-    """The configuration of a sandboxed connection: no file system or network access, no Python
-    variables read as tables, settings locked. The order matters: DuckDB accepts a temp directory
-    only after external access is off (it then allows that one directory, which the sandbox rule of
-    :mod:`.sqlsafety` still keeps queries from reading or writing), and nothing after the lock.
-    Without a temp directory given, a sandboxed connection does not spill (a query beyond the
-    memory limit fails)."""
-    out: dict = {"enable_external_access": False}
-    out.update({k: v for k, v in config.items() if k != "temp_directory"})
-    out["temp_directory"] = config.get("temp_directory", "")
-    out["python_enable_replacements"] = False
-    return out  # locked by connect() once the connection's own settings are made
-
-
 #: one open at a time in this process: DuckDB hands every connection to a store file the same
-#: database instance, whose configuration the first sandboxed connection locks; opening and
+#: database instance, whose configuration the first locked-down connection locks; opening and
 #: setting up a connection is one step, so two threads never race on that instance's settings
 _OPEN_LOCK = threading.Lock()
 
@@ -131,16 +128,77 @@ def connect(
     read_only: bool = False,
     settings: Settings | None = None,
     *,
-    sandbox: bool = False,
-    wait: float = 0.0,
+    lockdown: Lockdown | None = None,
+    wait: float | None = None,
     yield_to_writers: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB database with ``settings``, translating DuckDB's errors into plain messages;
+    ``lockdown``: a read-only connection that DuckDB keeps from changing anything (:mod:`.lockdown`);
     ``wait``: seconds to keep retrying (with backoff) while another process holds the store (a
-    writer that waits announces itself, :mod:`.waiting`); ``yield_to_writers``: a reader that
-    treats a waiting writer as a busy store, so that the writer gets in between its connections
-    (``evalstore serve``)."""
+    writer that waits announces itself, :mod:`.waiting`); None: no retry, except that a writer
+    finding the store held by ``evalstore serve`` waits :data:`.waiting.SERVER_WAIT` seconds for it
+    to let the writer in; ``yield_to_writers``: a reader that treats a waiting writer as a busy
+    store, so that the writer gets in between its connections (``evalstore serve``)."""
     settings = settings or Settings.resolve()
+    read_only = _checked_location(location, read_only, lockdown)
+    config: dict = settings.config()
+    if location == ":memory:" and "temp_directory" not in config:
+        config["temp_directory"] = spill_directory()
+    if lockdown is not None:
+        config = lockdown_config(config, lockdown)
+    start, delay = time.monotonic(), 0.05
+    deadline = None if wait is None else start + max(0.0, wait)
+    announced = False
+    try:
+        while True:
+            try:
+                if yield_to_writers and location != ":memory:" and waiting.writer_waiting(location):
+                    raise _WriterWaiting()
+                return _open(location, read_only, config, lockdown)
+            except (duckdb.IOException, _WriterWaiting) as e:
+                msg = str(e)
+                if not isinstance(e, _WriterWaiting) and "lock" not in msg.lower():
+                    if is_damage(e):
+                        raise StoreDamagedError(damaged_message(location, msg)) from None
+                    if is_read_only_file_system(e) or is_disk_full(e):
+                        raise StoreIOError(io_message(location, msg, read_only)) from None
+                    raise StoreError(f"cannot open the store {location}: {msg}") from None
+                server = not read_only and waiting.held_by_server(location, msg)
+                if deadline is None:  # no wait given: none, unless the holder is the server
+                    wait = waiting.SERVER_WAIT if server else 0.0
+                    deadline = start + wait
+                if time.monotonic() < deadline:
+                    if not read_only and location != ":memory:":
+                        waiting.announce(location)  # refreshed at every retry
+                        announced = True
+                    time.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                if isinstance(e, _WriterWaiting):
+                    raise StoreLockedError(f"{msg}; try again in a moment") from None
+                raise StoreLockedError(_lock_message(location, msg, read_only, wait or 0.0, server)) from None
+            except duckdb.OutOfMemoryException:
+                raise  # a memory limit too small to open the store: the CLI explains it (exit 4)
+            except duckdb.ConnectionException as e:
+                if "different configuration" in str(e):
+                    raise StoreError(_other_settings_message(location, read_only, lockdown)) from None
+                raise StoreError(f"cannot open the store {location}: {e}") from None
+            except duckdb.Error as e:
+                if is_damage(e):
+                    raise StoreDamagedError(damaged_message(location, str(e))) from None
+                raise StoreError(f"cannot open the store {location}: {e}") from None
+    finally:
+        if announced:
+            waiting.withdraw(location)
+
+
+def _checked_location(location: str, read_only: bool, lockdown: Lockdown | None) -> bool:
+    """Whether the store is opened read-only (a locked-down one always, an in-memory one never);
+    a StoreError for a location that cannot be opened so."""
+    if lockdown is not None:
+        if location == ":memory:":
+            raise StoreError("ad-hoc queries that change nothing need a store file (an in-memory store is empty)")
+        read_only = True
     if location != ":memory:":
         parent = Path(location).expanduser().resolve().parent
         if not parent.is_dir():
@@ -152,48 +210,7 @@ def connect(
             f"the store {location} does not exist; create it by ingesting qrels or runs "
             f"(evalstore ingest ... --db {location})"
         )
-    config: dict = settings.config()
-    if location == ":memory:" and "temp_directory" not in config:
-        config["temp_directory"] = spill_directory()
-    if sandbox:
-        config = sandbox_config(config)
-    deadline, delay = time.monotonic() + max(0.0, wait), 0.05
-    announced = False
-    try:
-        while True:
-            try:
-                if yield_to_writers and location != ":memory:" and waiting.writer_waiting(location):
-                    raise _WriterWaiting()
-                return _open(location, read_only, config, sandbox)
-            except (duckdb.IOException, _WriterWaiting) as e:
-                msg = str(e)
-                if not isinstance(e, _WriterWaiting) and "lock" not in msg.lower():
-                    if is_damage(e):
-                        raise StoreDamagedError(damaged_message(location, msg)) from None
-                    raise StoreError(f"cannot open the store {location}: {msg}") from None
-                if time.monotonic() < deadline:
-                    if not read_only and location != ":memory:":
-                        waiting.announce(location)  # refreshed at every retry
-                        announced = True
-                    time.sleep(delay)
-                    delay = min(delay * 2, 1.0)
-                    continue
-                if isinstance(e, _WriterWaiting):
-                    raise StoreLockedError(f"{msg}; try again in a moment") from None
-                raise StoreLockedError(_lock_message(location, msg, read_only, wait)) from None
-            except duckdb.OutOfMemoryException:
-                raise  # a memory limit too small to open the store: the CLI explains it (exit 4)
-            except duckdb.ConnectionException as e:
-                if "different configuration" in str(e):
-                    raise StoreError(_other_settings_message(location, read_only, sandbox)) from None
-                raise StoreError(f"cannot open the store {location}: {e}") from None
-            except duckdb.Error as e:
-                if is_damage(e):
-                    raise StoreDamagedError(damaged_message(location, str(e))) from None
-                raise StoreError(f"cannot open the store {location}: {e}") from None
-    finally:
-        if announced:
-            waiting.withdraw(location)
+    return read_only
 
 
 class _WriterWaiting(Exception):
@@ -201,40 +218,34 @@ class _WriterWaiting(Exception):
         return "a writer of another process is waiting for the store (it goes first)"
 
 
-def _open(location: str, read_only: bool, config: dict, sandbox: bool) -> duckdb.DuckDBPyConnection:
+def _open(location: str, read_only: bool, config: dict, lockdown: Lockdown | None) -> duckdb.DuckDBPyConnection:
     """One connection with its settings made; closed again if they cannot be made (a failed open
     never leaves a connection, and with it the store's lock, behind)."""
     with _OPEN_LOCK:
         con = duckdb.connect(location, read_only=read_only, config=config)
         try:
-            _prepare(con, sandbox)
+            _prepare(con, lockdown)
         except BaseException:
             con.close()
             raise
     return con
 
 
-def _prepare(con: duckdb.DuckDBPyConnection, sandbox: bool) -> None:
+def _prepare(con: duckdb.DuckDBPyConnection, lockdown: Lockdown | None) -> None:
     """The connection's own settings. DuckDB's progress bar would print into the output of long
-    queries (pipes, CSV). A sandboxed database instance is locked by its first connection: a
-    later connection to it (a second request of ``evalstore serve``, a second
-    ``evalstore.open(p, sandbox=True)``) finds its configuration locked, checks that it is the
-    sandbox's, and changes nothing."""
+    queries (pipes, CSV). A locked-down database instance is locked by its first connection
+    (:func:`.lockdown.lock`): a later connection to it (a second request of ``evalstore serve``, a
+    second ``evalstore.open(p, sandbox=True)``) finds its configuration locked and changes nothing;
+    every one is checked (:func:`.lockdown.verify`, once evalstore's SQL functions are registered)."""
     locked = bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])  # type: ignore[index]
     if not locked:
         con.execute("SET enable_progress_bar = false")
-        if sandbox:
-            con.execute("SET lock_configuration = true")
-    if sandbox:
-        external, locked = con.execute(
-            "SELECT current_setting('enable_external_access'), current_setting('lock_configuration')"
-        ).fetchone()  # type: ignore[misc]
-        if external or not locked:
-            raise StoreError("the sandbox could not be set up on this connection (external access is on)")
+    if lockdown is not None:
+        lock_down(con, lockdown)
 
 
-def _other_settings_message(location: str, read_only: bool, sandbox: bool) -> str:
-    how = "sandboxed" if sandbox else "read-only" if read_only else "for writing"
+def _other_settings_message(location: str, read_only: bool, lockdown: Lockdown | None) -> str:
+    how = f"locked down ({lockdown.value})" if lockdown else "read-only" if read_only else "for writing"
     return (
         f"the store {location} is already open in this process with other settings (DuckDB shares one database "
         f"per file and process), so it cannot also be opened {how} (or with another memory limit or thread "
@@ -242,9 +253,20 @@ def _other_settings_message(location: str, read_only: bool, sandbox: bool) -> st
     )
 
 
-def _lock_message(location: str, msg: str, read_only: bool, wait: float) -> str:
+def _lock_message(location: str, msg: str, read_only: bool, wait: float, server: bool = False) -> str:
     pid = re.search(r"PID (\d+)", msg)
     who = f" (PID {pid.group(1)})" if pid else ""
+    if server:
+        what = f"the store {location} is being read by `evalstore serve`{who}, which lets a waiting writer in once "
+        if not wait:
+            return (
+                f"{what}its requests in progress finish, but --wait 0 asked not to wait; leave --wait out (a writer "
+                f"waits {waiting.SERVER_WAIT:g} s for the server) or pass --wait SECONDS"
+            )
+        return (
+            f"{what}its requests in progress finish, but they did not finish within {wait:g} s; try again, pass "
+            f"--wait SECONDS to wait longer, or stop the server"
+        )
     if read_only:
         what = f"the store {location} is open for writing in another process{who}, so it cannot be read now"
     else:
@@ -256,6 +278,19 @@ def _lock_message(location: str, msg: str, read_only: bool, wait: float) -> str:
     return (
         f"{what}{waited}; close that program or wait for it to finish, or pass --wait SECONDS to retry "
         f"(a notebook that only reads can share the store: evalstore.open(path, read_only=True))"
+    )
+
+
+def io_message(location: str, detail: str, read_only: bool) -> str:
+    """What to do when the machine refuses the store's file: a read-only file system or a full disk."""
+    first = detail.strip().splitlines()[0] if detail.strip() else "input/output error"
+    if is_read_only_file_system(Exception(detail)):
+        return (
+            f"the store {location} is on a read-only file system ({first}): it cannot be opened for writing; commands "
+            f"that only read it work (evalstore sql, export, serve), or copy it to a writable disk"
+        )
+    return f"the disk of the store {location} is full ({first}); free space there, or point --temp-dir elsewhere" + (
+        "" if read_only else " (a store opened for writing needs room for its write-ahead log)"
     )
 
 

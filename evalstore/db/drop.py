@@ -23,12 +23,30 @@ from .handle import _known
 if TYPE_CHECKING:
     from .handle import StoreHandle
 
-KINDS = ("run", "qrels", "topics", "docs")
-_MAIN_TABLE = {"run": "run_meta", "qrels": "qrels_meta", "topics": "topic_set_meta", "docs": "doc_set_meta"}
-_ID = {"run": "run_id", "qrels": "qrels_id", "topics": "topics_id", "docs": "docs_id"}
-_DATA = {"run": "run_row_data", "qrels": "qrels_data", "topics": "topic_data", "docs": "doc_data"}
+KINDS = ("run", "qrels", "topics", "docs", "nuggets", "pool")
+_MAIN_TABLE = {
+    "run": "run_meta", "qrels": "qrels_meta", "topics": "topic_set_meta", "docs": "doc_set_meta",
+    "nuggets": "nugget_set_meta", "pool": "pool_meta",
+}  # fmt: skip
+_ID = {
+    "run": "run_id", "qrels": "qrels_id", "topics": "topics_id", "docs": "docs_id", "nuggets": "nuggets_id",
+    "pool": "pool_id",
+}  # fmt: skip
+_DATA = {
+    "run": "run_row_data", "qrels": "qrels_data", "topics": "topic_data", "docs": "doc_data", "nuggets": "nugget_data",
+    "pool": "pool_data",
+}  # fmt: skip
 #: how each kind is called in messages
-WHAT = {"run": "run", "qrels": "qrels set", "topics": "topic set", "docs": "doc set"}
+WHAT = {
+    "run": "run",
+    "qrels": "qrels set",
+    "topics": "topic set",
+    "docs": "doc set",
+    "nuggets": "nugget set",
+    "pool": "pool",
+}
+#: the sets named in a table of their own, without scores or analyses depending on them
+TEXT_KINDS = ("topics", "docs", "nuggets", "pool")
 
 
 @dataclass
@@ -46,7 +64,8 @@ class DropPlan:
 
     def summary(self) -> str:
         what = WHAT[self.kind]
-        rows = {"run": "run rows", "qrels": "judgments", "topics": "topics", "docs": "documents"}[self.kind]
+        rows = {"run": "run rows", "qrels": "judgments", "topics": "topics", "docs": "documents", "nuggets": "nuggets",
+                "pool": "pooled documents"}[self.kind]  # fmt: skip
         parts = [
             f"{len(self.names)} {what}{'s' if len(self.names) != 1 else ''} ({_short(self.names)})",
             f"{self.rows} {rows}",
@@ -63,12 +82,14 @@ class DropPlan:
 def plan_drop(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
     """What :func:`drop` would remove; unknown names are an error (with the closest names)."""
     if kind not in KINDS:
-        raise StoreError(f"can drop a run, a qrels set, a topic set or a doc set, not {kind!r}")
+        raise StoreError(f"can drop a run, a qrels set, a topic set, a doc set, a nugget set or a pool, not {kind!r}")
     names = arg_names(names, WHAT[kind])
     if not names:
         raise StoreError(f"name the {kind} to drop")
-    if kind in ("topics", "docs"):
+    if kind in TEXT_KINDS:
         ids = [text_set_id(store, kind, n) for n in names]
+        if kind == "nuggets":
+            _no_assignment_sets(store, ids)
         [(n_rows,)] = store.con.execute(
             f"SELECT count(*) FROM {_DATA[kind]} WHERE {_ID[kind]} IN ({_ints(ids)})"
         ).fetchall()
@@ -117,15 +138,32 @@ def clear_dependents(store: StoreHandle, plan: DropPlan) -> None:
 
 
 def text_set_id(store: StoreHandle, kind: str, name: str) -> int:
-    """The id of the topic set (``kind='topics'``) or doc set ``name``; NotFoundError with the closest names."""
-
+    """The id of the topic set (``kind='topics'``), doc set or pool ``name``; NotFoundError with the
+    closest names."""
     table, col = _MAIN_TABLE[kind], _ID[kind]
     rows = store.con.execute(f"SELECT {col} FROM {table} WHERE name = ?", [name]).fetchall()
     if rows:
         return int(rows[0][0])
     known = [r[0] for r in store.con.execute(f"SELECT name FROM {table} ORDER BY name").fetchall()]
+    if kind == "pool" and not known:
+        raise NotFoundError(f"no pool named {name!r} in the store; build one with `evalstore pool --name NAME`")
     hint = _known(name, known, f"{WHAT[kind]}s", kind)
     raise NotFoundError(f"no {WHAT[kind]} named {name!r} in the store{hint}")
+
+
+def _no_assignment_sets(store: StoreHandle, nuggets_ids: Sequence[int]) -> None:
+    """A nugget set that assignment sets match their nuggets in is not dropped behind their back."""
+    users = [
+        r[0]
+        for r in store.con.execute(
+            f"SELECT name FROM qrels_meta WHERE nuggets_id IN ({_ints(nuggets_ids)}) ORDER BY name"
+        ).fetchall()
+    ]
+    if users:
+        raise StoreError(
+            f"the assignment set(s) {_short(users)} assign the nuggets of this nugget set: drop them first "
+            f"(evalstore drop qrels {' '.join(users[:3])}{' ...' if len(users) > 3 else ''})"
+        )
 
 
 def drop_analyses(store: StoreHandle, ids: Sequence[int]) -> None:
@@ -144,8 +182,14 @@ def drop_runs(store: StoreHandle, names: Sequence[str]) -> DropPlan:
     return drop(store, plan_drop(store, "run", names))
 
 
+def drop_pools(store: StoreHandle, names: Sequence[str]) -> DropPlan:
+    """Drop pools (their documents and contributions); returns what was removed."""
+    return drop(store, plan_drop(store, "pool", names))
+
+
 def drop_texts(store: StoreHandle, kind: str, names: Sequence[str]) -> DropPlan:
-    """Drop topic sets (``kind='topics'``) or doc sets with their texts; returns what was removed."""
+    """Drop topic sets (``kind='topics'``), doc sets or nugget sets with their texts; returns what
+    was removed (a nugget set that assignment sets use is not dropped)."""
     return drop(store, plan_drop(store, kind, names))
 
 

@@ -1,8 +1,11 @@
 """Ad-hoc SQL over a store: the result type and the read-only rule.
 
-Read-only (the default) accepts only statements that change nothing: not the store, not the
-connection, no file (:mod:`.sqlsafety`); they also run inside a transaction that is rolled back.
-The sandbox rule adds that no file is read either.
+Read-only (the default) rests on DuckDB: a store opened for queries is a locked-down connection
+(:mod:`.lockdown`) that refuses every change of the store, a setting or a file; on any store the
+statements run in a read-only transaction (DuckDB refuses changes to the store) that is rolled
+back. The statement check of :mod:`.sqlsafety` (DuckDB's parser) is a second layer that refuses
+what read-only SQL has no use for, with a message that says why. The sandbox rule adds that no
+file is read either.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import duckdb
 
 from ..base.optional import require_pandas
 from ..errors import StoreError, is_resource_error
-from .sqlsafety import check_read_only, statements
+from .sqlsafety import NotReadOnly, check_read_only, statements
 
 
 @dataclass
@@ -115,7 +118,7 @@ def run_query(
     truncated = None
     try:
         if rollback:
-            con.execute("BEGIN TRANSACTION")
+            begin_read_only(con)
         try:
             cur = con.execute(query, params) if params is not None else con.execute(query)
             cols = [d[0] for d in cur.description] if cur.description else []
@@ -131,8 +134,29 @@ def run_query(
     except duckdb.Error as e:
         if is_resource_error(e):  # out of memory, disk full, damaged file, interrupted: the CLI explains them
             raise
+        if not write and _read_only_refusal(e):  # DuckDB's own refusal, said as the statement check says it
+            first = str(e).strip().splitlines()[0]
+            raise NotReadOnly(
+                f"this statement is refused (it would change the store; DuckDB: {first}); ad-hoc SQL is read-only "
+                f"unless you pass write=True (CLI: --write)"
+            ) from None
         raise StoreError(f"SQL error: {e}") from None
     return QueryResult(cols, rows, truncated)
+
+
+def _read_only_refusal(e: duckdb.Error) -> bool:
+    """DuckDB refused a change: of a store opened read-only, or in a read-only transaction."""
+    text = str(e)
+    return "read-only mode" in text or "transaction is launched in read-only mode" in text
+
+
+def begin_read_only(con: duckdb.DuckDBPyConnection) -> None:
+    """Open a transaction in which DuckDB refuses every change of the store (``BEGIN TRANSACTION
+    READ ONLY``; a plain transaction where DuckDB does not know it)."""
+    try:
+        con.execute("BEGIN TRANSACTION READ ONLY")
+    except duckdb.ParserException:
+        con.execute("BEGIN TRANSACTION")
 
 
 #: rows converted to Python objects at a time when a result is capped (fewer while rows are large)

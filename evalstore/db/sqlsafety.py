@@ -1,44 +1,43 @@
-"""What an ad-hoc SQL statement may do: the read-only rule and the sandbox rule, statement by statement.
+"""The second layer of read-only SQL: what a statement may be, read with DuckDB's own parser.
 
-**Read-only** is a promise about the store, the connection and the file system: a read-only
-query changes nothing anywhere. It may read files (``read_csv('x.csv')``, ``FROM 'x.parquet'``)
-but never writes one. Allowed:
+The first layer is DuckDB's: a store opened for ad-hoc or untrusted SQL is a read-only connection
+without file access and with its configuration locked (:mod:`.lockdown`), so no statement it
+accepts changes the store, a setting or a file, whatever its text says. This module refuses,
+before anything runs, the statements read-only SQL has no use for, with a message that says why;
+on a store opened for writing in one's own program (``store.sql(q)`` without ``write=True``) it
+is, beside DuckDB's read-only transaction, the only guard against files and settings.
+
+It reads a statement only as DuckDB does: its kind as DuckDB's parser reports it
+(``duckdb.extract_statements``; a kind the Python package cannot name is refused), the parse tree
+of a query (``json_serialize_sql``), and DuckDB's tokenizer for the statement an ``EXPLAIN``
+explains and the name of a ``PRAGMA``; never a regular expression.
+
+**Read-only** allows:
 
 * queries (``SELECT``, ``FROM ...``, ``WITH ... SELECT``, ``VALUES``, ``SHOW``, ``DESCRIBE``,
   ``SUMMARIZE``, ``UNPIVOT``) whose parse tree calls only allowed functions: every scalar and
-  aggregate function except those that change state (:data:`REFUSED_FUNCTIONS`: ``nextval``,
-  ``setval``, ``setseed``, ``write_log``), and only the table functions of
-  :data:`READ_ONLY_TABLE_FUNCTIONS` (the ``duckdb_*`` catalogue, ``range``, ``unnest``, the file
-  readers, ...; not ``checkpoint()``, ``enable_profiling()``, ``enable_logging()``, ``query()``, ...);
-  the CSV reader's options that store rejected rows (``store_rejects``, ``rejects_table``,
-  ``rejects_scan``) are refused;
-* ``EXPLAIN`` and ``EXPLAIN ANALYZE`` of an allowed statement (``EXPLAIN ANALYZE`` runs it);
+  aggregate function except those that change state (:data:`REFUSED_FUNCTIONS`), and only the
+  table functions of :data:`READ_ONLY_TABLE_FUNCTIONS`; the CSV reader's options that store
+  rejected rows are refused;
+* ``EXPLAIN`` and ``EXPLAIN ANALYZE`` of an allowed statement: DuckDB reads a parenthesised group
+  after ``EXPLAIN [ANALYZE]`` either as options or as a parenthesised query, so both readings are
+  checked and each must be allowed;
 * ``PRAGMA`` calls that only describe (:data:`DESCRIBING_PRAGMAS`).
 
-Everything else is refused: ``INSERT``, ``UPDATE``, ``DELETE``, ``CREATE``, ``DROP``, ``ALTER``,
-``SET``, ``RESET``, ``PRAGMA x = y``, ``ATTACH``, ``DETACH``, ``USE``, ``INSTALL``, ``LOAD``,
-``CALL``, ``CHECKPOINT``, ``VACUUM``, ``EXPORT``/``IMPORT DATABASE``, transactions, ``PIVOT``
-(several statements), and **every** ``COPY``: ``COPY (query) TO 'file'`` writes a file, and its
-options (``OVERWRITE``, ``PARTITION_BY``) can delete a folder. Write a result with the CLI's
-``evalstore sql -o FILE`` (or ``store.sql(...).arrow()``) instead, or pass ``write=True``.
+Everything else is refused: ``INSERT`` ... ``DROP``, ``SET``, ``ATTACH``, ``INSTALL``, ``LOAD``,
+``CALL``, ``CHECKPOINT``, ``EXPORT``/``IMPORT DATABASE``, transactions, ``PREPARE``, ``PIVOT``
+(several statements) and every ``COPY``: write a result with ``evalstore sql -o FILE`` (or
+``store.sql(...).arrow()``), or pass ``write=True``.
 
-**Sandbox** (for untrusted queries) is read-only plus: no file is read either. The parse tree may
-name only relations of the store (its tables, views and the common table expressions of the query
-itself: no ``FROM 'file.csv'`` replacement scan), and only the table functions of
-:data:`SANDBOX_TABLE_FUNCTIONS` (no file reader, no ``glob``, no ``read_blob`` of the store file).
-DuckDB's own sandbox (``enable_external_access = false``, ``lock_configuration = true``; see
-:mod:`.connection`) refuses file and network access underneath, but it allows the store file and
-its temp directory, which this rule closes.
-
-The check reads DuckDB's own parse tree (``json_serialize_sql``), so a quoted name
-(``"checkpoint"()``), a schema-qualified one (``main.nextval``) or a call inside a lambda or a
-subquery is seen as DuckDB sees it; a query form whose tree cannot be read is refused.
+**Sandbox** adds: the query names only relations of the store and the common table expressions in
+scope where it names them (no ``FROM 'file.csv'``), and calls only the table functions of
+:data:`SANDBOX_TABLE_FUNCTIONS` (no file reader; not ``test_all_types()``, which ignores an
+interrupt for minutes).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Collection, Iterator
 from typing import Any
@@ -46,13 +45,6 @@ from typing import Any
 import duckdb
 
 from ..errors import StoreError
-
-_FORBIDDEN_KEYWORDS = {
-    "insert", "update", "delete", "create", "drop", "alter", "attach", "detach", "copy", "export",
-    "import", "install", "load", "set", "reset", "pragma", "call", "checkpoint", "vacuum", "truncate",
-    "merge", "use", "begin", "commit", "rollback", "abort", "transaction", "grant", "revoke", "prepare",
-    "execute", "deallocate",
-}  # fmt: skip
 
 #: PRAGMAs that only describe the database.
 DESCRIBING_PRAGMAS = frozenset({
@@ -75,7 +67,7 @@ FILE_TABLE_FUNCTIONS = frozenset({
 #: Table functions that only compute or describe (allowed in the sandbox too).
 SANDBOX_TABLE_FUNCTIONS = frozenset({
     "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree", "histogram",
-    "histogram_values", "summary", "test_all_types", "test_vector_types", "pg_timezone_names",
+    "histogram_values", "summary", "pg_timezone_names",
     "icu_calendar_names", "duckdb_columns", "duckdb_constraints", "duckdb_databases", "duckdb_dependencies",
     "duckdb_functions", "duckdb_indexes", "duckdb_keywords", "duckdb_schemas", "duckdb_sequences",
     "duckdb_tables", "duckdb_types", "duckdb_views", "duckdb_settings", "duckdb_memory",
@@ -92,9 +84,6 @@ READ_ONLY_TABLE_FUNCTIONS = SANDBOX_TABLE_FUNCTIONS | FILE_TABLE_FUNCTIONS
 #: Options of the file readers that write (rejected rows into tables of the connection).
 _WRITING_OPTIONS = frozenset({"store_rejects", "rejects_table", "rejects_scan"})
 
-_EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?", re.I)
-_PRAGMA = re.compile(r"^\s*PRAGMA\s+(\w+)\s*(\(|;|$)", re.I)
-
 
 class NotReadOnly(StoreError):
     """A statement that read-only SQL (or the sandbox) refuses."""
@@ -105,7 +94,7 @@ def check_read_only(query: str, *, sandbox: bool = False, relations: Collection[
     read-only SQL (``sandbox``: the sandbox, where only ``relations`` may be named) refuses; see
     the module docstring."""
     for st in _statements(query):
-        reason = _refusal(st.query, st.type.name, sandbox, relations)
+        reason = _refusal(st.query, statement_kind(st), sandbox, relations)
         if reason:
             rule = (
                 "sandboxed SQL reads only the store and changes nothing"
@@ -118,6 +107,16 @@ def check_read_only(query: str, *, sandbox: bool = False, relations: Collection[
 def statements(query: str) -> list:
     """The parsed statements of ``query``; an empty query or a syntax error is a StoreError."""
     return _statements(query)
+
+
+def statement_kind(st: Any) -> str:
+    """The kind of a parsed statement as DuckDB names it (``SELECT``, ``EXPLAIN``, ``COPY``, ...);
+    ``UNKNOWN`` for a kind that this DuckDB's Python package cannot name (``UPDATE EXTENSIONS``
+    in duckdb 2.0.1, whose type number the package's enumeration lacks)."""
+    try:
+        return str(st.type.name)
+    except ValueError:
+        return "UNKNOWN"
 
 
 def _statements(query: str) -> list:
@@ -137,37 +136,102 @@ def _statements(query: str) -> list:
 def _refusal(text: str, kind: str, sandbox: bool, relations: Collection[str]) -> str | None:
     """Why the statement ``text`` of DuckDB type ``kind`` is refused, or None."""
     if kind == "EXPLAIN":
-        m = _EXPLAIN.match(text)
-        inner = text[m.end() :] if m else ""
-        if not inner.strip():
+        readings = _explained(text)
+        if not readings:
             return "an EXPLAIN whose statement cannot be read"
-        inner_sts = _statements(inner)
-        return next((r for s in inner_sts if (r := _refusal(s.query, s.type.name, sandbox, relations))), None)
+        for inner in readings:
+            for s in inner:
+                reason = _refusal(s.query, statement_kind(s), sandbox, relations)
+                if reason:
+                    return reason
+        return None
     if kind == "SELECT":
-        bad = _forbidden_keyword(text)
-        if bad:
-            return f"it contains {bad.upper()}, which can change the store"
         return _tree_refusal(text, sandbox, relations)
     if kind == "PRAGMA":
-        m = _PRAGMA.match(text)
-        if m and m.group(1).lower() in DESCRIBING_PRAGMAS:
+        if _pragma_name(text) in DESCRIBING_PRAGMAS:
             return None
         return "a PRAGMA that is not a description (or COPY FROM DATABASE)"
     if kind == "COPY":
         return "COPY writes a file or a table; write a result with `evalstore sql -o FILE` instead"
+    if kind == "UNKNOWN":
+        return "a kind of statement this DuckDB package cannot name"
     return kind.replace("_", " ")
+
+
+def _tokens(text: str) -> list[tuple[int, int, Any]]:
+    """DuckDB's tokens of ``text``: ``(start, end, kind)``, ``end`` the start of the next token."""
+    toks = duckdb.tokenize(text)
+    return [(pos, toks[i + 1][0] if i + 1 < len(toks) else len(text), kind) for i, (pos, kind) in enumerate(toks)]
+
+
+def _word(text: str, start: int, end: int) -> str:
+    """The leading word of a token (a keyword or an unquoted identifier), lower case."""
+    out = []
+    for ch in text[start:end]:
+        if not (ch.isalnum() or ch == "_"):
+            break
+        out.append(ch)
+    return "".join(out).lower()
+
+
+def _explained(text: str) -> list[list]:
+    """The statements an ``EXPLAIN [ANALYZE]`` statement may explain, each reading parsed by
+    DuckDB: the text after the keywords, and, when a parenthesised group follows them, also the
+    text after the group's closing parenthesis (DuckDB takes the group as options or as a
+    parenthesised query). A string literal is one token, so a ``)`` inside it closes nothing.
+    Readings that do not parse are left out."""
+    toks = _tokens(text)
+    i = 1 if toks and _word(text, toks[0][0], toks[0][1]) == "explain" else len(toks)
+    if i < len(toks) and _word(text, toks[i][0], toks[i][1]) in ("analyze", "analyse"):
+        i += 1
+    if i >= len(toks):
+        return []
+    starts = [toks[i][0]]
+    if text[toks[i][0]] == "(" and toks[i][2] == duckdb.token_type.operator:
+        depth = 0
+        for j in range(i, len(toks)):
+            start, _, kind = toks[j]
+            if kind == duckdb.token_type.operator and text[start] in "()":
+                depth += 1 if text[start] == "(" else -1
+                if depth == 0:
+                    if j + 1 < len(toks):
+                        starts.append(toks[j + 1][0])
+                    break
+    readings = []
+    for start in starts:
+        try:
+            sts = duckdb.extract_statements(text[start:])
+        except duckdb.Error:
+            continue
+        if sts:
+            readings.append(sts)
+    return readings
+
+
+def _pragma_name(text: str) -> str | None:
+    """The name of a ``PRAGMA name`` or ``PRAGMA name(...)`` call (None for ``PRAGMA name = value``
+    or anything else), read with DuckDB's tokenizer."""
+    toks = _tokens(text)
+    if len(toks) < 2 or _word(text, toks[0][0], toks[0][1]) != "pragma":
+        return None
+    name = _word(text, toks[1][0], toks[1][1])
+    if len(toks) > 2:
+        nxt = text[toks[2][0]]
+        if not (toks[2][2] == duckdb.token_type.operator and nxt in "(;"):
+            return None
+    return name
 
 
 def _tree_refusal(text: str, sandbox: bool, relations: Collection[str]) -> str | None:
     """Why a query's parse tree is refused: a function or table function it calls, a relation it
-    names that is not the store's (sandbox), or a tree that cannot be read."""
+    names that is not the store's nor a common table expression in scope (sandbox), or a tree that
+    cannot be read."""
     tree = _parse_tree(text)
     if tree is None:
         return "a query form whose parse tree cannot be checked (write it as a plain SELECT)"
-    ctes = {name.lower() for name in _cte_names(tree)}
-    known = {r.lower() for r in relations} | ctes
+    known = {r.lower() for r in relations}
     allowed = SANDBOX_TABLE_FUNCTIONS if sandbox else READ_ONLY_TABLE_FUNCTIONS
-    for node in _nodes(tree):
+    for node, in_scope in _scoped_nodes(tree):
         kind = node.get("type")
         if node.get("class") == "FUNCTION" and "function_name" in node:
             name = str(node["function_name"]).lower()
@@ -184,37 +248,9 @@ def _tree_refusal(text: str, sandbox: bool, relations: Collection[str]) -> str |
                     return f"{name}(..., {option}=...) stores rejected rows"
         if sandbox and kind == "BASE_TABLE":
             name = str(node.get("table_name", ""))
-            if name.lower() not in known:
+            if name.lower() not in known and name.lower() not in in_scope:
                 return f"{name!r} is not a relation of the store (a sandboxed query reads no file)"
     return None
-
-
-def called_functions(query: str) -> set[str]:
-    """The names (lower case) of every scalar, aggregate and table function the statements of
-    ``query`` call, as DuckDB parses them (inside subqueries, lambdas and ``EXPLAIN`` too); a
-    statement whose parse tree cannot be read is a :class:`NotReadOnly` error."""
-    out: set[str] = set()
-    for st in _statements(query):
-        text, kind = st.query, st.type.name
-        if kind == "EXPLAIN":
-            m = _EXPLAIN.match(text)
-            out |= called_functions(text[m.end() :] if m else "")
-            continue
-        if kind != "SELECT":
-            continue
-        tree = _parse_tree(text)
-        if tree is None:
-            raise NotReadOnly(f"this statement is refused (its parse tree cannot be checked): {_short(text)}")
-        for node in _nodes(tree):
-            if node.get("class") == "FUNCTION" and "function_name" in node:
-                out.add(str(node["function_name"]).lower())
-            if node.get("type") == "TABLE_FUNCTION":
-                out.add(str((node.get("function") or {}).get("function_name", "")).lower())
-    return out
-
-
-_parser_lock = threading.Lock()
-_parser: duckdb.DuckDBPyConnection | None = None
 
 
 def _parse_tree(text: str) -> dict | None:
@@ -236,16 +272,26 @@ def _parse_tree(text: str) -> dict | None:
     return tree
 
 
-def _nodes(tree: Any) -> Iterator[dict]:
-    """Every object of a parse tree, depth first."""
-    stack = [tree]
+_parser_lock = threading.Lock()
+_parser: duckdb.DuckDBPyConnection | None = None
+
+
+def _scoped_nodes(tree: Any) -> Iterator[tuple[dict, frozenset[str]]]:
+    """Every object of a parse tree, depth first, with the names (lower case) of the common table
+    expressions in scope there: those of the query nodes it is part of (a CTE's name names
+    nothing outside its own query)."""
+    stack: list[tuple[Any, frozenset[str]]] = [(tree, frozenset())]
     while stack:
-        node = stack.pop()
+        node, scope = stack.pop()
         if isinstance(node, dict):
-            yield node
-            stack.extend(node.values())
+            cte_map = node.get("cte_map")
+            if isinstance(cte_map, dict):
+                names = {str(e["key"]).lower() for e in cte_map.get("map") or [] if isinstance(e, dict) and "key" in e}
+                scope = scope | names
+            yield node, scope
+            stack.extend((v, scope) for v in node.values())
         elif isinstance(node, list):
-            stack.extend(node)
+            stack.extend((v, scope) for v in node)
 
 
 def _named_arguments(fn: dict) -> Iterator[str]:
@@ -259,24 +305,6 @@ def _named_arguments(fn: dict) -> Iterator[str]:
         left = expr.get("left") or {} if expr.get("type") == "COMPARE_EQUAL" else {}
         if left.get("class") == "COLUMN_REF" and left.get("column_names"):
             yield str(left["column_names"][-1]).lower()
-
-
-def _cte_names(tree: Any) -> Iterator[str]:
-    for node in _nodes(tree):
-        cte_map = node.get("cte_map")
-        if isinstance(cte_map, dict):
-            for entry in cte_map.get("map") or []:
-                if isinstance(entry, dict) and "key" in entry:
-                    yield str(entry["key"])
-
-
-def _forbidden_keyword(text: str) -> str | None:
-    for pos, kind in duckdb.tokenize(text):
-        if kind == duckdb.token_type.keyword:
-            word = re.match(r"\w+", text[pos:])
-            if word and word.group(0).lower() in _FORBIDDEN_KEYWORDS:
-                return word.group(0)
-    return None
 
 
 def _short(text: str) -> str:

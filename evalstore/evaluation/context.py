@@ -59,6 +59,7 @@ class EvaluationContext:
         self.options = options or EvalOptions()
         self.declared_gains = dict(declared_gains or {})
         self.qrels_names = dict(qrels_names or {})
+        engine.check_kinds(con, self.qrels_ids, self.instances, self.qrels_names)
         # the plan, computed once: the context and stored name of every (qrels set, metric) pair
         self.pairs = engine.plan_pairs(self.qrels_ids, self.instances, self.options, self.declared_gains)
         self.names: dict[tuple[int, str], engine.StoredName] = {k: n for k, (_, n) in self.pairs.items()}

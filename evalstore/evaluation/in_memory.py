@@ -41,6 +41,7 @@ from ..metrics.params import format_list, parse_gains
 from ..metrics.ranked_list import render
 from ..metrics.references import order_clause
 from ..metrics.registry import MetricInstance
+from ..metrics.user.sandbox import scores as user_scores
 from ..results.eval_result import EvalResult, result_of_arrow
 from ..results.shaping import as_raw, raw_table
 from .stored import metric_notes, unrelated_note
@@ -149,6 +150,8 @@ class Evaluator:
         self._declared = declared
         self._names_given = names_given
         self._queries: dict[tuple[str, bool, bool], list[str | _Steps]] = {}
+        # query -> its WITH clause and unit, for the unit's measures of one's own (run apart, sandboxed)
+        self._user_parts: dict[str | _Steps, tuple[str, _Unit]] = {}
         self._keys: dict[bool, dict[str, str]] = {}
         # runs read from files may hand the SQL only the rows whose docno the qrels judge, with each
         # topic's count of rows, when every pass ranks in trec_eval's order and no block reads
@@ -197,20 +200,26 @@ class Evaluator:
         for u, unit in enumerate(plan.units):
             if unit.steps is not None:  # many metrics: the ranked list as tables, the blocks in chunks
                 self._prepare_unit(u, unit)
-                queries.append(unit.steps.for_unit(u))
+                steps = unit.steps.for_unit(u)
+                queries.append(steps)
+                self._user_parts[steps] = (unit.with_prepared.replace(_UNIT, str(u)), unit)
                 continue
             if not self._prepare:  # one call: the qrels' side is part of the query
                 queries.append(unit.query_inline)
+                self._user_parts[unit.query_inline] = (unit.with_inline, unit)
                 continue
             self._prepare_unit(u, unit)
-            queries.append(unit.query_prepared.replace(_UNIT, str(u)))
+            query = unit.query_prepared.replace(_UNIT, str(u))
+            queries.append(query)
+            self._user_parts[query] = (unit.with_prepared.replace(_UNIT, str(u)), unit)
         self._queries[(mode, options.complete, self._prepare)] = queries
         return queries
 
     # ------------------------------------------------------------------------------------------
     def evaluate(self, run: Any) -> dict[str, dict[str, float]]:
         """``{topic: {metric: value}}`` for one run (topics of the run that the qrels judge; all
-        topics of the qrels with ``complete=True``)."""
+        topics of the qrels with ``complete=True``); an empty run gives ``{}``, as pytrec_eval's
+        ``RelevanceEvaluator.evaluate({})`` does."""
         return self.evaluate_many({"run": run})["run"]
 
     def evaluate_many(self, runs: Mapping[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
@@ -218,7 +227,9 @@ class Evaluator:
         if not isinstance(runs, Mapping) or not runs:
             raise ArgumentError("give the runs as {name: run} with at least one run (one run: evaluate(run))")
         names = list(runs)
-        tables = self._tables(names, [runs[n] for n in names])
+        tables = self._tables(names, [runs[n] for n in names], allow_empty=True)
+        if not any(t.num_rows for t in tables) and not self._options.complete:
+            return {n: {} for n in names}  # nothing retrieved: no topic to score (pytrec_eval's {})
         rows_given = sum(t.num_rows for t in tables)
         if self._narrow and all(t.num_rows for t in tables) and len(self._judged_docs) <= rows_given:
             narrow = [ranked_rows(t, self._judged_docs) for t in tables]
@@ -348,9 +359,11 @@ class Evaluator:
         return f"<evalstore.Evaluator {len(self.topics)} topics, metrics {', '.join(self.metrics)}>"
 
     # ------------------------------------------------------------------------------------------
-    def _tables(self, names: Sequence[str], runs: Iterable[Any]) -> list[pa.Table]:
-        complete = self._options.complete
-        return [read_run(r, self._run_format, f"run {n!r}", allow_empty=complete) for n, r in zip(names, runs)]
+    def _tables(self, names: Sequence[str], runs: Iterable[Any], allow_empty: bool = False) -> list[pa.Table]:
+        """The runs as tables; a run without rows is an error unless ``allow_empty`` or ``complete``
+        (every topic then scores as a run that retrieved nothing)."""
+        empty = allow_empty or self._options.complete
+        return [read_run(r, self._run_format, f"run {n!r}", allow_empty=empty) for n, r in zip(names, runs)]
 
     def _run(
         self,
@@ -381,6 +394,9 @@ class Evaluator:
                     got += q.run(con)
                 else:
                     got.append(as_raw(arrow_table(con, q)))
+                with_clause, unit = self._user_parts[q]
+                if unit.user:
+                    got.append(_user_table(con, with_clause, unit))
             rows = got[0] if len(got) == 1 else pa.concat_tables(got)
             keys = self._keys.get(complete) if complete is not None and complete != self._options.complete else None
             if keys:  # this plan's keys -> the keys the result reads (a few distinct values)
@@ -452,12 +468,18 @@ _UNIT = "${unit}"
 @dataclass(frozen=True)
 class _Unit:
     """The SQL of one evaluation context: the qrels' side of the ranked list as statements (run
-    once per Evaluator) and the query of a call, with that side as tables or inline."""
+    once per Evaluator) and the query of a call, with that side as tables or inline; the WITH
+    clause of the ranked list alone and the measures of one's own, which run apart (sandboxed)."""
 
     gains: tuple[float, ...] | None
     qrels_side: tuple[tuple[str, str], ...]  # (relation, CREATE statement)
     query_prepared: str  # reads <relation>_${unit}
     query_inline: str
+    with_prepared: str = ""
+    with_inline: str = ""
+    user: tuple[tuple[MetricInstance, str], ...] = ()
+    options: EvalOptions = DEFAULTS
+    gmax: float = 1.0
     steps: _Steps | None = None  # more blocks than one statement holds: the ranked list as tables
 
 
@@ -488,6 +510,19 @@ class _Steps:
                     pass
 
 
+def _user_table(con: duckdb.DuckDBPyConnection, with_clause: str, unit: _Unit) -> pa.Table:
+    """``(run_id, topic, key, value)`` of a unit's measures of one's own, over the ranked list of
+    the call (its relations read through ``with_clause``), as :data:`~evalstore.results.shaping.RAW_SCHEMA`."""
+    table = user_scores(
+        unit.user,
+        unit.options,
+        lambda q: arrow_table(con, with_clause + "\n" + q),
+        lambda inst: engine.placeholder_values(inst, unit.options, unit.gmax),
+        engine.value_sql,
+    )
+    return as_raw(table.select(["run_id", "topic", "key", "value"]))
+
+
 @dataclass(frozen=True)
 class _Plan:
     instances: list[MetricInstance]
@@ -510,6 +545,7 @@ def _compile(
     context's order is trec_eval's; ``'narrow'``, ranked and holding only the rows whose docno the
     qrels judge, with each topic's rows counted in ``_ev_counts(run_id, topic, n)``."""
     instances = engine.resolve_metrics(list(metrics))
+    _no_answer_metrics(instances)
     units, stored = engine.plan([_QRELS_ID], instances, options, {_QRELS_ID: declared})
     names = {disp: n for (_, disp), n in stored.items()}
     by_key: dict[str, list[str]] = {}
@@ -553,33 +589,45 @@ def _compile(
                 prepared.append(f"{name} AS (SELECT * FROM {name}_{_UNIT})")
             else:
                 prepared.append(f"{name} AS ({body})")
-        tail = "\nSELECT run_id, topic, key, value FROM (" + sql.union + ")"
-        steps = None
-        if len(sql.selects) > engine.BLOCKS_PER_STATEMENT:
-            setup, teardown = [], []
-            if run_meta:
-                setup.append("CREATE OR REPLACE TEMP VIEW run_meta AS SELECT run_id, name FROM _ev_names")
-                teardown.append("DROP VIEW IF EXISTS run_meta")
-            for name, body in ctes:
-                if name in _QRELS_SIDE:
-                    setup.append(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {name}_{_UNIT}")
-                    teardown.append(f"DROP VIEW IF EXISTS {name}")
-                else:
-                    setup.append(f"CREATE OR REPLACE TEMP TABLE {name} AS {body}")
-                    teardown.append(f"DROP TABLE IF EXISTS {name}")
-            selects = tuple("SELECT run_id, topic, key, value FROM (" + c + ")" for c in sql.chunks())
-            steps = _Steps(tuple(setup), selects, tuple(reversed(teardown)))
+        union = sql.union or "SELECT NULL::INTEGER AS run_id, NULL AS topic, NULL AS key, NULL::DOUBLE AS value LIMIT 0"
+        tail = "\nSELECT run_id, topic, key, value FROM (" + union + ")"
+        with_prepared, with_inline = "WITH " + ",\n".join(prepared), "WITH " + ",\n".join(inline)
+        steps = _steps(sql, ctes, run_meta) if len(sql.selects) > engine.BLOCKS_PER_STATEMENT else None
         out.append(
-            _Unit(
-                gains,
-                tuple(side),
-                "WITH " + ",\n".join(prepared) + tail,
-                "WITH " + ",\n".join(inline) + tail,
-                steps,
-            )
-        )
+            _Unit(gains, tuple(side), with_prepared + tail, with_inline + tail, with_prepared, with_inline, sql.user,
+                  sql.options, gmax, steps)
+        )  # fmt: skip
     udfs = any(i.spec.block.udfs for i in instances)
     return _Plan(instances, names, by_key, out, run_meta, udfs, narrow_ok)
+
+
+def _no_answer_metrics(instances: Sequence[MetricInstance]) -> None:
+    """Metrics of generated answers need stored answers and their labels: refused here."""
+    answers = [i.display for i in instances if i.spec.kind != "judgments"]
+    if answers:
+        raise MetricError(
+            f"{', '.join(answers)} evaluate{'s' if len(answers) == 1 else ''} generated answers, not ranked lists: "
+            "give the answers and their assignments or support labels (evalstore.evaluate(assignments, answers, "
+            "metrics); docs/rag.md)"
+        )
+
+
+def _steps(sql: Any, ctes: Sequence[tuple[str, str]], run_meta: bool) -> _Steps:
+    """A unit with more metric blocks than a statement holds: the ranked list made as temporary
+    tables once (the qrels' side as views of its prepared tables), then the blocks in chunks."""
+    setup, teardown = [], []
+    if run_meta:
+        setup.append("CREATE OR REPLACE TEMP VIEW run_meta AS SELECT run_id, name FROM _ev_names")
+        teardown.append("DROP VIEW IF EXISTS run_meta")
+    for name, body in ctes:
+        if name in _QRELS_SIDE:
+            setup.append(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {name}_{_UNIT}")
+            teardown.append(f"DROP VIEW IF EXISTS {name}")
+        else:
+            setup.append(f"CREATE OR REPLACE TEMP TABLE {name} AS {body}")
+            teardown.append(f"DROP TABLE IF EXISTS {name}")
+    selects = tuple("SELECT run_id, topic, key, value FROM (" + c + ")" for c in sql.chunks())
+    return _Steps(tuple(setup), selects, tuple(reversed(teardown)))
 
 
 def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:

@@ -4,7 +4,8 @@
 and qrels are:
 
 * a **source**: :class:`Given` (qrels and runs given as files, dicts, DataFrames, ...: evaluated
-  in memory, nothing stored), :class:`Stored` (runs and qrels sets of a store: the scores are
+  in memory, nothing stored), :class:`GivenAnswers` (generated answers and their judgments, given
+  likewise), :class:`Stored` (runs and qrels sets of a store: the scores are
   stored; with ``subsamples`` a qrels set and its subsamples in one pass; with ``agg`` one
   leaderboard over several qrels sets) or :class:`OnSpark` (a store's Parquet layout, Spark SQL);
 * an :class:`EvalRequest`: the metrics, the :class:`~evalstore.metrics.options.EvalOptions` and the
@@ -102,7 +103,9 @@ class Stored:
     :mod:`evalstore.evaluation.default_qrels`), or several with ``agg``; ``runs``: names (None: all);
     ``subsamples``: also these subsamples of the set (``all``, names or fractions), in one pass;
     ``agg``: one leaderboard over the sets (``mean`` or ``borda``); ``save``: store the scores;
-    ``recompute``: compute again what is stored; ``progress``: a progress bar (None: on a terminal)."""
+    ``recompute``: compute again what is stored; ``progress``: a progress bar (None: on a terminal);
+    ``kinds``: instead of ``runs``, every run of these kinds (``submitted``, ``fused``, ``scratch``;
+    :mod:`evalstore.db.run_kinds`)."""
 
     store: StoreHandle
     qrels: str | Sequence[str] | None = None
@@ -113,6 +116,7 @@ class Stored:
     save: bool = True
     recompute: bool = False
     progress: bool | None = None
+    kinds: str | Sequence[str] | None = None
 
     def qrels_sets(self) -> list[str]:
         """The qrels sets named (none: an empty list)."""
@@ -132,7 +136,19 @@ class OnSpark:
     write: bool = True
 
 
-Source = Given | Stored | OnSpark
+@dataclass(frozen=True)
+class GivenAnswers:
+    """Generated answers given to the call (TREC RAG answer dicts, ``{run: answers}`` or a path of
+    JSON lines) and their judgments (nuggetizer's assignment records or a DataFrame of them, support
+    labels, or qrels): evaluated in a store in memory by the store's ingest and evaluation, nothing
+    kept (:mod:`evalstore.evaluation.answers`)."""
+
+    qrels: Any
+    answers: list[dict] | str
+    qrels_name: str = "qrels"
+
+
+Source = Given | GivenAnswers | Stored | OnSpark
 
 
 @dataclass
@@ -163,6 +179,11 @@ def check(source: Source, request: EvalRequest) -> None:
         return
     if not isinstance(source, Stored):
         return
+    if source.kinds is not None:
+        if source.runs is not None:
+            raise OptionConflict("name the runs ({runs}) or give their {kinds}, not both", "kinds")
+        if source.agg is not None or source.subsamples is not None:
+            raise OptionConflict("{kinds} chooses the runs of one qrels set: leave out {agg} and {subsamples}", "kinds")
     if source.agg is None:
         if len(source.qrels_sets()) > 1:
             raise OptionConflict("several qrels sets make one leaderboard with {agg} mean|borda", "qrels")

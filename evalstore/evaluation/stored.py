@@ -17,6 +17,9 @@ pool but unjudged", what infAP needs; no other metric is affected); ``save``, ``
 (progress bar; default: on a terminal), ``recompute`` (with ``save``: compute every score again
 instead of reusing stored evaluations of the same run content, qrels content, metric, options and
 engine version; see :mod:`evalstore.evaluation.incremental`).
+
+On a store opened read-only, the stored evaluations are reused (unless ``recompute``) and what is
+not stored is computed for the result and not stored: each result says so in a note.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from typing import TYPE_CHECKING
 
 from ..base.arguments import names as arg_names
 from ..base.progress import progress_bar
+from ..db.run_kinds import kinds_note, runs_of_kinds
+from ..db.topic_texts import topic_queries
 from ..errors import MetricError
 from ..metrics import engine
 from ..metrics.gains import declared_gains
@@ -51,11 +56,12 @@ def evaluate_runs(
     save: bool = True,
     progress: bool | None = None,
     recompute: bool = False,
+    kinds: str | Sequence[str] | None = None,
 ) -> EvalResult:
-    """Evaluate ``runs`` (names; all runs when None) against the qrels set ``qrels``; see the
-    module docstring for the options."""
+    """Evaluate ``runs`` (names; all runs when None, or the runs of ``kinds``) against the qrels set
+    ``qrels``; see the module docstring for the options."""
     return evaluate_qrels_sets(
-        store, [qrels], runs, metrics, options=options, save=save, progress=progress, recompute=recompute
+        store, [qrels], runs, metrics, options=options, save=save, progress=progress, recompute=recompute, kinds=kinds
     )[qrels]
 
 
@@ -69,19 +75,24 @@ def evaluate_qrels_sets(
     save: bool = True,
     progress: bool | None = None,
     recompute: bool = False,
+    kinds: str | Sequence[str] | None = None,
 ) -> dict[str, EvalResult]:
     """Evaluate runs against several qrels sets (e.g. a qrels set and all its subsamples) in bulk:
     one ranked judged list per context covers every qrels set and run at once. Returns
-    ``{qrels name: EvalResult}`` in the order given."""
+    ``{qrels name: EvalResult}`` in the order given. ``kinds``: all the runs of these kinds
+    (:mod:`evalstore.db.run_kinds`) instead of ``runs``; each result notes the kinds it holds
+    when not all its runs are submitted ones."""
     qrels_names = arg_names(qrels, "qrels set")
     qrels_ids = {name: store.qrels_id(name) for name in qrels_names}
-    run_ids = _run_ids(store, runs)
+    run_ids = _run_ids(store, runs, kinds)
     instances = engine.resolve_metrics(metrics)
     con = store.con
     qids = list(qrels_ids.values())
     names_of = {v: k for k, v in qrels_ids.items()}
+    read_only = bool(getattr(store, "read_only", False))
     with EvaluationContext(con, qids, instances, options, declared_gains(con, qids), names_of) as ctx:
-        work = ctx.reuse(list(run_ids.values())) if save and not recompute else ctx.everything(list(run_ids.values()))
+        reuse = (save or read_only) and not recompute
+        work = ctx.reuse(list(run_ids.values())) if reuse else ctx.everything(list(run_ids.values()))
         # only runs without stored scores can be of another collection (such runs are never stored)
         pending = list(dict.fromkeys(r for j in work.jobs for r in j.run_ids))
         unrelated = unrelated_runs(store, qids, pending)
@@ -98,7 +109,7 @@ def evaluate_qrels_sets(
         with progress_bar(total, "evaluating", enabled=progress, min_total=2) as bar:
             for job in work.jobs:
                 ctx.compute(job, bar)
-        if save and work.jobs:
+        if save and work.jobs and not read_only:
             ctx.save_scores(store)
         ctx.add_reused(work)
         results = {
@@ -107,22 +118,42 @@ def evaluate_qrels_sets(
         }
     for name, notes in qrels_notes(store, qrels_ids, instances).items():
         results[name].notes += notes
+    for name, qid in qrels_ids.items():
+        results[name].queries = topic_queries(con, [qid])
+        kinds_of = kinds_note(store, list(dict.fromkeys(r for r, *_ in results[name].means)))
+        results[name].notes += [kinds_of] if kinds_of else []
     for r in results.values():
         r.reused, r.computed = work.reused, work.computed
+        if read_only and save and work.computed:
+            r.notes.append(read_only_note(work.computed))
     return results
+
+
+def read_only_note(computed: int) -> str:
+    """What a read-only store did not do for an evaluation."""
+    return (
+        f"the store is open read-only: {computed} evaluation(s) (run, qrels set, metric) were computed for this "
+        f"result and not stored (open the store for writing to store them)"
+    )
 
 
 def unrelated_runs(store: StoreHandle, qrels_ids: Sequence[int], run_ids: Sequence[int]) -> dict[int, set[int]]:
     """``{qrels_id: run ids}``: the runs that share no topic with each qrels set (runs of another
     collection in the same store). They are left out of the qrels set's results with a note."""
     rows = store.con.execute(
-        """WITH rt AS (SELECT DISTINCT run_id, topic FROM run_row_data WHERE run_id IN (SELECT unnest(?::INTEGER[]))),
-                qt AS (SELECT DISTINCT qrels_id, topic FROM qrels_data WHERE qrels_id IN (SELECT unnest(?::INTEGER[]))),
-                shared AS (SELECT DISTINCT qt.qrels_id, rt.run_id FROM rt JOIN qt USING (topic))
+        """WITH rt AS (SELECT DISTINCT run_id, topic FROM run_row_data
+                       WHERE run_id IN (SELECT unnest($runs::INTEGER[]))),
+                qt AS (SELECT DISTINCT qrels_id, topic FROM qrels_data
+                       WHERE qrels_id IN (SELECT unnest($sets::INTEGER[]))),
+                answers AS (  -- the answers a set of nugget assignments or support labels judges
+                    SELECT qrels_id, run, topic FROM assigned_answer_data UNION ALL
+                    SELECT qrels_id, run, topic FROM support_data),
+                shared AS (SELECT DISTINCT qt.qrels_id, rt.run_id FROM rt JOIN qt USING (topic)
+                           UNION SELECT a.qrels_id, m.run_id FROM answers a JOIN run_meta m ON m.name = a.run)
            SELECT q.qrels_id, r.run_id
-           FROM (SELECT unnest(?::INTEGER[]) AS qrels_id) q CROSS JOIN (SELECT unnest(?::INTEGER[]) AS run_id) r
+           FROM (SELECT unnest($sets::INTEGER[]) AS qrels_id) q CROSS JOIN (SELECT unnest($runs::INTEGER[]) AS run_id) r
            WHERE NOT EXISTS (SELECT 1 FROM shared s WHERE s.qrels_id = q.qrels_id AND s.run_id = r.run_id)""",
-        [list(run_ids), list(qrels_ids), list(qrels_ids), list(run_ids)],
+        {"runs": list(run_ids), "sets": list(qrels_ids)},
     ).fetchall()
     out: dict[int, set[int]] = {int(q): set() for q in qrels_ids}
     for q, r in rows:
@@ -144,8 +175,15 @@ def stored_name(store: StoreHandle, qrels: str, metric: str, options: EvalOption
     return engine.stored_name(insts[0], ctx, options, declared).metric
 
 
-def _run_ids(store: StoreHandle, runs: Sequence[str] | str | None) -> dict[str, int]:
-    """``{name: run_id}`` of the runs named (all runs, by name, when None: one query)."""
+def _run_ids(
+    store: StoreHandle, runs: Sequence[str] | str | None, kinds: str | Sequence[str] | None = None
+) -> dict[str, int]:
+    """``{name: run_id}`` of the runs named (all runs, by name, when None: one query; the runs of
+    ``kinds`` when given)."""
+    if kinds is not None:
+        if runs is not None:
+            raise MetricError("name the runs or give their kinds, not both (-r or --kind)")
+        runs = runs_of_kinds(store, kinds)
     if runs is None:
         ids = {n: int(i) for n, i in store.con.execute("SELECT name, run_id FROM run_meta ORDER BY name").fetchall()}
         if not ids:
@@ -213,6 +251,13 @@ def metric_notes(
     return notes
 
 
-def unrelated_note(runs: Sequence[str], qrels: str) -> str:
+def unrelated_note(runs: Sequence[str], qrels: str | Sequence[str], subsamples: int = 0) -> str:
+    """The note on the runs left out of an evaluation of ``qrels`` (a name, or several sets that
+    leave out the same runs) because they share no topic with it; ``subsamples``: how many
+    subsamples of those sets left out the same runs (said once, not once per subsample)."""
     shown = ", ".join(runs[:10]) + (" ..." if len(runs) > 10 else "")
-    return f"left out {len(runs)} run(s) that share no topic with qrels {qrels!r}: {shown}"
+    names = [qrels] if isinstance(qrels, str) else list(qrels)
+    sets = ", ".join(repr(n) for n in names) + (f" and their {subsamples} subsample(s)" if subsamples else "")
+    if subsamples and len(names) == 1:
+        sets = f"{names[0]!r} and its {subsamples} subsample(s)"
+    return f"left out {len(runs)} run(s) that share no topic with qrels {sets}: {shown}"

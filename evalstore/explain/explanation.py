@@ -34,6 +34,8 @@ from ..metrics.gains import check_gains, declared_gains, top_grade
 from ..metrics.options import CONVENTIONS, NO_DEPTH, EvalOptions
 from ..metrics.ranked_list import Context
 from ..metrics.registry import MetricInstance, all_metrics
+from ..metrics.user import relations as own_relations
+from ..results.eval_result import EvalResult
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
@@ -84,6 +86,10 @@ class Explanation:
     R: int | None = None
     rounded: int | None = None  # eval rounds the value to this many decimals (gdeval's, under ir_measures)
     notes: list[str] = field(default_factory=list)
+    query: str | None = None  # the topic's query text (the store's topic sets), if any
+    #: the judged list explained: 'judgments' (a ranked list), 'nuggets' (an answer's assigned
+    #: nuggets) or 'support' (an answer's sentences and citations)
+    kind: str = "judgments"
 
     def column(self, name: str) -> list[Any]:
         i = self.columns.index(name)
@@ -96,7 +102,10 @@ class Explanation:
         return [dict(zip(self.ideal_columns, r)) for r in self.ideal_rows]
 
     def last_contributing(self) -> int:
-        """How many rows reach the last row with a nonzero contribution (0 when none has one)."""
+        """How many rows reach the last row with a nonzero contribution (0 when none has one, or for a
+        measure of one's own, whose terms are its own)."""
+        if "contribution" not in self.columns:
+            return 0
         c = self.columns.index("contribution")
         return max((i + 1 for i, r in enumerate(self.rows) if r[c]), default=0)
 
@@ -148,6 +157,8 @@ def explain_runs(
     None) at once: one evaluation, then passes of at most :data:`~evalstore.metrics.explain_sql.CHUNK_ROWS`
     run rows (one ranked list and one query per relation each). ``{(run, topic): explanation}``,
     by run as given and topic in byte order (or as given)."""
+    if _one_instance(metric).spec.user is not None:
+        return _own(store, metric, qrels, runs, topics, options)
     case = _case(store, metric, qrels, runs, topics, options)
     found = Found()
     topic_list = list(dict.fromkeys(t for _, t in case.wanted))
@@ -179,6 +190,7 @@ class _Case:
     ctx: Context
     gmax: float
     columns: frozenset[str]
+    queries: dict[str, str]
 
 
 def _case(
@@ -196,19 +208,7 @@ def _case(
             f"{inst.display}: its SQL block (sql/{inst.spec.sql.replace('#', ' -- @metric ')}) has no per-rank "
             f"relation to show; explain works for {', '.join(explainable())}"
         )
-    qid = store.qrels_id(qrels)
-    names = list(dict.fromkeys(runs)) if runs is not None else store.run_names()
-    rids = {r: store.run_id(r) for r in names}
-    # what eval computes: the one evaluation path, for these runs, storing nothing
-    result = evaluate_runs(store, qrels, names, [metric], options=options, save=False, progress=False)
-    evaluated = {(r, t): v for r, t, m, v in result.per_topic if m == inst.display}
-    if topics is None:
-        wanted = list(evaluated)
-    else:
-        wanted = [(r, str(t)) for r in names for t in dict.fromkeys(topics)]
-        for r, t in wanted:
-            if (r, t) not in evaluated:
-                raise MetricError(_not_evaluated(store, qid, rids[r], qrels, r, t, options))
+    qid, rids, result, evaluated, wanted = _evaluated(store, inst, qrels, runs, topics, options)
     con = store.con
     ctx = engine.effective_context(inst, declared_gains(con, [qid])[qid], options)
     check_gains(con, [qid], ctx.gains, {qid: qrels})
@@ -226,7 +226,31 @@ def _case(
         gmax=max(ctx.gains) if ctx.gains else top_grade(con, [qid]),
         columns=(block.needs & frozenset(sqlfile.RUNNING_COLUMNS))
         | (block.reads & frozenset(ranked_list.OPTIONAL_RELATIONS)),
+        queries=result.queries,
     )
+
+
+def _evaluated(
+    store: StoreHandle,
+    inst: MetricInstance,
+    qrels: str,
+    runs: Sequence[str] | None,
+    topics: Sequence[str] | None,
+    options: EvalOptions,
+) -> tuple[int, dict[str, int], EvalResult, dict[tuple[str, str], float], list[tuple[str, str]]]:
+    """What eval computes for the runs (the one evaluation path, storing nothing), and the (run,
+    topic) pairs wanted (every evaluated one when ``topics`` is None; a topic not evaluated is an
+    error saying why): ``(qrels_id, run ids, result, values, wanted)``."""
+    qid = store.qrels_id(qrels)
+    names = list(dict.fromkeys(runs)) if runs is not None else store.run_names()
+    rids = {r: store.run_id(r) for r in names}
+    result = evaluate_runs(store, qrels, names, [inst.display], options=options, save=False, progress=False)
+    evaluated = {(r, t): v for r, t, m, v in result.per_topic if m == inst.display}
+    wanted = list(evaluated) if topics is None else [(r, str(t)) for r in names for t in dict.fromkeys(topics)]
+    for r, t in wanted:
+        if (r, t) not in evaluated:
+            raise MetricError(_not_evaluated(store, qid, rids[r], qrels, r, t, options))
+    return qid, rids, result, evaluated, wanted
 
 
 def _explanation(case: _Case, found: Found, qrels: str, run: str, topic: str) -> Explanation:
@@ -256,7 +280,9 @@ def _explanation(case: _Case, found: Found, qrels: str, run: str, topic: str) ->
         ideal_columns=found.ideal_columns,
         ideal_rows=found.ideal.get(topic, []),
         cutoff=case.inst.cutoff,
+        query=case.queries.get(topic),
         R=None if n_rel is None else int(n_rel),
+        kind=case.ctx.kind,
     )
 
 
@@ -282,6 +308,68 @@ def compare_conventions(
                 raise
             out[conv] = str(e)
     return out
+
+
+_OWN_NOTE = "a measure of one's own runs apart (sandboxed): shown is the ranked list it reads, and eval's value"
+
+
+def _own(
+    store: StoreHandle,
+    metric: str,
+    qrels: str,
+    runs: Sequence[str] | None,
+    topics: Sequence[str] | None,
+    options: EvalOptions,
+) -> dict[tuple[str, str], Explanation]:
+    """A measure of one's own: its definition runs sandboxed (:mod:`evalstore.metrics.user`), so
+    the explanation is what it reads, ``ranked`` for the run and topic as eval builds it, and
+    eval's value."""
+    inst = _one_instance(metric)
+    own = inst.spec.user
+    assert own is not None
+    qid, rids, result, evaluated, wanted = _evaluated(store, inst, qrels, runs, topics, options)
+    con = store.con
+    ctx = engine.effective_context(inst, declared_gains(con, [qid])[qid], options)
+    rows: dict[tuple[int, str], list[tuple[Any, ...]]] = {}
+    try:
+        ranked_list.build(con, [qid], list(rids.values()), ctx, options, columns=frozenset())
+        for rid, topic, rank, doc, score, grade in con.execute(
+            f"SELECT run, topic, rank, doc, score, grade FROM ({own_relations.query('ranked')}) "
+            "WHERE topic IN (SELECT unnest($t::VARCHAR[])) ORDER BY run, topic, rank",
+            {"t": [t for _, t in wanted]},
+        ).fetchall():
+            rows.setdefault((rid, topic), []).append((rank, doc, score, grade))
+    finally:
+        ranked_list.drop(con)
+    depth = options.depth_value
+    where = f"{own.language} measure {own.name} ({own.source}; `evalstore measure list` shows a stored definition)"
+    return {
+        (r, t): Explanation(
+            metric=inst.display,
+            stored_as=result.stored_names[inst.display],
+            qrels=qrels,
+            run=r,
+            topic=t,
+            convention=options.convention,
+            order=ctx.order,
+            depth=depth if depth < NO_DEPTH else None,
+            sql=where,
+            relation="ranked",
+            running_kind="sum",
+            doc=inst.spec.doc,
+            columns=["rank", "doc", "score", "grade"],
+            rows=rows.get((rids[r], t), []),
+            extras=[],
+            value=evaluated[(r, t)],
+            total=None,
+            norm=None,
+            cutoff=inst.cutoff,
+            notes=[
+                "a measure of one's own runs apart (sandboxed): shown is the ranked list it reads, and eval's value"
+            ],
+        )  # fmt: skip
+        for r, t in wanted
+    }
 
 
 # ---------------------------------------------------------------------------------------------

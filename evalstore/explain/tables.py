@@ -30,6 +30,35 @@ COLUMN_TEXT = {
     "contribution": "the term the SQL block adds for this rank (blank: nothing)",
     "running": "the value over ranks <= r: the sum of the contributions so far / norm",
 }
+#: What a column means in the judged list of an answer (by kind: nuggets, support), where it differs.
+ANSWER_COLUMN_TEXT = {
+    "nuggets": {
+        "rank": "the nugget's position in the topic's nuggets",
+        "doc": "the nugget (its text in the nugget set)",
+        "grade": "its assignment's grade: 2 support, 1 partial_support, 0 not_support",
+        "gain": "the credit of the assignment (support 1, partial_support 0.5 or, strict, 0)",
+        "discount": "the nugget's weight in the score (the vital forms: vital 1, okay 0)",
+        "importance": "vital or okay, in the nugget set",
+        "assignment": "the nugget's assignment to this answer in the assignment set",
+        "length": "the answer's response length (words), for a length budget @L",
+        "contribution": "gain x discount (0 over the length budget)",
+        "running": "the value over the nuggets so far: the sum of the contributions / norm (the weights' sum)",
+    },
+    "support": {
+        "rank": "the pair's (precision) or the sentence's (recall) position in the answer",
+        "doc": "the document cited (recall: the best-supporting citation of the sentence)",
+        "grade": "the support label's grade: 2 full, 1 partial, 0 none (blank: unlabelled, counts as none)",
+        "gain": "the credit: full 1, partial 0.5, none or unlabelled 0 (recall: the sentence's best)",
+        "discount": "every pair or sentence weighs 1",
+        "sentence": "the sentence cited from (0-based)",
+        "citation": "the citation: the index into the answer's references (0-based)",
+        "label": "the support label of the citation (full, partial, none; blank: unlabelled)",
+        "citations": "the sentence's citations (0: the sentence cites nothing and counts 0)",
+        "text": "the sentence",
+        "contribution": "the credit",
+        "running": "the value so far: the sum of the credits / norm (the pairs or the sentences)",
+    },
+}
 #: Rows shown by default beyond the last one that contributes (for context).
 CONTEXT_ROWS = 3
 
@@ -51,6 +80,8 @@ def value_line(ex: Explanation) -> str:
     """The final value and how the terms make it."""
     v = _num(ex.value)
     what = f"{ex.metric} of run {ex.run} on topic {ex.topic}: {v}"
+    if "contribution" not in ex.columns:
+        return f"{what} (its definition's value over the ranked list above)"
     if ex.total is None:
         return f"{what} (no document contributes: the metric's value for such a topic)"
     if ex.running_kind == "max":
@@ -67,11 +98,12 @@ def explanation_report(ex: Explanation, rows: int | None = None, all_rows: bool 
     notes = list(ex.notes)
     if n < len(ex.rows):
         rest = ex.rows[n:]
-        c = ex.columns.index("contribution")
-        adds = "none of them contributes" if not any(r[c] for r in rest) else "some of them contribute"
+        c = ex.columns.index("contribution") if "contribution" in ex.columns else None
+        adds = "none of them contributes" if c is not None and not any(r[c] for r in rest) else "some may count"
         if ex.cutoff and n >= ex.cutoff:
             adds = f"below the cutoff @{ex.cutoff}: they do not count"
-        notes.append(f"{len(rest)} more retrieved document(s) not shown ({adds}); --all shows every row")
+        what = "row(s)" if ex.kind != "judgments" else "retrieved document(s)"
+        notes.append(f"{len(rest)} more {what} not shown ({adds}); --all shows every row")
     tables = [Table(list(ex.columns), ex.rows[:n], title=title)]
     if ex.ideal_rows:
         tables.append(
@@ -79,21 +111,30 @@ def explanation_report(ex: Explanation, rows: int | None = None, all_rows: bool 
         )
     name = ex.metric.split("(")[0].split("@")[0]
     about = ex.doc if ex.doc.lower().startswith(name.lower()) else f"{ex.metric}: {ex.doc}"
-    legend = [value_line(ex), about, f"order: {ORDER_TEXT.get(ex.order, ex.order)}" + _depth(ex)]
+    answers = ex.kind != "judgments"
+    legend = [value_line(ex), about]
+    if not answers:
+        legend.append(f"order: {ORDER_TEXT.get(ex.order, ex.order)}" + _depth(ex))
+    if ex.query is not None:
+        legend.insert(0, f"topic {ex.topic}: {ex.query}")
     if ex.R is not None:
         legend.append(f"R = {ex.R} relevant document(s) in the qrels for the topic")
+    listed = "the judged answers" if answers else "the ranked list"
     legend.append(
-        f"computed by {ex.sql} (its CTE {ex.relation}) over the ranked list eval builds; eval's value is the same"
+        f"computed by {ex.sql} (its CTE {ex.relation}) over {listed} eval builds; eval's value is the same"
         + ("" if ex.stored_as == ex.metric else f" (stored as {ex.stored_as})")
     )
-    legend += [f"{c}: {COLUMN_TEXT[c]}" for c in ex.columns if c in COLUMN_TEXT and c not in ("rank", "doc", "score")]
-    legend += [f"{c}: a column of the block's relation {ex.relation}" for c in ex.extras if c not in COLUMN_TEXT]
+    texts = {**COLUMN_TEXT, **ANSWER_COLUMN_TEXT.get(ex.kind, {})}
+    hidden = ("score",) if answers else ("rank", "doc", "score")
+    legend += [f"{c}: {texts[c]}" for c in ex.columns if c in texts and c not in hidden]
+    legend += [f"{c}: a column of the block's relation {ex.relation}" for c in ex.extras if c not in texts]
     document = {
         "metric": ex.metric,
         "stored_as": ex.stored_as,
         "qrels": ex.qrels,
         "run": ex.run,
         "topic": ex.topic,
+        "query": ex.query,
         "convention": ex.convention,
         "order": ex.order,
         "depth": ex.depth,

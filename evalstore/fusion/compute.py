@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from ..base.resources import read_sql
+from ..base.resources import sql_blocks
 from ..errors import FusionError
 from .recipe import Recipe
 from .registry import RANKS
@@ -70,14 +70,7 @@ class Input:
 
 def blocks() -> dict[str, str]:
     """The blocks of ``sql/fusion.sql`` (``-- @block NAME`` starts one), comment lines dropped."""
-    out: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in read_sql("fusion.sql").splitlines():
-        if line.startswith("-- @block "):
-            current = out.setdefault(line.split()[2], [])
-        elif current is not None and not line.lstrip().startswith("--"):
-            current.append(line)
-    return {k: "\n".join(v).strip() for k, v in out.items()}
+    return sql_blocks("fusion.sql")
 
 
 def _base_values(recipe: Recipe, inputs: str, docs: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ from .provenance import provenance
 from .recipe import Recipe, check_cuts, make
 from .registry import method as method_entry
 from .registry import normalization
-from .store import FusionResult, coverage_notes, store_fused
+from .store import FusionResult, check_overlap, coverage_notes, store_fused
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
@@ -37,6 +37,7 @@ def fuse(
     optimize: str | None = None,
     qrels: str | None = None,
     step: float | None = None,
+    allow_disjoint: bool = False,
 ) -> FusionResult:
     """Fuse the stored ``runs`` with ``method`` (ranx's names: rrf, sum, mnz, wsum, ...; see
     :mod:`evalstore.fusion.registry`) and store the result as the run ``name`` with its recipe.
@@ -48,7 +49,8 @@ def fuse(
     descending) or ``submitted`` (the rank column as written, Pyserini's reading). ``optimize``:
     choose the weights (or the method's parameter) by a grid search with ``step`` that maximises
     the mean of this metric on ``qrels`` (see :mod:`evalstore.fusion.optimize`). ``replace``: other
-    content under ``name`` is replaced. One transaction."""
+    content under ``name`` is replaced. An input run that shares no topic with the other inputs (a
+    run of another collection) is refused unless ``allow_disjoint``. One transaction."""
     searching = optimize is not None
     if searching and not qrels:
         raise FusionError("--optimize METRIC chooses the fusion on a qrels set: give it with --qrels NAME")
@@ -61,6 +63,8 @@ def fuse(
         raise FusionError(f"the fused run cannot take the name of its input {name!r}; choose another --name")
     with FusionWork(store) as work:
         inputs = work.load_inputs(recipe)
+        if not allow_disjoint:
+            check_overlap(store, inputs, work.inputs_table)
         found = None
         if optimize is not None and qrels is not None:
             found = search(store, recipe, work, optimize, qrels, step)
@@ -98,6 +102,7 @@ def refresh(store: StoreHandle, name: str) -> FusionResult:
         top=r["top"],
         ranks=r["ranks"],
         replace=True,
+        allow_disjoint=True,
     )
 
 

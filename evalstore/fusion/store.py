@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FusionError
 from ..ingest.checks import check_name
 from ..ingest.ir_metadata import render
-from ..ingest.run_export import content_sha256, line_tag, run_file_chunks
+from ..ingest.run_export import content_sha256, line_tag
+from ..ingest.run_text import run_file_chunks
 from ..ingest.staging import Group
 from ..ingest.write import run_meta_row, stored_identities
+from ..output.text import count
 from .compute import Input
 from .recipe import Recipe
 
@@ -47,7 +49,7 @@ class FusionResult:
         if self.status == "unchanged":
             return f"run {self.name!r}: the same fusion of the same runs is already stored under this name"
         what = self.recipe.description()
-        return f"run {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics, {what}"
+        return f"run {self.name!r} {self.status}: {count(self.n_rows, 'row')}, {count(self.n_topics, 'topic')}, {what}"
 
 
 def fused_source(rows: str) -> str:
@@ -93,7 +95,7 @@ def store_fused(
             [run_id],
         )
         con.execute(
-            "UPDATE run_meta SET source = ?, metadata = ?::JSON, metadata_header = ? WHERE run_id = ?",
+            "UPDATE run_meta SET source = ?, metadata = ?::JSON, metadata_header = ?, kind = 'fused' WHERE run_id = ?",
             ["fuse:" + ",".join(recipe.runs), json.dumps(meta), header, run_id],
         )
         con.execute(
@@ -112,6 +114,32 @@ def store_fused(
             ],
         )
     return FusionResult(name, res.status, n_rows, n_topics, recipe, list(inputs), notes=res.messages)
+
+
+def check_overlap(store: StoreHandle, inputs: Sequence[Input], inputs_table: str) -> None:
+    """Refuse input runs that share no topic with the other inputs (runs of another collection:
+    fusing them only puts unrelated rankings side by side), as ``compare`` refuses runs that share
+    no topic with its qrels; ``--allow-disjoint`` (``allow_disjoint=True``) skips this check."""
+    rows = store.con.execute(
+        f"""WITH t AS (SELECT DISTINCT i.pos, r.topic FROM run_row_data r JOIN {inputs_table} i USING (run_id))
+            SELECT a.pos, count(DISTINCT a.topic) FROM t a
+            WHERE NOT EXISTS (SELECT 1 FROM t b WHERE b.topic = a.topic AND b.pos <> a.pos)
+            GROUP BY a.pos
+            HAVING count(*) = (SELECT count(*) FROM t c WHERE c.pos = a.pos) ORDER BY a.pos"""
+    ).fetchall()
+    if not rows:
+        return
+    names = {i.pos: i.name for i in inputs}
+    lonely = ", ".join(f"{names[pos]!r} ({n} topic(s))" for pos, n in rows)
+    what = (
+        f"the input runs share no topic with each other: {lonely}"
+        if len(rows) == len(inputs)
+        else f"the input run(s) {lonely} share no topic with the other inputs"
+    )
+    raise FusionError(
+        f"{what}; are they runs of one collection? Fusing them would only put unrelated rankings side by side: "
+        f"pass --allow-disjoint to fuse them anyway"
+    )
 
 
 def coverage_notes(store: StoreHandle, inputs: Sequence[Input], inputs_table: str) -> list[str]:

@@ -20,9 +20,16 @@ if TYPE_CHECKING:
 
 
 def qrels_from_dict(
-    store: StoreHandle, name: str, qrels: Any, *, replace: bool = False, source: str = "<dict>"
+    store: StoreHandle,
+    name: str,
+    qrels: Any,
+    *,
+    replace: bool = False,
+    source: str = "<dict>",
+    gains: str | None = None,
 ) -> IngestResult:
-    """Store qrels given as a dict, DataFrame, Arrow table or namedtuples as the set ``name``."""
+    """Store qrels given as a dict, DataFrame, Arrow table or namedtuples as the set ``name``
+    (``gains``: the set's declared gains as stored, ``1:10``, checked by the caller)."""
     check_name(name, "qrels set")
     table = qrels_table(qrels, f"qrels {name!r}")
     con = store.con
@@ -38,7 +45,7 @@ def qrels_from_dict(
             f"ORDER BY topic, doc)) FROM {st.rows}"
         ).fetchall()[0][0]
         stats = con.execute(f"SELECT count(*), count(DISTINCT topic), max(grade) FROM {st.rows}").fetchall()[0]
-        res = store_qrels(store, st, Group(0, [], sha, name=name), stats, "dict", replace, None)
+        res = store_qrels(store, st, Group(0, [], sha, name=name), stats, "dict", replace, gains)
         res.files = [source]
         return res
 
@@ -58,11 +65,16 @@ def run_from_dict(
         finally:
             con.unregister("_ingest_source")
         st.define_view()
-        sha = con.execute(
-            "SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || score, chr(10) "
-            f"ORDER BY topic, doc)) FROM {st.rows}"
-        ).fetchall()[0][0]
-        g = Group(0, [], sha, name=name)
+        g = Group(0, [], run_sha256(con, st.rows), name=name)
         res = store_runs(store, st, [g], group_stats(st), {}, replace, "dict", TREC_RANK_SQL)[0]
         res.files = [source]
         return res
+
+
+def run_sha256(con: Any, relation: str) -> str:
+    """The content hash of a run given in memory: its rows ``topic, doc, score`` (in ``relation``)
+    in order of topic and document, whatever order they came in."""
+    return con.execute(
+        "SELECT sha256(string_agg(topic || chr(9) || doc || chr(9) || score, chr(10) "
+        f"ORDER BY topic, doc)) FROM {relation}"
+    ).fetchall()[0][0]

@@ -23,6 +23,13 @@ the first line); each of its lines is a comment (``#``, then the YAML line after
 space) or blank; it ends with ``# ir_metadata.end``; its YAML is a mapping. A block that is not
 closed before the first run line, a line in it that is not a comment, YAML that does not parse or
 is not a mapping, and text that is not UTF-8 are errors naming the file and line.
+
+Bounds (a header is a few kilobytes of metadata; YAML's aliases can make a few hundred bytes
+stand for gigabytes): a block of at most :data:`MAX_BYTES` bytes, nested at most
+:data:`MAX_DEPTH` levels, whose value expanded (every alias counted as what it stands for) holds
+at most :data:`MAX_EXPANDED` characters; no alias inside the collection it names (a cycle); no
+integer longer than :data:`MAX_DIGITS` digits. Each is refused with the file and line, before
+anything is built from the YAML.
 :func:`leading_comment_bytes` tells the fast reader how many bytes of leading comment lines to
 step over (:mod:`evalstore.ingest.fast`).
 """
@@ -50,6 +57,14 @@ START = "# ir_metadata.start"
 END = "# ir_metadata.end"
 _MARK = re.compile(r"#\s*ir_metadata\.(start|end)\s*")
 _BOM = b"\xef\xbb\xbf"
+#: the largest ir_metadata block, in bytes
+MAX_BYTES = 1 << 20
+#: the deepest nesting of collections in a block
+MAX_DEPTH = 64
+#: the most characters a block's value may hold with every alias expanded (about its stored JSON)
+MAX_EXPANDED = 1 << 20
+#: the longest integer (Python refuses to convert one of more than 4,300 digits)
+MAX_DIGITS = 100
 EXPECTED = (
     "an ir_metadata block: '# ir_metadata.start', YAML lines each behind '# ', then '# ir_metadata.end', "
     "before the first run line"
@@ -97,8 +112,17 @@ def scan(lines: Iterable[bytes], where: str) -> Header | None:
     or None; raises :class:`IngestError` for a malformed block (see the module docstring)."""
     block: list[str] = []
     start = 0
+    size = 0
     for n, raw in enumerate(lines, 1):
         text = _decode(raw, where, n, inside=bool(start))
+        if start:
+            size += len(raw)
+            if size > MAX_BYTES:
+                raise IngestError(
+                    f"the ir_metadata block opened on line {start} is larger than {MAX_BYTES:,} bytes "
+                    f"(a run header is metadata of a few kilobytes)",
+                    file=where, line=n, text=text.rstrip("\r\n")[:200], expected=EXPECTED,
+                )  # fmt: skip
         bare = text.rstrip("\r\n")
         if not start:
             if _is_mark(bare, "start"):
@@ -168,21 +192,31 @@ def yaml_text(block: list[str]) -> str:
 
 
 def parse(block: list[str], where: str, start: int) -> dict[str, Any]:
-    """The block's YAML as a JSON-safe mapping (``yaml.safe_load``)."""
+    """The block's YAML as a JSON-safe mapping (PyYAML's safe loader, bounded: see the module
+    docstring)."""
     import yaml  # PyYAML, only when a file has a block
 
+    def line_of(mark: Any) -> int:
+        line = start + 1 + mark.line if mark is not None else start
+        return min(line, start + len(block) - 2) if len(block) > 2 else start
+
     try:
-        data = yaml.safe_load(yaml_text(block))
+        data = _load(yaml_text(block))
+    except _Bound as e:
+        line = line_of(e.mark)
+        raise IngestError(
+            f"the ir_metadata block opened on line {start} is refused: {e.problem}",
+            file=where, line=line, text=block[line - start].rstrip("\r\n")[:200], expected=EXPECTED,
+        ) from None  # fmt: skip
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-        line = start + 1 + mark.line if mark is not None else start
-        line = min(line, start + len(block) - 2) if len(block) > 2 else start
+        line = line_of(mark)
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise IngestError(
             f"the ir_metadata block opened on line {start} is not valid YAML: {problem}",
             file=where,
             line=line,
-            text=block[line - start].rstrip("\r\n"),
+            text=block[line - start].rstrip("\r\n")[:200],
             expected=EXPECTED,
         ) from None
     if data is None:
@@ -196,6 +230,98 @@ def parse(block: list[str], where: str, start: int) -> dict[str, Any]:
             expected="keys and values (tag: ..., method: ...)",
         )
     return json_safe(data)
+
+
+class _Bound(Exception):
+    """A bound of the block met (``problem``) at a YAML position (``mark``)."""
+
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(problem)
+        self.problem, self.mark = problem, mark
+
+
+def _load(text: str) -> Any:
+    """``yaml.safe_load`` of ``text`` within the bounds: the depth and alias cycles are checked
+    while the YAML is composed into nodes, the expanded size on the nodes, long integers when they
+    are built; nothing is constructed from a document that breaks a bound."""
+    loader = _bounded_loader()(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        size = _expanded(node, {})
+        if size > MAX_EXPANDED:
+            mark = loader.alias_marks[0] if loader.alias_marks else node.start_mark
+            raise _Bound(
+                f"its value expanded holds more than {MAX_EXPANDED:,} characters"
+                + (" (through YAML aliases, the first on this line)" if loader.alias_marks else ""),
+                mark,
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded(node: Any, memo: dict[int, int]) -> int:
+    """The characters a node stands for with every alias expanded (memoised per node: a shared node
+    is counted each time it is used, in time linear in the nodes)."""
+    key = id(node)
+    if key not in memo:
+        if isinstance(node.value, str):
+            memo[key] = len(node.value) + 1
+        elif node.id == "mapping":
+            memo[key] = 1 + sum(_expanded(k, memo) + _expanded(v, memo) for k, v in node.value)
+        else:
+            memo[key] = 1 + sum(_expanded(v, memo) for v in node.value)
+    return memo[key]
+
+
+_LOADER: Any = None
+
+
+def _bounded_loader() -> Any:
+    """PyYAML's SafeLoader with the block's bounds (made once, on first use: PyYAML is imported
+    only when a file has a block)."""
+    global _LOADER
+    if _LOADER is not None:
+        return _LOADER
+    import yaml
+
+    class BoundedLoader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.depth = 0
+            self.open_anchors: set[str] = set()
+            self.alias_marks: list[Any] = []
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                if event.anchor in self.open_anchors:
+                    cycle = f"the alias *{event.anchor} is inside the collection it names (a cycle)"
+                    raise _Bound(cycle, event.start_mark)
+                self.alias_marks.append(event.start_mark)
+                return super().compose_node(parent, index)
+            if self.depth >= MAX_DEPTH:
+                raise _Bound(f"it nests collections more than {MAX_DEPTH} levels deep", event.start_mark)
+            anchor = getattr(event, "anchor", None)
+            self.depth += 1
+            if anchor is not None:
+                self.open_anchors.add(anchor)
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+                self.open_anchors.discard(anchor)
+
+        def construct_yaml_int(self, node: Any) -> Any:
+            if len(node.value) > MAX_DIGITS:
+                raise _Bound(f"a number has more than {MAX_DIGITS} digits", node.start_mark)
+            return super().construct_yaml_int(node)
+
+    BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
+    _LOADER = BoundedLoader
+    return _LOADER
 
 
 def json_safe(value: Any) -> Any:

@@ -61,11 +61,14 @@ def ingest_qrels(
     validate_call(store, format)
     if name is not None and not name.strip():
         raise IngestError("the qrels set name is empty")
+    declared = declared_gains(gains)  # checked the same way whatever the qrels are given as
     if not is_path(paths):  # a DataFrame, an Arrow table, namedtuples or a dict: one set
         if not name:
             raise IngestError("qrels given as a DataFrame, table or dict need a name (name=...)")
-        return [qrels_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
-    declared = declared_gains(gains)
+        if intent_probs is not None:
+            raise IngestError("intent probabilities go with diversity judgments read from files, not with a dict")
+        source = f"<{type(paths).__name__}>"
+        return [qrels_from_dict(store, name, paths, replace=replace, source=source, gains=declared)]
     if intent_probs is not None and not INPUT_FORMATS[format].subtopics:
         raise IngestError(
             f"intent probabilities go with diversity judgments (--format subtopic or ntcir-intents), not {format!r}"

@@ -8,6 +8,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..db.run_kinds import DEFAULT as DEFAULT_KIND
+from ..db.run_kinds import check_kinds, set_kind
 from ..errors import IngestError
 from . import fast, readers
 from .checks import (
@@ -30,6 +32,7 @@ from .formats import INPUT_FORMATS, LINE_KINDS, RUN_COLUMNS, run_stem, topic_fro
 from .ir_metadata import Header, read_header, save_headers
 from .pipeline import IngestCall, empty_call_error
 from .prefetch import prefetched
+from .run_text import keep_run_text
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
 from .write import (
@@ -57,24 +60,50 @@ def ingest_runs(
     dedupe: bool = False,
     name_from: str = "tag",
     progress: bool | None = None,
+    kind: str | None = None,
 ) -> list[IngestResult]:
     """Ingest run files: one run per TREC file (named ``name``, else by its tag, or by the file name
     with ``name_from='file'``). With ``format='ntcir'`` files whose lines hold one field are
     NTCIREVAL res files (one per topic, topic = file name up to its first dot) and together form
     one run named ``name``.
 
+    ``kind``: what the runs are (``submitted``, the default of a new run, or ``scratch``; see
+    :mod:`evalstore.db.run_kinds`); given, it is set on runs whose content is already stored too.
+
     All files are stored in one transaction: any error stores nothing."""
     validate_call(store, format)
+    if kind is not None:
+        check_kinds(kind)
     if not is_path(paths):  # a DataFrame, an Arrow table, namedtuples or a dict: one run
         if not name:
             raise IngestError("a run given as a DataFrame, table or dict needs a name (name=...)")
-        return [run_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
+        with store.transaction():
+            results = [run_from_dict(store, name, paths, replace=replace, source=f"<{type(paths).__name__}>")]
+            mark_kinds(store, results, kind)
+        return results
     if name_from not in ("tag", "file"):
         raise IngestError(f"name_from must be 'tag' or 'file', not {name_from!r}")
     if name is not None and not name.strip():
         raise IngestError("the run name is empty")
     with materialized(expand_paths(paths)) as inputs:
-        return RunIngest(store, inputs, name, format, replace, dedupe, name_from, progress).run()
+        with store.transaction():
+            results = RunIngest(store, inputs, name, format, replace, dedupe, name_from, progress).run()
+            mark_kinds(store, results, kind)
+        return results
+
+
+def mark_kinds(store: StoreHandle, results: Sequence[IngestResult], kind: str | None) -> None:
+    """Runs newly stored are ``kind`` (default ``submitted``; a replaced fused run is no longer
+    fused); a run whose content was already stored takes ``kind`` when one is given."""
+    stored = [r.name for r in results if r.status != "unchanged"]
+    if stored:
+        set_kind(store, stored, kind or DEFAULT_KIND)
+    if kind is not None:
+        unchanged = [r for r in results if r.status == "unchanged"]
+        changed = set(set_kind(store, [r.name for r in unchanged], kind)) if unchanged else set()
+        for r in unchanged:
+            if r.name in changed:
+                r.messages.append(f"now a {kind} run")
 
 
 class RunIngest(IngestCall):
@@ -94,9 +123,11 @@ class RunIngest(IngestCall):
         self._notes: dict[int, list[str]] = {}  # notes of runs whose fast read was taken back
         self.headers: dict[int, Header] = {}  # the files' ir_metadata blocks, by group
         self.saved_headers: set[int] = set()  # groups whose header went in with their run_meta row
+        self.groups: list[Group] = []
 
     def plan(self) -> list[Group]:
         self.files, groups, self.per_topic = _plan(self.inputs, self.name, self.format, self.name_from)
+        self.groups = groups
         if not self.per_topic:  # a malformed ir_metadata header is an error before anything is read
             self.headers = {g.idx: h for g in groups if (h := read_header(g.files[0].path, g.files[0].name))}
         return groups
@@ -108,7 +139,22 @@ class RunIngest(IngestCall):
             results = super().run()
             unsaved = {i: h for i, h in self.headers.items() if i not in self.saved_headers}
             save_headers(self.store, self.results, unsaved)
+            self.keep_texts()
         return results
+
+    def keep_texts(self) -> None:
+        """Keep what gives each new one-file run back byte for byte (:mod:`evalstore.ingest.run_text`)."""
+        if self.per_topic:
+            return
+        for g in self.groups:
+            res = self.results.get(g.idx)
+            if res is None or res.status == "unchanged" or len(g.files) != 1:
+                continue
+            run_id, sha = self.store.con.execute(
+                "SELECT run_id, sha256 FROM run_meta WHERE name = ?", [res.name]
+            ).fetchall()[0]
+            header = self.headers.get(g.idx)
+            keep_run_text(self.store, run_id, g.files[0].path, sha, header.text if header else None)
 
     def known_name(self, g: Group) -> str | None:
         return g.name or g.guess

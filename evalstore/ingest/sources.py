@@ -5,8 +5,10 @@ Column names: ir_measures' (``query_id, doc_id, relevance, score``), ranx's (``q
 score``; a ranx qrels table's ``score`` is the grade) or evalstore's (``topic, doc, grade,
 score``); ``qid``/``docno``/``rel`` are accepted too, other columns (``iteration``, ``Q0``,
 ``rank``, ``run``) are ignored. ranx's ``Qrels`` and ``Run`` objects are read through their dicts.
-Values are checked as a file's would be: topics and documents present, grades integers (of
-DuckDB's INTEGER range), scores finite numbers, each (topic, doc) once. A run table keeps the
+Values are checked as a file's would be: topics and documents present, not empty and without a
+blank, tab, line break or control character (a run or qrels file separates its fields and lines by
+them: ``export run`` would write ``d 1`` as two fields, read back as document ``d``), grades
+integers (of DuckDB's INTEGER range), scores finite numbers, each (topic, doc) once. A run table keeps the
 order of its rows (``ln``, for the NTCIREVAL convention's file order).
 """
 
@@ -224,6 +226,7 @@ def _checked(t: pa.Table, what: str, kind: str, unique: bool, given: pa.Table | 
     if t.num_rows == 0:
         raise IngestError(f"{what} is empty")
     _no_nulls(t, what)
+    _one_field(t, what)
     if unique:
         _unique(t, what, _DUPLICATE[kind], given)
     return t
@@ -233,6 +236,28 @@ def _no_nulls(t: pa.Table, what: str) -> None:
     for c in ("topic", "doc"):
         if t.column(c).null_count:
             raise IngestError(f"{what}: a {c} is missing (null)")
+
+
+#: what a topic or docno may not hold: the file readers' field separators (blank, tab, CR), the
+#: line break, and the control characters they refuse (RE2 syntax, for Arrow)
+_NOT_IN_A_FIELD = r"[\x00-\x20\x7f]"
+
+
+def _one_field(t: pa.Table, what: str) -> None:
+    """Every topic and docno is one field of a run or qrels file: not empty, and without a blank,
+    tab, line break or control character."""
+    for c in ("topic", "doc"):
+        col = t.column(c)
+        bad = pc.or_(pc.equal(pc.utf8_length(col), 0), pc.match_substring_regex(col, _NOT_IN_A_FIELD))
+        if pc.any(bad).as_py():
+            value = pc.filter(col, bad)[0].as_py()
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            raise IngestError(
+                f"{what}: {c} {shown} "
+                + ("is empty" if not value else "holds a blank, tab, line break or control character")
+                + f"; a run or qrels file could not hold it as one field (export run would write it as other "
+                f"{'topics' if c == 'topic' else 'documents'}), as the file readers refuse it"
+            )
 
 
 def _unique(t: pa.Table, what: str, problem: str, given: pa.Table | None = None) -> None:

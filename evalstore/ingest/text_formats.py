@@ -41,17 +41,24 @@ TOPIC_KEYS = {
 DOC_TEXT_KEYS = ("text", "contents", "body", "passage")
 
 
-def _json_first(keys: tuple[str, ...], scalar_ok: bool = False) -> str:
-    """SQL: the first of ``keys`` present in the JSON line as a string (or a number, for ids)."""
+def json_path(key: str) -> str:
+    """The JSON path of a key, a dotted key naming a nested one (``metadata.run_id``)."""
+    return "$." + ".".join(f'"{part}"' for part in key.split("."))
+
+
+def json_first(keys: tuple[str, ...], scalar_ok: bool = False, column: str = "line") -> str:
+    """SQL: the first of ``keys`` (dotted for a nested key) present in the JSON text ``column`` as
+    a string (or a number, for ids)."""
     types = "('VARCHAR', 'BIGINT', 'UBIGINT', 'DOUBLE')" if scalar_ok else "('VARCHAR')"
     arms = " ".join(
-        f"WHEN json_type(line, '$.\"{k}\"') IN {types} THEN json_extract_string(line, '$.\"{k}\"')" for k in keys
+        f"WHEN json_type({column}, '{json_path(k)}') IN {types} THEN json_extract_string({column}, '{json_path(k)}')"
+        for k in keys
     )
     return f"CASE {arms} END"
 
 
 # control characters other than tab: refused in an id (they would break TREC files and pages)
-_CTL = "regexp_matches({f}, '[\\x00-\\x08\\x0a-\\x1f\\x7f]')"
+CTL = "regexp_matches({f}, '[\\x00-\\x08\\x0a-\\x1f\\x7f]')"
 
 
 @dataclass(frozen=True)
@@ -76,26 +83,26 @@ class TextFormat:
             text = f"CASE WHEN {tab} > 0 THEN line[{tab} + 1:] END"
             err = (
                 f"CASE WHEN {tab} = 0 THEN {E_NO_TAB} WHEN {ident} = '' THEN {E_NO_ID} "
-                f"WHEN {_CTL.format(f=ident)} THEN {E_CTL} ELSE 0 END"
+                f"WHEN {CTL.format(f=ident)} THEN {E_CTL} ELSE 0 END"
             )
             if kind == "topics":
                 return f"ln, line, {err} AS err, {ident} AS id, {text} AS title, NULL AS description, NULL AS narrative"
             return f"ln, line, {err} AS err, {ident} AS id, NULL AS title, {text} AS text"
         # jsonl: json_valid first, so the extractions only see valid JSON
         id_keys = TOPIC_ID_KEYS if kind == "topics" else DOC_ID_KEYS
-        ident = f"CASE WHEN json_valid(line) THEN trim({_json_first(id_keys, scalar_ok=True)}, ' ') END"
+        ident = f"CASE WHEN json_valid(line) THEN trim({json_first(id_keys, scalar_ok=True)}, ' ') END"
         if kind == "topics":
-            fields = [f"CASE WHEN json_valid(line) THEN {_json_first(TOPIC_KEYS[f])} END" for f in TOPIC_FIELDS]
+            fields = [f"CASE WHEN json_valid(line) THEN {json_first(TOPIC_KEYS[f])} END" for f in TOPIC_FIELDS]
             has_text = " OR ".join(f"({f}) IS NOT NULL" for f in fields)
         else:
-            title = "CASE WHEN json_valid(line) THEN " + _json_first(("title",)) + " END"
-            body = f"CASE WHEN json_valid(line) THEN {_json_first(DOC_TEXT_KEYS)} END"
+            title = "CASE WHEN json_valid(line) THEN " + json_first(("title",)) + " END"
+            body = f"CASE WHEN json_valid(line) THEN {json_first(DOC_TEXT_KEYS)} END"
             fields = [title, body]
             has_text = f"({body}) IS NOT NULL"
         err = (
             f"CASE WHEN NOT json_valid(line) OR left(ltrim(line, ' '), 1) <> '{{' THEN {E_JSON} "
             f"WHEN ({ident}) IS NULL OR ({ident}) = '' THEN {E_JSON_ID} "
-            f"WHEN {_CTL.format(f=ident)} THEN {E_CTL} WHEN NOT ({has_text}) THEN {E_JSON_TEXT} ELSE 0 END"
+            f"WHEN {CTL.format(f=ident)} THEN {E_CTL} WHEN NOT ({has_text}) THEN {E_JSON_TEXT} ELSE 0 END"
         )
         names = ("title", "description", "narrative") if kind == "topics" else ("title", "text")
         cols = ", ".join(f"{sql} AS {n}" for sql, n in zip(fields, names))

@@ -127,7 +127,7 @@ def _ingest(
         compression(p)
         fmt = TEXT_FORMATS[sniff(_first_char(p), kind.name) if format == "auto" else format]
         if name is None:
-            name = strip_suffixes(given.name, _SUFFIXES) if str(given) != "-" else None
+            name = default_name(given) if str(given) != "-" else None
             if not name:
                 raise IngestError(f"name the {kind.what} read from standard input (--name)", file=shown)
         check_name(name, kind.what)
@@ -165,12 +165,30 @@ def _ingest(
                     values,
                 ).fetchall()[0][0]
             if fmt.line_based:
-                for start, lines in _chunks(p):
+                for start, lines in line_chunks(p):
                     _load_chunk(con, kind, fmt, sid, field, start, lines, shown)
             else:
                 _load_trec(con, sid, field or "title", p, shown)
             count = _finish(con, kind, sid, fmt, shown)
     return TextIngestResult(kind.name, name, "replaced" if old else "added", shown, fmt.name, count, field)
+
+
+#: file names that say what a file is but not which collection it belongs to (``topics.tsv`` of
+#: TREC DL 2019 and of 2020): such a file's set is named after its folder too
+GENERIC_NAMES = frozenset(
+    {"topics", "topic", "queries", "query", "questions", "docs", "documents", "collection", "corpus"}
+)
+
+
+def default_name(path: Path) -> str:
+    """The name of a set read from ``path`` when none is given: the file name without its suffixes
+    (``dl19-queries.tsv.gz`` -> ``dl19-queries``), prefixed with the folder's name when it is a
+    generic word (``trec-dl-2019-passage/topics.tsv`` -> ``trec-dl-2019-passage-topics``)."""
+    name = strip_suffixes(path.name, _SUFFIXES)
+    folder = path.resolve().parent.name
+    if name.lower() in GENERIC_NAMES and folder:
+        return f"{folder}-{name}"
+    return name
 
 
 def _first_char(path: Path) -> str | None:
@@ -181,7 +199,7 @@ def _first_char(path: Path) -> str | None:
     return None
 
 
-def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
+def line_chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
     """``(number of the first line, lines)``: the file in pieces of about :data:`CHUNK_BYTES`."""
     start = 1
     try:
@@ -193,7 +211,7 @@ def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
         raise damaged_gzip(path, start - 1, e) from None
 
 
-def _decode(lines: list[bytes], start: int, file: str) -> pa.Array:
+def decode_lines(lines: list[bytes], start: int, file: str) -> pa.Array:
     """The lines as UTF-8 text without their line ends (a BOM at the start of the file dropped);
     IngestError at the first line that is not UTF-8."""
     import pyarrow as pa
@@ -224,7 +242,7 @@ def _load_chunk(
 ) -> None:
     import pyarrow as pa
 
-    text = _decode(lines, start, file)
+    text = decode_lines(lines, start, file)
     chunk = pa.table({"ln": pa.array(range(start, start + len(text)), pa.int64()), "line": text})
     con.register("_text_chunk", chunk)
     try:

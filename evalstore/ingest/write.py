@@ -7,12 +7,16 @@ or set of a call is stored, or none.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import duckdb
+
 from ..db.drop import analyses_reading, drop_analyses
 from ..errors import IngestError
+from ..output.text import count
 from .checks import check_replaceable_qrels
 from .staging import Group, Staging
 
@@ -20,6 +24,12 @@ if TYPE_CHECKING:
     from ..db.handle import StoreHandle
 
 RANK_CHUNK_ROWS = 1_000_000
+#: The tables holding a run's content (its rows, answers) and what was computed from it: emptied
+#: when the run is replaced (the recipe of a fused run and the header of the old content go with it)
+CONTENT_TABLES = (
+    "run_row_data", "answer_data", "answer_sentence_data", "score_data", "evaluations", "fusion_meta",
+    "fusion_inputs", "run_text_data",
+)  # fmt: skip
 #: Rows of fast-read runs per INSERT statement.
 INSERT_ROWS = 1_000_000
 
@@ -37,11 +47,11 @@ class IngestResult:
 
     def summary(self) -> str:
         if self.status == "unchanged":
-            return (
-                f"{self.kind} {self.name!r}: identical content and options already stored under this name "
-                f"(same sha256), nothing to do"
+            same = (
+                f"{self.kind} {self.name!r}: identical content and options already stored under this name (same sha256)"
             )
-        s = f"{self.kind} {self.name!r} {self.status}: {self.n_rows} rows, {self.n_topics} topics"
+            return same + (f"; {'; '.join(self.messages)}" if self.messages else ", nothing to do")
+        s = f"{self.kind} {self.name!r} {self.status}: {count(self.n_rows, 'row')}, {count(self.n_topics, 'topic')}"
         if self.n_dropped_duplicates:
             s += f", {self.n_dropped_duplicates} duplicate document line(s) dropped (kept the first occurrence)"
         for m in self.messages:
@@ -125,10 +135,12 @@ def run_meta_row(
     replace: bool,
     fmt: str,
     old: Stored | None,
+    unit: str = "ranking",
 ) -> tuple[int | None, IngestResult]:
-    """Add (or, with ``replace``, update) the ``run_meta`` row of the run ``g``, dropping a replaced
-    run's rows, scores and the analyses that read it. Returns ``(run_id, result)``; run_id is None
-    when the same content is already stored under the name (nothing to do)."""
+    """Add (or, with ``replace``, update) the ``run_meta`` row of the run ``g`` (``unit``: 'ranking',
+    or 'answers' for generated answers), dropping a replaced run's rows, answers, scores and the
+    analyses that read it. Returns ``(run_id, result)``; run_id is None when the same content is
+    already stored under the name (nothing to do)."""
     con = store.con
     files = g.sources
     if old and old.same(g, fmt):
@@ -144,21 +156,21 @@ def run_meta_row(
     if old:
         run_id = old.id
         # (the recipe of a fused run and the header of the old content go with it)
-        for table in ("run_row_data", "score_data", "evaluations", "fusion_meta", "fusion_inputs"):
+        for table in CONTENT_TABLES:
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         con.execute(
             """UPDATE run_meta SET tag = ?, source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?,
                        n_rows = ?, n_dropped_duplicates = ?, ingested_at = current_timestamp,
-                       metadata = NULL, metadata_header = NULL WHERE run_id = ?""",
-            [g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped, run_id],
+                       metadata = NULL, metadata_header = NULL, line_format = NULL, unit = ? WHERE run_id = ?""",
+            [g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped, unit, run_id],
         )
         notes = _replaced(store, "run", g.final) + _stale_fusions(con, run_id)
         status = "replaced"
     else:
         run_id = con.execute(
             """INSERT INTO run_meta (name, tag, source, format, sha256, file_sha256, n_topics, n_rows,
-                                n_dropped_duplicates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
-            [g.name, g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped],
+                                n_dropped_duplicates, unit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
+            [g.name, g.tag, source, fmt, g.sha, g.file_sha, n_topics, n_rows, n_dropped, unit],
         ).fetchall()[0][0]
         status = "added"
     res = IngestResult(
@@ -230,8 +242,14 @@ def insert_read_rows(con, parts: Sequence[tuple[int, Any]]) -> None:
     con.execute("SET threads = 1")
     try:
         con.from_arrow(table).select("run_id, topic, doc, rank, ln, submitted_rank, score").insert_into("run_row_data")
-    finally:
-        con.execute(f"SET threads = {int(threads)}")
+    except BaseException:
+        # the insert's own error is the one to report (a full disk is an IOException): setting the
+        # threads back in the transaction it aborted fails with "the transaction is aborted", which
+        # read as a conflict with another connection (exit 3 instead of 5)
+        with contextlib.suppress(duckdb.Error):
+            con.execute(f"SET threads = {int(threads)}")
+        raise
+    con.execute(f"SET threads = {int(threads)}")
 
 
 class ReadRows:
@@ -355,31 +373,39 @@ class QrelsMeta:
     n_judged: int
     max_grade: int | None
     default_gains: str | None
+    kind: str = "judgments"  # or 'nuggets' (nugget assignments), 'support' (citation support labels)
+    nuggets_id: int | None = None  # an assignment set's nugget set
 
 
 def write_qrels_meta(con, meta: QrelsMeta, qrels_id: int | None = None) -> int:
     """Add the ``qrels_meta`` row of a new qrels set, or (``qrels_id``) rewrite a replaced set's: the
     one writer of ``qrels_meta``, for ingested sets and subsamples alike. Returns the qrels_id."""
     values = [meta.source, meta.format, meta.sha256, meta.file_sha256, meta.n_topics, meta.n_judged,
-              meta.max_grade, meta.default_gains]  # fmt: skip
+              meta.max_grade, meta.default_gains, meta.kind, meta.nuggets_id]  # fmt: skip
     if qrels_id is not None:
         con.execute(
             """UPDATE qrels_meta SET source = ?, format = ?, sha256 = ?, file_sha256 = ?, n_topics = ?, n_judged = ?,
-                       max_grade = ?, default_gains = ?, ingested_at = current_timestamp WHERE qrels_id = ?""",
+                       max_grade = ?, default_gains = ?, kind = ?, nuggets_id = ?, ingested_at = current_timestamp
+               WHERE qrels_id = ?""",
             [*values, qrels_id],
         )
         return qrels_id
     return int(
         con.execute(
             """INSERT INTO qrels_meta (name, source, format, sha256, file_sha256, n_topics, n_judged, max_grade,
-                             default_gains) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
+                             default_gains, kind, nuggets_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+               RETURNING qrels_id""",
             [meta.name, *values],
         ).fetchall()[0][0]
     )
 
 
 #: The tables holding a qrels set's judgments and the scores computed with it.
-QRELS_CONTENT_TABLES = ("qrels_data", "subtopic_qrels_data", "subtopic_probs", "score_data", "evaluations")
+QRELS_CONTENT_TABLES = (
+    "qrels_data", "subtopic_qrels_data", "subtopic_probs", "assigned_answer_data", "assignment_data", "support_data",
+    "score_data",
+    "evaluations",
+)  # fmt: skip
 
 
 def clear_qrels(con, qrels_ids: Sequence[int], tables: Sequence[str] = QRELS_CONTENT_TABLES) -> None:
@@ -403,31 +429,14 @@ def store_qrels(
     """Store one qrels set. ``subtopics``: the staged rows carry a subtopic column (diversity
     judgments): they go to subtopic_qrels_data, and qrels_data gets one row per (topic, doc) with
     the highest grade over its subtopics; ``probs``: the intent probabilities (topic, subtopic, prob)."""
-    con = store.con
-    files = g.sources
-    source = ",".join(files) or "<dict>"
     n_rows, n_topics, max_grade = gstat
-    old = stored_identities(con, "qrels", [g.final]).get(g.final)
-    if old and old.same(g, fmt, gains):
-        return IngestResult("qrels", g.final, "unchanged", files)
-    if old and not replace:
-        raise IngestError(
-            f"a qrels set named {g.name!r} already exists with {old.difference(g, fmt, gains)}",
-            file=source,
-            expected="--replace to replace it, or --name to store it under another name",
-        )
-    notes: list[str] = []
-    meta = QrelsMeta(g.final, source, fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains)
-    if old:
-        qid = old.id
-        check_replaceable_qrels(con, g.final, qid)
-        clear_qrels(con, [qid])
-        write_qrels_meta(con, meta, qid)
-        notes = _replaced(store, "qrels", g.final)
-        status = "replaced"
-    else:
-        qid = write_qrels_meta(con, meta)
-        status = "added"
+    con = store.con
+    meta = QrelsMeta(
+        g.final, ",".join(g.sources) or "<dict>", fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains
+    )
+    qid, res = qrels_meta_row(store, g, meta, replace)
+    if qid is None:
+        return res
     if subtopics:
         con.execute(
             "INSERT INTO qrels_data (qrels_id, topic, doc, grade) "
@@ -451,4 +460,35 @@ def store_qrels(
             f"SELECT ?, topic, doc, grade FROM {st.rows} WHERE grp = ? ORDER BY topic, doc",
             [qid, g.idx],
         )
-    return IngestResult("qrels", g.final, status, files, n_rows=n_rows, n_topics=n_topics, messages=notes)
+    return res
+
+
+def qrels_meta_row(store: StoreHandle, g: Group, meta: QrelsMeta, replace: bool) -> tuple[int | None, IngestResult]:
+    """Add (or, with ``replace``, rewrite) the ``qrels_meta`` row of the judged set ``g`` of any kind
+    (relevance judgments, nugget assignments, support labels), clearing a replaced set's labels,
+    scores and the analyses that read it. Returns ``(qrels_id, result)``; qrels_id is None when the
+    same content is already stored under the name (nothing to do)."""
+    con = store.con
+    files = g.sources
+    old = stored_identities(con, "qrels", [g.final]).get(g.final)
+    if old and old.same(g, meta.format, meta.default_gains):
+        return None, IngestResult("qrels", g.final, "unchanged", files)
+    if old and not replace:
+        raise IngestError(
+            f"a qrels set named {g.name!r} already exists with {old.difference(g, meta.format, meta.default_gains)}",
+            file=meta.source,
+            expected="--replace to replace it, or --name to store it under another name",
+        )
+    notes: list[str] = []
+    if old:
+        qid = old.id
+        check_replaceable_qrels(con, g.final, qid)
+        clear_qrels(con, [qid])
+        write_qrels_meta(con, meta, qid)
+        notes = _replaced(store, "qrels", g.final)
+        status = "replaced"
+    else:
+        qid = write_qrels_meta(con, meta)
+        status = "added"
+    res = IngestResult("qrels", g.final, status, files, n_rows=meta.n_judged, n_topics=meta.n_topics, messages=notes)
+    return qid, res

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from ..base.memory_limit import of_store
 from ..errors import MetricError
 from ..stats.rank_intervals import RankIntervals, rank_intervals
 from .means import spec as interval_spec
@@ -49,7 +50,9 @@ class Ranked(Protocol):
 
     def score_matrix(self, metric: str, runs: Sequence[str]) -> tuple[list[str], np.ndarray]: ...
 
-    def add_rank_intervals(self, method: str, level: float, trials: int, seed: int) -> Ranked: ...
+    def add_rank_intervals(
+        self, method: str, level: float, trials: int, seed: int, *, memory: int | None = None
+    ) -> Ranked: ...
 
 
 def spec(method: str, level: float = 0.95, trials: int = 1000, seed: int = 0) -> IntervalSpec:
@@ -84,17 +87,20 @@ def matrix(result: Ranked, metric: str) -> tuple[list[str], np.ndarray, np.ndarr
     return runs, X, score
 
 
-def compute(result: Ranked, how: IntervalSpec) -> tuple[list[tuple[str, str, int, int, int]], list[tuple[str, str]]]:
+def compute(
+    result: Ranked, how: IntervalSpec, memory: int | None = None
+) -> tuple[list[tuple[str, str, int, int, int]], list[tuple[str, str]]]:
     """``(rows, widened)``: ``(run, metric, rank, lo, hi)`` for every run and metric of ``result``
     (metrics in request order, runs in the result's order), and the ``(run, metric)`` whose
-    bootstrap percentile interval was widened to hold the observed rank."""
+    bootstrap percentile interval was widened to hold the observed rank. ``memory``: the memory
+    limit in bytes the bootstrap's blocks are sized from (None: the default limit)."""
     rows: list[tuple[str, str, int, int, int]] = []
     widened: list[tuple[str, str]] = []
     for metric in result.metrics:
         runs, X, score = matrix(result, metric)
         if not runs:
             continue
-        ri = ranks_of(X, result.aggregates.get(metric, "mean"), how, score)
+        ri = ranks_of(X, result.aggregates.get(metric, "mean"), how, score, memory)
         for i, run in enumerate(runs):
             rows.append((run, metric, int(ri.rank[i]), int(ri.lo[i]), int(ri.hi[i])))
             if ri.widened[i]:
@@ -102,11 +108,14 @@ def compute(result: Ranked, how: IntervalSpec) -> tuple[list[tuple[str, str, int
     return rows, widened
 
 
-def ranks_of(X: np.ndarray, summary: str, how: IntervalSpec, score: np.ndarray | None = None) -> RankIntervals:
-    """The rank intervals of one runs x topics matrix."""
+def ranks_of(
+    X: np.ndarray, summary: str, how: IntervalSpec, score: np.ndarray | None = None, memory: int | None = None
+) -> RankIntervals:
+    """The rank intervals of one runs x topics matrix (``memory``: as :func:`compute`'s)."""
     return rank_intervals(
-        [X], [summary], how.method, level=how.level, trials=how.trials or 1000, seed=how.seed or 0, score=score
-    )
+        [X], [summary], how.method, level=how.level, trials=how.trials or 1000, seed=how.seed or 0, score=score,
+        memory=memory,
+    )  # fmt: skip
 
 
 def save(store: StoreHandle, result: Ranked, qrels_id: int, run_ids: dict[str, int]) -> int:
@@ -159,10 +168,14 @@ def attach(
     how: IntervalSpec,
     *,
     save_to_store: bool = True,
+    memory: int | None = None,
 ) -> None:
-    """Add rank intervals to each result and, with a store, store them."""
+    """Add rank intervals to each result and, with a store, store them (``memory``: the memory
+    limit in bytes of the bootstrap's blocks; default: the store's)."""
+    if memory is None and store is not None:
+        memory = of_store(store)
     for result in [results] if not isinstance(results, Sequence) else results:
-        result.add_rank_intervals(how.method, how.level, how.trials or 1000, how.seed or 0)
+        result.add_rank_intervals(how.method, how.level, how.trials or 1000, how.seed or 0, memory=memory)
         if store is not None and save_to_store:
             runs = {r for r, _, _, _ in result.means}
             save(store, result, store.qrels_id(result.qrels), {r: store.run_id(r) for r in runs})

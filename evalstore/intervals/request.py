@@ -85,7 +85,7 @@ class IntervalRequest:
         if means is not None:
             attach_intervals(store, results, means, save_to_store=save_to_store, memory=memory)
         if ranks is not None:
-            attach_ranks(store, results, ranks, save_to_store=save_to_store)
+            attach_ranks(store, results, ranks, save_to_store=save_to_store, memory=memory)
 
 
 #: No interval asked for.

@@ -18,21 +18,28 @@ import numpy as np
 
 from ..base.arguments import metric_names, names
 from ..errors import MetaError
-from ..meta.common import finish, inputs_of
+from ..meta.common import finish, inputs_of, require_two_runs
 from ..meta.matrix import Column, normalise_missing, score_matrices
 from ..meta.persist import Analysis
+from ..metrics.engine import KIND_TEXT
 from ..metrics.options import EvalOptions
 from ..stats.sampling import check_seed, check_trials
 from ..stats.significance import check_alpha
-from .labels import LabelAgreement, confusion_rows, label_agreement
+from .labels import ITEM_TEXT, LabelAgreement, confusion_rows, label_agreement
 from .ranking import TESTS, RankingAgreement, flipped, moved, ranking_agreement
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
 
-#: the metric of the ranking agreement when none is named (the metric of the judge studies:
-#: UMBRELA, LLMJudge, TREC DL)
-DEFAULT_METRICS = ("nDCG@10",)
+#: the metrics of the ranking agreement when none is named, by the kind of the sets: nDCG@10 for
+#: relevance judgments (the metric of the judge studies: UMBRELA, LLMJudge, TREC DL); every
+#: nuggetizer score for nugget assignments (AutoNuggetizer against manual assignment, TREC 2024
+#: RAG); weighted support precision and recall for support labels
+DEFAULT_METRICS = {
+    "judgments": ("nDCG@10",),
+    "nuggets": ("strict_vital", "strict_all", "vital", "all"),
+    "support": ("support_precision", "support_recall"),
+}
 TABLES = ("meta_agree_labels", "meta_agree_confusion", "meta_agree_ranking", "meta_agree_runs")
 
 
@@ -103,10 +110,14 @@ def agree(
     matrix, Cohen's kappa plain/linear/quadratic and at ``rel``, Krippendorff's alpha
     nominal/ordinal, also per topic; leaderboard agreement is tau-b, rho, tau_AP and the rank
     changes. Stored as an analysis unless ``save=False``; ``.to_dict()`` is the JSON document. See
-    the module docstring."""
+    the module docstring. Two sets of nugget assignments (or of support labels) compare their
+    labels on the (run, topic, nugget) items (the (run, topic, sentence, citation) items) both
+    judge, and the leaderboards under each nugget (support) metric: by default every nuggetizer
+    score (weighted support precision and recall)."""
     if reference == candidate:
         raise MetaError("give two different qrels sets to compare (--qrels REF --with CAND)")
     ref_id, cand_id = store.qrels_id(reference), store.qrels_id(candidate)
+    kind = _kind(store, reference, ref_id, candidate, cand_id)
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
         raise MetaError(f"--rel is the lowest relevant grade, a whole number >= 1, not {rel!r}")
     if test not in TESTS:
@@ -114,14 +125,15 @@ def agree(
     alpha = check_alpha(alpha)
     trials, seed = check_trials(trials), check_seed(seed)
     missing = normalise_missing(missing)
-    chosen = list(DEFAULT_METRICS) if metrics is None else metric_names(metrics) if metrics else []
-    result = Agreement(reference, candidate, int(rel), label_agreement(store, ref_id, cand_id, int(rel)))
+    chosen = list(DEFAULT_METRICS[kind]) if metrics is None else metric_names(metrics) if metrics else []
+    result = Agreement(reference, candidate, int(rel), label_agreement(store, ref_id, cand_id, int(rel), kind))
     if result.labels.overall["n_common"] == 0:
-        result.notes.append(f"{reference} and {candidate} have no judged (topic, doc) pair in common")
+        result.notes.append(f"{reference} and {candidate} have no judged {ITEM_TEXT[kind]} in common")
     mats: list = []
     if chosen and (metrics is not None or store.run_names()):
         cols = [Column(q, m) for m in chosen for q in (reference, candidate)]
         run_list = names(runs, "run") if runs is not None else None
+        require_two_runs(store, run_list, "the ranking agreement")  # before any score is stored
         mats = score_matrices(store, cols, run_list, missing=missing, options=options, progress=progress)
         if len(mats[0].runs) < 2:
             raise MetaError(f"the ranking agreement needs at least 2 runs, got {len(mats[0].runs)}")
@@ -148,6 +160,22 @@ def agree(
     analysis = Analysis("agree", params, seed if test == "randomisation" else None, inputs, _tables(result))
     result.analysis = finish(store, analysis, save)
     return result
+
+
+def _kind(store: StoreHandle, reference: str, ref_id: int, candidate: str, cand_id: int) -> str:
+    """The kind both sets are of (relevance judgments, nugget assignments, support labels)."""
+    kinds = dict(
+        store.con.execute(
+            "SELECT qrels_id, kind FROM qrels_meta WHERE qrels_id IN (?, ?)", [ref_id, cand_id]
+        ).fetchall()
+    )
+    ref_kind, cand_kind = kinds.get(ref_id) or "judgments", kinds.get(cand_id) or "judgments"
+    if ref_kind != cand_kind:
+        raise MetaError(
+            f"{reference!r} holds {KIND_TEXT[ref_kind][0]} and {candidate!r} {KIND_TEXT[cand_kind][0]}: agree "
+            "compares two sets of one kind"
+        )
+    return str(ref_kind)
 
 
 def _tables(a: Agreement) -> dict[str, list[dict[str, Any]]]:

@@ -1,10 +1,14 @@
-"""Label agreement of two stored qrels sets: one SQL pass over both sets' judgments, then the
-statistics of :mod:`evalstore.stats.agreement` for all topics together and for each topic.
+"""Label agreement of two stored judged sets of one kind: one SQL pass over both sets' labels,
+then the statistics of :mod:`evalstore.stats.agreement` for all topics together and for each topic.
 
-A (topic, doc) pair is judged in a set when the set has a grade >= 0 for it (a negative grade is
-trec_eval's "pooled but unjudged"). The common pairs are those judged in both; ``n_ref_only`` and
-``n_cand_only`` count the pairs judged in one set only (they enter no statistic, as units with a
-single value enter neither Cohen's kappa nor Krippendorff's alpha). Binary relevance is
+The items judged are, by the sets' kind (:data:`ITEMS`): (topic, doc) pairs of relevance
+judgments, judged when the set has a grade >= 0 for it (a negative grade is trec_eval's "pooled
+but unjudged"); (run, topic, nugget) nugget assignments, the nugget known by its text (so sets
+over different versions of a nugget set meet where the texts agree), graded 2 support, 1
+partial_support, 0 not_support; (run, topic, sentence, citation) support labels, graded 2 full, 1
+partial, 0 none. The common items are those judged in both; ``n_ref_only`` and ``n_cand_only``
+count the items judged in one set only (they enter no statistic, as units with a single value
+enter neither Cohen's kappa nor Krippendorff's alpha). Binary relevance (support) is
 ``grade >= rel`` in each set.
 """
 
@@ -37,11 +41,27 @@ class LabelAgreement:
     confusion_topics: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+#: the items each kind of judged set labels, ``(topic, item key, grade)`` of the set ``{q}``
+ITEMS = {
+    "judgments": "SELECT topic, doc AS item, grade FROM qrels_data WHERE qrels_id = {q} AND grade >= 0",
+    "nuggets": """SELECT a.topic, [a.run, d.text] AS item, a.grade FROM assignment_data a
+                  JOIN qrels_meta m ON m.qrels_id = a.qrels_id
+                  JOIN nugget_data d ON d.nuggets_id = m.nuggets_id AND d.topic = a.topic AND d.nugget = a.nugget
+                  WHERE a.qrels_id = {q}""",
+    "support": """SELECT topic, [run, sentence::VARCHAR, citation::VARCHAR] AS item, grade FROM support_data
+                  WHERE qrels_id = {q}""",
+}
+#: what an item is, for messages
+ITEM_TEXT = {
+    "judgments": "(topic, doc) pair",
+    "nuggets": "(run, topic, nugget) assignment",
+    "support": "(run, topic, sentence, citation) label",
+}
+
 _PAIRS_SQL = """
-WITH r AS (SELECT topic, doc, grade FROM qrels_data WHERE qrels_id = $ref AND grade >= 0),
-     c AS (SELECT topic, doc, grade FROM qrels_data WHERE qrels_id = $cand AND grade >= 0)
+WITH r AS ({ref}), c AS ({cand})
 SELECT topic, r.grade AS ref_grade, c.grade AS cand_grade, count(*) AS n
-FROM r FULL OUTER JOIN c USING (topic, doc)
+FROM r FULL OUTER JOIN c USING (topic, item)
 GROUP BY ALL
 ORDER BY topic, ref_grade NULLS FIRST, cand_grade NULLS FIRST
 """
@@ -51,9 +71,14 @@ def _value(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def label_agreement(store: StoreHandle, ref_id: int, cand_id: int, rel: int = 1) -> LabelAgreement:
-    """The label agreement of the qrels sets ``ref_id`` and ``cand_id`` (see the module docstring)."""
-    data = store.con.execute(_PAIRS_SQL, {"ref": ref_id, "cand": cand_id}).fetchnumpy()
+def label_agreement(
+    store: StoreHandle, ref_id: int, cand_id: int, rel: int = 1, kind: str = "judgments"
+) -> LabelAgreement:
+    """The label agreement of the judged sets ``ref_id`` and ``cand_id``, both of ``kind`` (see the
+    module docstring)."""
+    items = ITEMS[kind]
+    sql = _PAIRS_SQL.format(ref=items.format(q=int(ref_id)), cand=items.format(q=int(cand_id)))
+    data = store.con.execute(sql).fetchnumpy()
     topic = np.asarray(data["topic"], dtype=object).astype(str)
     rg = np.ma.asarray(data["ref_grade"])
     cg = np.ma.asarray(data["cand_grade"])

@@ -13,18 +13,19 @@ from .ranking import flipped, moved
 
 #: what each label statistic says, as the legend and docs/judges.md explain it
 MEANINGS = {
-    "n_common": "(topic, doc) pairs judged (grade >= 0) in both sets",
-    "n_ref_only": "pairs judged in the reference set only",
-    "n_cand_only": "pairs judged in the candidate set only",
-    "agreement": "share of common pairs given the same grade",
+    "n_common": "items judged (grade >= 0) in both sets: (topic, doc) pairs; for answers (run, topic, nugget) or "
+    "(run, topic, sentence, citation)",
+    "n_ref_only": "items judged in the reference set only",
+    "n_cand_only": "items judged in the candidate set only",
+    "agreement": "share of common items given the same grade",
     "kappa": "Cohen's kappa: agreement beyond chance, 1 = identical, 0 = chance (scikit-learn)",
     "kappa_linear": "kappa weighting a disagreement by its distance in grades",
     "kappa_quadratic": "kappa weighting a disagreement by its squared distance",
     "kappa_binary": "kappa of relevant (grade >= rel) vs not",
     "alpha_nominal": "Krippendorff's alpha, grades as categories (krippendorff package)",
     "alpha_ordinal": "Krippendorff's alpha, grades as ordered",
-    "ref_relevant": "common pairs relevant (grade >= rel) in the reference set",
-    "cand_relevant": "common pairs relevant in the candidate set",
+    "ref_relevant": "common items relevant (grade >= rel) in the reference set",
+    "cand_relevant": "common items relevant in the candidate set",
 }
 LABEL_COLUMNS = ["n_common", "n_ref_only", "n_cand_only", *STATS, "ref_relevant", "cand_relevant"]
 RANKING_COLUMNS = ["metric", "n_runs", "n_topics", "tau_b", "spearman", "tau_ap", "tau_ap_sym", "max_rank_change"]
@@ -44,12 +45,12 @@ def labels_table(a: Agreement) -> Table:
 
 
 def confusion_table(a: Agreement) -> Table:
-    """Rows: the reference set's grades; columns: the candidate's; counts of common pairs."""
+    """Rows: the reference set's grades; columns: the candidate's; counts of common items."""
     la = a.labels
     cols = [f"{a.reference} \\ {a.candidate}", *(str(g) for g in la.grades), "total"]
     rows = [[str(g), *(int(x) for x in row), int(row.sum())] for g, row in zip(la.grades, la.confusion)]
     rows.append(["total", *(int(x) for x in la.confusion.sum(axis=0)), int(la.confusion.sum())])
-    return Table(cols, rows, title="confusion matrix of grades (common pairs)", digits=None)
+    return Table(cols, rows, title="confusion matrix of grades (common items)", digits=None)
 
 
 def ranking_table(a: Agreement) -> Table:
@@ -95,15 +96,28 @@ def long_table(a: Agreement) -> Table:
 def legend(a: Agreement) -> list[str]:
     lines = []
     if a.ranking:
-        s = a.ranking[0].summary
         lines += [
             "tau_b, spearman: Kendall's tau-b and Spearman's rho between the two leaderboards (scipy)",
             f"tau_ap: tau_AP of {a.candidate}'s leaderboard against {a.reference}'s (Yilmaz et al. 2008: errors at the "
             "top cost more; ties as Urbano & Marrero 2017); tau_ap_sym: the mean of both directions (AutoJudge)",
-            f"flips: runs whose {s['test']} test against {s['best_ref']} (best under {a.reference}) is significant "
-            f"(alpha = {s['alpha']:g}) under one set and not the other",
+            flips_legend(a),
         ]
     return lines
+
+
+def flips_legend(a: Agreement) -> str:
+    """What a flip is, naming the reference run of each metric: the best run under the reference
+    set is a metric's own (``best_ref`` of its summary), so with several metrics each is named."""
+    s = a.ranking[0].summary
+    best = {ra.metric: ra.summary["best_ref"] for ra in a.ranking}
+    if len(set(best.values())) == 1:
+        against = f"{s['best_ref']} (best under {a.reference})"
+    else:
+        against = f"the metric's best run under {a.reference} (" + "; ".join(f"{m}: {r}" for m, r in best.items()) + ")"
+    return (
+        f"flips: runs whose {s['test']} test against {against} is significant (alpha = {s['alpha']:g}) under one set "
+        f"and not the other"
+    )
 
 
 def report(a: Agreement, per_topic: bool = False, per_run: bool = False) -> Output:

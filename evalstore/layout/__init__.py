@@ -1,47 +1,56 @@
 """The Parquet layout of a store: a folder other tools (Spark, pandas, polars, another evalstore)
-can read and write without DuckDB.
+can read and write without DuckDB, and that carries everything a store holds.
 
 ::
 
-    DIR/manifest.json              layout version, schema and engine version, runs and qrels sets
-    DIR/runs/run=<name>/*.parquet  topic, doc, rank, score, line_no, submitted_rank (one partition per run)
+    DIR/manifest.json              layout version, schema and engine version, what the folder holds
+                                   (runs, qrels, topic and doc sets with their counts; every file
+                                   with its rows and sha256: :mod:`.manifest`)
+    DIR/runs/run=<name>/*.parquet  topic, doc, rank, line_no, submitted_rank, score (one partition per run)
     DIR/qrels/qrels=<name>/*.parquet  topic, doc, grade (one partition per qrels set)
     DIR/run_meta.parquet           name, tag, source, format, sha256, n_topics, n_rows, ...
     DIR/qrels_meta.parquet         name, source, format, sha256, n_topics, n_judged, max_grade, ...
     DIR/subsamples.parquet         qrels, parent, method, fraction, seed, trial, min_rel, min_nonrel, created_at
     DIR/evaluations.parquet        run, qrels, metric, aggregate, n_topics, engine_version, params, ...
     DIR/scores.parquet             run, qrels, metric, topic, value
+    DIR/tables/<table>.parquet     every other table: fusion recipes and inputs, topic and doc sets
+                                   and their texts, intervals, rank intervals, diversity judgments,
+                                   and the stored analyses (meta_runs and the meta_* tables)
 
-Everything is keyed by names, never by the store's integer ids. ``rank`` is the evaluation rank
-(trec_eval's order: score descending, ties by docno descending); a tool writing runs straight into
-the layout computes it so, or leaves it to ``evalstore import store``, which fills a missing rank
-in that order. :func:`export_store` writes the folder, :func:`import_store` reads it into a store
-(refusing names the store already has), in one transaction.
+Everything is keyed by names, never by the store's integer ids (:mod:`.tables`). ``rank`` is the
+evaluation rank (trec_eval's order: score descending, ties by docno descending); a tool writing
+runs straight into the layout computes it so, or leaves it to ``evalstore import store``, which
+fills a missing rank in that order.
+
+:func:`export_store` writes the folder under a temporary name beside it and renames it when it is
+complete (a killed export leaves no half-written folder in the way of the next). :func:`import_store`
+checks the manifest first (a version 2 folder must hold exactly the files listed, byte for byte),
+refuses names the store already has, reads everything in one transaction, and refuses (storing
+nothing) when the rows of a run, qrels set, topic set or doc set do not add up to the manifest's
+counts: a layout missing its ``qrels/`` or a run's partition is an error, not a store with scores
+for data that is not there.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
 from ..evaluation.context import EvaluationContext
 from ..version import __version__
+from . import manifest as manifests
+from .tables import ANALYSES, ANALYSIS_ID, PARTITIONED, carried_tables, export_query, file_of, import_query
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
 
-LAYOUT_VERSION = 1
-MANIFEST = "manifest.json"
-
-
-def _columns(store: StoreHandle, table: str, drop: tuple[str, ...] = ()) -> list[str]:
-    rows = store.con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]
-    ).fetchall()
-    return [r[0] for r in rows if r[0] not in drop]
+LAYOUT_VERSION = manifests.VERSION
+MANIFEST = manifests.MANIFEST
 
 
 def _lit(path: Path) -> str:
@@ -72,120 +81,119 @@ def _check_folder_names(store: StoreHandle) -> None:
 
 
 def export_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, Any]:
-    """Write the store's runs, qrels sets, subsamples and scores to ``folder`` (see the module
-    docstring); returns the manifest. The folder must be empty or absent."""
+    """Write everything the store holds to ``folder`` (see the module docstring); returns the
+    manifest. The folder must be empty or absent; it appears complete or not at all."""
     out = Path(folder)
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise StoreError(f"{out} is not empty; export into a new folder")
-    con = store.con
     _check_folder_names(store)
-    out.mkdir(parents=True, exist_ok=True)
-    run_cols = ", ".join(f"m.{c}" for c in _columns(store, "run_meta", ("run_id",)))
-    qrels_cols = ", ".join(f"m.{c}" for c in _columns(store, "qrels_meta", ("qrels_id",)))
-    eval_cols = ", ".join(f"e.{c}" for c in _columns(store, "evaluations", ("run_id", "qrels_id")))
-    sub_cols = ", ".join(f"s.{c}" for c in _columns(store, "subsample_meta", ("qrels_id", "parent_id")))
-    statements = {
-        "run_meta.parquet": f"SELECT {run_cols} FROM run_meta m ORDER BY m.name",
-        "qrels_meta.parquet": f"SELECT {qrels_cols} FROM qrels_meta m ORDER BY m.name",
-        "subsamples.parquet": f"""SELECT q.name AS qrels, p.name AS parent, {sub_cols} FROM subsample_meta s
-            JOIN qrels_meta q ON q.qrels_id = s.qrels_id JOIN qrels_meta p ON p.qrels_id = s.parent_id
-            ORDER BY q.name""",
-        "evaluations.parquet": f"""SELECT r.name AS run, q.name AS qrels, {eval_cols} FROM evaluations e
-            JOIN run_meta r USING (run_id) JOIN qrels_meta q USING (qrels_id) ORDER BY run, qrels, metric""",
-        "scores.parquet": """SELECT r.name AS run, q.name AS qrels, s.metric, s.topic, s.value FROM score_data s
-            JOIN run_meta r USING (run_id) JOIN qrels_meta q USING (qrels_id) ORDER BY run, qrels, metric, topic""",
-    }
-    for name, query in statements.items():
-        con.execute(f"COPY ({query}) TO {_lit(out / name)} (FORMAT parquet)")
-    if con.execute("SELECT count(*) FROM run_meta").fetchall()[0][0]:
-        con.execute(f"""COPY (SELECT m.name AS run, d.topic, d.doc, d.rank, d.score, d.line_no, d.submitted_rank
-                        FROM run_row_data d JOIN run_meta m USING (run_id) ORDER BY run, d.topic, d.rank)
-                        TO {_lit(out / "runs")} (FORMAT parquet, PARTITION_BY (run))""")
-    if con.execute("SELECT count(*) FROM qrels_meta").fetchall()[0][0]:
-        con.execute(f"""COPY (SELECT m.name AS qrels, d.topic, d.doc, d.grade
-                        FROM qrels_data d JOIN qrels_meta m USING (qrels_id) ORDER BY qrels, d.topic, d.doc)
-                        TO {_lit(out / "qrels")} (FORMAT parquet, PARTITION_BY (qrels))""")
-    manifest = {
-        "format": "evalstore-parquet-layout",
-        "layout_version": LAYOUT_VERSION,
-        "schema_version": store.schema_version(),
-        "engine_version": __version__,
-        "runs": [
-            {"name": n, "sha256": h, "n_rows": r, "n_topics": t}
-            for n, h, r, t in con.execute(
-                "SELECT name, sha256, n_rows, n_topics FROM run_meta ORDER BY name"
-            ).fetchall()
-        ],
-        "qrels": [
-            {"name": n, "sha256": h, "n_judged": r, "n_topics": t}
-            for n, h, r, t in con.execute(
-                "SELECT name, sha256, n_judged, n_topics FROM qrels_meta ORDER BY name"
-            ).fetchall()
-        ],
-    }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.export-", dir=out.parent))
+    try:
+        _write_tables(store, tmp)
+        manifest = manifests.build(store.con, tmp, store.schema_version(), __version__)
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        if out.exists():
+            out.rmdir()  # empty (checked above)
+        os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return manifest
 
 
-def import_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, int]:
-    """Read a layout folder into ``store`` in one transaction; returns counts of what was added."""
-    src = Path(folder)
-    try:
-        manifest = json.loads((src / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise StoreError(f"{src} has no {MANIFEST}: not an evalstore Parquet layout") from None
-    if manifest.get("layout_version") != LAYOUT_VERSION:
-        raise StoreError(f"{src}: layout version {manifest.get('layout_version')} is not {LAYOUT_VERSION}")
+def _write_tables(store: StoreHandle, out: Path) -> None:
     con = store.con
-    names = {r["name"] for r in manifest["runs"]}
-    qnames = {q["name"] for q in manifest["qrels"]}
-    in_list = "SELECT name FROM {} WHERE name IN (SELECT unnest(?))"
-    clash = [r[0] for r in con.execute(in_list.format("run_meta"), [sorted(names)]).fetchall()]
-    qclash = [r[0] for r in con.execute(in_list.format("qrels_meta"), [sorted(qnames)]).fetchall()]
-    if clash or qclash:
-        raise StoreError(
-            f"the store already has {', '.join(map(repr, clash + qclash))}; import into another store or drop them"
-        )
-    run_cols = _columns(store, "run_meta", ("run_id",))
-    qrels_cols = _columns(store, "qrels_meta", ("qrels_id",))
-    sub_cols = _columns(store, "subsample_meta", ("qrels_id", "parent_id"))
-    eval_cols = _columns(store, "evaluations", ("run_id", "qrels_id"))
-    hive = "hive_partitioning = true, hive_types_autocast = false"
+    (out / "tables").mkdir()
+    for table, columns in carried_tables(con).items():
+        query = export_query(table, columns)
+        if table in PARTITIONED:
+            folder, key = PARTITIONED[table]
+            if con.execute(f'SELECT count(*) FROM "{table}"').fetchall()[0][0]:
+                con.execute(
+                    f"COPY ({query} ORDER BY ALL) TO {_lit(out / folder)} (FORMAT parquet, PARTITION_BY ({key}))"
+                )
+        else:
+            con.execute(f"COPY ({query} ORDER BY ALL) TO {_lit(out / file_of(table))} (FORMAT parquet)")
+
+
+def import_store(store: StoreHandle, folder: str | os.PathLike) -> dict[str, int]:
+    """Read a layout folder into ``store`` in one transaction (see the module docstring); returns
+    counts of what was added (runs, qrels sets, topic sets, doc sets, analyses)."""
+    src = Path(folder)
+    manifest = manifests.read(src)
+    if manifest.version >= 2:
+        manifests.check_files(src, manifest)
+    _check_names(store, src, manifest)
+    con = store.con
+    tables = carried_tables(con)
     with store.transaction():
-        con.execute(
-            f"INSERT INTO qrels_meta ({', '.join(qrels_cols)}) SELECT {', '.join(qrels_cols)} "
-            f"FROM read_parquet({_lit(src / 'qrels_meta.parquet')})"
+        con.execute("CREATE OR REPLACE TEMP TABLE _layout_analyses (old BIGINT, new BIGINT)")
+        try:
+            for table, columns in tables.items():
+                _import_table(con, src, table, columns)
+            manifests.check_counts(con, manifest, src)
+        finally:
+            con.execute("DROP TABLE IF EXISTS _layout_analyses")
+    added = {kind: len(manifest.names(kind)) for kind in manifests.ENTRIES}
+    added["analyses"] = int(manifest.raw.get("analyses") or 0) if manifest.version >= 2 else 0
+    return added
+
+
+def _check_names(store: StoreHandle, src: Path, manifest: manifests.Manifest) -> None:
+    """The names the layout brings are not in the store, and its meta files list the manifest's."""
+    con = store.con
+    clash = []
+    for kind, (table, _) in manifests.ENTRIES.items():
+        names = manifest.names(kind)
+        clash += [
+            r[0] for r in con.execute(f"SELECT name FROM {table} WHERE list_contains(?, name)", [names]).fetchall()
+        ]
+        path = src / file_of(table)
+        if path.exists():
+            held = sorted(r[0] for r in con.execute(f"SELECT name FROM read_parquet({_lit(path)})").fetchall())
+            if held != sorted(names):
+                raise StoreError(
+                    f"{path} lists {kind} {held[:5]}..., the manifest {sorted(names)[:5]}...: the files do not belong "
+                    f"together; nothing was imported"
+                )
+        elif names:
+            raise StoreError(f"{src} lists {kind} in its manifest but has no {file_of(table)}; nothing was imported")
+    if clash:
+        raise StoreError(
+            f"the store already has {', '.join(map(repr, clash[:10]))}; import into another store or drop them"
         )
-        con.execute(
-            f"INSERT INTO run_meta ({', '.join(run_cols)}) SELECT {', '.join(run_cols)} "
-            f"FROM read_parquet({_lit(src / 'run_meta.parquet')})"
+
+
+#: how a column is read where the layout may leave it out: a run's rank (other tools)
+_RANK = "coalesce(s.rank, row_number() OVER (PARTITION BY s.run, s.topic ORDER BY s.score DESC, s.doc DESC))"
+
+
+def _import_table(con, src: Path, table: str, columns: list[str]) -> None:
+    """Insert one table's rows from the layout (a table the layout does not have is left empty:
+    a layout written before the table existed)."""
+    path = src / file_of(table)
+    if table in PARTITIONED:
+        if not path.is_dir():
+            return
+        source = (
+            f"read_parquet({_lit(path / '*' / '*.parquet')}, hive_partitioning = true, hive_types_autocast = false)"
         )
-        if qnames and (src / "qrels").is_dir():
-            con.execute(f"""INSERT INTO qrels_data (qrels_id, topic, doc, grade)
-                SELECT m.qrels_id, q.topic, q.doc, q.grade
-                FROM read_parquet({_lit(src / "qrels" / "*" / "*.parquet")}, {hive}) q
-                JOIN qrels_meta m ON m.name = q.qrels""")
-        if names and (src / "runs").is_dir():
-            con.execute(f"""INSERT INTO run_row_data (run_id, topic, doc, rank, line_no, submitted_rank, score)
-                SELECT m.run_id, r.topic, r.doc,
-                       coalesce(r.rank, row_number() OVER (PARTITION BY m.run_id, r.topic
-                                                           ORDER BY r.score DESC, r.doc DESC)),
-                       r.line_no, r.submitted_rank, r.score
-                FROM read_parquet({_lit(src / "runs" / "*" / "*.parquet")}, {hive}) r
-                JOIN run_meta m ON m.name = r.run""")
-        con.execute(f"""INSERT INTO subsample_meta (qrels_id, parent_id, {", ".join(sub_cols)})
-            SELECT q.qrels_id, p.qrels_id, {", ".join("s." + c for c in sub_cols)}
-            FROM read_parquet({_lit(src / "subsamples.parquet")}) s
-            JOIN qrels_meta q ON q.name = s.qrels JOIN qrels_meta p ON p.name = s.parent""")
-        con.execute(f"""INSERT INTO evaluations (run_id, qrels_id, {", ".join(eval_cols)})
-            SELECT r.run_id, q.qrels_id, {", ".join("e." + c for c in eval_cols)}
-            FROM read_parquet({_lit(src / "evaluations.parquet")}) e
-            JOIN run_meta r ON r.name = e.run JOIN qrels_meta q ON q.name = e.qrels""")
-        con.execute(f"""INSERT INTO score_data (run_id, qrels_id, metric, topic, value)
-            SELECT r.run_id, q.qrels_id, s.metric, s.topic, s.value
-            FROM read_parquet({_lit(src / "scores.parquet")}) s
-            JOIN run_meta r ON r.name = s.run JOIN qrels_meta q ON q.name = s.qrels""")
-    return {"runs": len(names), "qrels": len(qnames)}
+    elif path.exists():
+        source = f"read_parquet({_lit(path)})"
+    else:
+        return
+    present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+    if table == ANALYSES:
+        con.execute(f"INSERT INTO _layout_analyses SELECT {ANALYSIS_ID}, nextval('meta_analysis_id_seq') FROM {source}")
+    cols, select = import_query(table, columns, present, source)
+    if table == "run_row_data" and "rank" in present:
+        select = select.replace('s."rank"', _RANK)
+    con.execute(f'INSERT INTO "{table}" ({cols}) {select}')
+
+
+def _parquet_columns(con: Any, path: Path) -> set[str]:
+    return {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({_lit(path)})").fetchall()}
 
 
 def import_scores(store: StoreHandle, folder: str | os.PathLike) -> int:

@@ -11,6 +11,8 @@ Store-level analyses (score columns = qrels sets x metrics; results saved in ``m
     meta.tests(store, "dl20", ["AP(rel=2)"], adjust="holm")       # t, Wilcoxon, randomisation, bootstrap
     meta.robustness(store, "dl20", ["AP(rel=2)"])                 # Sakai SIGIR 2007 Figs. 2-3,
                                                                   # Bompada et al. 2007 Figs. 1-2
+    meta.reusability(store, "dl20", ["nDCG@10"], group_by="participant", groups="runs_metadata.tsv")
+                                                                  # leave one group out (Zobel 1998)
 
 The array-level building blocks live in :mod:`evalstore.stats` (no store behind them) and are
 offered here too, as the analyses use them: :func:`correlate`, :func:`swap_method`,
@@ -31,4 +33,5 @@ from .analyses import discpower, kendall, swap, tests  # noqa: F401
 from .common import Analysis  # noqa: F401
 from .matrix import Column, ScoreMatrix, score_matrices, score_matrix, top_runs  # noqa: F401
 from .persist import load_table, save_analysis  # noqa: F401
+from .reusability import Reusability, reusability  # noqa: F401
 from .robustness import knee, robustness  # noqa: F401

@@ -45,14 +45,19 @@ def load(
     missing: str = "error",
     options: EvalOptions = EvalOptions(),
     progress: bool | None = None,
+    kinds: str | Sequence[str] | None = None,
 ) -> tuple[list[ScoreMatrix], dict[str, Any]]:
-    """Score matrices of the columns over the same runs, and the evaluation parameters used."""
+    """Score matrices of the columns over the same runs (``runs``, or all the runs of ``kinds``),
+    and the evaluation parameters used."""
     missing = normalise_missing(missing)
+    require_two_runs(store, runs, "meta-evaluation")  # before any score is computed and stored
     if top is not None:
         runs = top_runs(
-            store, columns[0].qrels, top_by or columns[0].metric, top, runs, options=options, progress=progress
-        )
-    mats = score_matrices(store, columns, runs, missing=missing, options=options, progress=progress)
+            store, columns[0].qrels, top_by or columns[0].metric, top, runs, options=options, progress=progress,
+            kinds=kinds,
+        )  # fmt: skip
+        kinds = None  # the top runs are named now
+    mats = score_matrices(store, columns, runs, missing=missing, options=options, progress=progress, kinds=kinds)
     if len(mats[0].runs) < 2:
         raise MetaError(f"meta-evaluation needs at least 2 runs, got {len(mats[0].runs)}")
     params = {
@@ -61,7 +66,17 @@ def load(
         "top_by": (top_by or columns[0].metric) if top else None,
         **options.as_dict(),
     }
+    if kinds is not None:
+        params["kinds"] = list(kinds) if not isinstance(kinds, str) else [kinds]
     return mats, params
+
+
+def require_two_runs(store: StoreHandle, runs, what: str) -> None:
+    """Before any work: an analysis over runs needs at least two of them (the runs named, else the
+    store's); the same check after the scores are read catches runs left out as missing."""
+    n = len(set(names(runs, "run"))) if runs is not None else len(store.run_names())
+    if n < 2:
+        raise MetaError(f"{what} needs at least 2 runs, got {n}")
 
 
 def inputs_of(mats: Sequence[ScoreMatrix]) -> dict[str, Any]:

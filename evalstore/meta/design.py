@@ -85,14 +85,15 @@ def design(
     options: EvalOptions = EvalOptions(),
     save: bool = True,
     progress: bool | None = None,
+    kinds: str | Sequence[str] | None = None,
 ) -> Design:
     """Topic set size design (Sakai 2016) from the stored scores of ``runs`` (default: all runs
     sharing topics with ``qrels``) on ``qrels`` and ``metric``: V_E of the runs x topics matrix,
     then the topics needed for ``test`` (``'t'``, ``'anova'``, ``'ci'``) at ``alpha``, ``beta``
     (power 1 - beta; unused by ``'ci'``) and ``min_diff`` (minD; the range for ANOVA; the width
     cap for CI), and what the set's current topics detect. ``systems``: m for ANOVA (default:
-    the number of runs of the matrix). ``missing``, ``convention``, ``complete``, ``depth``: as
-    the meta analyses. ``save``: store it (``meta_runs`` kind ``'design'``, a ``meta_design`` row).
+    the number of runs of the matrix). ``missing``, ``options``, ``kinds`` (instead of ``runs``,
+    every run of these kinds): as the meta analyses. ``save``: store it (a ``meta_design`` row).
     """
     if test not in TESTS:
         raise MetaError(f"unknown design test {test!r}; use one of {', '.join(TESTS)}")
@@ -100,7 +101,7 @@ def design(
     check_positive(min_diff, "the minimum detectable difference" if test != "ci" else "the CI width cap")
     if systems is not None:
         check_systems(systems)
-    m = score_matrix(store, qrels, metric, runs, missing=missing, options=options, progress=progress)
+    m = score_matrix(store, qrels, metric, runs, missing=missing, options=options, progress=progress, kinds=kinds)
     need_mean([m], "topic set size design")
     if len(m.runs) < 2 or len(m.topics) < 2:
         raise MetaError(
@@ -117,24 +118,10 @@ def design(
     k = systems if systems is not None else (len(m.runs) if test == "anova" else None)
     res = plan(test, ve, alpha=alpha, beta=beta, min_diff=min_diff, systems=k, n_topics=len(m.topics))
     d = Design(
-        qrels,
-        m.metric,
-        test,
-        float(alpha),
-        None if test == "ci" else float(beta),
-        float(min_diff),
-        k,
-        len(m.runs),
-        len(m.topics),
-        ve,
-        res["sigma2"],
-        res["n"],
-        res["n_approx"],
-        res["achieved"],
-        res["min_diff_current"],
-        res["power_current"],
-        notes=list(m.notes),
-    )
+        qrels, m.metric, test, float(alpha), None if test == "ci" else float(beta), float(min_diff), k,
+        len(m.runs), len(m.topics), ve, res["sigma2"], res["n"], res["n_approx"], res["achieved"],
+        res["min_diff_current"], res["power_current"], notes=list(m.notes),
+    )  # fmt: skip
     params = {
         "test": test,
         "alpha": alpha,
@@ -143,6 +130,7 @@ def design(
         "systems": k,
         "missing": missing,
         **options.as_dict(),
+        **({"kinds": [kinds] if isinstance(kinds, str) else list(kinds)} if kinds is not None else {}),
         "variance": "V_E, residual variance of the two-way ANOVA without replication (runs x topics)",
         "solver": "exact noncentral t / F (scipy), expected CI width with c(n); n_approx: Sakai's closed form",
     }

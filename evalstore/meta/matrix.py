@@ -27,8 +27,9 @@ import numpy as np
 
 from ..base.aggregate import aggregate_rows
 from ..base.arguments import names
+from ..db.run_kinds import kinds_note, runs_of_kinds
 from ..errors import MetaError
-from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_runs
+from ..evaluation.stored import evaluate_qrels_sets, qrels_notes, stored_name, unrelated_note, unrelated_runs
 from ..metrics.engine import resolve_metrics
 from ..metrics.options import EvalOptions
 
@@ -150,7 +151,13 @@ def canonical_metric(
     return stored_name(store, qrels, metric, options)
 
 
-def _run_ids(store: StoreHandle, runs: Sequence[str] | None) -> tuple[list[str], list[int]]:
+def _run_ids(
+    store: StoreHandle, runs: Sequence[str] | None, kinds: str | Sequence[str] | None = None
+) -> tuple[list[str], list[int]]:
+    if kinds is not None:
+        if runs is not None:
+            raise MetaError("name the runs or give their kinds, not both (-r or --kind)")
+        runs = runs_of_kinds(store, kinds)
     if runs is None:
         runs = store.run_names()
         if not runs:
@@ -168,6 +175,7 @@ def score_matrices(
     evaluate: bool = True,
     options: EvalOptions = EvalOptions(),
     progress: bool | None = None,
+    kinds: str | Sequence[str] | None = None,
 ) -> list[ScoreMatrix]:
     """One :class:`ScoreMatrix` per column, all over the same runs (in the order given; all runs
     of the store by name when None). Unevaluated (qrels, run, metric) combinations are evaluated
@@ -177,7 +185,7 @@ def score_matrices(
     if not cols:
         raise MetaError("no score column given (a qrels set and a metric)")
     every_run = runs is None
-    runs, run_ids = _run_ids(store, runs)
+    runs, run_ids = _run_ids(store, runs, kinds)
     canon = [canonical_metric(store, c.qrels, c.metric, options=options) for c in cols]
     qids = [store.qrels_id(c.qrels) for c in cols]
     left_out: list[str] = []
@@ -222,9 +230,11 @@ def score_matrices(
             progress=progress,
         )
     mats = [_fetch(store, c, name, qid, runs, run_ids) for c, name, qid in zip(cols, canon, qids)]
+    left_out_note = [_unrelated_note(store, left_out, qids)] if left_out else []
+    left_out_note += [k] if (k := kinds_note(store, runs, "the runs include")) else []
     for m, qid in zip(mats, qids):
         m.unrelated_runs = list(left_out)
-        m.notes = qrels_notes(store, {m.qrels: qid}, resolve_metrics([m.label]))[m.qrels]
+        m.notes = left_out_note + qrels_notes(store, {m.qrels: qid}, resolve_metrics([m.label]))[m.qrels]
     return _apply_missing(mats, missing)
 
 
@@ -289,6 +299,18 @@ def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str
             )
         )
     return _apply_missing(mats, missing)
+
+
+def _unrelated_note(store: StoreHandle, left_out: Sequence[str], qrels_ids: Sequence[int]) -> str:
+    """One note for the runs left out of every column (the same runs: those that share no topic
+    with the columns' sets), naming the judged sets and counting their subsamples."""
+    rows = store.con.execute(
+        "SELECT coalesce(p.name, m.name), s.qrels_id IS NOT NULL FROM qrels_meta m "
+        "LEFT JOIN subsample_meta s USING (qrels_id) LEFT JOIN qrels_meta p ON p.qrels_id = s.parent_id "
+        "WHERE m.qrels_id IN (SELECT unnest(?::INTEGER[])) ORDER BY m.qrels_id",
+        [list(dict.fromkeys(qrels_ids))],
+    ).fetchall()
+    return unrelated_note(left_out, list(dict.fromkeys(str(n) for n, _ in rows)), sum(bool(s) for _, s in rows))
 
 
 def _apply_missing(mats: list[ScoreMatrix], policy: str) -> list[ScoreMatrix]:

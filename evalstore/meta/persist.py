@@ -36,8 +36,8 @@ class Analysis:
         return self.tables.get(table, [])
 
 
-#: The result tables of an analysis (migrations/0003_meta.sql, 0005_compare.sql, 0011_repro_design.sql and
-#: 0015_judges_rank_intervals.sql define their columns).
+#: The result tables of an analysis (migrations/0003_meta.sql, 0005_compare.sql, 0011_repro_design.sql,
+#: 0015_judges_rank_intervals.sql and 0017_pools_reusability.sql define their columns).
 TABLES = (
     "meta_correlations",
     "meta_swap",
@@ -54,6 +54,9 @@ TABLES = (
     "meta_agree_confusion",
     "meta_agree_ranking",
     "meta_agree_runs",
+    "meta_reusability",
+    "meta_reusability_runs",
+    "meta_reusability_groups",
 )
 
 

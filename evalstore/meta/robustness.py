@@ -65,7 +65,9 @@ def knee(
 
 
 def _subsamples(store: StoreHandle, qrels: str, subsamples) -> list[dict[str, Any]]:
-    names = resolve_subsamples(store, qrels, subsamples)
+    """The Buckley–Voorhees subsamples of ``qrels`` that ``subsamples`` names (leave-out sets have
+    no fraction of the judgments: they are another analysis, evalstore.meta.reusability)."""
+    names = resolve_subsamples(store, qrels, subsamples, method="buckley_voorhees")
     info = {r["name"]: r for r in list_subsamples(store, qrels).records()}
     return [info[n] for n in names]
 

@@ -17,14 +17,18 @@ from typing import Any, Protocol
 import duckdb
 
 from ..base.arguments import metric_names
+from ..db.query import arrow_table
 from ..errors import MetricError, is_resource_error
-from . import registry, sqlfile
+from . import answer_lists, registry, sqlfile
 from .gains import check_gains, top_grade
 from .names import GAIN_IS_GRADE, canonical, resolved, short
 from .options import CONVENTION_ORDER, NO_DEPTH, EvalOptions
 from .ranked_list import OPTIONAL_RELATIONS, Context, build
 from .references import REFERENCES, Reference
 from .registry import MetricInstance
+from .user.definition import inline_sql
+from .user.relations import UNDERLYING
+from .user.sandbox import scores
 
 
 class Progress(Protocol):
@@ -49,6 +53,8 @@ def effective_context(
     share the context of any gains. The order of the run's documents is the convention's; under
     ``ir_measures``, that of the metric's provider."""
     ctx = inst.context()
+    if inst.spec.kind != "judgments":  # a judged list of answers: no relevance, gains or order
+        return Context(kind=inst.spec.kind)
     gains = ctx.gains
     if inst.spec.param("gains") is None:
         gains = None
@@ -94,20 +100,82 @@ def stored_name(
     )
 
 
-def metric_sql(inst: MetricInstance, options: EvalOptions, gmax: float | None = None) -> str:
-    """The rendered SQL block of one instance: ``SELECT qrels_id, run_id, topic, value ...``."""
-    filename, _, block = inst.spec.sql.partition("#")
-    f = sqlfile.load(filename)
+def placeholder_values(inst: MetricInstance, options: EvalOptions, gmax: float | None = None) -> dict[str, str]:
+    """The SQL literals of a block's ``${placeholders}``: the metric's parameters and the engine's
+    values (:data:`~evalstore.metrics.sqlfile.ENGINE_VALUES`)."""
     values = {k: sqlfile.literal(v) for k, v in inst.params}
     values["k"] = str(inst.cutoff if inst.cutoff is not None else NO_DEPTH)
     values["has_cutoff"] = "TRUE" if inst.cutoff is not None else "FALSE"
     values["depth"] = str(options.depth_value)
     values["gmax"] = sqlfile.literal(gmax)
     values["convention"] = sqlfile.literal(options.convention)
+    return values
+
+
+def metric_sql(inst: MetricInstance, options: EvalOptions, gmax: float | None = None) -> str:
+    """The rendered SQL block of one instance: ``SELECT qrels_id, run_id, topic, value ...``."""
+    if inst.spec.user is not None:  # a measure of one's own, inline (Spark; the engine runs it sandboxed)
+        return inline_sql(inst.spec.user, placeholder_values(inst, options, gmax))
+    filename, _, block = inst.spec.sql.partition("#")
+    f = sqlfile.load(filename)
+    values = placeholder_values(inst, options, gmax)
     try:
         return f.render(block, values)
     except KeyError as e:
         raise MetricError(f"internal: SQL block {inst.spec.sql} uses undefined placeholder {e}") from None
+
+
+def value_sql(inst: MetricInstance, options: EvalOptions) -> str:
+    """The value of an evaluated topic ``t`` (a row of ``rl_topics``) from its block's row ``m``:
+    the metric's missing value where the block has no row, ir_measures' padding of a topic the run
+    lacks, the provider's rounding."""
+    missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
+    value = f"coalesce(m.value::DOUBLE, {missing})"
+    ref = provider_conventions(inst, options)
+    if options.convention == "ir_measures":
+        # ir_measures does not compute a topic the run lacks: it pads it with 0 (NumRel too)
+        pads = ref is None or ref.pads
+        value = f"CASE WHEN t.in_run THEN {value} ELSE {'0.0' if pads else 'NULL'} END"
+    if ref is not None and ref.digits is not None:
+        value = f"round_even({value}, {ref.digits})"  # printf rounds half to even
+    return value
+
+
+#: what each kind of judged set holds and what to ingest, for messages
+KIND_TEXT = {
+    "judgments": ("relevance judgments", "ranked lists against relevance judgments (evalstore ingest qrels)"),
+    "nuggets": ("nugget assignments", "answers against nugget assignments (evalstore ingest assignments)"),
+    "support": ("citation support labels", "answers' citations against support labels (evalstore ingest support)"),
+}
+
+
+def check_kinds(
+    con: duckdb.DuckDBPyConnection,
+    qrels_ids: Sequence[int],
+    instances: Sequence[MetricInstance],
+    qrels_names: Mapping[int, str] | None = None,
+) -> None:
+    """Every metric reads the kind of judged set it is evaluated against: a ranked-list metric
+    relevance judgments, a nugget metric nugget assignments, a support metric support labels
+    (``qrels_meta.kind``); MetricError otherwise, before any work."""
+    if not qrels_ids or not instances:
+        return
+    kinds = dict(
+        con.execute(
+            "SELECT qrels_id, kind FROM qrels_meta WHERE qrels_id IN (SELECT unnest(?::INTEGER[]))", [list(qrels_ids)]
+        ).fetchall()
+    )
+    for qid in qrels_ids:
+        kind = kinds.get(qid) or "judgments"
+        wrong = [i.display for i in instances if i.spec.kind != kind]
+        if wrong:
+            other = instances[[i.display for i in instances].index(wrong[0])].spec.kind
+            name = (qrels_names or {}).get(qid, str(qid))
+            verb = "evaluates" if len(wrong) == 1 else "evaluate"
+            raise MetricError(
+                f"{', '.join(wrong)} {verb} {KIND_TEXT[other][1]}, but {name!r} holds {KIND_TEXT[kind][0]}: name a "
+                f"set of {KIND_TEXT[other][0]} with --qrels (evalstore list qrels shows each set's kind)"
+            )
 
 
 @dataclass
@@ -173,6 +241,8 @@ class UnitSQL:
     columns: frozenset[str]
     selects: tuple[str, ...]
     reads: frozenset[str] = frozenset()  # the ranked-list relations the blocks read
+    #: measures of one's own and their keys, run apart in a sandbox (:mod:`evalstore.metrics.user.sandbox`)
+    user: tuple[tuple[MetricInstance, str], ...] = ()
 
     @property
     def union(self) -> str:
@@ -193,39 +263,38 @@ class UnitSQL:
 BLOCKS_PER_STATEMENT = 16
 
 
-def unit_sql(unit: _Unit, options: EvalOptions, gmax: float) -> UnitSQL:
+def unit_sql(unit: _Unit, options: EvalOptions, gmax: float | None, *, inline_user: bool = False) -> UnitSQL:
     """The SQL of one pass over the ranked list (``gmax``: the top gain or grade, for metrics that
     normalise by it). Every (qrels, run, topic) of ``rl_topics`` gets a value: a metric's missing
-    value where its block has no row."""
+    value where its block has no row. Measures of one's own are left to the sandbox (``user``),
+    except with ``inline_user`` (Spark) where SQL ones are selects as the built-ins are."""
     ctx = unit.context
     # The parent's dropped documents (pool rows of a subsample) only matter to metrics that
     # read pooled-but-unjudged rows (infAP); every other metric treats them as unjudged, so
     # they are added only when such a metric is in the unit.
     opts = options.with_pool(options.pool and any(i.spec.needs_pool for i in unit.instances))
     bodies: dict[str, tuple[MetricInstance, str]] = {}
+    user: dict[str, MetricInstance] = {}
     for inst in unit.instances:
         key = stored_name(inst, ctx, options, None).key
-        if key not in bodies:
+        if key in bodies or key in user:
+            continue
+        if inst.spec.user is not None and not (inline_user and inst.spec.user.language == "sql"):
+            user[key] = inst
+        else:
             bodies[key] = (inst, metric_sql(inst, opts, gmax))
-    needs = frozenset().union(*(i.spec.block.needs for i, _ in bodies.values()))
+    needs = frozenset().union(*(i.spec.block.needs for i in [*(i for i, _ in bodies.values()), *user.values()]))
     selects = []
     for key, (inst, body) in bodies.items():
-        missing = "NULL" if inst.spec.missing is None else repr(float(inst.spec.missing))
-        value = f"coalesce(m.value::DOUBLE, {missing})"
-        ref = provider_conventions(inst, options)
-        if options.convention == "ir_measures":
-            # ir_measures does not compute a topic the run lacks: it pads it with 0 (NumRel too)
-            pads = ref is None or ref.pads
-            value = f"CASE WHEN t.in_run THEN {value} ELSE {'0.0' if pads else 'NULL'} END"
-        if ref is not None and ref.digits is not None:
-            value = f"round_even({value}, {ref.digits})"  # printf rounds half to even
         selects.append(
-            f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, {value} AS value "
+            f"SELECT t.qrels_id, t.run_id, t.topic, {sqlfile.literal(key)} AS key, {value_sql(inst, options)} AS value "
             f"FROM rl_topics t LEFT JOIN ({body}) m USING (qrels_id, run_id, topic)"
         )
-    reads = frozenset().union(*(i.spec.block.reads for i, _ in bodies.values()))
+    reads = frozenset().union(*(i.spec.block.reads for i in [*(i for i, _ in bodies.values()), *user.values()]))
+    reads = frozenset().union(*(UNDERLYING.get(r, {r}) for r in reads))
     optional = reads & frozenset(OPTIONAL_RELATIONS)  # e.g. rl_subtopics: built only when read
-    return UnitSQL(opts, (needs & frozenset(sqlfile.RUNNING_COLUMNS)) | optional, tuple(selects), reads)
+    columns = (needs & frozenset(sqlfile.RUNNING_COLUMNS)) | optional
+    return UnitSQL(opts, columns, tuple(selects), reads, tuple((i, k) for k, i in user.items()))
 
 
 def compute(
@@ -246,13 +315,21 @@ def compute(
     ``rank_source``: the runs' rows when they are not stored runs (see ``build``)."""
     for unit in units:
         ctx = unit.context
-        check_gains(con, unit.qrels_ids, ctx.gains, qrels_names or {})
-        gmax = max(ctx.gains) if ctx.gains else top_grade(con, unit.qrels_ids)
-        sql = unit_sql(unit, options, gmax)
-        build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns, rank_source=rank_source)
+        if ctx.kind == "judgments":
+            check_gains(con, unit.qrels_ids, ctx.gains, qrels_names or {})
+            gmax = max(ctx.gains) if ctx.gains else top_grade(con, unit.qrels_ids)
+            sql = unit_sql(unit, options, gmax)
+            build(con, unit.qrels_ids, run_ids, ctx, sql.options, columns=sql.columns, rank_source=rank_source)
+        else:
+            if rank_source is not None:
+                raise MetricError(f"{ctx.kind} metrics evaluate stored answers, not candidate runs")
+            sql = unit_sql(unit, options, None)
+            answer_lists.build(con, ctx.kind, unit.qrels_ids, run_ids, options.complete)
         try:
             for chunk in sql.chunks():
                 con.execute(f"INSERT INTO {output} " + chunk)
+            if sql.user:
+                _user_scores(con, sql, options, gmax, output)
         except duckdb.Error as e:
             if is_resource_error(e):
                 raise
@@ -260,3 +337,19 @@ def compute(
             raise MetricError(f"computing {failed} failed in DuckDB: {e}") from None
         if progress is not None:
             progress.advance(len(unit.instances) * len(unit.qrels_ids))
+
+
+def _user_scores(con: duckdb.DuckDBPyConnection, sql: UnitSQL, options: EvalOptions, gmax: float, output: str) -> None:
+    """The measures of one's own of a pass, run in their sandbox over the ranked list built on ``con``."""
+    table = scores(
+        sql.user,
+        options,
+        lambda q: arrow_table(con, q),
+        lambda inst: placeholder_values(inst, sql.options, gmax),
+        value_sql,
+    )
+    con.register("_user_scores", table)
+    try:
+        con.execute(f"INSERT INTO {output} SELECT qrels_id, run_id, topic, key, value FROM _user_scores")
+    finally:
+        con.unregister("_user_scores")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MetricError
-from . import ranked_list, sqlfile
+from . import answer_lists, ranked_list, sqlfile
 from .options import EvalOptions
 from .ranked_list import Context
 from .references import ORDERS, order_clause
@@ -67,12 +67,20 @@ def query(
     """One pass over ``run_ids`` (see the module docstring), into ``found``."""
     ctes, _ = split_final_select(body)
     params = {"q": qrels_id, "r": run_ids, "t": topics}
+    answers = ctx.kind != "judgments"  # the judged list of answers: its items, not retrieved documents
     try:
-        for stmt in ranked_list.render(
-            [qrels_id], run_ids, ctx, options, columns, rank_source(run_ids, topics, ctx.order)
-        ):
+        if answers:
+            statements = answer_lists.render(ctx.kind, [qrels_id], run_ids, options.complete)
+        else:
+            statements = ranked_list.render(
+                [qrels_id], run_ids, ctx, options, columns, rank_source(run_ids, topics, ctx.order)
+            )
+        for stmt in statements:
             con.execute(stmt)
-        cols, rows, extras, has_norm = _per_rank(con, ctes, decl, params, ctx.order != "trec_eval", ctx.judged_only)
+        if answers:
+            cols, rows, extras, has_norm = _per_item(con, ctes, decl, params)
+        else:
+            cols, rows, extras, has_norm = _per_rank(con, ctes, decl, params, ctx.order != "trec_eval", ctx.judged_only)
         found.columns, found.extras = cols, extras
         found.rows.update(rows)
         found.totals.update(_totals(con, ctes, decl.relation, decl.running, has_norm, params))
@@ -86,12 +94,14 @@ def query(
         )
         if decl.ideal and not found.ideal_columns:
             found.ideal_columns, found.ideal = _ideal(con, ctes, decl.ideal, params)
-        found.R.update(
-            ((r, t), n)
-            for r, t, n in con.execute(
-                f"SELECT run_id, topic, R FROM rl_topics WHERE qrels_id = $q AND {_IN_RUNS} AND {_IN_TOPICS}", params
-            ).fetchall()
-        )
+        if not answers:
+            found.R.update(
+                ((r, t), n)
+                for r, t, n in con.execute(
+                    f"SELECT run_id, topic, R FROM rl_topics WHERE qrels_id = $q AND {_IN_RUNS} AND {_IN_TOPICS}",
+                    params,
+                ).fetchall()
+            )
     finally:
         ranked_list.drop(con)
 
@@ -197,6 +207,30 @@ def _per_rank(
     for row in con.execute(sql, params).fetchall():
         out.setdefault((row[0], row[1]), []).append(tuple(row[2:]))
     return names, out, extras, has_norm
+
+
+def _per_item(
+    con: Any, ctes: str, decl: sqlfile.Explain, params: dict
+) -> tuple[list[str], dict[tuple[int, str], list[tuple]], list[str], bool]:
+    """The rows of each (run, topic) of an answer's judged list (its nuggets, or its sentences and
+    citations): the block's relation itself, in its ``rank`` order, with the running value."""
+    have = _relation_columns(con, ctes, decl.relation)
+    missing = [c for c in (*_KEYS, *TERM_COLUMNS, "norm") if c not in have]
+    if missing:
+        raise MetricError(f"internal: the explain relation {decl.relation} lacks {', '.join(missing)}")
+    extras = [c for c in have if c not in (*_KEYS, *TERM_COLUMNS, "norm")]
+    running = _RUNNING_SUM.format(x="x.contribution", w="PARTITION BY x.run_id, x.topic ORDER BY x.rank")
+    names = ["rank", "doc", "grade", *extras, "gain", "discount", "contribution", "running"]
+    cols = ", ".join(["x.rank", "x.doc", "x.grade", *[f'x."{e}"' for e in extras], "x.gain", "x.discount"])
+    # (norm 0: a topic without vital nuggets, which scores 0)
+    sql = f"""{ctes} SELECT x.run_id, x.topic, {cols}, x.contribution,
+               CASE WHEN x.norm = 0 THEN 0.0 ELSE {running} / x.norm END
+        FROM {decl.relation} x WHERE x.qrels_id = $q AND x.{_IN_RUNS} AND x.{_IN_TOPICS}
+        ORDER BY x.run_id, x.topic, x.rank"""
+    out: dict[tuple[int, str], list[tuple]] = {}
+    for row in con.execute(sql, params).fetchall():
+        out.setdefault((row[0], row[1]), []).append(tuple(row[2:]))
+    return names, out, extras, True
 
 
 def _totals(

@@ -81,4 +81,6 @@ def resolved(
         out[p.name] = list(value) if isinstance(value, tuple) else value
     out["cutoff"] = cutoff
     out.update(options)
+    if spec.user is not None:  # a measure of one's own: scores of another definition are never reused
+        out["definition"] = spec.user.sha256
     return out

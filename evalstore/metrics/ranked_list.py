@@ -31,6 +31,10 @@ WORK_TABLES = (
     "rl_topics",
     "rl_judged",
     "rl_subtopics",
+    # the judged lists of generated answers (evalstore/metrics/answer_lists.py)
+    "rl_judged_answers",
+    "rl_nuggets",
+    "rl_citations",
 )
 #: Relations built only when a block reads them: named in ``columns`` like an optional column.
 OPTIONAL_RELATIONS = ("rl_subtopics",)
@@ -39,14 +43,17 @@ WORK_VIEWS = ("rl_retrieved",)
 
 @dataclass(frozen=True)
 class Context:
-    """The parameters that shape the ranked judged list rather than a metric's formula, and the
+    """The parameters that shape the ranked judged list rather than a metric's formula, the
     order of the run's documents (a key of :data:`~evalstore.metrics.references.ORDERS`: the
-    stored rank is ``trec_eval``'s; the others re-rank the rows)."""
+    stored rank is ``trec_eval``'s; the others re-rank the rows), and the kind of judged set the
+    metrics read: 'judgments' (this ranked judged list), or the judged lists of generated answers,
+    'nuggets' and 'support' (:mod:`evalstore.metrics.answer_lists`)."""
 
     rel: int = 1
     judged_only: bool = False
     gains: tuple[float, ...] | None = None
     order: str = "trec_eval"
+    kind: str = "judgments"
 
 
 def build(

@@ -47,6 +47,7 @@ REFERENCES: dict[str, Reference] = {
         ),
         Reference("NTCIREVAL", "NTCIREVAL 190111 (Sakai)", "file"),
         Reference("evalstore", "no reference tool: the paper's worked examples and hand-computed cases", "trec_eval"),
+        Reference("nuggetizer", "nuggetizer 0.0.5's calculate_nugget_scores (castorini/nuggetizer)", "trec_eval"),
         # ir_measures 0.4.3's providers
         Reference("pytrec_eval", "ir_measures 0.4.3 via pytrec_eval (trec_eval 9.0.8)", "float32"),
         Reference("gdeval", "ir_measures 0.4.3 via gdeval.pl 1.2a (values printed with 5 decimals)", "trec_eval", 5),

@@ -98,13 +98,47 @@ def alias(pattern: str, expand: str | Callable[[re.Match], Any]) -> None:
         _ALIASES.append((rx, lambda m: (lambda r: [r] if isinstance(r, (str, tuple)) else list(r))(expand(m))))
 
 
+#: measures of one's own (evalstore.metrics.user), by lower-case name: apart from the built-ins, so
+#: that nothing a session registers changes what the built-in registry lists
+_USER: dict[str, MetricSpec] = {}
+
+
 def all_metrics() -> list[MetricSpec]:
+    """The built-in metrics (measures of one's own: :func:`user_metrics`)."""
     return sorted(_REGISTRY.values(), key=lambda s: (s.family, s.name))
+
+
+def user_metrics() -> list[MetricSpec]:
+    """The measures of one's own known to this process, by name."""
+    return sorted(_USER.values(), key=lambda s: s.name.lower())
+
+
+def register_user(spec: MetricSpec) -> MetricSpec:
+    """Register a measure of one's own (``spec.user`` set), replacing one of the same name; a
+    built-in name is refused."""
+    if spec.user is None:
+        raise ValueError("register_user takes a measure of one's own")
+    if spec.name.lower() in _LOWER:
+        raise MetricError(
+            f"{spec.name!r} is the name of a built-in metric ({_LOWER[spec.name.lower()]}); choose another"
+        )
+    if any(rx.fullmatch(spec.name) for rx, _ in _ALIASES):
+        shown = ", ".join(i.display for i in parse_metric(spec.name))
+        raise MetricError(f"{spec.name!r} is a trec_eval name of built-in metrics ({shown}); choose another")
+    _USER[spec.name.lower()] = spec
+    return spec
+
+
+def unregister_user(name: str) -> None:
+    _USER.pop(name.lower(), None)
 
 
 def get(name: str) -> MetricSpec:
     key = _LOWER.get(name.lower())
     if key is None:
+        user = _USER.get(name.lower())
+        if user is not None:
+            return user
         raise MetricError(
             f"unknown metric {name!r}; `evalstore metrics` lists the metrics and their parameters" + _suggest(name)
         )
@@ -112,8 +146,9 @@ def get(name: str) -> MetricSpec:
 
 
 def _suggest(name: str) -> str:
-    close = difflib.get_close_matches(name.lower(), list(_LOWER), n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(_LOWER[c] for c in close)}?)" if close else ""
+    names = {**{k: v for k, v in _LOWER.items()}, **{k: s.name for k, s in _USER.items()}}
+    close = difflib.get_close_matches(name.lower(), list(names), n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(names[c] for c in close)}?)" if close else ""
 
 
 _NAME_RE = re.compile(
@@ -190,6 +225,10 @@ def _spec_of(name: str) -> MetricSpec:
 
 def spark_support(spec: MetricSpec) -> str | None:
     """None when the metric runs on the Spark backend (evalstore.spark), else why not."""
+    if spec.user is not None and spec.user.language == "python":
+        return "a measure of one's own computed by a Python function"
+    if spec.kind != "judgments":
+        return f"evaluates generated answers ({spec.kind}), which the Parquet layout does not carry"
     if spec.block.udfs:
         return f"calls Python functions ({', '.join(sorted(spec.block.udfs))})"
     if "rl_subtopics" in spec.block.reads:
@@ -234,12 +273,12 @@ def describe(name: str | None = None) -> list[dict[str, Any]]:
                 {"name": p.name, "kind": p.kind, "default": format_value(p.default), "doc": p.doc} for p in s.params
             ],
             "aggregate": s.aggregate,
-            "sql": "sql/" + s.sql.replace("#", " -- @metric "),
+            "sql": s.sql if s.user is not None else "sql/" + s.sql.replace("#", " -- @metric "),
             "reads": sorted(s.block.reads),
             "needs": sorted(s.block.needs),
             "udfs": sorted(s.block.udfs),
             "citation": s.citation,
-            "reference": agreement(s.reference),
+            "reference": "its definition" if s.user is not None else agreement(s.reference),
             "ir_measures": s.provider if isinstance(s.provider, str) else ("by parameters" if s.provider else "no"),
             "spark": spark_support(s) or "yes",
             "explain": "yes" if s.block.explain else "no",

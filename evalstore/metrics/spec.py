@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import sqlfile
+from .answer_lists import kind_of
 from .params import Param
+
+if TYPE_CHECKING:
+    from .user.definition import UserMeasure
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,8 @@ class MetricSpec:
     #: ir_measures' default provider for this name (a key of references.REFERENCES; a function of
     #: the parameters and the cutoff when it depends on them), None when ir_measures lacks it
     provider: str | Callable[[dict, int | None], str | None] | None = None
+    #: a measure of one's own (:mod:`evalstore.metrics.user`): its definition, None for a built-in
+    user: UserMeasure | None = None
 
     @property
     def family(self) -> str:
@@ -45,9 +52,18 @@ class MetricSpec:
     @property
     def block(self) -> sqlfile.SqlBlock:
         """The SQL block that computes the metric, with the declarations of the fragments it includes."""
+        if self.user is not None:
+            return self.user.block
         filename, _, name = self.sql.partition("#")
         f = sqlfile.load(filename)
         return f.effective(f.block(name))
+
+    @property
+    def kind(self) -> str:
+        """The kind of judged set the metric evaluates against: 'judgments' (a ranked list against
+        relevance judgments), 'nuggets' (nugget assignments) or 'support' (support labels), from
+        the relations its block reads (:func:`evalstore.metrics.answer_lists.kind_of`)."""
+        return kind_of(self.block.reads)
 
     @property
     def needs_pool(self) -> bool:

@@ -15,9 +15,11 @@ from . import name_functions, udf_diversity, udf_graded  # noqa: F401  (declare 
 from . import udf_tests as meta_functions  # noqa: F401  (declares the significance-test functions)
 
 
-def register(con: duckdb.DuckDBPyConnection) -> None:
-    """Register every SQL function of evalstore on ``con`` (once per DuckDB instance)."""
-    python_udf.register_udfs(con)
+def register(con: duckdb.DuckDBPyConnection, *, over_lists: bool = True) -> None:
+    """Register every SQL function of evalstore on ``con`` (once per DuckDB instance: DuckDB keeps
+    them in the instance's catalogue, every connection to it sees them); ``over_lists=False``: not
+    those over lists (:func:`list_function_names`), for a sandboxed instance."""
+    python_udf.register_udfs(con, over_lists=over_lists)
 
 
 def names() -> set[str]:

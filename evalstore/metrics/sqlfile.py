@@ -18,7 +18,9 @@ the SQL against the registry:
 
 * ``reads``: the relations it reads: the ranked judged list (``rl_judged``, ``rl_topics``,
   ``rl_ideal``, ``rl_qrels``, ``rl_qtopics``, ``rl_retrieved``, ``rl_subtopics``: the last built only
-  when a block reads it; see ``sql/ranked_list.sql``) and
+  when a block reads it; see ``sql/ranked_list.sql``), the judged lists of generated answers
+  (``rl_nuggets``, ``rl_citations``: a block reading one evaluates answers against nugget
+  assignments or support labels; see ``sql/answer_lists.sql``) and
   store tables (``qrels_meta``, ``subsample_meta``, ``run_meta``);
 * ``needs``: the optional columns of ``rl_judged`` it names (``cnt``, ``cg``, ``jrank``,
   ``cg_ideal``, ``gain_ideal``: each costs a window or a join, so only those named are built), and
@@ -77,6 +79,8 @@ RELATIONS = (
     "rl_qtopics",
     "rl_retrieved",
     "rl_subtopics",
+    "rl_nuggets",
+    "rl_citations",
     "qrels_meta",
     "subsample_meta",
     "run_meta",
@@ -304,8 +308,10 @@ def problems(f: SqlFile, udf_names: set[str] | frozenset[str] = frozenset()) -> 
             "rl_ideal",
             "rl_qrels",
             "rl_subtopics",
+            "rl_nuggets",
+            "rl_citations",
         }:
-            out.append(f"{b.where}: reads no relation of the ranked judged list")
+            out.append(f"{b.where}: reads no relation of a judged list (ranked list or answers)")
     return out
 
 

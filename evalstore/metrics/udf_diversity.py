@@ -11,9 +11,17 @@
 Finding the greedy ranking is NP-hard to do optimally and iterative to do greedily, so it is not
 expressible as one set-based SQL statement: it runs here, once per (qrels set, topic) and context,
 vectorised over a topic's documents with numpy (one row per topic of an Arrow batch).
+
+It is bounded (a topic of real judgments has hundreds of relevant documents and a few subtopics;
+one call cannot be interrupted by DuckDB): the documents x subtopics matrix must fit the
+connection's memory limit, and the greedy steps (documents^2 x subtopics) at most :data:`MAX_STEPS`;
+a larger topic is refused with its sizes, instead of gigabytes under ``--memory-limit 100MB`` and
+minutes that an interrupt waits out.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -21,13 +29,19 @@ import pyarrow as pa
 from ..base.python_udf import sql_function
 from . import udf_lists as L
 
+#: the most greedy steps (documents x documents x subtopics) of one topic: about 10 s of numpy
+MAX_STEPS = 10**10
 
-def greedy_gains(docs: list[str], subtopics: list[str], alpha: float) -> list[float]:
-    """The gains of the greedy ideal ranking of one topic (see the module docstring)."""
+
+def greedy_gains(docs: list[str], subtopics: list[str], alpha: float, budget: int | None = None) -> list[float]:
+    """The gains of the greedy ideal ranking of one topic (see the module docstring); ``budget``:
+    the connection's memory limit in bytes, half of which the topic's matrix may take (None: no
+    memory bound)."""
     udocs = sorted(set(docs), key=lambda d: d.encode("utf-8"))
     usubs = sorted(set(subtopics), key=lambda s: s.encode("utf-8"))
     if not udocs:
         return []
+    _check_size(len(udocs), len(usubs), budget)
     di = {d: i for i, d in enumerate(udocs)}
     si = {s: j for j, s in enumerate(usubs)}
     n, m = len(udocs), len(usubs)
@@ -49,20 +63,44 @@ def greedy_gains(docs: list[str], subtopics: list[str], alpha: float) -> list[fl
     return out
 
 
+def _check_size(n: int, m: int, budget: int | None) -> None:
+    """Refuse a topic whose matrix does not fit ``budget`` bytes or whose steps exceed MAX_STEPS."""
+    cells = n * m
+    if budget is not None and cells * _BYTES_PER_CELL > budget // 2:
+        raise ValueError(
+            f"diversity_greedy_gains: a topic of {n:,} relevant documents and {m:,} subtopics needs about "
+            f"{cells * _BYTES_PER_CELL / 2**20:,.0f} MiB, more than half the connection's memory limit "
+            f"({budget / 2**20:,.0f} MiB)"
+        )
+    if n * n * m > MAX_STEPS:
+        raise ValueError(
+            f"diversity_greedy_gains: a topic of {n:,} relevant documents and {m:,} subtopics takes {n * n * m:,.0f} "
+            f"greedy steps (documents^2 x subtopics), more than {MAX_STEPS:,}: is it one topic of real judgments?"
+        )
+
+
+#: bytes per (document, subtopic) cell: the relevance matrix, and its column of each step
+_BYTES_PER_CELL = 2
+
+
 @sql_function(
-    "diversity_greedy_gains", ["VARCHAR[]", "VARCHAR[]", "DOUBLE"], "DOUBLE[]", null_handling="special", arrow=True
-)
-def diversity_greedy_gains(docs, subtopics, alpha) -> pa.Array:
-    """ndeval's greedy ideal ranking of each topic of the batch, as its list of gains."""
-    d = L.chunk(docs).to_pylist()
-    s = L.chunk(subtopics).to_pylist()
-    a = L.chunk(alpha).to_pylist()
-    out: list[list[float]] = []
-    for dd, ss, aa in zip(d, s, a, strict=True):
-        if dd is None or ss is None or aa is None:
-            out.append([])
-            continue
-        if len(dd) != len(ss):
-            raise ValueError("diversity_greedy_gains: docs and subtopics must have the same length")
-        out.append(greedy_gains(dd, ss, float(aa)))
-    return pa.array(out, pa.list_(pa.float64()))
+    "diversity_greedy_gains", ["VARCHAR[]", "VARCHAR[]", "DOUBLE"], "DOUBLE[]", null_handling="special",
+    arrow=True, bounded=True,
+)  # fmt: skip
+def _diversity_greedy_gains(budget: int) -> Callable[..., pa.Array]:
+    def diversity_greedy_gains(docs, subtopics, alpha) -> pa.Array:
+        """ndeval's greedy ideal ranking of each topic of the batch, as its list of gains."""
+        d = L.chunk(docs).to_pylist()
+        s = L.chunk(subtopics).to_pylist()
+        a = L.chunk(alpha).to_pylist()
+        out: list[list[float]] = []
+        for dd, ss, aa in zip(d, s, a, strict=True):
+            if dd is None or ss is None or aa is None:
+                out.append([])
+                continue
+            if len(dd) != len(ss):
+                raise ValueError("diversity_greedy_gains: docs and subtopics must have the same length")
+            out.append(greedy_gains(dd, ss, float(aa), budget))
+        return pa.array(out, pa.list_(pa.float64()))
+
+    return diversity_greedy_gains

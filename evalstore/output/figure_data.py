@@ -26,6 +26,8 @@ has several panels of different kinds (swap, discpower: curves and bars), number
 * ``meta tests --plot`` (:func:`tests`): ``column, test, n_significant, n_pairs, disc_power``;
 * ``meta robustness --plot`` (:func:`robustness`): ``metric, fraction, tau_mean, disc_power,
   accuracy, g_mean``: one row per point of the four panels;
+* ``meta reusability --plot`` (:func:`reusability`): ``metric, run, rank_full, rank_reduced,
+  marked``: each line of a slope chart (marked: the run falls without its group's documents);
 * ``repro --plot`` (:func:`er_dri`): ``metric, er, dri``.
 """
 
@@ -200,6 +202,15 @@ def robustness(analysis: Any) -> Table:
         for c in curve
     ]
     return Table(["metric", "fraction", *ROBUSTNESS_PANELS], rows, title="meta robustness --plot: the curves")
+
+
+def reusability(analysis: Any) -> Table:
+    rows = [
+        (r["metric"], r["run"], r["rank_full"], r["rank_reduced"], r["rank_reduced"] > r["rank_full"])
+        for r in analysis.rows("meta_reusability_runs")
+    ]
+    cols = ["metric", "run", "rank_full", "rank_reduced", "marked"]
+    return Table(cols, rows, title="meta reusability --plot: the slope charts")
 
 
 # --------------------------------------------------------------------------- repro

@@ -32,6 +32,9 @@ class OutputFormat:
     help: str
     files_only: bool = False  # binary: written to a file, never to a terminal
     binary: bool = False
+    #: extensions of other formats this one may be written to when --format names it (a CSV for
+    #: spreadsheets is a .csv file)
+    accepts: tuple[str, ...] = ()
 
 
 OUTPUT_FORMATS: dict[str, OutputFormat] = {
@@ -40,6 +43,15 @@ OUTPUT_FORMATS: dict[str, OutputFormat] = {
         OutputFormat("table", (".txt",), "document", writers.write_table, "a table (rich on a terminal, plain text)"),
         OutputFormat("csv", (".csv",), "data", writers.write_csv, "CSV, values in full precision"),
         OutputFormat("tsv", (".tsv",), "data", writers.write_tsv, "tab-separated values"),
+        OutputFormat(
+            "spreadsheet-csv",
+            (),
+            "data",
+            writers.write_spreadsheet_csv,
+            "CSV to open in a spreadsheet: a name starting with = + - @ is written behind a ' so that no formula "
+            "runs (csv and tsv keep every value exactly as it is)",
+            accepts=(".csv",),
+        ),
         OutputFormat("json", (".json",), "data", writers.write_json, "a JSON list of objects"),
         OutputFormat("markdown", (".md",), "document", writers.write_markdown, "GitHub Markdown tables"),
         OutputFormat("latex", (".tex",), "document", writers.write_latex, "booktabs LaTeX tables"),
@@ -87,8 +99,8 @@ def file_format(fmt: str | None, path: str, kinds: tuple[str, ...] = TABLES) -> 
         return known.name
     if fmt not in names(kinds):
         raise FormatMismatch(f"unknown format {fmt!r}; use one of {', '.join(names(kinds))}")
-    if known is not None and known.name != fmt:
-        ext = os.path.splitext(path)[1].lower()
+    ext = os.path.splitext(path)[1].lower()
+    if known is not None and known.name != fmt and ext not in OUTPUT_FORMATS[fmt].accepts:
         raise FormatMismatch(
             f"--format {fmt} does not match the extension {ext} of {path} ({known.name}); "
             f"drop one of them or make them agree"

@@ -10,6 +10,7 @@ import math
 import os
 from typing import Any
 
+from ..base.output_file import replacing
 from .figures.model import (
     BarFigure,
     Boxes,
@@ -20,6 +21,7 @@ from .figures.model import (
     Intervals,
     LineFigure,
     Panels,
+    RankSlopes,
     Scatter,
 )
 
@@ -47,9 +49,14 @@ def save_figure(fig: Any, path: str | os.PathLike) -> str:
     rc: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "evalstore"} if svg else {}
     with matplotlib.rc_context(rc):  # type: ignore[arg-type]
         # bbox_inches: nothing cut (long labels, a legend beside the axes)
-        fig.savefig(
-            path, dpi=120, bbox_inches="tight", format="svg" if svg else "png", metadata={"Date": None} if svg else None
-        )
+        with replacing(path, binary=True) as fh:  # whole or not at all
+            fig.savefig(
+                fh,
+                dpi=120,
+                bbox_inches="tight",
+                format="svg" if svg else "png",
+                metadata={"Date": None} if svg else None,
+            )
     pyplot().close(fig)
     return os.fspath(path)
 
@@ -71,6 +78,9 @@ def size(figure: Figure) -> tuple[float, float]:
         return 7.0, max(3.0, 0.3 * len(figure.labels) + 1.5)
     if isinstance(figure, Scatter):
         return 6.0, 4.8
+    if isinstance(figure, RankSlopes):
+        longest = max((min(len(s), 30) for s in figure.labels), default=4)
+        return 2.5 + 0.14 * longest, max(3.0, 0.22 * len(figure.labels) + 1.2)
     return 7.0, 4.8
 
 
@@ -221,6 +231,28 @@ def draw_intervals(fig: Any, ax: Any, figure: Intervals) -> None:
     ax.set_title(figure.title, fontsize=10)
 
 
+def draw_slopes(fig: Any, ax: Any, figure: RankSlopes) -> None:
+    """A line per item from its left rank to its right rank (rows in rank order on each side, tied
+    items one below the other by name), the marked ones in orange and thicker; labels at both ends."""
+    n = len(figure.labels)
+    items = range(n)
+    left_row = {i: k for k, i in enumerate(sorted(items, key=lambda i: (figure.left_ranks[i], figure.labels[i])))}
+    right_row = {i: k for k, i in enumerate(sorted(items, key=lambda i: (figure.right_ranks[i], figure.labels[i])))}
+    for i in items:
+        marked = figure.marks[i]
+        same = figure.left_ranks[i] == figure.right_ranks[i]
+        colour = "C1" if marked else ("C0" if same else "grey")
+        ax.plot([0, 1], [left_row[i], right_row[i]], color=colour, lw=2.0 if marked else 1.0, marker="o", ms=3)
+        ax.text(-0.04, left_row[i], f"{figure.left_ranks[i]}. {figure.labels[i]}", ha="right", va="center", fontsize=7)
+        ax.text(1.04, right_row[i], f"{figure.right_ranks[i]}. {figure.labels[i]}", ha="left", va="center", fontsize=7)
+    ax.set_xlim(-0.9, 1.9)
+    ax.set_ylim(n - 0.5, -1.2)
+    ax.text(0, -0.9, figure.left, ha="center", fontsize=8, fontweight="bold")
+    ax.text(1, -0.9, figure.right, ha="center", fontsize=8, fontweight="bold")
+    ax.axis("off")
+    ax.set_title(figure.title, fontsize=9)
+
+
 #: The function that draws each kind of figure on a matplotlib axes.
 DRAW: dict[type, Any] = {
     LineFigure: draw_lines,
@@ -231,4 +263,5 @@ DRAW: dict[type, Any] = {
     DifferenceMap: draw_difference_map,
     Scatter: draw_scatter,
     Intervals: draw_intervals,
+    RankSlopes: draw_slopes,
 }

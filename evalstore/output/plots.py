@@ -11,6 +11,8 @@ SVG; ``--plot-data`` writes the values drawn as a table (:mod:`.figure_data`).
 * :func:`plot_tests`: discriminative power per test and column;
 * :func:`plot_robustness`: Kendall's tau, discriminative power, accuracy and g-mean against the
   share of judgments kept (Sakai SIGIR 2007 Figs. 2-3, Bompada et al. 2007 Figs. 1-2);
+* :func:`plot_reusability`: each run's rank with and without its group's unique documents, a
+  slope chart per metric;
 * :func:`plot_compare`: per-topic differences against the baseline (``compare --plot``);
 * :func:`plot_scores`: per-topic scores as a box plot per run (``eval --plot``).
 
@@ -58,6 +60,10 @@ def plot_tests(analysis: Any, path: Path) -> str:
 def plot_robustness(analysis: Any, path: Path) -> str:
     curves = analysis.results["curves"]
     return _save(analyses.robustness(curves, analysis.params, len(analysis.inputs["runs"])), path)
+
+
+def plot_reusability(analysis: Any, path: Path) -> str:
+    return _save(analyses.reusability(analysis), path)
 
 
 def plot_compare(cmp: Any, path: Path) -> str:

@@ -21,9 +21,27 @@ def printable(text: Any) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", s) if _CONTROL.search(s) else s
 
 
+#: the characters that Markdown (CommonMark and GitHub's tables) reads as markup in a cell: each is
+#: written behind a backslash, so it shows as itself (``<script>`` as text, not HTML; ``a\\|b`` with
+#: its backslash; ``*x*`` without emphasis); ``_`` only where it can start or end emphasis (not
+#: between two letters or digits, as in ``n_topics``), ``]`` only where it would close a link's
+#: text (before ``(`` or ``[``: ``[95% CI]`` stays as it is)
+_MARKDOWN = frozenset("\\`*_]<>|~&")
+
+
 def markdown_escape(text: Any) -> str:
-    """A Markdown table cell: printable, with ``|`` escaped."""
-    return printable(text).replace("|", "\\|")
+    """A Markdown table cell: printable, every character Markdown reads as markup escaped."""
+    s = printable(text)
+    if not any(c in _MARKDOWN for c in s):
+        return s
+    out = []
+    for i, c in enumerate(s):
+        after = s[i + 1] if i + 1 < len(s) else ""
+        inert = (c == "_" and i > 0 and s[i - 1].isalnum() and after.isalnum()) or (
+            c == "]" and after not in ("(", "[")
+        )
+        out.append("\\" + c if c in _MARKDOWN and not inert else c)
+    return "".join(out)
 
 
 _TEX = {
@@ -92,3 +110,9 @@ def cell(v: Any, digits: int | None) -> str:
     if isinstance(v, float):
         return number(v, digits)
     return printable(v)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in its number: ``1 row``, ``2 rows``, ``0 rows`` (``plural``: when not
+    the noun and an s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -95,6 +95,26 @@ def write_tsv(report: Output, out: IO[str]) -> None:
     write_csv(report, out, "\t")
 
 
+#: the first characters that make a spreadsheet read a cell as a formula (OWASP's "CSV injection")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(v: Any) -> Any:
+    """A CSV value for a spreadsheet: a text that a spreadsheet would run as a formula (starting
+    with =, +, -, @, a tab or CR) behind a ``'``, which shows it as text; numbers as they are."""
+    return "'" + v if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v
+
+
+def write_spreadsheet_csv(report: Output, out: IO[str]) -> None:
+    """CSV to open in a spreadsheet (Excel, LibreOffice): as ``csv``, with every text a
+    spreadsheet would run as a formula shown as text (:func:`spreadsheet_text`)."""
+    table = report.data_table
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow([spreadsheet_text(printable(c)) for c in table.columns])
+    for r in table.rows:
+        w.writerow([spreadsheet_text(csv_value(v)) for v in r])
+
+
 def write_json(report: Output, out: IO[str]) -> None:
     if report.document is not None:
         out.write(json.dumps(json_value(report.document), indent=1, ensure_ascii=False) + "\n")

@@ -95,9 +95,12 @@ def _value(v: float) -> float | None:
     return None if np.isnan(v) else float(v)
 
 
-def across_board(results: Sequence[Ranked], agg: str = "mean", how: IntervalSpec | None = None) -> AcrossBoard:
+def across_board(
+    results: Sequence[Ranked], agg: str = "mean", how: IntervalSpec | None = None, memory: int | None = None
+) -> AcrossBoard:
     """The leaderboard of the runs of ``results`` (one evaluation per qrels set, the same metrics)
-    over the sets; see the module docstring."""
+    over the sets; see the module docstring. ``memory``: the memory limit in bytes the bootstrap's
+    blocks of resamples are sized from (None: the default limit)."""
     if agg not in AGGREGATES:
         raise MetricError(f"aggregate over qrels sets by {' or '.join(AGGREGATES)}, not {agg!r}")
     if how is not None and how.method != "bootstrap":
@@ -130,7 +133,7 @@ def across_board(results: Sequence[Ranked], agg: str = "mean", how: IntervalSpec
         mats.append(per_set)
     board = AcrossBoard([r.qrels for r in sets], metrics, agg, runs, means, scores, competition_ranks(scores[0]))
     if how is not None:
-        ri = _intervals(mats[0], agg, how, scores[0])
+        ri = _intervals(mats[0], agg, how, scores[0], memory)
         board.rank_lo, board.rank_hi, board.rank_spec, board.widened = ri.lo, ri.hi, how, int(ri.widened.sum())
     missing = [runs[i] for i in range(len(runs)) if np.isnan(means[0][:, i]).any()]
     if missing:
@@ -142,7 +145,9 @@ def across_board(results: Sequence[Ranked], agg: str = "mean", how: IntervalSpec
     return board
 
 
-def _intervals(per_set: list[tuple[np.ndarray, str]], agg: str, how: IntervalSpec, score: np.ndarray) -> RankIntervals:
+def _intervals(
+    per_set: list[tuple[np.ndarray, str]], agg: str, how: IntervalSpec, score: np.ndarray, memory: int | None
+) -> RankIntervals:
     return bootstrap(
         [X for X, _ in per_set],
         [s for _, s in per_set],
@@ -151,4 +156,5 @@ def _intervals(per_set: list[tuple[np.ndarray, str]], agg: str, how: IntervalSpe
         level=how.level,
         how=agg,
         score=score,
+        memory=memory,
     )

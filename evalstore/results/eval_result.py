@@ -61,6 +61,7 @@ class EvalResult:
         rank_intervals: list[tuple[str, str, int, int, int]] | None = None,
         rank_spec: IntervalSpec | None = None,
         rank_widened: list[tuple[str, str]] | None = None,
+        queries: dict[str, str] | None = None,
         *,
         scores: Unshaped | None = None,
     ) -> None:
@@ -77,6 +78,7 @@ class EvalResult:
         self.rank_intervals = rank_intervals if rank_intervals is not None else []  # run, metric, rank, lo, hi
         self.rank_spec = rank_spec
         self.rank_widened = rank_widened if rank_widened is not None else []  # (run, metric) widened to the rank
+        self.queries = queries if queries is not None else {}  # topic -> query text (a store's topic sets)
         self._unshaped = scores  # the rows as computed, shaped on first use
         self._table: pa.Table | None = None  # the ordered per-topic table
         self._rows: list[tuple[str, str, str, float]] | None = None  # per_topic as Python rows
@@ -169,7 +171,8 @@ class EvalResult:
         if not isinstance(other, EvalResult):
             return NotImplemented
         fields = ("qrels", "metrics", "stored_names", "per_topic", "means", "aggregates", "notes", "reused",
-                  "computed", "intervals", "interval_spec", "rank_intervals", "rank_spec", "rank_widened")  # fmt: skip
+                  "computed", "intervals", "interval_spec", "rank_intervals", "rank_spec", "rank_widened",
+                  "queries")  # fmt: skip
         return all(getattr(self, f) == getattr(other, f) for f in fields)
 
     __hash__ = None  # type: ignore[assignment]
@@ -188,14 +191,16 @@ class EvalResult:
         return self
 
     def add_rank_intervals(
-        self, method: str = "bootstrap", level: float = 0.95, trials: int = 1000, seed: int = 0
-    ) -> EvalResult:
+        self, method: str = "bootstrap", level: float = 0.95, trials: int = 1000, seed: int = 0, *,
+        memory: int | None = None,
+    ) -> EvalResult:  # fmt: skip
         """Each run's rank by each metric's mean with its interval (``method``: ``bootstrap``, the
         paired bootstrap over the topics with ``trials`` resamples drawn with ``seed``, or ``t``,
         from paired t intervals of the differences) into ``rank_intervals``; returns the result
-        itself. See :mod:`evalstore.intervals.ranks`."""
+        itself. ``memory``: the memory limit in bytes the bootstrap's blocks of resamples are sized
+        from (default: the default limit; any ``trials`` fits). See :mod:`evalstore.intervals.ranks`."""
         how = interval_ranks.spec(method, level, trials, seed)
-        self.rank_intervals, self.rank_widened = interval_ranks.compute(self, how)
+        self.rank_intervals, self.rank_widened = interval_ranks.compute(self, how, memory)
         self.rank_spec = how
         return self
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from ..errors import MetricError
+from ..metrics.registry import parse_metric
 from ..output.table import Table
 from .eval_result import EvalResult
 
@@ -27,11 +29,35 @@ def _count(v: float | None) -> float | int | None:
     return int(v) if v is not None and math.isfinite(v) and float(v).is_integer() else v
 
 
+def residual_pairs(metrics: list[str]) -> dict[str, str]:
+    """``{RBP_resid column: RBP column}``: each residual asked for beside an RBP of the same p and
+    cutoff (the first such RBP), whose interval [RBP, RBP + RBP_resid] the leaderboard shows."""
+    parsed = {}
+    for m in metrics:
+        try:
+            found = parse_metric(m)
+        except MetricError:  # a name stored by another version: no pairing
+            continue
+        if len(found) == 1:
+            parsed[m] = found[0]
+    out = {}
+    for m, inst in parsed.items():
+        if inst.spec.name != "RBP_resid":
+            continue
+        for other, rbp in parsed.items():
+            if rbp.spec.name == "RBP" and rbp.cutoff == inst.cutoff and rbp.p.get("p") == inst.p.get("p"):
+                out[m] = other
+                break
+    return out
+
+
 def leaderboard(result: EvalResult, title: str | None = None) -> Table:
     """One row per run, a column per metric, sorted by the first metric; with intervals
     (``EvalResult.add_intervals``) ``<metric> lo`` and ``<metric> hi`` after each metric that has
     them (not after sums); with rank intervals (``EvalResult.add_rank_intervals``) first ``rank``,
-    ``rank_lo``, ``rank_hi``: the run's rank by the first metric and its interval."""
+    ``rank_lo``, ``rank_hi``: the run's rank by the first metric and its interval. An ``RBP_resid``
+    asked for beside an RBP of the same p and cutoff is followed by ``<RBP> + resid``, the upper end
+    of the interval [RBP, RBP + residual] (Moffat & Zobel 2008)."""
     metrics = result.metrics
     table = result.table()
     n_topics = {r: n for r, m, _, n in result.means if m == metrics[0]}
@@ -40,9 +66,11 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
         m for m in metrics if result.aggregates.get(m) == "sum"
     }  # NumRet, ...: integers, as trec_eval prints them
     ci = {(r, m): (lo, hi) for r, m, lo, hi in result.intervals} if result.interval_spec is not None else None
+    upper = residual_pairs(metrics)
     columns: list[str] = ["run", "qrels", "n_topics"]
     for m in metrics:
         columns += [m] if ci is None or m in counts else [m, f"{m} lo", f"{m} hi"]
+        columns += [f"{upper[m]} + resid"] if m in upper else []
     rows = []
     for run in runs:
         row: list = [run, result.qrels, n_topics.get(run, 0)]
@@ -50,6 +78,8 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
             row.append(_count(table[run].get(m)) if m in counts else table[run].get(m))
             if ci is not None and m not in counts:
                 row += list(ci.get((run, m), (None, None)))
+            if m in upper:
+                row.append(_sum(table[run].get(upper[m]), table[run].get(m)))
         rows.append(tuple(row))
     if result.rank_spec is not None:
         ranks = {r: (k, lo, hi) for r, m, k, lo, hi in result.rank_intervals if m == metrics[0]}
@@ -58,8 +88,21 @@ def leaderboard(result: EvalResult, title: str | None = None) -> Table:
     return Table(columns, rows, title=title, notes=list(result.notes))
 
 
+def _sum(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
+
+
 def per_topic(result: EvalResult, title: str | None = None, means: bool = True) -> Table:
-    """Per-topic rows, each run's followed by its summaries as topic ``all`` (as trec_eval -q)."""
+    """Per-topic rows, each run's followed by its summaries as topic ``all`` (as trec_eval -q);
+    with a ``query`` column last when the store has the topics' texts (``result.queries``)."""
+    table = _per_topic(result, title, means)
+    if result.queries:
+        q = result.queries
+        table = Table([*table.columns, "query"], [(*row, q.get(row[2])) for row in table.rows], title=title)
+    return table
+
+
+def _per_topic(result: EvalResult, title: str | None, means: bool) -> Table:
     t = result.to_arrow()  # columns to Python lists once, not tuples made twice
     q = result.qrels
     rows = [(r, q, tp, m, v) for r, tp, m, v in zip(*(c.to_pylist() for c in t.columns))]
@@ -78,7 +121,9 @@ def per_topic(result: EvalResult, title: str | None = None, means: bool = True) 
 
 
 def leaderboards(
-    results: Mapping[str, EvalResult], derivation: Mapping[str, tuple[float, int | None]], title: str | None = None
+    results: Mapping[str, EvalResult],
+    derivation: Mapping[str, tuple[float | None, int | None]],
+    title: str | None = None,
 ) -> Table:
     """One leaderboard over several qrels sets: ``run, qrels, fraction, trial, n_topics, <metrics>``.
 
@@ -97,5 +142,7 @@ def leaderboards(
 
 def per_topics(results: Mapping[str, EvalResult], title: str | None = None, means: bool = True) -> Table:
     """Long per-topic rows over several qrels sets (with each run's ``all`` rows when ``means``)."""
-    rows = [row for result in results.values() for row in per_topic(result, means=means).rows]
-    return Table(list(PER_TOPIC_COLUMNS), rows, title=title)
+    tables = [per_topic(result, means=means) for result in results.values()]
+    queries = any("query" in t.columns for t in tables)
+    rows = [(*row, None) if queries and "query" not in t.columns else row for t in tables for row in t.rows]
+    return Table([*PER_TOPIC_COLUMNS, *(["query"] if queries else [])], rows, title=title)

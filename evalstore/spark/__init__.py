@@ -164,7 +164,7 @@ def _evaluate(
     for unit in units:
         gains = unit.context.gains
         gmax = max(gains) if gains else float(meta["max_grade"] or 1)
-        sql = engine.unit_sql(unit, options, gmax)
+        sql = engine.unit_sql(unit, options, gmax, inline_user=True)
         for name, body in render([qid], run_ids, unit.context, sql.options, sql.columns, rank_source, as_ctes=True):
             # computed once and cut from its lineage: every block of the pass reads it, and Spark
             # would otherwise analyse and optimise the whole chain of views again for each chunk

@@ -21,9 +21,10 @@ number, earliest first) and record its ``|wbar*b|``; the estimate is the maximum
 rounded to two significant figures.
 
 All pairs share the same B bootstrap samples (see :mod:`evalstore.stats.sampling`); the work is
-a few matrix products of the ``(B, n)`` sample-count matrix with the ``(n, pairs)`` matrix of w,
-in blocks of pairs and of samples sized from the memory limit (:mod:`evalstore.stats.budget`),
-never a Python loop over B.
+a few products of the ``(B, n)`` sample-count matrix with the ``(n, pairs)`` matrix of w, summed
+in topic order (:func:`evalstore.stats.sampling.weighted_sums`: the same bits in blocks and in one
+piece), in blocks of pairs and of samples sized from the memory limit
+(:mod:`evalstore.stats.budget`), never a Python loop over B.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import numpy as np
 
 from ..errors import MetaError
 from . import budget, sampling
-from .sampling import check_trials, counts
+from .sampling import check_trials, counts, weighted_sums
 
 
 @dataclass
@@ -256,8 +257,8 @@ def _trial_block(Cu: tuple[np.ndarray, np.ndarray], Wb: np.ndarray, gmax: np.nda
     C, u = Cu
     n = C.shape[1]
     sqrt_n = math.sqrt(n)
-    wbar = (C @ Wb.T) / n
-    ss = C @ (Wb * Wb).T
+    wbar = weighted_sums(C, Wb) / n
+    ss = weighted_sums(C, Wb * Wb)
     var = np.maximum((ss - n * wbar * wbar) / (n - 1), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = wbar / (np.sqrt(var) / sqrt_n)

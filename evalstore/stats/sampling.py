@@ -90,10 +90,41 @@ def sign_flips(n: int, B: int, seed: int) -> np.ndarray:
 def counts(indices: np.ndarray, n: int) -> np.ndarray:
     """Multiplicity of each topic in each sample: ``(B, n)`` float64 from ``(B, n)`` indices.
 
-    ``counts @ v / n`` is the mean of ``v`` over the sampled topics (duplicates counted)."""
+    ``weighted_sums(counts, v) / n`` is the mean of ``v`` over the sampled topics (duplicates
+    counted)."""
     B = indices.shape[0]
     flat = (indices + (np.arange(B) * n)[:, None]).ravel()
     return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.float64)
+
+
+#: sums worked on at once by :func:`weighted_sums` (256 KiB of them): the block stays in the cache
+SUM_BLOCK = 1 << 15
+
+
+def weighted_sums(C: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``C @ V.T``: ``(B, P)`` sums from ``(B, n)`` weights and ``(P, n)`` values, each sum taken
+    over the topics in their order, so that a sample's sum has the same bits whether its block of
+    samples is the whole B or a part (the memory limit) and whatever the BLAS.
+
+    A BLAS product does not promise that: OpenBLAS 0.3.21 (in NumPy 1.24) splits the rows among its
+    threads and kernels by the matrix's shape, and the swap method's largest difference came out one
+    bit apart in blocks and in one piece. The topic-ordered sum costs about four times a BLAS
+    product (0.12 against 0.03 CPU seconds for 1,000 samples of 50 topics and 4,950 pairs)."""
+    B, n = C.shape
+    VT = np.ascontiguousarray(np.asarray(V, dtype=np.float64).T)  # a topic's values, contiguous
+    out = np.zeros((B, VT.shape[1]))
+    if n == 0:
+        return out
+    step = max(1, SUM_BLOCK // max(1, VT.shape[1]))
+    term = np.empty((min(step, B), VT.shape[1]))
+    for s in range(0, B, step):
+        Cs, acc = C[s : s + step], out[s : s + step]
+        part = term[: Cs.shape[0]]
+        np.multiply(Cs[:, :1], VT[0], out=acc)
+        for t in range(1, n):
+            np.multiply(Cs[:, t : t + 1], VT[t], out=part)
+            acc += part
+    return out
 
 
 def resample(values: np.ndarray, indices: np.ndarray) -> np.ndarray:

@@ -23,8 +23,9 @@ The summary (Sakai IPSJ 2007 Table 3):
 * ``share``: the fraction of the |pairs| x B comparisons whose |D| falls in a bin at or above
   ``abs_diff`` (i.e. |D| >= abs_diff with the same binning).
 
-Differences are computed as means of per-topic differences (``counts @ z / n``), so a pair that
-is identical on the sampled topics has D = 0 exactly.
+Differences are computed as means of per-topic differences (``weighted_sums(counts, z) / n``,
+summed in topic order: the same bits in blocks and in one piece), so a pair that is identical on
+the sampled topics has D = 0 exactly.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import numpy as np
 
 from ..errors import MetaError
 from . import budget, sampling
-from .sampling import check_trials, counts, pair_indices
+from .sampling import check_trials, counts, pair_indices, weighted_sums
 
 N_BINS = 21
 BIN_WIDTH = 0.01
@@ -169,8 +170,8 @@ def swap_method(
         Z = S[ii[s : s + cut.rows]] - S[jj[s : s + cut.rows]]
         parts = [once] if once is not None else (_counts2(idx, n) for _, idx in _draws(n, B, seed, indices, cut.trials))
         for C1, C2 in parts:
-            D = (C1 @ Z.T) / n
-            D2 = (C2 @ Z.T) / n
+            D = weighted_sums(C1, Z) / n
+            D2 = weighted_sums(C2, Z) / n
             bins = difference_bins(D, bin_width, n_bins).ravel()
             cnt += np.bincount(bins, minlength=n_bins)
             swp += np.bincount(bins[~(D * D2 > 0).ravel()], minlength=n_bins)

@@ -1,4 +1,10 @@
-"""Creating subsamples: one deterministic shuffle per (seed, trial, topic), every fraction at once."""
+"""Creating subsamples: one deterministic shuffle per (seed, trial, topic), every fraction at once.
+
+The trials are made in blocks (:func:`trial_blocks`: at most :data:`BLOCK_ROWS` staged rows a
+block), each shuffled, staged and stored before the next, in one transaction: the memory of a call
+does not grow with ``trials`` (``-k 100000``, the largest, ran out of memory when every trial was
+staged at once). Each (seed, trial, topic) has its own generator, so the blocks change nothing in
+the subsamples made."""
 
 from __future__ import annotations
 
@@ -7,9 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..db.drop import clear_dependents, plan_drop
 from ..errors import SubsampleError
-from ..ingest.write import QrelsMeta, write_qrels_meta
+from .derived import Derivation, drop_staging, parent_of, stage_stats, store_derived
 from .params import (
     METHODS,
     TRUNC_EPS,
@@ -24,8 +29,6 @@ if TYPE_CHECKING:
     import duckdb
 
     from ..db.handle import StoreHandle
-
-    pass
 
 
 # --------------------------------------------------------------------------- creation
@@ -56,62 +59,49 @@ def create_subsamples(
     min_rel = check_int("min_rel", min_rel, 0, 2**31 - 1)
     min_nonrel = check_int("min_nonrel", min_nonrel, 0, 2**31 - 1)
     con = store.con
-    parent_id = _parent_id(store, qrels)
+    parent_id = parent_of(store, qrels)
     prefix = qrels if prefix is None else prefix
     if not prefix:
         raise SubsampleError("the name prefix must not be empty")
-    parent_gains, parent_sha = con.execute(
-        "SELECT default_gains, sha256 FROM qrels_meta WHERE qrels_id = ?", [parent_id]
-    ).fetchall()[0]
+    parent_sha = con.execute("SELECT sha256 FROM qrels_meta WHERE qrels_id = ?", [parent_id]).fetchall()[0][0]
+    n_rows = con.execute("SELECT count(*) FROM qrels_data WHERE qrels_id = ?", [parent_id]).fetchall()[0][0]
     targets = [(subsample_name(prefix, f, t, method), f, t) for f in fracs for t in range(trials)]
+    derivations = {
+        name: Derivation(
+            name,
+            method,
+            _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel),
+            {"fraction": float(f), "seed": seed, "trial": t, "min_rel": min_rel, "min_nonrel": min_nonrel},
+        )
+        for name, f, t in targets
+    }
     try:
         with store.transaction():
-            _shuffle(con, parent_id, seed, trials, method)
-            stats = _stage_rows(con, parent_id, targets, min_rel, min_nonrel)
-            ids: dict[int, int] = {}
-            for pos, (name, f, t) in enumerate(targets):
-                n_rows, n_topics, max_grade, sha = stats[pos]
-                params = (parent_id, method, float(f), seed, t, min_rel, min_nonrel)
-                keep, old_id = _existing(store, name, params, sha, replace)
-                if keep:
-                    continue  # same derivation, same content
-                source = _source(qrels, parent_sha, method, f, seed, t, min_rel, min_nonrel)
-                meta = QrelsMeta(name, source, "subsample", sha, None, n_topics, n_rows, max_grade, parent_gains)
-                qid = write_qrels_meta(con, meta, old_id)
-                con.execute(
-                    """INSERT INTO subsample_meta (qrels_id, parent_id, method, fraction, seed, trial,
-                               min_rel, min_nonrel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [qid, *params],
-                )
-                ids[pos] = qid
-            if ids:
-                _copy_rows(con, parent_id, ids)
+            for first, last in trial_blocks(trials, len(fracs) * max(1, n_rows)):
+                block = [target for target in targets if first <= target[2] < last]
+                _shuffle(con, parent_id, seed, range(first, last), method)
+                _stage_rows(con, parent_id, block, min_rel, min_nonrel)
+                stats = stage_stats(con, len(block))
+                store_derived(store, parent_id, [derivations[name] for name, _, _ in block], stats, replace)
     finally:
-        for table in ("_ss_base", "_ss_keys_tbl", "_ss_ranked", "_ss_targets", "_ss_rows", "_ss_ids"):
-            con.execute(f"DROP TABLE IF EXISTS {table}")
+        drop_staging(con, ("_ss_base", "_ss_keys_tbl", "_ss_ranked", "_ss_targets"))
     return [name for name, _, _ in targets]
 
 
-def _parent_id(store: StoreHandle, qrels: str) -> int:
-    """The id of the qrels set to subsample, which must not itself be a subsample."""
-    parent_id = store.qrels_id(qrels)
-    grandparent = store.con.execute(
-        "SELECT p.name FROM subsample_meta s JOIN qrels_meta p ON p.qrels_id = s.parent_id WHERE s.qrels_id = ?",
-        [parent_id],
-    ).fetchone()
-    if grandparent:
-        raise SubsampleError(
-            f"{qrels!r} is itself a subsample of {grandparent[0]!r}; subsample {grandparent[0]!r} instead "
-            f"(the fractions of one trial are nested, so a smaller fraction of it is a subset of {qrels!r})"
-        )
-    return parent_id
+#: the most staged rows (trials x fractions x the parent's judgments) of one block of trials
+BLOCK_ROWS = 2_000_000
 
 
-def _stage_rows(
-    con: duckdb.DuckDBPyConnection, parent_id: int, targets: list, min_rel: int, min_nonrel: int
-) -> dict[int, tuple]:
+def trial_blocks(trials: int, rows_per_trial: int) -> list[tuple[int, int]]:
+    """``[(first, last), ...]``: the trials in blocks of at most :data:`BLOCK_ROWS` staged rows (at
+    least one trial a block)."""
+    size = max(1, BLOCK_ROWS // max(1, rows_per_trial))
+    return [(t, min(trials, t + size)) for t in range(0, trials, size)]
+
+
+def _stage_rows(con: duckdb.DuckDBPyConnection, parent_id: int, targets: list, min_rel: int, min_nonrel: int) -> None:
     """The kept rows of every target (``_ss_rows``, by target position), plus the parent's
-    pooled-but-unjudged rows (grade < 0); per target: rows, topics, highest grade, content hash."""
+    pooled-but-unjudged rows (grade < 0)."""
     con.execute("CREATE OR REPLACE TEMP TABLE _ss_targets (pos INTEGER, name VARCHAR, fraction DOUBLE, trial INTEGER)")
     con.executemany(
         "INSERT INTO _ss_targets VALUES (?, ?, ?, ?)", [(i, n, f, t) for i, (n, f, t) in enumerate(targets)]
@@ -126,70 +116,6 @@ def _stage_rows(
         SELECT g.pos, q.topic, q.doc, q.grade
         FROM qrels_data q CROSS JOIN _ss_targets g
         WHERE q.qrels_id = {int(parent_id)} AND q.grade < 0""")
-    return {
-        row[0]: row[1:]
-        for row in con.execute("""
-        SELECT g.pos, count(r.doc), count(DISTINCT r.topic), max(r.grade),
-               sha256(coalesce(string_agg(r.topic || ' ' || r.doc || ' ' || r.grade::VARCHAR, chr(10)
-                                          ORDER BY r.topic, r.doc), ''))
-        FROM _ss_targets g LEFT JOIN _ss_rows r USING (pos) GROUP BY g.pos""").fetchall()
-    }
-
-
-def _existing(store: StoreHandle, name: str, params: tuple, sha: str, replace: bool) -> tuple[bool, int | None]:
-    """Whether to keep the stored subsample ``name`` as it is (same derivation, same content), and
-    else the id of the stored one to replace (everything that depends on it deleted, as by
-    ``drop qrels``: judgments, scores, intervals, the analyses that read it; None: there is none);
-    an error when it may not be replaced."""
-    con = store.con
-    existing = con.execute(
-        "SELECT q.qrels_id, q.sha256, s.parent_id, s.method, s.fraction, s.seed, s.trial, s.min_rel, "
-        "s.min_nonrel FROM qrels_meta q LEFT JOIN subsample_meta s USING (qrels_id) WHERE q.name = ?",
-        [name],
-    ).fetchone()
-    if existing is None:
-        return False, None
-    if existing[2] is None:
-        raise SubsampleError(
-            f"a qrels set named {name!r} already exists and is not a subsample; choose another name prefix (--prefix)"
-        )
-    if tuple(existing[2:]) == params and existing[1] == sha:
-        return True, None
-    if not replace:
-        old = dict(zip(("method", "fraction", "seed", "trial", "min_rel", "min_nonrel"), existing[3:]))
-        same = tuple(existing[2:]) == params
-        why = "its parent's judgments changed since" if same else f"it was made with {_describe_params(old)}"
-        raise SubsampleError(
-            f"subsample {name!r} already exists and {why}; pass replace=True (--replace) to "
-            f"recreate it, or prefix= (--prefix) to store these under other names"
-        )
-    clear_dependents(store, plan_drop(store, "qrels", [name]))
-    return False, int(existing[0])
-
-
-def _copy_rows(con: duckdb.DuckDBPyConnection, parent_id: int, ids: dict[int, int]) -> None:
-    """Store the staged rows of the targets in ``ids`` (position -> new qrels id), with the
-    diversity judgments of the documents kept and the parent's intent probabilities."""
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE _ss_ids AS SELECT unnest(?::INTEGER[]) AS pos, unnest(?::INTEGER[]) AS qrels_id",
-        [list(ids), list(ids.values())],
-    )
-    con.execute("""INSERT INTO qrels_data (qrels_id, topic, doc, grade)
-                   SELECT i.qrels_id, r.topic, r.doc, r.grade FROM _ss_rows r JOIN _ss_ids i USING (pos)
-                   ORDER BY i.qrels_id, r.topic, r.doc""")
-    con.execute(f"""INSERT INTO subtopic_qrels_data (qrels_id, topic, subtopic, doc, grade)
-                   SELECT i.qrels_id, p.topic, p.subtopic, p.doc, p.grade
-                   FROM _ss_ids i JOIN qrels_data c ON c.qrels_id = i.qrels_id
-                   JOIN subtopic_qrels_data p ON p.qrels_id = {int(parent_id)}
-                        AND p.topic = c.topic AND p.doc = c.doc
-                   ORDER BY i.qrels_id, p.topic, p.subtopic, p.doc""")
-    con.execute(f"""INSERT INTO subtopic_probs (qrels_id, topic, subtopic, prob)
-                   SELECT i.qrels_id, p.topic, p.subtopic, p.prob
-                   FROM _ss_ids i CROSS JOIN subtopic_probs p WHERE p.qrels_id = {int(parent_id)}""")
-
-
-def _describe_params(p: dict) -> str:
-    return ", ".join(f"{k}={fraction_label(v) if k == 'fraction' else v}" for k, v in p.items())
 
 
 def _source(parent, parent_sha, method, fraction, seed, trial, min_rel, min_nonrel) -> str:
@@ -199,9 +125,10 @@ def _source(parent, parent_sha, method, fraction, seed, trial, min_rel, min_nonr
     )
 
 
-def _shuffle(con, parent_id: int, seed: int, trials: int, method: str) -> None:
-    """Temp table ``_ss_ranked(trial, topic, doc, grade, rel, pos, size)``: per trial and topic, the
-    judged relevant and nonrelevant documents, each class in its shuffled order (pos 1..size)."""
+def _shuffle(con, parent_id: int, seed: int, trials: range, method: str) -> None:
+    """Temp table ``_ss_ranked(trial, topic, doc, grade, rel, pos, size)``: per trial of ``trials``
+    and topic, the judged relevant and nonrelevant documents, each class in its shuffled order (pos
+    1..size)."""
     con.execute(
         """CREATE OR REPLACE TEMP TABLE _ss_base AS
                    SELECT topic, doc, grade, grade >= 1 AS rel,
@@ -211,15 +138,15 @@ def _shuffle(con, parent_id: int, seed: int, trials: int, method: str) -> None:
     )
     counts = con.execute("SELECT topic, count(*) FROM _ss_base GROUP BY topic ORDER BY topic").fetchall()
     n = sum(c for _, c in counts)
-    keys = np.empty((trials, n), dtype=np.uint64)
-    for t in range(trials):  # a loop over trials x topics; numpy draws the keys
+    keys = np.empty((len(trials), n), dtype=np.uint64)
+    for row, t in enumerate(trials):  # a loop over trials x topics; numpy draws the keys
         start = 0
         for topic, c in counts:
-            keys[t, start : start + c] = np.random.PCG64(topic_seed(seed, t, topic, method)).random_raw(c)
+            keys[row, start : start + c] = np.random.PCG64(topic_seed(seed, t, topic, method)).random_raw(c)
             start += c
-    _ss_keys = {
-        "trial": np.repeat(np.arange(trials, dtype=np.int32), n),  # noqa: F841 (scanned by DuckDB)
-        "idx": np.tile(np.arange(n, dtype=np.int64), trials),
+    _ss_keys = {  # scanned by DuckDB (a Python variable read as a table)
+        "trial": np.repeat(np.arange(trials.start, trials.stop, dtype=np.int32), n),
+        "idx": np.tile(np.arange(n, dtype=np.int64), len(trials)),
         "key": keys.ravel(),
     }
     con.execute("CREATE OR REPLACE TEMP TABLE _ss_keys_tbl AS SELECT trial, idx, key FROM _ss_keys")

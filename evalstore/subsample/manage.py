@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..base.arguments import names as arg_names
+from ..base.output_file import replacing
 from ..db.drop import DropPlan, drop, plan_drop
 from ..errors import NotFoundError, SubsampleError
 from ..evaluation.stored import evaluate_qrels_sets
-from .params import fraction_label
+from .params import METHOD_TAGS, fraction_label
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
@@ -34,10 +35,15 @@ def subsample_names(store: StoreHandle, parent: str) -> list[str]:
     return [r[0] for r in list_subsamples(store, parent).rows]
 
 
-def resolve_subsamples(store: StoreHandle, parent: str, spec: str | Sequence[str] = "all") -> list[str]:
+def resolve_subsamples(
+    store: StoreHandle, parent: str, spec: str | Sequence[str] = "all", *, method: str | None = None
+) -> list[str]:
     """Subsamples of ``parent`` selected by ``spec``: ``'all'``, a list (or comma-separated text)
-    of subsample names, or of fractions (every trial of those fractions)."""
-    known = list_subsamples(store, parent).records()
+    of subsample names, of fractions (every Buckley–Voorhees trial of those fractions) or of method
+    tags (``bv``, ``logo``, ``loro``: every subsample of that method). ``method``: only subsamples of
+    that method count (the robustness analysis reads Buckley–Voorhees subsamples alone)."""
+    known = [k for k in list_subsamples(store, parent).records() if method is None or k["method"] == method]
+    methods = {tag: m for m, tag in METHOD_TAGS.items()}
     if isinstance(spec, str):
         if spec.strip().lower() == "all":
             if not known:
@@ -55,6 +61,9 @@ def resolve_subsamples(store: StoreHandle, parent: str, spec: str | Sequence[str
         if item in by_name:
             out.append(item)
             continue
+        if item in methods:
+            out.extend(k["name"] for k in known if k["method"] == methods[item])
+            continue
         try:
             f = float(item)
         except ValueError:
@@ -66,9 +75,9 @@ def resolve_subsamples(store: StoreHandle, parent: str, spec: str | Sequence[str
                     else "; it has none yet (`evalstore subsample --qrels ...`)"
                 )
             ) from None
-        hits = [k["name"] for k in known if abs(k["fraction"] - f) < 1e-12]
+        hits = [k["name"] for k in known if k["fraction"] is not None and abs(k["fraction"] - f) < 1e-12]
         if not hits:
-            have = sorted({k["fraction"] for k in known}, reverse=True)
+            have = sorted({k["fraction"] for k in known if k["fraction"] is not None}, reverse=True)
             raise NotFoundError(
                 f"qrels {parent!r} has no subsample at fraction {item}"
                 + (f" (fractions: {', '.join(fraction_label(x) for x in have)})" if have else "")
@@ -142,7 +151,7 @@ def export_qrels(store: StoreHandle, name: str, path: str | os.PathLike) -> int:
     if os.fspath(path) == "-":
         sys.stdout.write(text)
     else:
-        with open(path, "w", encoding="utf-8", newline="\n") as f:
+        with replacing(path) as f:
             f.write(text)
     return text.count("\n")
 
@@ -167,8 +176,9 @@ def evaluate_subsamples(
     return evaluate_qrels_sets(store, order, runs, metrics, **options)
 
 
-def derivations(store: StoreHandle) -> dict[str, tuple[float, int]]:
-    """``{subsample name: (fraction, trial)}`` of every subsample in the store."""
+def derivations(store: StoreHandle) -> dict[str, tuple[float | None, int | None]]:
+    """``{subsample name: (fraction, trial)}`` of every subsample in the store (None for a
+    leave-out set, which has neither)."""
     rows = store.con.execute(
         "SELECT q.name, s.fraction, s.trial FROM subsample_meta s JOIN qrels_meta q USING (qrels_id)"
     ).fetchall()

@@ -10,8 +10,11 @@ import numpy as np
 
 from ..errors import SubsampleError
 
+#: the methods :func:`evalstore.subsample.create_subsamples` draws with
 METHODS = ("buckley_voorhees",)
-METHOD_TAGS = {"buckley_voorhees": "bv"}
+#: every subsample method and the tag of its names: Buckley–Voorhees (``dl19@bv0.5#0``) and the
+#: leave-out sets of evalstore.pool.leave_out (``dl19@logo10:GROUP``, ``dl19@loro10:RUN``)
+METHOD_TAGS = {"buckley_voorhees": "bv", "leave_one_group_out": "logo", "leave_one_run_out": "loro"}
 
 #: Bompada et al. (SIGIR 2007) Sec. 4.1: F = {0.01, ..., 0.05, 0.1, ..., 0.9} (14 values).
 BOMPADA_FRACTIONS = (0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)

@@ -1,6 +1,7 @@
 """The charts of the figure models (:mod:`evalstore.output.figures`, which matplotlib draws too):
 :func:`layout` lays out a model (each panel a chart): lines, bars, a heat map, intervals (a forest
-plot: the leaderboard, its rank intervals, a stored comparison). Geometry only; the macros of
+plot: the leaderboard, its rank intervals, a stored comparison), rank slopes (two leaderboards of
+the same runs: the judges' page, a reusability analysis). Geometry only; the macros of
 ``templates/figures.html`` draw it."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..output.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels
+from ..output.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels, RankSlopes
 from .render import number
 from .svg import (
     AXIS,
@@ -327,6 +328,69 @@ def bar_chart(figure: BarFigure) -> BarChart:
     )
 
 
+# --------------------------------------------------------------------------- rank slopes
+@dataclass(frozen=True)
+class Slope:
+    tip: str
+    colour: str
+    width: float
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    left: str  # "3. name" at the left end
+    right: str
+
+
+@dataclass
+class SlopeChart(Chart):
+    heads: list[Label] = field(default_factory=list)
+    slopes: list[Slope] = field(default_factory=list)
+
+
+def slope_chart(figure: RankSlopes) -> SlopeChart:
+    """Each item's rank on the left and on the right leaderboard, joined by a line: marked items in
+    orange and thicker, items whose rank stays in blue, the others grey."""
+    labels = figure.labels
+    n = max(len(labels), 1)
+    items = range(len(labels))
+    # one row per item on each side (tied items, which share a rank, one below the other by name)
+    left_row = {i: k for k, i in enumerate(sorted(items, key=lambda i: (figure.left_ranks[i], labels[i])))}
+    right_row = {i: k for k, i in enumerate(sorted(items, key=lambda i: (figure.right_ranks[i], labels[i])))}
+    row, top, col = 17.0, 40.0, 300.0
+    longest = max((min(len(s), 30) for s in labels), default=4) + len(str(n)) + 2  # "12. name"
+    left = 20 + 7.2 * longest
+    slopes = []
+    for i in items:
+        marked, a, b = figure.marks[i], figure.left_ranks[i], figure.right_ranks[i]
+        name = cut(labels[i], 30)
+        slopes.append(
+            Slope(
+                f"{labels[i]}: rank {a} -> {b}" + (f" ({figure.mark_label})" if marked and figure.mark_label else ""),
+                PALETTE[3] if marked else (PALETTE[0] if a == b else "#7a8591"),
+                2.2 if marked else 1.2,
+                px(left + 6),
+                px(top + row * (left_row[i] + 0.5)),
+                px(left + col - 6),
+                px(top + row * (right_row[i] + 0.5)),
+                f"{a}. {name}",
+                f"{b}. {name}",
+            )
+        )
+    return SlopeChart(
+        "slopes",
+        px(2 * left + col),
+        px(top + row * n + 16),
+        figure.title,
+        figure.title,
+        heads=[
+            Label(px(left), 18, cut(figure.left, 40), "middle"),
+            Label(px(left + col), 18, cut(figure.right, 40), "middle"),
+        ],
+        slopes=slopes,
+    )
+
+
 # --------------------------------------------------------------------------- the figure models
 def layout(figure: Any, links: Sequence[str | None] | None = None) -> list[Chart]:
     """The charts of a figure model of :mod:`evalstore.output.figures` (a chart per panel)."""
@@ -340,4 +404,6 @@ def layout(figure: Any, links: Sequence[str | None] | None = None) -> list[Chart
         return [heatmap(figure)]
     if isinstance(figure, Intervals):
         return [interval_chart(figure, links)]
+    if isinstance(figure, RankSlopes):
+        return [slope_chart(figure)]
     raise TypeError(f"the web draws no {type(figure).__name__}")

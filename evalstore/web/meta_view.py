@@ -3,7 +3,8 @@ each, what was analysed, its result tables and its figures. The figures are the 
 ``evalstore meta ... --plot`` draws (:mod:`evalstore.output.figures.analyses`, built from the same
 result rows), laid out by :mod:`.figure_charts`: Kendall's tau as a heat map, swap rates per
 difference bin and the share of comparisons, ASL curves and discriminative power, paired tests,
-the four robustness curves, and the differences of a comparison with their intervals."""
+the four robustness curves, the differences of a comparison with their intervals, and each run's
+rank with and without its group's judgments."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ KIND_NAMES = {
     "robustness": "Robustness to incomplete judgments",
     "compare": "Comparison with a baseline",
     "agree": "Comparison of judges (labels and leaderboards)",
+    "reusability": "Reusability of the judgments (leave-out pools)",
 }
 
 
@@ -69,6 +71,7 @@ def describe(a: StoredAnalysis, links: Links) -> dict[str, Any]:
         "robustness": _robustness,
         "compare": _compare,
         "agree": _agree,
+        "reusability": _reusability,
     }.get(a.kind)
     if fill is not None:
         fill(a, item, links)
@@ -218,3 +221,32 @@ def _agree(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
     if ranking:
         cols = ["metric", "n_runs", "tau_b", "spearman", "tau_ap", "tau_ap_sym", "max_rank_change", "n_flips"]
         item["tables"].append(_table(ranking, cols))
+
+
+def _reusability(a: StoredAnalysis, item: dict[str, Any], links: Links) -> None:
+    """Per metric: tau and the largest drops; the groups left out; every run's means and ranks with
+    and without its group's unique documents, and the slope charts of the ranks."""
+    how = "run" if a.params.get("leave_one_out") == "runs" else "group"
+    item["columns"] = [
+        f"{', '.join(item['columns'])} on {a.params.get('qrels')} (depth-{a.params.get('depth')} pool, leave one "
+        f"{how} out)"
+    ]
+    _figures(item, figures.reusability(a))
+    cols = ["metric", "n_runs", "tau", "tau_ap", "mean_change", "max_drop", "max_drop_run", "max_rank_drop"]
+    item["tables"].append(_table(a.tables.get("meta_reusability", []), [*cols, "max_rank_drop_run", "n_rank_changes"]))
+    groups = [{**g, how: g["left_out"]} for g in a.tables.get("meta_reusability_groups", [])]
+    item["tables"].append(_table(groups, [how, "qrels", "n_runs", "n_unique", "n_removed", "n_removed_relevant"]))
+    metrics = {m: i for i, m in enumerate(a.params.get("metrics") or [])}
+    runs = [
+        {**r, how: r["left_out"], "change": _difference(r["mean_reduced"], r["mean_full"])}
+        for r in sorted(
+            a.tables.get("meta_reusability_runs", []),
+            key=lambda r: (metrics.get(r["metric"], len(metrics)), r["rank_full"], r["run"]),
+        )
+    ]
+    cols = ["metric", "run", how, "mean_full", "mean_reduced", "change", "rank_full", "rank_reduced", "rank_alone"]
+    item["tables"].append(_table(runs, cols))
+
+
+def _difference(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b

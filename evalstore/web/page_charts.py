@@ -1,7 +1,8 @@
 """The web's own charts: the run page's per-topic chart as in TREC and CLEF appendices
 (:func:`appendix_chart`), the compare page's per-topic differences (:func:`difference_bars`), and
-the judges' page's confusion matrix and rank slopes (:func:`confusion_chart`, :func:`slope_chart`).
-Geometry only; the macros of ``templates/figures.html`` draw it."""
+the judges' page's confusion matrix (:func:`confusion_chart`; its rank slopes are a figure model,
+:func:`evalstore.web.figure_charts.slope_chart`). Geometry only; the macros of
+``templates/figures.html`` draw it."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from .svg import (
     Label,
     Rule,
     YAxis,
-    cut,
     keys,
     px,
     ticks,
@@ -260,60 +260,4 @@ def confusion_chart(cells: Sequence[dict[str, Any]], ref: str, cand: str) -> Con
     label = f"grades: {ref} (rows) against {cand} (columns)"
     return ConfusionChart(
         "confusion", px(left + size * k + 20), px(top + size * k + 20), label, labels=texts, cells=out
-    )
-
-
-@dataclass(frozen=True)
-class Slope:
-    tip: str
-    colour: str
-    width: float
-    x1: float
-    y1: float
-    x2: float
-    y2: float
-    left: str  # "3. name" at the left end
-    right: str
-
-
-@dataclass
-class SlopeChart(Chart):
-    heads: list[Label] = field(default_factory=list)
-    slopes: list[Slope] = field(default_factory=list)
-
-
-def slope_chart(runs: Sequence[dict[str, Any]], ref: str, cand: str, metric: str) -> SlopeChart:
-    """Each run's rank under the reference (left) and the candidate (right), joined by a line;
-    a run whose significance against the best run flips is drawn in orange."""
-    n = max(len(runs), 1)
-    # one row per run on each side (tied runs, which share a rank, one below the other by name)
-    left_row = {r["run"]: i for i, r in enumerate(sorted(runs, key=lambda r: (r["rank_ref"], r["run"])))}
-    right_row = {r["run"]: i for i, r in enumerate(sorted(runs, key=lambda r: (r["rank_cand"], r["run"])))}
-    row, top, col = 17.0, 40.0, 300.0
-    longest = max((min(len(r["run"]), 30) for r in runs), default=4) + len(str(n)) + 2  # "12. name"
-    left = 20 + 7.2 * longest
-    slopes = []
-    for r in runs:
-        flip = bool(r["flip"])
-        name = cut(r["run"], 30)
-        slopes.append(
-            Slope(
-                f"{r['run']}: rank {r['rank_ref']} -> {r['rank_cand']}" + (" (significance flips)" if flip else ""),
-                PALETTE[3] if flip else (PALETTE[0] if r["rank_ref"] == r["rank_cand"] else "#7a8591"),
-                2.2 if flip else 1.2,
-                px(left + 6),
-                px(top + row * (left_row[r["run"]] + 0.5)),
-                px(left + col - 6),
-                px(top + row * (right_row[r["run"]] + 0.5)),
-                f"{r['rank_ref']}. {name}",
-                f"{r['rank_cand']}. {name}",
-            )
-        )
-    return SlopeChart(
-        "slopes",
-        px(2 * left + col),
-        px(top + row * n + 16),
-        f"{metric}: rank under {ref} (left) and under {cand} (right)",
-        heads=[Label(px(left), 18, ref, "middle"), Label(px(left + col), 18, cand, "middle")],
-        slopes=slopes,
     )

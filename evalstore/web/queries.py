@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..db.catalogue import evaluated
+from ..db.catalogue import evaluated, subsample_names
 from ..intervals import means
 from ..intervals.means import DEFAULT_LEVEL
 from .render import percent
@@ -43,10 +43,17 @@ class Catalogue:
     evaluated) with the number of runs evaluated."""
 
     metrics: dict[str, dict[str, int]]  # qrels -> {metric: runs}, metrics in stored order
+    subsamples: frozenset[str] = frozenset()  # the qrels sets that are subsamples of another
 
     @property
     def qrels(self) -> list[str]:
         return list(self.metrics)
+
+    @property
+    def judged_sets(self) -> list[str]:
+        """The qrels sets with scores that are not subsamples (the choices a command offers by
+        default, as :mod:`evalstore.evaluation.default_qrels` does); all of them if every one is a subsample."""
+        return [q for q in self.metrics if q not in self.subsamples] or self.qrels
 
     def default_qrels(self) -> str | None:
         """The qrels set with the most evaluations (ties: by name)."""
@@ -65,8 +72,7 @@ class Catalogue:
 
 
 def catalogue(store: Store) -> Catalogue:
-
-    return Catalogue(evaluated(store.con))
+    return Catalogue(evaluated(store.con), frozenset(subsample_names(store.con)))
 
 
 def run_names(store: Store) -> list[str]:
@@ -89,6 +95,7 @@ class BoardRow:
     rank: int = 0
     ci_method: str | None = None  # 'stored t 95 %', 't 95 %' (computed here), None: no interval
     ci_level: float | None = None  # the interval's confidence level (None: no interval)
+    kind: str = "submitted"  # what the run is: submitted, fused, scratch (runs.kind)
 
 
 def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
@@ -104,8 +111,9 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
             SELECT run, stddev_samp(value) AS sd FROM scores
             WHERE qrels = $qrels AND metric = $metric AND value IS NOT NULL GROUP BY run
         )
-        SELECT lb.run, lb.mean, lb.n_topics, s.sd, lb.ci_lo, lb.ci_hi, lb.aggregate, lb.ci_method, lb.ci_level
-        FROM leaderboard lb LEFT JOIN spread s USING (run)
+        SELECT lb.run, lb.mean, lb.n_topics, s.sd, lb.ci_lo, lb.ci_hi, lb.aggregate, lb.ci_method, lb.ci_level,
+               coalesce(r.kind, 'submitted')
+        FROM leaderboard lb LEFT JOIN spread s USING (run) LEFT JOIN runs r ON r.name = lb.run
         WHERE lb.qrels = $qrels AND lb.metric = $metric
         ORDER BY lb.mean DESC NULLS LAST, lb.run
         """,
@@ -116,7 +124,9 @@ def leaderboard(store: Store, qrels: str, metric: str) -> list[BoardRow]:
         stored = r[4] is not None and r[5] is not None
         label = f"stored {r[7]} {percent(r[8])}" if stored else None
         level = float(r[8]) if stored else None
-        row = BoardRow(r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label, ci_level=level)
+        row = BoardRow(
+            r[0], _f(r[1]), int(r[2]), _f(r[3]), _f(r[4]), _f(r[5]), r[6], ci_method=label, ci_level=level, kind=r[9]
+        )
         out.append(row)
     lacking = [b for b in out if b.ci_method is None and means.scale_of(b.aggregate) is not None]
     if lacking:
@@ -301,7 +311,7 @@ class StoredAnalysis:
     tables: dict[str, list[dict[str, Any]]]
 
 
-#: the result tables each kind of analysis fills (migrations 0003, 0005 and 0015)
+#: the result tables each kind of analysis fills (migrations 0003, 0005, 0015 and 0017)
 META_TABLES = {
     "kendall": ("meta_correlations",),
     "swap": ("meta_swap", "meta_swap_bins"),
@@ -310,6 +320,7 @@ META_TABLES = {
     "robustness": ("meta_robustness", "meta_knees"),
     "compare": ("meta_pair_tests", "meta_effects"),
     "agree": ("meta_agree_labels", "meta_agree_ranking"),
+    "reusability": ("meta_reusability", "meta_reusability_runs", "meta_reusability_groups"),
 }
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..base.memory_limit import of_store
 from ..errors import MetricError
 from ..intervals.means import DEFAULT_LEVEL
 from ..intervals.ranks import RANK_METHODS, describe, ranks_of, spec
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 #: the most resamples a page may ask for (a request stays short)
 MAX_TRIALS = 20000
+#: the most resampled topics (trials x topics) a page may ask for: a request's time grows with
+#: them (its memory does not: the resamples are drawn in blocks sized from the memory limit)
+MAX_DRAWS = 10_000_000
 
 
 class RankRequestError(ValueError):
@@ -81,7 +85,13 @@ def _computed(store: Store, board: Sequence[BoardRow], qrels: str, metric: str, 
     X = np.full((len(runs), len(topics)), np.nan)
     X[row_of[keep], tpos[keep]] = np.asarray(data["value"], dtype=np.float64)[keep]
     score = np.array([np.nan if b.mean is None else b.mean for b in board], dtype=np.float64)
-    ri = ranks_of(X, board[0].aggregate if board else "mean", how, score)
+    if how.method == "bootstrap" and (how.trials or 0) * len(topics) > MAX_DRAWS:
+        fits = max(1, MAX_DRAWS // max(1, len(topics)))
+        raise RankRequestError(
+            f"trials x topics is at most {MAX_DRAWS:,} on this page: at most {fits:,} trials over these "
+            f"{len(topics):,} topics (eval --rank-ci takes more)"
+        )
+    ri = ranks_of(X, board[0].aggregate if board else "mean", how, score, of_store(store))
     return {r: (int(ri.rank[i]), int(ri.lo[i]), int(ri.hi[i])) for i, r in enumerate(runs)}
 
 

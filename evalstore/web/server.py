@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import signal
 import socket
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 
-from ..db import resolve_location
+from ..db import resolve_location, waiting
 from ..errors import StoreError
 from ..store import open as open_store
 from .deps import SERVER, require
@@ -72,6 +75,25 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/"
 
 
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """SIGTERM ends the process as an exit (``finally`` blocks run: the server's marker is removed)
+    rather than at once: uvicorn handles SIGTERM itself while it serves, then restores this handler
+    and raises the signal again."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def exit_(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    before = signal.signal(signal.SIGTERM, exit_)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def serve(
     location: str | None,
     *,
@@ -105,6 +127,7 @@ def serve(
     server = uvicorn.Server(config)
     on_ready(url_of(sock))
     try:
-        server.run(sockets=[sock])
+        with waiting.serving(loc), _terminate_as_exit():  # writers that find the store held here wait for it
+            server.run(sockets=[sock])
     finally:
         sock.close()

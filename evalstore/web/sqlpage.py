@@ -1,13 +1,13 @@
 """The query page's engine: one read-only statement in DuckDB's sandbox, with a row cap and a time limit.
 
-Layers, each enough on its own to stop a file read or a write:
-
-* the store is opened with ``evalstore.open(path, sandbox=True)``: read-only, DuckDB's
-  ``enable_external_access = false`` (no file system, no network, no extension) and
-  ``lock_configuration`` (the query cannot turn it back on);
-* :meth:`evalstore.Store.sql` with ``sandbox=True`` applies the library's read-only statement check;
-* this page accepts one statement, of the kinds that only read (a query, ``EXPLAIN``, a
-  describing ``PRAGMA``), so ``COPY ... TO`` and ``EXPORT`` are refused before they reach DuckDB.
+What keeps a query from changing or reading anything is DuckDB's, for the whole connection: the
+store is opened with ``evalstore.open(path, sandbox=True)`` (:mod:`evalstore.db.lockdown`): a
+read-only connection, ``enable_external_access = false``, the local file system disabled (not even
+the store file's bytes or a temp folder are reachable; the page never spills), no extension
+installed or loaded, ``lock_configuration`` set last, and none of evalstore's Python functions over
+lists registered on that database instance. On top, as second layers: the statement check of
+:meth:`evalstore.Store.sql` (:mod:`evalstore.db.sqlsafety`, DuckDB's parser), and this page runs
+one statement of the kinds that only read (a query, ``EXPLAIN``, a describing ``PRAGMA``).
 
 A query (``SELECT``, ``FROM``, ``WITH``, ``SHOW``, ``DESCRIBE``, ``SUMMARIZE``, ``VALUES``) runs
 as ``SELECT * FROM (query) LIMIT cap + 1``, so DuckDB stops after the rows shown; a timer
@@ -16,14 +16,15 @@ interrupts the connection (``con.interrupt()``) when the time limit is reached.
 Limits that hold whatever the query:
 
 * time: DuckDB checks for the interrupt between its steps, but not inside a Python function it
-  calls. evalstore's Python functions over lists (``bootstrap_asl``, ``ndpm``, ...: their one call
-  can run for minutes) are refused on this page (:func:`evalstore.metrics.sql_functions.list_function_names`);
-  the functions of DuckDB stop at the limit;
+  calls; evalstore's Python functions over lists (``bootstrap_asl``, ``ndpm``, ...: one call can
+  run for minutes) do not exist on the page's connection, and the table functions that ignore an
+  interrupt (``test_all_types``) are refused by the second layer;
 * size: rows are converted to Python a few at a time and the result stops at :data:`ROW_CAP`
   rows or :data:`BYTE_CAP` bytes of values, whichever comes first (``truncated`` says which);
 * what is shown: absolute paths of this machine (the store's folder, the home, temp and extension
   folders, which ``PRAGMA database_list``, ``duckdb_extensions()`` or ``current_setting`` show)
-  are replaced by short names in results and messages (:func:`redact`).
+  are replaced by short names in results and messages (:func:`redact`). That is courtesy, not a
+  guarantee (a query can spell a path otherwise): no path leads anywhere from this connection.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any
 
 import duckdb
 
-from ..db.sqlsafety import called_functions
+from ..db.sqlsafety import statement_kind
 from ..errors import EvalstoreError, StoreError, StoreLockedError
 from ..metrics.sql_functions import list_function_names
 from ..store import open as open_store
@@ -107,32 +108,30 @@ def prepare(query: str, row_cap: int) -> str:
         raise QueryRefused("empty query")
     if len(sts) > 1:
         raise QueryRefused(f"one statement at a time, please (this query has {len(sts)})")
-    kind = sts[0].type.name
+    kind = statement_kind(sts[0])
     if kind not in ALLOWED:
         raise QueryRefused(
             f"the query page only reads: {kind.replace('_', ' ')} statements are refused "
             f"(no COPY, EXPORT, ATTACH, SET or change of any kind)"
         )
     text = sts[0].query.strip()
-    _refuse_python_functions(text)
     if kind == "SELECT":
         # newlines around the query: a trailing -- comment cannot swallow the limit
         return f"SELECT * FROM (\n{text}\n) AS evalstore_query LIMIT {int(row_cap) + 1}"
     return text
 
 
-def _refuse_python_functions(text: str) -> None:
-
-    try:
-        called = called_functions(text)
-    except StoreError as e:
-        raise QueryRefused(str(e)) from None
-    slow = sorted(called & list_function_names())
-    if slow:
-        raise QueryRefused(
-            f"the query page does not run evalstore's Python functions over lists ({', '.join(slow)}): DuckDB cannot "
-            f"stop them at the page's time limit; run the query with `evalstore sql` instead"
-        )
+def _explained(message: str) -> str:
+    """DuckDB's message, with what the page offers instead when a query calls one of evalstore's
+    Python functions over lists (they do not exist on the page's connection)."""
+    if "does not exist" in message:
+        missing = sorted(name for name in list_function_names() if f"name {name} " in message)
+        if missing:
+            return (
+                f"evalstore's Python functions over lists ({', '.join(missing)}) are not available on this page: "
+                f"DuckDB cannot stop them at the page's time limit; run the query with `evalstore sql` instead"
+            )
+    return message
 
 
 def run(
@@ -190,7 +189,7 @@ def run(
     except duckdb.InterruptException:
         out.error = f"the query was stopped after {time_limit:g} s (the time limit of this page)"
     except (StoreError, EvalstoreError) as e:
-        out.error = str(e)
+        out.error = _explained(str(e))
     except duckdb.Error as e:
         if "interrupt" in str(e).lower():
             out.error = f"the query was stopped after {time_limit:g} s (the time limit of this page)"

@@ -99,7 +99,8 @@ def write_report(
     *,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
-    """Write the static report of ``qrels`` (default: the store's only qrels set with scores) and
+    """Write the static report of ``qrels`` (default: the store's only qrels set with scores, its
+    subsamples aside) and
     ``metrics`` (default: the metric evaluated for the most runs) into ``folder``."""
     render.require_jinja()
     out = check_folder(folder)
@@ -107,12 +108,15 @@ def write_report(
     if not cat.metrics:
         raise ReportError("the store holds no scores; evaluate first (evalstore eval --qrels Q -m AP -m nDCG@10)")
     if qrels is None:
-        if len(cat.qrels) > 1:
+        choices = cat.judged_sets
+        if len(choices) > 1:
+            n_subsamples = len(cat.subsamples & set(cat.qrels))
+            aside = f"; and on {n_subsamples} subsample(s) of them" if n_subsamples else ""
             raise ReportError(
-                f"the store has scores on {len(cat.qrels)} qrels sets ({', '.join(cat.qrels[:10])}); "
-                f"choose one with --qrels"
+                f"the store has scores on {len(choices)} qrels sets ({', '.join(choices[:10])}"
+                f"{', ...' if len(choices) > 10 else ''}{aside}); choose one with --qrels"
             )
-        qrels = cat.qrels[0]
+        qrels = choices[0]
     probe = Ctx(store, ReportLinks(routes.BY_NAME, qrels, ["-"], {}, set()), cache={})
     names: list[str] = []
     for m in metrics or [None]:  # type: ignore[list-item]

@@ -18,7 +18,10 @@ import pytest
 from websupport import XSS, Server
 
 import evalstore
+from evalstore.base.resources import sample_dir
 from evalstore.web.static_site import write_report
+
+SAMPLE_RUNS = sample_dir() / "runs"
 
 CHROMIUM = os.environ.get("EVALSTORE_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("EVALSTORE_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -230,3 +233,81 @@ def test_explorer_of_issue_32_in_chromium(driver, web_store, shots, tmp_path):
         assert len(snippets) == 10 and snippets[0].text.startswith("the text of ")
         _no_console_errors(driver, "topic with texts")
         _shot(driver, shots, "explorer-topic-texts")
+
+
+def test_a_board_of_several_kinds_of_runs_in_chromium(driver, web_store, shots):
+    """A fused and a scratch run on the board: the page counts the kinds and shows each run's,
+    while a writer works beside the server without --wait (issue 44.2, 44.10)."""
+    with evalstore.open(web_store) as s:
+        s.fuse(["bm25", "dense"], "rrf", name="bm25+dense")
+        s.evaluate("sample", ["bm25+dense"], ["AP"])
+    with Server(web_store) as srv:
+        base = srv.url.rstrip("/")
+        _visit(driver, base + "/?metric=AP", shots, "serve-kinds-before")
+        with evalstore.open(web_store) as s:  # written while the server runs: no --wait needed
+            s.ingest_run(SAMPLE_RUNS / "bm25.txt", name="mine", kind="scratch", progress=False)
+            s.evaluate("sample", ["mine"], ["AP"])
+        _visit(driver, base + "/?metric=AP", shots, "serve-kinds")
+        sub = driver.find_element(By.CSS_SELECTOR, "p.sub").text
+        assert "(8 submitted, 1 fused, 1 scratch)" in sub
+        heads = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")]
+        assert "kind" in heads
+        kinds = {
+            row.find_elements(By.TAG_NAME, "td")[heads.index("run")].text: row.find_elements(By.TAG_NAME, "td")[
+                heads.index("kind")
+            ].text
+            for row in driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
+        }
+        assert kinds["mine"] == "scratch" and kinds["bm25+dense"] == "fused" and kinds["rerank"] == "submitted"
+
+
+def test_generated_answers_in_chromium(driver, rag_db, shots):
+    """The RAG sample evaluated by its nuggets and its citations' support: the leaderboard of a
+    nugget metric, the comparison against a baseline run, and the topic page with the query, the
+    nuggets with their importance and assignments, and two answers with their citations marked by
+    their support labels and their references."""
+    with evalstore.open(rag_db) as s:
+        s.evaluate("manual", None, ["strict_vital", "vital", "all"], ci="t")
+        s.evaluate("support.manual", None, ["support_precision", "support_recall"])
+    with Server(rag_db) as srv:
+        base = srv.url.rstrip("/")
+        _visit(driver, base + "/?qrels=manual&metric=vital", shots, "answers-leaderboard")
+        assert driver.find_element(By.TAG_NAME, "h1").text == "vital on manual"
+        assert len(_column(driver, "leaderboard", 2)) == 6
+        _visit(driver, base + "/compare?baseline=rag01&run=rag05&qrels=manual&metric=vital", shots, "answers-compare")
+        driver.get(base + "/topics/R002?qrels=manual&metric=vital&runs=rag05,rag01")
+        assert driver.find_element(By.CSS_SELECTOR, "#query .q").text.startswith("what does sleep do to")
+        nuggets = driver.find_elements(By.CSS_SELECTOR, "#nuggets tbody tr")
+        assert nuggets and driver.find_elements(By.CSS_SELECTOR, "#nuggets span.importance.vital")
+        assert {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#nuggets span.assign")} <= {
+            "supported", "partial", "not", "not assigned"}  # fmt: skip
+        assert driver.find_elements(By.CSS_SELECTOR, "#answer-1 p.sentence")
+        assert driver.find_elements(By.CSS_SELECTOR, "#answer-1 span.cite.s-full, #answer-2 span.cite.s-full")
+        assert driver.find_elements(By.CSS_SELECTOR, "#references-1 tbody tr")
+        _no_console_errors(driver, "topic page of answers")
+        _shot(driver, shots, "answers-topic")
+        # the same answers under the support labels the page shows (a set of kind support)
+        _click(driver, "//p[contains(@class, 'legend')]//a[starts-with(normalize-space(), 'support.')]")
+        assert "qrels=support." in driver.current_url
+        assert driver.find_elements(By.CSS_SELECTOR, "#nuggets tbody tr")  # the nuggets shown there too
+        _no_console_errors(driver, "topic page under the support labels")
+
+
+def test_the_reusability_analysis_in_chromium(driver, web_store, shots, tmp_path):
+    """The meta page's reusability analysis, live and in the static report: its slope charts are
+    drawn (a line per run with its ranks as a tooltip), the hostile run name stays text."""
+    with evalstore.open(web_store, read_only=True) as s:
+        aid = s.sql("SELECT analysis_id FROM meta_runs WHERE kind = 'reusability'").rows[0][0]
+        write_report(s, tmp_path / "report", "sample", ["AP"])
+    with Server(web_store) as srv:
+        pages = [(srv.url.rstrip("/") + f"/meta#analysis-{aid}", "serve"),
+                 ((tmp_path / "report").resolve().as_uri() + f"/meta.html#analysis-{aid}", "report")]  # fmt: skip
+        for url, where in pages:
+            driver.get(url)
+            section = driver.find_element(By.ID, f"analysis-{aid}")
+            assert "Reusability of the judgments" in section.text
+            tips = [t.get_attribute("textContent") for t in section.find_elements(By.CSS_SELECTOR, "svg g > title")]
+            assert sum("-> " in t for t in tips) == 2 * 8 and any(t.startswith(XSS + ": rank") for t in tips)
+            _no_console_errors(driver, f"reusability ({where})")
+            driver.execute_script("arguments[0].scrollIntoView();", section)
+            section.screenshot(str(shots / f"{where}-meta-reusability.png"))

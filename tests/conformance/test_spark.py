@@ -113,6 +113,36 @@ def test_python_udf_metrics_are_refused_with_their_names(spark, layout):
     assert backend.supported(registry.get("AP")) is None and backend.supported(registry.get("NDPM"))
 
 
+def test_measures_of_ones_own_in_sql_run_on_spark(spark, layout):
+    """A measure of one's own in SQL (over ranked and judgments, with a cutoff, and one over the
+    ranked list's own relations) gives Spark what DuckDB's sandbox gives, to 1e-12; a Python one is
+    refused with its name."""
+    evalstore.register_measure(
+        "ownDCG",
+        sql="""-- reads: ranked, judgments
+        SELECT r.qrels, r.run, r.topic, exact_sum(r.grade / log2(r.rank + 1)) / any_value(j.n) AS value
+        FROM ranked r JOIN (SELECT qrels, topic, count(*) AS n FROM judgments GROUP BY ALL) j USING (qrels, topic)
+        WHERE r.grade > 0 AND r.rank <= ${k} GROUP BY r.qrels, r.run, r.topic""",
+    )
+    own_r = "SELECT qrels_id, run_id, topic, max(cnt) AS value FROM rl_judged GROUP BY ALL"
+    evalstore.register_measure("ownR", sql="-- reads: rl_judged\n-- needs: cnt\n" + own_r)
+    evalstore.register_measure("ownPy", python=lambda ranked: ranked.group_by(["qrels", "run", "topic"]).aggregate([]))
+    try:
+        metrics = ["ownDCG@5", "ownDCG", "ownR"]
+        scores = backend.evaluate(spark, layout / "layout", qrels="q", metrics=metrics, write=False)
+        got = {(r["run"], r["metric"], r["topic"]): r["value"] for r in scores.collect()}
+        with evalstore.open(layout / "a.duckdb") as s:
+            ref = s.evaluate("q", None, metrics, save=False)
+        assert len(got) == len(ref.per_topic) > 100
+        for run, topic, metric, value in ref.per_topic:
+            assert got[(run, metric, topic)] == pytest.approx(value, abs=1e-12), (run, metric, topic)
+        with pytest.raises(evalstore.MetricError, match="not available on Spark: ownPy"):
+            backend.evaluate(spark, layout / "layout", qrels="q", metrics=["ownPy"], write=False)
+    finally:
+        for name in ("ownDCG", "ownR", "ownPy"):
+            evalstore.unregister_measure(name)
+
+
 def _all_supported() -> list[str]:
     """Every metric that runs on Spark, under a name that evaluates it with its defaults."""
     out = []

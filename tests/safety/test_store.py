@@ -94,8 +94,6 @@ READ_ONLY_ALLOWED = [
     "PRAGMA table_info('runs')",
     "SELECT * FROM duckdb_settings() LIMIT 1",
     "SELECT * FROM range(3)",
-    "SELECT count(*) FROM read_csv('{qrels}', delim = ' ', header = false)",
-    "SELECT count(*) FROM read_text('{qrels}')",
     "SELECT currval('run_id_seq')",
     "SELECT random() >= 0",
 ]
@@ -125,6 +123,13 @@ def test_read_only_sql_writes_nothing_anywhere(cli, sample_db, tmp_path, monkeyp
     for q in READ_ONLY_ALLOWED:
         code, out, err = cli("sql", "--db", store, _fill(q, od))
         assert code == 0, (q, err)
+    # read-only SQL reads no file but the store either: DuckDB's connection has no file access
+    for q in ("SELECT count(*) FROM read_csv('{qrels}', delim = ' ', header = false)", "SELECT * FROM '{qrels}'"):
+        code, out, err = cli("sql", "--db", store, _fill(q, od))
+        assert code == failures.USER and ("file system operations are disabled" in err or "does not exist" in err), (
+            q,
+            err,
+        )
     assert sha256_of(store) == before
     # a result goes to a file through the writer, not through the query
     code, _, err = cli("sql", "--db", store, "SELECT name FROM runs ORDER BY name", "-o", tmp_path / "r.parquet")
@@ -525,7 +530,7 @@ def test_two_identical_evaluations_agree_to_the_last_bit(tmp_path):
     """Every metric's sums are exact (exact_sum), so DuckDB's split of the rows among threads
     cannot change the last bit (infAP, AP, nDCG, bpref and Q-measure did)."""
     metrics = []
-    for spec in registry.all_metrics():
+    for spec in (s for s in registry.all_metrics() if s.kind == "judgments"):  # (answers: a set of their own)
         for name in (spec.name, spec.name + "@10", spec.name + "(max_rel=3)", spec.name + "(mult=0.5)"):
             try:
                 registry.parse_metric(name)

@@ -53,6 +53,21 @@ register(
         provider=lambda p, k: "cwl_eval" if p.get("rel") is not None else "trectools",
     )
 )
+register(
+    MetricSpec(
+        "RBP_resid",
+        "cwl.sql#RBP_resid",
+        "RBP's residual: the most RBP could still gain if every unjudged document were relevant. The weight "
+        "(1-p) p^(i-1) of the unjudged ranks i <= d (not in the qrels, or a negative grade), plus p^d for every "
+        "rank beyond d; d = k (@k) or 1000. Tied scores share their group's mean weight, as trectools' get_rbp "
+        "computes it; a leaderboard shows RBP(p, rel) as the interval [RBP, RBP + RBP_resid].",
+        "Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, TOIS 2008 (Sec. 5); "
+        "trectools 0.0.50, TrecEval.get_rbp",
+        (Param("p", "float", 0.8, "persistence: the chance of going on to the next rank", minimum=0.0, maximum=1.0),),
+        cutoff="optional",
+        reference="trectools",
+    )
+)
 _cwl(
     "SDCG",
     "Scaled DCG: sum_{i<=k} g_i/log2(i+1) over sum_{i<=k} 1/log2(i+1), g = grade scaled to [0, 1] by min_rel, max_rel "

@@ -13,7 +13,9 @@ figure. ``source`` is anything with ``tables`` (table name -> rows), ``params`` 
 * :func:`tests`: discriminative power per paired test and column;
 * :func:`robustness`: Kendall's tau, discriminative power, accuracy and g-mean against the share of
   judgments kept (Sakai SIGIR 2007 Figs. 2-3, Bompada et al. 2007 Figs. 1-2);
-* :func:`compare_intervals`: the mean differences of a stored comparison with their intervals.
+* :func:`compare_intervals`: the mean differences of a stored comparison with their intervals;
+* :func:`reusability`: each run's rank under the full qrels and under the qrels without its
+  group's unique documents, a slope chart per metric (the runs that fall marked).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from .model import BarFigure, Figure, HeatMap, Intervals, LineFigure, Panels, Series
+from .model import BarFigure, Figure, HeatMap, Intervals, LineFigure, Panels, RankSlopes, Series
 
 Row = Mapping[str, Any]
 
@@ -308,3 +310,30 @@ def compare_intervals(source: Source, level_text: str = "95 %") -> list[Interval
             )
         )
     return out
+
+
+def reusability(source: Source) -> Panels | None:
+    """A slope chart per metric: each run's rank on the full qrels (left) and with every run scored
+    without its own group's unique documents (right); the runs whose rank falls are marked."""
+    rows = _rows(source, "meta_reusability_runs")
+    if not rows:
+        return None
+    qrels = source.params.get("qrels")
+    how = "run" if source.params.get("leave_one_out") == "runs" else "group"
+    panels: list[Figure] = []
+    for metric in dict.fromkeys(r["metric"] for r in rows):
+        mine = [r for r in rows if r["metric"] == metric]
+        panels.append(
+            RankSlopes(
+                title=f"{metric}: rank on {qrels} (left) and without each run's {how} (right)",
+                left=f"{qrels}",
+                right=f"leave one {how} out",
+                labels=[r["run"] for r in mine],
+                left_ranks=[r["rank_full"] for r in mine],
+                right_ranks=[r["rank_reduced"] for r in mine],
+                marks=[r["rank_reduced"] > r["rank_full"] for r in mine],
+                mark_label=f"falls without its {how}'s documents",
+            )
+        )
+    depth = source.params.get("depth")
+    return Panels(title=f"Reusability: depth-{depth} pool, leave one {how} out", panels=panels, columns=len(panels))

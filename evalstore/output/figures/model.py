@@ -131,8 +131,24 @@ class Intervals:
     reference: float | None = None
 
 
+@dataclass(frozen=True)
+class RankSlopes:
+    """Each item's rank on two leaderboards, the ``left`` one and the ``right`` one, joined by a
+    line (a slope chart: the judges' leaderboards, a leaderboard with and without a group's
+    judgments); ``marks[i]``: item i drawn highlighted, for the reason ``mark_label`` says."""
+
+    title: str
+    left: str
+    right: str
+    labels: list[str]
+    left_ranks: list[int]
+    right_ranks: list[int]
+    marks: list[bool]
+    mark_label: str = ""
+
+
 #: A figure of one panel.
-Figure = LineFigure | BarFigure | HeatMap | Boxes | DifferenceLines | DifferenceMap | Scatter | Intervals
+Figure = LineFigure | BarFigure | HeatMap | Boxes | DifferenceLines | DifferenceMap | Scatter | Intervals | RankSlopes
 
 
 @dataclass(frozen=True)

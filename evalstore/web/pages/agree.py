@@ -12,7 +12,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ...judges.render import LABEL_COLUMNS, MEANINGS
-from .. import page_charts
+from ...output.figures.model import RankSlopes
+from .. import figure_charts, page_charts
 from ..context import Ctx, NotFound, ReportFile, ReportPlan
 from ..frame import frame_model
 from ..links import ReportLinks
@@ -122,7 +123,18 @@ def _meaning(key: str, rel: Any) -> str:
 def _metric(summary: dict[str, Any], runs: list[dict[str, Any]], ref: str, cand: str) -> dict[str, Any]:
     return {
         "summary": summary,
-        "chart": page_charts.slope_chart(runs, ref, cand, summary["metric"]),
+        "chart": figure_charts.slope_chart(
+            RankSlopes(
+                f"{summary['metric']}: rank under {ref} (left) and under {cand} (right)",
+                ref,
+                cand,
+                [r["run"] for r in runs],
+                [r["rank_ref"] for r in runs],
+                [r["rank_cand"] for r in runs],
+                [bool(r["flip"]) for r in runs],
+                "significance flips",
+            )
+        ),
         "runs": runs,
         "flipped": [r["run"] for r in runs if r["flip"]],
     }

@@ -69,28 +69,16 @@ def compare_page(
     metric: str | None = None,
     missing: str | None = None,
 ) -> dict[str, Any]:
-    if not baseline or not run:
-        raise BadRequest("the comparison needs two runs: /compare?baseline=RUN_A&run=RUN_B&metric=METRIC")
-    policy = missing or "error"
-    if policy not in MISSING:
-        raise BadRequest(f"missing= is one of {', '.join(MISSING)}, not {policy!r}")
-    need_run(ctx, baseline)
-    need_run(ctx, run)
-    if baseline == run:
-        raise BadRequest("compare two different runs")
+    """The page's model, in three steps: the query (both runs' scores), the statistics (the
+    library's, or the refusal of the missing-topic rule), the model (table, chart, links)."""
+    baseline, run, policy = _checked(ctx, baseline, run, missing)
     qrels, metric, cat = choose(ctx, qrels, metric)
     a = q.run_scores(ctx.store, baseline, qrels, metric)
     b = q.run_scores(ctx.store, run, qrels, metric)
     for name, sc in ((baseline, a), (run, b)):
         if not sc:
             raise NotFound(f"the run {name!r} has no {metric} scores on {qrels!r}")
-    refused = None
-    try:
-        stats = library_statistics(ctx, baseline, run, qrels, metric, policy)
-        values = stats.pop("values")
-    except MetaError as e:
-        refused, stats = str(e), {"n": 0, "level": EFFECT_LEVEL}
-        values = {t: (a[t], b[t]) for t in a if t in b and a[t] is not None and b[t] is not None}
+    stats, values, refused = _statistics(ctx, baseline, run, qrels, metric, policy, a, b)
     diffs = {t: vb - va for t, (va, vb) in values.items()}
     everything = sorted(diffs, key=lambda t: (-diffs[t], q.topic_key(t)))
     wins = sum(1 for t in everything if diffs[t] > 0)
@@ -98,20 +86,6 @@ def compare_page(
     order, cut_note = largest(everything)
     links = ctx.links
     topic_links = [links.to("topic", t, [baseline, run], qrels, metric) for t in order]
-    chart = page_charts.difference_bars(
-        order, [diffs[t] for t in order], label=f"{metric}: {run} − {baseline}", links=topic_links
-    )
-    rows = [
-        {
-            "topic": t,
-            "href": href,
-            "a": values[t][0],
-            "b": values[t][1],
-            "diff": diffs[t],
-            "outcome": "win" if diffs[t] > 0 else "loss" if diffs[t] < 0 else "tie",
-        }
-        for t, href in zip(order, topic_links)
-    ]
     model = frame_model(ctx, "compare", f"{run} against {baseline}", qrels, metric)
     model.update(
         {
@@ -121,8 +95,10 @@ def compare_page(
             "run_href": links.to("run", run, qrels, metric),
             "swap_href": links.to("compare", run, baseline, qrels, metric),
             "contrast_href": links.to("contrast", baseline, run, qrels, metric),
-            "rows": rows,
-            "chart": chart,
+            "rows": _rows(order, topic_links, values, diffs),
+            "chart": page_charts.difference_bars(
+                order, [diffs[t] for t in order], label=f"{metric}: {run} − {baseline}", links=topic_links
+            ),
             "wins": wins,
             "losses": losses,
             "ties": len(everything) - wins - losses,
@@ -140,6 +116,48 @@ def compare_page(
         }
     )
     return model
+
+
+def _checked(ctx: Ctx, baseline: str | None, run: str | None, missing: str | None) -> tuple[str, str, str]:
+    """The two runs and the missing-topic rule, once the runs are known and different (else a 400 or 404)."""
+    if not baseline or not run:
+        raise BadRequest("the comparison needs two runs: /compare?baseline=RUN_A&run=RUN_B&metric=METRIC")
+    policy = missing or "error"
+    if policy not in MISSING:
+        raise BadRequest(f"missing= is one of {', '.join(MISSING)}, not {policy!r}")
+    need_run(ctx, baseline)
+    need_run(ctx, run)
+    if baseline == run:
+        raise BadRequest("compare two different runs")
+    return baseline, run, policy
+
+
+def _statistics(
+    ctx: Ctx, baseline: str, run: str, qrels: str, metric: str, policy: str, a: dict, b: dict
+) -> tuple[dict[str, Any], dict[str, tuple[float, float]], str | None]:
+    """``(statistics, per-topic values, refusal)``: the library's statistics and the values its
+    matrix read; when the missing-topic rule refuses, its message and the topics both runs have."""
+    try:
+        stats = library_statistics(ctx, baseline, run, qrels, metric, policy)
+        return stats, stats.pop("values"), None
+    except MetaError as e:
+        values = {t: (a[t], b[t]) for t in a if t in b and a[t] is not None and b[t] is not None}
+        return {"n": 0, "level": EFFECT_LEVEL}, values, str(e)
+
+
+def _rows(order: list[str], hrefs: list, values: dict, diffs: dict[str, float]) -> list[dict[str, Any]]:
+    """The table: one row per topic shown, with both values, the difference and its outcome."""
+    return [
+        {
+            "topic": t,
+            "href": href,
+            "a": values[t][0],
+            "b": values[t][1],
+            "diff": diffs[t],
+            "outcome": "win" if diffs[t] > 0 else "loss" if diffs[t] < 0 else "tie",
+        }
+        for t, href in zip(order, hrefs)
+    ]
 
 
 def _missing_links(ctx: Ctx, baseline: str, run: str, qrels: str, metric: str, policy: str) -> list[dict[str, Any]]:

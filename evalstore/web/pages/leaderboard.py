@@ -17,6 +17,7 @@ from .. import queries as q
 from .. import rank_intervals as rank_view
 from ..choices import board, choose
 from ..context import BadRequest, Ctx, ReportFile, ReportPlan
+from ..figure_charts import IntervalChart
 from ..frame import frame_model
 from ..links import ReportLinks, metric_list
 from ..render import percent
@@ -49,7 +50,8 @@ def leaderboard_page(
     seed: str | None = None,
 ) -> dict[str, Any]:
     """The page's model; the ranks (with ``rank_ci``: computed on request, else the stored rank
-    intervals, :mod:`evalstore.web.rank_intervals`) are those of the first metric, which orders the runs."""
+    intervals, :mod:`evalstore.web.rank_intervals`) are those of the first metric, which orders the runs.
+    In three steps: the query (each metric's board), the rank intervals, the model (table, chart, links)."""
     qrels, names, cat = chosen_metrics(ctx, qrels, metrics)
     first = names[0]
     boards = {m: board(ctx, qrels, m) for m in names}
@@ -57,42 +59,9 @@ def leaderboard_page(
     links = ctx.links
     ranks = rank_intervals(ctx, rows, qrels, first, rank_ci, trials, seed, links)
     best = rows[0].run if rows else None
-    by_metric = {m: {r.run: r for r in boards[m]} for m in names}
+    every_row = [r for m in names for r in boards[m]]
+    level = level_text(every_row)
     order = [r.run for r in rows] + sorted({r.run for m in names[1:] for r in boards[m]} - {r.run for r in rows})
-    level = level_text([r for m in names for r in boards[m]])
-    columns = _columns(names, level)
-    table = []
-    for i, run in enumerate(order, start=1):
-        cells: list[dict[str, Any]] = []
-        for m in names:
-            cells += _cells(by_metric[m].get(run), single=len(names) == 1)
-        mine = by_metric[first].get(run)
-        rank_lo, rank_hi = ranks["ranks"].get(run, (None, None, None))[1:]
-        table.append(
-            {
-                "rank": i if mine else None,
-                "rank_lo": rank_lo,
-                "rank_hi": rank_hi,
-                "run": run,
-                "href": links.to("run", run, qrels, first),
-                "cells": cells,
-                "n_topics": mine.n_topics if mine else None,
-                "compare": links.to("compare", best, run, qrels, first) if best and run != best and mine else None,
-            }
-        )
-    shown = rows[:CHART_RUNS]
-    what = f"mean {first} on {qrels} with its {level} interval".replace("  ", " ")
-    chart = figure_charts.interval_chart(
-        Intervals(
-            what,
-            what,
-            [r.run for r in shown],
-            [r.mean for r in shown],
-            [r.ci_low for r in shown],
-            [r.ci_high for r in shown],
-        ),
-        links=[links.to("run", r.run, qrels, first) for r in shown],
-    )
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
     model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
     model.update(_pickers(ctx, cat, qrels, names))
@@ -100,14 +69,15 @@ def leaderboard_page(
         {
             "title": heading,
             "metrics": names,
-            "columns": columns,
-            "rows": table,
+            "columns": _columns(names, level),
+            "rows": _table(ctx, qrels, names, boards, order, ranks["ranks"]),
             "n_runs": len(order),
+            "kinds": kinds_text([_kind({m: {r.run: r for r in boards[m]} for m in names}, run) for run in order]),
             "best": best,
             "aggregate": rows[0].aggregate if rows else "mean",
-            "chart": chart,
+            "chart": _chart(ctx, rows[:CHART_RUNS], qrels, first, level),
             "chart_note": f"the best {CHART_RUNS} of {len(rows)} runs" if len(rows) > CHART_RUNS else None,
-            "method": interval_method([r for m in names for r in boards[m]]),
+            "method": interval_method(every_row),
             "csv": links.download("leaderboard", "csv", qrels, first),
             "parquet": links.download("leaderboard", "parquet", qrels, first),
             "rank_links": [
@@ -120,6 +90,46 @@ def leaderboard_page(
     return model
 
 
+def _table(
+    ctx: Ctx, qrels: str, names: list[str], boards: dict[str, list[q.BoardRow]], order: list[str], ranks: dict
+) -> list[dict[str, Any]]:
+    """One row per run in ``order``: its rank and rank interval by the first metric, its cells for
+    every metric, the link comparing it with the best run."""
+    first, links = names[0], ctx.links
+    by_metric = {m: {r.run: r for r in boards[m]} for m in names}
+    best = boards[first][0].run if boards[first] else None
+    table = []
+    for i, run in enumerate(order, start=1):
+        cells: list[dict[str, Any]] = []
+        for m in names:
+            cells += _cells(by_metric[m].get(run), single=len(names) == 1)
+        mine = by_metric[first].get(run)
+        rank_lo, rank_hi = ranks.get(run, (None, None, None))[1:]
+        table.append(
+            {
+                "rank": i if mine else None,
+                "rank_lo": rank_lo,
+                "rank_hi": rank_hi,
+                "run": run,
+                "href": links.to("run", run, qrels, first),
+                "cells": cells,
+                "n_topics": mine.n_topics if mine else None,
+                "compare": links.to("compare", best, run, qrels, first) if best and run != best and mine else None,
+                "kind": _kind(by_metric, run),
+            }
+        )
+    return table
+
+
+def _chart(ctx: Ctx, shown: Sequence[q.BoardRow], qrels: str, metric: str, level: str) -> IntervalChart:
+    """The interval chart of the runs shown (the best :data:`CHART_RUNS`)."""
+    what = f"mean {metric} on {qrels} with its {level} interval".replace("  ", " ")
+    runs = [r.run for r in shown]
+    lows, highs = [r.ci_low for r in shown], [r.ci_high for r in shown]
+    intervals = Intervals(what, what, runs, [r.mean for r in shown], lows, highs)
+    return figure_charts.interval_chart(intervals, links=[ctx.links.to("run", run, qrels, metric) for run in runs])
+
+
 def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str, rank_ci, trials, seed, links=None):
     """The rank intervals of the board (:mod:`evalstore.web.rank_intervals`); a bad request is a 400."""
 
@@ -128,6 +138,19 @@ def rank_intervals(ctx: Ctx, rows: Sequence[q.BoardRow], qrels: str, metric: str
         return rank_view.rank_model(ctx.store, rows, qrels, metric, rank_ci, trials, seed, run_link)
     except rank_view.RankRequestError as e:
         raise BadRequest(str(e)) from None
+
+
+def _kind(by_metric: dict[str, dict[str, q.BoardRow]], run: str) -> str:
+    """The kind of a run of the board (submitted, fused, scratch)."""
+    return next((rows[run].kind for rows in by_metric.values() if run in rows), "submitted")
+
+
+def kinds_text(kinds: Sequence[str]) -> str | None:
+    """What the board includes when not only submitted runs (``6 submitted, 1 fused``): the page
+    then shows each run's kind."""
+    if set(kinds) <= {"submitted"}:
+        return None
+    return ", ".join(f"{kinds.count(k)} {k}" for k in ("submitted", "fused", "scratch") if k in kinds)
 
 
 def level_text(rows: Sequence[q.BoardRow]) -> str:

@@ -13,6 +13,7 @@ from ..choices import board, choose, need_run, no_scores_message, pickers, topic
 from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
 from ..frame import frame_model
 from ..links import ReportLinks
+from ..page_charts import AppendixChart
 
 
 def _partner(rows: Sequence[q.BoardRow], run: str) -> str | None:
@@ -25,6 +26,8 @@ def _partner(rows: Sequence[q.BoardRow], run: str) -> str | None:
 def run_page(
     ctx: Ctx, run: str, qrels: str | None = None, metric: str | None = None, page: str | int | None = None
 ) -> dict[str, Any]:
+    """The page's model, in three steps: the query (the page's topics with their statistics, the
+    board, the counts over every topic), the chart and table, the model."""
     need_run(ctx, run)
     qrels, metric, cat = choose(ctx, qrels, metric)
     total = q.run_topic_count(ctx.store, run, qrels, metric)
@@ -38,33 +41,6 @@ def run_page(
     partner = _partner(ranked, run)
     pair = [run, partner] if partner else [run]
     topic_links = [links.to("topic", t, pair, qrels, metric) for t in topics]
-    chart = page_charts.appendix_chart(
-        topics,
-        [scores[t] for t in topics],
-        [stats[t].median if t in stats else None for t in topics],
-        [stats[t].best if t in stats else None for t in topics],
-        [stats[t].worst if t in stats else None for t in topics],
-        run=run,
-        metric=metric,
-        links=topic_links,
-    )
-    table = []
-    for t, href in zip(topics, topic_links):
-        v, s = scores[t], stats.get(t)
-        diff = None if v is None or s is None or s.median is None else v - s.median
-        table.append(
-            {
-                "topic": t,
-                "href": href,
-                "value": v,
-                "median": s.median if s else None,
-                "best": s.best if s else None,
-                "worst": s.worst if s else None,
-                "diff": diff,
-                "is_best": s is not None and v is not None and s.best is not None and v >= s.best,
-                "n_runs": s.n_runs if s else 0,
-            }
-        )
     # the cards count every topic of the run, whatever the page shows (one count, in SQL)
     above, below, equal, at_best = q.run_against_topics(ctx.store, run, qrels, metric)
     me = next((r for r in ranked if r.run == run), None)
@@ -75,8 +51,8 @@ def run_page(
         {
             "run": run,
             "made": made.text() if made else None,
-            "rows": table,
-            "chart": chart,
+            "rows": _rows(topics, topic_links, scores, stats),
+            "chart": _chart(topics, topic_links, scores, stats, run, metric),
             "mean": me.mean if me else None,
             "rank": me.rank if me else None,
             "n_runs": len(ranked),
@@ -97,6 +73,51 @@ def run_page(
         }
     )
     return model
+
+
+def _chart(
+    topics: list[str],
+    hrefs: list,
+    scores: dict[str, float | None],
+    stats: dict[str, q.TopicStats],
+    run: str,
+    metric: str,
+) -> AppendixChart:
+    """The run's score on each topic shown beside the median, best and worst of all runs."""
+    return page_charts.appendix_chart(
+        topics,
+        [scores[t] for t in topics],
+        [stats[t].median if t in stats else None for t in topics],
+        [stats[t].best if t in stats else None for t in topics],
+        [stats[t].worst if t in stats else None for t in topics],
+        run=run,
+        metric=metric,
+        links=hrefs,
+    )
+
+
+def _rows(
+    topics: list[str], hrefs: list, scores: dict[str, float | None], stats: dict[str, q.TopicStats]
+) -> list[dict[str, Any]]:
+    """The table: one row per topic shown, its score beside the topic's statistics over all runs."""
+    table = []
+    for t, href in zip(topics, hrefs):
+        v, s = scores[t], stats.get(t)
+        diff = None if v is None or s is None or s.median is None else v - s.median
+        table.append(
+            {
+                "topic": t,
+                "href": href,
+                "value": v,
+                "median": s.median if s else None,
+                "best": s.best if s else None,
+                "worst": s.worst if s else None,
+                "diff": diff,
+                "is_best": s is not None and v is not None and s.best is not None and v >= s.best,
+                "n_runs": s.n_runs if s else 0,
+            }
+        )
+    return table
 
 
 def _run_topics(

@@ -9,11 +9,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ...ingest.checks import MAX_NAME_LENGTH
+from .. import answer_queries as aq
 from .. import queries as q
 from ..choices import board, choose, need_run
 from ..context import BadRequest, Ctx, NotFound, ReportFile, ReportPlan
 from ..frame import frame_model
 from ..links import ReportLinks
+from .topic_answers import answers_model
 
 #: documents of each ranked list shown on a topic page unless ?depth= says otherwise
 DEFAULT_DEPTH = 20
@@ -71,8 +73,10 @@ def topic_page(
     rel_docs = [d for d, g in judged if g > 0]
     shown_rel = rel_docs[:200]
     rank_of = q.ranks_of(store, chosen, topic, shown_rel)
-    texts = q.topic_texts(store, topic)
-    columns = _ranked_columns(ctx, chosen, topic, qrels, metric, k)
+    kind = aq.kind_of(store, qrels)[0]
+    answers = answers_model(ctx, chosen, topic, qrels, metric, kind)
+    texts = q.topic_texts(store, topic) or _answer_query(store, topic, answers)
+    columns = _ranked_columns(ctx, chosen, topic, qrels, metric, k) if kind == "judgments" else []
     snippets = q.doc_snippets(store, sorted({x["doc"] for c in columns for x in c["docs"]} | set(shown_rel)))
     for c in columns:
         for x in c["docs"]:
@@ -102,9 +106,19 @@ def topic_page(
             ],
             "relevant_cut": len(rel_docs) > len(shown_rel),
             "compare": links.to("compare", chosen[0], chosen[1], qrels, metric) if len(chosen) == 2 else None,
+            "kind": kind,
+            "answers": answers,
         }
     )
     return model
+
+
+def _answer_query(store: Any, topic: str, answers: dict[str, Any] | None) -> list[q.TopicText]:
+    """The topic's query where no topic set has it: as a nugget set, else an answer, gives it."""
+    query, source = aq.nugget_query(store, topic), "nugget set"
+    if query is None and answers:
+        query, source = answers["query"], "answer"
+    return [q.TopicText(source, query, None, None, None)] if query else []
 
 
 def _depth(depth: str | int | None) -> int:

@@ -115,3 +115,22 @@ def test_usage_errors_exit_2_like_repro_and_design(cli, sample_db, args, option)
     code, _, err = cli(*args, "--db", sample_db)
     assert code == failures.USAGE and option in err and "outside the range" in err
     assert "Conversion Error" not in err
+
+
+@pytest.mark.parametrize("args", [["demo"], ["sql", "SELECT * FROM range(1000000)"]], ids=["demo", "sql"])
+def test_a_closed_pipe_is_not_an_error(tmp_path, sample_db, args):
+    """`evalstore demo | head` exited 1 (Click turns EPIPE into exit 1): the reader going away ends
+    the command quietly, exit 0, nothing on stderr (issue 44.10)."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "demo.duckdb" if args == ["demo"] else sample_db
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evalstore", *args, "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdout.readline()
+    proc.stdout.close()  # as head does after its lines
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b""

@@ -2,9 +2,10 @@
 
 import csv
 import io
+import json
 
 import pytest
-from support import run_cli
+from support import SAMPLE, run_cli
 
 import evalstore
 
@@ -112,3 +113,60 @@ def test_errors_are_for_people(sample_db):
     assert r.exit_code == 2 and "'sometimes' is not one of" in r.output and "drop-topics" in r.output
     r = run_cli("meta", "tests", "-q", "sample", "-m", "AP", "-t", "sign", "--db", sample_db)
     assert r.exit_code == 2 and "'sign' is not one of" in r.output
+
+
+def test_runs_of_another_collection_are_noted_once_per_parent_set(sample_db, tmp_path):
+    """The runs left out of a robustness analysis (they share no topic with the qrels) are the same
+    for the set and every subsample: one note, not one per subsample (issue 44.3)."""
+    other = tmp_path / "other.txt"
+    other.write_text("X1 Q0 a 1 3.0 other\nX1 Q0 b 2 2.0 other\n")
+    assert run_cli("ingest", "run", str(other), "--db", sample_db).exit_code == 0
+    r = run_cli("subsample", "-q", "sample", "--fractions", "0.7,0.5", "--subsample-trials", "2", "--db", sample_db)
+    assert r.exit_code == 0, r.output
+    r = run(sample_db, "robustness", "-q", "sample", "-m", "AP", "-B", "100", "--no-save")
+    notes = [line for line in r.stderr.splitlines() if "share no topic" in line]
+    assert notes == ["left out 1 run(s) that share no topic with qrels 'sample' and its 4 subsample(s): other"]
+    run_cli("ingest", "qrels", SAMPLE / "qrels.judge.txt", "--name", "judge", "--db", sample_db)
+    r = run(sample_db, "kendall", "-q", "sample", "-q", "judge", "-m", "AP", "--no-save")
+    notes = [line for line in r.stderr.splitlines() if "share no topic" in line]
+    assert notes == ["left out 1 run(s) that share no topic with qrels 'sample', 'judge': other"]
+
+
+def test_reusability_json_plot_and_groups(sample_db, tmp_path):
+    # the interface scripts rely on: per run run, mean_full, mean_reduced, rank_full, rank_reduced; per metric tau
+    png = tmp_path / "reuse.png"
+    r = run(sample_db, "reusability", "--qrels", "sample", "--leave-one-out", "runs", "--depth", "5", "-m", "nDCG@10",
+            "-m", "AP", "--format", "json", "--plot", str(png))  # fmt: skip
+    doc = json.loads(r.stdout)
+    assert {"run", "mean_full", "mean_reduced", "rank_full", "rank_reduced"} <= set(doc["runs"][0])
+    assert len(doc["runs"]) == 12 and set(doc["metrics"]) == {"nDCG@10", "AP"} and "tau" in doc["metrics"]["AP"]
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    with evalstore.open(sample_db) as s:
+        subs = s.sql("SELECT name FROM subsamples WHERE method = 'leave_one_run_out' ORDER BY name").rows
+        assert subs[0] == ("sample@loro5:bm25",) and len(subs) == 6
+        assert s.sql("SELECT count(*) FROM meta_reusability_runs").rows == [(12,)]
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("run\tteam\n" + "".join(f"{r}\t{'lex' if r.startswith('bm25') else 'other'}\n" for r in
+                      ("bm25", "bm25_rm3", "dense", "hybrid", "random", "rerank")))  # fmt: skip
+    r = run(sample_db, "reusability", "-q", "sample", "--groups", groups, "--group-by", "team", "-m", "AP")
+    assert "the groups left out" in r.stdout and "sample@logo10:lex" in r.stdout
+    data = tmp_path / "reuse.csv"
+    run(sample_db, "reusability", "-q", "sample", "--groups", groups, "-m", "AP", "--plot", str(png),
+        "--plot-data", str(data), "--no-save")  # fmt: skip
+    assert _csv(data.read_text())[0].keys() == {"metric", "run", "rank_full", "rank_reduced", "marked"}
+
+
+def test_reusability_refusals(sample_db):
+    r = run_cli("meta", "reusability", "-q", "sample", "-m", "AP", "--db", sample_db)
+    assert r.exit_code == 2 and "--group-by FIELD" in r.output
+    r = run_cli("meta", "reusability", "-q", "sample", "-m", "AP", "--leave-one-out", "runs", "--group-by", "x",
+               "--db", sample_db)  # fmt: skip
+    assert r.exit_code == 2 and "takes no grouping" in r.output
+    r = run_cli("meta", "reusability", "-q", "sample", "-m", "AP", "--group-by", "actor.team", "--db", sample_db)
+    assert r.exit_code == 1 and "6 run(s) have no group in the runs' metadata field 'actor.team'" in r.stderr
+    r = run_cli("meta", "reusability", "-q", "sample", "-m", "AP", "--leave-one-out", "runs", "--depth", "0",
+               "--db", sample_db)  # fmt: skip
+    assert r.exit_code == 2
+    with evalstore.open(sample_db) as s:
+        assert s.sql("SELECT count(*) FROM meta_runs WHERE kind = 'reusability'").rows == [(0,)]
+        assert s.sql("SELECT count(*) FROM subsamples").rows == [(0,)]

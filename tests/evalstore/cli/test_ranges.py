@@ -12,7 +12,7 @@ from support import run_cli
 
 from evalstore.cli import app
 
-_RANGE = re.compile(r"\[(?:(?P<lo>[-\d.e+]+)(?P<lop><=|<))?x(?:(?P<hip><=|<)(?P<hi>[-\d.e+]+))?\]$")
+_RANGE = re.compile(r"\[(?:(?P<lo>[-\d.e+]+)(?P<lop><=|<))?x(?:(?P<hip><=|<)(?P<hi>[-\d.e+^]+))?\]$")
 
 
 def _commands(cmd=None, path=()):
@@ -43,7 +43,8 @@ def _outside(ann: type, help_text: str) -> list[str]:
         lo = ann(float(m["lo"])) if ann is float else int(m["lo"])
         values.append(str(lo if m["lop"] == "<" else lo - 1))
     if m["hi"] is not None:
-        hi = float(m["hi"]) if ann is float else int(m["hi"])
+        power = re.fullmatch(r"2\^(\d+)-1", m["hi"])  # 2^63-1: a bound too long for the help's column
+        hi = 2 ** int(power[1]) - 1 if power else float(m["hi"]) if ann is float else int(m["hi"])
         values.append(repr(hi) if m["hip"] == "<" else str(hi + 1) if ann is int else repr(hi * 2 + 1))
     if ann is float:
         values += ["nan", "inf", "-inf"]
@@ -107,3 +108,24 @@ def test_hostile_values(args, option, tmp_path):
         assert r.exit_code == 2 and option in text and "outside the range" in text, text
     else:
         assert r.exit_code != 70 and "Traceback" not in text
+
+
+def _leaves(cmd=None, path=()):
+    cmd = cmd or typer.main.get_command(app)
+    subs = getattr(cmd, "commands", {})
+    if not subs:
+        yield path
+    for name, sub in subs.items():
+        yield from _leaves(sub, (*path, name))
+
+
+def test_ranges_are_whole_in_an_80_column_help():
+    """`eval --help` at 80 columns cut the seed's range ([0<=x<=922337203685477580…); the bound is
+    written 2^63-1 (issue 44.10)."""
+    from typer.testing import CliRunner
+
+    runner = CliRunner(env={"COLUMNS": "80"})
+    for path in _leaves():
+        out = runner.invoke(app, [*path, "--help"]).output
+        assert not re.search(r"x<?=?[-\d.e+^]*…", out), (path, [line for line in out.splitlines() if "…" in line])
+    assert "[0<=x<=2^63-1]" in runner.invoke(app, ["eval", "--help"]).output

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from support import FIXTURES, holding_lock, store_at_migration_1
+from support import FIXTURES, holding_lock, run_cli, store_at_migration_1
 
 import evalstore
 from evalstore.db import available_migrations
@@ -232,7 +232,7 @@ def test_ingest_globs_reingest_replace_and_dedupe(cli, tmp_path):
         )
     code, out, err = cli("ingest", "run", str(tmp_path / "run*.txt.gz"), "--db", path)
     assert code == 0 and out == ""
-    assert err.splitlines() == [f"run 'sys{i}' added: 2 rows, 1 topics" for i in range(3)]
+    assert err.splitlines() == [f"run 'sys{i}' added: 2 rows, 1 topic" for i in range(3)]
     code, out, err = cli("ingest", "run", str(tmp_path / "run*.txt.gz"), "--db", path)
     assert (
         code == 0
@@ -242,7 +242,7 @@ def test_ingest_globs_reingest_replace_and_dedupe(cli, tmp_path):
     code, out, err = cli("ingest", "run", tmp_path / "run1.txt.gz", "--replace", "--db", path)
     assert code == 1 and "line 2: duplicate document 'c'" in err
     code, out, err = cli("ingest", "run", tmp_path / "run1.txt.gz", "--replace", "--dedupe", "--db", path)
-    assert code == 0 and "run 'sys1' replaced: 1 rows, 1 topics, 1 duplicate document line(s) dropped" in err
+    assert code == 0 and "run 'sys1' replaced: 1 row, 1 topic, 1 duplicate document line(s) dropped" in err
     code, out, _ = cli("sql", "SELECT run, doc, rank FROM run_rows ORDER BY run, rank", "-f", "csv", "--db", path)
     assert out == "run,doc,rank\nsys0,a,1\nsys0,b,2\nsys1,c,1\nsys2,a,1\nsys2,b,2\n"
 
@@ -276,7 +276,7 @@ def test_list_and_sql_output_pipes_cleanly(cli, db):
     assert (
         code == 0
         and "\x1b[" not in out
-        and out.splitlines()[1].split()[:5] == ["name", "tag", "format", "n_topics", "n_rows"]
+        and out.splitlines()[1].split()[:6] == ["name", "kind", "tag", "format", "n_topics", "n_rows"]
     )
     code, out, _ = cli("list", "qrels", "-f", "json", "--db", db)
     [q] = json.loads(out)
@@ -360,3 +360,11 @@ def test_sql_column_names_as_written_and_name_suggestions(cli, db):
     assert code == 1 and "no run named 'sysa' in the store (did you mean 'sysA'?)" in err
     code, _, err = cli("eval", "-r", "zzz", "-m", "AP", "--db", db)
     assert code == 1 and "no run named 'zzz' in the store (runs: sysA)" in err
+
+
+def test_sql_reads_the_query_from_standard_input(sample_db):
+    """`evalstore sql -` failed with a syntax error at "-" (issue 44.10)."""
+    r = run_cli("sql", "-", "-f", "csv", "--db", sample_db, stdin="SELECT count(*) AS n\nFROM runs\n")
+    assert r.exit_code == 0 and r.stdout == "n\n6\n"
+    r = run_cli("sql", "-", "--db", sample_db, stdin="  \n")
+    assert r.exit_code == 2 and "standard input is empty" in r.output

@@ -57,11 +57,38 @@ def test_t_and_wilcoxon_p_values_equal_scipy_on_dl2020(dl20):
                 else:
                     nz = d[d != 0]
                     ties = len(np.unique(np.abs(nz))) < len(nz)
-                    method = "exact" if (not ties and len(nz) <= 50) else "asymptotic"
+                    # "approx": SciPy 1.11's name (the floor) of what later releases call "asymptotic"
+                    method = "exact" if (not ties and len(nz) <= 50) else "approx"
                     ref = stats.wilcoxon(nz, zero_method="wilcox", correction=False, method=method).pvalue
                 assert p["p_value"] == pytest.approx(ref, rel=1e-9, abs=1e-14), (metric, test, p["run"])
                 checked += 1
     assert checked == 2 * 3 * len(others)
+
+
+def test_compare_on_a_nugget_metric_is_scipys_paired_t_test(rag_store):
+    """compare --qrels manual -b rag01 -m strict_vital -m vital: each p-value is scipy's ttest_rel on
+    the per-topic scores read from the scores view (not from the comparison), and the LaTeX table
+    marks what the stored p-values say."""
+    from scipy import stats
+
+    metrics = ["strict_vital", "vital", "weighted"]
+    cmp = rag_store.compare("manual", "rag01", None, metrics, test="t")
+    checked = 0
+    for metric in metrics:
+        rows = rag_store.sql(
+            "SELECT run, topic, value FROM scores WHERE qrels = 'manual' AND metric = ?", [metric]
+        ).rows
+        per_run: dict[str, dict[str, float]] = {}
+        for run, topic, value in rows:
+            per_run.setdefault(run, {})[topic] = value
+        topics = sorted(per_run["rag01"])
+        for run in cmp.runs[1:]:
+            p = cmp.pair(run, "rag01", metric)
+            ref = stats.ttest_rel([per_run[run][t] for t in topics], [per_run["rag01"][t] for t in topics]).pvalue
+            assert p is not None and p["p_value"] == pytest.approx(ref, rel=1e-9, abs=1e-14), (metric, run)
+            checked += 1
+    assert checked == 3 * 5
+    assert "strict" in cmp.to_latex() and cmp.analysis_id is not None
 
 
 @pytest.mark.slow
@@ -188,7 +215,7 @@ def test_wilcoxon_rule_is_ours_on_ties():
 
     z = np.array([[0.1, -0.1, 0.2, 0.0, 0.3, 0.1]])
     _, p = wilcoxon(z)
-    ref = stats.wilcoxon(z[0][z[0] != 0], correction=False, method="asymptotic").pvalue
+    ref = stats.wilcoxon(z[0][z[0] != 0], correction=False, method="approx").pvalue
     assert p[0] == pytest.approx(ref, rel=1e-12)
 
 

@@ -5,12 +5,14 @@ let in by a reader that yields to writers."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
 import time
 
 import pytest
+from support import holding_lock
 
 import evalstore
 from evalstore.errors import StoreError, StoreLockedError
@@ -113,3 +115,53 @@ def test_a_stale_marker_is_ignored(sample_db):
     os.utime(marker, (old, old))
     with evalstore.open(sample_db, sandbox=True, yield_to_writers=True) as s:
         assert s.run_names()
+
+
+SERVER_LIKE = """
+import os, sys, duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+open(sys.argv[1] + ".serving", "w").write(f"{os.getpid()}\\n") if sys.argv[2] == "server" else None
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def _reader(path, role: str):
+    """Another process holding the store read-only; ``role`` 'server' announces itself as the
+    store's server (as `evalstore serve` does), 'reader' does not."""
+    return holding_lock(path, role, script=SERVER_LIKE)
+
+
+def test_a_writer_waits_for_the_server_by_default_and_names_it(sample_db, monkeypatch):
+    """A writer that finds the store held by `evalstore serve` waits (SERVER_WAIT seconds) without
+    --wait, and says that the server holds it; held by another reader, it fails at once as before
+    (issue 44.2)."""
+    from evalstore.db import waiting
+
+    monkeypatch.setattr(waiting, "SERVER_WAIT", 1.5)
+    with _reader(sample_db, "server") as pid:
+        t0 = time.monotonic()
+        with pytest.raises(StoreLockedError) as e:
+            evalstore.open(sample_db)
+        assert time.monotonic() - t0 >= 1.5
+        assert f"is being read by `evalstore serve` (PID {pid})" in str(e.value) and "within 1.5 s" in str(e.value)
+        with pytest.raises(StoreLockedError, match="--wait 0 asked not to wait"):
+            evalstore.open(sample_db, wait=0)
+    assert (sample_db.parent / (sample_db.name + waiting.SERVING_SUFFIX)).exists()  # as a killed server leaves it
+    with _reader(sample_db, "reader") as pid:  # the marker names a process that holds no lock: ignored
+        t0 = time.monotonic()
+        with pytest.raises(StoreLockedError) as e:
+            evalstore.open(sample_db)
+        assert time.monotonic() - t0 < 1.0
+        assert f"open in another process (PID {pid})" in str(e.value) and "serve" not in str(e.value)
+
+
+def test_serving_marks_the_store_while_it_runs(tmp_path):
+    from evalstore.db import waiting
+
+    loc = str(tmp_path / "s.duckdb")
+    with waiting.serving(loc):
+        assert waiting.held_by_server(loc, f"Conflicting lock is held in python (PID {os.getpid()}) by user x")
+        assert not waiting.held_by_server(loc, "Conflicting lock is held in python (PID 1) by user x")
+        assert not waiting.held_by_server(loc, "Conflicting lock")
+    assert not os.path.exists(loc + waiting.SERVING_SUFFIX)

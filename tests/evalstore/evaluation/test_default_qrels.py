@@ -76,7 +76,7 @@ def test_with_a_subtopic_set_each_metric_takes_the_only_set_of_its_kind(cli, db,
     with evalstore.open(db) as s:
         assert default_qrels(s, ["AP", "nDCG@10"]) == "sample"
         assert default_qrels(s, ["alpha_nDCG@20"]) == "div"
-        with pytest.raises(StoreError, match=r"2 qrels sets \(div, sample\) \(the metrics read both kinds"):
+        with pytest.raises(StoreError, match=r"2 qrels sets \(div, sample\) \(the metrics read sets of several kinds"):
             default_qrels(s, ["AP", "alpha_nDCG@20"])
         with pytest.raises(StoreError, match=r"2 qrels sets \(div, sample\), and --qrels"):
             default_qrels(s)  # no metrics (subsample): both count

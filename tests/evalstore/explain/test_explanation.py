@@ -345,3 +345,30 @@ def test_agreement_on_trec_dl_2019(shared_dir):
         s.ingest_run(sorted(glob.glob(str(d / "runs" / "*.gz")))[:3], progress=False)
         n = agreement(s, "dl19", s.run_names())
     assert n == 2 * len(AGREEMENT_METRICS) * 3 * 43
+
+
+# ------------------------------------------------------------------ generated answers
+ANSWER_METRICS = {
+    "manual": ["strict_vital", "strict_all", "vital", "all", "weighted", "weighted(okay=0.3,partial=0)", "vital@120"],
+    "support.manual": ["support_precision", "support_recall"],
+}
+
+
+def test_nugget_and_support_metrics_explained_item_by_item(rag_store):
+    """Every nugget and support metric of every run on every topic of the RAG sample: the block's
+    relation over the judged answer, nugget by nugget (or citation by citation), whose last running
+    value is eval's value (explain checks it itself, exactly)."""
+    n = 0
+    for qrels, metrics in ANSWER_METRICS.items():
+        for metric in metrics:
+            found = explain_runs(rag_store, metric, qrels)
+            assert len(found) == 6 * 8, (qrels, metric)
+            for ex in found.values():
+                assert ex.kind == ("nuggets" if qrels == "manual" else "support")
+                assert ex.rows and ex.columns[:3] == ["rank", "doc", "grade"] and ex.columns[-1] == "running"
+                n += 1
+    assert n == 9 * 6 * 8
+    ex = explain(rag_store, "vital", "manual", "rag01", "R001")
+    nuggets = rag_store.sql("SELECT count(*) FROM nuggets WHERE topic = 'R001'").rows[0][0]
+    assert len(ex.rows) == nuggets and ex.norm == sum(r[ex.columns.index("importance")] == "vital" for r in ex.rows)
+    assert ex.R is None and "nuggets" in " ".join(explanation_report(ex).legend)

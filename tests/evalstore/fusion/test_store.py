@@ -68,6 +68,22 @@ def test_union_of_topics_and_missing_documents(runs):
     assert any("'A' lacks 1 topic" in n for n in res.notes) and any("'C' lacks 1 topic" in n for n in res.notes)
 
 
+def test_runs_of_another_collection_are_refused_unless_allowed(runs):
+    """An input run that shares no topic with the other inputs (a DL 2019 run beside a DL 2020 run)
+    is refused, as compare refuses runs that share no topic with its qrels; --allow-disjoint fuses
+    them anyway (issue 44.5). Runs that share some topics are fused as before (test above)."""
+    runs.ingest_run({"z1": {"a": 1.0}, "z2": {"b": 1.0}}, name="Z")
+    with pytest.raises(FusionError, match=r"the input runs share no topic with each other: 'A' \(2 topic\(s\)\), 'Z'"):
+        runs.fuse(["A", "Z"], "rrf", name="F")
+    with pytest.raises(FusionError, match=r"the input run\(s\) 'Z' \(2 topic\(s\)\) share no topic with the other in"):
+        runs.fuse(["A", "B", "Z"], "rrf", name="F")
+    assert "F" not in runs.run_names()
+    res = runs.fuse(["A", "Z"], "rrf", name="F", allow_disjoint=True)
+    assert res.n_topics == 4 and any("'Z' lacks 2 topic" in n for n in res.notes)
+    runs.ingest_run({"z1": {"b": 2.0}}, name="Z", replace=True)
+    assert runs.refresh_fusion("F").n_topics == 3  # its recipe is made again as it was allowed
+
+
 def test_ties_in_the_fused_run_follow_evalstores_order(store):
     """Equal fused scores: docno descending, as the evaluation ranks them."""
     store.ingest_run({"q": {"a": 2.0, "b": 1.0}}, name="X")

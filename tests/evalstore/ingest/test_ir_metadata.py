@@ -170,6 +170,49 @@ def test_a_malformed_block_names_the_file_and_line(tmp_path, text, line, says):
     assert says in str(e.value)
 
 
+def _block(*lines: str) -> str:
+    return "# ir_metadata.start\n" + "".join(f"# {line}\n" for line in lines) + "# ir_metadata.end\n" + ROWS
+
+
+#: a "billion laughs" of 442 bytes: nine levels of nine aliases (9^9 strings once expanded)
+LAUGHS = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"] + [
+    f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi")
+]
+
+
+@pytest.mark.parametrize(
+    "text, line, says",
+    [
+        # issue 39.2: each of these ran out of memory or crashed ingest with exit 70
+        (_block(*LAUGHS), 3, "expanded holds more than 1,048,576 characters"),
+        (_block("a: &a [*a]"), 2, "the alias *a is inside the collection it names (a cycle)"),
+        (_block("a: &a {b: [x, *a]}"), 2, "(a cycle)"),
+        (_block("a: " + "[" * 50000), 2, "more than 64 levels deep"),
+        (_block("tag: x", "a: " + "9" * 5000), 3, "a number has more than 100 digits"),
+        (_block("tag: x", "a: " + "x" * (1 << 20)), 3, "is larger than 1,048,576 bytes"),
+        (_block(*[f"k{i}: " + "y" * 1000 for i in range(1100)]), 1041, "is larger than 1,048,576 bytes"),
+    ],
+)
+def test_a_header_beyond_its_bounds_is_refused_with_file_and_line(tmp_path, text, line, says):
+    f = tmp_path / "hostile.run"
+    f.write_text(text)
+    with evalstore.open(":memory:") as s:
+        with pytest.raises(IngestError) as e:
+            s.ingest_run(f, progress=False)
+        assert s.run_names() == []
+    assert e.value.file.endswith("hostile.run") and e.value.line == line, str(e.value)
+    assert says in str(e.value)
+
+
+def test_aliases_within_the_bounds_are_expanded(tmp_path):
+    f = tmp_path / "ok.run"
+    f.write_text(_block("tag: x", "defaults: &d {k1: 0.9, b: 0.4}", "method: {retrieval: *d, rerank: *d}"))
+    with evalstore.open(":memory:") as s:
+        s.ingest_run(f, name="ok", progress=False)
+        meta = json.loads(s.con.execute("SELECT metadata FROM run_meta").fetchone()[0])
+    assert meta["method"] == {"retrieval": {"k1": 0.9, "b": 0.4}, "rerank": {"k1": 0.9, "b": 0.4}}
+
+
 def test_a_header_that_is_not_utf8(tmp_path):
     f = tmp_path / "latin.run"
     f.write_bytes(HEADER.replace("bm25\n#", "bm\xe925\n#", 1).encode("latin-1") + ROWS.encode())

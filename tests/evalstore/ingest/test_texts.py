@@ -96,8 +96,9 @@ def test_trec_xml_topics(store, tmp_path):
 def test_msmarco_tsv_and_jsonl_topics(store, tmp_path):
     tsv = tmp_path / "queries.tsv"
     tsv.write_text("19335\tanthropological definition of environment\n\n47923\taxon terminals\tor synaptic knob\n")
-    assert store.ingest_topics(tsv).format == "tsv"
-    assert [r[:2] for r in _topics(store, "queries")] == [
+    r = store.ingest_topics(tsv)
+    assert r.format == "tsv" and r.name == f"{tmp_path.name}-queries"  # a generic name: after its folder too
+    assert [r[:2] for r in _topics(store, r.name)] == [
         ("19335", "anthropological definition of environment"),
         ("47923", "axon terminals\tor synaptic knob"),  # everything after the first tab
     ]
@@ -154,13 +155,25 @@ def test_identity_by_content_and_replace(store, tmp_path):
     assert store.sql("SELECT query FROM topics WHERE topic = '2'").rows == [("TWO",)]
 
 
+def test_the_default_name_says_which_collection(store, tmp_path):
+    """A set is named after its file; a generic file name (the topics.tsv of TREC DL 2019 and of
+    2020) after its folder too, so that both years' topics get names of their own (issue 44.6)."""
+    for year in ("2019", "2020"):
+        (tmp_path / f"trec-dl-{year}").mkdir()
+        (tmp_path / f"trec-dl-{year}" / "topics.tsv").write_text(f"{year}\tquery of {year}\n")
+        assert store.ingest_topics(tmp_path / f"trec-dl-{year}" / "topics.tsv").name == f"trec-dl-{year}-topics"
+    (tmp_path / "dl19-queries.tsv.gz").write_bytes(gzip.compress(b"1\tq\n"))
+    assert store.ingest_topics(tmp_path / "dl19-queries.tsv.gz").name == "dl19-queries"
+    assert texts.default_name(tmp_path / "trec-dl-2019" / "Collection.jsonl") == "trec-dl-2019-Collection"
+
+
 def test_docs_in_bounded_chunks(store, tmp_path, monkeypatch):
     monkeypatch.setattr(texts, "CHUNK_BYTES", 64)  # many chunks: line numbers run on across them
     path = tmp_path / "collection.tsv"
     docs = [(f"d{i}", f"passage {i}\twith a tab, kept  as given ") for i in range(50)]
     path.write_text("".join(f"{d}\t{t}\r\n" for d, t in docs))
     r = store.ingest_docs(path)
-    assert (r.name, r.count, r.format) == ("collection", 50, "tsv")
+    assert (r.name, r.count, r.format) == (f"{tmp_path.name}-collection", 50, "tsv")
     rows = store.sql("SELECT doc, text, line_no FROM docs ORDER BY line_no").rows
     assert rows == [(d, t, i + 1) for i, (d, t) in enumerate(docs)]
     # a duplicate in a later chunk names both lines, and nothing is stored

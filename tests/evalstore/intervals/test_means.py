@@ -225,3 +225,18 @@ def test_cli(sample_db, cli, tmp_path):
         "sql", "--db", sample_db, "SELECT count(*) FROM leaderboard WHERE subsample AND ci_lo IS NOT NULL"
     )
     assert out.split()[-1] == "6"
+
+
+@pytest.mark.parametrize("seed", [2**31, 2**63 - 1])
+def test_every_documented_seed_is_stored(sample_db, cli, seed):
+    """Issue 39.10: --seed 2147483648 (help: 0..2^63-1) failed with an INT32 conversion error after
+    the scores were stored; the seeds of intervals and rank intervals are BIGINT (migration 17)."""
+    code, _, err = cli(
+        "eval", "-q", "sample", "-m", "AP", "--ci", "bootstrap", "--rank-ci", "bootstrap", "--trials", "200",
+        "--seed", str(seed), "--db", sample_db,
+    )  # fmt: skip
+    assert code == 0, err
+    with evalstore.open(sample_db, read_only=True) as s:
+        assert s.sql("SELECT DISTINCT seed FROM intervals WHERE method = 'bootstrap'").rows == [(seed,)]
+        assert s.sql("SELECT DISTINCT seed FROM rank_intervals").rows == [(seed,)]
+        assert s.sql("SELECT count(*) FROM leaderboard WHERE rank_lo IS NOT NULL AND ci_lo IS NOT NULL").rows[0][0] == 6

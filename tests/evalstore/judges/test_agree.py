@@ -15,7 +15,7 @@ import pytest
 from support import DATA_DIR, SAMPLE, need_shared, store_at_migration_1
 
 import evalstore
-from evalstore.errors import EvalstoreError
+from evalstore.errors import EvalstoreError, MetaError
 from evalstore.meta.persist import load_table
 from evalstore.stats.ranks import tau_ap, tau_ap_b
 
@@ -268,3 +268,66 @@ def test_dl2019_against_a_perturbed_copy(tmp_path):
         assert ra.summary["n_runs"] == 12 and ra.summary["n_topics"] == 43
         assert ra.summary["tau_b"] == pytest.approx(kendalltau(x, y).statistic, abs=TOL)
         assert ra.summary["spearman"] == pytest.approx(spearmanr(x, y).statistic, abs=TOL)
+
+
+def test_one_run_is_refused_before_any_score_is_stored(judged):
+    """Issue 39.10: `agree ... -r bm25` exited 1 after storing 8 scores."""
+    n = judged.sql("SELECT count(*) FROM evaluations").rows[0][0]
+    with pytest.raises(MetaError, match="needs at least 2 runs, got 1"):
+        judged.agree("sample", "judge", ["AP"], runs=["bm25"])
+    with pytest.raises(MetaError, match="needs at least 2 runs, got 1"):
+        judged.kendall("sample", ["AP", "nDCG@10"], runs=["bm25", "bm25"])
+    assert judged.sql("SELECT count(*) FROM evaluations").rows[0][0] == n
+
+
+# ------------------------------------------------------------------ nugget assignments, support labels
+def _assignments(store, qrels: str) -> dict[tuple[str, str, str], int]:
+    """{(topic, run, nugget text): grade} of an assignment set, read from the documented view."""
+    rows = store.sql("SELECT topic, run, text, grade FROM nugget_assignments WHERE qrels = ?", [qrels]).rows
+    return {(t, r, x): g for t, r, x, g in rows}
+
+
+def test_two_assignment_sets_agree_as_scikit_learn_krippendorff_and_scipy_say(rag_store):
+    """The RAG sample's automatic assignments against the manual ones: every kappa is scikit-learn's,
+    every alpha the krippendorff package's (overall and per topic, at rel 1 and 2), and each
+    metric's tau-b and rho scipy's on the two leaderboards."""
+    from scipy import stats
+
+    ref, cand = _assignments(rag_store, "manual"), _assignments(rag_store, "auto")
+    checked = 0
+    for rel in (1, 2):
+        a = rag_store.agree("manual", "auto", ["strict_vital", "vital", "all"], rel=rel, save=False)
+        assert a.labels.grades == [0, 1, 2] and a.labels.overall["n_common"] == len(ref) == len(cand)
+        checked += _check_labels(a.labels.overall, _reference_values(ref, cand, rel))
+        for row in a.labels.topics:
+            checked += _check_labels(row, _reference_values(ref, cand, rel, row["topic"]))
+        for ra in a.ranking:
+            query = "SELECT run, mean FROM leaderboard WHERE qrels = ? AND metric = ? ORDER BY run"
+            x = dict(rag_store.sql(query, ["manual", ra.metric]).rows)
+            y = dict(rag_store.sql(query, ["auto", ra.metric]).rows)
+            runs = sorted(x)
+            tau = stats.kendalltau([x[r] for r in runs], [y[r] for r in runs]).statistic
+            rho = stats.spearmanr([x[r] for r in runs], [y[r] for r in runs]).statistic
+            assert ra.summary["tau_b"] == pytest.approx(tau, abs=TOL) and ra.summary["n_runs"] == 6
+            assert ra.summary["spearman"] == pytest.approx(rho, abs=TOL)
+            checked += 2
+    assert checked == 2 * 9 * 7 + 2 * 3 * 2  # 2 rels x (all topics + 8 topics) x 7 values, and tau_b, rho
+
+
+def test_the_defaults_and_the_json_of_assignment_sets(rag_store):
+    a = rag_store.agree("manual", "auto", save=False)
+    assert [r.metric for r in a.ranking] == ["strict_vital", "strict_all", "vital", "all"]
+    doc = a.to_dict()
+    assert KEYS <= set(doc["labels"]) and doc["labels"]["grades"] == [0, 1, 2]
+    assert set(doc["ranking"]) == {"strict_vital", "strict_all", "vital", "all"}
+    s = rag_store.agree("support.manual", "support.auto", save=False)
+    assert [r.metric for r in s.ranking] == ["support_precision", "support_recall"]
+    n = rag_store.sql("SELECT count(*) FROM support_labels WHERE qrels = 'support.manual'").rows[0][0]
+    assert s.labels.overall["n_common"] == n
+
+
+def test_sets_of_different_kinds_are_not_compared(rag_store):
+    with pytest.raises(EvalstoreError, match="holds nugget assignments and 'support.auto' citation support labels"):
+        rag_store.agree("manual", "support.auto")
+    with pytest.raises(EvalstoreError, match="relevance judgments"):
+        rag_store.agree("qrels", "auto")

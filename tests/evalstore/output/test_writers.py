@@ -70,3 +70,50 @@ def test_meta_output_respects_format(sample_db, tmp_path):
     r = run_cli(*kendall, "-o", tmp_path / "k.parquet")
     assert r.exit_code == 0, r.output
     assert pq.read_table(tmp_path / "k.parquet").num_rows == len(data)
+
+
+def test_markdown_shows_every_name_as_written():
+    """Issue 39.10: only `|` was escaped, so `<script>` in a run name came out live where the table
+    is rendered, and a name with `\\|` lost its backslash. Every character Markdown reads as markup
+    is escaped (checked with a CommonMark renderer with GitHub's tables: each cell renders as the
+    text itself)."""
+    from evalstore.output.table import Table
+    from evalstore.output.writers import markdown_text
+
+    names = [
+        "<script>alert(1)</script>",
+        "a\\|b",
+        "run_a_b",
+        "_x_",
+        "*x*",
+        "[l](http://e)",
+        "&lt;",
+        "`c`",
+        "ok-1.5 [95% CI]",
+    ]
+    text = markdown_text(Table(["run", "AP"], [(n, 0.5) for n in names]))
+    cells = [line.split(" | ")[0][2:] for line in text.splitlines()[2:]]
+    assert cells == [
+        "\\<script\\>alert(1)\\</script\\>",
+        "a\\\\\\|b",
+        "run_a_b",
+        "\\_x\\_",
+        "\\*x\\*",
+        "[l\\](http://e)",
+        "\\&lt;",
+        "\\`c\\`",
+        "ok-1.5 [95% CI]",
+    ]
+    assert "<script>" not in text
+
+
+def test_csv_for_spreadsheets_shows_formulas_as_text(sample_db, tmp_path, cli):
+    """Issue 39.10: CSV/TSV wrote `=cmd|...` unchanged (a spreadsheet runs it). csv and tsv stay exact
+    (data for programs); `--format spreadsheet-csv` writes what a spreadsheet shows as text."""
+    q = "SELECT '=cmd|'' /C calc''!A0' AS run, '+1' AS a, '-x' AS b, '@SUM(A1)' AS c, 'bm25' AS d, -0.5 AS v"
+    code, out, err = cli("sql", q, "-f", "csv", "--db", sample_db)
+    assert code == 0 and out.splitlines()[1].startswith("=cmd|")
+    target = tmp_path / "lb.csv"
+    code, out, err = cli("sql", q, "-f", "spreadsheet-csv", "-o", target, "--db", sample_db)
+    assert code == 0, err
+    assert target.read_text().splitlines()[1] == "'=cmd|' /C calc'!A0,'+1,'-x,'@SUM(A1),bm25,-0.5"

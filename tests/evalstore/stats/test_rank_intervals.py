@@ -113,6 +113,68 @@ def test_over_several_collections():
         ri.rank_intervals([A, B], ["mean", "mean"], "t")
 
 
+def _all_at_once(mats, summaries, trials, seed, level, how):
+    """The bootstrap's definition, straight: every collection's draws in one call (in turn from one
+    generator), every resample's ranks kept and sorted."""
+    rng = np.random.default_rng(seed)
+    draws = [rng.integers(0, X.shape[1], size=(trials, X.shape[1])) for X in mats]
+    rows = []
+    for X, idx, s in zip(mats, draws, summaries):
+        P = np.log(np.maximum(X, ri.GMEAN_FLOOR)) if s == "gmean" else X
+        vals = P[:, idx]  # runs x trials x topics
+        present = ~np.isnan(vals)
+        sums, counts = np.where(present, vals, 0.0).sum(axis=2), present.sum(axis=2)
+        rows.append(ri._summaries(sums, counts, s).T)  # trials x runs
+    from evalstore.stats.ranks import across
+
+    S = rows[0] if len(rows) == 1 else across(np.stack(rows, axis=1), how)
+    ranks = np.sort(competition_ranks(S), axis=0)
+    k = int(np.floor(trials * (1 - level) / 2 + 1e-9))
+    return ranks[k], ranks[trials - 1 - k]
+
+
+@pytest.mark.parametrize("memory", [None, 1 << 20, 1])
+def test_blocks_of_any_size_give_the_definitions_intervals(memory):
+    """Issue 39.4: the resamples are drawn and ranked in blocks sized from the memory limit (a
+    limit of 1 byte: blocks of one resample), with the same numbers and intervals as all at once."""
+    rng = np.random.default_rng(7)
+    for case in range(6):
+        R, C = 3 + case, 1 + case % 3
+        mats = [np.round(rng.random((R, 5 + 7 * c)), 1) for c in range(C)]
+        mats[0][0, 1] = np.nan
+        summaries = ["mean", "gmean", "sum"][:C]
+        how = ("mean", "borda")[case % 2]
+        trials, seed, level = 301 + case, case, (0.95, 0.8)[case % 2]
+        lo, hi = _all_at_once(mats, summaries, trials, seed, level, how)
+        got = ri.bootstrap(mats, summaries, trials=trials, seed=seed, level=level, how=how, memory=memory)
+        assert got.lo.tolist() == np.minimum(lo, got.rank).tolist()
+        assert got.hi.tolist() == np.maximum(hi, got.rank).tolist()
+
+
+def test_the_memory_of_a_bootstrap_does_not_grow_with_its_trials():
+    """Issue 39.4: 5,000,000 trials peaked at 745 MB under --memory-limit 100MB (every draw kept);
+    now the blocks of resamples fit the limit's share and the ranks are kept as counts."""
+    import tracemalloc
+
+    X = np.random.default_rng(3).random((6, 43))
+    tracemalloc.start()
+    try:
+        got = ri.bootstrap([X], ["mean"], trials=400_000, seed=0, memory=100_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert _contains(got)
+    assert peak < 20 << 20, peak  # all at once: 400,000 x 43 draws alone are 138 MB
+
+
+def test_eval_rank_ci_under_a_memory_limit(sample_db, cli):
+    code, out, err = cli(
+        "eval", "--qrels", "sample", "-m", "AP", "--rank-ci", "bootstrap", "--trials", "200000",
+        "--memory-limit", "100MB", "--db", sample_db,
+    )  # fmt: skip
+    assert code == 0 and "rank" in out, err
+
+
 # --------------------------------------------------------------------------- the store
 @pytest.fixture
 def judged(sample_store):

@@ -402,3 +402,24 @@ def test_cli_subsample_options_spelled_as_in_robustness(sample_db):
         for trial in (0, 1):
             assert s.sql(q, [f"a@bv0.5#{trial}"]).rows == s.sql(q, [f"b@bv0.5#{trial}"]).rows
         assert s.sql("SELECT DISTINCT seed FROM subsamples").rows == [(7,)]
+
+
+def test_trials_are_made_in_blocks_with_the_same_subsamples(tmp_path, monkeypatch):
+    """Issue 39.10: `subsample -k 100000` ran out of memory (every trial staged at once); the trials
+    are made in blocks of bounded rows, and a block size changes no subsample."""
+    from evalstore.subsample import create
+
+    def made(path, block_rows):
+        monkeypatch.setattr(create, "BLOCK_ROWS", block_rows)
+        with evalstore.open(path) as s:
+            s.ingest_qrels(SAMPLE / "qrels.txt", name="q", progress=False)
+            names = create_subsamples(s, "q", "0.7,0.3", trials=7, seed=5)
+            rows = s.sql("SELECT qrels, topic, doc, grade FROM qrels WHERE qrels <> 'q' ORDER BY ALL").rows
+            meta = s.sql("SELECT name, n_judged, sha256 FROM qrels_sets WHERE name <> 'q' ORDER BY name").rows
+        return names, rows, meta
+
+    one = made(tmp_path / "one.duckdb", 10**9)
+    many = made(tmp_path / "many.duckdb", 1)  # a block per trial
+    assert one == many and len(one[0]) == 14 and one[0][:2] == ["q@bv0.7#0", "q@bv0.7#1"]
+    monkeypatch.undo()
+    assert create.trial_blocks(100_000, 5 * 480) == [(t, min(100_000, t + 833)) for t in range(0, 100_000, 833)]

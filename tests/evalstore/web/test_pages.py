@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 from support import ROOT
+from websupport import XSS
 
 import evalstore
 from evalstore.comparison import compare, contrast
@@ -268,3 +269,48 @@ def test_swap_figure_is_one_model_in_both_backends(web_store, client, monkeypatc
     plots.plot_swap(analysis, "swap.png")
     assert drawn["x"] == model.xlabel and drawn["y"] == model.ylabel
     assert {"AP", "nDCG@10"} <= set(drawn["lines"])
+
+
+def test_the_leaderboard_says_which_kinds_of_runs_it_holds(web_store):
+    """A fused or scratch run no longer joins the board silently: the page counts the kinds and
+    shows each run's (issue 44.10); a board of submitted runs alone shows no kind column."""
+    from webfixtures import client_of
+
+    with client_of(web_store) as c:
+        page = c.get(LOCAL + "/?metric=AP").text
+    assert "kind" not in _headers(page, "leaderboard")
+    with evalstore.open(web_store) as s:
+        s.fuse(["bm25", "dense"], "rrf", name="bm25+dense")
+        s.ingest_run(ROOT / "evalstore" / "data" / "sample" / "runs" / "bm25.txt", name="mine", kind="scratch")
+        s.evaluate("sample", ["bm25+dense", "mine"], ["AP"])
+    with client_of(web_store) as c:
+        page = c.get(LOCAL + "/?metric=AP").text
+    assert "(8 submitted, 1 fused, 1 scratch)" in page
+    heads = _headers(page, "leaderboard")
+    kinds = {row[heads.index("run")]: row[heads.index("kind")] for row in _cells(page, "leaderboard")}
+    assert kinds["bm25+dense"] == "fused" and kinds["mine"] == "scratch" and kinds["bm25"] == "submitted"
+
+
+def test_the_reusability_analysis_on_the_meta_page(web_store, client):
+    """The stored reusability analysis (tests/websupport.py: the runs in two groups, depth 5) is on
+    the meta page with its tables and a slope chart per metric, drawn from the figure model that
+    meta reusability --plot draws; each run's line says its two ranks (the hostile name as text)."""
+    from evalstore.output.figures import analyses as figures
+    from evalstore.web.queries import analyses
+
+    with evalstore.open(web_store, read_only=True) as s:
+        stored = next(a for a in analyses(s, 50) if a.kind == "reusability")
+    model = figures.reusability(stored)
+    assert [p.title for p in model.panels] == [
+        "AP: rank on sample (left) and without each run's group (right)",
+        "nDCG@10: rank on sample (left) and without each run's group (right)",
+    ]
+    html = client.get("/meta").text
+    page = unescape(html)
+    assert "Reusability of the judgments (leave-out pools)" in page
+    for panel in model.panels:
+        assert panel.title in page
+        for label, a, b in zip(panel.labels, panel.left_ranks, panel.right_ranks):
+            assert f"<title>{label}: rank {a} -> {b}" in page
+    assert "sample@logo5:lexical" in page and "n_removed_relevant" in page and "rank_reduced" in page
+    assert XSS not in html and html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 4

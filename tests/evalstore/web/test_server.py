@@ -1,5 +1,6 @@
 """A bounded load test of `evalstore serve` (issue 30.2): parallel clients on every route, beside a
-slow SQL request and a writer with --wait, on 127.0.0.1 only, for a few seconds.
+slow SQL request and a writer, on 127.0.0.1 only, for a few seconds. The writer gives no --wait: a
+writer that finds the store held by the server waits for it by default (issue 44.2).
 
 Expected: no 500, every answer a page (or a 503 with Retry-After while the writer has the store),
 the writer gets in while the clients keep asking, and afterwards the server holds no connection:
@@ -19,6 +20,7 @@ from websupport import EVALSTORE, Server
 
 import evalstore
 from evalstore.base.resources import sample_dir
+from evalstore.db import waiting
 
 pytestmark = pytest.mark.load
 
@@ -112,8 +114,9 @@ def test_parallel_clients_slow_sql_and_a_waiting_writer(web_store, tmp_path):
         time.sleep(0.5)  # the clients and the slow query are running: now a writer asks for the store
         t0 = time.monotonic()
         writer_running.set()
+        assert (web_store.parent / (web_store.name + waiting.SERVING_SUFFIX)).exists()  # the server says it serves
         writer = subprocess.run(
-            [*EVALSTORE, "ingest", "run", str(run_file), "--db", str(web_store), "--wait", "15"],
+            [*EVALSTORE, "ingest", "run", str(run_file), "--db", str(web_store)],
             capture_output=True,
             text=True,
             timeout=60,
@@ -136,6 +139,7 @@ def test_parallel_clients_slow_sql_and_a_waiting_writer(web_store, tmp_path):
         status, _ = _get(base + "/runs/extra")  # and the pages show what the writer wrote
         assert status in (200, 404)
         err = server.stop()
+    assert not (web_store.parent / (web_store.name + waiting.SERVING_SUFFIX)).exists()  # withdrawn at exit
     assert "internal error" not in err and "Traceback" not in err, err[-2000:]
     print(
         f"\nload: {sum(statuses.values())} requests ({dict(statuses)}); {sum(during_writer.values())} while the "

@@ -132,6 +132,24 @@ def test_report_metric_without_scores(web_store, tmp_path):
         write_report(s, tmp_path / "r", "sample", ["nDCG@5"])
 
 
+def test_report_without_qrels_leaves_subsamples_aside(web_store, tmp_path):
+    """The qrels set a report takes by default is the only judged set with scores, subsamples aside;
+    with several, the error lists those sets, not the subsamples (issue 44.4)."""
+    with evalstore.open(web_store) as s:
+        s.create_subsamples("sample", [0.5], trials=2)
+        s.evaluate_subsamples("sample", None, ["AP"])
+    with evalstore.open(web_store, read_only=True) as s:
+        assert write_report(s, tmp_path / "r1", None, ["AP"]).qrels == "sample"
+    with evalstore.open(web_store) as s:
+        s.ingest_qrels(sample_dir() / "qrels.judge.txt", name="judge", progress=False)
+        s.evaluate("judge", ["bm25"], ["AP"])
+    with evalstore.open(web_store, read_only=True) as s, pytest.raises(ReportError) as e:
+        write_report(s, tmp_path / "r2", None, ["AP"])
+    assert str(e.value) == (
+        "the store has scores on 2 qrels sets (judge, sample; and on 2 subsample(s) of them); choose one with --qrels"
+    )
+
+
 def test_report_cli(web_store, tmp_path):
     out = tmp_path / "site"
     r = subprocess.run(
@@ -184,16 +202,17 @@ def test_serve_missing_store(tmp_path):
 
 def test_writer_works_while_serving(web_store, tmp_path):
     """DuckDB lets one process write or several read: the server opens the store per request, so
-    ingest and eval succeed while it runs, and the next page shows the new run."""
+    ingest and eval succeed while it runs (without --wait: a writer waits for the server by
+    default), and the next page shows the new run."""
     with Server(web_store) as srv:
         assert srv.startup < 10  # the target is 2 s; CI machines are slow and shared
         status, page = srv.get("/")
         assert status == 200 and "newrun" not in page
         env = {**os.environ, "EVALSTORE_DB": str(web_store)}
         ingest = subprocess.run([*EVALSTORE, "ingest", "run", str(sample_dir() / "runs" / "hybrid.txt"), "--name",
-                                 "newrun", "--wait", "10"], capture_output=True, text=True, env=env)  # fmt: skip
+                                 "newrun"], capture_output=True, text=True, env=env)  # fmt: skip
         assert ingest.returncode == 0, ingest.stderr
-        ev = subprocess.run([*EVALSTORE, "eval", "-q", "sample", "-m", "AP", "-r", "newrun", "--wait", "10"],
+        ev = subprocess.run([*EVALSTORE, "eval", "-q", "sample", "-m", "AP", "-r", "newrun"],
                             capture_output=True, text=True, env=env)  # fmt: skip
         assert ev.returncode == 0, ev.stderr
         status, page = srv.get("/?metric=AP")

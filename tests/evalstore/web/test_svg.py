@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from websupport import XSS
 
-from evalstore.output.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels, Series
+from evalstore.output.figures.model import BarFigure, HeatMap, Intervals, LineFigure, Panels, RankSlopes, Series
 from evalstore.web import figure_charts, page_charts, svg
 from evalstore.web.render import chart_svg
 
@@ -113,7 +113,7 @@ def _every_chart(name: str) -> list:
         ),
         *figure_charts.layout(BarFigure(name, name, [name], [name, "t"], [[10.0], [20.0]], [[name], ["x"]])),
         page_charts.confusion_chart([{"ref_grade": 0, "cand_grade": 1, "n": 3}], name, name),
-        page_charts.slope_chart([{"run": name, "rank_ref": 1, "rank_cand": 2, "flip": True}], name, name, name),
+        figure_charts.slope_chart(RankSlopes(name, name, name, [name], [1], [2], [True], name)),
     ]
 
 

@@ -92,6 +92,19 @@ def test_compare_page_is_capped_with_a_note(wide_store, small_pages):
     assert r.text.count('<td class="name"') <= 100
 
 
+def test_rank_intervals_are_capped_by_trials_times_topics(wide_store, monkeypatch):
+    """Issue 39.4: three parallel ?rank_ci=bootstrap&trials=20000 on a 10,000-topic store reached
+    1.9 GB and two 500s; the page caps trials x topics (and the draws are made in blocks)."""
+    from evalstore.web import rank_intervals as rank
+
+    monkeypatch.setattr(rank, "MAX_DRAWS", 100 * N_TOPICS)  # as 10,000,000 allows 1,000 trials over 10,000 topics
+    with client_of(wide_store) as c:
+        r = c.get("/", params={"qrels": "q", "metric": "AP", "rank_ci": "bootstrap", "trials": "101"})
+        assert r.status_code == 400 and "at most 100 trials over these 250 topics" in r.text
+        r = c.get("/", params={"qrels": "q", "metric": "AP", "rank_ci": "bootstrap", "trials": "100"})
+        assert r.status_code == 200 and "rank" in r.text
+
+
 # --------------------------------------------------------------------------- 30.8 the report at scale
 def test_report_says_what_it_left_out(wide_store, tmp_path, monkeypatch):
     monkeypatch.setattr(report_mod, "MAX_TOPIC_PAGES", 40)

@@ -55,6 +55,10 @@ def test_parallel_requests_in_one_process_are_all_served(web_store):
         "SELECT ndpm(list(range::DOUBLE), list(range::DOUBLE)) FROM range(4000000)",
         "SELECT 1 FROM (SELECT kendall_tau_b([1.0], [2.0]) AS x)",
         'EXPLAIN ANALYZE SELECT "Bootstrap_ASL"([0.1], [0.2], 10, 0)',
+        # issue 39: the EXPLAIN-parenthesis route past the old text check; the functions are not on the
+        # page's connection at all now
+        "EXPLAIN ANALYZE (SELECT ') SELECT 1 --' AS a, diversity_greedy_gains(list(range::VARCHAR), "
+        "list([range % 7]), 0.5) FROM range(60000))",
         "WITH t AS (SELECT list_transform([1, 2], x -> wilcoxon_p([x::DOUBLE], [0.5])) AS v) SELECT * FROM t",
     ],
 )
@@ -107,6 +111,26 @@ def test_sql_page_shows_no_absolute_paths(client, web_store, query):
 def test_an_error_message_shows_no_absolute_path(web_store):
     out = sqlpage.run(str(web_store), "SELECT CAST(path AS INTEGER) FROM duckdb_databases() WHERE NOT internal")
     assert out.error and "store.duckdb" in out.error and str(web_store.parent) not in out.error
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "EXPLAIN ANALYZE (SELECT ') SELECT 1 --' AS a, * FROM read_text('{tmp}/*'))",
+        "EXPLAIN ANALYZE (SELECT ') SELECT 1 --' AS a, * FROM read_text('{store}'))",
+        "SELECT * FROM (WITH \"{tmp}/creds.csv\" AS (SELECT 1) SELECT 1) AS a, '{tmp}/creds.csv'",
+        "EXPLAIN ANALYZE (SELECT ') SELECT 1 --' AS a, * FROM enable_logging(storage := 'file', storage_path := 'x'))",
+        "EXPLAIN ANALYZE (SELECT ') SELECT 1 --' AS a, * FROM checkpoint())",
+        "UPDATE EXTENSIONS",
+    ],
+)
+def test_the_page_reaches_no_file_and_changes_nothing(client, web_store, tmp_path, query):
+    """Issue 39: the page's bypasses, each refused (by DuckDB's sandbox or the statement check)."""
+    (tmp_path / "creds.csv").write_text("secret,42\n")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = client.get("/sql", params={"q": query.format(tmp=tmp_path, store=web_store)})
+    assert r.status_code == 400 and "secret" not in r.text and "DUCK" not in r.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == before and not os.path.exists("x")
 
 
 # --------------------------------------------------------------------------- 30.10 the Host header

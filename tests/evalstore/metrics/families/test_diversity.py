@@ -347,3 +347,21 @@ def test_rl_subtopics_is_built_only_when_a_diversity_metric_reads_it():
         assert any("rl_subtopics" in c for c in columns) == wanted
         statements = [s for u, c in zip(units, columns) for s in render([1], [1], u.context, opts, c, "SELECT 1")]
         assert any("rl_subtopics" in s for s in statements) == wanted
+
+
+def test_the_greedy_ideal_ranking_is_bounded():
+    """Issue 39.10: 60,000 (doc, subtopic) pairs tried 3.35 GB under --memory-limit 100MB for minutes
+    (cubic time; an interrupt waited 46 s); such a topic is refused at once, with its sizes."""
+    import time
+
+    with evalstore.open(":memory:", memory_limit="100MB") as s:
+        start = time.monotonic()
+        with pytest.raises(evalstore.StoreError, match="60,000 relevant documents and 60,000 subtopics .* memory"):
+            s.sql("SELECT diversity_greedy_gains(list(i::VARCHAR), list(i::VARCHAR), 0.5) FROM range(60000) t(i)")
+        with pytest.raises(evalstore.StoreError, match="60,000 relevant documents and 3 subtopics .* greedy steps"):
+            s.sql("SELECT diversity_greedy_gains(list(i::VARCHAR), list((i % 3)::VARCHAR), 0.5) FROM range(60000) t(i)")
+        assert time.monotonic() - start < 10
+        ok = s.sql(
+            "SELECT len(diversity_greedy_gains(list(i::VARCHAR), list((i % 7)::VARCHAR), 0.5)) FROM range(500) t(i)"
+        )
+        assert ok.rows == [(500,)]

@@ -1,0 +1,273 @@
+"""What `export run` needs to give an ingested TREC run file back byte for byte.
+
+A run's rows (``run_row_data``: topic, doc, the rank as written, the score as a double, the line
+number) do not hold the text of its lines: the separators (tabs or spaces), the second field
+(``Q0``), the tag, anything after it, the line ends and how the score was spelt (``10.606700``
+is the double 10.6067). Most run files write every line alike, so at ingest the first lines of a
+one-file run are read again and their shape learnt as a :class:`LineFormat`: the separators, the
+constant fields and line end, and the score's spelling (the shortest text of the double; a fixed
+number of decimals, ``%.6f``; or of significant digits, ``%.6g``, as Indri writes them). The
+run's lines are then made from its rows in that format (:func:`lines_sql`, in DuckDB) and their
+sha256 compared with the run's content hash (``runs.sha256``, of the file's decompressed bytes):
+equal, the format is kept (``run_meta.line_format``, a few bytes); different (lines of several
+shapes, comments or blank lines between them, duplicates dropped by ``--dedupe``), the file's text
+itself is kept, zstd-compressed in parts (``run_text_data``). Either way ``export run`` writes the
+ingested text, and its sha256 is ``runs.sha256``.
+
+On TREC DL 2019 (37 runs) and 2020 (59 runs) every file has one shape: only the formats are kept
+(the store's size is unchanged), for about 0.6 CPU-s per million lines at ingest. Runs made
+otherwise (a fused run, a DataFrame or dict, NTCIR res files, a run ingested before schema 17) keep
+no text: export writes evalstore's own lines (``topic Q0 doc rank score tag``, single spaces),
+which is the content a fused run's hash is taken of.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .files import is_content, open_bytes
+
+if TYPE_CHECKING:
+    from ..db.handle import StoreHandle
+
+#: the lines whose shape is learnt before the format is checked on every line
+SAMPLE_LINES = 200
+#: bytes of the file's text compressed as one part when the text itself is kept
+PART_BYTES = 8 << 20
+CODEC = "zstd"
+#: the formats tried on every line before the text itself is kept
+MAX_TRIES = 2
+#: the six fields of a TREC run line with the blanks between them, and what follows the tag
+_LINE = re.compile(rb"(\S+)([ \t]+)(\S+)([ \t]+)(\S+)([ \t]+)(\S+)([ \t]+)(\S+)([ \t]+)(\S+)(.*)")
+
+
+@dataclass(frozen=True)
+class LineFormat:
+    """How every line of a run file is written: ``topic seps[0] q0 seps[1] doc seps[2] rank
+    seps[3] score seps[4] tag rest eol``; ``score``: the printf format of the score (``%.6f``,
+    ``%.6g``; None: the shortest text that reads back as the same double); ``tag``: None takes the
+    tag given at export; ``final_eol``: the last line ends with ``eol``. The default is evalstore's
+    own line."""
+
+    seps: tuple[str, ...] = (" ", " ", " ", " ", " ")
+    q0: str = "Q0"
+    tag: str | None = None
+    rest: str = ""
+    eol: str = "\n"
+    score: str | None = None
+    final_eol: bool = True
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> LineFormat:
+        d = json.loads(text)
+        return cls(**{**d, "seps": tuple(d["seps"])})
+
+
+def lines_sql(rows: str, fmt: LineFormat) -> str:
+    """The lines of a run (one VARCHAR column ``line``, each with its line end, in file order) from
+    ``rows``, a relation with the columns of ``run_row_data``; bound parameters ``$tag`` (when the
+    format has none) and those of :func:`params`."""
+    # evalstore's own lines give a run without scores (NTCIR res files) n - rank + 1; a learnt
+    # format is a TREC file's, whose every line has a score (no window to compute)
+    score = "CAST(coalesce(score, count(*) OVER (PARTITION BY topic) - rank + 1) AS VARCHAR)"
+    if fmt.score is not None:
+        score = "printf($score, score)"
+    elif fmt != LineFormat():
+        score = "CAST(score AS VARCHAR)"
+    return f"""SELECT topic || $s1 || $q0 || $s2 || doc || $s3 || coalesce(submitted_rank, rank) || $s4 ||
+                      {score} || $s5 || $tag || $rest || $eol AS line
+               FROM {rows} ORDER BY line_no, topic"""
+
+
+def params(fmt: LineFormat, tag: str | None) -> dict[str, Any]:
+    """The values :func:`lines_sql` binds (``tag``: the tag given at export, used when the format
+    has none or the caller overrides it)."""
+    out: dict[str, Any] = {f"s{i}": s for i, s in enumerate(fmt.seps, 1)}
+    out.update(q0=fmt.q0, tag=tag if tag is not None else fmt.tag, rest=fmt.rest, eol=fmt.eol)
+    if fmt.score is not None:
+        out["score"] = fmt.score
+    return out
+
+
+#: Rows per batch read from DuckDB while the lines are made.
+BATCH_ROWS = 200_000
+
+
+def stored_rows(run_id: int) -> str:
+    """The rows of a stored run, as :func:`lines_sql` reads them."""
+    return f"(SELECT * FROM run_row_data WHERE run_id = {int(run_id)})"
+
+
+def run_file_chunks(
+    store: StoreHandle, rows: str, header: str | None, tag: str | None, fmt: LineFormat = LineFormat()
+) -> Iterator[bytes]:
+    """The bytes of the run file of ``rows`` (:func:`stored_rows`, or a fused run's rows before they
+    are stored) in the format ``fmt``: ``header`` (the ir_metadata block), then the lines (the last
+    without its line end when the format says so); ``tag``: the tag field (None: the format's)."""
+    if header:
+        yield header.encode("utf-8")
+    # on the store's connection, which sees the temporary table of a fusion (a cursor would not)
+    rel = store.con.sql(lines_sql(rows, fmt), params=params(fmt, tag))
+    # DuckDB 2 names it to_arrow_reader (fetch_arrow_reader before)
+    reader = (getattr(rel, "to_arrow_reader", None) or rel.fetch_arrow_reader)(BATCH_ROWS)
+    batches = (text_bytes(b.column(0)) for b in reader if b.num_rows)
+    yield from batches if fmt.final_eol else without_final_eol(batches, fmt.eol.encode())
+
+
+def text_bytes(lines) -> bytes:
+    """The UTF-8 bytes of an Arrow string array's values, one after the other (its data buffer, no
+    Python string per line)."""
+    import numpy as np
+
+    kind = str(lines.type)
+    if kind not in ("string", "utf8", "large_string", "large_utf8"):  # (a string view: no one data buffer)
+        return "".join(lines.to_pylist()).encode("utf-8")
+    offsets_type = np.int64 if kind.startswith("large") else np.int32
+    _, offsets, data = lines.buffers()
+    bounds = np.frombuffer(offsets, dtype=offsets_type)
+    start, end = int(bounds[lines.offset]), int(bounds[lines.offset + len(lines)])
+    return data[start:end].to_pybytes()
+
+
+def without_final_eol(chunks: Iterator[bytes], eol: bytes) -> Iterator[bytes]:
+    """The chunks with the line end of the last line taken off (a file whose last line has none)."""
+    held = None
+    for chunk in chunks:
+        if held:
+            yield held
+        held = chunk
+    if held:
+        yield held[: -len(eol)] if held.endswith(eol) else held
+
+
+# --------------------------------------------------------------------------- at ingest
+def learn(lines: Sequence[bytes]) -> list[LineFormat]:
+    """The formats that fit every sampled data line (with their line ends), the likeliest first
+    (they differ in the score's spelling: ``-9.5`` is the shortest text and ``%.6g``, but only
+    ``%.6g`` writes ``-9``); none when the lines differ in a separator, a constant field or their
+    line end, or no spelling fits every score."""
+    fmts = set()
+    scores = []
+    for raw in lines:
+        eol = b"\r\n" if raw.endswith(b"\r\n") else b"\n" if raw.endswith(b"\n") else b""
+        m = _LINE.fullmatch(raw[: len(raw) - len(eol)])
+        if m is None or (not eol and raw is not lines[-1]):
+            return []
+        g = m.groups()
+        try:
+            seps = tuple(s.decode("utf-8") for s in g[1:11:2])
+            fmts.add((seps, g[2].decode("utf-8"), g[10].decode("utf-8"), g[11].decode("utf-8"), eol or b"\n"))
+        except UnicodeDecodeError:
+            return []
+        scores.append(g[8].decode("ascii", errors="replace"))
+    if len(fmts) != 1 or not scores:
+        return []
+    seps, q0, tag, rest, eol = fmts.pop()
+    return [LineFormat(seps, q0, tag, rest, eol.decode("ascii"), spelling) for spelling in _spellings(scores)]
+
+
+def _spellings(scores: Sequence[str]) -> list[str | None]:
+    """The spellings that fit every score: None (the shortest text of the double), then printf
+    formats (a fixed number of decimals, ``%.6f``; of significant digits, ``%.6g``)."""
+    try:
+        values = [float(s) for s in scores]
+    except ValueError:
+        return []
+    out: list[str | None] = [None] if all(repr(v) == s for v, s in zip(values, scores)) else []
+    first = scores[0]
+    decimals = len(first.split(".", 1)[1]) if "." in first and "e" not in first.lower() else 0
+    for spec in [f"%.{decimals}f", *(f"%.{p}g" for p in range(1, 18))]:
+        if all(spec % v == s for v, s in zip(values, scores)):
+            out.append(spec)
+            break
+    return out
+
+
+def sample_lines(path: Path, n: int = SAMPLE_LINES) -> list[bytes]:
+    """The first ``n`` data lines of the file (not blank, not a comment), with their line ends."""
+    out: list[bytes] = []
+    with open_bytes(path) as f:
+        for raw in f:
+            if is_content(raw.decode("utf-8", errors="replace")):
+                out.append(raw)
+                if len(out) >= n:
+                    break
+    return out
+
+
+def keep_run_text(store: StoreHandle, run_id: int, path: Path, sha: str, header: str | None) -> str:
+    """Keep what gives the run file at ``path`` back byte for byte (see the module docstring):
+    ``'format'`` (its lines have one shape) or ``'text'`` (its text, compressed)."""
+    for fmt in learn(sample_lines(path))[:MAX_TRIES]:
+        final_eol = _final_eol(run_file_chunks(store, stored_rows(run_id), header, None, fmt), fmt, sha)
+        if final_eol is not None:
+            fmt = LineFormat(**{**asdict(fmt), "final_eol": final_eol})
+            store.con.execute("UPDATE run_meta SET line_format = ? WHERE run_id = ?", [fmt.to_json(), run_id])
+            return "format"
+    _keep_text(store, run_id, path)
+    return "text"
+
+
+def _final_eol(chunks: Iterator[bytes], fmt: LineFormat, sha: str) -> bool | None:
+    """True when the chunks (every line with its end) hash to ``sha``, False when they do without
+    the last line's end, None when neither."""
+    h, eol, last = hashlib.sha256(), fmt.eol.encode(), b""
+    for chunk in chunks:
+        h.update(last)
+        last = chunk
+    with_eol = h.copy()
+    with_eol.update(last)
+    if with_eol.hexdigest() == sha:
+        return True
+    if last.endswith(eol):
+        h.update(last[: -len(eol)])
+        if h.hexdigest() == sha:
+            return False
+    return None
+
+
+def _keep_text(store: StoreHandle, run_id: int, path: Path) -> None:
+    import pyarrow as pa
+
+    codec = pa.Codec(CODEC)
+    with open_bytes(path) as f:
+        part = 0
+        while data := f.read(PART_BYTES):
+            store.con.execute(
+                "INSERT INTO run_text_data VALUES (?, ?, ?, ?, ?)",
+                [run_id, part, CODEC, len(data), codec.compress(data, asbytes=True)],
+            )
+            part += 1
+
+
+def stored_text(store: StoreHandle, run_id: int) -> Iterator[bytes] | None:
+    """The kept text of a run, part by part (None when the store keeps none)."""
+    import pyarrow as pa
+
+    parts = store.con.execute("SELECT part FROM run_text_data WHERE run_id = ? ORDER BY part", [run_id]).fetchall()
+    if not parts:
+        return None
+
+    def read() -> Iterator[bytes]:
+        for (part,) in parts:
+            codec_name, size, data = store.con.execute(
+                "SELECT codec, raw_bytes, data FROM run_text_data WHERE run_id = ? AND part = ?", [run_id, part]
+            ).fetchall()[0]
+            yield pa.Codec(codec_name).decompress(data, decompressed_size=size, asbytes=True)
+
+    return read()
+
+
+def line_format(store: StoreHandle, run_id: int) -> LineFormat | None:
+    """The run's kept line format (None when the store keeps none)."""
+    (text,) = store.con.execute("SELECT line_format FROM run_meta WHERE run_id = ?", [run_id]).fetchall()[0]
+    return LineFormat.from_json(text) if text else None

@@ -1,0 +1,162 @@
+"""What `export run` needs to give an ingested run file back byte for byte (evalstore.ingest.run_text):
+the lines' format learnt and checked on every line, or the text itself kept when the lines differ
+(issue 44.7). Every case exports the run and compares the bytes with the file's."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+
+import pytest
+from support import store_at_migration_1
+
+import evalstore
+from evalstore.ingest.run_text import LineFormat, learn
+
+LINES = [("q1", "d1", 1, "10.606700"), ("q1", "d2", 2, "3.805300"), ("q2", "d3", 1, "1.000000")]
+
+
+def _file(sep: str = "\t", eol: str = "\n", final: bool = True, rest: str = "", scores=None) -> bytes:
+    scores = scores or [s for *_, s in LINES]
+    lines = [sep.join([t, "Q0", d, str(r), s, "bm25"]) + rest for (t, d, r, _), s in zip(LINES, scores)]
+    return (eol.join(lines) + (eol if final else "")).encode()
+
+
+def _kept(s, name: str) -> tuple[str | None, int]:
+    fmt = s.con.execute("SELECT line_format FROM run_meta WHERE name = ?", [name]).fetchall()[0][0]
+    n = s.con.execute(
+        "SELECT count(*) FROM run_text_data JOIN run_meta USING (run_id) WHERE name = ?", [name]
+    ).fetchall()[0][0]
+    return fmt, n
+
+
+def _round_trip(tmp_path, content: bytes, suffix: str = ".run", **kwargs) -> tuple[bytes, tuple, object]:
+    f = tmp_path / f"in{suffix}"
+    f.write_bytes(gzip.compress(content) if suffix.endswith(".gz") else content)
+    with evalstore.open(tmp_path / "s.duckdb") as s:
+        [res] = s.ingest_run(f, progress=False, **kwargs)
+        out = tmp_path / "out.run"
+        exported = s.export_run(res.name, out)
+        kept = _kept(s, res.name)
+        assert s.sql("SELECT exact_text FROM runs WHERE name = ?", [res.name]).rows == [(True,)]
+    return out.read_bytes(), kept, exported
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        _file(),  # TREC DL 2019's bm25base_p: tabs, %.6f
+        _file(sep=" ", scores=["10.6067", "3.8053", "1.0"]),  # spaces, the shortest text of each double
+        _file(eol="\r\n"),
+        _file(final=False),
+        _file(rest="  extra fields\t"),  # fields after the tag, trailing blanks
+        _file(sep="  ", scores=["-8.46631", "-9", "-11"]),  # Indri's %g: -9, not -9.0
+        _file(scores=["1", "2", "3"]),  # integers
+    ],
+    ids=["tabs-f6", "spaces-shortest", "crlf", "no-final-eol", "rest", "indri-g", "integers"],
+)
+def test_one_shape_keeps_only_the_format(tmp_path, content):
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content
+    assert fmt is not None and parts == 0  # a few bytes: no text kept
+    assert exported.exact and exported.sha256 == hashlib.sha256(content).hexdigest()
+    assert "byte for byte (its sha256 is runs.sha256)" in exported.summary()
+
+
+def test_a_header_and_gzip(tmp_path):
+    header = "# ir_metadata.start\n# tag: bm25\n# ir_metadata.end\n"
+    content = header.encode() + _file()
+    out, (fmt, parts), exported = _round_trip(tmp_path, content, ".run.gz")
+    assert out == content and fmt is not None and parts == 0 and exported.header
+
+
+@pytest.mark.parametrize(
+    "content, how",
+    [
+        (_file() + b"q3\tQ0\td4\t1\t0.5\tbm25\n", "a score spelt otherwise after the sample"),
+        (_file() + b"# a comment between lines\nq3\tQ0\td4\t1\t0.500000\tbm25\n", "a comment line"),
+        (_file() + b"\nq3\tQ0\td4\t1\t0.500000\tbm25\n", "a blank line"),
+        (_file(sep="\t") + b"q3 Q0 d4 1 0.500000 bm25\n", "other separators in a late line"),
+        ("\ufeff".encode() + _file(), "a byte order mark"),
+    ],
+    ids=["late-score", "comment", "blank", "late-separators", "bom"],
+)
+def test_lines_of_several_shapes_keep_the_text(tmp_path, content, how, monkeypatch):
+    from evalstore.ingest import run_text
+
+    monkeypatch.setattr(run_text, "SAMPLE_LINES", 3)  # the sample sees the first lines only
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content, how
+    assert fmt is None and parts == 1 and exported.exact
+
+
+def test_dedupe_keeps_the_text_with_its_duplicates(tmp_path):
+    content = _file() + b"q1\tQ0\td1\t3\t0.100000\tbm25\n"
+    out, (fmt, parts), exported = _round_trip(tmp_path, content, dedupe=True)
+    assert out == content and parts == 1 and exported.n_rows == 3
+
+
+def test_large_text_in_several_parts(tmp_path, monkeypatch):
+    from evalstore.ingest import run_text
+
+    monkeypatch.setattr(run_text, "PART_BYTES", 50)
+    content = _file() + b"q3\tQ0\td4\t1\t0.5\tbm25\n"
+    out, (fmt, parts), _ = _round_trip(tmp_path, content)
+    assert out == content and parts == -(-len(content) // 50)
+
+
+def test_replacing_or_dropping_a_run_drops_what_was_kept(tmp_path):
+    f = tmp_path / "bm25.run"
+    f.write_bytes(_file() + b"q3\tQ0\td4\t1\t0.5\tbm25\n")
+    with evalstore.open(tmp_path / "s.duckdb") as s:
+        s.ingest_run(f, progress=False)
+        assert _kept(s, "bm25")[1] == 1 or _kept(s, "bm25")[0] is not None
+        f.write_bytes(_file(sep=" "))
+        s.ingest_run(f, replace=True, progress=False)
+        fmt, parts = _kept(s, "bm25")
+        assert LineFormat.from_json(fmt).seps == (" ",) * 5 and parts == 0
+        s.export_run("bm25", tmp_path / "out.run")
+        assert (tmp_path / "out.run").read_bytes() == f.read_bytes()
+        s.drop_runs(["bm25"])
+        assert s.sql("SELECT count(*) FROM run_text_data").rows == [(0,)]
+
+
+def test_what_is_not_the_ingested_text_says_so(tmp_path):
+    f = tmp_path / "bm25.run"
+    f.write_bytes(_file())
+    with evalstore.open(tmp_path / "s.duckdb") as s:
+        s.ingest_run(f, progress=False)
+        s.ingest_run({"q1": {"d1": 2.0}}, name="from a dict")
+        tagged = s.export_run("bm25", tmp_path / "t.run", tag="other")
+        assert not tagged.exact and "--tag replaces the tag" in tagged.summary()
+        assert (tmp_path / "t.run").read_bytes() == _file().replace(b"bm25", b"other")  # the format, another tag
+        from_dict = s.export_run("from a dict", tmp_path / "d.run")
+        assert not from_dict.exact and "the store keeps no text of this run" in from_dict.summary()
+        # a run ingested before schema 17 (nothing kept): evalstore's own lines
+        s.con.execute("UPDATE run_meta SET line_format = NULL WHERE name = 'bm25'")
+        old = s.export_run("bm25", tmp_path / "o.run")
+        assert not old.exact and (tmp_path / "o.run").read_text().splitlines()[0] == "q1 Q0 d1 1 10.6067 bm25"
+        assert s.sql("SELECT name, exact_text FROM runs ORDER BY name").rows == [
+            ("bm25", False),
+            ("from a dict", False),
+        ]
+
+
+def test_learn_the_format_of_a_sample():
+    [fmt] = learn([b"q1\tQ0\td1\t1\t10.606700\tbm25\n", b"q1\tQ0\td2\t2\t3.805300\tbm25\n"])
+    assert fmt == LineFormat(("\t",) * 5, "Q0", "bm25", "", "\n", "%.6f")
+    shortest, g = learn([b"q 0 d 1 -9.5 x\n", b"q 0 e 2 -8.25 x\n"])
+    assert shortest.score is None and g.score == "%.3g" and shortest.q0 == "0"
+    assert learn([b"q Q0 d 1 1.5 x\n", b"q Q0 e 2 1.5 y\n"]) == []  # two tags
+    assert learn([b"q Q0 d 1 1.5 x\n", b"q Q0 e 2 1.5 x\r\n"]) == []  # two line ends
+    assert learn([b"q Q0 d 1 1.5\n"]) == []  # five fields
+
+
+def test_an_older_store_upgrades_and_says_its_runs_are_not_kept(tmp_path):
+    path = tmp_path / "old.duckdb"
+    store_at_migration_1(path)
+    with evalstore.open(path) as s:
+        assert s.sql("SELECT name, exact_text FROM runs").rows == [("old", False)]
+        exported = s.export_run("old", tmp_path / "old.run")
+        assert not exported.exact and "ingested before schema version 17" in exported.summary()
+        assert (tmp_path / "old.run").read_text() == "q1 Q0 dA 1 2.0 old\nq1 Q0 dB 2 1.0 old\n"

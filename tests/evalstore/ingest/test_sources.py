@@ -1,0 +1,49 @@
+"""Runs and qrels given as Python objects (evalstore/ingest/sources.py): names that a run or qrels
+file could not hold as one field are refused at ingest, as the file readers refuse them."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+import evalstore
+from evalstore.errors import IngestError
+
+
+@pytest.mark.parametrize(
+    "run, says",
+    [
+        ({"q1": {"d 1": 1.0}}, "doc 'd 1' holds a blank"),
+        ({"q1": {"d\t1": 1.0}}, "doc 'd\\t1' holds a blank"),
+        ({"q1": {"d\n1": 1.0}}, "doc 'd\\n1' holds a blank"),
+        ({"q1": {"d\r": 1.0}}, "holds a blank"),
+        ({"q1": {"d\x00": 1.0}}, "control character"),
+        ({"q 1": {"d1": 1.0}}, "topic 'q 1' holds a blank"),
+        ({"": {"d1": 1.0}}, "topic '' is empty"),
+        ({"q1": {"": 1.0}}, "doc '' is empty"),
+        (pa.table({"query_id": ["q1"], "doc_id": ["a b"], "score": [1.0]}), "doc 'a b' holds a blank"),
+    ],
+)
+def test_names_a_file_could_not_hold_are_refused(run, says):
+    # issue 39.6: such a run was stored, and `export run` wrote a file that read back as other documents
+    with evalstore.open(":memory:") as s:
+        with pytest.raises(IngestError, match=says.replace("\\", "\\\\").replace("(", r"\(")):
+            s.ingest_run(run, name="r", progress=False)
+        if isinstance(run, dict):
+            qrels = {k: {d: 1 for d in v} for k, v in run.items()}
+        else:
+            qrels = pa.table({"query_id": ["q1"], "doc_id": ["a b"], "relevance": [1]})
+        with pytest.raises(IngestError, match="holds a blank|is empty"):
+            s.ingest_qrels(qrels, name="q", progress=False)
+        assert s.run_names() == [] and s.qrels_names() == []
+
+
+def test_a_run_from_a_dict_exports_and_reads_back_the_same(tmp_path):
+    run = {"q1": {"d1": 2.0, "d-2": 1.5, "d\u00e9": 1.0}, "q2": {"x:1": 0.5}}
+    out = tmp_path / "r.txt"
+    with evalstore.open(":memory:") as s:
+        s.ingest_run(run, name="r", progress=False)
+        s.export_run("r", out)
+        s.ingest_run(out, name="back", progress=False)
+        rows = "SELECT topic, doc, score FROM run_rows WHERE run = ? ORDER BY ALL"
+        assert s.sql(rows, ["r"]).rows == s.sql(rows, ["back"]).rows
