@@ -42,7 +42,8 @@ from ..metrics.ranked_list import render
 from ..metrics.references import order_clause
 from ..metrics.registry import MetricInstance
 from ..metrics.user.sandbox import scores as user_scores
-from ..results.eval_result import EvalResult, result_of_rows
+from ..results.eval_result import EvalResult, result_of_arrow
+from ..results.shaping import as_raw, raw_table
 from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1
@@ -141,13 +142,16 @@ class Evaluator:
         self._con = _cursor(plan.udfs, Settings.resolve(memory_limit, threads, temp_directory) if own else None)
         con = self._con
         _register_relations(con, table, declared, top)
-        self.topics = sorted(pc.unique(table.column("topic")).to_pylist(), key=lambda t: t.encode("utf-8"))
+        # the judged topics as Arrow (a million topics: no Python string each unless .topics is read)
+        self._judged_topics = pc.unique(table.column("topic"))
+        if isinstance(self._judged_topics, pa.ChunkedArray):
+            self._judged_topics = self._judged_topics.combine_chunks()
         self._prepare = prepare
         self._declared = declared
         self._names_given = names_given
-        self._queries: dict[tuple[str, bool, bool], list[str]] = {}
+        self._queries: dict[tuple[str, bool, bool], list[str | _Steps]] = {}
         # query -> its WITH clause and unit, for the unit's measures of one's own (run apart, sandboxed)
-        self._user_parts: dict[str, tuple[str, _Unit]] = {}
+        self._user_parts: dict[str | _Steps, tuple[str, _Unit]] = {}
         self._keys: dict[bool, dict[str, str]] = {}
         # runs read from files may hand the SQL only the rows whose docno the qrels judge, with each
         # topic's count of rows, when every pass ranks in trec_eval's order and no block reads
@@ -165,30 +169,46 @@ class Evaluator:
         if prepare:
             self._queries_for("sql")
 
-    def _queries_for(self, mode: str, complete: bool | None = None) -> list[str]:
+    @functools.cached_property
+    def topics(self) -> list[str]:
+        """The qrels' topics, sorted by their UTF-8 bytes (sorted in Arrow on first read)."""
+        judged = self._judged_topics
+        return judged.take(pc.sort_indices(judged.cast(pa.binary()))).to_pylist()
+
+    def _prepare_unit(self, u: int, unit: _Unit) -> None:
+        """The qrels' side of unit ``u``'s ranked list as tables ``<relation>_<u>``, once."""
+        if u not in self._prepared_units:
+            for _, stmt in unit.qrels_side:
+                self._con.execute(stmt)
+            for name, _ in unit.qrels_side:
+                self._con.execute(f"ALTER TABLE {name} RENAME TO {name}_{u}")
+            self._prepared_units.add(u)
+
+    def _queries_for(self, mode: str, complete: bool | None = None) -> list[str | _Steps]:
         """The queries of a call (``mode``: see :func:`_compile`; ``complete=False``: without the
         padding of the topics a run lacks, for the parts of a run). With ``prepare``, the qrels' side
         of the ranked list is built once, here, as tables ``<relation>_<unit>``; without, it is part
         of each query."""
         options = self._options if complete is None or complete == self._options.complete else self._options.unpadded()
-        queries = self._queries.get((mode, options.complete, self._prepare))
-        if queries is not None:
-            return queries
+        known = self._queries.get((mode, options.complete, self._prepare))
+        if known is not None:
+            return known
         plan = _compile(self._names_given, options, self._declared, self._top_grade, mode)
         if options != self._options:  # the keys of this plan's rows -> the keys the result reads
             self._keys[options.complete] = {n.key: self._names[d].key for d, n in plan.names.items()}
-        queries = []
+        queries: list[str | _Steps] = []
         for u, unit in enumerate(plan.units):
+            if unit.steps is not None:  # many metrics: the ranked list as tables, the blocks in chunks
+                self._prepare_unit(u, unit)
+                steps = unit.steps.for_unit(u)
+                queries.append(steps)
+                self._user_parts[steps] = (unit.with_prepared.replace(_UNIT, str(u)), unit)
+                continue
             if not self._prepare:  # one call: the qrels' side is part of the query
                 queries.append(unit.query_inline)
                 self._user_parts[unit.query_inline] = (unit.with_inline, unit)
                 continue
-            if u not in self._prepared_units:
-                for _, stmt in unit.qrels_side:
-                    self._con.execute(stmt)
-                for name, _ in unit.qrels_side:
-                    self._con.execute(f"ALTER TABLE {name} RENAME TO {name}_{u}")
-                self._prepared_units.add(u)
+            self._prepare_unit(u, unit)
             query = unit.query_prepared.replace(_UNIT, str(u))
             queries.append(query)
             self._user_parts[query] = (unit.with_prepared.replace(_UNIT, str(u)), unit)
@@ -218,7 +238,7 @@ class Evaluator:
             rows = self._run(tables, names)
         out: dict[str, dict[str, dict[str, float]]] = {n: {} for n in names}
         by_key = self._by_key
-        for run_id, topic, key, value in rows:
+        for run_id, topic, key, value in zip(*(c.to_pylist() for c in rows.columns)):
             per_topic = out[names[run_id - 1]].setdefault(topic, {})
             for disp in by_key[key]:
                 per_topic[disp] = value
@@ -231,7 +251,13 @@ class Evaluator:
             raise ArgumentError("give the runs as {name: run} with at least one run")
         names = list(runs)
         tables = self._tables(names, [runs[n] for n in names])
-        return self._result([[RunPart(n, t, None) for n, t in zip(names, tables)]], qrels_name, whole=True)
+        n_rows = sum(t.num_rows for t in tables)
+        if self._narrow and all(t.num_rows for t in tables) and len(self._judged_docs) <= n_rows:
+            # ranked in Arrow and narrowed to the judged docnos, as evaluate_many and run files are
+            parts = [RunPart(n, *ranked_rows(t, self._judged_docs)) for n, t in zip(names, tables)]
+        else:
+            parts = [RunPart(n, t, None) for n, t in zip(names, tables)]
+        return self._result([parts], qrels_name, whole=True)
 
     def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of run files (a path, a glob or a list; each run named by its tag) as an
@@ -249,10 +275,11 @@ class Evaluator:
         runs read from files are evaluated without ``complete``'s padding (a part has some of its
         run's topics); the topics of the qrels a run lacks are padded once it is read
         (:meth:`_padding`)."""
-        judged = pa.array(self.topics, pa.string())
+        judged = self._judged_topics
         runs: dict[str, bool] = {}  # name -> shares a topic with the qrels (or is empty)
-        had: dict[str, set[str]] = {}  # with complete: the topics each run has
-        named: list[tuple[str, str, str, float]] = []
+        ids: dict[str, int] = {}  # name -> its id in the rows (order of first appearance)
+        had: dict[str, list[pa.Array]] = {}  # with complete: the topics each run has
+        parts: list[pa.Table] = []  # rows as computed: run_id (ids), topic, key, value
         pad = self._options.complete and not whole
         for batch in batches:
             topics = [pc.unique((p.counts if p.counts is not None else p.table).column("topic")) for p in batch]
@@ -260,15 +287,17 @@ class Evaluator:
             shared = pc.is_in(pa.concat_arrays(topics), value_set=judged).to_numpy(zero_copy_only=False)
             at = 0
             for part, tops in zip(batch, topics):
-                if part.restart:  # the run's file was read again by the general reader
-                    named = [r for r in named if r[0] != part.name]
+                if part.restart and part.name in ids:  # the run's file was read again by the general reader
+                    gone = ids[part.name]
+                    parts = [t.filter(pc.not_equal(t.column("run_id"), gone)) for t in parts]
                     had.pop(part.name, None)
                     runs[part.name] = False
                 shares = len(tops) == 0 or bool(shared[at : at + len(tops)].any())
                 at += len(tops)
                 runs[part.name] = runs.get(part.name, False) or shares
+                ids.setdefault(part.name, len(ids) + 1)
                 if pad:
-                    had.setdefault(part.name, set()).update(tops.to_pylist())
+                    had.setdefault(part.name, []).append(tops)
             ok = [p for p in batch if p.table.num_rows or p.counts is not None and p.counts.num_rows or whole]
             if not ok:
                 continue
@@ -279,7 +308,10 @@ class Evaluator:
                 [p.counts for p in ok if p.counts is not None] if narrow else None,
                 complete=None if whole else False,
             )
-            named += [(ok[run_id - 1].name, topic, key, value) for run_id, topic, key, value in rows]
+            # the batch's run ids (positions in ok, from 1) -> the runs' ids
+            to_id = np.array([0] + [ids[p.name] for p in ok], dtype=np.int32)
+            run_col = pa.array(to_id[rows.column("run_id").to_numpy()])
+            parts.append(rows.set_column(0, "run_id", run_col))
         names = [n for n, shares in runs.items() if shares]
         left_out = [n for n, shares in runs.items() if not shares]
         if not names:
@@ -288,23 +320,31 @@ class Evaluator:
                 f"qrels {qrels_name}: are the runs and the qrels of the same collection?"
             )
         if pad:
-            named += self._padding(names, had)
-        return result_of_rows(
+            parts += self._padding({n: ids[n] for n in names}, had)
+        rows = pa.concat_tables(parts) if parts else raw_table([], [], [], [])
+        return result_of_arrow(
             qrels_name,
             self._names,
-            names,
-            named,
+            {n: ids[n] for n in names},
+            rows,
             ([unrelated_note(left_out, qrels_name)] if left_out else [])
             + metric_notes(self._instances, qrels_name, self._top_grade, has_subtopics=False),
         )
 
-    def _padding(self, names: Sequence[str], had: Mapping[str, set[str]]) -> list[tuple[str, str, str, float]]:
+    def _padding(self, ids: Mapping[str, int], had: Mapping[str, Sequence[pa.Array]]) -> list[pa.Table]:
         """With ``complete``: the rows of the qrels topics each run lacks, as a run that retrieved
         nothing scores them (one evaluation of an empty run, whatever the number of runs)."""
         empty = pa.table({c: pa.array([], t) for c, t in (("topic", pa.string()), ("doc", pa.string()),
                                                           ("score", pa.float64()), ("ln", pa.int64()))})  # fmt: skip
         rows = self._run([empty], ["run"])
-        return [(n, topic, key, value) for n in names for _, topic, key, value in rows if topic not in had.get(n, ())]
+        out = []
+        for name, run_id in ids.items():
+            tops = had.get(name, [])
+            lacking = rows
+            if tops:
+                lacking = rows.filter(pc.invert(pc.is_in(rows.column("topic"), value_set=pa.concat_arrays(tops))))
+            out.append(lacking.set_column(0, "run_id", pa.array(np.full(lacking.num_rows, run_id, np.int32))))
+        return out
 
     def close(self) -> None:
         self._con.close()
@@ -325,17 +365,15 @@ class Evaluator:
         empty = allow_empty or self._options.complete
         return [read_run(r, self._run_format, f"run {n!r}", allow_empty=empty) for n, r in zip(names, runs)]
 
-    def _rows(self, names: Sequence[str], runs: Iterable[Any]) -> list[tuple[int, str, str, float]]:
-        return self._run(self._tables(names, runs), names)
-
     def _run(
         self,
         tables: Sequence[pa.Table],
         names: Sequence[str],
         counts: Sequence[pa.Table] | None = None,
         complete: bool | None = None,
-    ) -> list[tuple[int, str, str, float]]:
-        """Evaluate runs (run_id = position + 1). Runs read from files come ranked (trec_eval's
+    ) -> pa.Table:
+        """Evaluate runs (run_id = position + 1): the rows ``run_id, topic, key, value`` as an Arrow
+        table (:data:`evalstore.results.shaping.RAW_SCHEMA`). Runs read from files come ranked (trec_eval's
         order); with ``counts`` (each run's rows per topic) they hold only the rows whose docno the
         qrels judge (a narrower ranked list). Runs given in memory are ranked in SQL.
         ``complete=False``: the parts of runs, evaluated without complete's padding."""
@@ -350,14 +388,22 @@ class Evaluator:
         if self._run_meta:
             con.register("_ev_names", pa.table({"run_id": list(range(1, len(names) + 1)), "name": list(names)}))
         try:
-            rows: list[tuple[int, str, str, float]] = []
+            got = []
             for q in queries:
-                rows.extend(con.execute(q).fetchall())
+                if isinstance(q, _Steps):
+                    got += q.run(con)
+                else:
+                    got.append(as_raw(arrow_table(con, q)))
                 with_clause, unit = self._user_parts[q]
                 if unit.user:
-                    rows.extend(_user_rows(con, with_clause, unit))
+                    got.append(_user_table(con, with_clause, unit))
+            rows = got[0] if len(got) == 1 else pa.concat_tables(got)
             keys = self._keys.get(complete) if complete is not None and complete != self._options.complete else None
-            return [(r, t, keys[k], v) for r, t, k, v in rows] if keys else rows
+            if keys:  # this plan's keys -> the keys the result reads (a few distinct values)
+                coded = pc.dictionary_encode(rows.column("key").combine_chunks())
+                renamed = pa.array([keys[k] for k in coded.dictionary.to_pylist()], pa.string())
+                rows = rows.set_column(2, "key", renamed.take(coded.indices))
+            return rows
         except duckdb.Error as e:
             if is_resource_error(e):
                 raise
@@ -434,11 +480,39 @@ class _Unit:
     user: tuple[tuple[MetricInstance, str], ...] = ()
     options: EvalOptions = DEFAULTS
     gmax: float = 1.0
+    steps: _Steps | None = None  # more blocks than one statement holds: the ranked list as tables
 
 
-def _user_rows(con: duckdb.DuckDBPyConnection, with_clause: str, unit: _Unit) -> list[tuple[int, str, str, float]]:
+@dataclass(frozen=True)
+class _Steps:
+    """A call's work for a unit of many metrics: the ranked list's relations made as temporary
+    tables (the qrels' side as views of the unit's prepared tables), the metric blocks run
+    :data:`~evalstore.metrics.engine.BLOCKS_PER_STATEMENT` to a statement over them (a bounded
+    number of hash tables in memory at once, the ranked list built once), the tables dropped."""
+
+    setup: tuple[str, ...]
+    selects: tuple[str, ...]
+    teardown: tuple[str, ...]
+
+    def for_unit(self, u: int) -> _Steps:
+        return _Steps(tuple(x.replace(_UNIT, str(u)) for x in self.setup), self.selects, self.teardown)
+
+    def run(self, con: duckdb.DuckDBPyConnection) -> list[pa.Table]:
+        try:
+            for stmt in self.setup:
+                con.execute(stmt)
+            return [as_raw(arrow_table(con, q)) for q in self.selects]
+        finally:
+            for stmt in self.teardown:
+                try:
+                    con.execute(stmt)
+                except duckdb.Error:
+                    pass
+
+
+def _user_table(con: duckdb.DuckDBPyConnection, with_clause: str, unit: _Unit) -> pa.Table:
     """``(run_id, topic, key, value)`` of a unit's measures of one's own, over the ranked list of
-    the call (its relations read through ``with_clause``)."""
+    the call (its relations read through ``with_clause``), as :data:`~evalstore.results.shaping.RAW_SCHEMA`."""
     table = user_scores(
         unit.user,
         unit.options,
@@ -446,8 +520,7 @@ def _user_rows(con: duckdb.DuckDBPyConnection, with_clause: str, unit: _Unit) ->
         lambda inst: engine.placeholder_values(inst, unit.options, unit.gmax),
         engine.value_sql,
     )
-    cols = [table.column(c).to_pylist() for c in ("run_id", "topic", "key", "value")]
-    return list(zip(*cols))
+    return as_raw(table.select(["run_id", "topic", "key", "value"]))
 
 
 @dataclass(frozen=True)
@@ -472,13 +545,7 @@ def _compile(
     context's order is trec_eval's; ``'narrow'``, ranked and holding only the rows whose docno the
     qrels judge, with each topic's rows counted in ``_ev_counts(run_id, topic, n)``."""
     instances = engine.resolve_metrics(list(metrics))
-    answers = [i.display for i in instances if i.spec.kind != "judgments"]
-    if answers:
-        raise MetricError(
-            f"{', '.join(answers)} evaluate{'s' if len(answers) == 1 else ''} generated answers, not ranked lists: "
-            "give the answers and their assignments or support labels (evalstore.evaluate(assignments, answers, "
-            "metrics); docs/rag.md)"
-        )
+    _no_answer_metrics(instances)
     units, stored = engine.plan([_QRELS_ID], instances, options, {_QRELS_ID: declared})
     names = {disp: n for (_, disp), n in stored.items()}
     by_key: dict[str, list[str]] = {}
@@ -525,12 +592,42 @@ def _compile(
         union = sql.union or "SELECT NULL::INTEGER AS run_id, NULL AS topic, NULL AS key, NULL::DOUBLE AS value LIMIT 0"
         tail = "\nSELECT run_id, topic, key, value FROM (" + union + ")"
         with_prepared, with_inline = "WITH " + ",\n".join(prepared), "WITH " + ",\n".join(inline)
+        steps = _steps(sql, ctes, run_meta) if len(sql.selects) > engine.BLOCKS_PER_STATEMENT else None
         out.append(
             _Unit(gains, tuple(side), with_prepared + tail, with_inline + tail, with_prepared, with_inline, sql.user,
-                  sql.options, gmax)
+                  sql.options, gmax, steps)
         )  # fmt: skip
     udfs = any(i.spec.block.udfs for i in instances)
     return _Plan(instances, names, by_key, out, run_meta, udfs, narrow_ok)
+
+
+def _no_answer_metrics(instances: Sequence[MetricInstance]) -> None:
+    """Metrics of generated answers need stored answers and their labels: refused here."""
+    answers = [i.display for i in instances if i.spec.kind != "judgments"]
+    if answers:
+        raise MetricError(
+            f"{', '.join(answers)} evaluate{'s' if len(answers) == 1 else ''} generated answers, not ranked lists: "
+            "give the answers and their assignments or support labels (evalstore.evaluate(assignments, answers, "
+            "metrics); docs/rag.md)"
+        )
+
+
+def _steps(sql: Any, ctes: Sequence[tuple[str, str]], run_meta: bool) -> _Steps:
+    """A unit with more metric blocks than a statement holds: the ranked list made as temporary
+    tables once (the qrels' side as views of its prepared tables), then the blocks in chunks."""
+    setup, teardown = [], []
+    if run_meta:
+        setup.append("CREATE OR REPLACE TEMP VIEW run_meta AS SELECT run_id, name FROM _ev_names")
+        teardown.append("DROP VIEW IF EXISTS run_meta")
+    for name, body in ctes:
+        if name in _QRELS_SIDE:
+            setup.append(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {name}_{_UNIT}")
+            teardown.append(f"DROP VIEW IF EXISTS {name}")
+        else:
+            setup.append(f"CREATE OR REPLACE TEMP TABLE {name} AS {body}")
+            teardown.append(f"DROP TABLE IF EXISTS {name}")
+    selects = tuple("SELECT run_id, topic, key, value FROM (" + c + ")" for c in sql.chunks())
+    return _Steps(tuple(setup), selects, tuple(reversed(teardown)))
 
 
 def _declared(gains: str | Sequence[float] | None) -> tuple[float, ...] | None:

@@ -302,19 +302,92 @@ def narrowed(
 
 def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, pa.Table | None]:
     """A run given in memory (``topic, doc, score, ln``) with its rank in trec_eval's order and,
-    with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts)."""
+    with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts). Rows
+    already in score order within topic blocks are ranked in one pass; others, narrowed, by ranking
+    only the kept rows (:func:`kept_ranks`) where they are few; else sorted."""
     topics = pc.dictionary_encode(table.column("topic").combine_chunks())
-    docs = pc.dictionary_encode(table.column("doc").combine_chunks())
-    out = table
+    tcode, n_topics = topics.indices.to_numpy(), len(topics.dictionary)
+    doc = table.column("doc").combine_chunks()
+    # (the judged docnos looked up row by row: no dictionary of the run's docnos, as many as its
+    # rows in most runs, 1.3 GB of hash table and copies at 10 M rows)
+    kept = None if keep_docs is None else pc.is_in(doc, value_set=keep_docs).to_numpy(zero_copy_only=False)
+    ranked = table
     if "rank" not in table.column_names:  # (a run read from a file comes ranked)
-        score = table.column("score").combine_chunks()
-        doc = docs.dictionary.take(docs.indices)
-        out = table.append_column(
-            "rank", pa.array(evaluation_rank(topics.indices.to_numpy(), len(topics.dictionary), score.to_numpy(), doc))
-        )
-    if keep_docs is None:
-        return out, None
-    return narrowed(out, topics, docs, keep_docs)
+        values = table.column("score").combine_chunks().to_numpy()
+        # rows in score order within topic blocks (dicts made from ranked lists): every row ranked
+        # in one pass, no sort (10 M rows: 0.12 CPU-s against 0.45 for the judged rows' pairs)
+        if kept is not None and not in_score_blocks(tcode, n_topics, values):
+            ranks = kept_ranks(tcode, n_topics, values, doc, kept)
+            if ranks is not None:
+                return table.filter(pa.array(kept)).append_column("rank", pa.array(ranks)), _counts(topics, tcode)
+        ranked = table.append_column("rank", pa.array(evaluation_rank(tcode, n_topics, values, doc)))
+    if kept is None:
+        return ranked, None
+    return ranked.filter(pa.array(kept)), _counts(topics, tcode)
+
+
+def _counts(topics: pa.DictionaryArray, tcode: np.ndarray) -> pa.Table:
+    """Each topic's number of rows (``topic, n``)."""
+    return pa.table({"topic": topics.dictionary, "n": pa.array(np.bincount(tcode, minlength=len(topics.dictionary)))})
+
+
+#: :func:`kept_ranks` compares each row with the kept rows of its topic while that makes at most
+#: this many comparisons per row (else a sort of the run is cheaper).
+KEPT_PAIRS_PER_ROW = 4
+#: :func:`kept_ranks` makes its (row, kept row) pairs this many at a time: its memory stays a few
+#: arrays of this length, whatever the run's size (10 M rows made 30 M pairs, 1.5 GB at once).
+PAIRS_PER_BLOCK = 1 << 21
+
+
+def kept_ranks(
+    tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa.Array, kept: np.ndarray
+) -> np.ndarray | None:
+    """trec_eval's rank (as :func:`evaluation_rank`) of the ``kept`` rows only, in their order,
+    without sorting the run: one plus the rows of the same topic ranked above each (a higher score,
+    or an equal score and a larger docno, byte-wise). None when the kept rows are too many for
+    that to beat a sort (:data:`KEPT_PAIRS_PER_ROW`). The pairs are made in blocks of rows of at
+    most :data:`PAIRS_PER_BLOCK` pairs (a row's pairs stay in one block)."""
+    n = len(tcode)
+    k = np.bincount(tcode[kept], minlength=n_topics)
+    reps = k[tcode]  # each row meets the kept rows of its topic
+    ends = np.cumsum(reps)
+    pairs = int(ends[-1]) if n else 0
+    if pairs > KEPT_PAIRS_PER_ROW * max(n, 1):
+        return None
+    K = np.flatnonzero(kept)
+    order = K[np.argsort(tcode[K], kind="stable")]  # the kept rows by topic
+    start = np.concatenate(([0], np.cumsum(k)[:-1]))
+    above_count = np.zeros(len(order), dtype=np.int64)
+    a = 0
+    while a < n:
+        done = int(ends[a - 1]) if a else 0
+        b = max(a + 1, int(np.searchsorted(ends, done + PAIRS_PER_BLOCK, side="right")))
+        above_count += _ranked_above(tcode, score, doc, reps[a:b], a, start, order)
+        a = b
+    rank = np.empty(n, dtype=np.int32)
+    rank[order] = 1 + above_count
+    return rank[K]
+
+
+def _ranked_above(
+    tcode: np.ndarray, score: np.ndarray, doc: pa.Array, reps: np.ndarray, a: int, start: np.ndarray, order: np.ndarray
+) -> np.ndarray:
+    """For each kept row (``order``), how many of the rows ``a, a + 1, ...`` (``reps``: each one's
+    number of kept rows in its topic) rank above it."""
+    m = int(reps.sum())
+    if m == 0:
+        return np.zeros(len(order), dtype=np.int64)
+    row = np.repeat(np.arange(a, a + len(reps), dtype=np.int64), reps)
+    first = np.repeat(np.cumsum(reps) - reps, reps)
+    slot = start[tcode[row]] + (np.arange(m, dtype=np.int64) - first)  # the kept row's place in order
+    other = order[slot]
+    s_row, s_other = score[row], score[other]
+    above = s_row > s_other
+    tie = np.flatnonzero(s_row == s_other)
+    if len(tie):
+        larger = pc.greater(doc.take(pa.array(row[tie])), doc.take(pa.array(other[tie]))).to_numpy(zero_copy_only=False)
+        above[tie[larger]] = True
+    return np.bincount(slot, weights=above, minlength=len(order)).astype(np.int64)
 
 
 def _nonempty(strings: pa.Array | pa.ChunkedArray) -> bool:
@@ -325,6 +398,13 @@ def _has_duplicates(tcode: np.ndarray, dcode: np.ndarray, n_docs: int) -> bool:
     """A (topic, docno) pair occurs twice (on the dictionary codes of both)."""
     key = tcode.astype(np.int64) * n_docs + dcode
     return len(pc.unique(pa.array(key))) != len(key)
+
+
+def in_score_blocks(tcode: np.ndarray, n_topics: int, score: np.ndarray) -> bool:
+    """Each topic's rows are one block, by descending score: trec_eval's rank needs no sort
+    (:func:`evaluation_rank`)."""
+    change = tcode[1:] != tcode[:-1]
+    return bool(np.count_nonzero(change) + 1 == n_topics and not (score[1:] > score[:-1])[~change].any())
 
 
 def evaluation_rank(tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa.Array) -> np.ndarray:

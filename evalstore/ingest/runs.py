@@ -35,7 +35,16 @@ from .prefetch import prefetched
 from .run_text import keep_run_text
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
-from .write import IngestResult, ReadRows, set_read_identity, store_read_run, store_runs, stored_identities
+from .write import (
+    IngestResult,
+    ReadRows,
+    insert_run_meta,
+    new_run_ids,
+    set_read_identity,
+    store_read_run,
+    store_runs,
+    stored_identities,
+)
 
 if TYPE_CHECKING:
     from ..db.handle import StoreHandle
@@ -113,6 +122,7 @@ class RunIngest(IngestCall):
         self.per_topic = False
         self._notes: dict[int, list[str]] = {}  # notes of runs whose fast read was taken back
         self.headers: dict[int, Header] = {}  # the files' ir_metadata blocks, by group
+        self.saved_headers: set[int] = set()  # groups whose header went in with their run_meta row
         self.groups: list[Group] = []
 
     def plan(self) -> list[Group]:
@@ -127,7 +137,8 @@ class RunIngest(IngestCall):
         transaction (``runs.metadata``; the block's text for ``export run``)."""
         with self.store.transaction():
             results = super().run()
-            save_headers(self.store, self.results, self.headers)
+            unsaved = {i: h for i, h in self.headers.items() if i not in self.saved_headers}
+            save_headers(self.store, self.results, unsaved)
             self.keep_texts()
         return results
 
@@ -158,20 +169,36 @@ class RunIngest(IngestCall):
     def read_fast(self, todo: list[Group], bar) -> list[Group]:
         """Cleanly delimited files: read, checked and ranked block by block (:mod:`evalstore.ingest.fast`)
         and stored as they are read, a million rows at a time; the files it declines go to the general
-        reader (their rows stored so far are taken back)."""
+        reader (their rows stored so far are taken back). The ``run_meta`` rows of new runs are
+        written in one statement at the end, with their hashes and counts (their ids drawn from the
+        sequence first): no statement per file."""
         readable = [] if self.per_topic else [g for g in todo if g.files[0].delim]
         stored = stored_identities(self.con, "run", [nm for g in readable if (nm := self.known_name(g))])
+        fresh = [g for g in readable if str(self.known_name(g)) not in stored]
+        ids = iter(new_run_ids(self.con, len(fresh)))
+        new_ids = {g.idx: next(ids) for g in fresh}
         rows = ReadRows(self.con)
-        declined = []
+        declined, added = [], []
         for g, parts in zip(readable, prefetched([functools.partial(_parts, g) for g in readable])):
             bar.advance(1)
-            if not self._store_parts(g, parts, rows, stored.get(str(self.known_name(g)))):
+            old = stored.get(str(self.known_name(g)))
+            if not self._store_parts(g, parts, rows, old, new_ids.get(g.idx)):
                 declined.append(g)
+            elif g.idx in new_ids and g.idx in self.results:
+                added.append(g)
         rows.flush()
+        if added:
+            self.saved_headers = {g.idx for g in added if g.idx in self.headers}
+            insert_run_meta(self.con, [(new_ids[g.idx], g, self.results[g.idx], self.headers.get(g.idx))
+                                       for g in added], self.format)  # fmt: skip
         return [g for g in todo if g not in readable] + declined
 
-    def _store_parts(self, g: Group, parts: Iterator[fast.Part | fast.RunReader], rows: ReadRows, old) -> bool:
-        """Store one run's parts as they come; False (nothing of it kept) when its file is declined."""
+    def _store_parts(
+        self, g: Group, parts: Iterator[fast.Part | fast.RunReader], rows: ReadRows, old, new_id: int | None
+    ) -> bool:
+        """Store one run's parts as they come; False (nothing of it kept) when its file is declined.
+        A new run's rows go in under ``new_id`` (its ``run_meta`` row is written at the end); a stored
+        one's (``old``) replace it."""
         before = (g.name, g.tag, g.sha, g.file_sha)
         f = g.files[0]
         g.tag, g.name = f.tag0, g.name or f.tag0
@@ -183,32 +210,40 @@ class RunIngest(IngestCall):
                 if isinstance(part, fast.RunReader):  # the end: the file's identity and counts
                     g.sha, g.file_sha = str(part.sha), part.file_sha
                     if run_id is not None:
-                        set_read_identity(self.con, run_id, g, part.n_rows, part.n_topics)
+                        if old is not None:
+                            set_read_identity(self.con, run_id, g, part.n_rows, part.n_topics)
                         res = self.results[g.idx]
                         res.n_rows, res.n_topics = part.n_rows, part.n_topics
                     return True
                 if run_id is None:
-                    run_id, self.results[g.idx] = store_read_run(self.store, g, 0, 0, self.replace, self.format, old)
-                    if run_id is None:  # the same content is stored (its hash was taken first)
-                        return True
+                    if old is None:
+                        assert new_id is not None  # a new run's id was drawn before reading
+                        run_id = new_id
+                        self.results[g.idx] = IngestResult("run", g.final, "added", g.sources)
+                    else:
+                        run_id, self.results[g.idx] = store_read_run(
+                            self.store, g, 0, 0, self.replace, self.format, old
+                        )
+                        if run_id is None:  # the same content is stored (its hash was taken first)
+                            return True
                 rows.add(run_id, part.table)
         except fast.Declined:
             if run_id is not None:
                 rows.discard(run_id)
-                self._take_back(run_id, g, old)
+                if old is not None:
+                    self._take_back(run_id, g, old)
+                else:
+                    self.results.pop(g.idx)
             g.name, g.tag, g.sha, g.file_sha = before
             return False
         raise AssertionError("internal: a run file's parts ended without its summary")
 
     def _take_back(self, run_id: int, g: Group, old) -> None:
-        """A declined file's ``run_meta`` row: removed (a new run), or left for the general reader to
-        replace with its own identity (its note of dropped analyses kept)."""
+        """A declined file's ``run_meta`` row of a stored run: left for the general reader to replace
+        with its own identity (its note of dropped analyses kept)."""
         res = self.results.pop(g.idx)
-        if old is None:
-            self.con.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id])
-        else:
-            self.con.execute("UPDATE run_meta SET sha256 = '', file_sha256 = NULL WHERE run_id = ?", [run_id])
-            self._notes[g.idx] = res.messages
+        self.con.execute("UPDATE run_meta SET sha256 = '', file_sha256 = NULL WHERE run_id = ?", [run_id])
+        self._notes[g.idx] = res.messages
 
     def after_group(self, st: Staging, stats: dict[int, tuple], g: Group) -> None:
         if not self.per_topic:

@@ -279,6 +279,35 @@ class ReadRows:
         self.con.execute("DELETE FROM run_row_data WHERE run_id = ?", [run_id])
 
 
+def new_run_ids(con, n: int) -> list[int]:
+    """``n`` new run ids from the store's sequence, in one statement (an id drawn and not used, a
+    declined file's, leaves a gap: ids only tell runs apart)."""
+    if n == 0:
+        return []
+    return [int(r[0]) for r in con.execute("SELECT nextval('run_id_seq') FROM range(?)", [n]).fetchall()]
+
+
+def insert_run_meta(con, runs: Sequence[tuple[int, Group, IngestResult, Any]], fmt: str) -> None:
+    """The ``run_meta`` rows of new runs whose rows the fast reader stored, in one statement:
+    ``(run_id, group, result, ir_metadata header or None)`` each (the group's hashes and the
+    result's counts known by now)."""
+    cols: list[list[Any]] = [[] for _ in range(11)]
+    for run_id, g, res, header in runs:
+        meta = (header.json(), header.text) if header is not None else (None, None)
+        values = [run_id, g.final, g.tag, ",".join(g.sources) or "<dict>", fmt, g.sha, g.file_sha, res.n_topics,
+                  res.n_rows, *meta]  # fmt: skip
+        for c, v in zip(cols, values):
+            c.append(v)
+    con.execute(
+        """INSERT INTO run_meta (run_id, name, tag, source, format, sha256, file_sha256, n_topics, n_rows,
+                                 metadata, metadata_header)
+           SELECT unnest(?::INTEGER[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),
+                  unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::INTEGER[]),
+                  unnest(?::BIGINT[]), unnest(?::JSON[]), unnest(?::VARCHAR[])""",
+        cols,
+    )
+
+
 def set_read_identity(con, run_id: int, g: Group, n_rows: int, n_topics: int) -> None:
     """The identity and counts of a run whose rows the fast reader stored as it read them (its
     ``run_meta`` row was written before the hashes and counts were known)."""

@@ -26,8 +26,7 @@ leaves its old intervals out of the views, and saving removes them.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -59,6 +58,8 @@ class Summaries(Protocol):
     aggregates: dict[str, str]
     intervals: list[tuple[str, str, float | None, float | None]]
     interval_spec: IntervalSpec | None
+
+    def score_groups(self) -> dict[tuple[str, str], np.ndarray]: ...
 
     def add_intervals(
         self, method: str, level: float, trials: int, seed: int, *, memory: int | None = None
@@ -109,18 +110,18 @@ def compute(
     """``(run, metric, lo, hi)`` for every mean of ``result`` (in its order); lo and hi are None
     where there is no interval (a sum, fewer than 2 topics). ``memory``: the memory limit in bytes
     the bootstrap sizes its work from (:mod:`evalstore.stats.budget`; None: the default limit)."""
-    values: dict[tuple[str, str], list[float]] = {}
-    for run, _, metric, v in result.per_topic:
-        if v is not None and not math.isnan(v):
-            values.setdefault((run, metric), []).append(float(v))
+    values = result.score_groups()  # each (run, metric)'s present values, in topic order
     keys = [(run, metric) for run, metric, _, _ in result.means]
     aggregates = {(run, metric): result.aggregates.get(metric, "mean") for run, metric in keys}
-    found = of_scores({k: values.get(k, []) for k in keys}, aggregates, how, memory)
+    found = of_scores({k: values.get(k, np.empty(0)) for k in keys}, aggregates, how, memory)
     return [(r, m, *found.get((r, m), (None, None))) for r, m in keys]
 
 
 def of_scores(
-    values: dict[K, Sequence[float]], aggregates: dict[K, str], how: IntervalSpec, memory: int | None = None
+    values: Mapping[K, Sequence[float] | np.ndarray],
+    aggregates: dict[K, str],
+    how: IntervalSpec,
+    memory: int | None = None,
 ) -> dict[K, tuple[float, float]]:
     """The interval of each key's mean of per-topic ``values`` (missing values already left out),
     summarised by ``aggregates[key]`` (mean, gmean: on the log scale, sum: none); keys without an

@@ -48,6 +48,8 @@ class Ranked(Protocol):
     rank_spec: IntervalSpec | None
     rank_widened: list[tuple[str, str]]
 
+    def score_matrix(self, metric: str, runs: Sequence[str]) -> tuple[list[str], np.ndarray]: ...
+
     def add_rank_intervals(
         self, method: str, level: float, trials: int, seed: int, *, memory: int | None = None
     ) -> Ranked: ...
@@ -80,14 +82,7 @@ def matrix(result: Ranked, metric: str) -> tuple[list[str], np.ndarray, np.ndarr
     (runs x topics, NaN where a run has none) and their means (the result's, exactly)."""
     runs = list(dict.fromkeys(r for r, m, _, _ in result.means if m == metric))
     means = {r: v for r, m, v, _ in result.means if m == metric}
-    rows = [(r, t, v) for r, t, m, v in result.per_topic if m == metric]
-    topics = sorted({t for _, t, _ in rows})
-    tpos = {t: j for j, t in enumerate(topics)}
-    rpos = {r: i for i, r in enumerate(runs)}
-    X = np.full((len(runs), len(topics)), np.nan)
-    for r, t, v in rows:  # one pass over the result's rows (already in memory)
-        if r in rpos and v is not None:
-            X[rpos[r], tpos[t]] = v
+    _, X = result.score_matrix(metric, runs)  # topics in byte order (= code point order)
     score = np.array([np.nan if means[r] is None else float(means[r]) for r in runs], dtype=np.float64)
     return runs, X, score
 

@@ -282,15 +282,9 @@ def result_matrices(result: Any, runs: Sequence[str] | None = None, missing: str
     the result's notes go with every matrix."""
     missing = normalise_missing(missing)
     order = list(runs) if runs is not None else list(dict.fromkeys(r for r, _, _, _ in result.means))
-    position = {r: i for i, r in enumerate(order)}
     mats = []
     for metric in result.metrics:
-        cells = [(r, t, v) for r, t, m, v in result.per_topic if m == metric and r in position]
-        topics = sorted({t for _, t, _ in cells}, key=lambda t: t.encode("utf-8"))
-        column = {t: j for j, t in enumerate(topics)}
-        values = np.full((len(order), len(topics)), np.nan)
-        for r, t, v in cells:
-            values[position[r], column[t]] = np.nan if v is None else float(v)
+        topics, values = result.score_matrix(metric, order)
         stored = result.stored_names.get(metric, metric)
         mats.append(
             ScoreMatrix(

@@ -76,13 +76,11 @@ def scores(result: Any) -> Table:
     """The box plots of ``eval --plot``: every per-topic score that is drawn."""
     metrics, runs = score_runs(result)
     position = {r: i + 1 for i, r in enumerate(runs)}
-    rows = [
-        (m, r, position[r], t, float(v))
-        for m in metrics
-        for r in runs
-        for run, t, metric, v in result.per_topic
-        if run == r and metric == m and _num(v) is not None
-    ]
+    by: dict[tuple[str, str], list[tuple[str, float]]] = {}  # one pass over the rows
+    for run, t, metric, v in result.per_topic:
+        if _num(v) is not None:
+            by.setdefault((metric, run), []).append((t, float(v)))
+    rows = [(m, r, position[r], t, v) for m in metrics for r in runs for t, v in by.get((m, r), [])]
     return Table(["metric", "run", "position", "topic", "value"], rows, title="eval --plot: per-topic scores")
 
 

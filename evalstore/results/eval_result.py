@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..base.aggregate import aggregate
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ..base.optional import require_pandas
 from ..intervals import means as interval_means
 from ..intervals import ranks as interval_ranks
+from .shaping import SCORES_SCHEMA, Unshaped, rows_table, unshaped
 
 if TYPE_CHECKING:
     from ..intervals.means import IntervalSpec
@@ -26,36 +29,153 @@ class Stored(Protocol):
     def aggregate(self) -> str: ...  # 'mean', 'gmean' or 'sum'
 
 
-@dataclass
 class EvalResult:
     """Per-topic scores and per-run summaries of one evaluation against one qrels set.
 
-    ``per_topic``: rows ``(run, topic, metric, value)``, by run, topic (byte order, as trec_eval
-    prints them) and metric in request order; ``means``: rows ``(run, metric, summary, n_topics)``
-    (the summary is the metric's aggregate: mean, geometric mean or sum); metric names are the
-    names as requested (``stored_names`` maps each to the name its scores are stored under).
-    ``intervals``: rows ``(run, metric, lo, hi)`` of the confidence interval of each summary, once
-    :meth:`add_intervals` has computed them (``interval_spec`` says how; see
-    :mod:`evalstore.intervals.means`)."""
+    The per-topic scores are an Arrow table (:meth:`to_arrow`: ``run, topic, metric, value``, by
+    run, topic (byte order, as trec_eval prints them) and metric in request order), shaped from the
+    rows the evaluation computed when it is first read (:mod:`evalstore.results.shaping`), never
+    before; ``per_topic`` gives them as Python rows ``(run, topic, metric, value)`` (made on first
+    use: only a caller that asks for Python objects pays for one per score). ``means``: rows ``(run,
+    metric, summary, n_topics)`` (the summary is the metric's aggregate: mean, geometric mean or
+    sum), also computed on first use; metric names are the names as requested (``stored_names``
+    maps each to the name its scores are stored under). ``intervals``: rows ``(run, metric, lo,
+    hi)`` of the confidence interval of each summary, once :meth:`add_intervals` has computed them
+    (``interval_spec`` says how; see :mod:`evalstore.intervals.means`).
 
-    qrels: str
-    metrics: list[str]  # display names, in request order
-    stored_names: dict[str, str]  # display name -> the short name the scores are stored under
-    per_topic: list[tuple[str, str, str, float]] = field(default_factory=list)  # run, topic, metric, value
-    means: list[tuple[str, str, float, int]] = field(default_factory=list)  # run, metric, mean, n_topics
-    aggregates: dict[str, str] = field(default_factory=dict)  # display name -> 'mean' | 'gmean' | 'sum'
-    notes: list[str] = field(default_factory=list)  # for the reader, e.g. runs left out
-    reused: int = (
-        0  # stored (run, qrels, metric) evaluations reused instead of computed (evalstore.evaluation.incremental)
-    )
-    computed: int = 0  # (run, qrels, metric) evaluations computed by this call
-    intervals: list[tuple[str, str, float | None, float | None]] = field(default_factory=list)  # run, metric, lo, hi
-    interval_spec: IntervalSpec | None = None
-    rank_intervals: list[tuple[str, str, int, int, int]] = field(default_factory=list)  # run, metric, rank, lo, hi
-    rank_spec: IntervalSpec | None = None
-    rank_widened: list[tuple[str, str]] = field(default_factory=list)  # (run, metric) widened to the rank
-    queries: dict[str, str] = field(default_factory=dict)  # topic -> query text (a store's topic sets)
-    _values: Any = field(default=None, init=False, repr=False, compare=False)  # value()'s dictionary
+    Made from Python rows (``per_topic=[...]``, ``means=[...]``) the result keeps them as given."""
+
+    def __init__(
+        self,
+        qrels: str,
+        metrics: list[str],
+        stored_names: dict[str, str],
+        per_topic: list[tuple[str, str, str, float]] | None = None,
+        means: list[tuple[str, str, float, int]] | None = None,
+        aggregates: dict[str, str] | None = None,
+        notes: list[str] | None = None,
+        reused: int = 0,
+        computed: int = 0,
+        intervals: list[tuple[str, str, float | None, float | None]] | None = None,
+        interval_spec: IntervalSpec | None = None,
+        rank_intervals: list[tuple[str, str, int, int, int]] | None = None,
+        rank_spec: IntervalSpec | None = None,
+        rank_widened: list[tuple[str, str]] | None = None,
+        queries: dict[str, str] | None = None,
+        *,
+        scores: Unshaped | None = None,
+    ) -> None:
+        self.qrels = qrels
+        self.metrics = metrics  # display names, in request order
+        self.stored_names = stored_names  # display name -> the short name the scores are stored under
+        self.aggregates = aggregates if aggregates is not None else {}  # display name -> mean | gmean | sum
+        self.notes = notes if notes is not None else []  # for the reader, e.g. runs left out
+        # stored (run, qrels, metric) evaluations reused instead of computed (evalstore.evaluation.incremental)
+        self.reused = reused
+        self.computed = computed  # (run, qrels, metric) evaluations computed by this call
+        self.intervals = intervals if intervals is not None else []  # run, metric, lo, hi
+        self.interval_spec = interval_spec
+        self.rank_intervals = rank_intervals if rank_intervals is not None else []  # run, metric, rank, lo, hi
+        self.rank_spec = rank_spec
+        self.rank_widened = rank_widened if rank_widened is not None else []  # (run, metric) widened to the rank
+        self.queries = queries if queries is not None else {}  # topic -> query text (a store's topic sets)
+        self._unshaped = scores  # the rows as computed, shaped on first use
+        self._table: pa.Table | None = None  # the ordered per-topic table
+        self._rows: list[tuple[str, str, str, float]] | None = None  # per_topic as Python rows
+        self._rows_seen: tuple[int, int] | None = None  # (id, len) of _rows when _table was made from it
+        self._means = means if means is not None or scores is not None else []
+        self._values: Any = None  # value()'s dictionary
+        if per_topic is not None:
+            self.per_topic = per_topic
+
+    # ------------------------------------------------------------------ the scores
+    @property
+    def per_topic(self) -> list[tuple[str, str, str, float]]:
+        """Per-topic rows ``(run, topic, metric, value)`` as Python objects (made on first use)."""
+        if self._rows is None:
+            t = self.to_arrow()
+            self._rows = list(zip(*(t.column(i).to_pylist() for i in range(4))))
+            self._rows_seen = (id(self._rows), len(self._rows))
+        return self._rows
+
+    @per_topic.setter
+    def per_topic(self, rows: list[tuple[str, str, str, float]]) -> None:
+        self._rows = rows
+        self._rows_seen = None
+        self._table = None
+        self._unshaped = None
+
+    @property
+    def means(self) -> list[tuple[str, str, float, int]]:
+        """Rows ``(run, metric, summary, n_topics)`` (computed on first use)."""
+        if self._means is None:
+            self._means = self._unshaped.means() if self._unshaped is not None else []
+        return self._means
+
+    @means.setter
+    def means(self, rows: list[tuple[str, str, float, int]]) -> None:
+        self._means = rows
+
+    def scores(self) -> pa.Table:
+        """The per-topic scores as a pyarrow Table ``run, topic, metric, value`` (ordered as
+        :attr:`per_topic`); no Python object per score."""
+        if self._rows is not None and (id(self._rows), len(self._rows)) != self._rows_seen:
+            self._table = _table_of_rows(self._rows)  # given as Python rows, or changed since
+            self._rows_seen = (id(self._rows), len(self._rows))
+        if self._table is None:
+            self._table = self._unshaped.scores() if self._unshaped is not None else _table_of_rows([])
+        return self._table
+
+    def score_matrix(self, metric: str, runs: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """``(topics, X)``: the topics scored by ``metric`` for any of ``runs`` (byte order) and the
+        runs x topics matrix of their scores (NaN where a run has none, or None), from the Arrow
+        table (no Python object per score)."""
+        t = self.to_arrow()
+        t = t.filter(pc.equal(t.column("metric"), metric))
+        wanted = pa.array(list(runs), pa.string())
+        t = t.filter(pc.is_in(t.column("run"), value_set=wanted))
+        topics = pc.unique(t.column("topic"))
+        topics = topics.take(pc.sort_indices(topics))
+        X = np.full((len(runs), len(topics)), np.nan)
+        if t.num_rows:
+            i = pc.index_in(t.column("run"), value_set=wanted).to_numpy()
+            j = pc.index_in(t.column("topic"), value_set=topics).to_numpy()
+            X[i, j] = pc.fill_null(t.column("value"), np.nan).to_numpy()
+        return topics.to_pylist(), X
+
+    def score_groups(self) -> dict[tuple[str, str], np.ndarray]:
+        """``{(run, metric): values}``: each (run, metric)'s scores in topic order, missing ones
+        (None, NaN) left out (no Python object per score)."""
+        t = self.to_arrow()
+        if not t.num_rows:
+            return {}
+        v = pc.fill_null(t.column("value"), np.nan).to_numpy()
+        runs = pc.unique(t.column("run"))
+        metrics = pc.unique(t.column("metric"))
+        key = pc.index_in(t.column("run"), value_set=runs).to_numpy().astype(np.int64) * len(metrics)
+        key += pc.index_in(t.column("metric"), value_set=metrics).to_numpy()
+        keep = ~np.isnan(v)
+        key, v = key[keep], v[keep]
+        order = np.argsort(key, kind="stable")
+        key, v = key[order], v[order]
+        cuts = np.flatnonzero(np.diff(key)) + 1
+        starts = np.concatenate(([0], cuts)) if len(key) else np.array([], dtype=np.int64)
+        names_r, names_m = runs.to_pylist(), metrics.to_pylist()
+        out = {}
+        for start, chunk in zip(starts, np.split(v, cuts) if len(key) else []):
+            k = int(key[start])
+            out[(names_r[k // len(names_m)], names_m[k % len(names_m)])] = chunk
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EvalResult):
+            return NotImplemented
+        fields = ("qrels", "metrics", "stored_names", "per_topic", "means", "aggregates", "notes", "reused",
+                  "computed", "intervals", "interval_spec", "rank_intervals", "rank_spec", "rank_widened",
+                  "queries")  # fmt: skip
+        return all(getattr(self, f) == getattr(other, f) for f in fields)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def add_intervals(
         self, method: str = "t", level: float = 0.95, trials: int = 1000, seed: int = 0, *, memory: int | None = None
@@ -105,13 +225,19 @@ class EvalResult:
         raise KeyError((run, metric))
 
     def value(self, run: str, topic: str, metric: str) -> float:
-        """The score of ``run`` on ``topic`` by ``metric`` (a dictionary made on the first call and
+        """The score of ``run`` on ``topic`` by ``metric`` (a dictionary made on the first call, and
         again when ``per_topic`` is another list or has grown: a loop over every value stays linear)."""
-        key = (id(self.per_topic), len(self.per_topic))
+        rows = self._rows
+        key = (id(rows), len(rows)) if rows is not None else None
         if self._values is None or self._values[0] != key:
             values: dict[tuple[str, str, str], float] = {}
-            for r, t, m, v in self.per_topic:
-                values.setdefault((r, t, m), v)  # the first row, as a search from the top finds
+            if rows is not None:
+                for r, t, m, v in rows:
+                    values.setdefault((r, t, m), v)  # the first row, as a search from the top finds
+            else:
+                cols = [c.to_pylist() for c in self.to_arrow().columns]
+                for r, t, m, v in zip(*cols):
+                    values.setdefault((r, t, m), v)
             self._values = (key, values)
         try:
             return self._values[1][(run, topic, metric)]
@@ -128,7 +254,8 @@ class EvalResult:
     def topics(self) -> dict[str, dict[str, dict[str, float]]]:
         """``{run: {topic: {metric: value}}}``."""
         out: dict[str, dict[str, dict[str, float]]] = {}
-        for r, t, m, v in self.per_topic:
+        rows = self._rows if self._rows is not None else zip(*(c.to_pylist() for c in self.to_arrow().columns))
+        for r, t, m, v in rows:
             out.setdefault(r, {}).setdefault(t, {})[m] = v
         return out
 
@@ -138,8 +265,6 @@ class EvalResult:
         the summaries ``(run, metric, value, n_topics)``, and ``lo``, ``hi`` when intervals were
         computed (:meth:`add_intervals`), ``rank``, ``rank_lo``, ``rank_hi`` when rank intervals
         were (:meth:`add_rank_intervals`)."""
-        import pyarrow as pa
-
         if means:
             cols = list(zip(*self.means)) or [(), (), (), ()]
             data = {
@@ -158,15 +283,7 @@ class EvalResult:
                     got = [ranks.get((r, m), (None, None, None))[i] for r, m, _, _ in self.means]
                     data[name] = pa.array(got, pa.int64())
             return pa.table(data)
-        cols = list(zip(*self.per_topic)) or [(), (), (), ()]
-        return pa.table(
-            {
-                "run": pa.array(cols[0], pa.string()),
-                "topic": pa.array(cols[1], pa.string()),
-                "metric": pa.array(cols[2], pa.string()),
-                "value": pa.array(cols[3], pa.float64()),
-            }
-        )
+        return self.scores()
 
     def to_df(self, *, wide: bool = True, means: bool = False) -> Any:
         """A pandas DataFrame (pandas is optional: ``pip install "evalstore[pandas]"``).
@@ -205,12 +322,46 @@ class EvalResult:
 
     def __repr__(self) -> str:
         runs = len({r for r, _, _, _ in self.means})
-        topics = len({t for _, t, _, _ in self.per_topic})
+        topics = pc.count_distinct(self.to_arrow().column("topic")).as_py()
         shown = ", ".join(self.metrics[:6]) + (", ..." if len(self.metrics) > 6 else "")
         return (
             f"<EvalResult qrels={self.qrels!r}: {runs} run(s) x {topics} topic(s) x {len(self.metrics)} "
             f"metric(s) [{shown}]; .table(), .topics(), .to_df(), .to_arrow()>"
         )
+
+
+def _table_of_rows(rows: Sequence[tuple[str, str, str, float | None]]) -> pa.Table:
+    cols = list(zip(*rows)) or [(), (), (), ()]
+    return pa.Table.from_arrays(
+        [pa.array(cols[0], pa.string()), pa.array(cols[1], pa.string()), pa.array(cols[2], pa.string()),
+         pa.array(cols[3], pa.float64())],
+        schema=SCORES_SCHEMA,
+    )  # fmt: skip
+
+
+def result_of_arrow(
+    qrels: str,
+    stored: Mapping[str, Stored],
+    runs: Mapping[str, int],
+    rows: pa.Table,
+    notes: Sequence[str] = (),
+) -> EvalResult:
+    """The :class:`EvalResult` of per-topic score rows computed as an Arrow table ``run_id, topic,
+    key, value`` (any order; :data:`evalstore.results.shaping.RAW_SCHEMA`), keyed as stored:
+    ``stored`` maps each requested metric (display name, in request order) to how it is stored
+    (metrics that share a key share their rows); ``runs`` maps each run's name, in output order, to
+    its id in the rows (rows of other runs are left out). The rows are named, ordered (run in that
+    order, topic in byte order as trec_eval prints them, metric in request order) and summarised
+    (:func:`evalstore.base.aggregate.aggregate`'s rule) when the result is first read. The one
+    builder of the store, Spark and in-memory paths."""
+    return EvalResult(
+        qrels=qrels,
+        metrics=list(stored),
+        stored_names={d: n.metric for d, n in stored.items()},
+        aggregates={d: n.aggregate for d, n in stored.items()},
+        notes=list(notes),
+        scores=unshaped(rows, runs, stored),
+    )
 
 
 def result_of_rows(
@@ -220,49 +371,7 @@ def result_of_rows(
     rows: Iterable[tuple[str, str, str, float | None]],
     notes: Sequence[str] = (),
 ) -> EvalResult:
-    """The :class:`EvalResult` of per-topic score rows ``(run, topic, key, value)`` keyed as stored:
-    ``stored`` maps each requested metric (display name, in request order) to how it is stored
-    (metrics that share a key share their rows); ``runs`` in output order. Per-topic rows come by
-    run in that order, topic in byte order (as trec_eval prints them) and metric in request order; the means by
-    :func:`evalstore.base.aggregate.aggregate`. The one builder of the store, Spark and file paths."""
-    order = {d: i for i, d in enumerate(stored)}
-    by_key: dict[str, list[str]] = {}
-    for disp, name in stored.items():
-        by_key.setdefault(name.key, []).append(disp)
-    position = {run: i for i, run in enumerate(runs)}
-    per_topic = [
-        (run, topic, disp, value) for run, topic, key, value in rows if run in position for disp in by_key.get(key, [])
-    ]
-    # the topics' byte order ranked once per distinct topic, not encoded once per row
-    topic_rank = {t: i for i, t in enumerate(sorted({r[1] for r in per_topic}, key=lambda t: t.encode("utf-8")))}
-    per_topic.sort(key=lambda r: (position[r[0]], topic_rank[r[1]], order[r[2]]))
-    groups: dict[tuple[str, str], list[float | None]] = {}
-    for run, _, disp, value in per_topic:
-        groups.setdefault((run, disp), []).append(value)
-    return result_of_sorted(qrels, stored, runs, per_topic, groups, notes)
-
-
-def result_of_sorted(
-    qrels: str,
-    stored: Mapping[str, Stored],
-    runs: Sequence[str],
-    per_topic: list[tuple[str, str, str, float | None]],
-    groups: Mapping[tuple[str, str], Sequence[float | None]],
-    notes: Sequence[str] = (),
-) -> EvalResult:
-    """The :class:`EvalResult` of per-topic rows already named and ordered as
-    :func:`result_of_rows` orders them, with each (run, metric)'s values in ``groups``."""
-    means = []
-    for run in runs:
-        for disp in stored:
-            vals = groups.get((run, disp), [])
-            means.append((run, disp, aggregate(vals, stored[disp].aggregate), sum(v is not None for v in vals)))
-    return EvalResult(
-        qrels=qrels,
-        metrics=list(stored),
-        stored_names={d: n.metric for d, n in stored.items()},
-        per_topic=per_topic,  # type: ignore[arg-type]
-        means=means,
-        aggregates={d: n.aggregate for d, n in stored.items()},
-        notes=list(notes),
-    )
+    """:func:`result_of_arrow` of per-topic rows given as Python tuples ``(run, topic, key, value)``
+    (``runs``: the runs' names in output order)."""
+    ids = {run: i + 1 for i, run in enumerate(runs)}
+    return result_of_arrow(qrels, stored, ids, rows_table(list(rows), ids), notes)

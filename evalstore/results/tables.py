@@ -103,7 +103,9 @@ def per_topic(result: EvalResult, title: str | None = None, means: bool = True) 
 
 
 def _per_topic(result: EvalResult, title: str | None, means: bool) -> Table:
-    rows = [(r, result.qrels, t, m, v) for r, t, m, v in result.per_topic]
+    t = result.to_arrow()  # columns to Python lists once, not tuples made twice
+    q = result.qrels
+    rows = [(r, q, tp, m, v) for r, tp, m, v in zip(*(c.to_pylist() for c in t.columns))]
     if means:
         summary: dict[str, list[tuple]] = {}
         for r, m, v, _ in result.means:

@@ -172,6 +172,14 @@ def test_result_leaves_out_runs_sharing_no_topic():
         evalstore.evaluate(qrels, {"y": runs["y"]}, ["AP"])
 
 
+def test_topics_are_the_qrels_topics_in_byte_order_made_on_first_read():
+    qrels = {"b": {"d": 1}, "a": {"x": 0}, "\u00c4": {"d": 1}, "Z": {"d": 2}}
+    ev = Evaluator(qrels, ["AP"])
+    assert "topics" not in vars(ev)  # no Python string per topic until asked
+    assert ev.topics == ["Z", "a", "b", "\u00c4"]  # UTF-8 byte order, as the store sorts topics
+    assert ev.result({"r": {"a": {"x": 1.0}, "b": {"d": 2.0}}}).means == [("r", "AP", 0.5, 2)]
+
+
 def test_results_list_runs_in_the_order_asked(sample_db):
     """Per-topic rows and means come run by run in the order the runs were asked for (by name when
     none were named), in the store and in memory alike: one builder (result.result_of_rows)."""

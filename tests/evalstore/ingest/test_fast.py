@@ -192,3 +192,48 @@ def test_evaluator_given_a_path_or_the_rows_gives_the_same(tmp_path):
         run.setdefault(t, {})[d] = float(s)
     with evalstore.Evaluator(str(qrels), ["AP", "nDCG@10", "P@5", "Bpref"]) as ev:
         assert ev.evaluate(str(path)) == ev.evaluate(run)
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 21])
+def test_kept_ranks_are_the_evaluation_ranks_of_the_kept_rows_in_blocks_of_pairs(monkeypatch, block):
+    """kept_ranks gives the kept rows the rank a full sort gives them, whatever the size of its
+    blocks of (row, kept row) pairs (ties on the score broken by the docno, rows in any order)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from evalstore.ingest import fast
+
+    monkeypatch.setattr(fast, "PAIRS_PER_BLOCK", block)
+    rng = np.random.default_rng(3)
+    n, n_topics = 2_000, 40
+    tcode = rng.integers(0, n_topics, n)
+    score = rng.integers(0, 25, n).astype(np.float64)  # many ties
+    doc = pa.array([f"d{i % 300:03d}" for i in rng.permutation(n)])
+    kept = rng.random(n) < 0.05
+    full = fast.evaluation_rank(tcode, n_topics, score, doc)
+    got = fast.kept_ranks(tcode, n_topics, score, doc, kept)
+    assert got is not None and np.array_equal(got, full[kept])
+
+
+def test_ranked_rows_narrow_alike_in_score_order_and_shuffled():
+    """A run in score order within topic blocks (ranked in one pass) and the same rows shuffled
+    (the kept rows' pairs) give the same narrowed rows and ranks."""
+    import numpy as np
+    import pyarrow as pa
+
+    from evalstore.ingest import fast
+
+    rng = np.random.default_rng(5)
+    topic = np.repeat([f"t{i}" for i in range(30)], 50)
+    score = rng.integers(0, 10, len(topic)).astype(np.float64)  # ties
+    doc = np.array([f"d{i % 97:02d}" for i in range(len(topic))])
+    order = np.lexsort((-score, topic))  # topic blocks, descending score
+    table = pa.table({"topic": topic[order], "doc": doc[order], "score": score[order],
+                      "ln": np.arange(len(topic))[order]})  # fmt: skip
+    keep = pa.array([f"d{i:02d}" for i in range(0, 97, 9)])
+    tc = pa.compute.dictionary_encode(table.column("topic").combine_chunks()).indices.to_numpy()
+    assert fast.in_score_blocks(tc, 30, table.column("score").to_numpy())
+    shuffled = table.take(pa.array(rng.permutation(table.num_rows)))
+    (a, ca), (b, cb) = fast.ranked_rows(table, keep), fast.ranked_rows(shuffled, keep)
+    assert a.num_rows == b.num_rows > 0 and ca.sort_by("topic").equals(cb.sort_by("topic"))
+    assert a.sort_by("ln").equals(b.sort_by("ln"))
