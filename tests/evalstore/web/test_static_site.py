@@ -145,8 +145,9 @@ def test_report_without_qrels_leaves_subsamples_aside(web_store, tmp_path):
         s.evaluate("judge", ["bm25"], ["AP"])
     with evalstore.open(web_store, read_only=True) as s, pytest.raises(ReportError) as e:
         write_report(s, tmp_path / "r2", None, ["AP"])
+    # 4 subsamples: the 2 made here and the 2 leave-out groups of websupport's reusability analysis
     assert str(e.value) == (
-        "the store has scores on 2 qrels sets (judge, sample; and on 2 subsample(s) of them); choose one with --qrels"
+        "the store has scores on 2 qrels sets (judge, sample; and on 4 subsample(s) of them); choose one with --qrels"
     )
 
 
