@@ -91,6 +91,19 @@ def memory_budget(con: duckdb.DuckDBPyConnection) -> int:
     return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
 
 
+#: the functions made for a memory budget, kept alive here: DuckDB's ``create_function`` does not
+#: keep a reference to the Python function it calls, so a closure referenced by nothing else was
+#: freed and its memory reused (a UDF call then reached another object, or crashed the process)
+_BOUND: dict[tuple[str, int], Callable[..., Any]] = {}
+
+
+def _bound(f: SqlFunction, budget: int) -> Callable[..., Any]:
+    key = (f.name, budget)
+    if key not in _BOUND:
+        _BOUND[key] = f.fn(budget)
+    return _BOUND[key]
+
+
 def register_udfs(con: duckdb.DuckDBPyConnection, *, over_lists: bool = True) -> None:
     """Register every declared function on ``con`` (``over_lists=False``: not those of
     :func:`list_function_names`). Connections to the same database in one process (a store opened
@@ -104,7 +117,7 @@ def register_udfs(con: duckdb.DuckDBPyConnection, *, over_lists: bool = True) ->
         try:
             con.create_function(  # type: ignore[call-overload]  # null_handling: 'default' | 'special'
                 f.name,
-                f.fn(budget) if f.bounded else f.fn,
+                _bound(f, budget) if f.bounded else f.fn,
                 [duckdb.sqltype(p) for p in f.params],
                 duckdb.sqltype(f.returns),
                 null_handling=f.null_handling,
