@@ -68,6 +68,7 @@ from .subsample import (
 )
 
 if TYPE_CHECKING:
+    import duckdb
     import sqlalchemy
 
 P = ParamSpec("P")
@@ -448,14 +449,7 @@ def open(  # noqa: A001
     first: the store counts as busy until it got in (for a reader that opens the store again and
     again, such as ``evalstore serve``; :mod:`evalstore.db.waiting`).
     """
-    if url_or_path is not None and not isinstance(url_or_path, (str, os.PathLike)):
-        raise StoreError(f"a store is a path or a duckdb:/// URL, not {type(url_or_path).__name__} {url_or_path!r}")
-    location = resolve_location(url_or_path)
-    if not create and location != ":memory:" and not os.path.exists(location):
-        raise StoreError(
-            f"the store {location} does not exist; create it by ingesting qrels or runs "
-            f"(evalstore ingest ... --db {location}), or point --db / $EVALSTORE_DB at an existing store"
-        )
+    location = _location(url_or_path, create)
     lockdown = Lockdown.SANDBOX if sandbox else Lockdown.QUERY if query_only else None
     if lockdown is not None:
         if location == ":memory:":
@@ -472,18 +466,38 @@ def open(  # noqa: A001
     )
     read_only = read_only and location != ":memory:"
     try:
-        # the SQL functions first: migrations may call them (0004 converts metric names); a sandbox
-        # gets none of those over lists (their one call cannot be interrupted at a time limit)
-        sql_functions.register(con, over_lists=lockdown is not Lockdown.SANDBOX)
-        if lockdown is not None:
-            verify_lockdown(con, lockdown, sql_functions.list_function_names())
-        if read_only:
-            check_current(con, location)
-        else:
-            check_metadata(con, location)
-            migrate(con, location)
-        load_measures(con)  # the measures of one's own the store keeps, known from now on
+        _prepare(con, location, read_only, lockdown)
     except BaseException:
         con.close()
         raise
     return Store(con, location, read_only=read_only, lockdown=lockdown)
+
+
+def _location(url_or_path: str | os.PathLike | None, create: bool) -> str:
+    """The store's location (see :func:`open`), refused when it is not a path or URL, or when it
+    does not exist and ``create`` is False."""
+    if url_or_path is not None and not isinstance(url_or_path, (str, os.PathLike)):
+        raise StoreError(f"a store is a path or a duckdb:/// URL, not {type(url_or_path).__name__} {url_or_path!r}")
+    location = resolve_location(url_or_path)
+    if not create and location != ":memory:" and not os.path.exists(location):
+        raise StoreError(
+            f"the store {location} does not exist; create it by ingesting qrels or runs "
+            f"(evalstore ingest ... --db {location}), or point --db / $EVALSTORE_DB at an existing store"
+        )
+    return location
+
+
+def _prepare(con: duckdb.DuckDBPyConnection, location: str, read_only: bool, lockdown: Lockdown | None) -> None:
+    """Make a freshly opened connection a store's: its SQL functions, the lockdown verified, the
+    schema checked (read-only) or upgraded, the store's own measures loaded."""
+    # the SQL functions first: migrations may call them (0004 converts metric names); a sandbox
+    # gets none of those over lists (their one call cannot be interrupted at a time limit)
+    sql_functions.register(con, over_lists=lockdown is not Lockdown.SANDBOX)
+    if lockdown is not None:
+        verify_lockdown(con, lockdown, sql_functions.list_function_names())
+    if read_only:
+        check_current(con, location)
+    else:
+        check_metadata(con, location)
+        migrate(con, location)
+    load_measures(con)  # the measures of one's own the store keeps, known from now on

@@ -118,10 +118,7 @@ def agree(
         raise MetaError("give two different qrels sets to compare (--qrels REF --with CAND)")
     ref_id, cand_id = store.qrels_id(reference), store.qrels_id(candidate)
     kind = _kind(store, reference, ref_id, candidate, cand_id)
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
-        raise MetaError(f"--rel is the lowest relevant grade, a whole number >= 1, not {rel!r}")
-    if test not in TESTS:
-        raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    _check_rel_and_test(rel, test)
     alpha = check_alpha(alpha)
     trials, seed = check_trials(trials), check_seed(seed)
     missing = normalise_missing(missing)
@@ -135,12 +132,7 @@ def agree(
         run_list = names(runs, "run") if runs is not None else None
         require_two_runs(store, run_list, "the ranking agreement")  # before any score is stored
         mats = score_matrices(store, cols, run_list, missing=missing, options=options, progress=progress)
-        if len(mats[0].runs) < 2:
-            raise MetaError(f"the ranking agreement needs at least 2 runs, got {len(mats[0].runs)}")
-        for k in range(0, len(mats), 2):
-            ra = ranking_agreement(mats[k], mats[k + 1], test=test, alpha=alpha, trials=trials, seed=seed)
-            result.ranking.append(ra)
-            result.notes += ra.notes
+        _add_rankings(result, mats, test=test, alpha=alpha, trials=trials, seed=seed)
     elif chosen:
         result.notes.append("the store has no runs: label agreement only")
     params = {
@@ -160,6 +152,24 @@ def agree(
     analysis = Analysis("agree", params, seed if test == "randomisation" else None, inputs, _tables(result))
     result.analysis = finish(store, analysis, save)
     return result
+
+
+def _check_rel_and_test(rel: int, test: str) -> None:
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
+        raise MetaError(f"--rel is the lowest relevant grade, a whole number >= 1, not {rel!r}")
+    if test not in TESTS:
+        raise MetaError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+
+
+def _add_rankings(result: Agreement, mats: list, *, test: str, alpha: float, trials: int, seed: int) -> None:
+    """The ranking agreement of each metric into ``result``: ``mats`` holds the reference's and the
+    candidate's score matrix of each metric, in turn."""
+    if len(mats[0].runs) < 2:
+        raise MetaError(f"the ranking agreement needs at least 2 runs, got {len(mats[0].runs)}")
+    for k in range(0, len(mats), 2):
+        ra = ranking_agreement(mats[k], mats[k + 1], test=test, alpha=alpha, trials=trials, seed=seed)
+        result.ranking.append(ra)
+        result.notes += ra.notes
 
 
 def _kind(store: StoreHandle, reference: str, ref_id: int, candidate: str, cand_id: int) -> str:

@@ -137,21 +137,7 @@ def render(
     query)`` pairs, in order, for a ``WITH`` clause (the in-memory evaluator, Spark) instead of
     ``CREATE OR REPLACE TEMP TABLE|VIEW name AS query`` statements."""
     wanted = set(RUNNING_COLUMNS) if columns is None else set(columns)
-    run_list = ", ".join(str(int(r)) for r in run_ids)
     qrels_list = ", ".join(str(int(q)) for q in qrels_ids)
-    qcols = "q.R, q.N, q.R_gain, q.ideal_total, q.max_grade, q.n_pool"
-    if options.complete:
-        runs = run_ids_sql or f"SELECT unnest([{run_list}]) AS run_id"
-        pairs = (
-            f"SELECT q.qrels_id, u.run_id, q.topic, coalesce(r.n_ret, 0) AS n_ret, r.run_id IS NOT NULL AS in_run, "
-            f"{qcols} FROM ({runs}) u CROSS JOIN rl_qtopics q "
-            "LEFT JOIN ret r ON r.run_id = u.run_id AND r.topic = q.topic"
-        )
-    else:
-        pairs = (
-            f"SELECT q.qrels_id, r.run_id, q.topic, r.n_ret, TRUE AS in_run, {qcols} "
-            "FROM ret r JOIN rl_qtopics q ON q.topic = r.topic"
-        )
     values = {
         "qrels_ids": qrels_list,
         "rel": str(int(context.rel)),
@@ -160,13 +146,8 @@ def render(
         "rank_source": rank_source,
         "judged_only": "TRUE" if context.judged_only else "FALSE",
         "use_pool": "TRUE" if options.pool else "FALSE",
-        "topic_pairs": pairs,
-        "retrieved_counts": (
-            "SELECT run_id, topic, count(*) AS n_ret FROM rl_retrieved GROUP BY run_id, topic"
-            if counts_source is None
-            else f"SELECT run_id, topic, least(n, {options.depth_value}) AS n_ret FROM ({counts_source}) c "
-            "WHERE topic IN (SELECT DISTINCT topic FROM rl_qtopics)"
-        ),
+        "topic_pairs": _topic_pairs(run_ids, options, run_ids_sql),
+        "retrieved_counts": _retrieved_counts(counts_source, options.depth_value),
         "topic_filter": "p.R > 0" if options.convention == "ntcireval" else "TRUE",
         "condensed_rank": (
             "row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY orig_rank)"
@@ -192,6 +173,34 @@ def render(
     if as_ctes:
         return [(name, query) for _, name, query in relations]
     return [f"CREATE OR REPLACE TEMP {kind} {name} AS\n{query}" for kind, name, query in relations]
+
+
+def _topic_pairs(run_ids: Sequence[int], options: EvalOptions, run_ids_sql: str | None) -> str:
+    """The query of the (qrels set, run, topic) pairs evaluated: the topics each run retrieved for,
+    or with ``complete`` every judged topic of every run (``in_run`` false where it retrieved none)."""
+    qcols = "q.R, q.N, q.R_gain, q.ideal_total, q.max_grade, q.n_pool"
+    if not options.complete:
+        return (
+            f"SELECT q.qrels_id, r.run_id, q.topic, r.n_ret, TRUE AS in_run, {qcols} "
+            "FROM ret r JOIN rl_qtopics q ON q.topic = r.topic"
+        )
+    run_list = ", ".join(str(int(r)) for r in run_ids)
+    runs = run_ids_sql or f"SELECT unnest([{run_list}]) AS run_id"
+    return (
+        f"SELECT q.qrels_id, u.run_id, q.topic, coalesce(r.n_ret, 0) AS n_ret, r.run_id IS NOT NULL AS in_run, "
+        f"{qcols} FROM ({runs}) u CROSS JOIN rl_qtopics q "
+        "LEFT JOIN ret r ON r.run_id = u.run_id AND r.topic = q.topic"
+    )
+
+
+def _retrieved_counts(counts_source: str | None, depth: int) -> str:
+    """The query of each run's number of rows per topic (at most ``depth``; see :func:`render`)."""
+    if counts_source is None:
+        return "SELECT run_id, topic, count(*) AS n_ret FROM rl_retrieved GROUP BY run_id, topic"
+    return (
+        f"SELECT run_id, topic, least(n, {depth}) AS n_ret FROM ({counts_source}) c "
+        "WHERE topic IN (SELECT DISTINCT topic FROM rl_qtopics)"
+    )
 
 
 def relations_of(script: str) -> list[tuple[str, str, str]]:

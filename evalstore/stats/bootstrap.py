@@ -161,6 +161,25 @@ def _kth_largest_index(a: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def _checked(Z: np.ndarray, B: int, alpha: float, indices: np.ndarray | None) -> tuple[np.ndarray, int, int]:
+    """:func:`paired_bootstrap`'s inputs checked: ``Z`` as float64, ``B``, and ``k`` = round(B * alpha),
+    the rank of the difference at ``alpha``."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise MetaError("Z must be a (pairs x topics) matrix")
+    B = check_trials(B, "bootstrap samples")
+    if not (0 < alpha < 1):
+        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
+    k = int(round(B * alpha))
+    if k < 1:
+        raise MetaError(f"B * alpha = {B * alpha:g} < 1: use more bootstrap samples (B >= {math.ceil(1 / alpha)})")
+    if not np.all(np.isfinite(Z)):
+        raise MetaError("per-topic scores contain NaN or infinite values; choose a missing-topic policy")
+    if indices is not None and indices.shape != (B, Z.shape[1]):
+        raise MetaError(f"bootstrap indices must have shape ({B}, {Z.shape[1]}), not {indices.shape}")
+    return Z, B, k
+
+
 def paired_bootstrap(
     Z: np.ndarray,
     B: int = 1000,
@@ -179,20 +198,8 @@ def paired_bootstrap(
     the work is sized from (:mod:`evalstore.stats.budget`: |t*| and wbar* of every trial are kept
     for the estimated difference, 16 bytes per pair and trial; a B whose 16 B bytes do not fit is
     refused, naming the B that fits)."""
-    Z = np.asarray(Z, dtype=np.float64)
-    if Z.ndim != 2:
-        raise MetaError("Z must be a (pairs x topics) matrix")
+    Z, B, k = _checked(Z, B, alpha, indices)
     P, n = Z.shape
-    B = check_trials(B, "bootstrap samples")
-    if not (0 < alpha < 1):
-        raise MetaError(f"alpha must be between 0 and 1, not {alpha}")
-    k = int(round(B * alpha))
-    if k < 1:
-        raise MetaError(f"B * alpha = {B * alpha:g} < 1: use more bootstrap samples (B >= {math.ceil(1 / alpha)})")
-    if not np.all(np.isfinite(Z)):
-        raise MetaError("per-topic scores contain NaN or infinite values; choose a missing-topic policy")
-    if indices is not None and indices.shape != (B, n):
-        raise MetaError(f"bootstrap indices must have shape ({B}, {n}), not {indices.shape}")
     t_obs, zbar, const = t_statistic(Z)
     W = Z - zbar[:, None]
     W[const] = 0.0

@@ -91,6 +91,32 @@ def check_folder(folder: str | os.PathLike) -> Path:
     return check_target(folder)
 
 
+def _only_qrels(cat: q.Catalogue) -> str:
+    """The one qrels set with scores (subsamples aside), or the error that asks for --qrels."""
+    choices = cat.judged_sets
+    if len(choices) > 1:
+        n_subsamples = len(cat.subsamples & set(cat.qrels))
+        aside = f"; and on {n_subsamples} subsample(s) of them" if n_subsamples else ""
+        raise ReportError(
+            f"the store has scores on {len(choices)} qrels sets ({', '.join(choices[:10])}"
+            f"{', ...' if len(choices) > 10 else ''}{aside}); choose one with --qrels"
+        )
+    return choices[0]
+
+
+def _stored_metrics(probe: Ctx, qrels: str, metrics: Sequence[str] | None) -> list[str]:
+    """The stored names of ``metrics`` (default: the metric evaluated for the most runs), each once."""
+    names: list[str] = []
+    for m in metrics or [None]:  # type: ignore[list-item]
+        try:
+            _, stored, _ = choose(probe, qrels, m)
+        except NotFound as e:
+            raise ReportError(str(e)) from None
+        if stored not in names:
+            names.append(stored)
+    return names
+
+
 def write_report(
     store: Store,
     folder: str | os.PathLike,
@@ -108,24 +134,9 @@ def write_report(
     if not cat.metrics:
         raise ReportError("the store holds no scores; evaluate first (evalstore eval --qrels Q -m AP -m nDCG@10)")
     if qrels is None:
-        choices = cat.judged_sets
-        if len(choices) > 1:
-            n_subsamples = len(cat.subsamples & set(cat.qrels))
-            aside = f"; and on {n_subsamples} subsample(s) of them" if n_subsamples else ""
-            raise ReportError(
-                f"the store has scores on {len(choices)} qrels sets ({', '.join(choices[:10])}"
-                f"{', ...' if len(choices) > 10 else ''}{aside}); choose one with --qrels"
-            )
-        qrels = choices[0]
+        qrels = _only_qrels(cat)
     probe = Ctx(store, ReportLinks(routes.BY_NAME, qrels, ["-"], {}, set()), cache={})
-    names: list[str] = []
-    for m in metrics or [None]:  # type: ignore[list-item]
-        try:
-            _, stored, _ = choose(probe, qrels, m)
-        except NotFound as e:
-            raise ReportError(str(e)) from None
-        if stored not in names:
-            names.append(stored)
+    names = _stored_metrics(probe, qrels, metrics)
     boards = {m: q.leaderboard(store, qrels, m) for m in names}
     best = {m: b[0].run for m, b in boards.items() if b}
     all_topics = q.topics_with_scores(store, qrels, names[0])
