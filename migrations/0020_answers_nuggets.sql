@@ -145,10 +145,13 @@ CREATE VIEW answers AS
 
 -- cited_docs: the documents the citations name, in the order of citations
 CREATE VIEW answer_sentences AS
-    WITH cited AS (
-        SELECT s.run_id, s.topic, s.sentence, list(d.doc ORDER BY c.i) AS docs
-        FROM answer_sentence_data s, unnest(s.citations) WITH ORDINALITY AS c(citation, i)
-        JOIN run_row_data d ON d.run_id = s.run_id AND d.topic = s.topic AND d.rank = c.citation + 1
+    -- (generate_subscripts, not WITH ORDINALITY: DuckDB 1.1 to 1.3 read the view of a store too)
+    WITH c AS (
+        SELECT run_id, topic, sentence, unnest(citations) AS citation, generate_subscripts(citations, 1) AS i
+        FROM answer_sentence_data
+    ), cited AS (
+        SELECT c.run_id, c.topic, c.sentence, list(d.doc ORDER BY c.i) AS docs
+        FROM c JOIN run_row_data d ON d.run_id = c.run_id AND d.topic = c.topic AND d.rank = c.citation + 1
         GROUP BY ALL
     )
     SELECT r.name AS run, s.topic, s.sentence, s.text, s.citations,
