@@ -63,6 +63,7 @@ def leaderboard_page(
     level = level_text(every_row)
     order = [r.run for r in rows] + sorted({r.run for m in names[1:] for r in boards[m]} - {r.run for r in rows})
     heading = f"{first} on {qrels}" if len(names) == 1 else f"{', '.join(names)} on {qrels}"
+    table = _table(ctx, qrels, names, boards, order, ranks["ranks"])
     model = frame_model(ctx, "leaderboard", f"Leaderboard: {heading}", qrels, first)
     model.update(_pickers(ctx, cat, qrels, names))
     model.update(
@@ -70,9 +71,9 @@ def leaderboard_page(
             "title": heading,
             "metrics": names,
             "columns": _columns(names, level),
-            "rows": _table(ctx, qrels, names, boards, order, ranks["ranks"]),
+            "rows": table,
             "n_runs": len(order),
-            "kinds": kinds_text([_kind({m: {r.run: r for r in boards[m]} for m in names}, run) for run in order]),
+            "kinds": kinds_text([row["kind"] for row in table]),
             "best": best,
             "aggregate": rows[0].aggregate if rows else "mean",
             "chart": _chart(ctx, rows[:CHART_RUNS], qrels, first, level),
