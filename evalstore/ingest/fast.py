@@ -414,8 +414,14 @@ def evaluation_rank(tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa
     topic and descending score (numbers only, not the docnos), then ranked the same way."""
     n = len(tcode)
     change = tcode[1:] != tcode[:-1]
-    if np.count_nonzero(change) + 1 == n_topics and not (score[1:] > score[:-1])[~change].any():
-        return _rank_in_blocks(change, score, doc, None)
+    if np.count_nonzero(change) + 1 == n_topics:  # each topic in one block (a dict's rows)
+        if not (score[1:] > score[:-1])[~change].any():
+            return _rank_in_blocks(change, score, doc, None)
+        order = _order_in_blocks(change, score)
+        if order is not None:
+            rank = np.empty(n, dtype=np.int32)
+            rank[order] = _rank_in_blocks(change, score[order], doc, order)
+            return rank
     # by descending score (equal scores in any order: their docnos order them below), then stably
     # by topic (a radix sort on 16-bit codes): half a lexsort's time
     order = np.argsort(-score)
@@ -425,6 +431,32 @@ def evaluation_rank(tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa
     rank = np.empty(n, dtype=np.int32)
     rank[order] = _rank_in_blocks(ts[1:] != ts[:-1], score[order], doc, order)
     return rank
+
+
+#: :func:`_order_in_blocks` sorts the topics' blocks as the rows of one matrix, padded to the longest
+#: block, while the matrix holds at most this many cells per row.
+PADDED_CELLS_PER_ROW = 2
+
+
+def _order_in_blocks(change: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    """The rows' order by descending score within each block (``change``: a new block starts at the
+    next row), the blocks kept in place, or None when the blocks' lengths differ too much for one
+    matrix (:data:`PADDED_CELLS_PER_ROW`). Each block is sorted as a row of a matrix padded with
+    +inf (after every finite negated score): many short sorts, several times faster than one sort
+    of all rows (1,000 x 100: 0.8 against 6-7 ms)."""
+    n = len(score)
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    lengths = np.diff(np.append(starts, n))
+    width = int(lengths.max())
+    if len(starts) * width > PADDED_CELLS_PER_ROW * n:
+        return None
+    block = np.repeat(np.arange(len(starts)), lengths)
+    column = np.arange(n, dtype=np.int64) - starts[block]
+    negated = np.full((len(starts), width), np.inf)
+    negated[block, column] = -score
+    within = np.argsort(negated, axis=1)
+    real = np.arange(width)[None, :] < lengths[:, None]
+    return (starts[:, None] + within)[real]
 
 
 def _rank_in_blocks(change: np.ndarray, score: np.ndarray, doc: pa.Array, perm: np.ndarray | None) -> np.ndarray:
