@@ -157,17 +157,17 @@ def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, coun
     """``topic, key, value`` of one run (``topic, doc, score`` and, when ranked, ``rank``; with
     ``counts``, the rows of judged docnos only, ``counts`` listing every topic of the run) on each
     of its topics that the qrels judge, for every measure."""
-    topics = pc.dictionary_encode(table.column("topic").combine_chunks())
-    to_qrels = pc.index_in(topics.dictionary, value_set=index.topics).fill_null(-1).to_numpy()
-    row_topic = to_qrels[topics.indices.to_numpy()] if table.num_rows else np.zeros(0, np.int64)
-    listed = topics.dictionary if counts is None else counts.column("topic").combine_chunks()
+    tcode, names = topic_codes(table.column("topic").combine_chunks())
+    to_qrels = pc.index_in(names, value_set=index.topics).fill_null(-1).to_numpy()
+    row_topic = to_qrels[tcode] if table.num_rows else np.zeros(0, np.int64)
+    listed = names if counts is None else counts.column("topic").combine_chunks()
     evaluated = pc.index_in(listed, value_set=index.topics).drop_null().to_numpy()
     if "rank" in table.column_names:
         rank = table.column("rank").to_numpy().astype(np.int64)
     else:
         score = table.column("score").combine_chunks().to_numpy()
         doc = table.column("doc").combine_chunks()
-        rank = evaluation_rank(topics.indices.to_numpy(), len(topics.dictionary), score, doc).astype(np.int64)
+        rank = evaluation_rank(tcode, len(names), score, doc).astype(np.int64)
     hits = _judged(index, table.column("doc").combine_chunks(), row_topic, rank)
     columns = [_measure(index, m, hits)[evaluated] for m in measures]
     n = len(evaluated)
@@ -178,6 +178,21 @@ def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, coun
             "value": pa.array(np.concatenate(columns) if columns else np.zeros(0), pa.float64()),
         }
     )
+
+
+def topic_codes(topic: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Each row's topic as a code into the distinct topics, and those topics. Rows that list each
+    topic in one block (a dict's rows, most files) are coded by their blocks, without hashing every
+    row (10 M rows: 0.03 against 0.2-0.36 s); others are dictionary-encoded."""
+    n = len(topic)
+    if n:
+        change = pc.not_equal(topic.slice(1), topic.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        starts = np.flatnonzero(np.concatenate(([True], change)))
+        names = topic.take(pa.array(starts))
+        if len(pc.unique(names)) == len(names):
+            return np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.append(starts, n))), names
+    encoded = pc.dictionary_encode(topic)
+    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
 
 
 def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.ndarray) -> _Hits:

@@ -176,6 +176,14 @@ def _strings(col: pa.ChunkedArray) -> pa.Array:
 
 
 def _ints(values: list, what: str) -> pa.Array:
+    try:  # Python ints only (no bool, float or text: those are judged one by one below)
+        arr = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+        arr = None
+    if arr is not None and len(arr) and pa.types.is_integer(arr.type) and not arr.null_count:
+        low, high = pc.min_max(arr).values()
+        if -MAX_GRADE <= low.as_py() and high.as_py() <= MAX_GRADE:
+            return arr.cast(pa.int32())
     out = []
     for v in values:
         if isinstance(v, bool) or v is None:

@@ -116,3 +116,32 @@ def test_empty_run_and_run_without_shared_topics():
     assert ev.evaluate({"t1": {"z": 1.0}}) == {"t1": {"AP": 0.0, "nDCG@10": 0.0}}
     with pytest.raises(evalstore.IngestError):
         ev.evaluate(pa.table({"topic": ["t1", "t1"], "doc": ["a", "a"], "score": [1.0, 2.0]}))
+
+
+@pytest.mark.parametrize(
+    "topics",
+    [["a", "a", "b", "c", "c"], ["a", "b", "a"], ["x"], [], ["b", "b", "a", "a", "b"]],
+)
+def test_topic_codes_code_rows_as_a_dictionary_encoding_does(topics):
+    """Rows in blocks of one topic each are coded by their blocks; a topic in two blocks makes a
+    dictionary encoding: either way each row's code names its topic and the topics are distinct."""
+    from evalstore.evaluation.numpy_measures import topic_codes
+
+    codes, names = topic_codes(pa.array(topics, pa.string()))
+    assert [names[int(c)].as_py() for c in codes] == topics
+    assert sorted(names.to_pylist()) == sorted(set(topics))
+
+
+@pytest.mark.parametrize("grades", [[1, 0, 2], [1, True], [1, 2.0], [1, "2"], [2**31], [-(2**31) + 1, 2**31 - 1]])
+def test_qrels_grades_read_in_one_conversion_or_one_by_one_alike(grades):
+    """Integer grades are read in one conversion; anything else one by one, as before."""
+    from evalstore.ingest import sources
+
+    try:
+        want = pa.array([int(g) for g in grades], pa.int32())
+        assert not any(isinstance(g, bool) for g in grades)
+    except (OverflowError, AssertionError, pa.ArrowInvalid):
+        with pytest.raises(evalstore.IngestError):
+            sources._ints(grades, "qrels")
+        return
+    assert sources._ints(grades, "qrels").equals(want)
