@@ -393,7 +393,7 @@ class Evaluator:
         qrels judge (a narrower ranked list). Runs given in memory are ranked in SQL.
         ``complete=False``: the parts of runs, evaluated without complete's padding."""
         if self._index is not None and self._numpy is not None:
-            return _numpy_rows(self._index, self._numpy, tables, counts)
+            return _numpy_rows(self._index, self._numpy, tables, names, counts)
         ranked = all("rank" in t.column_names for t in tables)
         mode = "narrow" if counts is not None else "ranked" if ranked else "sql"
         table = _with_run_ids([t.select(list(_RUN_COLUMNS + (("rank",) if ranked else ()))) for t in tables])
@@ -434,13 +434,25 @@ class Evaluator:
 
 
 def _numpy_rows(
-    index: QrelsIndex, measures: list[Any], tables: Sequence[pa.Table], counts: Sequence[pa.Table] | None
+    index: QrelsIndex,
+    measures: list[Any],
+    tables: Sequence[pa.Table],
+    names: Sequence[str],
+    counts: Sequence[pa.Table] | None,
 ) -> pa.Table:
-    """:meth:`Evaluator._run`'s rows computed in numpy (evaluation/numpy_measures.py)."""
+    """:meth:`Evaluator._run`'s rows computed in numpy (evaluation/numpy_measures.py). The parts of
+    one run (a run file read in parts of whole topics, ``names`` alike) are evaluated together, as
+    one table: each call looks the run's topics and docnos up in the qrels'."""
+    first: dict[str, int] = {}  # name -> the run id of its rows (its first table's position + 1)
+    for i, name in enumerate(names):
+        first.setdefault(name, i + 1)
     parts = []
-    for i, t in enumerate(tables):
-        got = run_scores(index, measures, t, counts[i] if counts else None)
-        parts.append(got.add_column(0, "run_id", pa.array(np.full(got.num_rows, i + 1, np.int32))))
+    for name, run_id in first.items():
+        at = [i for i, n in enumerate(names) if n == name]
+        table = pa.concat_tables([tables[i] for i in at]) if len(at) > 1 else tables[at[0]]
+        count = (pa.concat_tables([counts[i] for i in at]) if len(at) > 1 else counts[at[0]]) if counts else None
+        got = run_scores(index, measures, table, count)
+        parts.append(got.add_column(0, "run_id", pa.array(np.full(got.num_rows, run_id, np.int32))))
     return as_raw(pa.concat_tables(parts) if len(parts) > 1 else parts[0])
 
 

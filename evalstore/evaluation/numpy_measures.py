@@ -146,7 +146,8 @@ def _rank_in_groups(groups: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Hits:
-    """The judged rows of one run: qrels topic code, rank and grade of each."""
+    """The judged rows of one run: topic (its qrels code, then its place among the evaluated topics),
+    rank and grade of each."""
 
     topic: np.ndarray
     rank: np.ndarray
@@ -156,12 +157,13 @@ class _Hits:
 def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, counts: pa.Table | None) -> pa.Table:
     """``topic, key, value`` of one run (``topic, doc, score`` and, when ranked, ``rank``; with
     ``counts``, the rows of judged docnos only, ``counts`` listing every topic of the run) on each
-    of its topics that the qrels judge, for every measure."""
+    of its topics that the qrels judge, for every measure. The work is linear in the run's rows and
+    topics (not the qrels' topics: a run file comes in many parts)."""
     tcode, names = topic_codes(table.column("topic").combine_chunks())
-    to_qrels = pc.index_in(names, value_set=index.topics).fill_null(-1).to_numpy()
+    to_qrels = pc.index_in(names, value_set=index.topics).fill_null(-1).to_numpy().astype(np.int64)
     row_topic = to_qrels[tcode] if table.num_rows else np.zeros(0, np.int64)
     listed = names if counts is None else counts.column("topic").combine_chunks()
-    evaluated = pc.index_in(listed, value_set=index.topics).drop_null().to_numpy()
+    evaluated = np.unique(pc.index_in(listed, value_set=index.topics).drop_null().to_numpy().astype(np.int64))
     if "rank" in table.column_names:
         rank = table.column("rank").to_numpy().astype(np.int64)
     else:
@@ -169,7 +171,8 @@ def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, coun
         doc = table.column("doc").combine_chunks()
         rank = evaluation_rank(tcode, len(names), score, doc).astype(np.int64)
     hits = _judged(index, table.column("doc").combine_chunks(), row_topic, rank)
-    columns = [_measure(index, m, hits)[evaluated] for m in measures]
+    hits.topic = np.searchsorted(evaluated, hits.topic)  # each hit's place among the evaluated topics
+    columns = [_measure(index, m, hits, evaluated) for m in measures]
     n = len(evaluated)
     return pa.table(
         {
@@ -197,7 +200,7 @@ def topic_codes(topic: pa.Array) -> tuple[np.ndarray, pa.Array]:
 
 def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.ndarray) -> _Hits:
     """The rows whose (topic, docno) the qrels hold, with their grades."""
-    dcode = pc.index_in(doc, value_set=index.docs).fill_null(-1).to_numpy()
+    dcode = pc.index_in(doc, value_set=index.docs).fill_null(-1).to_numpy().astype(np.int64)  # (64-bit keys)
     rows = np.flatnonzero((dcode >= 0) & (row_topic >= 0))
     key = row_topic[rows] * index.n_docs + dcode[rows]
     at = np.minimum(np.searchsorted(index.keys, key), max(len(index.keys) - 1, 0))
@@ -206,19 +209,20 @@ def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.nd
     return _Hits(row_topic[rows], rank[rows], index.key_grades[at])
 
 
-def _measure(index: QrelsIndex, m: Measure, hits: _Hits) -> np.ndarray:
-    """The measure's value on every qrels topic (0 where the SQL has no row: coalesce(value, 0))."""
-    n, k = index.n_topics, m.k
+def _measure(index: QrelsIndex, m: Measure, hits: _Hits, evaluated: np.ndarray) -> np.ndarray:
+    """The measure's value on each ``evaluated`` topic (qrels topic codes; ``hits.topic``: places
+    in it), 0 where the SQL has no row (coalesce(value, 0))."""
+    n, k = len(evaluated), m.k
     if m.metric == "nDCG":
         take = (hits.rank <= k) & (hits.grade > 0)
         r = hits.rank[take]
         d = index.discounts(int(r.max()) if len(r) else 1)
         dcg = exact_sums(hits.grade[take].astype(np.float64) / d[r], hits.topic[take], n)
-        ideal = index.ideal_dcg(k)
+        ideal = index.ideal_dcg(k)[evaluated]
         return np.divide(dcg, ideal, out=np.zeros(n), where=ideal > 0)
     isrel = hits.grade >= max(m.rel, 0)
     t, r = hits.topic[isrel], hits.rank[isrel]
-    big_r = index.relevant(m.rel)
+    big_r = index.relevant(m.rel)[evaluated]
     if m.metric == "AP":
         order = np.lexsort((r, t))
         t, r = t[order], r[order]

@@ -145,3 +145,30 @@ def test_qrels_grades_read_in_one_conversion_or_one_by_one_alike(grades):
             sources._ints(grades, "qrels")
         return
     assert sources._ints(grades, "qrels").equals(want)
+
+
+def test_numpy_path_with_topic_and_docno_codes_beyond_32_bits(monkeypatch):
+    """(topic code x docnos + docno code) passes 2^31 with 50,000 topics of a docno each: the keys
+    are 64-bit (a 32-bit product wrapped around and found other topics' documents)."""
+    n = 50_000
+    qrels = pa.table({"topic": [f"t{i}" for i in range(n)], "doc": [f"d{i}" for i in range(n)],
+                      "grade": [1 + i % 2 for i in range(n)]})  # fmt: skip
+    run = {f"t{i}": {f"d{i}": 1.0, f"d{i + 1}": 2.0, "x": 0.5} for i in range(n - 40, n)}
+    fast, slow = Evaluator(qrels, MEASURES), _sql_path(monkeypatch, qrels, MEASURES)
+    got = fast.evaluate(run)
+    assert got == slow.evaluate(run) and got["t49999"]["AP"] == 0.5
+
+
+def test_numpy_path_on_a_file_read_in_many_parts(monkeypatch, tmp_path):
+    """A run file read in parts of a few topics, batches of several parts: each run's parts are
+    evaluated together, with the SQL path's numbers."""
+    from evalstore.ingest import blocks
+
+    rnd = random.Random(3)
+    qrels, run = _qrels(rnd, 60), _run(rnd, 60)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"{t} Q0 {d} 0 {s!r} tag\n" for t, docs in run.items() for d, s in docs.items()))
+    fast, slow = Evaluator(qrels, MEASURES), _sql_path(monkeypatch, qrels, MEASURES)
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 2_000)
+    a, b = fast.result_files([path]), slow.result_files([path])
+    assert a.scores().equals(b.scores()) and a.means == b.means
