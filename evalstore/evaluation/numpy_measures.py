@@ -105,6 +105,14 @@ class QrelsIndex:
         self._relevant: dict[int, np.ndarray] = {}
         self._ideal: dict[int, np.ndarray] = {}
 
+    def docs_of(self, topics: np.ndarray) -> np.ndarray:
+        """The codes of the docnos judged on ``topics`` (topic codes), each once."""
+        first = np.searchsorted(self.keys, topics * self.n_docs)
+        last = np.searchsorted(self.keys, (topics + 1) * self.n_docs)
+        sizes = last - first
+        rows = np.repeat(first - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+        return np.unique(self.keys[rows] % self.n_docs)
+
     def discounts(self, n: int) -> np.ndarray:
         """``d[r] = log2(r + 1)`` for r = 1..n at least (``d[0]`` unused)."""
         if len(self._discounts) <= n:
@@ -162,15 +170,18 @@ def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, coun
     tcode, names = topic_codes(table.column("topic").combine_chunks())
     to_qrels = pc.index_in(names, value_set=index.topics).fill_null(-1).to_numpy().astype(np.int64)
     row_topic = to_qrels[tcode] if table.num_rows else np.zeros(0, np.int64)
-    listed = names if counts is None else counts.column("topic").combine_chunks()
-    evaluated = np.unique(pc.index_in(listed, value_set=index.topics).drop_null().to_numpy().astype(np.int64))
+    if counts is None:  # (the run's topics were just looked up: no second hash table of the qrels' topics)
+        evaluated = np.unique(to_qrels[to_qrels >= 0])
+    else:
+        listed = counts.column("topic").combine_chunks()
+        evaluated = np.unique(pc.index_in(listed, value_set=index.topics).drop_null().to_numpy().astype(np.int64))
     if "rank" in table.column_names:
         rank = table.column("rank").to_numpy().astype(np.int64)
     else:
         score = table.column("score").combine_chunks().to_numpy()
         doc = table.column("doc").combine_chunks()
         rank = evaluation_rank(tcode, len(names), score, doc).astype(np.int64)
-    hits = _judged(index, table.column("doc").combine_chunks(), row_topic, rank)
+    hits = _judged(index, table.column("doc").combine_chunks(), row_topic, rank, evaluated)
     hits.topic = np.searchsorted(evaluated, hits.topic)  # each hit's place among the evaluated topics
     columns = [_measure(index, m, hits, evaluated) for m in measures]
     n = len(evaluated)
@@ -198,9 +209,19 @@ def topic_codes(topic: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
 
 
-def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.ndarray) -> _Hits:
-    """The rows whose (topic, docno) the qrels hold, with their grades."""
-    dcode = pc.index_in(doc, value_set=index.docs).fill_null(-1).to_numpy().astype(np.int64)  # (64-bit keys)
+def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.ndarray, evaluated: np.ndarray) -> _Hits:
+    """The rows whose (topic, docno) the qrels hold, with their grades. The docnos are looked up
+    among those judged on the ``evaluated`` topics when these are a few of the qrels' (a part of a
+    large run file: the lookup's hash table then holds the part's judged docnos, not all)."""
+    if len(evaluated) == 0:  # no topic of the run is judged
+        none = np.zeros(0, dtype=np.int64)
+        return _Hits(none, none, none)
+    docs, codes = index.docs, None
+    if 2 * len(evaluated) < index.n_topics:
+        codes = index.docs_of(evaluated)
+        docs = docs.take(pa.array(codes))
+    found_at = pc.index_in(doc, value_set=docs).fill_null(-1).to_numpy().astype(np.int64)  # (64-bit keys)
+    dcode = found_at if codes is None else np.where(found_at >= 0, codes[np.maximum(found_at, 0)], -1)
     rows = np.flatnonzero((dcode >= 0) & (row_topic >= 0))
     key = row_topic[rows] * index.n_docs + dcode[rows]
     at = np.minimum(np.searchsorted(index.keys, key), max(len(index.keys) - 1, 0))
