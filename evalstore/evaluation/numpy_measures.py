@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..ingest.fast import evaluation_rank
+from ..ingest.fast import evaluation_rank, one_array
 from ..metrics.engine import StoredName
 from ..metrics.options import NO_DEPTH, EvalOptions
 from ..metrics.user.sums import exact_sums
@@ -90,8 +90,8 @@ class QrelsIndex:
     ``log2_of``: ``log2(r + 1)`` for r = 1..n as DuckDB computes it (the SQL's discounts)."""
 
     def __init__(self, table: pa.Table, log2_of: Callable[[int], np.ndarray]) -> None:
-        topics = pc.dictionary_encode(table.column("topic").combine_chunks())
-        docs = pc.dictionary_encode(table.column("doc").combine_chunks())
+        topics = pc.dictionary_encode(one_array(table.column("topic")))
+        docs = pc.dictionary_encode(one_array(table.column("doc")))
         self.topics: pa.Array = topics.dictionary
         self.docs: pa.Array = docs.dictionary
         self.n_topics, self.n_docs = len(self.topics), len(self.docs)
@@ -167,21 +167,21 @@ def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, coun
     ``counts``, the rows of judged docnos only, ``counts`` listing every topic of the run) on each
     of its topics that the qrels judge, for every measure. The work is linear in the run's rows and
     topics (not the qrels' topics: a run file comes in many parts)."""
-    tcode, names = topic_codes(table.column("topic").combine_chunks())
-    to_qrels = pc.index_in(names, value_set=index.topics).fill_null(-1).to_numpy().astype(np.int64)
-    row_topic = to_qrels[tcode] if table.num_rows else np.zeros(0, np.int64)
+    tcode, names = topic_codes(one_array(table.column("topic")))
+    # (32-bit codes and ranks per row: 10 M rows hold several such arrays at once)
+    to_qrels = pc.index_in(names, value_set=index.topics).fill_null(-1).to_numpy()
+    row_topic = to_qrels[tcode] if table.num_rows else np.zeros(0, np.int32)
     if counts is None:  # (the run's topics were just looked up: no second hash table of the qrels' topics)
-        evaluated = np.unique(to_qrels[to_qrels >= 0])
+        evaluated = np.unique(to_qrels[to_qrels >= 0]).astype(np.int64)
     else:
-        listed = counts.column("topic").combine_chunks()
+        listed = one_array(counts.column("topic"))
         evaluated = np.unique(pc.index_in(listed, value_set=index.topics).drop_null().to_numpy().astype(np.int64))
+    doc = one_array(table.column("doc"))
     if "rank" in table.column_names:
-        rank = table.column("rank").to_numpy().astype(np.int64)
+        rank = one_array(table.column("rank")).to_numpy()
     else:
-        score = table.column("score").combine_chunks().to_numpy()
-        doc = table.column("doc").combine_chunks()
-        rank = evaluation_rank(tcode, len(names), score, doc).astype(np.int64)
-    hits = _judged(index, table.column("doc").combine_chunks(), row_topic, rank, evaluated)
+        rank = evaluation_rank(tcode, len(names), one_array(table.column("score")).to_numpy(), doc)
+    hits = _judged(index, doc, row_topic, rank, evaluated)
     hits.topic = np.searchsorted(evaluated, hits.topic)  # each hit's place among the evaluated topics
     columns = [_measure(index, m, hits, evaluated) for m in measures]
     n = len(evaluated)
@@ -204,9 +204,9 @@ def topic_codes(topic: pa.Array) -> tuple[np.ndarray, pa.Array]:
         starts = np.flatnonzero(np.concatenate(([True], change)))
         names = topic.take(pa.array(starts))
         if len(pc.unique(names)) == len(names):
-            return np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.append(starts, n))), names
+            return np.repeat(np.arange(len(starts), dtype=np.int32), np.diff(np.append(starts, n))), names
     encoded = pc.dictionary_encode(topic)
-    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
+    return encoded.indices.to_numpy(), encoded.dictionary
 
 
 def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.ndarray, evaluated: np.ndarray) -> _Hits:
@@ -218,16 +218,16 @@ def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.nd
         return _Hits(none, none, none)
     docs, codes = index.docs, None
     if 2 * len(evaluated) < index.n_topics:
-        codes = index.docs_of(evaluated)
+        codes = index.docs_of(evaluated).astype(np.int32)
         docs = docs.take(pa.array(codes))
-    found_at = pc.index_in(doc, value_set=docs).fill_null(-1).to_numpy().astype(np.int64)  # (64-bit keys)
+    found_at = pc.index_in(doc, value_set=docs).fill_null(-1).to_numpy()
     dcode = found_at if codes is None else np.where(found_at >= 0, codes[np.maximum(found_at, 0)], -1)
     rows = np.flatnonzero((dcode >= 0) & (row_topic >= 0))
-    key = row_topic[rows] * index.n_docs + dcode[rows]
+    key = row_topic[rows].astype(np.int64) * index.n_docs + dcode[rows]  # (64-bit keys: codes up to 2^62)
     at = np.minimum(np.searchsorted(index.keys, key), max(len(index.keys) - 1, 0))
     found = index.keys[at] == key if len(index.keys) else np.zeros(len(key), dtype=bool)
     rows, at = rows[found], at[found]
-    return _Hits(row_topic[rows], rank[rows], index.key_grades[at])
+    return _Hits(row_topic[rows].astype(np.int64), rank[rows].astype(np.int64), index.key_grades[at])
 
 
 def _measure(index: QrelsIndex, m: Measure, hits: _Hits, evaluated: np.ndarray) -> np.ndarray:
