@@ -167,8 +167,21 @@ def _columns(t: pa.Table, wanted: tuple[str, ...], what: str) -> pa.Table:
     if "grade" in cols:
         out["grade"] = _ints(cols["grade"].to_pylist(), what)
     if "score" in cols:
-        out["score"] = _floats(cols["score"].to_pylist(), what)
+        out["score"] = _score_column(cols["score"], what)
     return pa.table(out)
+
+
+def _score_column(col: pa.ChunkedArray, what: str) -> pa.Array:
+    """A numeric score column as doubles, in Arrow (no Python float per row); other columns, nulls,
+    values not finite or not exactly doubles: one by one (the message)."""
+    if pa.types.is_floating(col.type) or pa.types.is_integer(col.type):
+        try:
+            arr = pc.cast(col, pa.float64()).combine_chunks()  # (safe: an integer beyond 2^53 raises)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            arr = None
+        if arr is not None and not arr.null_count and (len(arr) == 0 or pc.all(pc.is_finite(arr)).as_py()):
+            return arr
+    return _floats(col.to_pylist(), what)
 
 
 def _strings(col: pa.ChunkedArray) -> pa.Array:
@@ -219,7 +232,10 @@ def _floats(values: list, what: str) -> pa.Array:
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
         arr = None
     if arr is None or arr.null_count or (len(arr) and not pc.all(pc.is_finite(arr)).as_py()):
-        bad, why = next((v, w) for v in values if (w := _score_problem(v)) is not None)
+        found = next(((v, w) for v in values if (w := _score_problem(v)) is not None), None)
+        if found is None:  # numbers Arrow would not convert as they are (an int beyond 2^53): float() each
+            return pa.array([float(v) for v in values], pa.float64())
+        bad, why = found
         shown = repr(bad) if len(repr(bad)) <= 40 else repr(bad)[:37] + "..."
         raise IngestError(f"{what}: score {shown} {why}")
     return arr
