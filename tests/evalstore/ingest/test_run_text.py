@@ -160,3 +160,59 @@ def test_an_older_store_upgrades_and_says_its_runs_are_not_kept(tmp_path):
         exported = s.export_run("old", tmp_path / "old.run")
         assert not exported.exact and "ingested before schema version 17" in exported.summary()
         assert (tmp_path / "old.run").read_text() == "q1 Q0 dA 1 2.0 old\nq1 Q0 dB 2 1.0 old\n"
+
+
+@pytest.mark.parametrize(
+    "content, suffix",
+    [
+        (_file(), ".run"),
+        (_file(sep=" ", scores=["10.6067", "3.8053", "1.0"]), ".run"),
+        (_file(final=False), ".run"),
+        (_file(sep=" ", scores=["-8.46631", "-9", "-11"]), ".run"),
+        (_file(scores=["1", "2", "3"]), ".run"),
+        (b"# ir_metadata.start\n# tag: bm25\n# ir_metadata.end\n" + _file(), ".run.gz"),
+    ],
+    ids=["tabs-f6", "spaces-shortest", "no-final-eol", "indri-g", "integers", "header-gz"],
+)
+def test_the_fast_reader_checks_the_format_as_it_reads(tmp_path, content, suffix, monkeypatch):
+    """A cleanly delimited file of one shape: its format is checked on the rows as they are read
+    (the lines export makes hash to the file's), not by reading the stored run again."""
+    from evalstore.ingest import runs
+
+    def never(*args, **kwargs):
+        raise AssertionError("the stored rows were read again")
+
+    monkeypatch.setattr(runs, "keep_run_text", never)
+    out, (fmt, parts), exported = _round_trip(tmp_path, content, suffix)
+    assert out == content and fmt is not None and parts == 0 and exported.exact
+
+
+def test_the_lines_checked_at_ingest_are_the_lines_export_makes(tmp_path):
+    """:func:`part_lines` (the check at ingest, on Arrow rows) and :func:`lines_sql` (export, in
+    DuckDB) make the same bytes for each kind of format, scores of every magnitude and sign."""
+    import duckdb
+    import numpy as np
+    import pyarrow as pa
+
+    from evalstore.ingest.run_text import lines_sql, params, part_lines, text_bytes
+
+    rng = np.random.default_rng(7)
+    score = np.concatenate([rng.normal(0, 10, 300), rng.normal(0, 1e9, 100), [0.0, -0.0, 1e-7, -2.5, 1e22]])
+    rows = pa.table(
+        {
+            "topic": [f"q{i % 7}" for i in range(len(score))],
+            "doc": [f"d{i}" for i in range(len(score))],
+            "submitted_rank": np.arange(len(score), dtype=np.int64),
+            "score": score,
+            "line_no": np.arange(1, len(score) + 1, dtype=np.int64),
+            "rank": np.ones(len(score), dtype=np.int32),
+        }
+    )
+    con = duckdb.connect()
+    for fmt in [
+        LineFormat(("\t",) * 5, "Q0", "bm25", "", "\n", "%.6f"),
+        LineFormat((" ",) * 5, "0", "x", "", "\n", None),
+        LineFormat((" ",) * 5, "Q0", "indri", "", "\n", "%.6g"),
+    ]:
+        exported = con.sql(lines_sql("rows", fmt), params=params(fmt, None)).to_arrow_table().column(0)
+        assert text_bytes(part_lines(con, rows, fmt)) == text_bytes(exported.combine_chunks())
