@@ -215,4 +215,19 @@ def test_the_lines_checked_at_ingest_are_the_lines_export_makes(tmp_path):
         LineFormat((" ",) * 5, "Q0", "indri", "", "\n", "%.6g"),
     ]:
         exported = con.sql(lines_sql("rows", fmt), params=params(fmt, None)).to_arrow_table().column(0)
-        assert text_bytes(part_lines(con, rows, fmt)) == text_bytes(exported.combine_chunks())
+        assert text_bytes(part_lines(con, rows, fmt).combine_chunks()) == text_bytes(exported.combine_chunks())
+
+
+@pytest.mark.parametrize("final", [True, False], ids=["final-eol", "no-final-eol"])
+def test_the_check_as_read_spans_the_parts_of_a_file(tmp_path, final, monkeypatch):
+    """A file read in several parts (blocks of whole topics): the lines of every part are hashed in
+    turn, the last line's end held back until the next part (a file may end without one)."""
+    from evalstore.ingest import blocks, runs
+
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(runs, "keep_run_text", lambda *a, **k: pytest.fail("the stored rows were read again"))
+    lines = [f"q{t}\tQ0\td{d}\t{d + 1}\t{10 - d / 4:.6f}\tbm25" for t in range(5) for d in range(6)]
+    content = ("\n".join(lines) + ("\n" if final else "")).encode()
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content and fmt is not None and parts == 0 and exported.exact
+    assert LineFormat.from_json(fmt).final_eol is final
