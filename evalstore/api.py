@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from .base.arguments import metric_names
 from .base.memory_limit import check_memory_limit, of_limit, of_store
-from .comparison.core import check_options
-from .comparison.experiments import compared, correction_name, named_baselines
 from .errors import ArgumentError
 from .evaluation.answers import answer_lines, evaluate_answers
 from .evaluation.default_qrels import default_qrels
@@ -26,7 +24,6 @@ from .evaluation.request import EvalRequest, Evaluation, Given, GivenAnswers, On
 from .evaluation.stored import evaluate_runs
 from .ingest.sources import is_path, is_ranx
 from .intervals.request import NO_INTERVALS, IntervalRequest
-from .meta.matrix import result_matrices
 from .metrics.options import DEFAULTS, options_from
 from .results.across import across_board
 from .results.eval_result import EvalResult
@@ -261,7 +258,9 @@ def experiment(
     ``drop_runs``; ``convention``, ``complete``, ``depth``, ``gains``: as :func:`evalstore.evaluate`.
     """
 
-    options = check_options(test, correction_name(correction), alpha, trials, seed, effects)  # before any work
+    from .comparison import experiments  # (with the meta-evaluation it uses: not for `evaluate`)
+
+    options = experiments.options_of(test, correction, alpha, trials, seed, effects)  # before any work
     measures = metric_names(measures)
     evaluated = options_from(convention=convention, complete=complete, depth=depth)
     with Evaluator(qrels, measures, options=evaluated, gains=gains, prepare=False) as ev:
@@ -271,9 +270,7 @@ def experiment(
             result = ev.result_files(systems, str(qrels_name))
         else:
             result = ev.result(_named(systems, names), str(qrels_name))
-    order = list(dict.fromkeys(r for r, _, _, _ in result.means))
-    mats = result_matrices(result, order, missing)
-    return compared(mats, measures, named_baselines(baseline, mats[0].runs), options, effects)
+    return experiments.of_result(result, measures, baseline, options, effects, missing)
 
 
 def _named(systems: Any, names: Sequence[str] | None) -> dict[str, Any]:

@@ -7,20 +7,21 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import typer
 
 from ..db import available_migrations, inspect_store
 from ..errors import StoreError
-from ..store import Store
-from ..store import open as open_store_at
 from ..version import __version__
-from . import failures, ranges, resource_options
+from . import commands, failures, ranges, resource_options
 from .choices import flag
 from .help_format import HelpGroup
 from .ranges import number
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -149,6 +150,8 @@ def open_store(
     """Open the store of a command (``r.db``) with the command's resource options. Only the
     commands that make a store (``ingest``, ``demo``, ``import store``) pass ``create=True``:
     elsewhere a mistyped --db is an error, not a new empty store."""
+    from ..store import open as open_store_at  # (the store and all it offers: not for `eval QRELS RUN`)
+
     return open_store_at(
         r.db,
         read_only=read_only,
@@ -196,6 +199,7 @@ def main() -> None:
     (:mod:`evalstore.cli.failures`); ``--debug`` / ``EVALSTORE_DEBUG=1`` shows the traceback."""
     restore = _set_env("EVALSTORE_DEBUG", "1") if "--debug" in sys.argv[1:] else None
     try:
+        commands.load(app, command_words(sys.argv[1:]))
         with only_the_command(sys.argv[1:]):
             rv = app(standalone_mode=False)
     except BaseException as e:  # noqa: BLE001  (the one place that turns failures into messages)
@@ -226,13 +230,13 @@ def only_the_command(args: list[str]) -> Iterator[None]:
     runs. A command line that names no known command (none, a typo, ``--help``) sees them all, so
     that help and "No such command" list them as before."""
     name = command_name(args)
-    commands = [c for c in app.registered_commands if _registered_name(c) == name]
+    named = [c for c in app.registered_commands if commands.registered_name(c) == name]
     groups = [g for g in app.registered_groups if g.name == name]
-    if name is None or len(commands) + len(groups) != 1:
+    if name is None or len(named) + len(groups) != 1:
         yield
         return
     saved = app.registered_commands, app.registered_groups
-    app.registered_commands, app.registered_groups = commands, groups
+    app.registered_commands, app.registered_groups = named, groups
     try:
         yield
     finally:
@@ -242,17 +246,22 @@ def only_the_command(args: list[str]) -> Iterator[None]:
 def command_name(args: list[str]) -> str | None:
     """The command a command line names: its first word that is neither a root option nor the value
     of one (``evalstore --db s.duckdb eval ...`` -> ``eval``)."""
+    return next(iter(command_words(args)), None)
+
+
+def command_words(args: list[str]) -> list[str]:
+    """The command line from the command's name on, past the root's options and their values
+    (``evalstore --db s.duckdb ingest run x`` -> ``["ingest", "run", "x"]``)."""
     takes_value = _root_value_options()
-    words = iter(args)
-    for word in words:
+    i = 0
+    while i < len(args):
+        word = args[i]
         if word == "--":
-            return next(words, None)
-        if word.startswith("-"):
-            if word in takes_value:  # (``--db=PATH`` carries its value)
-                next(words, None)
-            continue
-        return word
-    return None
+            return args[i + 1 :]
+        if not word.startswith("-"):
+            return args[i:]
+        i += 2 if word in takes_value else 1  # (``--db=PATH`` carries its value)
+    return []
 
 
 def _root_value_options() -> set[str]:
@@ -263,7 +272,3 @@ def _root_value_options() -> set[str]:
         if isinstance(info, typer.models.OptionInfo) and p.annotation not in ("bool", bool):
             out.update(d for d in info.param_decls or () if d.startswith("-"))
     return out
-
-
-def _registered_name(c: typer.models.CommandInfo) -> str:
-    return c.name or typer.main.get_command_name(c.callback.__name__)  # type: ignore[union-attr]

@@ -1,4 +1,4 @@
-"""Evaluation commands: eval, export leaderboard, demo.
+"""Evaluation commands: eval, export leaderboard.
 
 ``eval`` parses and checks its options, makes one :class:`~evalstore.evaluation.request.EvalRequest`
 and one source (files, the store, or Spark), calls :func:`evalstore.api.evaluate_source` once and
@@ -30,7 +30,6 @@ from . import figures
 from . import options as opt
 from .app import app, group, open_store
 from .choices import flag
-from .demo import run_demo, run_rag_demo
 from .inputs import spooled
 from .output import OutputFile, emit, format_option, output_format, say
 
@@ -315,29 +314,3 @@ def export_leaderboard_cmd(
         legend += _rank_legend(result.rank_spec, result.metrics, per_topic, len(result.rank_widened))
         shown = Output([table], legend=legend, notes=list(result.notes))
     emit(shown, chosen, None if to_stdout else output)
-
-
-@app.command("demo")
-def demo(
-    db: str | None = typer.Option(
-        None,
-        "--db",
-        help="Store file for the demo (default: ./evalstore-demo.duckdb, with --answers ./evalstore-rag-demo.duckdb; "
-        "':memory:' keeps nothing).",
-    ),
-    answers: bool = flag(
-        "--answers",
-        help="The RAG sample instead: generated answers evaluated by their nuggets, their citations' support and "
-        "what they cite, and the automatic nugget assignments against the manual ones.",
-    ),
-    memory_limit: str | None = opt.MemoryLimit,
-    threads: int | None = opt.Threads,
-    temp_dir: str | None = opt.TempDir,
-    wait: float | None = opt.Wait,
-) -> None:
-    """Build a store from the bundled sample collection, evaluate it, show a leaderboard and a query,
-    and print three commands to try on the store it leaves behind."""
-    if answers:
-        run_rag_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)
-    else:
-        run_demo(db, memory_limit=memory_limit, threads=threads, temp_directory=temp_dir, wait=wait)

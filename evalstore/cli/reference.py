@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from ..base import generated
-from .app import app
+from . import application
 
 DOC_PATH = generated.DOCS / "cli.md"
 
@@ -65,7 +65,7 @@ def _command(path: list[str], cmd: Any, level: int) -> list[str]:
 
 
 def markdown() -> str:
-    root = typer.main.get_command(app)
+    root = typer.main.get_command(application())
     lines = [
         "# Command-line reference",
         "",

@@ -44,7 +44,7 @@ from ..base.arguments import metric_names
 from ..errors import ArgumentError
 from ..evaluation.default_qrels import default_qrels
 from ..meta.common import columns_for, load
-from ..meta.matrix import ScoreMatrix
+from ..meta.matrix import ScoreMatrix, result_matrices
 from ..metrics.options import EvalOptions
 from ..output import frames
 from ..output.table import Table
@@ -186,6 +186,23 @@ def named_baselines(baseline: Any, names: Sequence[str]) -> list[str]:
             raise ArgumentError(f"the baseline {b!r} is not one of the systems ({', '.join(names)})")
         out.append(b)
     return list(dict.fromkeys(out))
+
+
+def options_of(
+    test: str, correction: str | None, alpha: float, trials: int, seed: int, effects: bool
+) -> dict[str, Any]:
+    """The options of an experiment's comparisons, checked (before any work)."""
+    return check_options(test, correction_name(correction), alpha, trials, seed, effects)
+
+
+def of_result(
+    result: Any, measures: list[str], baseline: Any, options: dict[str, Any], effects: bool, missing: str
+) -> Experiment:
+    """The :class:`Experiment` of an evaluation's result: its runs in the order of its means, each
+    baseline's comparison."""
+    order = list(dict.fromkeys(r for r, _, _, _ in result.means))
+    mats = result_matrices(result, order, missing)
+    return compared(mats, measures, named_baselines(baseline, mats[0].runs), options, effects)
 
 
 def compared(

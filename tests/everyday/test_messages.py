@@ -28,7 +28,9 @@ def test_help_has_no_hard_line_breaks_of_the_source(cli):
     command list and the command's help); every command's help is one line per paragraph."""
     import typer.main
 
-    from evalstore.cli import app
+    from evalstore.cli import application
+
+    app = application()
 
     def walk(cmd, path=()):
         yield path, cmd

@@ -58,7 +58,9 @@ def test_help_names_values_by_what_they_are_on_every_command():
     import typer.main
     from support import run_cli
 
-    from evalstore.cli import app
+    from evalstore.cli import application
+
+    app = application()
 
     type_names = re.compile(r"<(str|int|float|bool|list\[[a-z]+\]|path|text)>|\{[a-z_]+\}\.\.\.")
     commands = list(_every_command(typer.main.get_command(app)))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from support import run_cli
 
-from evalstore.cli.app import app, command_name, only_the_command
+from evalstore.cli import application
+from evalstore.cli.app import command_name, command_words, only_the_command
 
 
 @pytest.mark.parametrize(
@@ -22,7 +23,21 @@ def test_the_command_a_line_names(args, name):
     assert command_name(args) == name
 
 
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--db", "s.duckdb", "ingest", "run", "x"], ["ingest", "run", "x"]),
+        (["--db=s.duckdb", "--debug", "list", "runs"], ["list", "runs"]),
+        (["--threads", "2", "--", "eval"], ["eval"]),
+        (["--help"], []),
+    ],
+)
+def test_the_words_from_the_command_on(args, words):
+    assert command_words(args) == words
+
+
 def test_only_the_named_command_is_registered_while_it_runs():
+    app = application()
     every = (list(app.registered_commands), list(app.registered_groups))
     with only_the_command(["--db", "s.duckdb", "ingest", "run", "x"]):
         assert [g.name for g in app.registered_groups] == ["ingest"] and app.registered_commands == []

@@ -11,7 +11,9 @@ from collections import defaultdict
 
 import typer
 
-from evalstore.cli import app
+from evalstore.cli import application
+
+app = application()
 
 #: the root's options (evalstore --db X eval ...) that a command takes after its name as well
 ROOT_STORE_OPTIONS = ("--db", "--memory-limit", "--threads", "--temp-dir", "--wait")

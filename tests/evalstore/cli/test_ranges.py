@@ -10,7 +10,9 @@ import pytest
 import typer
 from support import run_cli
 
-from evalstore.cli import app
+from evalstore.cli import application
+
+app = application()
 
 _RANGE = re.compile(r"\[(?:(?P<lo>[-\d.e+]+)(?P<lop><=|<))?x(?:(?P<hip><=|<)(?P<hi>[-\d.e+^]+))?\]$")
 

@@ -172,7 +172,7 @@ def test_help_imports_no_web_library():
     code = (
         "import sys, evalstore, evalstore.cli\n"
         "from typer.testing import CliRunner\n"
-        "r = CliRunner().invoke(evalstore.cli.app, ['--help'])\n"
+        "r = CliRunner().invoke(evalstore.cli.application(), ['--help'])\n"
         "assert r.exit_code == 0 and 'serve' in r.output and 'report' in r.output, r.output\n"
         "bad = [m for m in ('starlette', 'uvicorn', 'jinja2') if m in sys.modules]\n"
         "assert not bad, bad\n"
