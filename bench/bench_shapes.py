@@ -3,7 +3,7 @@
 ranx and ir_measures where they run): wall, CPU and peak RSS, repetitions interleaved.
 
     python bench/bench_shapes.py [--shapes trec,msmarco,q10k,many,beir,million] [--repeat 3]
-                                 [--tools one-shot,dicts,store,pytrec_eval,ranx,ir_measures]
+                                 [--tools one-shot,dicts,store,evaluator,pytrec_eval,ranx,ir_measures]
                                  [--before CHECKOUT] [--before-max-topics 10000] [--rss-cap-mb 10000]
                                  [--timeout 1200] [--work-dir DIR] [--json OUT]
 
@@ -29,6 +29,10 @@ past ``--timeout``, and the row says so):
   a notebook would) and calls ``evalstore.evaluate(qrels, runs, metrics)``;
 * ``store``: ``ingest qrels``, ``ingest run`` (all runs), ``eval`` into a new store file, summed;
   ``store-again``: ``eval`` once more (every score reused: the re-evaluation of stored runs);
+* ``evaluator``: pytrec_eval's ``parse_qrel`` / ``parse_run`` into dicts, one ``evalstore.Evaluator``
+  and one pytrec_eval ``RelevanceEvaluator`` over the qrels, and each run's ``evaluate(run)`` timed
+  in the process (CPU per call, the two tools' calls interleaved, three each): the Evaluator per
+  shape; the process's own wall, CPU and peak are both tools' together;
 * ``pytrec_eval``: its ``parse_qrel`` / ``parse_run``, one ``RelevanceEvaluator``, runs one at a
   time; ``ranx``: ``Qrels.from_file`` / ``Run.from_file`` / ``evaluate`` (numba's cache filled by an
   untimed first run); ``ir_measures``: ``read_trec_qrels`` / ``read_trec_run`` /
@@ -125,6 +129,32 @@ res = evalstore.evaluate(qrels, runs, METRICS)
 for run in runs:
     n = next(n for r, m, v, n in res.means if r == run)
     print(run, n, *(f"{{m}}={{res.mean(run, m)!r}}" for m in METRICS))
+"""
+
+EVALUATOR = r"""
+import json, sys, time
+import evalstore, pytrec_eval
+METRICS = {metrics!r}
+KEYS = {keys!r}
+calls_path, qrels_path, run_paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(qrels_path) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+ev = evalstore.Evaluator(qrels, METRICS)
+pt = pytrec_eval.RelevanceEvaluator(qrels, set(m for m, _ in KEYS.values()))
+calls = {{"A": [], "B": []}}
+for path in run_paths:
+    with open(path) as f:
+        run = pytrec_eval.parse_run(f)
+    for _ in range(3):  # interleaved: evalstore's call, then pytrec_eval's, on the same dicts
+        for side, fn in (("A", ev.evaluate), ("B", pt.evaluate)):
+            c = time.process_time()
+            res = fn(run)
+            calls[side].append(time.process_time() - c)
+    res = ev.evaluate(run)
+    tag = next(iter(open(path))).split()[5]
+    print(tag, len(res), *(f"{{m}}={{sum(v[m] for v in res.values()) / len(res)!r}}" for m in METRICS))
+with open(calls_path, "a") as f:
+    f.write(json.dumps(calls) + "\n")
 """
 
 RANX = r"""
@@ -264,6 +294,7 @@ def jobs_for(col: dict, tools: list[str], before: str | None, before_ok: bool, w
     scripts = {
         "pytrec_eval": PYTREC.format(keys=keys_pt),
         "dicts": DICTS.format(metrics=metrics),
+        "evaluator": EVALUATOR.format(metrics=metrics, keys=keys_pt),
         "ranx": RANX.format(keys={m: SPELLINGS[m][2] for m in metrics}),
         "ir_measures": IRM.format(keys={m: SPELLINGS[m][3] for m in metrics}),
     }
@@ -286,6 +317,11 @@ def jobs_for(col: dict, tools: list[str], before: str | None, before_ok: bool, w
                     jobs.append((tool + suffix, ("cmd", cmd, env, "lines")))
                 else:
                     jobs.append((tool + suffix, ("store", margs, env)))
+        elif tool == "evaluator":
+            calls = work / f"evaluator_calls_{col['name']}.jsonl"
+            calls.unlink(missing_ok=True)
+            cmd = [py, str(paths[tool]), str(calls), col["qrels"], *col["runs"]]
+            jobs.append((tool, ("cmd", cmd, None, "lines")))
         elif tool in scripts:
             jobs.append((tool, ("cmd", [py, str(paths[tool]), col["qrels"], *col["runs"]], None, "lines")))
     return jobs
@@ -376,16 +412,35 @@ def bench_shape(col: dict, a, work: Path, record: dict) -> bool:
         rows.append({"command": name, "runs": rs, "wall_ratio": wr, "cpu_ratio": cr})
     for name, why in failures.items():
         print(f"  {name:18s} FAILED: {why}")
+    calls = _evaluator_calls(work / f"evaluator_calls_{col['name']}.jsonl")
+    if calls:
+        rows.append({"command": "evaluator-calls", **calls})
     record["shapes"].append({"shape": col["name"], "describe": col["describe"], "rows": rows, "failures": failures,
                              "agreement": agreement, "load_end": loadavg()})  # fmt: skip
     return ok
+
+
+def _evaluator_calls(path: Path) -> dict | None:
+    """The ``evaluator`` tool's calls, in process: ``Evaluator.evaluate(run)`` (A) beside pytrec_eval's
+    ``RelevanceEvaluator.evaluate(run)`` (B) on the same dicts, CPU seconds per call, interleaved."""
+    if not path.exists():
+        return None
+    a, b = [], []
+    for line in path.read_text().splitlines():
+        got = json.loads(line)
+        a += got["A"]
+        b += got["B"]
+    ratio = statistics.median(a) / statistics.median(b)
+    print(f"  Evaluator.evaluate per call, CPU s min/med/max {stats(a)[0]:.3f}/{stats(a)[1]:.3f}/{stats(a)[2]:.3f};"
+          f" pytrec_eval's {stats(b)[0]:.3f}/{stats(b)[1]:.3f}/{stats(b)[2]:.3f}; ratio {ratio:.2f}x")  # fmt: skip
+    return {"A_cpu": a, "B_cpu": b, "cpu_ratio": ratio}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default="trec,msmarco,q10k,many,beir,million")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--tools", default="one-shot,dicts,store,pytrec_eval,ranx,ir_measures")
+    ap.add_argument("--tools", default="one-shot,dicts,store,evaluator,pytrec_eval,ranx,ir_measures")
     ap.add_argument("--before", help="a checkout of other code to time beside (PYTHONPATH)")
     ap.add_argument("--before-max-topics", type=int, default=10_000)
     ap.add_argument("--rss-cap-mb", type=float, default=10_000)
