@@ -431,6 +431,7 @@ def main(argv=None) -> int:
     import bench_shapes
 
     bench_shapes.CWD[0] = str(b.work)
+    bench_shapes.compiled(a.before)
     print(f"load average at start {loadavg()}; {os.cpu_count()} cores; repeat {a.repeat}")
     rounds = str(max(3, a.repeat))
     for row in a.rows.split(","):

@@ -140,6 +140,8 @@ def read_only_note(computed: int) -> str:
 def unrelated_runs(store: StoreHandle, qrels_ids: Sequence[int], run_ids: Sequence[int]) -> dict[int, set[int]]:
     """``{qrels_id: run ids}``: the runs that share no topic with each qrels set (runs of another
     collection in the same store). They are left out of the qrels set's results with a note."""
+    if not run_ids:  # (every score reused: no query)
+        return {int(q): set() for q in qrels_ids}
     rows = store.con.execute(
         """WITH rt AS (SELECT DISTINCT run_id, topic FROM run_row_data
                        WHERE run_id IN (SELECT unnest($runs::INTEGER[]))),

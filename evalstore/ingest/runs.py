@@ -32,7 +32,7 @@ from .formats import INPUT_FORMATS, LINE_KINDS, RUN_COLUMNS, run_stem, topic_fro
 from .ir_metadata import Header, read_header, save_headers
 from .pipeline import IngestCall, empty_call_error
 from .prefetch import prefetched
-from .run_text import keep_run_text
+from .run_text import LineFormat, ReadCheck, keep_read_formats, keep_run_text
 from .sources import is_path
 from .staging import Group, SourceFile, Staging
 from .write import (
@@ -124,6 +124,7 @@ class RunIngest(IngestCall):
         self.headers: dict[int, Header] = {}  # the files' ir_metadata blocks, by group
         self.saved_headers: set[int] = set()  # groups whose header went in with their run_meta row
         self.groups: list[Group] = []
+        self.read_formats: dict[int, LineFormat] = {}  # groups whose line format the fast read checked
 
     def plan(self) -> list[Group]:
         self.files, groups, self.per_topic = _plan(self.inputs, self.name, self.format, self.name_from)
@@ -146,12 +147,20 @@ class RunIngest(IngestCall):
         """Keep what gives each new one-file run back byte for byte (:mod:`evalstore.ingest.run_text`)."""
         if self.per_topic:
             return
-        for g in self.groups:
-            res = self.results.get(g.idx)
-            if res is None or res.status == "unchanged" or len(g.files) != 1:
+        kept = {r.name: g for g in self.groups if (r := self.results.get(g.idx)) and r.status != "unchanged"}
+        ids = dict(
+            self.store.con.execute(
+                "SELECT name, run_id FROM run_meta WHERE name IN (SELECT unnest(?::VARCHAR[]))", [list(kept)]
+            ).fetchall()
+        )
+        keep_read_formats(
+            self.store, {ids[n]: self.read_formats[g.idx] for n, g in kept.items() if g.idx in self.read_formats}
+        )
+        for name, g in kept.items():
+            if g.idx in self.read_formats or len(g.files) != 1:
                 continue
             run_id, sha = self.store.con.execute(
-                "SELECT run_id, sha256 FROM run_meta WHERE name = ?", [res.name]
+                "SELECT run_id, sha256 FROM run_meta WHERE run_id = ?", [ids[name]]
             ).fetchall()[0]
             header = self.headers.get(g.idx)
             keep_run_text(self.store, run_id, g.files[0].path, sha, header.text if header else None)
@@ -205,10 +214,13 @@ class RunIngest(IngestCall):
         if not g.sha:  # a new name: the identity is known once the file is read
             g.sha = g.file_sha = ""
         run_id: int | None = None
+        check: ReadCheck | None = None
         try:
             for part in parts:
                 if isinstance(part, fast.RunReader):  # the end: the file's identity and counts
                     g.sha, g.file_sha = str(part.sha), part.file_sha
+                    if check is not None and (fmt := check.verified(g.sha)) is not None:
+                        self.read_formats[g.idx] = fmt
                     if run_id is not None:
                         if old is not None:
                             set_read_identity(self.con, run_id, g, part.n_rows, part.n_topics)
@@ -227,6 +239,10 @@ class RunIngest(IngestCall):
                         if run_id is None:  # the same content is stored (its hash was taken first)
                             return True
                 rows.add(run_id, part.table)
+                if check is None:  # (made once the file's first part was read: its first lines are readable)
+                    header = self.headers.get(g.idx)
+                    check = ReadCheck(self.con, f.path, header.text if header else None)
+                check.add(part.table)
         except fast.Declined:
             if run_id is not None:
                 rows.discard(run_id)

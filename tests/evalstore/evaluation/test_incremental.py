@@ -106,3 +106,31 @@ def test_a_reused_metric_beside_a_computed_one_counts_each_topic_once(sample_db,
     assert r.exit_code == 0, r.output
     rows = out.read_text().splitlines()
     assert rows[0].startswith("run,qrels,fraction,trial,n_topics") and all(",8," in row for row in rows[1:])
+
+
+def test_reused_scores_are_read_beside_the_computed_ones_not_copied(five, monkeypatch):
+    """The output table holds only the scores computed now; the reused ones are read from
+    ``score_data`` by the result's query (issue 42: no copy of 500,000 scores on every eval)."""
+    from evalstore.evaluation.context import EvaluationContext
+
+    five.evaluate("sample", None, ["AP"])
+    five.ingest_run(RUNS[5], progress=False)
+    seen = []
+    scores = EvaluationContext.scores
+
+    def spy(ctx, qrels_id):
+        query, params = scores(ctx, qrels_id)
+        table = ctx._out
+        seen.append((ctx.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0],
+                     ctx.con.execute(f"SELECT count(*) FROM ({query})", params).fetchall()[0][0]))  # fmt: skip
+        return query, params
+
+    monkeypatch.setattr(EvaluationContext, "scores", spy)
+    res = five.evaluate("sample", None, ["AP", "RR"])
+    n_topics = five.sql("SELECT count(DISTINCT topic) FROM qrels").rows[0][0]
+    assert (res.reused, res.computed) == (5, 7)
+    assert seen == [(7 * n_topics, 12 * n_topics)]
+    assert res.per_topic == five.evaluate("sample", None, ["AP", "RR"], recompute=True).per_topic
+    everything = five.evaluate("sample", None, ["AP", "RR"])  # every score reused: nothing computed
+    assert (everything.reused, everything.computed) == (12, 0) and seen[-1] == (0, 12 * n_topics)
+    assert everything.per_topic == res.per_topic

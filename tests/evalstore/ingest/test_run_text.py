@@ -160,3 +160,74 @@ def test_an_older_store_upgrades_and_says_its_runs_are_not_kept(tmp_path):
         exported = s.export_run("old", tmp_path / "old.run")
         assert not exported.exact and "ingested before schema version 17" in exported.summary()
         assert (tmp_path / "old.run").read_text() == "q1 Q0 dA 1 2.0 old\nq1 Q0 dB 2 1.0 old\n"
+
+
+@pytest.mark.parametrize(
+    "content, suffix",
+    [
+        (_file(), ".run"),
+        (_file(sep=" ", scores=["10.6067", "3.8053", "1.0"]), ".run"),
+        (_file(final=False), ".run"),
+        (_file(sep=" ", scores=["-8.46631", "-9", "-11"]), ".run"),
+        (_file(scores=["1", "2", "3"]), ".run"),
+        (b"# ir_metadata.start\n# tag: bm25\n# ir_metadata.end\n" + _file(), ".run.gz"),
+    ],
+    ids=["tabs-f6", "spaces-shortest", "no-final-eol", "indri-g", "integers", "header-gz"],
+)
+def test_the_fast_reader_checks_the_format_as_it_reads(tmp_path, content, suffix, monkeypatch):
+    """A cleanly delimited file of one shape: its format is checked on the rows as they are read
+    (the lines export makes hash to the file's), not by reading the stored run again."""
+    from evalstore.ingest import runs
+
+    def never(*args, **kwargs):
+        raise AssertionError("the stored rows were read again")
+
+    monkeypatch.setattr(runs, "keep_run_text", never)
+    out, (fmt, parts), exported = _round_trip(tmp_path, content, suffix)
+    assert out == content and fmt is not None and parts == 0 and exported.exact
+
+
+def test_the_lines_checked_at_ingest_are_the_lines_export_makes(tmp_path):
+    """:func:`part_lines` (the check at ingest, on Arrow rows) and :func:`lines_sql` (export, in
+    DuckDB) make the same bytes for each kind of format, scores of every magnitude and sign."""
+    import duckdb
+    import numpy as np
+    import pyarrow as pa
+
+    from evalstore.ingest.run_text import lines_sql, params, part_lines, text_bytes
+
+    rng = np.random.default_rng(7)
+    score = np.concatenate([rng.normal(0, 10, 300), rng.normal(0, 1e9, 100), [0.0, -0.0, 1e-7, -2.5, 1e22]])
+    rows = pa.table(
+        {
+            "topic": [f"q{i % 7}" for i in range(len(score))],
+            "doc": [f"d{i}" for i in range(len(score))],
+            "submitted_rank": np.arange(len(score), dtype=np.int64),
+            "score": score,
+            "line_no": np.arange(1, len(score) + 1, dtype=np.int64),
+            "rank": np.ones(len(score), dtype=np.int32),
+        }
+    )
+    con = duckdb.connect()
+    for fmt in [
+        LineFormat(("\t",) * 5, "Q0", "bm25", "", "\n", "%.6f"),
+        LineFormat((" ",) * 5, "0", "x", "", "\n", None),
+        LineFormat((" ",) * 5, "Q0", "indri", "", "\n", "%.6g"),
+    ]:
+        exported = con.sql(lines_sql("rows", fmt), params=params(fmt, None)).to_arrow_table().column(0)
+        assert text_bytes(part_lines(con, rows, fmt).combine_chunks()) == text_bytes(exported.combine_chunks())
+
+
+@pytest.mark.parametrize("final", [True, False], ids=["final-eol", "no-final-eol"])
+def test_the_check_as_read_spans_the_parts_of_a_file(tmp_path, final, monkeypatch):
+    """A file read in several parts (blocks of whole topics): the lines of every part are hashed in
+    turn, the last line's end held back until the next part (a file may end without one)."""
+    from evalstore.ingest import blocks, runs
+
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(runs, "keep_run_text", lambda *a, **k: pytest.fail("the stored rows were read again"))
+    lines = [f"q{t}\tQ0\td{d}\t{d + 1}\t{10 - d / 4:.6f}\tbm25" for t in range(5) for d in range(6)]
+    content = ("\n".join(lines) + ("\n" if final else "")).encode()
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content and fmt is not None and parts == 0 and exported.exact
+    assert LineFormat.from_json(fmt).final_eol is final

@@ -50,3 +50,36 @@ def test_ranked_list_builds_only_the_running_columns_that_metrics_name(sample_st
     slim = s.con.execute("SELECT qrels_id, run_id, topic, rank, cnt FROM rl_judged ORDER BY ALL").fetchall()
     assert slim == [r[:5] for r in full] and len(slim) > 100
     ranked_list.drop(s.con)
+
+
+def test_jrank_is_the_row_number_when_every_row_is_judged(sample_store):
+    """Without grades below 0 (and without a subsample's pool rows) every judged-list row is
+    judged: jrank is built as the row number, equal in value and type to the running count it
+    replaces; a qrels set with an unjudged grade (-1) keeps the count."""
+    from evalstore.metrics import ranked_list
+    from evalstore.metrics.options import EvalOptions
+
+    s, opts, ctx = sample_store, EvalOptions(), ranked_list.Context()
+    qid, runs = s.qrels_id("sample"), [s.run_id(r) for r in ("bm25", "rerank")]
+    assert ranked_list.every_judged(s.con, [qid], opts)
+
+    def judged_list(every: bool):
+        for stmt in ranked_list.render([qid], runs, ctx, opts, {"cnt", "jrank"}, _source(runs), every_judged=every):
+            s.con.execute(stmt)
+        rows = s.con.execute("SELECT qrels_id, run_id, topic, rank, cnt, jrank FROM rl_judged ORDER BY ALL").fetchall()
+        return rows, dict(s.con.execute("SELECT column_name, column_type FROM (DESCRIBE rl_judged)").fetchall())
+
+    (fast, fast_types), (counted, counted_types) = judged_list(True), judged_list(False)
+    assert fast == counted and len(fast) > 100 and fast_types["jrank"] == counted_types["jrank"]
+    names = create_subsamples(s, "sample", [0.3], trials=1, seed=7)
+    assert ranked_list.every_judged(s.con, [s.qrels_id(names[0])], EvalOptions(pool=False))
+    assert not ranked_list.every_judged(s.con, [s.qrels_id(names[0])], opts)  # the parent's pool rows: grade -1
+    s.con.execute(
+        "UPDATE qrels_data SET grade = -1 WHERE rowid = (SELECT min(rowid) FROM qrels_data WHERE qrels_id = ?)", [qid]
+    )
+    assert not ranked_list.every_judged(s.con, [qid], opts)
+    ranked_list.drop(s.con)
+
+
+def _source(run_ids):
+    return f"SELECT run_id, topic, doc, rank, score FROM run_row_data WHERE run_id IN ({', '.join(map(str, run_ids))})"
