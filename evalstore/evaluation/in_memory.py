@@ -241,13 +241,7 @@ class Evaluator:
             rows = self._run([t for t, _ in narrow], names, [c for _, c in narrow if c is not None])
         else:
             rows = self._run(tables, names)
-        out: dict[str, dict[str, dict[str, float]]] = {n: {} for n in names}
-        by_key = self._by_key
-        for run_id, topic, key, value in zip(*(c.to_pylist() for c in rows.columns)):
-            per_topic = out[names[run_id - 1]].setdefault(topic, {})
-            for disp in by_key[key]:
-                per_topic[disp] = value
-        return out
+        return nested(rows, names, self._by_key)
 
     def _narrows(self, tables: Sequence[pa.Table], rows_given: int) -> bool:
         """Runs given in memory are ranked and narrowed to the judged docnos in Arrow before the
@@ -431,6 +425,44 @@ class Evaluator:
                 con.unregister("_ev_counts")
             if self._run_meta:
                 con.unregister("_ev_names")
+
+
+def nested(
+    rows: pa.Table, names: Sequence[str], by_key: Mapping[str, Sequence[str]]
+) -> dict[str, dict[str, dict[str, float]]]:
+    """``{run name: {topic: {metric: value}}}`` of :meth:`Evaluator._run`'s rows (``run_id`` into
+    ``names`` from 1, ``topic``, ``key``, ``value``), each key shown under its names in ``by_key``,
+    the topics in byte order. When a run's keys score the same topics (every built-in measure does)
+    each topic's dict is made at once from the keys' value lists, not a row at a time."""
+    out: dict[str, dict[str, dict[str, float]]] = {n: {} for n in names}
+    rows = rows.sort_by([("run_id", "ascending"), ("key", "ascending"), ("topic", "ascending")])
+    for run_id, part in _segments(rows, "run_id"):
+        run = out[names[run_id - 1]]
+        groups = list(_segments(part, "key"))
+        topics = groups[0][1].column("topic")
+        if all(g.column("topic").equals(topics) for _, g in groups):
+            shown = [(disp, g.column("value").to_pylist()) for key, g in groups for disp in by_key[key]]
+            disps = [disp for disp, _ in shown]
+            for topic, values in zip(topics.to_pylist(), zip(*(v for _, v in shown))):
+                run[topic] = dict(zip(disps, values))
+            continue
+        for topic, key, value in zip(*(part.column(c).to_pylist() for c in ("topic", "key", "value"))):
+            per_topic = run.setdefault(topic, {})  # (measures of one's own may score some topics only)
+            for disp in by_key[key]:
+                per_topic[disp] = value
+    return out
+
+
+def _segments(table: pa.Table, column: str) -> Iterable[tuple[Any, pa.Table]]:
+    """``(value, rows)`` for each run of equal values of ``column`` in ``table`` (sorted on it)."""
+    n = table.num_rows
+    if not n:
+        return
+    col = table.column(column)
+    change = pc.not_equal(col.slice(1), col.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    bounds = np.append(np.flatnonzero(np.concatenate(([True], change))), n)
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        yield col[a].as_py(), table.slice(a, b - a)
 
 
 def _numpy_rows(

@@ -13,7 +13,7 @@ from support import SAMPLE
 
 import evalstore
 from evalstore.errors import IngestError, MetricError
-from evalstore.evaluation.in_memory import Evaluator
+from evalstore.evaluation.in_memory import Evaluator, nested
 from evalstore.metrics import registry
 
 QRELS = SAMPLE / "qrels.txt"
@@ -207,3 +207,30 @@ def test_an_empty_run_gives_nothing_as_pytrec_eval():
     assert ev.evaluate({}) == pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_10"}).evaluate({}) == {}
     assert ev.evaluate_many({"a": {}, "b": {"q1": {"d1": 1.0}}}) == {"a": {}, "b": {"q1": {"AP": 1.0, "nDCG@10": 1.0}}}
     assert evalstore.Evaluator(qrels, ["AP"], complete=True).evaluate({}) == {"q1": {"AP": 0.0}, "q2": {"AP": 0.0}}
+
+
+def _nested_row_by_row(rows, names, by_key):
+    out = {n: {} for n in names}
+    for run_id, topic, key, value in zip(*(c.to_pylist() for c in rows.columns)):
+        for disp in by_key[key]:
+            out[names[run_id - 1]].setdefault(topic, {})[disp] = value
+    return out
+
+
+@pytest.mark.parametrize("uneven", [False, True])
+def test_nested_results_equal_the_rows_one_by_one(uneven):
+    """Evaluator.evaluate's dicts: every key of a run on the same topics (the dict of each topic at
+    once), or some key on fewer topics (a measure of one's own): both as the rows one by one, the
+    topics in byte order, a key shown under each of its names."""
+    rows = [(2, "q2", "ap", 0.5), (1, "q10", "p", 0.25), (1, "q2", "ap", 1.0), (1, "q10", "ap", 0.125),
+            (1, "q2", "p", 0.0), (2, "q2", "p", None), (2, "q1", "ap", 0.75), (2, "q1", "p", 1.0)]  # fmt: skip
+    if uneven:
+        rows = [r for r in rows if r[1:3] != ("q1", "p")]
+    table = pa.table({k: list(v) for k, v in zip(("run_id", "topic", "key", "value"), zip(*rows))})
+    table = table.cast(pa.schema([("run_id", pa.int32()), ("topic", pa.string()), ("key", pa.string()),
+                                  ("value", pa.float64())]))  # fmt: skip
+    by_key = {"ap": ["AP", "map"], "p": ["P@10"]}
+    got = nested(table, ["a", "b", "c"], by_key)
+    assert got == _nested_row_by_row(table, ["a", "b", "c"], by_key)
+    assert list(got["a"]) == ["q10", "q2"] and got["c"] == {}
+    assert got["b"]["q2"] == {"AP": 0.5, "map": 0.5, "P@10": None}
