@@ -245,17 +245,21 @@ def learn(lines: Sequence[bytes]) -> list[LineFormat]:
 
 #: Arrow writes a double's shortest text as DuckDB does (``CAST(score AS VARCHAR)``, Python's repr)
 #: between these magnitudes, but for a whole number's ``.0`` (``3``, not ``3.0``); below, ``0.00001``
-#: for ``1e-05``; above, ``1e+12`` for ``1000000000000.0``
+#: for ``1e-05`` (down to :data:`ARROW_POINT`; further, ``1e-7`` for ``1e-07``); above, ``1e+12``
+#: for ``1000000000000.0``
 ARROW_LOW, ARROW_HIGH = 1e-4, 1e10
+#: the least magnitude Arrow writes with a point (``0.000001``), not an exponent
+ARROW_POINT = 1e-6
 #: what Arrow's text of a whole double lacks (``3`` for ``3.0``)
 WHOLE_SUFFIX = ".0"
 
 
 def shortest_fields(con, score) -> list:
     """The shortest text of each double of ``score`` (an Arrow double array) as DuckDB's ``CAST(score
-    AS VARCHAR)`` writes it, as Arrow join inputs, at a third of its CPU: Arrow's text, DuckDB's for
-    the few doubles outside [:data:`ARROW_LOW`, :data:`ARROW_HIGH`), and :data:`WHOLE_SUFFIX` after
-    the whole numbers Arrow writes without it (when there are any)."""
+    AS VARCHAR)`` writes it, as Arrow join inputs, at a third of its CPU: Arrow's text; between
+    :data:`ARROW_POINT` and :data:`ARROW_LOW` its digits with DuckDB's exponent
+    (:func:`_with_exponent`); DuckDB's own text for the few doubles beyond; and
+    :data:`WHOLE_SUFFIX` after the whole numbers Arrow writes without it (when there are any)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -263,13 +267,38 @@ def shortest_fields(con, score) -> list:
     text = pc.cast(score, pa.string())
     v = score.to_numpy(zero_copy_only=False)
     size = np.abs(v)
-    other = ((size < ARROW_LOW) & (v != 0)) | (size >= ARROW_HIGH)  # (nan: neither, as DuckDB writes it)
+    small = (size < ARROW_LOW) & (size >= ARROW_POINT)
+    other = ((size < ARROW_POINT) & (v != 0)) | (size >= ARROW_HIGH)  # (nan: neither, as DuckDB writes it)
+    if small.any():
+        text = pc.replace_with_mask(text, pa.array(small), _with_exponent(text.filter(pa.array(small))))
     if other.any():
         spelt = con.from_arrow(pa.table({"score": score.filter(pa.array(other))}))
         duck = spelt.select("CAST(score AS VARCHAR) AS s").to_arrow_table().column(0).combine_chunks()
         text = pc.replace_with_mask(text, pa.array(other), duck.cast(pa.string()))
     whole = (v == np.trunc(v)) & ~other
     return [text, pc.if_else(pa.array(whole), WHOLE_SUFFIX, "")] if whole.any() else [text]
+
+
+def _with_exponent(text):
+    """Arrow's texts of doubles between :data:`ARROW_POINT` and :data:`ARROW_LOW` (``-0.0000979``)
+    as DuckDB writes them (``-9.79e-05``): the same digits, the first before the point."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    negative = pc.starts_with(text, "-")
+    digits = pc.utf8_ltrim(text, "-0.")  # (the significant digits: no point after the first nonzero)
+    n_digits = pc.binary_length(digits).to_numpy(zero_copy_only=False)
+    n_sign = negative.to_numpy(zero_copy_only=False).astype(np.int64)
+    exponent = pc.binary_length(text).to_numpy(zero_copy_only=False) - n_sign - n_digits - 1  # (zeros after "0.", + 1)
+    return pc.binary_join_element_wise(
+        pc.if_else(negative, "-", ""),
+        pc.utf8_slice_codeunits(digits, 0, 1),
+        pc.if_else(pa.array(n_digits > 1), ".", ""),
+        pc.utf8_slice_codeunits(digits, 1),
+        pc.binary_join_element_wise("e-0", pc.cast(pa.array(exponent), pa.string()), ""),
+        "",
+    )
 
 
 def _spellings(scores: Sequence[str]) -> list[str | None]:
@@ -289,8 +318,10 @@ def _spellings(scores: Sequence[str]) -> list[str | None]:
     return out
 
 
-def sample_lines(path: Path, n: int = SAMPLE_LINES) -> list[bytes]:
-    """The first ``n`` data lines of the file (not blank, not a comment), with their line ends."""
+def sample_lines(path: Path, n: int | None = None) -> list[bytes]:
+    """The first ``n`` (:data:`SAMPLE_LINES`) data lines of the file (not blank, not a comment),
+    with their line ends."""
+    n = SAMPLE_LINES if n is None else n
     out: list[bytes] = []
     with open_bytes(path) as f:
         for raw in f:
@@ -314,6 +345,7 @@ class ReadCheck:
         self.con, self.fmt = con, (fmts[0] if fmts else None)
         self.hash = hashlib.sha256(header.encode("utf-8") if header else b"")
         self.pending = b""  # the last line's end, hashed once another line follows
+        self.refuted: LineFormat | None = None
 
     def add(self, rows) -> None:
         """Hash the lines of the next rows of the file (an Arrow table)."""
@@ -336,7 +368,8 @@ class ReadCheck:
 
     def verified(self, sha: str) -> LineFormat | None:
         """The format, with whether the last line ends with its line end, when the lines hashed are
-        the file's content (sha256 ``sha``); None when they are not (or nothing was checked)."""
+        the file's content (sha256 ``sha``); None when they are not (or nothing was checked; then
+        :attr:`refuted` is the format whose lines were not the file's, when every line was made)."""
         if self.fmt is None:
             return None
         with_eol = self.hash.copy()
@@ -344,6 +377,7 @@ class ReadCheck:
         for final_eol, h in ((True, with_eol), (False, self.hash)):
             if h.hexdigest() == sha:
                 return LineFormat(**{**asdict(self.fmt), "final_eol": final_eol})
+        self.refuted = self.fmt
         return None
 
 
@@ -378,10 +412,15 @@ def keep_read_formats(store: StoreHandle, formats: dict[int, LineFormat]) -> Non
         )
 
 
-def keep_run_text(store: StoreHandle, run_id: int, path: Path, sha: str, header: str | None) -> str:
+def keep_run_text(
+    store: StoreHandle, run_id: int, path: Path, sha: str, header: str | None, refuted: LineFormat | None = None
+) -> str:
     """Keep what gives the run file at ``path`` back byte for byte (see the module docstring):
-    ``'format'`` (its lines have one shape) or ``'text'`` (its text, compressed)."""
+    ``'format'`` (its lines have one shape) or ``'text'`` (its text, compressed). ``refuted``: a
+    format the check as read found the lines not to have (not made and hashed again)."""
     for fmt in learn(sample_lines(path))[:MAX_TRIES]:
+        if fmt == refuted:
+            continue
         final_eol = _final_eol(run_file_chunks(store, stored_rows(run_id), header, None, fmt), fmt, sha)
         if final_eol is not None:
             fmt = LineFormat(**{**asdict(fmt), "final_eol": final_eol})

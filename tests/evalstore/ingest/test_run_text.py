@@ -313,3 +313,19 @@ def test_a_format_kept_before_shortest_by_exports_with_duckdb(tmp_path):
         s.con.execute("UPDATE run_meta SET line_format = ? WHERE name = 'bm25'", [json.dumps(old)])
         assert s.export_run("bm25", tmp_path / "out.run").exact
     assert (tmp_path / "out.run").read_bytes() == content
+
+
+def test_a_format_refuted_as_read_is_not_made_again(tmp_path, monkeypatch):
+    """Indri's %g scores look like the shortest text in the first lines (``-9.5``) until a whole
+    number (``-9``, not ``-9.0``): the check as read refutes the shortest spelling, and the check
+    on the stored rows tries only the next format (``%.6g``), which it keeps."""
+    from evalstore.ingest import run_text
+
+    monkeypatch.setattr(run_text, "SAMPLE_LINES", 2)
+    made = []
+    real = run_text.run_file_chunks
+    monkeypatch.setattr(run_text, "run_file_chunks", lambda *a, **k: made.append(a[4].score) or real(*a, **k))
+    content = _file(sep="\t", scores=["-8.46631", "-9.5", "-9"])
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content and parts == 0 and exported.exact
+    assert LineFormat.from_json(fmt).score == "%.6g" and made[0] == "%.6g"
