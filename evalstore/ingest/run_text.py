@@ -7,8 +7,9 @@ is the double 10.6067). Most run files write every line alike, so at ingest the 
 one-file run are read again and their shape learnt as a :class:`LineFormat`: the separators, the
 constant fields and line end, and the score's spelling (the shortest text of the double; a fixed
 number of decimals, ``%.6f``; or of significant digits, ``%.6g``, as Indri writes them). The
-run's lines are then made from its rows in that format (:func:`lines_sql`, in DuckDB) and their
-sha256 compared with the run's content hash (``runs.sha256``, of the file's decompressed bytes;
+run's lines are then made from its rows in that format (:func:`part_lines`, in Arrow, the scores
+spelt by :func:`shortest_fields` or :func:`fixed_fields`; formats kept before ``spelt_by`` and other
+spellings: :func:`lines_sql`, in DuckDB) and their sha256 compared with the run's content hash (``runs.sha256``, of the file's decompressed bytes;
 for a file the fast reader reads, on its rows as they are read, :class:`ReadCheck`; else on the
 stored rows): equal, the format is kept (``run_meta.line_format``, a few bytes); different (lines
 of several shapes, comments or blank lines between them, duplicates dropped by ``--dedupe``), the
@@ -67,12 +68,12 @@ class LineFormat:
     #: what spells the shortest text of a score (``score`` None) at export and in the check at
     #: ingest: ``"duckdb"`` (``CAST(score AS VARCHAR)``; the formats kept before this field) or
     #: ``"arrow"`` (:func:`shortest_fields`: the same text, a third of the CPU; the formats learnt now)
-    shortest_by: str = "duckdb"
+    spelt_by: str = "duckdb"
 
     @property
     def arrow_made(self) -> bool:
         """Export makes these lines with Arrow (:func:`part_lines`), not with DuckDB (:func:`lines_sql`)."""
-        return self.score is None and self.shortest_by == "arrow"
+        return self.spelt_by == "arrow" and (self.score is None or fixed_decimals(self.score) is not None)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -236,11 +237,52 @@ def learn(lines: Sequence[bytes]) -> list[LineFormat]:
     if len(fmts) != 1 or not scores:
         return []
     seps, q0, tag, rest, eol = fmts.pop()
-    by = "arrow"  # (export's choice for the shortest spelling; the formats kept before it: "duckdb")
+    # (the spellings Arrow makes: the shortest and a fixed number of decimals; the formats kept before: DuckDB)
     return [
-        LineFormat(seps, q0, tag, rest, eol.decode("ascii"), spelling, shortest_by=by if spelling is None else "duckdb")
+        LineFormat(seps, q0, tag, rest, eol.decode("ascii"), spelling, spelt_by=_speller(spelling))
         for spelling in _spellings(scores)
     ]
+
+
+def _speller(spelling: str | None) -> str:
+    return "arrow" if spelling is None or fixed_decimals(spelling) is not None else "duckdb"
+
+
+#: the most decimals :func:`fixed_fields` writes (its integer of the score's digits stays exact)
+MAX_FIXED = 9
+
+
+def fixed_decimals(spelling: str) -> int | None:
+    """The number of decimals of a printf format ``%.Nf`` that :func:`fixed_fields` writes (None: another)."""
+    m = re.fullmatch(r"%\.(\d+)f", spelling)
+    return int(m.group(1)) if m and int(m.group(1)) <= MAX_FIXED else None
+
+
+def fixed_fields(con, score, decimals: int) -> list:
+    """The text of each double of ``score`` (an Arrow double array) as DuckDB's ``printf('%.Nf',
+    score)`` writes it (N = ``decimals``), as one Arrow join input: the sign, then the integer of the
+    scaled magnitude rounded (numpy) split at the point; DuckDB's own text where the scaled
+    magnitude is within a few units in the last place of a half (the rounding of the product could
+    differ from printf's of the exact double), or too large to be exact, or not a number."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    v = score.to_numpy(zero_copy_only=False)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = np.abs(v) * 10.0**decimals
+        other = ~(scaled < 2.0**52) | (np.abs(scaled - np.floor(scaled) - 0.5) <= 4 * np.spacing(scaled))
+    digits = np.where(other, 0, np.rint(np.where(other, 0, scaled))).astype(np.int64)
+    unit = 10**decimals
+    parts = [pc.if_else(pa.array(np.signbit(v)), "-", ""), pc.cast(pa.array(digits // unit), pa.string())]
+    if decimals:
+        parts += [".", pc.utf8_slice_codeunits(pc.cast(pa.array(digits % unit + unit), pa.string()), 1)]
+    text = pc.binary_join_element_wise(*parts, "")
+    if other.any():
+        spelt = con.from_arrow(pa.table({"score": score.filter(pa.array(other))}))
+        duck = spelt.select(f"printf('%.{int(decimals)}f', score) AS s").to_arrow_table().column(0).combine_chunks()
+        text = pc.replace_with_mask(text, pa.array(other), duck.cast(pa.string()))
+    return [text]
 
 
 #: Arrow writes a double's shortest text as DuckDB does (``CAST(score AS VARCHAR)``, Python's repr)
@@ -336,9 +378,9 @@ class ReadCheck:
     """The format learnt from a run file's first lines, checked while the fast reader reads the file
     (no second reading of its rows from the store): the lines :func:`lines_sql` makes of each part's
     rows (a TREC file's rows in file order: ``topic, doc, submitted_rank, score``), hashed one part
-    after another; :meth:`verified` compares the hash with the file's. The score's text is made by
-    :func:`score_sql`'s expression in DuckDB (export's own), the rest of each line joined in Arrow
-    (the fields' text as stored, the rank's decimal digits)."""
+    after another; :meth:`verified` compares the hash with the file's. The score's text is made as
+    export makes it (:func:`score_fields`), the rest of each line joined in Arrow (the fields' text
+    as stored, the rank's decimal digits)."""
 
     def __init__(self, con, path: Path, header: str | None) -> None:
         fmts = learn(sample_lines(path))
@@ -387,12 +429,7 @@ def part_lines(con, rows, fmt: LineFormat):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if fmt.arrow_made:
-        score = shortest_fields(con, rows.column("score").combine_chunks())
-    else:
-        literal = "'" + (fmt.score or "").replace("'", "''") + "'"
-        sql = f"{score_sql(fmt, literal)} AS s"
-        score = [con.from_arrow(rows.select(["score"])).select(sql).to_arrow_table().column(0)]
+    score = score_fields(con, rows, fmt)
     seps = fmt.seps
     # (the constant text between two fields as one piece: fewer inputs to join, 0.02 CPU-s per M lines)
     fields = [rows.column("topic"), f"{seps[0]}{fmt.q0}{seps[1]}", rows.column("doc"), seps[2],
@@ -400,6 +437,24 @@ def part_lines(con, rows, fmt: LineFormat):
               f"{seps[4]}{fmt.tag}{fmt.rest}{fmt.eol}"]  # fmt: skip
     lines = pc.binary_join_element_wise(*fields, "")
     return lines if isinstance(lines, pa.ChunkedArray) else pa.chunked_array([lines])
+
+
+def score_fields(con, rows, fmt: LineFormat) -> list:
+    """The score's text of each of ``rows`` (an Arrow table) in the format ``fmt``, as Arrow join
+    inputs: Arrow's (:func:`shortest_fields`, :func:`fixed_fields`) or DuckDB's (:func:`score_sql`)."""
+    score = rows.column("score").combine_chunks()
+    if fmt.arrow_made:
+        decimals = None if fmt.score is None else fixed_decimals(fmt.score)
+        return shortest_fields(con, score) if decimals is None else fixed_fields(con, score, decimals)
+    literal = "'" + (fmt.score or "").replace("'", "''") + "'"
+    return [con.from_arrow(pa_table(score)).select(f"{score_sql(fmt, literal)} AS s").to_arrow_table().column(0)]
+
+
+def pa_table(score):
+    """A table of one column, ``score``."""
+    import pyarrow as pa
+
+    return pa.table({"score": score})
 
 
 def keep_read_formats(store: StoreHandle, formats: dict[int, LineFormat]) -> None:
