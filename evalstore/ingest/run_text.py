@@ -10,10 +10,11 @@ number of decimals, ``%.6f``; or of significant digits, ``%.6g``, as Indri write
 run's lines are then made from its rows in that format (:func:`part_lines`, in Arrow, the scores
 spelt by :func:`shortest_fields` or :func:`fixed_fields`; formats kept before ``spelt_by`` and other
 spellings: :func:`lines_sql`, in DuckDB) and their sha256 compared with the run's content hash
-(``runs.sha256``, of the file's decompressed bytes; for a file the fast reader reads, on its rows as they are read, :class:`ReadCheck`; else on the
-stored rows): equal, the format is kept (``run_meta.line_format``, a few bytes); different (lines
-of several shapes, comments or blank lines between them, duplicates dropped by ``--dedupe``), the
-file's text itself is kept, zstd-compressed in parts (``run_text_data``). Either way ``export run`` writes the
+(``runs.sha256``, of the file's decompressed bytes; for a file the fast reader reads, on its rows
+as they are read, :class:`ReadCheck`; else on the stored rows): equal, the format is kept
+(``run_meta.line_format``, a few bytes); different (lines of several shapes, comments or blank lines
+between them, duplicates dropped by ``--dedupe``), the file's text itself is kept, zstd-compressed
+in parts (``run_text_data``). Either way ``export run`` writes the
 ingested text, and its sha256 is ``runs.sha256``.
 
 On TREC DL 2019 (37 runs) and 2020 (59 runs) every file has one shape: only the formats are kept
