@@ -44,6 +44,7 @@ from ..metrics.registry import MetricInstance
 from ..metrics.user.sandbox import scores as user_scores
 from ..results.eval_result import EvalResult, result_of_arrow
 from ..results.shaping import as_raw, raw_table
+from .numpy_measures import QrelsIndex, numpy_measures, run_scores
 from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1
@@ -163,10 +164,14 @@ class Evaluator:
         self._judged_docs = pc.unique(table.column("doc"))
         self._qrels_rows = table.num_rows
         self._prepared_units: set[int] = set()
+        # the simplest measures under the default options: computed in numpy over the qrels indexed
+        # here (evaluation/numpy_measures.py), no statement per call
+        self._numpy = numpy_measures(plan.names, self._options, declared)
+        self._index = QrelsIndex(table, functools.partial(_log2_of, con)) if self._numpy is not None else None
         for unit in plan.units:
             if unit.gains is not None and top is not None and top > len(unit.gains):
                 check_gains(con, [_QRELS_ID], unit.gains, {_QRELS_ID: "qrels"})  # raises with the store's message
-        if prepare:
+        if prepare and self._index is None:
             self._queries_for("sql")
 
     @functools.cached_property
@@ -231,7 +236,7 @@ class Evaluator:
         if not any(t.num_rows for t in tables) and not self._options.complete:
             return {n: {} for n in names}  # nothing retrieved: no topic to score (pytrec_eval's {})
         rows_given = sum(t.num_rows for t in tables)
-        if self._narrow and all(t.num_rows for t in tables) and len(self._judged_docs) <= rows_given:
+        if self._narrows(tables, rows_given):
             narrow = [ranked_rows(t, self._judged_docs) for t in tables]
             rows = self._run([t for t, _ in narrow], names, [c for _, c in narrow if c is not None])
         else:
@@ -244,6 +249,16 @@ class Evaluator:
                 per_topic[disp] = value
         return out
 
+    def _narrows(self, tables: Sequence[pa.Table], rows_given: int) -> bool:
+        """Runs given in memory are ranked and narrowed to the judged docnos in Arrow before the
+        SQL when the judged docnos are fewer than their rows (not for the numpy path)."""
+        return (
+            self._narrow
+            and self._index is None
+            and all(t.num_rows for t in tables)
+            and len(self._judged_docs) <= rows_given
+        )
+
     def result(self, runs: Mapping[str, Any], qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of ``{name: run}`` as an :class:`EvalResult` (per-topic rows and means).
         Runs that share no topic with the qrels are left out, with a note."""
@@ -252,7 +267,7 @@ class Evaluator:
         names = list(runs)
         tables = self._tables(names, [runs[n] for n in names])
         n_rows = sum(t.num_rows for t in tables)
-        if self._narrow and all(t.num_rows for t in tables) and len(self._judged_docs) <= n_rows:
+        if self._narrows(tables, n_rows):
             # ranked in Arrow and narrowed to the judged docnos, as evaluate_many and run files are
             parts = [RunPart(n, *ranked_rows(t, self._judged_docs)) for n, t in zip(names, tables)]
         else:
@@ -377,6 +392,8 @@ class Evaluator:
         order); with ``counts`` (each run's rows per topic) they hold only the rows whose docno the
         qrels judge (a narrower ranked list). Runs given in memory are ranked in SQL.
         ``complete=False``: the parts of runs, evaluated without complete's padding."""
+        if self._index is not None and self._numpy is not None:
+            return _numpy_rows(self._index, self._numpy, tables, names, counts)
         ranked = all("rank" in t.column_names for t in tables)
         mode = "narrow" if counts is not None else "ranked" if ranked else "sql"
         table = _with_run_ids([t.select(list(_RUN_COLUMNS + (("rank",) if ranked else ()))) for t in tables])
@@ -414,6 +431,35 @@ class Evaluator:
                 con.unregister("_ev_counts")
             if self._run_meta:
                 con.unregister("_ev_names")
+
+
+def _numpy_rows(
+    index: QrelsIndex,
+    measures: list[Any],
+    tables: Sequence[pa.Table],
+    names: Sequence[str],
+    counts: Sequence[pa.Table] | None,
+) -> pa.Table:
+    """:meth:`Evaluator._run`'s rows computed in numpy (evaluation/numpy_measures.py). The parts of
+    one run (a run file read in parts of whole topics, ``names`` alike) are evaluated together, as
+    one table: each call looks the run's topics and docnos up in the qrels'."""
+    first: dict[str, int] = {}  # name -> the run id of its rows (its first table's position + 1)
+    for i, name in enumerate(names):
+        first.setdefault(name, i + 1)
+    parts = []
+    for name, run_id in first.items():
+        at = [i for i, n in enumerate(names) if n == name]
+        table = pa.concat_tables([tables[i] for i in at]) if len(at) > 1 else tables[at[0]]
+        count = (pa.concat_tables([counts[i] for i in at]) if len(at) > 1 else counts[at[0]]) if counts else None
+        got = run_scores(index, measures, table, count)
+        parts.append(got.add_column(0, "run_id", pa.array(np.full(got.num_rows, run_id, np.int32))))
+    return as_raw(pa.concat_tables(parts) if len(parts) > 1 else parts[0])
+
+
+def _log2_of(con: duckdb.DuckDBPyConnection, n: int) -> np.ndarray:
+    """``log2(r + 1)`` for r = 1..n as DuckDB computes it (the discounts of the SQL blocks)."""
+    got = con.execute("SELECT log2(i + 1) AS d FROM range(1, ? + 1) t(i) ORDER BY i", [n]).fetchnumpy()
+    return np.asarray(got["d"], dtype=np.float64)
 
 
 def _register_relations(

@@ -192,6 +192,14 @@ class RunReader:
         return Part(narrow, counts, table.num_rows)
 
 
+def one_array(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """``col`` as one array: its only chunk as it is (``combine_chunks`` copies even one chunk: the
+    docnos of 10 M rows are 170 MB), else its chunks concatenated."""
+    if isinstance(col, pa.ChunkedArray):
+        return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    return col
+
+
 def clean(data: bytes, delim: str) -> bool:
     """The bytes hold no other whitespace character, CR or control byte, and no byte order mark:
     nothing the general reader would split differently from ``delim``. (Empty fields and comment
@@ -251,18 +259,18 @@ def _ranked(t: pa.Table, tag0: str) -> tuple[pa.Table, pa.DictionaryArray, pa.Di
     tag = t.column("tag")
     if not pc.all(pc.equal(tag, tag0)).as_py():
         return None
-    text = t.column("rank").combine_chunks()
+    text = one_array(t.column("rank"))
     if not pc.all(pc.ascii_is_decimal(text)).as_py():
         return None  # a sign, or not an integer: the general reader decides
     try:
         submitted = pc.cast(text, pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    score = t.column("score").combine_chunks()
+    score = one_array(t.column("score"))
     if not pc.all(pc.is_finite(score)).as_py():
         return None
-    topic = t.column("topic").combine_chunks()
-    doc = t.column("doc").combine_chunks()
+    topic = one_array(t.column("topic"))
+    doc = one_array(t.column("doc"))
     topics = pc.dictionary_encode(topic)
     tcode = topics.indices.to_numpy()
     n_topics = len(topics.dictionary)
@@ -283,7 +291,7 @@ def _ranked(t: pa.Table, tag0: str) -> tuple[pa.Table, pa.DictionaryArray, pa.Di
             "doc": doc,
             "submitted_rank": submitted,
             "score": score,
-            "ln": t.column("ln").combine_chunks(),
+            "ln": one_array(t.column("ln")),
             "rank": pa.array(rank),
         }
     )
@@ -305,15 +313,15 @@ def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, 
     with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts). Rows
     already in score order within topic blocks are ranked in one pass; others, narrowed, by ranking
     only the kept rows (:func:`kept_ranks`) where they are few; else sorted."""
-    topics = pc.dictionary_encode(table.column("topic").combine_chunks())
+    topics = pc.dictionary_encode(one_array(table.column("topic")))
     tcode, n_topics = topics.indices.to_numpy(), len(topics.dictionary)
-    doc = table.column("doc").combine_chunks()
+    doc = one_array(table.column("doc"))
     # (the judged docnos looked up row by row: no dictionary of the run's docnos, as many as its
     # rows in most runs, 1.3 GB of hash table and copies at 10 M rows)
     kept = None if keep_docs is None else pc.is_in(doc, value_set=keep_docs).to_numpy(zero_copy_only=False)
     ranked = table
     if "rank" not in table.column_names:  # (a run read from a file comes ranked)
-        values = table.column("score").combine_chunks().to_numpy()
+        values = one_array(table.column("score")).to_numpy()
         # rows in score order within topic blocks (dicts made from ranked lists): every row ranked
         # in one pass, no sort (10 M rows: 0.12 CPU-s against 0.45 for the judged rows' pairs)
         if kept is not None and not in_score_blocks(tcode, n_topics, values):
@@ -414,8 +422,14 @@ def evaluation_rank(tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa
     topic and descending score (numbers only, not the docnos), then ranked the same way."""
     n = len(tcode)
     change = tcode[1:] != tcode[:-1]
-    if np.count_nonzero(change) + 1 == n_topics and not (score[1:] > score[:-1])[~change].any():
-        return _rank_in_blocks(change, score, doc, None)
+    if np.count_nonzero(change) + 1 == n_topics:  # each topic in one block (a dict's rows)
+        if not (score[1:] > score[:-1])[~change].any():
+            return _rank_in_blocks(change, score, doc, None)
+        order = _order_in_blocks(change, score)
+        if order is not None:
+            rank = np.empty(n, dtype=np.int32)
+            rank[order] = _rank_in_blocks(change, score[order], doc, order)
+            return rank
     # by descending score (equal scores in any order: their docnos order them below), then stably
     # by topic (a radix sort on 16-bit codes): half a lexsort's time
     order = np.argsort(-score)
@@ -427,14 +441,41 @@ def evaluation_rank(tcode: np.ndarray, n_topics: int, score: np.ndarray, doc: pa
     return rank
 
 
+#: :func:`_order_in_blocks` sorts the topics' blocks as the rows of one matrix, padded to the longest
+#: block, while the matrix holds at most this many cells per row.
+PADDED_CELLS_PER_ROW = 2
+
+
+def _order_in_blocks(change: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    """The rows' order by descending score within each block (``change``: a new block starts at the
+    next row), the blocks kept in place, or None when the blocks' lengths differ too much for one
+    matrix (:data:`PADDED_CELLS_PER_ROW`). Each block is sorted as a row of a matrix padded with
+    +inf (after every finite negated score): many short sorts, several times faster than one sort
+    of all rows (1,000 x 100: 0.8 against 6-7 ms)."""
+    n = len(score)
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    lengths = np.diff(np.append(starts, n))
+    width = int(lengths.max())
+    if len(starts) * width > PADDED_CELLS_PER_ROW * n:
+        return None
+    block = np.repeat(np.arange(len(starts)), lengths)
+    column = np.arange(n, dtype=np.int64) - starts[block]
+    negated = np.full((len(starts), width), np.inf)
+    negated[block, column] = -score
+    within = np.argsort(negated, axis=1)
+    real = np.arange(width)[None, :] < lengths[:, None]
+    return (starts[:, None] + within)[real]
+
+
 def _rank_in_blocks(change: np.ndarray, score: np.ndarray, doc: pa.Array, perm: np.ndarray | None) -> np.ndarray:
     """The ranks of rows listed topic by topic (``change``: a new topic starts at the next row) in
     descending score: the position in the block, the tied rows ordered by docno (``doc[perm[i]]``
     is row i's docno; without ``perm``, ``doc[i]``)."""
     n = len(score)
     starts = np.flatnonzero(np.concatenate(([True], change)))
-    block = np.cumsum(np.concatenate(([True], change))) - 1
-    rank = (np.arange(n, dtype=np.int64) - starts[block] + 1).astype(np.int32)
+    # (each row's block start repeated, not a cumulative sum of the flags: 0.03 against 0.25 s at 10 M rows)
+    first = np.repeat(starts.astype(np.int32), np.diff(np.append(starts, n)))
+    rank = np.arange(1, n + 1, dtype=np.int32) - first
     tie = ~change & (score[1:] == score[:-1])
     if tie.any():
         tied = np.zeros(n, dtype=bool)

@@ -167,8 +167,21 @@ def _columns(t: pa.Table, wanted: tuple[str, ...], what: str) -> pa.Table:
     if "grade" in cols:
         out["grade"] = _ints(cols["grade"].to_pylist(), what)
     if "score" in cols:
-        out["score"] = _floats(cols["score"].to_pylist(), what)
+        out["score"] = _score_column(cols["score"], what)
     return pa.table(out)
+
+
+def _score_column(col: pa.ChunkedArray, what: str) -> pa.Array:
+    """A numeric score column as doubles, in Arrow (no Python float per row); other columns, nulls,
+    values not finite or not exactly doubles: one by one (the message)."""
+    if pa.types.is_floating(col.type) or pa.types.is_integer(col.type):
+        try:
+            arr = pc.cast(col, pa.float64()).combine_chunks()  # (safe: an integer beyond 2^53 raises)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            arr = None
+        if arr is not None and not arr.null_count and (len(arr) == 0 or pc.all(pc.is_finite(arr)).as_py()):
+            return arr
+    return _floats(col.to_pylist(), what)
 
 
 def _strings(col: pa.ChunkedArray) -> pa.Array:
@@ -176,6 +189,14 @@ def _strings(col: pa.ChunkedArray) -> pa.Array:
 
 
 def _ints(values: list, what: str) -> pa.Array:
+    try:  # Python ints only (no bool, float or text: those are judged one by one below)
+        arr = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+        arr = None
+    if arr is not None and len(arr) and pa.types.is_integer(arr.type) and not arr.null_count:
+        low, high = pc.min_max(arr).values()
+        if -MAX_GRADE <= low.as_py() and high.as_py() <= MAX_GRADE:
+            return arr.cast(pa.int32())
     out = []
     for v in values:
         if isinstance(v, bool) or v is None:
@@ -211,7 +232,10 @@ def _floats(values: list, what: str) -> pa.Array:
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
         arr = None
     if arr is None or arr.null_count or (len(arr) and not pc.all(pc.is_finite(arr)).as_py()):
-        bad, why = next((v, w) for v in values if (w := _score_problem(v)) is not None)
+        found = next(((v, w) for v in values if (w := _score_problem(v)) is not None), None)
+        if found is None:  # numbers Arrow would not convert as they are (an int beyond 2^53): float() each
+            return pa.array([float(v) for v in values], pa.float64())
+        bad, why = found
         shown = repr(bad) if len(repr(bad)) <= 40 else repr(bad)[:37] + "..."
         raise IngestError(f"{what}: score {shown} {why}")
     return arr
@@ -243,11 +267,33 @@ def _no_nulls(t: pa.Table, what: str) -> None:
 _NOT_IN_A_FIELD = r"[\x00-\x20\x7f]"
 
 
+_FIELD_BREAKERS = bytes(range(0x21)) + b"\x7f"
+
+
+def _surely_one_field(col: pa.ChunkedArray | pa.Array) -> bool:
+    """True when no value of ``col`` is empty and its strings' bytes hold none of
+    :data:`_NOT_IN_A_FIELD`'s (one scan of the bytes, no regular expression per value; UTF-8's
+    multi-byte characters hold no byte below 0x80). False: look with the expression (a sliced
+    array's buffer may hold bytes of values outside it)."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    for chunk in chunks:
+        if len(chunk) == 0:
+            continue
+        if chunk.type not in (pa.string(), pa.large_string()) or pc.min(pc.binary_length(chunk)).as_py() == 0:
+            return False
+        data = chunk.buffers()[2]
+        if data is not None and len(bytes(data).translate(None, _FIELD_BREAKERS)) != data.size:
+            return False
+    return True
+
+
 def _one_field(t: pa.Table, what: str) -> None:
     """Every topic and docno is one field of a run or qrels file: not empty, and without a blank,
     tab, line break or control character."""
     for c in ("topic", "doc"):
         col = t.column(c)
+        if _surely_one_field(col):
+            continue
         bad = pc.or_(pc.equal(pc.utf8_length(col), 0), pc.match_substring_regex(col, _NOT_IN_A_FIELD))
         if pc.any(bad).as_py():
             value = pc.filter(col, bad)[0].as_py()

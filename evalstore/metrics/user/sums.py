@@ -31,4 +31,8 @@ def exact_sums(values: Any, groups: Any, n_groups: int | None = None) -> np.ndar
     low_sums = np.zeros(n, dtype=np.int64)
     np.add.at(high_sums, g, high.astype(np.int64))
     np.add.at(low_sums, g, low.astype(np.int64))
-    return np.array([(int(h) * 2**42 + int(lo)) / 10**24 for h, lo in zip(high_sums, low_sums)], dtype=np.float64)
+    out = np.zeros(n, dtype=np.float64)
+    # (the groups summing to zero stay 0.0; Python's integer division rounds the others correctly)
+    some = np.flatnonzero((high_sums != 0) | (low_sums != 0))
+    out[some] = [(h * 2**42 + lo) / 10**24 for h, lo in zip(high_sums[some].tolist(), low_sums[some].tolist())]
+    return out

@@ -237,3 +237,28 @@ def test_ranked_rows_narrow_alike_in_score_order_and_shuffled():
     (a, ca), (b, cb) = fast.ranked_rows(table, keep), fast.ranked_rows(shuffled, keep)
     assert a.num_rows == b.num_rows > 0 and ca.sort_by("topic").equals(cb.sort_by("topic"))
     assert a.sort_by("ln").equals(b.sort_by("ln"))
+
+
+@pytest.mark.parametrize("lengths", [[50] * 30, [1, 80, 3, 40, 40, 7, 60], [5] * 10 + [1], [200, 1, 1]])
+def test_blocks_sorted_as_matrix_rows_rank_as_one_sort(monkeypatch, lengths):
+    """A run whose topics are each one block, not in score order (a dict's rows), is ranked by
+    sorting the blocks as the rows of one padded matrix: the ranks of one whole sort, ties on the
+    score broken by the docno (descending, byte-wise); blocks too unequal fall back to that sort."""
+    import numpy as np
+    import pyarrow as pa
+
+    from evalstore.ingest import fast
+
+    rng = np.random.default_rng(len(lengths))
+    tcode = np.repeat(np.arange(len(lengths)), lengths)
+    score = rng.integers(0, 6, len(tcode)).astype(np.float64)  # many ties
+    doc = pa.array([f"d{i}" for i in rng.permutation(len(tcode))])  # d10 < d9 byte-wise
+    got = fast.evaluation_rank(tcode, len(lengths), score, doc)
+    docs = doc.to_pylist()  # the reference: each topic's rows sorted by hand
+    want = np.empty(len(tcode), dtype=np.int64)
+    for t in range(len(lengths)):
+        rows = sorted(np.flatnonzero(tcode == t), key=lambda i: (-score[i], [-b for b in docs[i].encode()] + [1]))
+        want[rows] = np.arange(1, len(rows) + 1)
+    assert np.array_equal(got, want)
+    monkeypatch.setattr(fast, "PADDED_CELLS_PER_ROW", 0)  # the whole sort
+    assert np.array_equal(fast.evaluation_rank(tcode, len(lengths), score, doc), want)
