@@ -7,16 +7,18 @@ is the double 10.6067). Most run files write every line alike, so at ingest the 
 one-file run are read again and their shape learnt as a :class:`LineFormat`: the separators, the
 constant fields and line end, and the score's spelling (the shortest text of the double; a fixed
 number of decimals, ``%.6f``; or of significant digits, ``%.6g``, as Indri writes them). The
-run's lines are then made from its rows in that format (:func:`lines_sql`, in DuckDB) and their
-sha256 compared with the run's content hash (``runs.sha256``, of the file's decompressed bytes;
-for a file the fast reader reads, on its rows as they are read, :class:`ReadCheck`; else on the
-stored rows): equal, the format is kept (``run_meta.line_format``, a few bytes); different (lines
-of several shapes, comments or blank lines between them, duplicates dropped by ``--dedupe``), the
-file's text itself is kept, zstd-compressed in parts (``run_text_data``). Either way ``export run`` writes the
+run's lines are then made from its rows in that format (:func:`part_lines`, in Arrow, the scores
+spelt by :func:`shortest_fields` or :func:`fixed_fields`; formats kept before ``spelt_by`` and other
+spellings: :func:`lines_sql`, in DuckDB) and their sha256 compared with the run's content hash
+(``runs.sha256``, of the file's decompressed bytes; for a file the fast reader reads, on its rows
+as they are read, :class:`ReadCheck`; else on the stored rows): equal, the format is kept
+(``run_meta.line_format``, a few bytes); different (lines of several shapes, comments or blank lines
+between them, duplicates dropped by ``--dedupe``), the file's text itself is kept, zstd-compressed
+in parts (``run_text_data``). Either way ``export run`` writes the
 ingested text, and its sha256 is ``runs.sha256``.
 
 On TREC DL 2019 (37 runs) and 2020 (59 runs) every file has one shape: only the formats are kept
-(the store's size is unchanged), for about 0.3 CPU-s per million lines at ingest (0.5 when the
+(the store's size is unchanged), for about 0.25 CPU-s per million lines at ingest (0.5 when the
 stored rows are read again). Runs made otherwise (a fused run, a DataFrame or dict, NTCIR res
 files, a run ingested before schema 17) keep no text: export writes evalstore's own lines
 (``topic Q0 doc rank score tag``, single spaces), which is the content a fused run's hash is taken
@@ -64,6 +66,15 @@ class LineFormat:
     eol: str = "\n"
     score: str | None = None
     final_eol: bool = True
+    #: what spells the shortest text of a score (``score`` None) at export and in the check at
+    #: ingest: ``"duckdb"`` (``CAST(score AS VARCHAR)``; the formats kept before this field) or
+    #: ``"arrow"`` (:func:`shortest_fields`: the same text, a third of the CPU; the formats learnt now)
+    spelt_by: str = "duckdb"
+
+    @property
+    def arrow_made(self) -> bool:
+        """Export makes these lines with Arrow (:func:`part_lines`), not with DuckDB (:func:`lines_sql`)."""
+        return self.spelt_by == "arrow" and (self.score is None or fixed_decimals(self.score) is not None)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -123,11 +134,43 @@ def run_file_chunks(
     if header:
         yield header.encode("utf-8")
     # on the store's connection, which sees the temporary table of a fusion (a cursor would not)
-    rel = store.con.sql(lines_sql(rows, fmt), params=params(fmt, tag))
-    # DuckDB 2 names it to_arrow_reader (fetch_arrow_reader before)
-    reader = (getattr(rel, "to_arrow_reader", None) or rel.fetch_arrow_reader)(BATCH_ROWS)
-    batches = (text_bytes(b.column(0)) for b in reader if b.num_rows)
+    if fmt.arrow_made:
+        batches = _arrow_made_lines(
+            store, rows, LineFormat(**{**asdict(fmt), "tag": tag if tag is not None else fmt.tag})
+        )
+    else:
+        rel = store.con.sql(lines_sql(rows, fmt), params=params(fmt, tag))
+        batches = (text_bytes(b.column(0)) for b in _batches(rel) if b.num_rows)
     yield from batches if fmt.final_eol else without_final_eol(batches, fmt.eol.encode())
+
+
+def _arrow_made_lines(store: StoreHandle, rows: str, fmt: LineFormat) -> Iterator[bytes]:
+    """The lines of ``rows`` in a format spelt by Arrow, batch by batch, as the check at ingest made
+    them (:func:`part_lines`): the fields read in file order from the store, the few scores DuckDB
+    spells (:func:`shortest_fields`) on a cursor (the store's connection is reading the rows)."""
+    aside = store.con.cursor()
+    try:
+        for batch in _batches(store.con.sql(f"SELECT {ROW_FIELDS} FROM {rows} ORDER BY line_no, topic")):
+            if batch.num_rows:
+                yield text_bytes(part_lines(aside, _table(batch), fmt).combine_chunks())
+    finally:
+        aside.close()
+
+
+#: the fields of a run's lines that :func:`part_lines` reads, from rows as :func:`stored_rows` gives them
+ROW_FIELDS = "topic, doc, coalesce(submitted_rank, rank) AS submitted_rank, score"
+
+
+def _batches(rel):
+    """The relation's rows as Arrow record batches of :data:`BATCH_ROWS` rows."""
+    # DuckDB 2 names it to_arrow_reader (fetch_arrow_reader before)
+    return (getattr(rel, "to_arrow_reader", None) or rel.fetch_arrow_reader)(BATCH_ROWS)
+
+
+def _table(batch):
+    import pyarrow as pa
+
+    return pa.Table.from_batches([batch])
 
 
 def text_bytes(lines) -> bytes:
@@ -195,7 +238,110 @@ def learn(lines: Sequence[bytes]) -> list[LineFormat]:
     if len(fmts) != 1 or not scores:
         return []
     seps, q0, tag, rest, eol = fmts.pop()
-    return [LineFormat(seps, q0, tag, rest, eol.decode("ascii"), spelling) for spelling in _spellings(scores)]
+    # (the spellings Arrow makes: the shortest and a fixed number of decimals; the formats kept before: DuckDB)
+    return [
+        LineFormat(seps, q0, tag, rest, eol.decode("ascii"), spelling, spelt_by=_speller(spelling))
+        for spelling in _spellings(scores)
+    ]
+
+
+def _speller(spelling: str | None) -> str:
+    return "arrow" if spelling is None or fixed_decimals(spelling) is not None else "duckdb"
+
+
+#: the most decimals :func:`fixed_fields` writes (its integer of the score's digits stays exact)
+MAX_FIXED = 9
+
+
+def fixed_decimals(spelling: str) -> int | None:
+    """The number of decimals of a printf format ``%.Nf`` that :func:`fixed_fields` writes (None: another)."""
+    m = re.fullmatch(r"%\.(\d+)f", spelling)
+    return int(m.group(1)) if m and int(m.group(1)) <= MAX_FIXED else None
+
+
+def fixed_fields(con, score, decimals: int) -> list:
+    """The text of each double of ``score`` (an Arrow double array) as DuckDB's ``printf('%.Nf',
+    score)`` writes it (N = ``decimals``), as one Arrow join input: the sign, then the integer of the
+    scaled magnitude rounded (numpy) split at the point; DuckDB's own text where the scaled
+    magnitude is within a few units in the last place of a half (the rounding of the product could
+    differ from printf's of the exact double), or too large to be exact, or not a number."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    v = score.to_numpy(zero_copy_only=False)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = np.abs(v) * 10.0**decimals
+        other = ~(scaled < 2.0**52) | (np.abs(scaled - np.floor(scaled) - 0.5) <= 4 * np.spacing(scaled))
+    digits = np.where(other, 0, np.rint(np.where(other, 0, scaled))).astype(np.int64)
+    unit = 10**decimals
+    parts = [pc.if_else(pa.array(np.signbit(v)), "-", ""), pc.cast(pa.array(digits // unit), pa.string())]
+    if decimals:
+        parts += [".", pc.utf8_slice_codeunits(pc.cast(pa.array(digits % unit + unit), pa.string()), 1)]
+    text = pc.binary_join_element_wise(*parts, "")
+    if other.any():
+        spelt = con.from_arrow(pa.table({"score": score.filter(pa.array(other))}))
+        duck = spelt.select(f"printf('%.{int(decimals)}f', score) AS s").to_arrow_table().column(0).combine_chunks()
+        text = pc.replace_with_mask(text, pa.array(other), duck.cast(pa.string()))
+    return [text]
+
+
+#: Arrow writes a double's shortest text as DuckDB does (``CAST(score AS VARCHAR)``, Python's repr)
+#: between these magnitudes, but for a whole number's ``.0`` (``3``, not ``3.0``); below, ``0.00001``
+#: for ``1e-05`` (down to :data:`ARROW_POINT`; further, ``1e-7`` for ``1e-07``); above, ``1e+12``
+#: for ``1000000000000.0``
+ARROW_LOW, ARROW_HIGH = 1e-4, 1e10
+#: the least magnitude Arrow writes with a point (``0.000001``), not an exponent
+ARROW_POINT = 1e-6
+#: what Arrow's text of a whole double lacks (``3`` for ``3.0``)
+WHOLE_SUFFIX = ".0"
+
+
+def shortest_fields(con, score) -> list:
+    """The shortest text of each double of ``score`` (an Arrow double array) as DuckDB's ``CAST(score
+    AS VARCHAR)`` writes it, as Arrow join inputs, at a third of its CPU: Arrow's text; between
+    :data:`ARROW_POINT` and :data:`ARROW_LOW` its digits with DuckDB's exponent
+    (:func:`_with_exponent`); DuckDB's own text for the few doubles beyond; and
+    :data:`WHOLE_SUFFIX` after the whole numbers Arrow writes without it (when there are any)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pc.cast(score, pa.string())
+    v = score.to_numpy(zero_copy_only=False)
+    size = np.abs(v)
+    small = (size < ARROW_LOW) & (size >= ARROW_POINT)
+    other = ((size < ARROW_POINT) & (v != 0)) | (size >= ARROW_HIGH)  # (nan: neither, as DuckDB writes it)
+    if small.any():
+        text = pc.replace_with_mask(text, pa.array(small), _with_exponent(text.filter(pa.array(small))))
+    if other.any():
+        spelt = con.from_arrow(pa.table({"score": score.filter(pa.array(other))}))
+        duck = spelt.select("CAST(score AS VARCHAR) AS s").to_arrow_table().column(0).combine_chunks()
+        text = pc.replace_with_mask(text, pa.array(other), duck.cast(pa.string()))
+    whole = (v == np.trunc(v)) & ~other
+    return [text, pc.if_else(pa.array(whole), WHOLE_SUFFIX, "")] if whole.any() else [text]
+
+
+def _with_exponent(text):
+    """Arrow's texts of doubles between :data:`ARROW_POINT` and :data:`ARROW_LOW` (``-0.0000979``)
+    as DuckDB writes them (``-9.79e-05``): the same digits, the first before the point."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    negative = pc.starts_with(text, "-")
+    digits = pc.utf8_ltrim(text, "-0.")  # (the significant digits: no point after the first nonzero)
+    n_digits = pc.binary_length(digits).to_numpy(zero_copy_only=False)
+    n_sign = negative.to_numpy(zero_copy_only=False).astype(np.int64)
+    exponent = pc.binary_length(text).to_numpy(zero_copy_only=False) - n_sign - n_digits - 1  # (zeros after "0.", + 1)
+    return pc.binary_join_element_wise(
+        pc.if_else(negative, "-", ""),
+        pc.utf8_slice_codeunits(digits, 0, 1),
+        pc.if_else(pa.array(n_digits > 1), ".", ""),
+        pc.utf8_slice_codeunits(digits, 1),
+        pc.binary_join_element_wise("e-0", pc.cast(pa.array(exponent), pa.string()), ""),
+        "",
+    )
 
 
 def _spellings(scores: Sequence[str]) -> list[str | None]:
@@ -215,8 +361,10 @@ def _spellings(scores: Sequence[str]) -> list[str | None]:
     return out
 
 
-def sample_lines(path: Path, n: int = SAMPLE_LINES) -> list[bytes]:
-    """The first ``n`` data lines of the file (not blank, not a comment), with their line ends."""
+def sample_lines(path: Path, n: int | None = None) -> list[bytes]:
+    """The first ``n`` (:data:`SAMPLE_LINES`) data lines of the file (not blank, not a comment),
+    with their line ends."""
+    n = SAMPLE_LINES if n is None else n
     out: list[bytes] = []
     with open_bytes(path) as f:
         for raw in f:
@@ -231,15 +379,16 @@ class ReadCheck:
     """The format learnt from a run file's first lines, checked while the fast reader reads the file
     (no second reading of its rows from the store): the lines :func:`lines_sql` makes of each part's
     rows (a TREC file's rows in file order: ``topic, doc, submitted_rank, score``), hashed one part
-    after another; :meth:`verified` compares the hash with the file's. The score's text is made by
-    :func:`score_sql`'s expression in DuckDB (export's own), the rest of each line joined in Arrow
-    (the fields' text as stored, the rank's decimal digits)."""
+    after another; :meth:`verified` compares the hash with the file's. The score's text is made as
+    export makes it (:func:`score_fields`), the rest of each line joined in Arrow (the fields' text
+    as stored, the rank's decimal digits)."""
 
     def __init__(self, con, path: Path, header: str | None) -> None:
         fmts = learn(sample_lines(path))
         self.con, self.fmt = con, (fmts[0] if fmts else None)
         self.hash = hashlib.sha256(header.encode("utf-8") if header else b"")
         self.pending = b""  # the last line's end, hashed once another line follows
+        self.refuted: LineFormat | None = None
 
     def add(self, rows) -> None:
         """Hash the lines of the next rows of the file (an Arrow table)."""
@@ -262,7 +411,8 @@ class ReadCheck:
 
     def verified(self, sha: str) -> LineFormat | None:
         """The format, with whether the last line ends with its line end, when the lines hashed are
-        the file's content (sha256 ``sha``); None when they are not (or nothing was checked)."""
+        the file's content (sha256 ``sha``); None when they are not (or nothing was checked; then
+        :attr:`refuted` is the format whose lines were not the file's, when every line was made)."""
         if self.fmt is None:
             return None
         with_eol = self.hash.copy()
@@ -270,6 +420,7 @@ class ReadCheck:
         for final_eol, h in ((True, with_eol), (False, self.hash)):
             if h.hexdigest() == sha:
                 return LineFormat(**{**asdict(self.fmt), "final_eol": final_eol})
+        self.refuted = self.fmt
         return None
 
 
@@ -279,15 +430,32 @@ def part_lines(con, rows, fmt: LineFormat):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    literal = "'" + (fmt.score or "").replace("'", "''") + "'"
-    score = con.from_arrow(rows.select(["score"])).select(f"{score_sql(fmt, literal)} AS s").to_arrow_table()
+    score = score_fields(con, rows, fmt)
     seps = fmt.seps
     # (the constant text between two fields as one piece: fewer inputs to join, 0.02 CPU-s per M lines)
     fields = [rows.column("topic"), f"{seps[0]}{fmt.q0}{seps[1]}", rows.column("doc"), seps[2],
-              pc.cast(rows.column("submitted_rank"), pa.string()), seps[3], score.column(0),
+              pc.cast(rows.column("submitted_rank"), pa.string()), seps[3], *score,
               f"{seps[4]}{fmt.tag}{fmt.rest}{fmt.eol}"]  # fmt: skip
     lines = pc.binary_join_element_wise(*fields, "")
     return lines if isinstance(lines, pa.ChunkedArray) else pa.chunked_array([lines])
+
+
+def score_fields(con, rows, fmt: LineFormat) -> list:
+    """The score's text of each of ``rows`` (an Arrow table) in the format ``fmt``, as Arrow join
+    inputs: Arrow's (:func:`shortest_fields`, :func:`fixed_fields`) or DuckDB's (:func:`score_sql`)."""
+    score = rows.column("score").combine_chunks()
+    if fmt.arrow_made:
+        decimals = None if fmt.score is None else fixed_decimals(fmt.score)
+        return shortest_fields(con, score) if decimals is None else fixed_fields(con, score, decimals)
+    literal = "'" + (fmt.score or "").replace("'", "''") + "'"
+    return [con.from_arrow(pa_table(score)).select(f"{score_sql(fmt, literal)} AS s").to_arrow_table().column(0)]
+
+
+def pa_table(score):
+    """A table of one column, ``score``."""
+    import pyarrow as pa
+
+    return pa.table({"score": score})
 
 
 def keep_read_formats(store: StoreHandle, formats: dict[int, LineFormat]) -> None:
@@ -300,10 +468,15 @@ def keep_read_formats(store: StoreHandle, formats: dict[int, LineFormat]) -> Non
         )
 
 
-def keep_run_text(store: StoreHandle, run_id: int, path: Path, sha: str, header: str | None) -> str:
+def keep_run_text(
+    store: StoreHandle, run_id: int, path: Path, sha: str, header: str | None, refuted: LineFormat | None = None
+) -> str:
     """Keep what gives the run file at ``path`` back byte for byte (see the module docstring):
-    ``'format'`` (its lines have one shape) or ``'text'`` (its text, compressed)."""
+    ``'format'`` (its lines have one shape) or ``'text'`` (its text, compressed). ``refuted``: a
+    format the check as read found the lines not to have (not made and hashed again)."""
     for fmt in learn(sample_lines(path))[:MAX_TRIES]:
+        if fmt == refuted:
+            continue
         final_eol = _final_eol(run_file_chunks(store, stored_rows(run_id), header, None, fmt), fmt, sha)
         if final_eol is not None:
             fmt = LineFormat(**{**asdict(fmt), "final_eol": final_eol})

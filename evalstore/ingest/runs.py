@@ -125,6 +125,7 @@ class RunIngest(IngestCall):
         self.saved_headers: set[int] = set()  # groups whose header went in with their run_meta row
         self.groups: list[Group] = []
         self.read_formats: dict[int, LineFormat] = {}  # groups whose line format the fast read checked
+        self.refuted: dict[int, LineFormat] = {}  # groups whose learnt format the fast read found wrong
 
     def plan(self) -> list[Group]:
         self.files, groups, self.per_topic = _plan(self.inputs, self.name, self.format, self.name_from)
@@ -163,7 +164,8 @@ class RunIngest(IngestCall):
                 "SELECT run_id, sha256 FROM run_meta WHERE run_id = ?", [ids[name]]
             ).fetchall()[0]
             header = self.headers.get(g.idx)
-            keep_run_text(self.store, run_id, g.files[0].path, sha, header.text if header else None)
+            text = header.text if header else None
+            keep_run_text(self.store, run_id, g.files[0].path, sha, text, self.refuted.get(g.idx))
 
     def known_name(self, g: Group) -> str | None:
         return g.name or g.guess
@@ -221,6 +223,8 @@ class RunIngest(IngestCall):
                     g.sha, g.file_sha = str(part.sha), part.file_sha
                     if check is not None and (fmt := check.verified(g.sha)) is not None:
                         self.read_formats[g.idx] = fmt
+                    elif check is not None and check.refuted is not None:
+                        self.refuted[g.idx] = check.refuted
                     if run_id is not None:
                         if old is not None:
                             set_read_identity(self.con, run_id, g, part.n_rows, part.n_topics)

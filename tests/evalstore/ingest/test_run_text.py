@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
+from dataclasses import asdict
 
 import pytest
 from support import store_at_migration_1
@@ -144,7 +146,7 @@ def test_what_is_not_the_ingested_text_says_so(tmp_path):
 
 def test_learn_the_format_of_a_sample():
     [fmt] = learn([b"q1\tQ0\td1\t1\t10.606700\tbm25\n", b"q1\tQ0\td2\t2\t3.805300\tbm25\n"])
-    assert fmt == LineFormat(("\t",) * 5, "Q0", "bm25", "", "\n", "%.6f")
+    assert fmt == LineFormat(("\t",) * 5, "Q0", "bm25", "", "\n", "%.6f", spelt_by="arrow")
     shortest, g = learn([b"q 0 d 1 -9.5 x\n", b"q 0 e 2 -8.25 x\n"])
     assert shortest.score is None and g.score == "%.3g" and shortest.q0 == "0"
     assert learn([b"q Q0 d 1 1.5 x\n", b"q Q0 e 2 1.5 y\n"]) == []  # two tags
@@ -188,8 +190,9 @@ def test_the_fast_reader_checks_the_format_as_it_reads(tmp_path, content, suffix
 
 
 def test_the_lines_checked_at_ingest_are_the_lines_export_makes(tmp_path):
-    """:func:`part_lines` (the check at ingest, on Arrow rows) and :func:`lines_sql` (export, in
-    DuckDB) make the same bytes for each kind of format, scores of every magnitude and sign."""
+    """:func:`part_lines` (the check at ingest, on Arrow rows) and :func:`lines_sql` (export of the
+    formats spelt by DuckDB) make the same bytes for each kind of format, scores of every magnitude
+    and sign; so do export and the check of a format spelt by Arrow (``spelt_by``)."""
     import duckdb
     import numpy as np
     import pyarrow as pa
@@ -197,7 +200,9 @@ def test_the_lines_checked_at_ingest_are_the_lines_export_makes(tmp_path):
     from evalstore.ingest.run_text import lines_sql, params, part_lines, text_bytes
 
     rng = np.random.default_rng(7)
-    score = np.concatenate([rng.normal(0, 10, 300), rng.normal(0, 1e9, 100), [0.0, -0.0, 1e-7, -2.5, 1e22]])
+    score = np.concatenate(
+        [rng.normal(0, 10, 300), rng.normal(0, 1e9, 100), [0.0, -0.0, 1e-7, -2.5, 1e22, 3.0, 9.79e-05, 1e12]]
+    )
     rows = pa.table(
         {
             "topic": [f"q{i % 7}" for i in range(len(score))],
@@ -213,8 +218,12 @@ def test_the_lines_checked_at_ingest_are_the_lines_export_makes(tmp_path):
         LineFormat(("\t",) * 5, "Q0", "bm25", "", "\n", "%.6f"),
         LineFormat((" ",) * 5, "0", "x", "", "\n", None),
         LineFormat((" ",) * 5, "Q0", "indri", "", "\n", "%.6g"),
+        LineFormat(("\t",) * 5, "Q0", "x", "", "\n", None, spelt_by="arrow"),
+        LineFormat(("\t",) * 5, "Q0", "x", "", "\n", "%.6f", spelt_by="arrow"),
+        LineFormat(("\t",) * 5, "Q0", "x", "", "\n", "%.0f", spelt_by="arrow"),
     ]:
-        exported = con.sql(lines_sql("rows", fmt), params=params(fmt, None)).to_arrow_table().column(0)
+        sql_fmt = LineFormat(**{**asdict(fmt), "spelt_by": "duckdb"})  # (lines_sql: DuckDB's spelling)
+        exported = con.sql(lines_sql("rows", sql_fmt), params=params(fmt, None)).to_arrow_table().column(0)
         assert text_bytes(part_lines(con, rows, fmt).combine_chunks()) == text_bytes(exported.combine_chunks())
 
 
@@ -231,3 +240,115 @@ def test_the_check_as_read_spans_the_parts_of_a_file(tmp_path, final, monkeypatc
     out, (fmt, parts), exported = _round_trip(tmp_path, content)
     assert out == content and fmt is not None and parts == 0 and exported.exact
     assert LineFormat.from_json(fmt).final_eol is final
+
+
+def test_arrow_spells_the_shortest_score_as_duckdb_does():
+    """:func:`shortest_fields` (the check at ingest and export of formats learnt now) writes every
+    double as DuckDB's ``CAST(score AS VARCHAR)`` (export of the formats kept before): whole numbers,
+    tiny and huge magnitudes, signs, -0.0."""
+    import duckdb
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from evalstore.ingest.run_text import shortest_fields
+
+    rng = np.random.default_rng(11)
+    special = [0.0, -0.0, 3.0, -9.0, 1e-4, -1e-4, 9.99e-5, 1e-7, 1e10, 9999999999.0, 1e15, 1e16, 1e22, 2.5e-300]
+    score = np.concatenate(
+        [
+            special,
+            10.0 ** np.arange(-12, 25),
+            rng.uniform(-1, 1, 20_000) * 10.0 ** rng.integers(-12, 22, 20_000),
+            np.round(rng.uniform(-1, 1, 5_000) * 10.0 ** rng.integers(0, 18, 5_000)),
+        ]
+    )
+    con = duckdb.connect()
+    made = pc.binary_join_element_wise(*shortest_fields(con, pa.array(score)), "")
+    duck = con.from_arrow(pa.table({"score": score})).select("CAST(score AS VARCHAR)").to_arrow_table().column(0)
+    assert made.to_pylist() == duck.to_pylist()
+    assert shortest_fields(con, pa.array([0.5, 1.25]))[0].to_pylist() == ["0.5", "1.25"]  # no suffix input
+
+
+@pytest.mark.parametrize(
+    "content, how",
+    [
+        (_file(sep=" ", scores=["10.6067", "0.00001", "1.0"]), "Arrow's spelling of 1e-05 in the middle"),
+        (_file(sep=" ", scores=["10.6067", "3.0", "1"]), "a whole number without .0"),
+        (_file(sep=" ", scores=["10.6067", "3.8053", "1.0"]).replace(b"d2 2", b"d2\t2"), "a tab in one line"),
+        (_file(sep=" ", eol="\r\n", scores=["10.6067", "3.8053", "1.0"]).replace(b"\r\nq2", b"\nq2"), "one LF"),
+        (_file(sep=" ", scores=["10.6067", "3.8053", "1.0"]) + b"# a comment\n", "a comment line at the end"),
+    ],
+    ids=["odd-score", "whole-without-point", "tab", "mixed-eol", "comment"],
+)
+def test_a_shortest_file_that_differs_anywhere_keeps_its_text(tmp_path, content, how, monkeypatch):
+    from evalstore.ingest import run_text
+
+    monkeypatch.setattr(run_text, "SAMPLE_LINES", 1)  # the sample sees the first line only
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content, how
+    assert fmt is None and parts == 1 and exported.exact, how
+
+
+@pytest.mark.parametrize("eol, final", [("\n", True), ("\n", False), ("\r\n", True)], ids=["lf", "no-final", "crlf"])
+def test_a_shortest_file_keeps_the_arrow_format(tmp_path, eol, final):
+    """The common case (scores as their shortest text): the format is kept, spelt by Arrow at export
+    (``spelt_by``), and the export is the file byte for byte, tiny and whole scores included."""
+    scores = ["10.6067", "9.79e-05", "-3.0"]
+    content = _file(sep="\t", eol=eol, final=final, scores=scores)
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content and parts == 0 and exported.exact
+    kept = LineFormat.from_json(fmt)
+    assert kept.score is None and kept.spelt_by == "arrow" and kept.arrow_made and kept.final_eol is final
+
+
+def test_a_format_kept_before_spelt_by_exports_with_duckdb(tmp_path):
+    """A format stored before the field (no ``spelt_by`` in its JSON) is DuckDB's, as it was checked."""
+    content = _file(sep=" ", scores=["10.6067", "9.79e-05", "-3.0"])
+    f = tmp_path / "bm25.run"
+    f.write_bytes(content)
+    with evalstore.open(tmp_path / "s.duckdb") as s:
+        s.ingest_run(f, progress=False)
+        fmt = LineFormat.from_json(_kept(s, "bm25")[0])
+        old = {k: v for k, v in json.loads(fmt.to_json()).items() if k != "spelt_by"}
+        assert LineFormat.from_json(json.dumps(old)).spelt_by == "duckdb"
+        s.con.execute("UPDATE run_meta SET line_format = ? WHERE name = 'bm25'", [json.dumps(old)])
+        assert s.export_run("bm25", tmp_path / "out.run").exact
+    assert (tmp_path / "out.run").read_bytes() == content
+
+
+def test_a_format_refuted_as_read_is_not_made_again(tmp_path, monkeypatch):
+    """Indri's %g scores look like the shortest text in the first lines (``-9.5``) until a whole
+    number (``-9``, not ``-9.0``): the check as read refutes the shortest spelling, and the check
+    on the stored rows tries only the next format (``%.6g``), which it keeps."""
+    from evalstore.ingest import run_text
+
+    monkeypatch.setattr(run_text, "SAMPLE_LINES", 2)
+    made = []
+    real = run_text.run_file_chunks
+    monkeypatch.setattr(run_text, "run_file_chunks", lambda *a, **k: made.append(a[4].score) or real(*a, **k))
+    content = _file(sep="\t", scores=["-8.46631", "-9.5", "-9"])
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content and parts == 0 and exported.exact
+    assert LineFormat.from_json(fmt).score == "%.6g" and made[0] == "%.6g"
+
+
+def test_arrow_spells_fixed_decimals_as_duckdb_printf():
+    """:func:`fixed_fields` (``%.Nf`` formats learnt now, N <= 9) writes every double as DuckDB's
+    ``printf`` does: halves and near halves of the last decimal (DuckDB's own text there), -0.0,
+    negatives that round to zero, huge and not-a-number scores."""
+    import duckdb
+    import numpy as np
+    import pyarrow as pa
+
+    from evalstore.ingest.run_text import fixed_fields
+
+    rng = np.random.default_rng(5)
+    special = [0.0, -0.0, 0.5, 1.5, 2.5, -1e-9, 5e-7, -5e-7, 1e300, float("nan"), 0.1234565, 2.675, 1.005]
+    near_half = np.round(rng.uniform(-100, 100, 5_000), 6) + rng.choice([0, 5e-7, -5e-7], 5_000)
+    score = np.concatenate([special, rng.normal(0, 10, 5_000), near_half, rng.uniform(-1, 1, 5_000) * 1e11])
+    con = duckdb.connect()
+    for n in (0, 1, 5, 6, 9):
+        made = fixed_fields(con, pa.array(score), n)[0]
+        duck = con.from_arrow(pa.table({"score": score})).select(f"printf('%.{n}f', score)").to_arrow_table()
+        assert made.to_pylist() == duck.column(0).to_pylist(), n
