@@ -32,8 +32,9 @@ evaluator       ``Evaluator.evaluate(run)`` per call, 1,000 topics x 100,      A
 ndpm            ``store.evaluate(NDPM)`` against ``ADM`` on TREC DL 2020's 59    A/B <= 1.0
                 runs (one process, rounds interleaved: the ratio of the
                 medians and the median of the pairs' ratios)
-all77           every metric (one default name each) in memory on TREC DL      completes within the
-                2019, ``threads=2``, default memory limit                      default memory limit
+all77           every metric of ranked lists (one default name each; not the   completes within the
+                answers' metrics) in memory on TREC DL 2019, ``threads=2``,    default memory limit
+                default memory limit
 floor           a plain C pass (bench/floor.c, built here with gcc: read,      ns per line beside each
                 split, parse, AP and nDCG@10) over each shape's files           path's
 ==============  ============================================================  =========================
@@ -175,6 +176,8 @@ from evalstore.metrics import registry
 d = sys.argv[1]
 names = []
 for spec in registry.all_metrics():
+    if spec.kind != "judgments":  # metrics of generated answers (docs/rag.md): not of ranked lists
+        continue
     for name in (spec.name, spec.name + "@10", spec.name + "@0.5", spec.name + "(mult=0.5)",
                  spec.name + "(max_rel=3)", spec.name + "(max_rel=3)@10"):
         try:
