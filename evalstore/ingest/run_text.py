@@ -412,7 +412,7 @@ class ReadCheck:
     def verified(self, sha: str) -> LineFormat | None:
         """The format, with whether the last line ends with its line end, when the lines hashed are
         the file's content (sha256 ``sha``); None when they are not (or nothing was checked; then
-        :attr:`refuted` is the format whose lines were not the file's, when every line was made)."""
+        ``refuted`` is the format whose lines were not the file's, when every line was made)."""
         if self.fmt is None:
             return None
         with_eol = self.hash.copy()
