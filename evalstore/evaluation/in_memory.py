@@ -44,7 +44,7 @@ from ..metrics.registry import MetricInstance
 from ..metrics.user.sandbox import scores as user_scores
 from ..results.eval_result import EvalResult, result_of_arrow
 from ..results.shaping import as_raw, raw_table
-from .numpy_measures import QrelsIndex, numpy_measures, run_scores
+from .numpy_measures import QrelsIndex, block_starts, numpy_measures, run_scores
 from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1
@@ -455,12 +455,8 @@ def nested(
 
 def _segments(table: pa.Table, column: str) -> Iterable[tuple[Any, pa.Table]]:
     """``(value, rows)`` for each run of equal values of ``column`` in ``table`` (sorted on it)."""
-    n = table.num_rows
-    if not n:
-        return
     col = table.column(column)
-    change = pc.not_equal(col.slice(1), col.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    bounds = np.append(np.flatnonzero(np.concatenate(([True], change))), n)
+    bounds = np.append(block_starts(col), table.num_rows)
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         yield col[a].as_py(), table.slice(a, b - a)
 

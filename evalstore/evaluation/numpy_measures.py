@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 from ..ingest.fast import evaluation_rank, one_array
 from ..metrics.engine import StoredName
 from ..metrics.options import NO_DEPTH, EvalOptions
+from ..metrics.udf_lists import run_starts
 from ..metrics.user.sums import exact_sums
 
 #: The measures computed here, and the parameters each may carry (any other: the SQL path).
@@ -147,9 +148,7 @@ def _rank_in_groups(groups: np.ndarray) -> np.ndarray:
     n = len(groups)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    start = np.flatnonzero(np.concatenate(([True], groups[1:] != groups[:-1])))
-    first = np.repeat(start, np.diff(np.concatenate((start, [n]))))
-    return np.arange(n, dtype=np.int64) - first + 1
+    return np.arange(1, n + 1, dtype=np.int64) - run_starts(np.concatenate(([True], groups[1:] != groups[:-1])))
 
 
 @dataclass
@@ -200,13 +199,21 @@ def topic_codes(topic: pa.Array) -> tuple[np.ndarray, pa.Array]:
     row (10 M rows: 0.03 against 0.2-0.36 s); others are dictionary-encoded."""
     n = len(topic)
     if n:
-        change = pc.not_equal(topic.slice(1), topic.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-        starts = np.flatnonzero(np.concatenate(([True], change)))
+        starts = block_starts(topic)
         names = topic.take(pa.array(starts))
         if len(pc.unique(names)) == len(names):
             return np.repeat(np.arange(len(starts), dtype=np.int32), np.diff(np.append(starts, n))), names
     encoded = pc.dictionary_encode(topic)
     return encoded.indices.to_numpy(), encoded.dictionary
+
+
+def block_starts(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Where each block of equal neighbouring values of ``values`` starts (0 first; none when empty)."""
+    n = len(values)
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    change = pc.not_equal(values.slice(1), values.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    return np.flatnonzero(np.concatenate(([True], change)))
 
 
 def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.ndarray, evaluated: np.ndarray) -> _Hits:
