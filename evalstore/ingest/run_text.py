@@ -280,9 +280,8 @@ def fixed_fields(con, score, decimals: int) -> list:
         parts += [".", pc.utf8_slice_codeunits(pc.cast(pa.array(digits % unit + unit), pa.string()), 1)]
     text = pc.binary_join_element_wise(*parts, "")
     if other.any():
-        spelt = con.from_arrow(pa.table({"score": score.filter(pa.array(other))}))
-        duck = spelt.select(f"printf('%.{int(decimals)}f', score) AS s").to_arrow_table().column(0).combine_chunks()
-        text = pc.replace_with_mask(text, pa.array(other), duck.cast(pa.string()))
+        duck = duckdb_text(con, score.filter(pa.array(other)), f"printf('%.{int(decimals)}f', score)")
+        text = pc.replace_with_mask(text, pa.array(other), duck)
     return [text]
 
 
@@ -315,9 +314,8 @@ def shortest_fields(con, score) -> list:
     if small.any():
         text = pc.replace_with_mask(text, pa.array(small), _with_exponent(text.filter(pa.array(small))))
     if other.any():
-        spelt = con.from_arrow(pa.table({"score": score.filter(pa.array(other))}))
-        duck = spelt.select("CAST(score AS VARCHAR) AS s").to_arrow_table().column(0).combine_chunks()
-        text = pc.replace_with_mask(text, pa.array(other), duck.cast(pa.string()))
+        duck = duckdb_text(con, score.filter(pa.array(other)), "CAST(score AS VARCHAR)")
+        text = pc.replace_with_mask(text, pa.array(other), duck)
     whole = (v == np.trunc(v)) & ~other
     return [text, pc.if_else(pa.array(whole), WHOLE_SUFFIX, "")] if whole.any() else [text]
 
@@ -448,14 +446,16 @@ def score_fields(con, rows, fmt: LineFormat) -> list:
         decimals = None if fmt.score is None else fixed_decimals(fmt.score)
         return shortest_fields(con, score) if decimals is None else fixed_fields(con, score, decimals)
     literal = "'" + (fmt.score or "").replace("'", "''") + "'"
-    return [con.from_arrow(pa_table(score)).select(f"{score_sql(fmt, literal)} AS s").to_arrow_table().column(0)]
+    return [duckdb_text(con, score, score_sql(fmt, literal))]
 
 
-def pa_table(score):
-    """A table of one column, ``score``."""
+def duckdb_text(con, score, expr: str):
+    """The text DuckDB's SQL ``expr`` (of the column ``score``) makes of each double of ``score``
+    (an Arrow array), as one Arrow string array."""
     import pyarrow as pa
 
-    return pa.table({"score": score})
+    spelt = con.from_arrow(pa.table({"score": score})).select(f"{expr} AS s")
+    return spelt.to_arrow_table().column(0).combine_chunks().cast(pa.string())
 
 
 def keep_read_formats(store: StoreHandle, formats: dict[int, LineFormat]) -> None:
