@@ -126,6 +126,12 @@ def _stale_fusions(con, run_id: int) -> list[str]:
     ]
 
 
+def source_text(files: Sequence[str]) -> str:
+    """What ``run_meta.source`` / ``qrels_meta.source`` say of where a set came from: its files,
+    or ``<dict>`` (given in memory)."""
+    return ",".join(files) or "<dict>"
+
+
 def run_meta_row(
     store: StoreHandle,
     g: Group,
@@ -151,7 +157,7 @@ def run_meta_row(
             file=", ".join(files),
             expected="--replace to replace it, or --name to store this file under another name",
         )
-    source = ",".join(files) or "<dict>"
+    source = source_text(files)
     notes: list[str] = []
     if old:
         run_id = old.id
@@ -294,7 +300,7 @@ def insert_run_meta(con, runs: Sequence[tuple[int, Group, IngestResult, Any]], f
     cols: list[list[Any]] = [[] for _ in range(11)]
     for run_id, g, res, header in runs:
         meta = (header.json(), header.text) if header is not None else (None, None)
-        values = [run_id, g.final, g.tag, ",".join(g.sources) or "<dict>", fmt, g.sha, g.file_sha, res.n_topics,
+        values = [run_id, g.final, g.tag, source_text(g.sources), fmt, g.sha, g.file_sha, res.n_topics,
                   res.n_rows, *meta]  # fmt: skip
         for c, v in zip(cols, values):
             c.append(v)
@@ -431,9 +437,7 @@ def store_qrels(
     the highest grade over its subtopics; ``probs``: the intent probabilities (topic, subtopic, prob)."""
     n_rows, n_topics, max_grade = gstat
     con = store.con
-    meta = QrelsMeta(
-        g.final, ",".join(g.sources) or "<dict>", fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains
-    )
+    meta = QrelsMeta(g.final, source_text(g.sources), fmt, g.sha, g.file_sha, n_topics, n_rows, max_grade, gains)
     qid, res = qrels_meta_row(store, g, meta, replace)
     if qid is None:
         return res
