@@ -104,10 +104,10 @@ def every_judged(con: duckdb.DuckDBPyConnection, qrels_ids: Sequence[int], optio
     """Every row of the qrels sets' ``rl_qrels`` is judged: no grade below 0 (trec_eval's "in the
     pool but unjudged") and, with ``pool``, no subsample among them (its parent's dropped documents
     come in with grade -1)."""
-    ids = ", ".join(str(int(q)) for q in qrels_ids) or "NULL"
-    pooled = f"OR EXISTS (SELECT 1 FROM subsample_meta WHERE qrels_id IN ({ids}))" if options.pool else ""
-    sql = f"SELECT NOT (EXISTS (SELECT 1 FROM qrels_data WHERE qrels_id IN ({ids}) AND grade < 0) {pooled})"
-    return bool(con.execute(sql).fetchall()[0][0])
+    ids = "(SELECT unnest($ids::INTEGER[]))"
+    pooled = f"OR EXISTS (SELECT 1 FROM subsample_meta WHERE qrels_id IN {ids})" if options.pool else ""
+    sql = f"SELECT NOT (EXISTS (SELECT 1 FROM qrels_data WHERE qrels_id IN {ids} AND grade < 0) {pooled})"
+    return bool(con.execute(sql, {"ids": [int(q) for q in qrels_ids]}).fetchall()[0][0])
 
 
 @overload
