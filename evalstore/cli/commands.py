@@ -76,7 +76,7 @@ COMMANDS = {
     "subsample drop": "subsample_cmds",
 }
 
-#: every command module, in the order the help has always registered them
+#: every command module (:func:`load_all` puts their commands in the help's order, whatever theirs)
 MODULES = tuple(dict.fromkeys(sorted(COMMANDS.values())))
 
 

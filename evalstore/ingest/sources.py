@@ -179,9 +179,14 @@ def _score_column(col: pa.ChunkedArray, what: str) -> pa.Array:
             arr = pc.cast(col, pa.float64()).combine_chunks()  # (safe: an integer beyond 2^53 raises)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             arr = None
-        if arr is not None and not arr.null_count and (len(arr) == 0 or pc.all(pc.is_finite(arr)).as_py()):
+        if _all_finite(arr):
             return arr
     return _floats(col.to_pylist(), what)
+
+
+def _all_finite(arr: pa.Array | None) -> bool:
+    """``arr`` was made, and holds no null and only finite numbers (scores as evalstore takes them)."""
+    return arr is not None and not arr.null_count and (len(arr) == 0 or pc.all(pc.is_finite(arr)).as_py())
 
 
 def _strings(col: pa.ChunkedArray) -> pa.Array:
@@ -231,7 +236,7 @@ def _floats(values: list, what: str) -> pa.Array:
         arr = pa.array(values, pa.float64())
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
         arr = None
-    if arr is None or arr.null_count or (len(arr) and not pc.all(pc.is_finite(arr)).as_py()):
+    if not _all_finite(arr):
         found = next(((v, w) for v in values if (w := _score_problem(v)) is not None), None)
         if found is None:  # numbers Arrow would not convert as they are (an int beyond 2^53): float() each
             return pa.array([float(v) for v in values], pa.float64())

@@ -66,9 +66,7 @@ def raw_table(run_ids: Any, topics: Any, keys: Any, values: Any) -> pa.Table:
 def as_raw(table: pa.Table) -> pa.Table:
     """``table``'s ``run_id, topic, key, value`` columns with :data:`RAW_SCHEMA`'s types (DuckDB
     hands VARCHAR on as Arrow strings or string views, HUGEINT ids as decimals)."""
-    cols = [table.column(n).cast(f.type) if table.column(n).type != f.type else table.column(n) for n, f in
-            zip(RAW_SCHEMA.names, RAW_SCHEMA)]  # fmt: skip
-    return pa.Table.from_arrays(cols, schema=RAW_SCHEMA)
+    return _typed(table.select(RAW_SCHEMA.names), RAW_SCHEMA)
 
 
 @dataclass(frozen=True)
