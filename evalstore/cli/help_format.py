@@ -1,15 +1,15 @@
 """How ``--help`` names the values of options and arguments: one rule for every command.
 
-Typer 0.29 (the version the project bounds) names a value by its Python type (``<str>``,
-``<list[str]>``, ``<bool>`` beside ``--help``) and a required argument by its parameter name in
-braces (``{files}...``). evalstore's help names a value as argparse does, by what it is: an
-option's value after its long flag in capitals (``--metric METRIC``, ``--depth DEPTH``) unless the
-option gives its own metavar (the choices, ``--db PATH``), a flag shows no value, an argument its
-capitalised name (``FILES...``), optional ones in brackets. A command's help is one line per
-paragraph (:func:`reflow`): the terminal wraps it, never the source's line breaks.
+Typer 0.28 (the version the project bounds) names a value by its type (``<str>`` beside an argument)
+and a required argument in braces in the usage line (``{FILES...}``). evalstore's help names a value
+as argparse does, by what it is: an option's value after its long flag in capitals (``--metric
+METRIC``, ``--depth DEPTH``) unless the option gives its own metavar (the choices, ``--db PATH``), a
+flag shows no value, an argument its capitalised name (``FILES...``), optional ones in brackets. A
+command's help is one line per paragraph (:func:`reflow`): the terminal wraps it, never the source's
+line breaks.
 
-:class:`HelpGroup` is the class of every command group (``typer.Typer(cls=HelpGroup)``): it
-applies the rule to each command as it is looked up, so no option declaration has to repeat it.
+:class:`HelpGroup` is the class of every command group (``typer.Typer(cls=HelpGroup)``): it applies
+the rule to each command as it is looked up, so no option declaration has to repeat it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import inspect
 import re
 from typing import Any, ClassVar
 
+from typer._click.types import StringParamType  # (Typer 0.28's own Click: no public name for it)
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 #: value names that say more than the flag: what the value is
@@ -36,14 +37,23 @@ VALUE_NAMES = {
 
 
 class _Argument(TyperArgument):
-    """An argument named by its metavar alone (set by :func:`tidy`), with no Python type beside it."""
+    """An argument named by its metavar alone (set by :func:`tidy`), with no type beside it: an
+    optional one in brackets in the usage line, a required one bare (Typer puts it in braces)."""
 
-    def display_type_rich(self, ctx: Any) -> str | None:
-        return None
-
-    def _usage_display_name(self) -> str:
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:
         name = self.metavar or ""
-        return name if self.required else f"[{name}]"
+        return name if self.required or not usage or name.startswith("[") else f"[{name}]"
+
+
+class _Unnamed(StringParamType):
+    """A string argument's type, unnamed in the help (Typer's options panel prints the type's name,
+    ``<str>``, beside an argument; its metavar names it)."""
+
+    def get_metavar(self, param: Any, ctx: Any) -> str:
+        return ""
+
+
+_UNNAMED = _Unnamed()
 
 
 def value_name(option: TyperOption) -> str:
@@ -59,6 +69,8 @@ def tidy(params: list[Any]) -> None:
         if isinstance(p, TyperArgument):
             if type(p) is TyperArgument:
                 p.__class__ = _Argument
+                if type(p.type) is StringParamType:
+                    p.type = _UNNAMED
                 name = p.metavar or (p.name or "").upper()
                 p.metavar = name if p.nargs == 1 or name.endswith("...") or " " in name else name + "..."
         elif isinstance(p, TyperOption) and p.metavar is None:

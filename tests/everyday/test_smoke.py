@@ -50,9 +50,9 @@ def _every_command(cmd, path=()):
 
 
 def test_help_names_values_by_what_they_are_on_every_command():
-    """Typer 0.29 names an undeclared value by its Python type (``<list[str]>``, ``<bool>`` beside
-    ``--help``) and a required argument in braces (``{files}...``); evalstore.cli.help_format names
-    them as argparse does. Every command's help, rendered by the bounded Typer, is checked."""
+    """Typer names an argument's value by its type (``<str>`` beside it) and a required argument in
+    braces in the usage line (``{FILES...}``); evalstore.cli.help_format names them as argparse
+    does. Every command's help, rendered by the bounded Typer, is checked."""
     import re
 
     import typer.main
@@ -62,7 +62,7 @@ def test_help_names_values_by_what_they_are_on_every_command():
 
     app = application()
 
-    type_names = re.compile(r"<(str|int|float|bool|list\[[a-z]+\]|path|text)>|\{[a-z_]+\}\.\.\.")
+    type_names = re.compile(r"<(str|int|float|bool|list\[[a-z]+\]|path|text)>|\{[A-Z_]+(\.\.\.)?\}|\{[a-z_]+\}\.\.\.")
     commands = list(_every_command(typer.main.get_command(app)))
     assert len(commands) > 30
     for path, _ in commands:

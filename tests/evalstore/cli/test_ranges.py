@@ -17,6 +17,10 @@ app = application()
 _RANGE = re.compile(r"\[(?:(?P<lo>[-\d.e+]+)(?P<lop><=|<))?x(?:(?P<hip><=|<)(?P<hi>[-\d.e+^]+))?\]$")
 
 
+#: the parameter types of numeric options under Typer 0.28 (Click's, vendored)
+_NUMERIC = {"IntParamType": int, "FloatParamType": float}
+
+
 def _commands(cmd=None, path=()):
     cmd = cmd or typer.main.get_command(app)
     yield path, cmd
@@ -28,7 +32,8 @@ def _numeric_options():
     out = []
     for path, cmd in _commands():
         for p in cmd.params:
-            ann = getattr(getattr(p, "type_descriptor", None), "annotation", None)
+            described = getattr(getattr(p, "type_descriptor", None), "annotation", None)  # Typer 0.29
+            ann = described or _NUMERIC.get(type(getattr(p, "type", None)).__name__)
             if ann in (int, float):
                 out.append((path, max(p.opts, key=len), ann, p))
     return out
