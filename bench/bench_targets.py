@@ -2,8 +2,8 @@
 """Every row of issue 42's table in one interleaved run: each evalstore path beside the tool or the
 plain pass it is held against, CPU seconds (user + system) beside wall time, peak RSS.
 
-    python bench/bench_targets.py [--rows ROW,...] [--repeat 3] [--before CHECKOUT] [--work-dir DIR]
-                                  [--json OUT]
+    python bench/bench_targets.py [--rows ROW,...] [--repeat 3] [--before CHECKOUT [--before-python PY]]
+                                  [--work-dir DIR] [--json OUT]
 
 Rows (``--rows``, default all; shapes from ``bench_shapes.py``, generated once, not timed):
 
@@ -46,7 +46,9 @@ process. The load average is printed with every row: on a shared machine compare
 ``--before CHECKOUT`` adds A0: the same evalstore commands with ``PYTHONPATH=CHECKOUT`` (another
 commit's code, e.g. ``git archive main | tar -x -C DIR``), in the same rotation (A A0 B A A0 B ...),
 with its own store files; the in-process rows alternate a child process of each code, and each row
-prints A0/B beside A/B: before and after in one interleaved run.
+prints A0/B beside A/B: before and after in one interleaved run. ``--before-python PYTHON`` runs A0
+under another interpreter: a virtual environment with the dependencies the before was installed
+with (a change of a dependency's version is then part of before and after, as for a user).
 """
 
 from __future__ import annotations
@@ -272,7 +274,14 @@ class Bench:
         self.rows.append(row)
 
     # ------------------------------------------------------------------ the rows
+    def python(self, side: str) -> str:
+        """The interpreter of a side: A0's is ``--before-python`` when given (the before's own
+        installed dependencies), else this one."""
+        return self.a.before_python if side == "A0" and self.a.before_python else self.py
+
     def cmd(self, args: list[str], out: Path | None = None, side: str = "A") -> dict:
+        if args and args[0] == self.py:  # each side's evalstore command runs under its interpreter
+            args = [self.python(side), *args[1:]]
         return timed(args, out, self.env(side), self.a.rss_cap_mb, self.a.timeout)
 
     def store_row(self) -> None:
@@ -333,7 +342,7 @@ class Bench:
         for side in self.sides()[:-1]:  # a store of each code (A0: the --before checkout's)
             db = self.work / f"target_again_{shape}_{side}.duckdb"
             _fresh(db)
-            es[side] = [self.py, "-m", "evalstore", "--db", str(db)]
+            es[side] = [self.python(side), "-m", "evalstore", "--db", str(db)]
             for step in (["ingest", "qrels", col["qrels"]], ["ingest", "run", *col["runs"]], ["eval", *margs]):
                 subprocess.run([*es[side], *step], check=True, capture_output=True, cwd=self.work,
                                env=self.env(side))  # fmt: skip
@@ -358,7 +367,7 @@ class Bench:
         for _ in range(2 if self.a.before else 1):
             for side in self.sides()[:-1]:
                 try:
-                    out = subprocess.run([self.py, path, *args], check=True, capture_output=True, text=True,
+                    out = subprocess.run([self.python(side), path, *args], check=True, capture_output=True, text=True,
                                          cwd=self.work, env=self.env(side))  # fmt: skip
                 except subprocess.CalledProcessError as e:
                     print(f"  {side} FAILED {e.stderr.strip().splitlines()[-1:]}")
@@ -387,7 +396,7 @@ class Bench:
             label = "" if side == "A" else " (before)"
             out = self.work / f"all77_{side}.out"
             try:
-                r = timed([self.py, path, str(DL19_DIR)], out, self.env(side), self.a.rss_cap_mb, self.a.timeout)
+                r = self.cmd([self.py, path, str(DL19_DIR)], out, side)
             except Failed as e:
                 print(f"  {side}{label} FAILED {e}")
                 self.rows.append({"row": "all77" + label, "failed": str(e), "target": "completes"})
@@ -425,6 +434,11 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--floor-shapes", default="trec,q10k,many,million")
     ap.add_argument("--before", help="a checkout of other code to time beside as A0 (PYTHONPATH)")
+    ap.add_argument(
+        "--before-python",
+        help="the interpreter of A0 (a virtual environment with the "
+        "dependencies the --before checkout was installed with); default: this one",
+    )
     ap.add_argument("--rss-cap-mb", type=float, default=10_000)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--work-dir", default=os.path.join(tempfile.gettempdir(), "evalstore-bench"))
