@@ -11,15 +11,17 @@ run's lines are then made from its rows in that format (:func:`part_lines`, in A
 spelt by :func:`shortest_fields` or :func:`fixed_fields`; formats kept before ``spelt_by`` and other
 spellings: :func:`lines_sql`, in DuckDB) and their sha256 compared with the run's content hash
 (``runs.sha256``, of the file's decompressed bytes; for a file the fast reader reads, on its rows
-as they are read, :class:`ReadCheck`; else on the stored rows): equal, the format is kept
+as they are read, :class:`ReadCheck`, which for a file of single separators compares each row's
+fields as written with their text in the format and counts the bytes instead, no line made or
+hashed; else on the stored rows): equal, the format is kept
 (``run_meta.line_format``, a few bytes); different (lines of several shapes, comments or blank lines
 between them, duplicates dropped by ``--dedupe``), the file's text itself is kept, zstd-compressed
 in parts (``run_text_data``). Either way ``export run`` writes the
 ingested text, and its sha256 is ``runs.sha256``.
 
 On TREC DL 2019 (37 runs) and 2020 (59 runs) every file has one shape: only the formats are kept
-(the store's size is unchanged), for about 0.25 CPU-s per million lines at ingest (0.5 when the
-stored rows are read again). Runs made otherwise (a fused run, a DataFrame or dict, NTCIR res
+(the store's size is unchanged), for about 0.1-0.2 CPU-s per million lines at ingest, most of it
+spelling the scores (0.5 when the stored rows are read again). Runs made otherwise (a fused run, a DataFrame or dict, NTCIR res
 files, a run ingested before schema 17) keep no text: export writes evalstore's own lines
 (``topic Q0 doc rank score tag``, single spaces), which is the content a fused run's hash is taken
 of.
