@@ -21,10 +21,10 @@ ingested text, and its sha256 is ``runs.sha256``.
 
 On TREC DL 2019 (37 runs) and 2020 (59 runs) every file has one shape: only the formats are kept
 (the store's size is unchanged), for about 0.1-0.2 CPU-s per million lines at ingest, most of it
-spelling the scores (0.5 when the stored rows are read again). Runs made otherwise (a fused run, a DataFrame or dict, NTCIR res
-files, a run ingested before schema 17) keep no text: export writes evalstore's own lines
-(``topic Q0 doc rank score tag``, single spaces), which is the content a fused run's hash is taken
-of.
+spelling the scores (0.5 when the stored rows are read again). Runs made otherwise (a fused run, a
+DataFrame or dict, NTCIR res files, a run ingested before schema 17) keep no text: export writes
+evalstore's own lines (``topic Q0 doc rank score tag``, single spaces), which is the content a
+fused run's hash is taken of.
 """
 
 from __future__ import annotations
