@@ -296,3 +296,33 @@ def test_a_topic_met_again_in_a_later_part_declines_the_file(tmp_path, order):
         return
     parts = list(reader.parts())
     assert len(parts) > 5 and reader.n_topics == 40 and reader.n_rows == 200
+
+
+def test_docno_keys_are_equal_for_equal_docnos_and_tell_repeats():
+    same_length = pa.array(["D001", "D002", "D001", "X999"])
+    keys = fast.docno_keys(same_length)
+    assert keys[0] == keys[2] and len(set(keys.tolist())) == 3
+    varying = pa.array(["a", "ab", "a", "abcdefghijk", "abcdefghijk", "abcdefghijl"]).slice(1)  # (an offset)
+    keys = fast.docno_keys(varying)
+    assert keys[2] == keys[3] and len(set(keys.tolist())) == 4
+    assert fast.docno_keys(pa.array(["é", "abc"])) is None  # other lengths, not ASCII
+    assert fast.docno_keys(pa.array(["x" * (fast.KEY_BYTES + 1)])) is None
+    assert fast.docno_keys(pa.array(["é1", "é2"])) is not None  # one length: bytes as they are
+    tcode = np.array([0, 0, 1, 1])
+    assert fast.repeats_told_apart(tcode, pa.array(["a", "b", "a", "b"])) is False
+    assert fast.repeats_told_apart(tcode, pa.array(["a", "b", "c", "c"])) is None  # a repeat: the dictionary decides
+    assert fast.repeats_told_apart(tcode, pa.array(["é", "ab", "c", "d"])) is None
+
+
+@pytest.mark.parametrize("told", [True, False])
+def test_the_reader_finds_repeats_with_or_without_the_keys(monkeypatch, tmp_path, told):
+    """A repeated docno in a topic declines the file whichever way repeats are found; the rows of a
+    file without one are the same."""
+    if not told:
+        monkeypatch.setattr(fast, "repeats_told_apart", lambda *a: None)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{t} Q0 doc{d:03d} {d + 1} {9 - d}.5 tag\n" for t in range(3) for d in range(5)))
+    got = read_run(path, "", " ", "tag", want_sha=False)
+    assert got is not None and got.n_rows == 15
+    path.write_text(path.read_text() + "q9 Q0 a 1 2.0 tag\nq9 Q0 bb 2 1.0 tag\nq9 Q0 a 3 0.5 tag\n")
+    assert read_run(path, "", " ", "tag", want_sha=False) is None
