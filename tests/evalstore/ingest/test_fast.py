@@ -326,3 +326,20 @@ def test_the_reader_finds_repeats_with_or_without_the_keys(monkeypatch, tmp_path
     assert got is not None and got.n_rows == 15
     path.write_text(path.read_text() + "q9 Q0 a 1 2.0 tag\nq9 Q0 bb 2 1.0 tag\nq9 Q0 a 3 0.5 tag\n")
     assert read_run(path, "", " ", "tag", want_sha=False) is None
+
+
+@pytest.mark.parametrize(
+    ("tcode", "docs", "told"),
+    [
+        ([0, 0, 0, 1, 1, 1], ["a", "b", "c", "a", "b", "c"], False),  # blocks of one length
+        ([0, 0, 0, 1, 1, 1], ["a", "b", "a", "a", "b", "c"], None),
+        ([0, 0, 0, 0, 1, 1], ["a", "b", "c", "d", "a", "b"], False),  # padded blocks
+        ([0, 0, 0, 0, 1, 1], ["a", "b", "c", "d", "b", "b"], None),
+        ([0, 1, 0, 1], ["a", "a", "b", "b"], False),  # a topic in two blocks: sorted whole
+        ([0, 1, 0, 1], ["a", "b", "a", "c"], None),
+        ([0, 1] + [2] * 20, ["x", "x"] + [f"d{i}" for i in range(20)], False),  # too ragged: sorted whole
+        ([0, 1] + [2] * 20, ["x", "x"] + [f"d{i % 19}" for i in range(20)], None),
+    ],
+)
+def test_repeats_told_apart_within_topic_blocks(tcode, docs, told):
+    assert fast.repeats_told_apart(np.array(tcode, dtype=np.int32), pa.array(docs)) is told
