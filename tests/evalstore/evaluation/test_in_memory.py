@@ -255,14 +255,6 @@ def _files_run(rnd: random.Random, topics: int) -> dict[str, dict[str, float]]:
             for t in range(topics)}  # fmt: skip
 
 
-def _files_sql_path(monkeypatch, qrels, metrics, **kw) -> Evaluator:
-    with monkeypatch.context() as m:
-        m.setattr(in_memory, "numpy_measures", lambda *a: None)
-        ev = Evaluator(qrels, metrics, **kw)
-    assert ev._index is None
-    return ev
-
-
 @pytest.mark.parametrize("order", ["sorted", "shuffled"])
 def test_numpy_path_equals_the_sql_path_on_files_in_many_batches(monkeypatch, tmp_path, order):
     """Run files read in batches of a few lines, against qrels of many more topics than a batch has
@@ -280,7 +272,10 @@ def test_numpy_path_equals_the_sql_path_on_files_in_many_batches(monkeypatch, tm
     monkeypatch.setattr(in_memory, "BATCH_LINES", 50)
     batches = list(read_runs([path, other], "trec", batch_lines=50))
     assert len(batches) > 5 and all(len(b) > 1 for b in batches[:-1])
-    fast, slow = Evaluator(qrels, _FILE_MEASURES), _files_sql_path(monkeypatch, qrels, _FILE_MEASURES)
+    fast = Evaluator(qrels, _FILE_MEASURES)
+    monkeypatch.setattr(in_memory, "numpy_measures", lambda *a: None)  # the SQL path
+    slow = Evaluator(qrels, _FILE_MEASURES)
+    assert fast._index is not None and slow._index is None
     a, b = fast.result_files([path, other]), slow.result_files([path, other])
     assert a.scores().equals(b.scores()) and a.means == b.means and a.notes == b.notes
     assert len(a.per_topic) == len(set(run) & set(qrels)) * len(a.metrics)
