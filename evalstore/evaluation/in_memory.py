@@ -33,7 +33,7 @@ from ..db.connection import Settings, connect
 from ..db.query import arrow_table
 from ..errors import ArgumentError, IngestError, MetricError, is_resource_error
 from ..ingest.fast import ranked_rows
-from ..ingest.tables import BATCH_LINES, RunPart, read_qrels, read_run, read_runs
+from ..ingest.tables import BATCH_LINES, RunPart, read_coded_qrels, read_run, read_runs
 from ..metrics import engine, sql_functions
 from ..metrics.gains import check_gains
 from ..metrics.options import DEFAULTS, EvalOptions, options_from
@@ -44,6 +44,7 @@ from ..metrics.registry import MetricInstance
 from ..metrics.user.sandbox import scores as user_scores
 from ..results.eval_result import EvalResult, result_of_arrow
 from ..results.shaping import as_raw, raw_table
+from ..results.shaping import cursor as shaping_cursor
 from .numpy_measures import QrelsIndex, block_starts, numpy_measures, run_scores
 from .stored import metric_notes, unrelated_note
 
@@ -51,8 +52,10 @@ _QRELS_ID = 1
 #: Narrow the parts of run files to the judged docnos only when there are at most this many (about
 #: the lines of a part: the lookup then costs no more than the part).
 NARROW_DOCS = 50_000
-#: Run lines per batch of run files for each qrels row, at least: every batch reads the qrels' side
-#: of the ranked list, so the cost stays linear in the topics.
+#: Run lines per batch of run files for each qrels row, at least, for the SQL: every batch reads the
+#: qrels' side of the ranked list, so the cost stays linear in the topics. (The numpy measures look
+#: a batch up in the qrels by its own topics and docnos: batches of BATCH_LINES, whatever the qrels;
+#: 1,000,000 topics x 10 with 2,000,000 qrels rows: peak 0.75 GB instead of 1.05, no more CPU.)
 BATCH_PER_QRELS_ROW = 2
 _QRELS_SIDE = ("rl_qrels", "rl_qtopics", "rl_ideal", "rl_subtopics")
 #: The columns of a run handed to the SQL (and ``rank`` when the reader ranked it).
@@ -128,7 +131,8 @@ class Evaluator:
         self._options = options_from(options, convention=convention, complete=complete, depth=depth).with_pool(False)
         declared = _declared(gains)
         names_given = tuple(metric_names(metrics))
-        table = read_qrels(qrels, qrels_format)
+        read = read_coded_qrels(qrels, qrels_format)
+        table = read.table
         top = pc.max(table.column("grade")).as_py()
         self._top_grade = top
         plan = _compile(names_given, self._options, declared, top, "sql")
@@ -139,14 +143,21 @@ class Evaluator:
         # the runs' names as a table: blocks that name runs read it, and with complete it lists the
         # runs (an empty run has no row in the run's table but is scored on every topic)
         self._run_meta = plan.run_meta or self._options.complete
-        own = threads is not None or memory_limit is not None or temp_directory is not None
-        self._con = _cursor(plan.udfs, Settings.resolve(memory_limit, threads, temp_directory) if own else None)
-        con = self._con
-        _register_relations(con, table, declared, top)
+        # the simplest measures under the default options: computed in numpy over the qrels indexed
+        # here (evaluation/numpy_measures.py), no statement per call
+        self._numpy = numpy_measures(plan.names, self._options, declared)
+        if self._numpy is not None:
+            # no statement to run: DuckDB only takes the logarithms of the discounts, on the
+            # process-wide database that shapes the results (one database a command, not two: 0.05 CPU-s)
+            con = self._con = shaping_cursor()
+        else:
+            own = threads is not None or memory_limit is not None or temp_directory is not None
+            con = self._con = _cursor(
+                plan.udfs, Settings.resolve(memory_limit, threads, temp_directory) if own else None
+            )
+            _register_relations(con, table, declared, top)
         # the judged topics as Arrow (a million topics: no Python string each unless .topics is read)
-        self._judged_topics = pc.unique(table.column("topic"))
-        if isinstance(self._judged_topics, pa.ChunkedArray):
-            self._judged_topics = self._judged_topics.combine_chunks()
+        self._judged_topics = read.topics.dictionary
         self._prepare = prepare
         self._declared = declared
         self._names_given = names_given
@@ -161,13 +172,12 @@ class Evaluator:
         # it filters (NARROW_DOCS for a file's parts; with many queries, narrowing would cost the
         # number of queries times the number of parts)
         self._narrow = plan.narrow
-        self._judged_docs = pc.unique(table.column("doc"))
+        self._judged_docs = read.docs.dictionary
         self._qrels_rows = table.num_rows
         self._prepared_units: set[int] = set()
-        # the simplest measures under the default options: computed in numpy over the qrels indexed
-        # here (evaluation/numpy_measures.py), no statement per call
-        self._numpy = numpy_measures(plan.names, self._options, declared)
-        self._index = QrelsIndex(table, functools.partial(_log2_of, con)) if self._numpy is not None else None
+        self._index = (
+            QrelsIndex(read.coded_table(), functools.partial(_log2_of, con)) if self._numpy is not None else None
+        )
         for unit in plan.units:
             if unit.gains is not None and top is not None and top > len(unit.gains):
                 check_gains(con, [_QRELS_ID], unit.gains, {_QRELS_ID: "qrels"})  # raises with the store's message
@@ -271,12 +281,12 @@ class Evaluator:
     def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:
         """The evaluation of run files (a path, a glob or a list; each run named by its tag) as an
         :class:`EvalResult`: each file read once (:func:`evalstore.ingest.tables.read_runs`) and evaluated in
-        batches of about a million lines (at least twice the qrels' rows: each batch's query reads
-        the qrels' side of the ranked list, so the cost stays linear in the topics), while the next
-        files are read. The qrels' side is built once for all batches."""
+        batches of about a million lines (for the SQL, at least twice the qrels' rows: each batch's
+        query reads the qrels' side of the ranked list, so the cost stays linear in the topics),
+        while the next files are read. The qrels' side is built once for all batches."""
         keep = self._judged_docs if self._narrow and len(self._judged_docs) <= NARROW_DOCS else None
         self._prepare = True
-        lines = max(BATCH_LINES, BATCH_PER_QRELS_ROW * self._qrels_rows)
+        lines = BATCH_LINES if self._index is not None else max(BATCH_LINES, BATCH_PER_QRELS_ROW * self._qrels_rows)
         return self._result(read_runs(paths, self._run_format, keep_docs=keep, batch_lines=lines), qrels_name)
 
     def _result(self, batches: Iterable[list[RunPart]], qrels_name: str, whole: bool = False) -> EvalResult:
@@ -290,10 +300,17 @@ class Evaluator:
         had: dict[str, list[pa.Array]] = {}  # with complete: the topics each run has
         parts: list[pa.Table] = []  # rows as computed: run_id (ids), topic, key, value
         pad = self._options.complete and not whole
+        # the numpy measures score every judged topic of a run (never padded): a run shares a topic
+        # with the qrels when it has scores, and its topics need no lookup of their own (a million
+        # topics: one hash table of the qrels' topics less per batch)
+        scored_only = self._index is not None and not pad
         for batch in batches:
-            topics = [pc.unique((p.counts if p.counts is not None else p.table).column("topic")) for p in batch]
-            # (one lookup in the qrels' topics per batch, not per part)
-            shared = pc.is_in(pa.concat_arrays(topics), value_set=judged).to_numpy(zero_copy_only=False)
+            if scored_only:
+                topics = [None] * len(batch)
+            else:
+                topics = [pc.unique((p.counts if p.counts is not None else p.table).column("topic")) for p in batch]
+                # (one lookup in the qrels' topics per batch, not per part)
+                shared = pc.is_in(pa.concat_arrays(topics), value_set=judged).to_numpy(zero_copy_only=False)
             at = 0
             for part, tops in zip(batch, topics):
                 if part.restart and part.name in ids:  # the run's file was read again by the general reader
@@ -301,8 +318,11 @@ class Evaluator:
                     parts = [t.filter(pc.not_equal(t.column("run_id"), gone)) for t in parts]
                     had.pop(part.name, None)
                     runs[part.name] = False
-                shares = len(tops) == 0 or bool(shared[at : at + len(tops)].any())
-                at += len(tops)
+                if tops is None:  # (scored_only: an empty part shares, others once they have scores)
+                    shares = not (part.table.num_rows or part.counts is not None and part.counts.num_rows)
+                else:
+                    shares = len(tops) == 0 or bool(shared[at : at + len(tops)].any())
+                    at += len(tops)
                 runs[part.name] = runs.get(part.name, False) or shares
                 ids.setdefault(part.name, len(ids) + 1)
                 if pad:
@@ -317,9 +337,13 @@ class Evaluator:
                 [p.counts for p in ok if p.counts is not None] if narrow else None,
                 complete=None if whole else False,
             )
+            batch_ids = rows.column("run_id").to_numpy()
+            if scored_only:
+                for i in np.flatnonzero(np.bincount(batch_ids, minlength=len(ok) + 1)).tolist():
+                    runs[ok[i - 1].name] = True
             # the batch's run ids (positions in ok, from 1) -> the runs' ids
             to_id = np.array([0] + [ids[p.name] for p in ok], dtype=np.int32)
-            run_col = pa.array(to_id[rows.column("run_id").to_numpy()])
+            run_col = pa.array(to_id[batch_ids])
             parts.append(rows.set_column(0, "run_id", run_col))
         names = [n for n, shares in runs.items() if shares]
         left_out = [n for n, shares in runs.items() if not shares]

@@ -14,15 +14,15 @@ It spares the one-shot evaluation the general reader's database: about 0.25 CPU-
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from .blocks import LineBlocks, Unreadable
-from .fast import LONG_LINE, PARSE, clean, csv_options
+from .fast import LONG_LINE, PARSE, clean, csv_options, has_duplicates, one_array, topic_blocks
 from .files import first_content_line
 
 _NAMES = ["topic", "iteration", "doc", "grade"]
@@ -41,9 +41,43 @@ def delimiter(first_line: str | None) -> str | None:
     return None
 
 
+class Coded:
+    """Qrels read (``table``: ``topic, doc, grade``) with their topics and docnos dictionary-encoded,
+    each column hashed once whatever uses it (the reader's check of repeated pairs, the judged topics
+    and docnos, the index of the numpy measures; a million topics: about 2 CPU-s): the reader's
+    encodings, else made on first use."""
+
+    def __init__(
+        self, table: pa.Table, topics: pa.DictionaryArray | None = None, docs: pa.DictionaryArray | None = None
+    ):
+        self.table = table
+        if topics is not None:
+            self.topics = topics
+        if docs is not None:
+            self.docs = docs
+
+    @cached_property
+    def topics(self) -> pa.DictionaryArray:
+        return pc.dictionary_encode(one_array(self.table.column("topic")))
+
+    @cached_property
+    def docs(self) -> pa.DictionaryArray:
+        return pc.dictionary_encode(one_array(self.table.column("doc")))
+
+    def coded_table(self) -> pa.Table:
+        """``topic, doc, grade`` with the topics and docnos as dictionary arrays."""
+        return pa.table({"topic": self.topics, "doc": self.docs, "grade": self.table.column("grade")})
+
+
 def read_qrels(path: Path, compression: str) -> pa.Table | None:
     """``(topic, doc, grade)`` of a cleanly delimited TREC qrels file, or None when the store's ingest
     must read it (see the module docstring)."""
+    read = read_coded(path, compression)
+    return None if read is None else read.table
+
+
+def read_coded(path: Path, compression: str) -> Coded | None:
+    """:func:`read_qrels` with the topics and docnos as the reader encoded them (:class:`Coded`)."""
     delim = delimiter(first_content_line(path))
     if delim is None:
         return None
@@ -72,8 +106,7 @@ def read_qrels(path: Path, compression: str) -> pa.Table | None:
     lo, hi = pc.min_max(grade).values()
     if lo.as_py() < _INT32[0] or hi.as_py() > _INT32[1]:
         return None
-    topics, docs = pc.dictionary_encode(topic), pc.dictionary_encode(doc)
-    key = topics.indices.to_numpy().astype(np.int64) * len(docs.dictionary) + docs.indices.to_numpy()
-    if len(pc.unique(pa.array(key))) != len(key):
+    topics, docs = topic_blocks(topic), pc.dictionary_encode(doc)
+    if has_duplicates(topics.indices.to_numpy(), docs.indices.to_numpy(), len(docs.dictionary)):
         return None  # a document judged twice: the store's message says where
-    return pa.table({"topic": topic, "doc": doc, "grade": pc.cast(grade, pa.int32())})
+    return Coded(pa.table({"topic": topic, "doc": doc, "grade": pc.cast(grade, pa.int32())}), topics, docs)

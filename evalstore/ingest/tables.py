@@ -56,12 +56,18 @@ def read_qrels(source: Any, format: str = "trec", what: str = "qrels") -> pa.Tab
     ``format``, or as an object (``{topic: {doc: grade}}``, a DataFrame, an Arrow table,
     namedtuples). Diversity judgments give each (topic, doc) its highest grade over the subtopics,
     as the store's ``qrels`` view does."""
+    return read_coded_qrels(source, format, what).table
+
+
+def read_coded_qrels(source: Any, format: str = "trec", what: str = "qrels") -> fast_qrels.Coded:
+    """:func:`read_qrels` with its topics and docnos dictionary-encoded once
+    (:class:`~evalstore.ingest.fast_qrels.Coded`: the fast reader's encodings, else made on first use)."""
     if not is_path(source):
-        return qrels_table(source, what)
+        return fast_qrels.Coded(qrels_table(source, what))
     validate_call(None, format)
     with materialized(expand_paths(source)) as inputs:
         if format == "trec" and len(inputs) == 1:
-            read = fast_qrels.read_qrels(inputs[0], compression(inputs[0]))
+            read = fast_qrels.read_coded(inputs[0], compression(inputs[0]))
             if read is not None:
                 return read
         with _database() as con:
@@ -73,7 +79,7 @@ def read_qrels(source: Any, format: str = "trec", what: str = "qrels") -> pa.Tab
                     )
                 else:
                     sql = f"SELECT topic, doc, grade FROM {st.rows} ORDER BY topic, doc"
-                return arrow_table(con, sql)
+                return fast_qrels.Coded(arrow_table(con, sql))
 
 
 def read_run(source: Any, format: str = "trec", what: str = "run", *, allow_empty: bool = False) -> pa.Table:

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import collections
 import importlib.util
+import random
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from support import SAMPLE
 
 import evalstore
 from evalstore.errors import IngestError, MetricError
+from evalstore.evaluation import in_memory, numpy_measures
 from evalstore.evaluation.in_memory import Evaluator, nested
+from evalstore.ingest import blocks
+from evalstore.ingest.tables import read_runs
 from evalstore.metrics import registry
 
 QRELS = SAMPLE / "qrels.txt"
@@ -234,3 +239,67 @@ def test_nested_results_equal_the_rows_one_by_one(uneven):
     assert got == _nested_row_by_row(table, ["a", "b", "c"], by_key)
     assert list(got["a"]) == ["q10", "q2"] and got["c"] == {}
     assert got["b"]["q2"] == {"AP": 0.5, "map": 0.5, "P@10": None}
+
+
+# --------------------------------------------------------------------------- run files in batches, numpy path
+_FILE_MEASURES = ["AP", "nDCG@10", "P@5", "RR", "R@100", "AP(rel=2)", "nDCG", "P(rel=2)@10", "R@5"]
+
+
+def _files_qrels(rnd: random.Random, topics: int) -> dict[str, dict[str, int]]:
+    return {f"t{t:03d}": {f"d{d}": rnd.choice([-1, 0, 0, 1, 2, 3]) for d in rnd.sample(range(40), 12)}
+            for t in range(topics)}  # fmt: skip
+
+
+def _files_run(rnd: random.Random, topics: int) -> dict[str, dict[str, float]]:
+    return {f"t{t:03d}": {f"d{d}": float(rnd.choice([0.5, 1.0, rnd.random()])) for d in rnd.sample(range(40), 20)}
+            for t in range(topics)}  # fmt: skip
+
+
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
+def test_numpy_path_equals_the_sql_path_on_files_in_many_batches(monkeypatch, tmp_path, order):
+    """Run files read in batches of a few lines, against qrels of many more topics than a batch has
+    (each batch's topics looked up in the qrels' by the batch's own, the judged docnos of its
+    topics marked, not hashed), topics in the qrels' order or not, some not judged, one run that
+    shares no topic: the same rows as the SQL's."""
+    rnd = random.Random(3)
+    qrels, run = _files_qrels(rnd, 60), _files_run(rnd, 40)
+    run.update({f"u{t}": {"d1": 1.0, "d2": 0.5} for t in range(5)})  # topics the qrels do not judge
+    topics = sorted(run) if order == "sorted" else rnd.sample(sorted(run), len(run))
+    path, other = tmp_path / "run.txt", tmp_path / "other.txt"
+    path.write_text("".join(f"{t} Q0 {d} 0 {s!r} tag\n" for t in topics for d, s in run[t].items()))
+    other.write_text("zz Q0 d1 1 1.0 other\n")
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 600)  # parts of a few topics
+    monkeypatch.setattr(in_memory, "BATCH_LINES", 50)
+    batches = list(read_runs([path, other], "trec", batch_lines=50))
+    assert len(batches) > 5 and all(len(b) > 1 for b in batches[:-1])
+    fast = Evaluator(qrels, _FILE_MEASURES)
+    monkeypatch.setattr(in_memory, "numpy_measures", lambda *a: None)  # the SQL path
+    slow = Evaluator(qrels, _FILE_MEASURES)
+    assert fast._index is not None and slow._index is None
+    a, b = fast.result_files([path, other]), slow.result_files([path, other])
+    assert a.scores().equals(b.scores()) and a.means == b.means and a.notes == b.notes
+    assert len(a.per_topic) == len(set(run) & set(qrels)) * len(a.metrics)
+
+
+def test_positions_and_distinct():
+    of = pa.array(["a", "c", "e", "g", "i", "k"])
+    for values in (["c", "x", "i"], ["e", "g", "z"], ["a"], ["b", "d"], [], ["k", "a", "c", "e", "g", "i", "q"]):
+        want = [["a", "c", "e", "g", "i", "k"].index(v) if v in "acegik" else -1 for v in values]
+        for ascending in (False, True):
+            got = numpy_measures.positions(pa.array(values, pa.string()), of, ascending)
+            assert got.tolist() == want, (values, ascending)
+    codes = np.array([5, 1, 5, 3, 1, 0])
+    assert numpy_measures.distinct(codes, 6).tolist() == [0, 1, 3, 5] == numpy_measures.distinct(codes, 1000).tolist()
+    assert numpy_measures.distinct(np.zeros(0, np.int64), 10).tolist() == []
+
+
+def test_the_numpy_path_opens_no_database_of_its_own(monkeypatch, tmp_path):
+    """The numpy measures run no statement: the Evaluator takes DuckDB's logarithms on the
+    process-wide database that shapes the results (one database a command, not two)."""
+    rnd = random.Random(5)
+    qrels, run = _files_qrels(rnd, 10), _files_run(rnd, 10)
+    monkeypatch.setattr(in_memory, "_cursor", lambda *a, **k: pytest.fail("a database of its own"))
+    ev = Evaluator(qrels, _FILE_MEASURES, threads=2, memory_limit="1GB")
+    assert ev._index is not None
+    assert ev.evaluate(run) == Evaluator(qrels, _FILE_MEASURES).evaluate(run)
+    ev.close()

@@ -9,12 +9,16 @@ import gzip
 import random
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from fuzz_corpus import cases
 
 import evalstore
 from evalstore.errors import IngestError
-from evalstore.ingest.fast import read_run
+from evalstore.ingest import fast
+from evalstore.ingest.fast import has_duplicates, read_run, topic_blocks
 from evalstore.ingest.files import compression, content_sha256, first_content_line
 from evalstore.ingest.readers import fast_delimiter
 
@@ -198,10 +202,6 @@ def test_evaluator_given_a_path_or_the_rows_gives_the_same(tmp_path):
 def test_kept_ranks_are_the_evaluation_ranks_of_the_kept_rows_in_blocks_of_pairs(monkeypatch, block):
     """kept_ranks gives the kept rows the rank a full sort gives them, whatever the size of its
     blocks of (row, kept row) pairs (ties on the score broken by the docno, rows in any order)."""
-    import numpy as np
-    import pyarrow as pa
-
-    from evalstore.ingest import fast
 
     monkeypatch.setattr(fast, "PAIRS_PER_BLOCK", block)
     rng = np.random.default_rng(3)
@@ -262,3 +262,84 @@ def test_blocks_sorted_as_matrix_rows_rank_as_one_sort(monkeypatch, lengths):
     assert np.array_equal(got, want)
     monkeypatch.setattr(fast, "PADDED_CELLS_PER_ROW", 0)  # the whole sort
     assert np.array_equal(fast.evaluation_rank(tcode, len(lengths), score, doc), want)
+
+
+def test_topics_coded_by_blocks_as_dictionary_encode_codes_them():
+    import numpy as np
+    import pyarrow as pa
+
+    for topics in (["a", "a", "b", "c", "c"], ["b", "b", "a"], ["a", "b", "a"], ["x"], ["1", "10", "2"]):
+        arr = pa.array(topics)
+        got, want = topic_blocks(arr), pc.dictionary_encode(arr)
+        assert got.dictionary.equals(want.dictionary) and got.indices.to_pylist() == want.indices.to_pylist()
+    assert has_duplicates(np.array([0, 0, 1]), np.array([3, 4, 3]), 5) is False
+    assert has_duplicates(np.array([0, 1, 1]), np.array([3, 4, 4]), 5) is True
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending", "repeated"])
+def test_a_topic_met_again_in_a_later_part_declines_the_file(tmp_path, order):
+    """Parts of a few topics each: topics in ascending order are told apart by their order, others
+    by a set of them; a topic met again in a later part sends the file to the general reader."""
+    from evalstore.ingest import fast
+
+    topics = [f"q{t:02d}" for t in range(40)]
+    if order == "descending":
+        topics.reverse()
+    if order == "repeated":
+        topics.append("q03")
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"{t} Q0 d{d}{t} {d + 1} {9 - d}.5 tag\n" for t in topics for d in range(5)))
+    reader = fast.RunReader(path, "", " ", "tag", want_sha=False, block_bytes=300)
+    if order == "repeated":
+        with pytest.raises(fast.Declined):
+            list(reader.parts())
+        return
+    parts = list(reader.parts())
+    assert len(parts) > 5 and reader.n_topics == 40 and reader.n_rows == 200
+
+
+def test_docno_keys_are_equal_for_equal_docnos_and_tell_repeats():
+    same_length = pa.array(["D001", "D002", "D001", "X999"])
+    keys = fast.docno_keys(same_length)
+    assert keys[0] == keys[2] and len(set(keys.tolist())) == 3
+    varying = pa.array(["a", "ab", "a", "abcdefghijk", "abcdefghijk", "abcdefghijl"]).slice(1)  # (an offset)
+    keys = fast.docno_keys(varying)
+    assert keys[2] == keys[3] and len(set(keys.tolist())) == 4
+    assert fast.docno_keys(pa.array(["é", "abc"])) is None  # other lengths, not ASCII
+    assert fast.docno_keys(pa.array(["x" * (fast.KEY_BYTES + 1)])) is None
+    assert fast.docno_keys(pa.array(["é1", "é2"])) is not None  # one length: bytes as they are
+    tcode = np.array([0, 0, 1, 1])
+    assert fast.repeats_told_apart(tcode, pa.array(["a", "b", "a", "b"])) is False
+    assert fast.repeats_told_apart(tcode, pa.array(["a", "b", "c", "c"])) is None  # a repeat: the dictionary decides
+    assert fast.repeats_told_apart(tcode, pa.array(["é", "ab", "c", "d"])) is None
+
+
+@pytest.mark.parametrize("told", [True, False])
+def test_the_reader_finds_repeats_with_or_without_the_keys(monkeypatch, tmp_path, told):
+    """A repeated docno in a topic declines the file whichever way repeats are found; the rows of a
+    file without one are the same."""
+    if not told:
+        monkeypatch.setattr(fast, "repeats_told_apart", lambda *a: None)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{t} Q0 doc{d:03d} {d + 1} {9 - d}.5 tag\n" for t in range(3) for d in range(5)))
+    got = read_run(path, "", " ", "tag", want_sha=False)
+    assert got is not None and got.n_rows == 15
+    path.write_text(path.read_text() + "q9 Q0 a 1 2.0 tag\nq9 Q0 bb 2 1.0 tag\nq9 Q0 a 3 0.5 tag\n")
+    assert read_run(path, "", " ", "tag", want_sha=False) is None
+
+
+@pytest.mark.parametrize(
+    ("tcode", "docs", "told"),
+    [
+        ([0, 0, 0, 1, 1, 1], ["a", "b", "c", "a", "b", "c"], False),  # blocks of one length
+        ([0, 0, 0, 1, 1, 1], ["a", "b", "a", "a", "b", "c"], None),
+        ([0, 0, 0, 0, 1, 1], ["a", "b", "c", "d", "a", "b"], False),  # padded blocks
+        ([0, 0, 0, 0, 1, 1], ["a", "b", "c", "d", "b", "b"], None),
+        ([0, 1, 0, 1], ["a", "a", "b", "b"], False),  # a topic in two blocks: sorted whole
+        ([0, 1, 0, 1], ["a", "b", "a", "c"], None),
+        ([0, 1] + [2] * 20, ["x", "x"] + [f"d{i}" for i in range(20)], False),  # too ragged: sorted whole
+        ([0, 1] + [2] * 20, ["x", "x"] + [f"d{i % 19}" for i in range(20)], None),
+    ],
+)
+def test_repeats_told_apart_within_topic_blocks(tcode, docs, told):
+    assert fast.repeats_told_apart(np.array(tcode, dtype=np.int32), pa.array(docs)) is told

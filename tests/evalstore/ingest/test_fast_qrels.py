@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import gzip
 
+import pyarrow.compute as pc
 import pytest
 from fuzz_corpus import cases
 
 import evalstore
-from evalstore.ingest.fast_qrels import read_qrels
+from evalstore.ingest.fast_qrels import Coded, read_coded, read_qrels
 from evalstore.ingest.files import compression
+from evalstore.ingest.tables import read_coded_qrels
 
 GOOD = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\nq2 0 d3 -1\n\xc3\xa9 0 d\xc3\xa9 3\n"
 VARIANTS = {
@@ -73,3 +75,20 @@ def test_one_shot_gives_the_store_message_for_every_malformed_qrels(tmp_path, ca
         s.evaluate("qrels", None, ["AP"], progress=False)
     assert str(one_shot.value) == str(stored.value)
     assert expect in str(one_shot.value).lower()
+
+
+@pytest.mark.parametrize("lines", [["1 0 a 1", "1 0 b 0", "2 0 a 2"], ["2 0 b 1", "1 0 a 0", "2 0 a 1", "10 0 c 3"]])
+def test_the_encodings_of_the_read_are_dictionary_encode_s(tmp_path, lines):
+    """The reader hands on the topics and docnos it encoded (each hashed once, whatever uses them):
+    the codes pyarrow's dictionary_encode gives, read by the fast reader or made on first use."""
+    path = tmp_path / "q.txt"
+    path.write_text("\n".join(lines) + "\n")
+    read = read_coded(path, compression(path))
+    via_tables = read_coded_qrels(str(path))
+    made = Coded(read.table)
+    for coded in (read, via_tables, made):
+        for col, enc in (("topic", coded.topics), ("doc", coded.docs)):
+            want = pc.dictionary_encode(coded.table.column(col).combine_chunks())
+            assert enc.dictionary.equals(want.dictionary) and enc.indices.equals(want.indices)
+        assert coded.coded_table().column("grade").equals(coded.table.column("grade"))
+    assert read.table.equals(read_qrels(path, compression(path)))
