@@ -21,8 +21,6 @@ from typing import Any, ClassVar
 from typer._click.types import StringParamType  # (Typer 0.28's own Click: no public name for it)
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from . import coercion
-
 #: value names that say more than the flag: what the value is
 VALUE_NAMES = {
     "--db": "PATH",
@@ -66,9 +64,7 @@ def value_name(option: TyperOption) -> str:
 
 
 def tidy(params: list[Any]) -> None:
-    """Give each parameter the help rule above (idempotent; parameters that set a metavar keep it),
-    and its value's coercion without pydantic where the value needs none (:mod:`.coercion`)."""
-    coercion.install(params)
+    """Give each parameter the help rule above (idempotent; parameters that set a metavar keep it)."""
     for p in params:
         if isinstance(p, TyperArgument):
             if type(p) is TyperArgument:
