@@ -62,7 +62,7 @@ def judged_rows(run: Any, judged: Mapping[str, Iterable[str]]) -> tuple[pa.Table
         return None
     lens = np.fromiter(map(len, dicts), dtype=np.int64, count=len(dicts))
     n = int(lens.sum())
-    if n == 0 or "" in run or any("" in d for d in dicts) or not one_field_each(run):
+    if n == 0 or "" in run or not one_field_each(run):
         return None
     starts = np.cumsum(lens) - lens
     found = _Found(dicts, lens, starts, list(map(judged.get, run, repeat(()))))
@@ -116,7 +116,7 @@ class _Found:
         False: the part is not one this path takes."""
         part, counts = self.dicts[t0:t1], self.lens[t0:t1]
         scores = _scores(part, int(counts.sum()))
-        if scores is None or not one_field_each(map("".join, part)):
+        if scores is None or not one_field_each(map("".join, part)) or any(map(dict.__contains__, part, repeat(""))):
             return False
         sizes = list(map(len, self.of_topic[t0:t1]))
         docs = list(chain.from_iterable(self.of_topic[t0:t1]))
