@@ -184,6 +184,9 @@ def test_dicts_narrowed_from_the_dicts_score_as_tables_and_sql(monkeypatch, seed
     a table or a dict of other keys (the judged docnos made from the table)."""
     import numpy as np
 
+    from evalstore.ingest import dict_runs
+
+    monkeypatch.setattr(dict_runs, "MIN_ROWS", 0)  # (small runs take the general path by default)
     rnd = random.Random(seed)
     qrels, run, other = _qrels(rnd, 25), _run(rnd, 25), _run(rnd, 25)
     run["t2"] = {}  # a topic with no rows
@@ -209,9 +212,12 @@ def test_dicts_narrowed_from_the_dicts_score_as_tables_and_sql(monkeypatch, seed
     assert fast.means == tables.means == slow.means and fast.notes == slow.notes
 
 
-def test_dicts_the_fast_path_declines_are_read_as_before():
+def test_dicts_the_fast_path_declines_are_read_as_before(monkeypatch):
     """A docno a file could not hold, or a score that is not a number: the same error as before;
     keys that are not strings: converted, as before."""
+    from evalstore.ingest import dict_runs
+
+    monkeypatch.setattr(dict_runs, "MIN_ROWS", 0)
     ev = Evaluator({"t1": {"a": 1, "b": 0}}, ["AP", "nDCG@10"])
     with pytest.raises(evalstore.IngestError, match="holds a blank"):
         ev.result({"r": {"t1": {"a b": 1.0}}})

@@ -18,6 +18,19 @@ from evalstore.ingest.fast import ranked_rows
 from evalstore.ingest.sources import run_table
 
 
+@pytest.fixture(autouse=True)
+def _any_size(monkeypatch):
+    """The small runs here take this path (by default, runs of MIN_ROWS rows and more do)."""
+    monkeypatch.setattr(dict_runs, "MIN_ROWS", 0)
+
+
+def test_small_runs_go_to_the_general_path(monkeypatch):
+    run = {"t": {"a": 1.0, "b": 2.0}}
+    assert judged_rows(run, {"t": ["a"]}) is not None
+    monkeypatch.setattr(dict_runs, "MIN_ROWS", 3)
+    assert judged_rows(run, {"t": ["a"]}) is None
+
+
 def _run(rnd: random.Random, topics: int, lengths: tuple[int, int] = (0, 60)) -> dict[str, dict[str, float]]:
     out = {}
     for t in range(topics):
