@@ -9,7 +9,6 @@ way: the sha256 of the content (the decompressed bytes) and of the file as given
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import zlib
 from collections.abc import Iterator
@@ -21,39 +20,13 @@ from typing import Any, BinaryIO
 #: no more CPU: measured on a 10 M-line file, 16 MB blocks peaked at 680 MB, 2 MB blocks at 440 MB.
 BLOCK_BYTES = 2 << 20
 _READ = 1 << 20
+#: zlib's window bits of a gzip member (header and trailer checked)
+_GZIP = 16 + zlib.MAX_WBITS
 
 
 class Unreadable(Exception):
     """The file cannot be read as blocks of lines (damaged gzip data, a line longer than allowed):
     the general reader reads it and gives the exact message."""
-
-
-class _Hashing:
-    """A binary file that hashes what is read from it (the file as given, under gzip)."""
-
-    def __init__(self, f: BinaryIO) -> None:
-        self._f = f
-        self.sha = hashlib.sha256()
-
-    def read(self, n: int = -1) -> bytes:
-        data = self._f.read(n)
-        self.sha.update(data)
-        return data
-
-    def readinto(self, b) -> int:  # what GzipFile's buffered reader calls
-        data = self.read(len(b))
-        b[: len(data)] = data
-        return len(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-    @property
-    def closed(self) -> bool:
-        return self._f.closed
 
 
 class LineBlocks:
@@ -76,21 +49,21 @@ class LineBlocks:
         self.sha: str | None = None
         self.file_sha: str | None = None
         self.n_bytes = 0
+        #: the content's last byte (``b""`` when empty), after a complete iteration
+        self.last_byte = b""
 
     def __iter__(self) -> Iterator[bytes]:
         content = hashlib.sha256() if self.want_sha else None
         with open(self.path, "rb") as raw:
-            hashing = _Hashing(raw) if self.want_sha and self.compression == "gzip" else None
-            source: Any = gzip.GzipFile(fileobj=hashing or raw, mode="rb") if self.compression == "gzip" else raw  # type: ignore[arg-type]
+            file_sha = hashlib.sha256() if self.want_sha and self.compression == "gzip" else None
+            pieces = (
+                _gunzipped(raw, file_sha, self.block_bytes)
+                if self.compression == "gzip"
+                else _read(raw, self.block_bytes)
+            )
             rest = b""
             try:
-                while True:
-                    data = source.read(self.block_bytes)
-                    if content is not None:
-                        content.update(data)
-                    self.n_bytes += len(data)
-                    if not data:
-                        break
+                for data in _joined(pieces, self.block_bytes, self._took(content)):
                     data = rest + data if rest else data
                     cut = data.rfind(b"\n") + 1
                     if cut == 0:  # no line end yet: a long line, read on
@@ -102,13 +75,75 @@ class LineBlocks:
                     if len(rest) > self.max_line:
                         raise Unreadable(f"a line longer than {self.max_line} bytes")
                     yield data[:cut] if rest else data
-            except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as e:
+            except (OSError, EOFError, zlib.error) as e:
                 raise Unreadable(str(e)) from None
             if rest:
                 yield rest
         if content is not None:
             self.sha = content.hexdigest()
-            self.file_sha = hashing.sha.hexdigest() if hashing is not None else self.sha
+            self.file_sha = file_sha.hexdigest() if file_sha is not None else self.sha
+
+    def _took(self, content: Any):
+        """What counts and hashes each piece of the content as it is read."""
+
+        def took(piece: bytes) -> None:
+            if content is not None:
+                content.update(piece)
+            self.n_bytes += len(piece)
+            self.last_byte = piece[-1:]
+
+        return took
+
+
+def _read(raw: BinaryIO, size: int) -> Iterator[bytes]:
+    """The bytes of a plain file, ``size`` at a time."""
+    while data := raw.read(size):
+        yield data
+
+
+def _gunzipped(raw: BinaryIO, file_sha: Any, size: int) -> Iterator[bytes]:
+    """The decompressed bytes of a gzip file (every member, as ``gzip`` reads them; at most ``size``
+    bytes at a time, whatever the compression ratio), its bytes hashed into ``file_sha`` as read.
+    Damaged data raises ``zlib.error``; a member cut short, ``EOFError``. (zlib itself, not
+    ``gzip.GzipFile``: half the CPU besides the decompression, 0.2 CPU-s on TREC DL 2020's runs.)"""
+    member, fed, ended = zlib.decompressobj(_GZIP), False, False
+    while data := raw.read(_READ):
+        if file_sha is not None:
+            file_sha.update(data)
+        while data:
+            if ended and not fed:  # zero bytes after a member pad the file (gzip steps over them)
+                data = data.lstrip(b"\0")
+                if not data:
+                    break
+            fed = True
+            out = member.decompress(data, size)
+            if out:
+                yield out
+            if member.eof:  # the next member starts in what is left (a file of `cat a.gz b.gz`)
+                data, member, fed, ended = member.unused_data, zlib.decompressobj(_GZIP), False, True
+            else:
+                data = member.unconsumed_tail
+    while fed and not member.eof:  # what zlib holds back of the last member's output
+        out = member.decompress(b"", size)
+        if not out:
+            raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+        yield out
+
+
+def _joined(pieces: Iterator[bytes], size: int, took: Any) -> Iterator[bytes]:
+    """The pieces (each handed to ``took`` first) joined into blocks of at least ``size`` bytes (the
+    last one may be shorter)."""
+    held: list[bytes] = []
+    n = 0
+    for piece in pieces:
+        took(piece)
+        held.append(piece)
+        n += len(piece)
+        if n >= size:
+            yield held[0] if len(held) == 1 else b"".join(held)
+            held, n = [], 0
+    if held:
+        yield b"".join(held)
 
 
 def content_hashes(path: Path, compression: str) -> tuple[str, str]:

@@ -75,16 +75,20 @@ PARSE = {
     d: pcsv.ParseOptions(delimiter=d, quote_char=False, escape_char=False, double_quote=False, newlines_in_values=False)
     for d in ("\t", " ")
 }
-_READ, _CONVERT = csv_options(
-    {
-        "topic": pa.string(),
-        "q0": pa.string(),
-        "doc": pa.string(),
-        "rank": pa.string(),
-        "score": pa.float64(),
-        "tag": pa.string(),
-    }
-)
+_COLUMNS = {
+    "topic": pa.string(),
+    "q0": pa.string(),
+    "doc": pa.string(),
+    "rank": pa.string(),
+    "score": pa.float64(),
+    "tag": pa.string(),
+}
+_READ, _CONVERT = csv_options(_COLUMNS)
+#: with ``keep_text``: the score read as text, then cast to a double (Arrow's one parser of doubles)
+_CONVERT_TEXT = csv_options({**_COLUMNS, "score": pa.string()})[1]
+#: the fields' text as read, kept in each part with ``keep_text`` (for the check of the line format
+#: at ingest, :class:`evalstore.ingest.run_text.ReadCheck`)
+TEXT_COLUMNS = ("q0", "rank_text", "score_text")
 
 
 @dataclass
@@ -134,8 +138,10 @@ class RunReader:
         want_sha: bool = True,
         keep_docs: pa.Array | None = None,
         block_bytes: int | None = None,
+        keep_text: bool = False,
     ) -> None:
         self.delim, self.tag0, self.keep_docs = delim, tag0, keep_docs
+        self.keep_text = keep_text and keep_docs is None
         size = block_bytes or blocks.BLOCK_BYTES
         self.blocks = LineBlocks(path, compression, block_bytes=size, want_sha=want_sha, max_line=LONG_LINE)
         self.sha: str | None = None
@@ -163,7 +169,7 @@ class RunReader:
                         continue
                 if not clean(data, self.delim):
                     raise Declined
-                t = _parsed(data, self.delim, self.n_rows)
+                t = _parsed(data, self.delim, self.n_rows, self.keep_text)
                 self.n_rows += t.num_rows
                 if carry is not None:
                     t = pa.concat_tables([carry, t])
@@ -186,6 +192,9 @@ class RunReader:
         if not self._seen.isdisjoint(new):
             raise Declined  # a topic in two places of the file
         self._seen.update(new)
+        if self.keep_text:  # (the rows keep their order: the text of each row's fields as read)
+            for name, col in zip(TEXT_COLUMNS, ("q0", "rank", "score_text")):
+                table = table.append_column(name, t.column(col))
         if self.keep_docs is None:
             return Part(table, None, table.num_rows)
         narrow, counts = narrowed(table, topics, docs, self.keep_docs)
@@ -233,10 +242,16 @@ def read_run(
     return FastRun(table, reader.sha, reader.file_sha, reader.n_rows, reader.n_topics, counts)
 
 
-def _parsed(data: bytes, delim: str, offset: int) -> pa.Table:
-    """A block's lines as columns, with ``ln`` (the content line index, counted on from ``offset``)."""
+def _parsed(data: bytes, delim: str, offset: int, keep_text: bool = False) -> pa.Table:
+    """A block's lines as columns, with ``ln`` (the content line index, counted on from ``offset``);
+    ``keep_text``: and ``score_text``, the score as written."""
     try:
-        t = pcsv.read_csv(pa.py_buffer(data), read_options=_READ, parse_options=PARSE[delim], convert_options=_CONVERT)
+        convert = _CONVERT_TEXT if keep_text else _CONVERT
+        t = pcsv.read_csv(pa.py_buffer(data), read_options=_READ, parse_options=PARSE[delim], convert_options=convert)
+        if keep_text:
+            text = t.column("score")
+            t = t.set_column(t.schema.get_field_index("score"), "score", pc.cast(text, pa.float64()))
+            t = t.append_column("score_text", text)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Declined from None  # a line with another number of fields, a bad score, bytes that are not UTF-8
     return t.append_column("ln", pa.array(np.arange(offset + 1, offset + t.num_rows + 1, dtype=np.int64)))

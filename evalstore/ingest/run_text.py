@@ -11,18 +11,20 @@ run's lines are then made from its rows in that format (:func:`part_lines`, in A
 spelt by :func:`shortest_fields` or :func:`fixed_fields`; formats kept before ``spelt_by`` and other
 spellings: :func:`lines_sql`, in DuckDB) and their sha256 compared with the run's content hash
 (``runs.sha256``, of the file's decompressed bytes; for a file the fast reader reads, on its rows
-as they are read, :class:`ReadCheck`; else on the stored rows): equal, the format is kept
+as they are read, :class:`ReadCheck`, which for a file of single separators compares each row's
+fields as written with their text in the format and counts the bytes instead, no line made or
+hashed; else on the stored rows): equal, the format is kept
 (``run_meta.line_format``, a few bytes); different (lines of several shapes, comments or blank lines
 between them, duplicates dropped by ``--dedupe``), the file's text itself is kept, zstd-compressed
 in parts (``run_text_data``). Either way ``export run`` writes the
 ingested text, and its sha256 is ``runs.sha256``.
 
 On TREC DL 2019 (37 runs) and 2020 (59 runs) every file has one shape: only the formats are kept
-(the store's size is unchanged), for about 0.25 CPU-s per million lines at ingest (0.5 when the
-stored rows are read again). Runs made otherwise (a fused run, a DataFrame or dict, NTCIR res
-files, a run ingested before schema 17) keep no text: export writes evalstore's own lines
-(``topic Q0 doc rank score tag``, single spaces), which is the content a fused run's hash is taken
-of.
+(the store's size is unchanged), for about 0.1-0.2 CPU-s per million lines at ingest, most of it
+spelling the scores (0.5 when the stored rows are read again). Runs made otherwise (a fused run, a
+DataFrame or dict, NTCIR res files, a run ingested before schema 17) keep no text: export writes
+evalstore's own lines (``topic Q0 doc rank score tag``, single spaces), which is the content a
+fused run's hash is taken of.
 """
 
 from __future__ import annotations
@@ -375,22 +377,41 @@ def sample_lines(path: Path, n: int | None = None) -> list[bytes]:
 
 class ReadCheck:
     """The format learnt from a run file's first lines, checked while the fast reader reads the file
-    (no second reading of its rows from the store): the lines :func:`lines_sql` makes of each part's
-    rows (a TREC file's rows in file order: ``topic, doc, submitted_rank, score``), hashed one part
-    after another; :meth:`verified` compares the hash with the file's. The score's text is made as
-    export makes it (:func:`score_fields`), the rest of each line joined in Arrow (the fields' text
-    as stored, the rank's decimal digits)."""
+    (no second reading of its rows from the store). :meth:`verified` says whether the lines
+    :func:`lines_sql` makes of the rows (a TREC file's rows in file order: ``topic, doc,
+    submitted_rank, score``) are the file's content.
 
-    def __init__(self, con, path: Path, header: str | None) -> None:
+    In bulk (rows read with the fields' text, ``fast.RunReader(keep_text=True)``; a format of
+    single ``delim`` separators, the reader's tag, no text after it, ``\\n`` line ends): each row's
+    second field, rank and score as written are compared with what export writes of them
+    (:func:`score_fields`; the rank's decimal digits), in Arrow, and the content's bytes counted as
+    the reader read them (:meth:`verified`, :func:`made_is_read`): no line is made
+    or hashed. Otherwise the lines are made as export makes them (:func:`part_lines`) and hashed one
+    part after another; :meth:`verified` compares the hash with the file's."""
+
+    def __init__(self, con, path: Path, header: str | None, delim: str | None = None, tag: str | None = None) -> None:
         fmts = learn(sample_lines(path))
-        self.con, self.fmt = con, (fmts[0] if fmts else None)
-        self.hash = hashlib.sha256(header.encode("utf-8") if header else b"")
+        self.con, self.fmt, self.path = con, (fmts[0] if fmts else None), path
+        self.header = header.encode("utf-8") if header else b""
+        self.hash = hashlib.sha256(self.header)
         self.pending = b""  # the last line's end, hashed once another line follows
         self.refuted: LineFormat | None = None
+        f = self.fmt
+        #: checked in bulk (see the class docstring); None: by the lines' hash
+        self.bulk: _Counts | None = None
+        if f is not None and delim is not None and tag is not None and f.tag == tag and not f.rest:
+            if f.eol == "\n" and all(sep == delim for sep in f.seps) and _comment_lines(self.header):
+                self.bulk = _Counts(len(f"{f.q0}{tag}".encode()) + len(f.seps) + 1)
 
     def add(self, rows) -> None:
-        """Hash the lines of the next rows of the file (an Arrow table)."""
+        """Check the next rows of the file (an Arrow table)."""
         if self.fmt is None:
+            return
+        if self.bulk is not None:
+            if not TEXT_FIELDS <= set(rows.column_names):  # (rows read without their text): checked after the read
+                self.fmt = None
+            elif not self.bulk.add(self.con, rows, self.fmt):
+                self.refuted, self.fmt = self.fmt, None
             return
         import pyarrow as pa
 
@@ -407,11 +428,18 @@ class ReadCheck:
                 self.hash.update(text[: len(text) - cut])
                 self.pending = bytes(text[len(text) - cut :])
 
-    def verified(self, sha: str) -> LineFormat | None:
-        """The format, with whether the last line ends with its line end, when the lines hashed are
-        the file's content (sha256 ``sha``); None when they are not (or nothing was checked; then
-        ``refuted`` is the format whose lines were not the file's, when every line was made)."""
+    def verified(self, sha: str, read: Any = None) -> LineFormat | None:
+        """The format, with whether the last line ends with its line end, when the lines made are
+        the file's content (sha256 ``sha``; in bulk, ``read``: the reader's blocks, whose bytes and
+        last byte it counted); None when they are not (or nothing was checked; then
+        ``refuted`` is the format whose lines were not the file's, when every line was checked)."""
         if self.fmt is None:
+            return None
+        if self.bulk is not None:
+            final_eol = None if read is None else made_is_read(self.bulk, self.header, read, self.path)
+            if final_eol is not None:
+                return LineFormat(**{**asdict(self.fmt), "final_eol": final_eol})
+            self.refuted = self.fmt if read is not None else None
             return None
         with_eol = self.hash.copy()
         with_eol.update(self.pending)
@@ -420,6 +448,65 @@ class ReadCheck:
                 return LineFormat(**{**asdict(self.fmt), "final_eol": final_eol})
         self.refuted = self.fmt
         return None
+
+
+#: the fields' text as read that the check in bulk compares (``fast.TEXT_COLUMNS``)
+TEXT_FIELDS = {"q0", "rank_text", "score_text"}
+
+
+class _Counts:
+    """What the check in bulk adds up: the rows, and the bytes of the lines export makes of them
+    (every line with its end); ``fixed``: the bytes of a line besides its topic, docno, rank and score."""
+
+    def __init__(self, fixed: int) -> None:
+        self.fixed, self.rows, self.bytes = fixed, 0, 0
+
+    def add(self, con, rows, fmt: LineFormat) -> bool:
+        """Each row's second field, rank and score as written are what export writes (``fmt``);
+        count its line's bytes."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        made = score_fields(con, rows, fmt)
+        score = made[0] if len(made) == 1 else pc.binary_join_element_wise(*made, "")
+        rank = pc.cast(rows.column("submitted_rank"), pa.string())
+        same = (
+            pc.all(pc.equal(rows.column("q0"), fmt.q0)).as_py() is not False
+            and pc.all(pc.equal(rows.column("rank_text"), rank)).as_py() is not False
+            and pc.all(pc.equal(rows.column("score_text"), score)).as_py() is not False
+        )
+        if not same:
+            return False
+        self.rows += rows.num_rows
+        self.bytes += rows.num_rows * self.fixed + sum(
+            pc.sum(pc.binary_length(rows.column(c))).as_py() or 0 for c in ("topic", "doc", "rank_text", "score_text")
+        )
+        return True
+
+
+def _comment_lines(header: bytes) -> bool:
+    """Every line of the header starts with ``#`` and ends with a line feed (none: no header)."""
+    return not header or (header.endswith(b"\n") and all(ln.startswith(b"#") for ln in header[:-1].split(b"\n")))
+
+
+def made_is_read(counts: _Counts, header: bytes, read: Any, path: Path) -> bool | None:
+    """Whether the file's content is the header and the lines export makes of the rows checked in
+    bulk: True (the last line with its end) or False (without), else None. The fast reader parsed
+    every data line into six fields between single separators (no other blank, no CR, no quoting),
+    stepped over the leading comment lines and, silently, over empty lines; each row's fields were
+    found equal to the text export makes of them. So the content (``read``: the reader's blocks,
+    its bytes and last byte) is the header and those lines when it starts with the header and has
+    their bytes (the last line's end told by the content's last byte): an empty line or another
+    comment line would add bytes (a shorter run of comment lines than the header cannot start with
+    it: every line of the header starts with ``#``, and no line the reader parsed does)."""
+    last_eol = read.last_byte == b"\n"
+    if read.n_bytes != len(header) + counts.bytes - (0 if last_eol else 1):
+        return None
+    if header:
+        with open_bytes(path) as f:
+            if f.read(len(header)) != header:
+                return None
+    return last_eol
 
 
 def part_lines(con, rows, fmt: LineFormat):

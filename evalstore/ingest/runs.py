@@ -221,7 +221,7 @@ class RunIngest(IngestCall):
             for part in parts:
                 if isinstance(part, fast.RunReader):  # the end: the file's identity and counts
                     g.sha, g.file_sha = str(part.sha), part.file_sha
-                    if check is not None and (fmt := check.verified(g.sha)) is not None:
+                    if check is not None and (fmt := check.verified(g.sha, part.blocks)) is not None:
                         self.read_formats[g.idx] = fmt
                     elif check is not None and check.refuted is not None:
                         self.refuted[g.idx] = check.refuted
@@ -242,11 +242,13 @@ class RunIngest(IngestCall):
                         )
                         if run_id is None:  # the same content is stored (its hash was taken first)
                             return True
-                rows.add(run_id, part.table)
                 if check is None:  # (made once the file's first part was read: its first lines are readable)
                     header = self.headers.get(g.idx)
-                    check = ReadCheck(self.con, f.path, header.text if header else None)
+                    check = ReadCheck(self.con, f.path, header.text if header else None, f.delim, f.tag0)
                 check.add(part.table)
+                # (the fields' text as read is the check's only: not held until the rows are written)
+                texts = [c for c in fast.TEXT_COLUMNS if c in part.table.column_names]
+                rows.add(run_id, part.table.drop_columns(texts))
         except fast.Declined:
             if run_id is not None:
                 rows.discard(run_id)
@@ -309,7 +311,7 @@ def _parts(g: Group) -> Iterator[fast.Part | fast.RunReader]:
     """The parts of a one-file run as the fast reader reads them, then the reader (its hashes and
     counts); :class:`~evalstore.ingest.fast.Declined` when the general reader must read the file."""
     f = g.files[0]
-    reader = fast.RunReader(f.path, f.compression, str(f.delim), f.tag0)
+    reader = fast.RunReader(f.path, f.compression, str(f.delim), f.tag0, keep_text=True)
     yield from reader.parts()
     yield reader
 

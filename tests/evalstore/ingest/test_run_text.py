@@ -352,3 +352,50 @@ def test_arrow_spells_fixed_decimals_as_duckdb_printf():
         made = fixed_fields(con, pa.array(score), n)[0]
         duck = con.from_arrow(pa.table({"score": score})).select(f"printf('%.{n}f', score)").to_arrow_table()
         assert made.to_pylist() == duck.column(0).to_pylist(), n
+
+
+_SPACED = _file(sep=" ", scores=["10.6067", "3.8053", "1.0"])
+
+
+@pytest.mark.parametrize(
+    "content, how",
+    [
+        (_SPACED[:-1].replace(b"\nq2", b"\n\nq2"), "a blank line and no final line feed: as many bytes"),
+        (_SPACED.replace(b"d2 2", b"d2 02"), "a rank with a leading zero"),
+        (_SPACED.replace(b"Q0 d3", b"q0 d3"), "another second field"),
+        (_SPACED.replace(b"3.8053", b"3.80530"), "a score spelt otherwise"),
+        (b"# a comment\n" + _SPACED, "a comment line before the lines (no ir_metadata header)"),
+        (b"# ir_metadata.start\n# tag: bm25\n# ir_metadata.end\n# more\n" + _SPACED, "a comment after the header"),
+        (_SPACED + b"\n", "a blank line at the end"),
+    ],
+    ids=["blank-no-final", "rank-zero", "q0", "score", "comment", "header-comment", "blank-end"],
+)
+def test_the_check_in_bulk_finds_any_line_export_would_not_make(tmp_path, content, how, monkeypatch):
+    """The check as read compares each row's fields as written with what export writes, and counts
+    the content's bytes and line feeds (no line made or hashed): a file that differs anywhere is kept
+    as text, and export gives it back byte for byte."""
+    from evalstore.ingest import run_text
+
+    checked = []
+    real = run_text._Counts.add
+    monkeypatch.setattr(run_text._Counts, "add", lambda *a: checked.append(1) or real(*a))
+    monkeypatch.setattr(run_text, "SAMPLE_LINES", 1)  # the sample sees the first line only
+    out, (fmt, parts), exported = _round_trip(tmp_path, content)
+    assert out == content, how
+    assert checked and exported.exact, how
+    assert parts == 1 or (fmt is not None and LineFormat.from_json(fmt).final_eol is not None), how
+
+
+@pytest.mark.parametrize("suffix", [".run", ".run.gz"])
+def test_the_check_in_bulk_keeps_the_format(tmp_path, suffix, monkeypatch):
+    """A cleanly delimited file of one shape, with an ir_metadata header: checked in bulk, only its
+    format kept."""
+    from evalstore.ingest import run_text, runs
+
+    checked = []
+    real = run_text._Counts.add
+    monkeypatch.setattr(run_text._Counts, "add", lambda *a: checked.append(1) or real(*a))
+    monkeypatch.setattr(runs, "keep_run_text", lambda *a, **k: pytest.fail("the stored rows were read again"))
+    content = b"# ir_metadata.start\n# tag: bm25\n# ir_metadata.end\n" + _SPACED
+    out, (fmt, parts), exported = _round_trip(tmp_path, content, suffix)
+    assert out == content and checked and fmt is not None and parts == 0 and exported.exact
