@@ -109,7 +109,8 @@ class QrelsIndex:
         self.keys, self.key_grades = key[order], self.grade[order]
         self._log2_of = log2_of
         self._table = table
-        self._judged: Mapping[str, Any] | None = given if _str_keys(given) else None
+        self._given = given
+        self._judged: Mapping[str, Any] | None = None
         self._discounts = np.zeros(1)
         self._relevant: dict[int, np.ndarray] = {}
         self._ideal: dict[int, np.ndarray] = {}
@@ -125,6 +126,8 @@ class QrelsIndex:
     def judged(self) -> Mapping[str, Any]:
         """Each topic's judged docnos, ``{topic: docnos}``: the qrels' dict as given, else made from
         the table on first use."""
+        if self._judged is None and _str_keys(self._given):
+            self._judged = self._given
         if self._judged is None:
             order = np.argsort(self.tcode, kind="stable")
             docs = self._table.column("doc").take(pa.array(order)).to_pylist()
