@@ -45,7 +45,7 @@ from ..metrics.user.sandbox import scores as user_scores
 from ..results.eval_result import EvalResult, result_of_arrow
 from ..results.shaping import as_raw, raw_table
 from ..results.shaping import cursor as shaping_cursor
-from .numpy_measures import QrelsIndex, block_starts, numpy_measures, run_scores
+from .numpy_measures import QrelsIndex, block_starts, dict_parts, numpy_measures, run_scores
 from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1
@@ -176,7 +176,7 @@ class Evaluator:
         self._qrels_rows = table.num_rows
         self._prepared_units: set[int] = set()
         self._index = (
-            QrelsIndex(read.coded_table(), functools.partial(_log2_of, con)) if self._numpy is not None else None
+            QrelsIndex(read.coded_table(), functools.partial(_log2_of, con), qrels) if self._numpy is not None else None
         )
         for unit in plan.units:
             if unit.gains is not None and top is not None and top > len(unit.gains):
@@ -269,13 +269,15 @@ class Evaluator:
         if not isinstance(runs, Mapping) or not runs:
             raise ArgumentError("give the runs as {name: run} with at least one run")
         names = list(runs)
-        tables = self._tables(names, [runs[n] for n in names])
-        n_rows = sum(t.num_rows for t in tables)
-        if self._narrows(tables, n_rows):
-            # ranked in Arrow and narrowed to the judged docnos, as evaluate_many and run files are
-            parts = [RunPart(n, *ranked_rows(t, self._judged_docs)) for n, t in zip(names, tables)]
-        else:
-            parts = [RunPart(n, t, None) for n, t in zip(names, tables)]
+        # dicts, for the numpy measures: their judged rows ranked straight from the dicts
+        parts = dict_parts(self._index, runs) if self._index is not None else None
+        if parts is None:
+            tables = self._tables(names, [runs[n] for n in names])
+            if self._narrows(tables, sum(t.num_rows for t in tables)):
+                # ranked in Arrow and narrowed to the judged docnos, as evaluate_many and run files are
+                parts = [RunPart(n, *ranked_rows(t, self._judged_docs)) for n, t in zip(names, tables)]
+            else:
+                parts = [RunPart(n, t, None) for n, t in zip(names, tables)]
         return self._result([parts], qrels_name, whole=True)
 
     def result_files(self, paths: Any, qrels_name: str = "qrels") -> EvalResult:

@@ -25,12 +25,16 @@ import bisect
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import chain, repeat
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..ingest.dict_runs import judged_rows
 from ..ingest.fast import ascending, block_starts, evaluation_rank, one_array
+from ..ingest.tables import RunPart
 from ..metrics.engine import StoredName
 from ..metrics.options import NO_DEPTH, EvalOptions
 from ..metrics.udf_lists import run_starts
@@ -90,9 +94,11 @@ class QrelsIndex:
     """A qrels set (``topic, doc, grade``) indexed once for :func:`run_scores`: the topics and
     docnos as dictionaries, each judged pair as the sorted integer key ``topic code * docnos +
     docno code`` with its grade; R per ``rel`` and the ideal DCG per cutoff made on first use.
-    ``log2_of``: ``log2(r + 1)`` for r = 1..n as DuckDB computes it (the SQL's discounts)."""
+    ``log2_of``: ``log2(r + 1)`` for r = 1..n as DuckDB computes it (the SQL's discounts).
+    ``given``: the qrels as given, whose dict (of ``str`` keys) lists the judged docnos of each topic
+    for :func:`dict_parts` as they are."""
 
-    def __init__(self, table: pa.Table, log2_of: Callable[[int], np.ndarray]) -> None:
+    def __init__(self, table: pa.Table, log2_of: Callable[[int], np.ndarray], given: Any = None) -> None:
         topics = pc.dictionary_encode(one_array(table.column("topic")))
         docs = pc.dictionary_encode(one_array(table.column("doc")))
         self.topics: pa.Array = topics.dictionary
@@ -104,6 +110,9 @@ class QrelsIndex:
         order = np.argsort(key, kind="stable")
         self.keys, self.key_grades = key[order], self.grade[order]
         self._log2_of = log2_of
+        self._table = table
+        self._given = given
+        self._judged: Mapping[str, Any] | None = None
         self._discounts = np.zeros(1)
         self._relevant: dict[int, np.ndarray] = {}
         self._ideal: dict[int, np.ndarray] = {}
@@ -120,6 +129,18 @@ class QrelsIndex:
     def topics_ascending(self) -> bool:
         """The topics are in ascending (byte) order (a qrels file sorted by topic)."""
         return ascending(self.topics)
+
+    def judged(self) -> Mapping[str, Any]:
+        """Each topic's judged docnos, ``{topic: docnos}``: the qrels' dict as given, else made from
+        the table on first use."""
+        if self._judged is None and _str_keys(self._given):
+            self._judged = self._given
+        if self._judged is None:
+            order = np.argsort(self.tcode, kind="stable")
+            docs = self._table.column("doc").take(pa.array(order)).to_pylist()
+            ends = np.cumsum(np.bincount(self.tcode, minlength=self.n_topics)).tolist()
+            self._judged = dict(zip(self.topics.to_pylist(), map(docs.__getitem__, map(slice, [0, *ends], ends))))
+        return self._judged
 
     def discounts(self, n: int) -> np.ndarray:
         """``d[r] = log2(r + 1)`` for r = 1..n at least (``d[0]`` unused)."""
@@ -150,6 +171,19 @@ class QrelsIndex:
         return self._ideal[k]
 
 
+def _str_keys(qrels: Any) -> bool:
+    """``qrels`` is a ``dict`` of ``dict`` whose keys are all ``str`` (the table's topics and docnos
+    as they are: no key converted)."""
+    if not isinstance(qrels, dict):
+        return False
+    docs = qrels.values()
+    return (
+        set(map(type, qrels)) <= {str}
+        and all(map(isinstance, docs, repeat(dict)))
+        and set(map(type, chain.from_iterable(docs))) <= {str}
+    )
+
+
 def _rank_in_groups(groups: np.ndarray) -> np.ndarray:
     """1-based position of each row within its run of equal ``groups`` values (sorted rows)."""
     n = len(groups)
@@ -166,6 +200,20 @@ class _Hits:
     topic: np.ndarray
     rank: np.ndarray
     grade: np.ndarray
+
+
+def dict_parts(index: QrelsIndex, runs: Mapping[str, Any]) -> list[RunPart] | None:
+    """Runs given as ``{topic: {doc: score}}`` as :func:`run_scores` takes them narrowed: each
+    one's judged rows, ranked, and its topics' counts of rows, made from the dicts
+    (:func:`evalstore.ingest.dict_runs.judged_rows`: no Arrow array of their docnos). None when a
+    run is not one that path takes (the runs then go as tables)."""
+    parts = []
+    for name, run in runs.items():
+        got = judged_rows(run, index.judged())
+        if got is None:
+            return None
+        parts.append(RunPart(name, *got))
+    return parts
 
 
 def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, counts: pa.Table | None) -> pa.Table:
@@ -191,10 +239,11 @@ def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, coun
     hits.topic = np.searchsorted(evaluated, hits.topic)  # each hit's place among the evaluated topics
     columns = [_measure(index, m, hits, evaluated) for m in measures]
     n = len(evaluated)
+    keys = pa.array([m.key for m in measures], pa.string())
     return pa.table(
         {
             "topic": index.topics.take(pa.array(np.tile(evaluated, len(measures)))),
-            "key": pa.array(np.repeat(np.array([m.key for m in measures], dtype=object), n), pa.string()),
+            "key": keys.take(pa.array(np.repeat(np.arange(len(measures)), n))),  # (no Python string per row)
             "value": pa.array(np.concatenate(columns) if columns else np.zeros(0), pa.float64()),
         }
     )

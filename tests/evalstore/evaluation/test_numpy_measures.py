@@ -172,3 +172,58 @@ def test_numpy_path_on_a_file_read_in_many_parts(monkeypatch, tmp_path):
     monkeypatch.setattr(blocks, "BLOCK_BYTES", 2_000)
     a, b = fast.result_files([path]), slow.result_files([path])
     assert a.scores().equals(b.scores()) and a.means == b.means
+
+
+@pytest.mark.parametrize("qrels_as", ["dict", "table", "int keys"])
+@pytest.mark.parametrize("seed", range(3))
+def test_dicts_narrowed_from_the_dicts_score_as_tables_and_sql(monkeypatch, seed, qrels_as):
+    """result() of runs given as dicts takes their judged rows straight from the dicts
+    (ingest/dict_runs.py): the numbers of the same runs as tables and of the SQL path, bit for bit,
+    with ties, empty topics, topics only in the qrels or only in the run, negative grades, and ints,
+    floats and numpy scalars as scores; the qrels as a dict of str keys (their docnos used as given),
+    a table or a dict of other keys (the judged docnos made from the table)."""
+    import numpy as np
+
+    from evalstore.ingest import dict_runs
+
+    monkeypatch.setattr(dict_runs, "MIN_ROWS", 0)  # (small runs take the general path by default)
+    rnd = random.Random(seed)
+    qrels, run, other = _qrels(rnd, 25), _run(rnd, 25), _run(rnd, 25)
+    run["t2"] = {}  # a topic with no rows
+    other = {t: {d: (np.float32(s) if i % 3 else int(s * 4)) for i, (d, s) in enumerate(ds.items())}
+             for t, ds in other.items()}  # fmt: skip
+    given: object = qrels
+    if qrels_as == "table":
+        given = pa.table({"topic": [t for t, ds in qrels.items() for _ in ds],
+                          "doc": [d for ds in qrels.values() for d in ds],
+                          "grade": [g for ds in qrels.values() for g in ds.values()]})  # fmt: skip
+    elif qrels_as == "int keys":
+        given = {int(t[1:]): ds for t, ds in qrels.items()}
+        run, other = ({t[1:]: ds for t, ds in r.items()} for r in (run, other))
+    runs = {"a": run, "b": other}
+    real, taken = in_memory.dict_parts, []
+    monkeypatch.setattr(in_memory, "dict_parts", lambda *a: taken.append(real(*a)) or taken[-1])
+    fast = Evaluator(given, MEASURES).result(runs)
+    assert taken and taken[0] is not None
+    monkeypatch.setattr(in_memory, "dict_parts", lambda *a: None)
+    tables = Evaluator(given, MEASURES).result(runs)
+    slow = _sql_path(monkeypatch, given, MEASURES).result(runs)
+    assert fast.scores().equals(tables.scores()) and fast.scores().equals(slow.scores())
+    assert fast.means == tables.means == slow.means and fast.notes == slow.notes
+
+
+def test_dicts_the_fast_path_declines_are_read_as_before(monkeypatch):
+    """A docno a file could not hold, or a score that is not a number: the same error as before;
+    keys that are not strings: converted, as before."""
+    from evalstore.ingest import dict_runs
+
+    monkeypatch.setattr(dict_runs, "MIN_ROWS", 0)
+    ev = Evaluator({"t1": {"a": 1, "b": 0}}, ["AP", "nDCG@10"])
+    with pytest.raises(evalstore.IngestError, match="holds a blank"):
+        ev.result({"r": {"t1": {"a b": 1.0}}})
+    with pytest.raises(evalstore.IngestError, match="is not a number"):
+        ev.result({"r": {"t1": {"a": "1.5"}}})
+    with pytest.raises(evalstore.IngestError, match="not finite"):
+        ev.result({"r": {"t1": {"a": float("inf")}}})
+    got = ev.result({"r": {"t1": {"a": 1.0, 7: 2.0}}})
+    assert got.mean("r", "AP") == 0.5
