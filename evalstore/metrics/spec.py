@@ -55,8 +55,7 @@ class MetricSpec:
         if self.user is not None:
             return self.user.block
         filename, _, name = self.sql.partition("#")
-        f = sqlfile.load(filename)
-        return f.effective(f.block(name))
+        return sqlfile.effective_block(filename, name)
 
     @property
     def kind(self) -> str:

@@ -273,6 +273,14 @@ def load(name: str) -> SqlFile:
     return parse_sql_file(read_sql(name), name)
 
 
+@cache
+def effective_block(filename: str, name: str) -> SqlBlock:
+    """:meth:`SqlFile.effective` of block ``name`` of the family file ``sql/<filename>`` (cached: a
+    metric's block is read on every evaluation call, for its notes and its kind)."""
+    f = load(filename)
+    return f.effective(f.block(name))
+
+
 def _named(code: str, names: tuple[str, ...] | list[str]) -> set[str]:
     return {c for c in names if re.search(rf"\b{re.escape(c)}\b", code)}
 

@@ -67,6 +67,7 @@ def test_every_metric_matches_its_block():
         assert block_name in f.metrics, f"{spec.name}: no block '-- @metric {block_name}' in sql/{filename}"
         used_blocks.add((filename, block_name))
         block = spec.block
+        assert block == f.effective(f.block(block_name)) and spec.block is block  # made once, then the same
         own = {p.name for p in spec.params}
         metric_placeholders = block.params - set(sqlfile.ENGINE_VALUES)
         assert metric_placeholders <= own, f"{spec.name}: SQL uses {metric_placeholders - own}, not parameters of it"
