@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..ingest.dict_runs import judged_rows
-from ..ingest.fast import ascending, block_starts, evaluation_rank, one_array
+from ..ingest.fast import ascending, block_starts, encoded, evaluation_rank, one_array
 from ..ingest.tables import RunPart
 from ..metrics.engine import StoredName
 from ..metrics.options import NO_DEPTH, EvalOptions
@@ -99,8 +99,8 @@ class QrelsIndex:
     for :func:`dict_parts` as they are."""
 
     def __init__(self, table: pa.Table, log2_of: Callable[[int], np.ndarray], given: Any = None) -> None:
-        topics = pc.dictionary_encode(one_array(table.column("topic")))
-        docs = pc.dictionary_encode(one_array(table.column("doc")))
+        topics = encoded(one_array(table.column("topic")))
+        docs = encoded(one_array(table.column("doc")))
         self.topics: pa.Array = topics.dictionary
         self.docs: pa.Array = docs.dictionary
         self.n_topics, self.n_docs = len(self.topics), len(self.docs)

@@ -258,6 +258,12 @@ def topic_blocks(topic: pa.Array) -> pa.DictionaryArray:
     return pc.dictionary_encode(topic)
 
 
+def encoded(values: pa.Array) -> pa.DictionaryArray:
+    """``values`` dictionary-encoded; as they are when they already are (Arrow before 15 has no
+    ``dictionary_encode`` of a dictionary array: the qrels' coded table)."""
+    return values if pa.types.is_dictionary(values.type) else pc.dictionary_encode(values)
+
+
 def one_array(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     """``col`` as one array: its only chunk as it is (``combine_chunks`` copies even one chunk: the
     docnos of 10 M rows are 170 MB), else its chunks concatenated."""
@@ -390,7 +396,7 @@ def ranked_rows(table: pa.Table, keep_docs: pa.Array | None) -> tuple[pa.Table, 
     with ``keep_docs``, narrowed as the fast reader narrows a file's rows (and its counts). Rows
     already in score order within topic blocks are ranked in one pass; others, narrowed, by ranking
     only the kept rows (:func:`kept_ranks`) where they are few; else sorted."""
-    topics = pc.dictionary_encode(one_array(table.column("topic")))
+    topics = encoded(one_array(table.column("topic")))
     tcode, n_topics = topics.indices.to_numpy(), len(topics.dictionary)
     doc = one_array(table.column("doc"))
     # (the judged docnos looked up row by row: no dictionary of the run's docnos, as many as its

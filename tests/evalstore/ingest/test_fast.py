@@ -343,3 +343,12 @@ def test_the_reader_finds_repeats_with_or_without_the_keys(monkeypatch, tmp_path
 )
 def test_repeats_told_apart_within_topic_blocks(tcode, docs, told):
     assert fast.repeats_told_apart(np.array(tcode, dtype=np.int32), pa.array(docs)) is told
+
+
+def test_encoded_keeps_a_dictionary_array_and_encodes_others():
+    """Arrow before 15 has no dictionary_encode of a dictionary array (the qrels' coded table
+    reaches QrelsIndex so): ``encoded`` hands it on as it is."""
+    plain = pa.array(["b", "a", "b"])
+    coded = pc.dictionary_encode(plain)
+    assert fast.encoded(coded) is coded
+    assert fast.encoded(plain).equals(coded)
