@@ -32,7 +32,7 @@ from ..base.arguments import metric_names
 from ..db.connection import Settings, connect
 from ..db.query import arrow_table
 from ..errors import ArgumentError, IngestError, MetricError, is_resource_error
-from ..ingest.fast import ranked_rows
+from ..ingest.fast import block_starts, ranked_rows
 from ..ingest.tables import BATCH_LINES, RunPart, read_coded_qrels, read_run, read_runs
 from ..metrics import engine, sql_functions
 from ..metrics.gains import check_gains
@@ -45,7 +45,7 @@ from ..metrics.user.sandbox import scores as user_scores
 from ..results.eval_result import EvalResult, result_of_arrow
 from ..results.shaping import as_raw, raw_table
 from ..results.shaping import cursor as shaping_cursor
-from .numpy_measures import QrelsIndex, block_starts, dict_parts, numpy_measures, run_scores
+from .numpy_measures import QrelsIndex, dict_parts, numpy_measures, run_scores
 from .stored import metric_notes, unrelated_note
 
 _QRELS_ID = 1

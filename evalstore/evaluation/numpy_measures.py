@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..ingest.dict_runs import judged_rows
-from ..ingest.fast import ascending, block_starts, encoded, evaluation_rank, one_array
+from ..ingest.fast import ascending, encoded, evaluation_rank, one_array, topic_blocks
 from ..ingest.tables import RunPart
 from ..metrics.engine import StoredName
 from ..metrics.options import NO_DEPTH, EvalOptions
@@ -221,7 +221,8 @@ def run_scores(index: QrelsIndex, measures: list[Measure], table: pa.Table, coun
     ``counts``, the rows of judged docnos only, ``counts`` listing every topic of the run) on each
     of its topics that the qrels judge, for every measure. The work is linear in the run's rows and
     topics (not the qrels' topics: a run file comes in many parts)."""
-    tcode, names = topic_codes(one_array(table.column("topic")))
+    topics = topic_blocks(one_array(table.column("topic")))
+    tcode, names = topics.indices.to_numpy(), topics.dictionary
     # (32-bit codes and ranks per row: 10 M rows hold several such arrays at once)
     to_qrels = positions(names, index.topics, index.topics_ascending)
     row_topic = to_qrels[tcode] if table.num_rows else np.zeros(0, np.int32)
@@ -289,20 +290,6 @@ def distinct(codes: np.ndarray, n: int) -> np.ndarray:
     seen = np.zeros(n, dtype=bool)
     seen[codes] = True
     return np.flatnonzero(seen).astype(np.int64)
-
-
-def topic_codes(topic: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """Each row's topic as a code into the distinct topics, and those topics. Rows that list each
-    topic in one block (a dict's rows, most files) are coded by their blocks, without hashing every
-    row (10 M rows: 0.03 against 0.2-0.36 s); others are dictionary-encoded."""
-    n = len(topic)
-    if n:
-        starts = block_starts(topic)
-        names = topic.take(pa.array(starts))
-        if len(pc.unique(names)) == len(names):
-            return np.repeat(np.arange(len(starts), dtype=np.int32), np.diff(np.append(starts, n))), names
-    encoded = pc.dictionary_encode(topic)
-    return encoded.indices.to_numpy(), encoded.dictionary
 
 
 def _judged(index: QrelsIndex, doc: pa.Array, row_topic: np.ndarray, rank: np.ndarray, evaluated: np.ndarray) -> _Hits:

@@ -124,10 +124,12 @@ def test_empty_run_and_run_without_shared_topics():
 )
 def test_topic_codes_code_rows_as_a_dictionary_encoding_does(topics):
     """Rows in blocks of one topic each are coded by their blocks; a topic in two blocks makes a
-    dictionary encoding: either way each row's code names its topic and the topics are distinct."""
-    from evalstore.evaluation.numpy_measures import topic_codes
+    dictionary encoding: either way each row's code names its topic and the topics are distinct
+    (run_scores codes a run's topics with the fast reader's :func:`topic_blocks`)."""
+    from evalstore.ingest.fast import topic_blocks
 
-    codes, names = topic_codes(pa.array(topics, pa.string()))
+    coded = topic_blocks(pa.array(topics, pa.string()))
+    codes, names = coded.indices.to_numpy(), coded.dictionary
     assert [names[int(c)].as_py() for c in codes] == topics
     assert sorted(names.to_pylist()) == sorted(set(topics))
 

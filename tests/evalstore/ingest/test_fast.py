@@ -268,7 +268,14 @@ def test_topics_coded_by_blocks_as_dictionary_encode_codes_them():
     import numpy as np
     import pyarrow as pa
 
-    for topics in (["a", "a", "b", "c", "c"], ["b", "b", "a"], ["a", "b", "a"], ["x"], ["1", "10", "2"]):
+    for topics in (
+        ["a", "a", "b", "c", "c"],
+        ["b", "b", "a"],
+        ["a", "b", "a"],
+        ["x"],
+        ["1", "10", "2"],
+        ["c", "a", "a", "b"],
+    ):
         arr = pa.array(topics)
         got, want = topic_blocks(arr), pc.dictionary_encode(arr)
         assert got.dictionary.equals(want.dictionary) and got.indices.to_pylist() == want.indices.to_pylist()
