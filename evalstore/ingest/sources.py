@@ -272,14 +272,20 @@ def _no_nulls(t: pa.Table, what: str) -> None:
 _NOT_IN_A_FIELD = r"[\x00-\x20\x7f]"
 
 
-_FIELD_BREAKERS = bytes(range(0x21)) + b"\x7f"
+def no_field_breaker(data: Any) -> bool:
+    """No byte of ``data`` (UTF-8 text's bytes: a buffer, ``bytes``) is one of
+    :data:`_NOT_IN_A_FIELD`'s, 0x00-0x20 and 0x7f (UTF-8's multi-byte characters hold no byte below
+    0x80): one scan of the bytes in numpy, its minimum and maximum when they settle it."""
+    b = np.frombuffer(data, dtype=np.uint8)
+    if len(b) == 0 or (int(b.min()) > 0x20 and int(b.max()) < 0x7F):
+        return True
+    return not bool(((b <= 0x20) | (b == 0x7F)).any())
 
 
 def _surely_one_field(col: pa.ChunkedArray | pa.Array) -> bool:
     """True when no value of ``col`` is empty and its strings' bytes hold none of
-    :data:`_NOT_IN_A_FIELD`'s (one scan of the bytes, no regular expression per value; UTF-8's
-    multi-byte characters hold no byte below 0x80). False: look with the expression (a sliced
-    array's buffer may hold bytes of values outside it)."""
+    :data:`_NOT_IN_A_FIELD`'s (:func:`no_field_breaker`, no regular expression per value). False:
+    look with the expression (a sliced array's buffer may hold bytes of values outside it)."""
     chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
     for chunk in chunks:
         if len(chunk) == 0:
@@ -287,7 +293,7 @@ def _surely_one_field(col: pa.ChunkedArray | pa.Array) -> bool:
         if chunk.type not in (pa.string(), pa.large_string()) or pc.min(pc.binary_length(chunk)).as_py() == 0:
             return False
         data = chunk.buffers()[2]
-        if data is not None and len(bytes(data).translate(None, _FIELD_BREAKERS)) != data.size:
+        if data is not None and not no_field_breaker(data):
             return False
     return True
 
