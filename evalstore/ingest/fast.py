@@ -44,6 +44,7 @@ import pyarrow.csv as pcsv
 from . import blocks
 from .blocks import LineBlocks, Unreadable
 from .ir_metadata import leading_comment_bytes
+from .run_text import TEXT_COLUMNS  # (the fields' text kept with keep_text, for ReadCheck)
 
 #: A file that may hold a line this long goes to the general reader, which knows DuckDB's limit
 #: (max_line_size, 2 MB) and says so.
@@ -86,9 +87,6 @@ _COLUMNS = {
 _READ, _CONVERT = csv_options(_COLUMNS)
 #: with ``keep_text``: the score read as text, then cast to a double (Arrow's one parser of doubles)
 _CONVERT_TEXT = csv_options({**_COLUMNS, "score": pa.string()})[1]
-#: the fields' text as read, kept in each part with ``keep_text`` (for the check of the line format
-#: at ingest, :class:`evalstore.ingest.run_text.ReadCheck`)
-TEXT_COLUMNS = ("q0", "rank_text", "score_text")
 
 
 @dataclass

@@ -408,7 +408,9 @@ class ReadCheck:
         if self.fmt is None:
             return
         if self.bulk is not None:
-            if not TEXT_FIELDS <= set(rows.column_names):  # (rows read without their text): checked after the read
+            if not set(TEXT_COLUMNS) <= set(
+                rows.column_names
+            ):  # (rows read without their text): checked after the read
                 self.fmt = None
             elif not self.bulk.add(self.con, rows, self.fmt):
                 self.refuted, self.fmt = self.fmt, None
@@ -450,8 +452,9 @@ class ReadCheck:
         return None
 
 
-#: the fields' text as read that the check in bulk compares (``fast.TEXT_COLUMNS``)
-TEXT_FIELDS = {"q0", "rank_text", "score_text"}
+#: the fields' text as read that the check in bulk compares: the second field, the rank and the
+#: score as written (kept in each part by ``fast.RunReader(keep_text=True)``)
+TEXT_COLUMNS = ("q0", "rank_text", "score_text")
 
 
 class _Counts:
