@@ -536,13 +536,7 @@ def repeats_told_apart(tcode: np.ndarray, doc: pa.Array) -> bool | None:
     top = np.iinfo(np.uint64).max  # the padding, after every key (a key equal to it: cannot tell)
     if bool((keys == top).any()):
         return None
-    if len(starts) * width == n:  # blocks of one length (most files)
-        cells = keys.reshape(len(starts), width)
-    else:
-        cells = np.full((len(starts), width), top, dtype=np.uint64)
-        block = np.repeat(np.arange(len(starts)), lengths)
-        cells[block, np.arange(n) - starts[block]] = keys
-    cells = np.sort(cells, axis=1)
+    cells = np.sort(_as_rows(keys, starts, lengths, width, top), axis=1)
     same = cells[:, 1:] == cells[:, :-1]
     same &= np.arange(width - 1)[None, :] < (lengths - 1)[:, None]  # (not the padding)
     return None if bool(same.any()) else False
@@ -609,13 +603,21 @@ def _order_in_blocks(change: np.ndarray, score: np.ndarray) -> np.ndarray | None
     width = int(lengths.max())
     if len(starts) * width > PADDED_CELLS_PER_ROW * n:
         return None
-    block = np.repeat(np.arange(len(starts)), lengths)
-    column = np.arange(n, dtype=np.int64) - starts[block]
-    negated = np.full((len(starts), width), np.inf)
-    negated[block, column] = -score
-    within = np.argsort(negated, axis=1)
+    within = np.argsort(_as_rows(-score, starts, lengths, width, np.inf), axis=1)
     real = np.arange(width)[None, :] < lengths[:, None]
     return (starts[:, None] + within)[real]
+
+
+def _as_rows(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int, pad: float) -> np.ndarray:
+    """``values`` in blocks (each ``lengths`` long, from ``starts``) as the rows of a matrix of
+    ``width`` columns, each row padded with ``pad`` after its block (no copy when every block is
+    ``width`` long)."""
+    if len(starts) * width == len(values):  # blocks of one length (most files)
+        return values.reshape(len(starts), width)
+    cells = np.full((len(starts), width), pad, dtype=values.dtype)
+    block = np.repeat(np.arange(len(starts)), lengths)
+    cells[block, np.arange(len(values), dtype=np.int64) - starts[block]] = values
+    return cells
 
 
 def _rank_in_blocks(change: np.ndarray, score: np.ndarray, doc: pa.Array, perm: np.ndarray | None) -> np.ndarray:
