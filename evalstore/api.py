@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from .base.arguments import metric_names
 from .base.memory_limit import check_memory_limit, of_limit, of_store
 from .errors import ArgumentError
-from .evaluation.answers import answer_lines, evaluate_answers
 from .evaluation.default_qrels import default_qrels
+from .evaluation.given_answers import answer_lines
 from .evaluation.in_memory import Evaluator
 from .evaluation.request import EvalRequest, Evaluation, Given, GivenAnswers, OnSpark, Source, Stored, check
 from .evaluation.stored import evaluate_runs
@@ -27,7 +27,7 @@ from .intervals.request import NO_INTERVALS, IntervalRequest
 from .metrics.options import DEFAULTS, options_from
 from .results.across import across_board
 from .results.eval_result import EvalResult
-from .subsample import evaluate_subsamples
+from .subsample.manage import evaluate_subsamples
 
 if TYPE_CHECKING:
     from .comparison.experiments import Experiment
@@ -43,6 +43,8 @@ def evaluate_source(source: Source, request: EvalRequest) -> Evaluation:
     if isinstance(source, Given):
         return Evaluation([_given(source, request)])
     if isinstance(source, GivenAnswers):
+        from .evaluation.answers import evaluate_answers  # a store in memory, four ingests: answers only
+
         result = evaluate_answers(source.qrels, source.answers, request.names, request.options, source.qrels_name)
         request.intervals.attach(None, result)
         return Evaluation([result])

@@ -32,12 +32,13 @@ from .db.lockdown import verify as verify_lockdown
 from .db.migrations import check_current, migrate
 from .db.run_kinds import set_kind
 from .errors import ArgumentError, StoreError
+from .evaluation.default_qrels import official_measures
 from .evaluation.request import EvalRequest, Stored
 from .explain.explanation import compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .ingest.answers import ingest_answers
-from .ingest.datasets import ingest_dataset, official_measures
+from .ingest.datasets import ingest_dataset
 from .ingest.nuggets import ingest_assignments, ingest_nuggets
 from .ingest.run_export import export_run
 from .ingest.support import ingest_support

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import typer
 
-from ..db import available_migrations, inspect_store
+from ..db.migrations import available_migrations, inspect_store
 from ..errors import StoreError
 from ..version import __version__
 from . import commands, failures, ranges, resource_options

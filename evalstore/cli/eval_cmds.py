@@ -14,13 +14,11 @@ from dataclasses import dataclass
 import typer
 
 from ..api import evaluate_source
-from ..evaluation.default_qrels import default_qrels
+from ..evaluation.default_qrels import default_qrels, official_measures
 from ..evaluation.request import OFFICIAL, EvalRequest, Evaluation, Given, OnSpark, OptionConflict, Source, Stored
-from ..ingest.datasets import official_measures
 from ..intervals.means import IntervalSpec
 from ..intervals.ranks import legend as rank_legend
 from ..metrics.options import EvalOptions
-from ..output import figure_data, plots
 from ..output.formats import TABLES
 from ..output.table import Output
 from ..results import tables as report_rows
@@ -115,9 +113,7 @@ def eval_cmd(
         say(f"wrote {data}/spark_scores/{source.qrels}; store them with `evalstore import scores {data}`")
     if view.plot:
         result, title = evaluation.result, shown.tables[0].title or ""
-        figures.write(
-            plot, plot_data, lambda p: plots.plot_scores(result, p, title), lambda: figure_data.scores(result)
-        )
+        figures.write(plot, plot_data, "scores", result, drawn=(title,))
     emit(shown, view.fmt, output)
 
 
