@@ -84,3 +84,15 @@ def aggregate_rows(matrix: np.ndarray, how: str = "mean") -> np.ndarray:
 def sql(how: str, value_column: str = "value") -> str:
     """The SQL aggregate expression of ``how`` over ``value_column``."""
     return SQL[how].format(v=value_column)
+
+
+def summaries_sql(rows: str, by: str, how: str) -> str:
+    """SQL of one row per group of ``by`` (columns) of the per-topic rows ``rows`` (a FROM item with
+    a ``value`` column): ``by``, ``summary`` (the ``how`` aggregate of the values that are not NaN;
+    NaN when there is none) and ``n_topics`` (``count(value)``: NaN counted, NULL not). The rule of
+    an evaluation's means, wherever they are computed: a result's (``EvalResult.means``) and the
+    ones stored with each evaluation (``evaluations.summary``)."""
+    return (
+        f"SELECT {by}, coalesce({sql(how, 'v')}, 'NaN'::DOUBLE) AS summary, count(value) AS n_topics "
+        f"FROM (SELECT *, CASE WHEN isnan(value) THEN NULL ELSE value END AS v FROM {rows}) GROUP BY {by}"
+    )

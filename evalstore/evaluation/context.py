@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from ..base.aggregate import AGGREGATES, summaries_sql
 from ..metrics import engine
 from ..metrics.options import EvalOptions
 from ..metrics.ranked_list import drop as drop_ranked_list
@@ -171,6 +172,11 @@ class EvaluationContext:
         # metrics were asked for (the explorer's default metric is the first one evaluated)
         named = f"""SELECT o.qrels_id, o.run_id, o.topic, o.value, n.metric, n.aggregate, n.params, n.rowid AS key_pos
                     FROM {self._out} o JOIN {self._keys} n USING (qrels_id, key)"""
+        # each evaluation's summary (mean, gmean or sum) is stored with it: evaluating again reads it
+        summaries = " UNION ALL ".join(
+            summaries_sql(f"(SELECT * FROM ({named}) WHERE aggregate = '{how}')", "run_id, qrels_id, metric", how)
+            for how in AGGREGATES
+        )
         with store.transaction():
             for table in ("score_data", "evaluations"):
                 con.execute(f"""DELETE FROM {table} WHERE (qrels_id, run_id, metric) IN
@@ -182,11 +188,13 @@ class EvaluationContext:
             return len(
                 con.execute(
                     f"""INSERT INTO evaluations (run_id, qrels_id, metric, aggregate, n_topics, engine_version, params,
-                                                 run_sha256, qrels_sha256, pool)
-                        SELECT e.run_id, e.qrels_id, e.metric, e.agg, e.n, e.ver, e.params, r.sha256, q.sha256, ? FROM
+                                                 run_sha256, qrels_sha256, pool, summary)
+                        SELECT e.run_id, e.qrels_id, e.metric, e.agg, e.n, e.ver, e.params, r.sha256, q.sha256, ?,
+                               m.summary FROM
                         (SELECT run_id, qrels_id, metric, any_value(aggregate) AS agg, count(value) AS n, ? AS ver,
                                 any_value(params) AS params, min(key_pos) AS pos
                          FROM ({named}) GROUP BY run_id, qrels_id, metric) e
+                        LEFT JOIN ({summaries}) m USING (run_id, qrels_id, metric)
                         JOIN run_meta r USING (run_id) JOIN qrels_meta q USING (qrels_id)
                         ORDER BY e.pos, e.qrels_id, e.run_id RETURNING 1""",
                     [pool, engine_version],

@@ -43,6 +43,8 @@ from . import incremental
 from .context import EvaluationContext
 
 if TYPE_CHECKING:
+    import duckdb
+
     from ..db.handle import StoreHandle
 
 
@@ -112,8 +114,10 @@ def evaluate_qrels_sets(
         if save and work.jobs and not read_only:
             ctx.save_scores(store)
         ctx.add_reused(work)
+        # every score of the results is the store's now (reused, or computed and stored): so are the means
+        stored_means = not work.jobs or (save and not read_only)
         results = {
-            name: _collect(ctx, name, qid, run_ids, instances, ctx.names, unrelated[qid])
+            name: _collect(ctx, name, qid, run_ids, instances, ctx.names, unrelated[qid], stored_means)
             for name, qid in qrels_ids.items()
         }
     for name, notes in qrels_notes(store, qrels_ids, instances).items():
@@ -202,13 +206,42 @@ def _collect(
     instances: Sequence[MetricInstance],
     names: Mapping[tuple[int, str], engine.StoredName],
     unrelated: AbstractSet[int] = frozenset(),
+    stored_means: bool = False,
 ) -> EvalResult:
+    """The result of one qrels set; ``stored_means``: every score of it is stored, so are its means
+    (``evaluations.summary``: read instead of summing the scores again, when each is there)."""
     left_out = [r for r, rid in run_ids.items() if rid in unrelated]
-    names_of = {rid: r for r, rid in run_ids.items() if rid not in unrelated}
+    runs = {r: rid for r, rid in run_ids.items() if rid not in unrelated}
     stored = {i.display: names[(qrels_id, i.display)] for i in instances}
     notes = [unrelated_note(left_out, qrels)] if left_out else []
     source, params = ctx.scores(qrels_id)
-    return result_of_table(ctx.con, qrels, stored, {r: rid for rid, r in names_of.items()}, source, params, notes)
+    result = result_of_table(ctx.con, qrels, stored, runs, source, params, notes)
+    means = _stored_means(ctx.con, qrels_id, runs, stored) if stored_means else None
+    if means is not None:
+        result.means = means
+    return result
+
+
+def _stored_means(
+    con: duckdb.DuckDBPyConnection, qrels_id: int, runs: Mapping[str, int], stored: Mapping[str, engine.StoredName]
+) -> list[tuple[str, str, float, int]] | None:
+    """``EvalResult.means`` of the runs (name -> id, output order) and metrics (display -> stored
+    name, request order) on one qrels set, read from their stored evaluations; None when one of them
+    has no summary stored (a store layout written before migration 23): the result then computes them."""
+    metrics = list(dict.fromkeys(n.metric for n in stored.values()))
+    rows = con.execute(
+        "SELECT run_id, metric, summary, n_topics FROM evaluations WHERE qrels_id = ? AND summary IS NOT NULL "
+        "AND run_id IN (SELECT unnest(?::INTEGER[])) AND metric IN (SELECT unnest(?::VARCHAR[]))",
+        [qrels_id, list(runs.values()), metrics],
+    ).fetchall()
+    found = {(int(r), m): (float(v), int(n)) for r, m, v, n in rows}
+    out = []
+    for run, rid in runs.items():
+        for display, name in stored.items():
+            if (rid, name.metric) not in found:
+                return None
+            out.append((run, display, *found[(rid, name.metric)]))
+    return out
 
 
 def qrels_notes(

@@ -26,7 +26,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from ..base.aggregate import sql as aggregate_sql
+from ..base.aggregate import summaries_sql
 from ..db.query import arrow_table
 
 #: The columns (and types) of per-topic rows as computed.
@@ -127,17 +127,17 @@ class Unshaped:
                 cur.register("_shape_rows", self.rows)
                 for how in kinds:
                     keys = sorted({k for k, a in zip(self.keys, self.aggregates) if a == how})
-                    expr = aggregate_sql(how, "v")
                     rows = cur.execute(
-                        f"""SELECT run_id, key, {expr}, count(value) FROM (
-                              SELECT run_id, key, value, CASE WHEN isnan(value) THEN NULL ELSE value END AS v
-                              FROM _shape_rows
-                              WHERE key IN (SELECT unnest(?::VARCHAR[])) AND run_id IN (SELECT unnest(?::INTEGER[])))
-                            GROUP BY run_id, key""",
+                        summaries_sql(
+                            "(SELECT run_id, key, value FROM _shape_rows WHERE key IN (SELECT unnest(?::VARCHAR[])) "
+                            "AND run_id IN (SELECT unnest(?::INTEGER[])))",
+                            "run_id, key",
+                            how,
+                        ),
                         [keys, ids],
                     ).fetchall()
                     for run_id, key, summary, n in rows:
-                        found[(int(run_id), how + "\0" + key)] = (math.nan if summary is None else float(summary), n)
+                        found[(int(run_id), how + "\0" + key)] = (float(summary), n)
             finally:
                 cur.close()
         out = []

@@ -204,3 +204,28 @@ def test_store_methods_are_the_library_functions_with_the_store_bound():
     with evalstore.open(":memory:") as s:
         assert list(inspect.signature(s.compare).parameters)[:2] == ["qrels", "baseline"]
         assert s.significance_tests.__name__ == "significance_tests"
+
+
+def test_migration_23_gives_stored_evaluations_their_summaries(tmp_path):
+    """A store of schema version 22 (evaluations without a summary) upgraded: each stored
+    evaluation gets the summary the result gives, bit for bit."""
+    path = tmp_path / "v22.duckdb"
+    with evalstore.open(path) as s:
+        s.ingest_qrels(FIX / "qrels_small.txt", name="q", progress=False)
+        s.ingest_run(FIX / "run_small.txt", progress=False)
+        result = s.evaluate("q", None, ["AP", "gm_map", "num_rel_ret", "nDCG@10"])
+    con = duckdb.connect(str(path))
+    con.execute("ALTER TABLE evaluations DROP COLUMN summary")
+    con.execute("DELETE FROM schema_migrations WHERE version = 23")
+    con.close()
+    assert inspect_store(path)["schema_version"] == 22
+    with evalstore.open(path) as s:
+        got = {
+            (run, m): (v, n)
+            for run, m, v, n in s.sql(
+                "SELECT r.name, e.metric, e.summary, e.n_topics FROM evaluations e JOIN run_meta r USING (run_id)"
+            ).rows
+        }
+    assert len(got) == len(result.means) == 4
+    for run, metric, summary, n in result.means:
+        assert got[(run, result.stored_names[metric])] == (summary, n)

@@ -13,7 +13,15 @@ import pytest
 from support import DATA_DIR, ROOT, need_shared
 
 import evalstore
-from evalstore.base.aggregate import AGGREGATES, GMEAN_FLOOR, aggregate, aggregate_rows, exact_sum_sql, sql
+from evalstore.base.aggregate import (
+    AGGREGATES,
+    GMEAN_FLOOR,
+    aggregate,
+    aggregate_rows,
+    exact_sum_sql,
+    sql,
+    summaries_sql,
+)
 
 
 def test_hand_computed_values():
@@ -89,6 +97,33 @@ def test_sql_of_no_value_is_null():
     con.execute("CREATE TEMP TABLE v (value DOUBLE)")
     con.execute("INSERT INTO v VALUES (NULL)")
     assert con.execute(f"SELECT {sql('mean')}, {sql('sum')}, {sql('gmean')} FROM v").fetchone() == (None, None, None)
+
+
+@pytest.mark.parametrize("how", AGGREGATES)
+def test_summaries_sql_is_the_python_rule_per_group(how):
+    """One row per group: the aggregate of the values that are not NaN (NaN when none is; NULL is
+    missing), and n_topics counting NaN but not NULL, as EvalResult.means gives them."""
+    rng = random.Random(7)
+    groups = {
+        "g1": [rng.random() for _ in range(50)],
+        "g2": [0.0, 0.25, math.nan, 1.0],
+        "g3": [math.nan, math.nan],
+    }
+    con = duckdb.connect()
+    con.execute("CREATE TABLE r (g VARCHAR, value DOUBLE)")
+    con.executemany("INSERT INTO r VALUES (?, ?)", [(g, v) for g, vs in groups.items() for v in vs] + [("g2", None)])
+    got = {g: (v, n) for g, v, n in con.execute(summaries_sql("r", "g", how)).fetchall()}
+    for g, vs in groups.items():
+        want = aggregate(vs, how)
+        assert got[g][0] == want or (math.isnan(got[g][0]) and math.isnan(want)), (g, got[g][0], want)
+        assert got[g][1] == len(vs)  # NaN counted, the NULL of g2 not
+
+
+def test_the_summaries_migration_holds_the_one_rule():
+    """Migration 23 gives each stored evaluation its summary by summaries_sql's SQL, word for word."""
+    text = (ROOT / "migrations" / "0023_evaluation_summaries.sql").read_text(encoding="utf-8")
+    for how in AGGREGATES:
+        assert sql(how, "v") in text and f"coalesce({sql(how, 'v')}, 'NaN'::DOUBLE) AS summary" in text, how
 
 
 def test_the_leaderboard_migration_holds_the_one_rule():

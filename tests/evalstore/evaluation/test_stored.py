@@ -60,3 +60,46 @@ def test_what_a_read_only_store_cannot_store_is_computed_and_said(two_collection
             s.fuse(["a1", "a3"], "rrf", name="f")
         assert s.sql("SELECT count(*) FROM evaluations WHERE metric = 'AP'").rows == [(0,)]
     assert sha256_of(two_collections) == before
+
+
+#: one metric of each aggregate: mean, gmean (trec_eval's gm_map) and sum (a count)
+SUMMARY_METRICS = ["AP", "gm_map", "num_rel_ret"]
+
+
+def _summaries(s, qrels: str) -> dict:
+    return {
+        (run, metric): (summary, n)
+        for run, metric, summary, n in s.sql(
+            "SELECT r.name, e.metric, e.summary, e.n_topics FROM evaluations e JOIN run_meta r USING (run_id) "
+            "JOIN qrels_meta q USING (qrels_id) WHERE q.name = ?",
+            [qrels],
+        ).rows
+    }
+
+
+def test_each_stored_evaluation_keeps_the_mean_the_result_gave(two_collections):
+    with evalstore.open(two_collections) as s:
+        result = s.evaluate("dl19", None, SUMMARY_METRICS)
+        stored = _summaries(s, "dl19")
+    assert len(result.means) == 9
+    for run, metric, summary, n in result.means:
+        assert stored[(run, result.stored_names[metric])] == (summary, n)  # the same double
+
+
+def test_evaluating_again_reads_the_stored_means_and_computing_never_does(two_collections):
+    """Every score reused: the means are the stored ones (a summary changed by hand shows); a
+    summary not known (NULL, a layout written before migration 23) is computed from the scores;
+    scores computed and not stored never take a stored summary."""
+    with evalstore.open(two_collections) as s:
+        want = {(r, m): v for r, m, v, _ in s.evaluate("dl19", None, SUMMARY_METRICS).means}
+        s.sql("UPDATE evaluations SET summary = 42.0 WHERE metric = 'AP'", write=True)
+        again = s.evaluate("dl19", None, SUMMARY_METRICS)
+        assert again.computed == 0
+        assert {(r, m): v for r, m, v, _ in again.means} == {k: 42.0 if k[1] == "AP" else v for k, v in want.items()}
+        fresh = s.evaluate("dl19", None, SUMMARY_METRICS, save=False, recompute=True)
+        assert {(r, m): v for r, m, v, _ in fresh.means} == want
+        s.sql("UPDATE evaluations SET summary = NULL WHERE metric = 'AP' AND run_id = 1", write=True)
+        # one summary not known: every mean of the result is computed from the scores
+        assert {(r, m): v for r, m, v, _ in s.evaluate("dl19", None, ["AP", "gm_map"]).means} == {
+            k: v for k, v in want.items() if k[1] != "num_rel_ret"
+        }
