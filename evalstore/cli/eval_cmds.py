@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import typer
 
+from .. import subsample
 from ..api import evaluate_source
 from ..db.handle import StoreHandle
 from ..evaluation.default_qrels import default_qrels, official_measures
@@ -25,7 +26,6 @@ from ..output.formats import TABLES
 from ..output.table import Output
 from ..results import tables as report_rows
 from ..results.eval_result import EvalResult
-from ..subsample import derivations
 from . import figures
 from . import options as opt
 from .app import app, group, resources
@@ -222,7 +222,7 @@ def _output(evaluation: Evaluation, view: View, source: Source) -> Output:
         return Output([board.table(title)], notes=list(board.notes), legend=board.legend())
     if len(evaluation.results) > 1:
         assert isinstance(source, Stored)
-        return _subsamples_output(evaluation.results, view, derivations(source.store))
+        return _subsamples_output(evaluation.results, view, subsample.derivations(source.store))
     result = evaluation.result
     title = f"Spark: qrels {result.qrels}" if isinstance(source, OnSpark) else f"qrels {result.qrels}"
     if isinstance(source, Given):

@@ -69,8 +69,8 @@ def test_a_command_line_imports_its_command_module_alone(tmp_path):
 #: What evaluating runs (``evalstore eval``, files or a store) never uses, and each was imported at
 #: its start before: generated answers (``evalstore.api`` imported their evaluation to tell them
 #: from ranked lists), the figures (``--plot`` only), the ir_datasets ingest (for a query of the
-#: official measures), the making of subsamples (``subsample/__init__``), and the ``Store`` facade
-#: with every operation of the library (pools, meta-evaluation, fusion, comparison, the layout...).
+#: official measures), subsamples (``--subsamples`` only), and the ``Store`` facade with every
+#: operation of the library (pools, meta-evaluation, fusion, comparison, the layout...).
 NOT_FOR_EVAL = {
     "evalstore.evaluation.answers",
     "evalstore.ingest.answers",
@@ -84,6 +84,7 @@ NOT_FOR_EVAL = {
     "evalstore.output.figures.model",
     "evalstore.output.matplotlib_backend",
     "evalstore.subsample.create",
+    "evalstore.subsample.manage",
     "evalstore.store",
     "evalstore.comparison",
     "evalstore.explain",
@@ -125,6 +126,8 @@ def test_eval_imports_what_it_uses(tmp_path):
     again = _modules_after(["--db", db, "eval", "-m", "AP", "--format", "csv"])
     assert "evalstore.evaluation.stored" in again
     assert again & NOT_FOR_EVAL == set()
+    # nor, for stored runs, the evaluation of runs given as files or in memory, and its readers
+    assert again & {"evalstore.evaluation.in_memory", "evalstore.ingest.tables", "evalstore.ingest.fast"} == set()
 
 
 def test_the_help_order_whatever_was_loaded_first():
