@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import evaluation, subsample
+from . import evaluation, subsample  # (each kind's evaluation read when a source of that kind comes)
 from .base.arguments import metric_names
 from .base.memory_limit import check_memory_limit, of_limit, of_store
 from .errors import ArgumentError
