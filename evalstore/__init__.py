@@ -13,8 +13,9 @@
     evalstore.evaluate({"q1": {"d1": 1}}, {"sys": {"q1": {"d1": 2.0, "d2": 1.0}}}, ["AP", "P@1"])
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .base.lazy import exports
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -26,41 +27,26 @@ if TYPE_CHECKING:
     from .metrics.user import register_measure, unregister_measure
     from .store import Store, open  # noqa: A004  (evalstore.open opens a store, like sqlite3.connect)
 
-#: Where each name of the package is defined: imported on first use (PEP 562), so that ``import
-#: evalstore`` (and the command line's start) does not load DuckDB, Arrow and numpy before a
-#: command needs them.
+#: Where each name of the package is defined: imported on first use (PEP 562,
+#: :mod:`evalstore.base.lazy`), so that ``import evalstore`` (and the command line's start) does not
+#: load DuckDB, Arrow and numpy before a command needs them.
 _EXPORTS = {
-    "Comparison": "comparison",
-    "EvalstoreError": "errors",
-    "Evaluator": "evaluation.in_memory",
-    "Experiment": "comparison.experiments",
-    "IngestError": "errors",
-    "MetricError": "errors",
-    "Store": "store",
-    "StoreError": "errors",
-    "compare": "comparison",
-    "evaluate": "api",
-    "experiment": "api",
-    "open": "store",
-    "register_measure": "metrics.user",
-    "unregister_measure": "metrics.user",
+    "Comparison": ".comparison",
+    "EvalstoreError": ".errors",
+    "Evaluator": ".evaluation.in_memory",
+    "Experiment": ".comparison.experiments",
+    "IngestError": ".errors",
+    "MetricError": ".errors",
+    "Store": ".store",
+    "StoreError": ".errors",
+    "compare": ".comparison",
+    "evaluate": ".api",
+    "experiment": ".api",
+    "open": ".store",
+    "register_measure": ".metrics.user",
+    "unregister_measure": ".metrics.user",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'evalstore' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
-
+__getattr__, __dir__ = exports(__name__, _EXPORTS)
 
 __all__ = [
     "Comparison",

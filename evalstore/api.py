@@ -14,12 +14,12 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from . import evaluation, subsample  # (each kind's evaluation read when a source of that kind comes)
 from .base.arguments import metric_names
 from .base.memory_limit import check_memory_limit, of_limit, of_store
 from .errors import ArgumentError
-from .evaluation.answers import answer_lines, evaluate_answers
 from .evaluation.default_qrels import default_qrels
-from .evaluation.in_memory import Evaluator
+from .evaluation.given_answers import answer_lines
 from .evaluation.request import EvalRequest, Evaluation, Given, GivenAnswers, OnSpark, Source, Stored, check
 from .evaluation.stored import evaluate_runs
 from .ingest.sources import is_path, is_ranx
@@ -27,7 +27,6 @@ from .intervals.request import NO_INTERVALS, IntervalRequest
 from .metrics.options import DEFAULTS, options_from
 from .results.across import across_board
 from .results.eval_result import EvalResult
-from .subsample import evaluate_subsamples
 
 if TYPE_CHECKING:
     from .comparison.experiments import Experiment
@@ -43,7 +42,9 @@ def evaluate_source(source: Source, request: EvalRequest) -> Evaluation:
     if isinstance(source, Given):
         return Evaluation([_given(source, request)])
     if isinstance(source, GivenAnswers):
-        result = evaluate_answers(source.qrels, source.answers, request.names, request.options, source.qrels_name)
+        result = evaluation.evaluate_answers(
+            source.qrels, source.answers, request.names, request.options, source.qrels_name
+        )
         request.intervals.attach(None, result)
         return Evaluation([result])
     if isinstance(source, OnSpark):
@@ -60,7 +61,7 @@ def _given(source: Given, request: EvalRequest) -> EvalResult:
     # run files: a database of its own on every core (the evaluation of many lines); runs in memory:
     # one small query on the process-wide database (unless resources are given)
     threads = source.threads or ((os.cpu_count() or 1) if files else None)
-    with Evaluator(
+    with evaluation.Evaluator(
         source.qrels,
         request.names,
         options=request.options,
@@ -110,7 +111,7 @@ def _stored(source: Stored, request: EvalRequest) -> Evaluation:
         board.notes = [n for r in results for n in r.notes] + board.notes
         return Evaluation(results, board)
     if source.subsamples is not None:
-        by_set = evaluate_subsamples(
+        by_set = subsample.evaluate_subsamples(
             store, sets[0], source.runs, metrics, source.subsamples, include_parent=source.include_parent, **how
         )
         results = list(by_set.values())
@@ -263,7 +264,7 @@ def experiment(
     options = experiments.options_of(test, correction, alpha, trials, seed, effects)  # before any work
     measures = metric_names(measures)
     evaluated = options_from(convention=convention, complete=complete, depth=depth)
-    with Evaluator(qrels, measures, options=evaluated, gains=gains, prepare=False) as ev:
+    with evaluation.Evaluator(qrels, measures, options=evaluated, gains=gains, prepare=False) as ev:
         if is_path(systems):
             if names is not None:
                 raise ArgumentError("run files are named by their tags: leave out names=")

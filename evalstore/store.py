@@ -24,20 +24,17 @@ from .api import evaluate_source
 from .base.arguments import names
 from .comparison import compare
 from .comparison.experiments import store_experiment
-from .db.connection import Settings, check_metadata, connect, resolve_location
 from .db.drop import DropPlan, drop, drop_pools, drop_qrels, drop_runs, drop_texts, plan_drop
 from .db.handle import StoreHandle
-from .db.lockdown import Lockdown
-from .db.lockdown import verify as verify_lockdown
-from .db.migrations import check_current, migrate
 from .db.run_kinds import set_kind
 from .errors import ArgumentError, StoreError
+from .evaluation.default_qrels import official_measures
 from .evaluation.request import EvalRequest, Stored
 from .explain.explanation import compare_conventions, explain
 from .fusion import Provenance, fuse, provenance, refresh
 from .ingest import IngestResult, ingest_qrels, ingest_runs
 from .ingest.answers import ingest_answers
-from .ingest.datasets import ingest_dataset, official_measures
+from .ingest.datasets import ingest_dataset
 from .ingest.nuggets import ingest_assignments, ingest_nuggets
 from .ingest.run_export import export_run
 from .ingest.support import ingest_support
@@ -50,7 +47,7 @@ from .meta.reusability import reusability
 from .metrics import sql_functions
 from .metrics.options import DEFAULTS, KEYWORDS, EvalOptions, options_of
 from .metrics.user.stored import MeasureResult, add_measure, drop_measure, list_measures
-from .metrics.user.stored import load as load_measures
+from .opening import open_handle
 from .pool import build_pool
 from .pool.coverage import pool_coverage, pool_sizes
 from .pool.leave_out import leave_out_subsamples
@@ -68,7 +65,6 @@ from .subsample import (
 )
 
 if TYPE_CHECKING:
-    import duckdb
     import sqlalchemy
 
 P = ParamSpec("P")
@@ -449,55 +445,16 @@ def open(  # noqa: A001
     first: the store counts as busy until it got in (for a reader that opens the store again and
     again, such as ``evalstore serve``; :mod:`evalstore.db.waiting`).
     """
-    location = _location(url_or_path, create)
-    lockdown = Lockdown.SANDBOX if sandbox else Lockdown.QUERY if query_only else None
-    if lockdown is not None:
-        if location == ":memory:":
-            raise StoreError(f"a {lockdown.value} store must be a store file (an in-memory store is empty)")
-        read_only = True
-    settings = Settings.resolve(memory_limit, threads, temp_directory)
-    con = connect(
-        location,
+    handle = open_handle(
+        url_or_path,
         read_only=read_only,
-        settings=settings,
-        lockdown=lockdown,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_directory=temp_directory,
+        sandbox=sandbox,
+        query_only=query_only,
         wait=wait,
+        create=create,
         yield_to_writers=yield_to_writers,
     )
-    read_only = read_only and location != ":memory:"
-    try:
-        _prepare(con, location, read_only, lockdown)
-    except BaseException:
-        con.close()
-        raise
-    return Store(con, location, read_only=read_only, lockdown=lockdown)
-
-
-def _location(url_or_path: str | os.PathLike | None, create: bool) -> str:
-    """The store's location (see :func:`open`), refused when it is not a path or URL, or when it
-    does not exist and ``create`` is False."""
-    if url_or_path is not None and not isinstance(url_or_path, (str, os.PathLike)):
-        raise StoreError(f"a store is a path or a duckdb:/// URL, not {type(url_or_path).__name__} {url_or_path!r}")
-    location = resolve_location(url_or_path)
-    if not create and location != ":memory:" and not os.path.exists(location):
-        raise StoreError(
-            f"the store {location} does not exist; create it by ingesting qrels or runs "
-            f"(evalstore ingest ... --db {location}), or point --db / $EVALSTORE_DB at an existing store"
-        )
-    return location
-
-
-def _prepare(con: duckdb.DuckDBPyConnection, location: str, read_only: bool, lockdown: Lockdown | None) -> None:
-    """Make a freshly opened connection a store's: its SQL functions, the lockdown verified, the
-    schema checked (read-only) or upgraded, the store's own measures loaded."""
-    # the SQL functions first: migrations may call them (0004 converts metric names); a sandbox
-    # gets none of those over lists (their one call cannot be interrupted at a time limit)
-    sql_functions.register(con, over_lists=lockdown is not Lockdown.SANDBOX)
-    if lockdown is not None:
-        verify_lockdown(con, lockdown, sql_functions.list_function_names())
-    if read_only:
-        check_current(con, location)
-    else:
-        check_metadata(con, location)
-        migrate(con, location)
-    load_measures(con)  # the measures of one's own the store keeps, known from now on
+    return Store(handle.con, handle.location, read_only=handle.read_only, lockdown=handle.lockdown)

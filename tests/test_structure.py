@@ -92,6 +92,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("the database", {"db"}),
     ("tables and writers", {"output"}),
     ("metrics", {"metrics"}),
+    ("opening a store", {"opening"}),
     ("ingest", {"ingest"}),
     ("intervals", {"intervals"}),
     ("results", {"results"}),

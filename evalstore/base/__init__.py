@@ -8,6 +8,7 @@
   :mod:`evalstore.metrics.sql_functions`);
 * :mod:`.resources`: where the SQL files, migrations and the sample collection live;
 * :mod:`.generated`: the rule for documents generated from the code;
+* :mod:`.lazy`: the names a package re-exports, imported on first use;
 * :mod:`.progress`: progress bars;
 * :mod:`.optional`: the message for an optional library that is absent.
 """

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import typer
 
-from ..db import available_migrations, inspect_store
+from ..db.migrations import available_migrations, inspect_store
 from ..errors import StoreError
 from ..version import __version__
 from . import commands, failures, ranges, resource_options
@@ -153,16 +153,14 @@ def open_store(
     from ..store import open as open_store_at  # (the store and all it offers: not for `eval QRELS RUN`)
 
     return open_store_at(
-        r.db,
-        read_only=read_only,
-        memory_limit=r.memory_limit,
-        threads=r.threads,
-        temp_directory=r.temp_dir,
-        sandbox=sandbox,
-        query_only=query_only,
-        wait=r.wait,
-        create=create,
+        r.db, read_only=read_only, sandbox=sandbox, query_only=query_only, create=create, **resources(r)
     )
+
+
+def resources(r: resource_options.StoreResources) -> dict[str, Any]:
+    """The resource options of a command (``--memory-limit``, ``--threads``, ``--temp-dir``,
+    ``--wait``) as the keywords of :func:`evalstore.open`."""
+    return {"memory_limit": r.memory_limit, "threads": r.threads, "temp_directory": r.temp_dir, "wait": r.wait}
 
 
 def open_for_reading(r: resource_options.StoreResources) -> Store:

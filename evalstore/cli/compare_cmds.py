@@ -10,7 +10,6 @@ from .. import comparison as cmp_lib
 from ..evaluation.default_qrels import default_qrels
 from ..intervals.ranks import RANK_METHODS
 from ..metrics.options import EvalOptions
-from ..output import figure_data, plots
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS
 from . import figures, ranges
 from . import options as opt
@@ -107,7 +106,7 @@ def compare_cmd(
             rank_ci=rank_ci, options=ev,
         )  # fmt: skip
     emit(result.report(per_topic=per_topic, dz=dz), chosen, output)
-    figures.write(plot, plot_data, lambda p: plots.plot_compare(result, p), lambda: figure_data.compare(result))
+    figures.write(plot, plot_data, "compare", result)
 
 
 def _contrast(

@@ -13,22 +13,22 @@ from dataclasses import dataclass
 
 import typer
 
+from .. import subsample
 from ..api import evaluate_source
-from ..evaluation.default_qrels import default_qrels
+from ..db.handle import StoreHandle
+from ..evaluation.default_qrels import default_qrels, official_measures
 from ..evaluation.request import OFFICIAL, EvalRequest, Evaluation, Given, OnSpark, OptionConflict, Source, Stored
-from ..ingest.datasets import official_measures
 from ..intervals.means import IntervalSpec
 from ..intervals.ranks import legend as rank_legend
 from ..metrics.options import EvalOptions
-from ..output import figure_data, plots
+from ..opening import open_handle
 from ..output.formats import TABLES
 from ..output.table import Output
 from ..results import tables as report_rows
 from ..results.eval_result import EvalResult
-from ..subsample import derivations
 from . import figures
 from . import options as opt
-from .app import app, group, open_store
+from .app import app, group, resources
 from .choices import flag
 from .inputs import spooled
 from .output import OutputFile, emit, format_option, output_format, say
@@ -115,9 +115,7 @@ def eval_cmd(
         say(f"wrote {data}/spark_scores/{source.qrels}; store them with `evalstore import scores {data}`")
     if view.plot:
         result, title = evaluation.result, shown.tables[0].title or ""
-        figures.write(
-            plot, plot_data, lambda p: plots.plot_scores(result, p, title), lambda: figure_data.scores(result)
-        )
+        figures.write(plot, plot_data, "scores", result, drawn=(title,))
     emit(shown, view.fmt, output)
 
 
@@ -170,6 +168,13 @@ def _check_view(
         )
 
 
+def _open(r: opt.StoreOptions) -> StoreHandle:
+    """The store of ``--db`` as its handle (:func:`evalstore.opening.open_handle`), not the
+    :class:`~evalstore.Store` facade: evaluating its runs is all these commands do, and the facade
+    imports every operation of the library (about 50 modules more at start-up)."""
+    return open_handle(r.db, create=False, **resources(r))
+
+
 @contextmanager
 def _source(
     files: list[str] | None,
@@ -201,7 +206,7 @@ def _source(
         assert data is not None
         yield OnSpark(data, qrels_sets[0], run or None)
     else:
-        with open_store(r) as store:
+        with _open(r) as store:
             yield Stored(
                 store, qrels_sets or None, run or None, subsamples, agg=agg, recompute=recompute, kinds=kind or None
             )
@@ -217,7 +222,7 @@ def _output(evaluation: Evaluation, view: View, source: Source) -> Output:
         return Output([board.table(title)], notes=list(board.notes), legend=board.legend())
     if len(evaluation.results) > 1:
         assert isinstance(source, Stored)
-        return _subsamples_output(evaluation.results, view, derivations(source.store))
+        return _subsamples_output(evaluation.results, view, subsample.derivations(source.store))
     result = evaluation.result
     title = f"Spark: qrels {result.qrels}" if isinstance(source, OnSpark) else f"qrels {result.qrels}"
     if isinstance(source, Given):
@@ -300,7 +305,7 @@ def export_leaderboard_cmd(
     to_stdout = output == "-"
     chosen = output_format(fmt or "csv", None) if to_stdout else output_format(fmt, output)
     _check_view(View(per_topic, chosen), None, "duckdb", None, None, agg)
-    with open_store(store_opts) as store:
+    with _open(store_opts) as store:
         source = Stored(store, qrels_sets or None, run or None, agg=agg, kinds=kind or None)
         evaluation = evaluated(source, EvalRequest(metric or default_metrics(source), ev, ci.request))
     board = evaluation.board

@@ -5,18 +5,19 @@
 data format of :data:`~evalstore.output.formats.OUTPUT_FORMATS` chosen by the extension (.csv,
 .tsv, .json, .parquet), to restyle or redraw the figure with any tool. Either may go alone. Both
 paths are checked before any work.
+
+A command names its figure (:func:`write`): the figures' models and their drawing are loaded when
+one is asked for, not by every command line that could draw one (``evalstore eval QRELS RUN``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 import typer
 
-from ..output.formats import FormatMismatch, file_format
-from ..output.plots import FIGURE_EXTENSIONS
-from ..output.table import Table
+from ..output.formats import FIGURE_EXTENSIONS, FormatMismatch, file_format
 from .output import check_writable, emit, say
 
 DATA_KINDS = ("data",)
@@ -49,12 +50,25 @@ def check(plot: str | None, plot_data: str | None) -> str | None:
         raise typer.BadParameter(str(e), param_hint="--plot-data") from None
 
 
-def write(plot: str | None, plot_data: str | None, draw: Callable[[str], object], data: Callable[[], Table]) -> None:
-    """Draw the figure (``draw(path)``) and write its data (``data()``) where asked."""
+def write(
+    plot: str | None,
+    plot_data: str | None,
+    figure: str,
+    analysis: Any,
+    drawn: Sequence[Any] = (),
+    data: Sequence[Any] = (),
+) -> None:
+    """Draw the figure named ``figure`` of ``analysis`` where --plot asks
+    (:mod:`evalstore.output.plots`' ``plot_<figure>(analysis, path, *drawn)``) and write its data
+    where --plot-data asks (:mod:`evalstore.output.figure_data`'s ``<figure>(analysis, *data)``)."""
+    if not plot and not plot_data:
+        return
+    from ..output import figure_data, plots  # the figures' models and matplotlib: when a figure is asked for
+
     if plot:
-        draw(plot)
+        getattr(plots, f"plot_{figure}")(analysis, plot, *drawn)
         say(f"wrote {plot}")
     if plot_data:
         fmt = check(None, plot_data)
         assert fmt is not None
-        emit(data(), fmt, plot_data)
+        emit(getattr(figure_data, figure)(analysis, *data), fmt, plot_data)

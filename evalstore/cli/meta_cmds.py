@@ -9,7 +9,6 @@ FILE.csv|.json``, :mod:`evalstore.output.figure_data`). docs/meta.md has the def
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -18,7 +17,7 @@ from ..evaluation.default_qrels import HELP as default_qrels_help
 from ..evaluation.default_qrels import default_qrels
 from ..meta.common import Analysis
 from ..metrics.options import EvalOptions
-from ..output import figure_data, meta_tables, plots, reuse_tables
+from ..output import meta_tables, reuse_tables
 from ..output.table import Table
 from ..pool.groups import LEAVE_OUT
 from ..stats.significance import ADJUSTMENTS, TEST_SPELLINGS, TESTS
@@ -43,15 +42,12 @@ def _emit(table: Table, a: opt.AnalysisOptions) -> None:
     emit(table, a.fmt or "table", a.output)
 
 
-def _done(
-    an: Analysis,
-    a: opt.AnalysisOptions,
-    plotter: Callable[[Analysis, str], object],
-    data: Callable[[Analysis], Table],
-) -> None:
+def _done(an: Analysis, a: opt.AnalysisOptions, figure: str, *args: Any) -> None:
+    """The analysis' notes, its figure ``figure`` (:func:`evalstore.cli.figures.write`, with the
+    figure's own ``args``) where asked, and where it is stored."""
     for note in meta_tables.input_notes(an.inputs.get("columns", [])):
         say(note)
-    figures.write(a.plot, a.plot_data, lambda p: plotter(an, p), lambda: data(an))
+    figures.write(a.plot, a.plot_data, figure, an, drawn=args, data=args)
     if an.analysis_id is not None:
         say(
             f'stored as analysis {an.analysis_id} (meta_runs; e.g. evalstore sql "SELECT * FROM '
@@ -86,7 +82,7 @@ def kendall_cmd(
         an = store.kendall(qrels, metric, save=not a.no_save, **a.inputs())
     _emit(meta_tables.kendall(an, stat=stat, long=long, paper=a.paper), a)
     plot_stat = stat if stat.startswith("tau") or stat == "spearman" else "tau"
-    _done(an, a, lambda a, p: plots.plot_kendall(a, p, plot_stat), lambda a: figure_data.kendall(a, plot_stat))
+    _done(an, a, "kendall", plot_stat)
 
 
 @meta_app.command(
@@ -122,7 +118,7 @@ def swap_cmd(
             **a.inputs(),
         )
     _emit(meta_tables.swap(an, bins=bins, paper=a.paper), a)
-    _done(an, a, plots.plot_swap, figure_data.swap)
+    _done(an, a, "swap")
 
 
 @meta_app.command(
@@ -156,7 +152,7 @@ def discpower_cmd(
             **a.inputs(),
         )
     _emit(meta_tables.discpower(an, pairs=pairs, paper=a.paper), a)
-    _done(an, a, plots.plot_discpower, figure_data.discpower)
+    _done(an, a, "discpower")
 
 
 @meta_app.command(
@@ -210,7 +206,7 @@ def tests_cmd(
             **a.inputs(),
         )
     _emit(meta_tables.tests(an, pairs=pairs, paper=a.paper), a)
-    _done(an, a, plots.plot_tests, figure_data.tests)
+    _done(an, a, "tests")
 
 
 @meta_app.command(
@@ -281,7 +277,7 @@ def robustness_cmd(
         )
     for table in meta_tables.robustness(an, show=shows, paper=a.paper):
         _emit(table, a)
-    _done(an, a, plots.plot_robustness, figure_data.robustness)
+    _done(an, a, "robustness")
 
 
 @meta_app.command(
@@ -352,4 +348,4 @@ def reusability_cmd(
         )  # fmt: skip
     assert result.analysis is not None
     emit(reuse_tables.report(result.analysis, result.to_dict(), result.notes), a.fmt or "table", a.output)
-    _done(result.analysis, a, plots.plot_reusability, figure_data.reusability)
+    _done(result.analysis, a, "reusability")

@@ -9,7 +9,6 @@ import typer
 
 from ..evaluation.default_qrels import default_qrels
 from ..metrics.options import EvalOptions
-from ..output import figure_data
 from ..output.table import Output, Table
 from ..repro import orderings
 from ..repro import render as repro_render
@@ -104,7 +103,7 @@ def repro_cmd(
         emit(_report(repro_render.per_topic_table(r)), chosen, output)
     else:
         emit(_report(repro_render.table(r), r.to_dict()), chosen, output)
-    figures.write(plot, plot_data, lambda p: repro_render.plot_er_dri(r, p), lambda: figure_data.er_dri(r))
+    figures.write(plot, plot_data, "er_dri", r)
     if r.analysis_id is not None:
         say(f"stored as analysis {r.analysis_id} (meta_runs kind 'repro'; rows in meta_repro, meta_repro_topics)")
 

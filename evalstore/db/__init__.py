@@ -14,10 +14,34 @@ This package is the store's lower layer; the :class:`evalstore.Store` facade and
 * :mod:`.handle`: :class:`StoreHandle`, the store as ingest, evaluation and analyses use it.
 """
 
-from .connection import DEFAULT_PATH, ENV_VAR, connect, resolve_location
-from .handle import StoreHandle
-from .migrations import Migration, available_migrations, inspect_store, schema_version
-from .query import QueryResult
+from typing import TYPE_CHECKING
+
+from ..base.lazy import exports
+
+if TYPE_CHECKING:
+    from .connection import DEFAULT_PATH, ENV_VAR, connect, resolve_location
+    from .handle import StoreHandle
+    from .migrations import Migration, available_migrations, inspect_store, schema_version
+    from .query import QueryResult
+
+#: each name to its module, imported on first use (:mod:`evalstore.base.lazy`): a command that
+#: opens no store (``evalstore eval QRELS RUN``) loads the connection alone, not the handle, the
+#: migrations or the ad-hoc SQL
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "DEFAULT_PATH": ".connection",
+        "ENV_VAR": ".connection",
+        "connect": ".connection",
+        "resolve_location": ".connection",
+        "StoreHandle": ".handle",
+        "Migration": ".migrations",
+        "available_migrations": ".migrations",
+        "inspect_store": ".migrations",
+        "schema_version": ".migrations",
+        "QueryResult": ".query",
+    },
+)
 
 __all__ = [
     "DEFAULT_PATH",

@@ -9,5 +9,20 @@
   or as files, without a store: the same SQL, the same numbers.
 
 The package imports none of them: ``in_memory`` sits in a higher layer than the other two
-(tests/test_structure.py).
+(tests/test_structure.py). It names the evaluation of each kind of source given in memory,
+imported when first read (:mod:`evalstore.base.lazy`): :func:`evalstore.api.evaluate_source`
+dispatches to every kind, and a command that evaluates one kind loads none of the others
+(``evalstore eval`` of a store's runs: not the readers of run files; of run files: not the answers').
 """
+
+from typing import TYPE_CHECKING
+
+from ..base.lazy import exports
+
+if TYPE_CHECKING:
+    from .answers import evaluate_answers
+    from .in_memory import Evaluator
+
+__getattr__, __dir__ = exports(__name__, {"Evaluator": ".in_memory", "evaluate_answers": ".answers"})
+
+__all__ = ["Evaluator", "evaluate_answers"]

@@ -35,49 +35,19 @@ from ..db.migrations import migrate
 from ..errors import ArgumentError
 from ..ingest import ingest_qrels
 from ..ingest.answers import ingest_answers
-from ..ingest.files import content_lines, first_content_line
+from ..ingest.files import content_lines
 from ..ingest.nuggets import ingest_assignments, ingest_nuggets
 from ..ingest.support import ingest_support
 from ..metrics import sql_functions
 from ..metrics.options import DEFAULTS, EvalOptions
 from ..results.eval_result import EvalResult
+from .given_answers import first_json
 from .stored import evaluate_runs
 
 #: the columns of a DataFrame of assignments (a topic column is one of TOPIC_COLUMNS)
 ASSIGNMENT_COLUMNS = {"run_id", "text", "importance", "assignment"}
 TOPIC_COLUMNS = ("qid", "topic_id")
 SUPPORT_COLUMNS = {"run_id", "topic_id", "sentence", "citation", "label"}
-
-
-def answer_lines(runs: Any, run_name: str = "run") -> list[dict] | str | None:
-    """The answers in ``runs`` (a list of answer dicts, ``{run: [answers]}``, or a path of JSON lines
-    of answers), or None when ``runs`` holds ranked lists."""
-    if isinstance(runs, (str, os.PathLike)):
-        return str(runs) if _first_json(Path(runs), "answer") else None
-    if isinstance(runs, Mapping) and runs and all(_answers(v) for v in runs.values()):
-        return [{**a, "run_id": str(name)} for name, answers in runs.items() for a in answers]
-    if _answers(runs):
-        return [a if "run_id" in a else {**a, "run_id": run_name} for a in runs]
-    return None
-
-
-def _answers(x: Any) -> bool:
-    return (
-        isinstance(x, Sequence)
-        and not isinstance(x, str)
-        and bool(x)
-        and isinstance(x[0], Mapping)
-        and ("answer" in x[0])
-    )
-
-
-def _first_json(path: Path, key: str) -> bool:
-    """The file is JSON lines whose first object has ``key``."""
-    try:
-        line = first_content_line(path)
-        return line is not None and line.lstrip().startswith("{") and key in json.loads(line)
-    except (OSError, ValueError):
-        return False
 
 
 def _records(x: Any) -> list[dict] | None:
@@ -95,9 +65,9 @@ def judged_kind(qrels: Any) -> tuple[str, Any]:
     """``(kind, lines)``: 'nuggets' with nuggetizer's assignment records, 'support' with label
     records or a path, or 'judgments' with the qrels as given."""
     if isinstance(qrels, (str, os.PathLike)):
-        if _first_json(Path(qrels), "nuggets"):
+        if first_json(Path(qrels), "nuggets"):
             return "nuggets", str(qrels)
-        return ("support", str(qrels)) if _first_json(Path(qrels), "label") else ("judgments", qrels)
+        return ("support", str(qrels)) if first_json(Path(qrels), "label") else ("judgments", qrels)
     rows = _records(qrels)
     if rows is not None and rows:
         cols = set(rows[0])

@@ -20,6 +20,9 @@ So a store with one qrels set (and its subsamples) never needs ``--qrels``; a TR
 store with an ad hoc set and a diversity set takes the ad hoc set for ``nDCG@20`` and the
 diversity set for ``alpha_nDCG@20``; a TREC RAG store with qrels and one assignment set takes
 the assignment set for ``vital``.
+
+The measures evaluated when none is named are those of :func:`official_measures`: a dataset's
+qrels set (``ingest dataset``) keeps its official measures.
 """
 
 from __future__ import annotations
@@ -90,3 +93,11 @@ def default_qrels(store: StoreHandle, metrics: Sequence[str] | None = None, opti
         f"the store holds {len(candidates)} qrels sets{kind} ({shown}){why}, and {option} was not given: "
         f"choose one with {option} NAME"
     )
+
+
+def official_measures(store: StoreHandle, qrels: str) -> list[str] | None:
+    """The official measures stored with a dataset's qrels set (None for other qrels sets)."""
+    rows = store.con.execute(
+        "SELECT d.official_measures FROM dataset_meta d JOIN qrels_meta q USING (qrels_id) WHERE q.name = ?", [qrels]
+    ).fetchall()
+    return list(rows[0][0]) if rows else None

@@ -29,12 +29,36 @@ Rules
   is an error.
 """
 
-from .dicts import qrels_from_dict, run_from_dict
-from .files import expand_paths, file_sha256
-from .formats import INPUT_FORMATS, LINE_KINDS, InputFormat, LineKind
-from .qrels import ingest_qrels
-from .runs import ingest_runs
-from .write import IngestResult
+from typing import TYPE_CHECKING
+
+from ..base.lazy import exports
+
+if TYPE_CHECKING:
+    from .dicts import qrels_from_dict, run_from_dict
+    from .files import expand_paths, file_sha256
+    from .formats import INPUT_FORMATS, LINE_KINDS, InputFormat, LineKind
+    from .qrels import ingest_qrels
+    from .runs import ingest_runs
+    from .write import IngestResult
+
+#: each name to its module, imported on first use (:mod:`evalstore.base.lazy`): the readers
+#: without a store (:mod:`.tables`, :mod:`.fast`) come without the store's ingest
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "qrels_from_dict": ".dicts",
+        "run_from_dict": ".dicts",
+        "expand_paths": ".files",
+        "file_sha256": ".files",
+        "INPUT_FORMATS": ".formats",
+        "LINE_KINDS": ".formats",
+        "InputFormat": ".formats",
+        "LineKind": ".formats",
+        "ingest_qrels": ".qrels",
+        "ingest_runs": ".runs",
+        "IngestResult": ".write",
+    },
+)
 
 __all__ = [
     "INPUT_FORMATS",

@@ -6,7 +6,7 @@ relevance definitions of its grades (``qrels_defs()``); its queries as the topic
 (TREC-style queries keep title, description and narrative); and its official measures
 (``documentation()['official_measures']`` where ir_datasets records them, else
 :data:`FALLBACK_MEASURES`), which ``evalstore eval -q NAME`` evaluates when no ``-m`` is given
-(:func:`official_measures`). View ``datasets``.
+(:func:`evalstore.evaluation.default_qrels.official_measures`). View ``datasets``.
 
 ir_datasets is an extra (``pip install "evalstore[ir-datasets]"``). ``ingest dataset`` reads what
 the dataset reads: files ir_datasets has already downloaded (``~/.ir_datasets``), files a dataset
@@ -161,11 +161,3 @@ def _query(q: Any) -> dict[str, str]:
         if text:
             out["text"] = text
     return out
-
-
-def official_measures(store: StoreHandle, qrels: str) -> list[str] | None:
-    """The official measures stored with a dataset's qrels set (None for other qrels sets)."""
-    rows = store.con.execute(
-        "SELECT d.official_measures FROM dataset_meta d JOIN qrels_meta q USING (qrels_id) WHERE q.name = ?", [qrels]
-    ).fetchall()
-    return list(rows[0][0]) if rows else None

@@ -22,6 +22,9 @@ from typing import IO, Any
 from . import writers
 from .table import Output, Table
 
+#: The file formats of a figure (``--plot``, :mod:`.plots`), by extension.
+FIGURE_EXTENSIONS = (".png", ".svg")
+
 
 @dataclass(frozen=True)
 class OutputFormat:

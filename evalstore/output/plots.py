@@ -14,10 +14,12 @@ SVG; ``--plot-data`` writes the values drawn as a table (:mod:`.figure_data`).
 * :func:`plot_reusability`: each run's rank with and without its group's unique documents, a
   slope chart per metric;
 * :func:`plot_compare`: per-topic differences against the baseline (``compare --plot``);
-* :func:`plot_scores`: per-topic scores as a box plot per run (``eval --plot``).
+* :func:`plot_scores`: per-topic scores as a box plot per run (``eval --plot``);
+* :func:`plot_er_dri`: ER against ΔRI, one point per metric (``repro --plot``).
 
-``repro --plot`` draws :func:`evalstore.output.figures.runs.er_dri` the same way
-(:func:`evalstore.repro.render.plot_er_dri`).
+Each ``plot_<name>`` has its data in :mod:`.figure_data` as ``<name>``: the command line reaches both
+by the figure's name (:func:`evalstore.cli.figures.write`), so a command that draws nothing loads
+neither.
 """
 
 from __future__ import annotations
@@ -28,9 +30,6 @@ from typing import Any
 from .figures import analyses, runs
 from .figures.model import Figure, Panels
 from .matplotlib_backend import save
-
-#: The file formats of a figure, by extension.
-FIGURE_EXTENSIONS = (".png", ".svg")
 
 Path = str | os.PathLike
 
@@ -72,3 +71,10 @@ def plot_compare(cmp: Any, path: Path) -> str:
 
 def plot_scores(result: Any, path: Path, title: str = "") -> str:
     return _save(runs.scores(result, title), path)
+
+
+def plot_er_dri(r: Any, path: Path) -> str:
+    """ER (x) against ΔRI (y), one point per metric, as Breuer et al. (2020) Fig. 2: a perfect
+    reproduction sits at (1, 0); right of 1 the reproduced effect is larger, below 0 its relative
+    improvement is larger (:func:`evalstore.output.figures.runs.er_dri`)."""
+    return _save(runs.er_dri(r), path)

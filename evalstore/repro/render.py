@@ -1,13 +1,10 @@
-"""Tables and the figure of `evalstore repro` and `evalstore design` (one :class:`Table` each,
-written by :mod:`evalstore.output.writers`; JSON in repro_eval's shape comes from
-:meth:`Reproduction.to_dict`)."""
+"""Tables of `evalstore repro` and `evalstore design` (one :class:`Table` each, written by
+:mod:`evalstore.output.writers`; JSON in repro_eval's shape comes from :meth:`Reproduction.to_dict`;
+the figure, ER against ΔRI, is :func:`evalstore.output.plots.plot_er_dri`)."""
 
 from __future__ import annotations
 
-import os
-
 from ..meta.design import Design
-from ..output.figures.runs import er_dri
 from ..output.table import Table
 from .core import SIDES, Reproduction
 
@@ -100,12 +97,3 @@ def design_table(d: Design) -> Table:
     if d.n != d.n_approx:
         notes.append(f"Sakai's closed-form approximation gives {d.n_approx} topics, the exact solution {d.n}")
     return Table(["quantity", "value"], rows, title=f"topic set size design: {d.metric} on {d.qrels}", notes=notes)
-
-
-def plot_er_dri(r: Reproduction, path: str | os.PathLike) -> str:
-    """ER (x) against ΔRI (y), one point per metric, as Breuer et al. (2020) Fig. 2: a perfect
-    reproduction sits at (1, 0); right of 1 the reproduced effect is larger, below 0 its relative
-    improvement is larger (:func:`evalstore.output.figures.runs.er_dri`, drawn by matplotlib)."""
-    from ..output.matplotlib_backend import save  # matplotlib: loaded when a figure is drawn
-
-    return save(er_dri(r), path)

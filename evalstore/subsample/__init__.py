@@ -32,32 +32,68 @@ different parameters (another seed, other minimums, a changed parent) is an erro
 ``replace=True``; use ``prefix=`` to keep several seeds side by side.
 """
 
-from ..errors import SubsampleError
-from .create import create_subsamples
-from .manage import (
-    derivations,
-    drop_subsamples,
-    evaluate_subsamples,
-    export_qrels,
-    list_subsamples,
-    plan_drop_subsamples,
-    qrels_rows,
-    qrels_text,
-    resolve_subsamples,
-    subsample_names,
-    topic_sizes,
-)
-from .params import (
-    BOMPADA_FRACTIONS,
-    METHOD_TAGS,
-    METHODS,
-    PRESETS,
-    SAKAI_FRACTIONS,
-    TRUNC_EPS,
-    fraction_label,
-    parse_fractions,
-    subsample_name,
-    topic_seed,
+from typing import TYPE_CHECKING
+
+from ..base.lazy import exports
+
+if TYPE_CHECKING:
+    from ..errors import SubsampleError
+    from .create import create_subsamples
+    from .manage import (
+        derivations,
+        drop_subsamples,
+        evaluate_subsamples,
+        export_qrels,
+        list_subsamples,
+        plan_drop_subsamples,
+        qrels_rows,
+        qrels_text,
+        resolve_subsamples,
+        subsample_names,
+        topic_sizes,
+    )
+    from .params import (
+        BOMPADA_FRACTIONS,
+        METHOD_TAGS,
+        METHODS,
+        PRESETS,
+        SAKAI_FRACTIONS,
+        TRUNC_EPS,
+        fraction_label,
+        parse_fractions,
+        subsample_name,
+        topic_seed,
+    )
+
+#: each name to its module, imported on first use (:mod:`evalstore.base.lazy`): evaluating a store
+#: (``Store.evaluate``, ``evalstore eval``) reads :mod:`.manage`, not the making of subsamples
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "SubsampleError": "..errors",
+        "create_subsamples": ".create",
+        "derivations": ".manage",
+        "drop_subsamples": ".manage",
+        "evaluate_subsamples": ".manage",
+        "export_qrels": ".manage",
+        "list_subsamples": ".manage",
+        "plan_drop_subsamples": ".manage",
+        "qrels_rows": ".manage",
+        "qrels_text": ".manage",
+        "resolve_subsamples": ".manage",
+        "subsample_names": ".manage",
+        "topic_sizes": ".manage",
+        "BOMPADA_FRACTIONS": ".params",
+        "METHOD_TAGS": ".params",
+        "METHODS": ".params",
+        "PRESETS": ".params",
+        "SAKAI_FRACTIONS": ".params",
+        "TRUNC_EPS": ".params",
+        "fraction_label": ".params",
+        "parse_fractions": ".params",
+        "subsample_name": ".params",
+        "topic_seed": ".params",
+    },
 )
 
 __all__ = [

@@ -147,8 +147,7 @@ def test_scores_kendall_and_er_dri_data_is_what_is_drawn(sample_db, tmp_path, mo
         "scatter",
         lambda self, x, y, **k: (points.append((x, y)), original_sc(self, x, y, **k))[1],
     )
-    from evalstore.repro import render
 
-    render.plot_er_dri(r, tmp_path / "r.png")
+    plots.plot_er_dri(r, tmp_path / "r.png")
     assert np.array_equal(points[0][0], [row[1] for row in figure_data.er_dri(r).rows])
     assert np.array_equal(points[0][1], [row[2] for row in figure_data.er_dri(r).rows])
