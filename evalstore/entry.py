@@ -27,6 +27,7 @@ def main() -> None:
         return
     _arrow_without_pandas()
     _arrow_memory_pool()
+    _openblas_threads_sleep()
     from .cli import main as cli_main  # after the start-up above: `--version` answers without the CLI
 
     cli_main()
@@ -64,3 +65,17 @@ def _arrow_memory_pool() -> None:
 
     if sys.platform.startswith("linux"):
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
+
+
+def _openblas_threads_sleep() -> None:
+    """OpenBLAS's worker threads (numpy's BLAS, one a core) go to sleep at once when idle.
+
+    OpenBLAS starts them when numpy is imported, and each spins for 2**28 cycles (about 0.1 s)
+    before it sleeps, after every call and after its start: on 2 cores ``import numpy`` cost
+    0.18-0.23 CPU seconds instead of 0.08-0.13, in every command, most of which never multiply a
+    matrix. With a timeout of 2**4 cycles the threads sleep when idle and still share the work of
+    a large product (the resampling of ``compare``, ``--ci``). Set before numpy is imported; a
+    value the user set (``OPENBLAS_THREAD_TIMEOUT``) wins."""
+    import os
+
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
