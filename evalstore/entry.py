@@ -3,6 +3,7 @@ the Typer application (:mod:`evalstore.cli`), which loads what its commands need
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .version import __version__
@@ -41,8 +42,6 @@ def _arrow_without_pandas() -> None:
     command line hands Arrow no DataFrame and turns no table into one (DataFrames are
     :meth:`evalstore.results.eval_result.EvalResult.to_df` and ``QueryResult.df()``, library calls), so its
     process imports pandas for nothing. ``EVALSTORE_PANDAS=1`` keeps pandas importable."""
-    import os
-
     if os.environ.get("EVALSTORE_PANDAS") or "pandas" in sys.modules:
         return
     sys.meta_path.insert(0, _NoPandas())
@@ -61,8 +60,6 @@ def _arrow_memory_pool() -> None:
     """Arrow's jemalloc pool for this process (Linux): it hands freed memory back, where Arrow's
     default (mimalloc) keeps what the reader threads once held; the one-shot evaluation of 5 M lines
     then peaks ~40 MB lower. ``ARROW_DEFAULT_MEMORY_POOL`` set by the user wins."""
-    import os
-
     if sys.platform.startswith("linux"):
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
@@ -76,6 +73,4 @@ def _openblas_threads_sleep() -> None:
     matrix. With a timeout of 2**4 cycles the threads sleep when idle and still share the work of
     a large product (the resampling of ``compare``, ``--ci``). Set before numpy is imported; a
     value the user set (``OPENBLAS_THREAD_TIMEOUT``) wins."""
-    import os
-
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")

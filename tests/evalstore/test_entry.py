@@ -3,6 +3,7 @@ command line imports numpy, pyarrow or DuckDB."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -31,8 +32,6 @@ def _settings(env: dict[str, str]) -> list[str]:
 def test_openblas_threads_sleep_when_idle_unless_the_user_says_otherwise():
     """OpenBLAS's idle threads spin ~0.1 s each before sleeping (import numpy: 0.2 CPU-s instead of
     0.1 on 2 cores); the command line sets their timeout short, and a user's own setting wins."""
-    import os
-
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "ARROW_DEFAULT_MEMORY_POOL")}
     timeout, pool = _settings(env)
     assert timeout == "4"
